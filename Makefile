@@ -1,0 +1,121 @@
+# pfshim: the front door. `make`, `make check`, `make demo`, `make bench`,
+# `make install PREFIX=/usr/local DESTDIR=`; V=1 shows every command.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+BUILD   ?= build
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# -fvisibility=hidden plus the version script: only pfshim_* and the
+# interposed libc functions leave libpfshim.so.
+PF_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
+	-fno-strict-aliasing -D_GNU_SOURCE -I. -Iinclude $(CFLAGS)
+
+FASTREAD_SRC := $(wildcard fastread/*.c)
+# preload/shim.c holds the constructor and the interposed libc functions: it
+# goes only into libpfshim.so, never into the archive unit tests link.
+SHIM_SRC     := preload/shim.c
+CORE_SRC     := $(filter-out $(SHIM_SRC),$(wildcard preload/*.c)) $(wildcard export/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+FASTREAD_OBJ := $(call obj,$(FASTREAD_SRC))
+CORE_OBJ     := $(call obj,$(CORE_SRC))
+SHIM_OBJ     := $(call obj,$(SHIM_SRC))
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+PROG_SRC  := $(wildcard tests/progs/*.c)
+PROG_BIN  := $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRC))
+EXAMPLE_SRC := $(wildcard examples/*.c)
+EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
+
+LIB := $(BUILD)/libpfshim.so
+
+.PHONY: all check unit e2e demo bench install uninstall clean deps
+all: $(LIB) $(BUILD)/libfastread.a $(BUILD)/pfshim.pc
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(PF_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/libfastread.a: $(FASTREAD_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libpfshim-core.a: $(CORE_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The shim links nothing beyond libc (dlsym is in libc since glibc 2.34).
+$(LIB): $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ) preload/libpfshim.map
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
+		-Wl,-z,now -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ)
+
+$(BUILD)/pfshim.pc: pfshim.pc.in
+	@mkdir -p $(BUILD)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' $< > $@
+
+# Unit tests link the archives, so each test sees the hidden functions.
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(PF_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libpfshim-core.a \
+		$(BUILD)/libfastread.a -lcmocka -lpthread -lm
+
+# Programs the end-to-end tests run under the shim: plain C, no pfshim code
+# except through pfshim.h.
+$(BUILD)/progs/%: tests/progs/%.c include/pfshim.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -Iinclude -o $@ $< -lpthread -lm
+
+$(BUILD)/examples/%: examples/%.c include/pfshim.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Iinclude -o $@ $< -lpthread -lm
+
+# Test dependencies: installed with apt-get when root, named otherwise.
+deps:
+	$(Q)tests/deps.sh
+
+unit: deps $(UNIT_BIN)
+	$(Q)set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+
+e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
+	$(Q)bats --print-output-on-failure tests/e2e
+
+check: unit e2e test-arm64
+
+demo: $(LIB) $(EXAMPLE_BIN)
+	$(Q)examples/demo.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim.so
+	install -m 0644 $(BUILD)/libfastread.a $(DESTDIR)$(PREFIX)/lib/libfastread.a
+	install -m 0644 include/pfshim.h $(DESTDIR)$(PREFIX)/include/pfshim.h
+	install -m 0644 $(BUILD)/pfshim.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libpfshim.so $(DESTDIR)$(PREFIX)/lib/libfastread.a \
+		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
+
+clean:
+	rm -rf $(BUILD)
+
+# Each fragment owns its targets: test-arm64 (QEMU harness) and bench.
+include tests/arm64/arm64.mk
+include tests/bench/bench.mk
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

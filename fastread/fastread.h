@@ -1,0 +1,79 @@
+/*
+ * fastread.h: read a perf event group of the calling thread without a system call.
+ *
+ * Each event of a group opened here has its metadata page mapped; a read takes
+ * every counter from user space (rdpmc on x86_64, mrs on arm64) inside the
+ * seqlock loop of perf_event_open(2), and falls back to ONE read(2) of the
+ * leader (PERF_FORMAT_GROUP) when any page says its counter is not readable
+ * now (index == 0, cap_user_rdpmc == 0). Usable without the rest of pfshim.
+ *
+ * Groups are per thread: the kernel refuses to mmap inherited events, and a
+ * page describes the counter of the thread that opened it, so a group must be
+ * opened, read and closed by one thread.
+ */
+#ifndef PFSHIM_FASTREAD_H
+#define PFSHIM_FASTREAD_H
+
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#define FASTREAD_MAX_EVENTS 16
+
+/* One event's reading: the raw count and its times, not scaled. */
+struct fastread_count {
+	uint64_t value;
+	uint64_t enabled;	/* ns */
+	uint64_t running;	/* ns */
+};
+
+struct fastread_group {
+	int nr;
+	int fd[FASTREAD_MAX_EVENTS];
+	struct perf_event_mmap_page *page[FASTREAD_MAX_EVENTS];
+	uint64_t nr_user_reads;		/* reads served from user space */
+	uint64_t nr_syscall_reads;	/* reads that fell back to read(2) */
+};
+
+/*
+ * fastread_group_open - open @nr events as one group of the calling thread
+ * (pid 0, cpu -1, not inherited, PERF_FLAG_FD_CLOEXEC), leader first, map one
+ * metadata page per event, and enable the group.
+ * @attrs are copied and adjusted: read_format, disabled, inherit, and on
+ * arm64 the user-access bits of config1 (64-bit counter first, 32-bit on
+ * EOPNOTSUPP) for events of the core PMU.
+ *
+ * Return: 0, or a negative errno of the first event that could not be opened
+ * (the group is then closed). Must be called by the thread that will read it.
+ */
+int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *attrs, int nr);
+
+/*
+ * fastread_group_read - read every event of @g into @out[0..nr-1].
+ * No allocation, lock or system call when all counters are readable from
+ * user space; otherwise exactly one read(2). Async-signal-safe.
+ * Must be called by the thread that opened @g.
+ *
+ * Return: 0, or a negative errno from read(2).
+ */
+int fastread_group_read(struct fastread_group *g, struct fastread_count *out);
+
+/* fastread_group_close - unmap every page and close every fd of @g. */
+void fastread_group_close(struct fastread_group *g);
+
+/*
+ * fastread_scale - extrapolate @c->value to the whole enabled time.
+ * @out receives value * enabled / running, computed without 64-bit overflow.
+ *
+ * Return: 0 when counted; -ENODATA when running == 0 (never counted: there
+ * is nothing to scale, and nothing is divided by zero).
+ */
+int fastread_scale(const struct fastread_count *c, uint64_t *out);
+
+/*
+ * fastread_user_access_problem - why user-space reads are off on this
+ * machine, in one sentence, or NULL when nothing is known to stop them
+ * (e.g. "/proc/sys/kernel/perf_user_access is 0" on arm64).
+ */
+const char *fastread_user_access_problem(void);
+
+#endif

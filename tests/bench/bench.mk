@@ -1,0 +1,4 @@
+# bench: owned by tests/bench/.
+.PHONY: bench
+bench:
+	@echo "bench: not written yet"

@@ -1,0 +1,26 @@
+#!/bin/sh
+# deps.sh PACKAGE...: make sure these Debian packages are installed.
+# As root, missing ones are installed with apt-get (the lists are refreshed
+# once if the first attempt fails); otherwise this names what to install.
+# With no arguments: what `make check` needs on the build machine.
+set -eu
+[ $# -gt 0 ] || set -- libcmocka-dev bats pkg-config
+
+missing=
+for p in "$@"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "pfshim: missing test dependencies; install them with:" >&2
+	echo "  sudo apt-get install --no-install-recommends$missing" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 || {
+	apt-get update -q >/dev/null
+	apt-get install -y -q --no-install-recommends $missing >/dev/null
+}
