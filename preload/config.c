@@ -1,0 +1,140 @@
+/*
+ * config.c: PFSHIM_* environment variables -> struct config. Every malformed
+ * value gets one warning and its default, never a failure: the shim lives in
+ * someone else's process, and a typo must not stop their program.
+ */
+#include "preload/config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const struct {
+	const char *name;
+	int number;
+} signal_names[] = {
+	{ "HUP", SIGHUP },   { "INT", SIGINT },	    { "QUIT", SIGQUIT }, { "USR1", SIGUSR1 },
+	{ "USR2", SIGUSR2 }, { "PIPE", SIGPIPE },   { "ALRM", SIGALRM }, { "TERM", SIGTERM },
+	{ "CHLD", SIGCHLD }, { "CONT", SIGCONT },   { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },
+	{ "TTOU", SIGTTOU }, { "URG", SIGURG },	    { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
+	{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH }, { "IO", SIGIO },
+	{ "PWR", SIGPWR },   { "SYS", SIGSYS },
+};
+
+static int parse_number(const char *text, long min, long max)
+{
+	char *end;
+	long n;
+
+	if (*text < '0' || *text > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtol(text, &end, 10);
+	if (errno || *end || n < min || n > max)
+		return -EINVAL;
+	return (int)n;
+}
+
+/*
+ * Only signals a report can sensibly ride on: SIGKILL and SIGSTOP cannot be
+ * caught, and the synchronous faults (SEGV, BUS, FPE, ILL, TRAP, ABRT) would
+ * return into the faulting instruction.
+ */
+static bool signal_usable(int signo)
+{
+	switch (signo) {
+	case SIGKILL: case SIGSTOP: case SIGSEGV: case SIGBUS:
+	case SIGFPE: case SIGILL: case SIGTRAP: case SIGABRT:
+		return false;
+	}
+	return signo > 0 && signo < NSIG;
+}
+
+int config_signal_parse(const char *text)
+{
+	int signo = -EINVAL;
+
+	if (strncasecmp(text, "SIG", 3) == 0)
+		text += 3;
+	if (*text >= '0' && *text <= '9') {
+		signo = parse_number(text, 1, NSIG - 1);
+	} else if (strncasecmp(text, "RTMIN", 5) == 0) {
+		int n = text[5] == '+' ? parse_number(text + 6, 0, SIGRTMAX - SIGRTMIN) :
+			text[5] ? -EINVAL : 0;
+
+		signo = n < 0 ? n : SIGRTMIN + n;
+	} else if (strncasecmp(text, "RTMAX", 5) == 0) {
+		int n = text[5] == '-' ? parse_number(text + 6, 0, SIGRTMAX - SIGRTMIN) :
+			text[5] ? -EINVAL : 0;
+
+		signo = n < 0 ? n : SIGRTMAX - n;
+	} else {
+		for (size_t i = 0; i < sizeof(signal_names) / sizeof(signal_names[0]); i++)
+			if (strcasecmp(text, signal_names[i].name) == 0)
+				signo = signal_names[i].number;
+	}
+	return signo > 0 && signal_usable(signo) ? signo : -EINVAL;
+}
+
+static void read_format(struct config *c, const char *value, events_warn_fn warn)
+{
+	if (strcmp(value, "text") == 0)
+		c->format = FORMAT_TEXT;
+	else if (strcmp(value, "csv") == 0)
+		c->format = FORMAT_CSV;
+	else if (strcmp(value, "json") == 0)
+		c->format = FORMAT_JSON;
+	else
+		warn((void *)"PFSHIM_FORMAT", "expected text, csv or json; using text");
+}
+
+static void read_output(struct config *c, const char *value, events_warn_fn warn)
+{
+	if (!*value) {
+		warn((void *)"PFSHIM_OUTPUT", "empty; writing to stderr");
+	} else if (strlen(value) >= sizeof(c->output)) {
+		warn((void *)"PFSHIM_OUTPUT", "path too long; writing to stderr");
+	} else {
+		strcpy(c->output, value);
+	}
+}
+
+static void read_signal(struct config *c, const char *value, events_warn_fn warn)
+{
+	int signo = config_signal_parse(value);
+
+	if (signo < 0)
+		warn((void *)"PFSHIM_SIGNAL", "not a signal a report can be taken on "
+		     "(use a name like USR1 or a number; not KILL, STOP or a fault); ignored");
+	else
+		c->signal = signo;
+}
+
+void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn)
+{
+	const char *value;
+
+	memset(c, 0, sizeof(*c));
+	strcpy(c->output, "stderr");
+	c->events = EVENTS_DEFAULT;
+	c->sysfs_root = CONFIG_SYSFS_DEFAULT;
+
+	value = get_env("PFSHIM_DISABLE");
+	if (value && *value && strcmp(value, "0") != 0) {
+		c->disabled = true;
+		return;
+	}
+	if ((value = get_env("PFSHIM_EVENTS")))
+		c->events = value;
+	if ((value = get_env("PFSHIM_FORMAT")))
+		read_format(c, value, warn);
+	if ((value = get_env("PFSHIM_OUTPUT")))
+		read_output(c, value, warn);
+	if ((value = get_env("PFSHIM_SIGNAL")) && *value)
+		read_signal(c, value, warn);
+	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)
+		c->sysfs_root = value;
+}

@@ -1,0 +1,108 @@
+/*
+ * output.c: deliver a formatted report to its destination, one write(2) per
+ * report. Async-signal-safe (reports are written from signal handlers):
+ * only open/write/close, no stdio, no allocation; errno is preserved.
+ */
+#include "preload/output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preload/warn.h"
+
+static int put_string(char *path, size_t size, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + n >= size)
+		return -ENAMETOOLONG;
+	memcpy(path + *len, s, n);
+	*len += n;
+	return 0;
+}
+
+static void format_pid(int pid, char *digits)
+{
+	char tmp[16];
+	int n = 0;
+	unsigned int v = (unsigned int)pid;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	for (int i = 0; i < n; i++)
+		digits[i] = tmp[n - 1 - i];
+	digits[n] = '\0';
+}
+
+int output_expand(const char *template, const struct output_names *names, char *path, size_t size)
+{
+	char pid[16];
+	size_t len = 0;
+	int err = 0;
+
+	format_pid(names->pid, pid);
+	for (const char *t = template; *t && !err; t++) {
+		char one[2] = { *t, '\0' };
+
+		if (*t != '%') {
+			err = put_string(path, size, &len, one);
+			continue;
+		}
+		switch (*++t) {
+		case 'p': err = put_string(path, size, &len, pid); break;
+		case 'h': err = put_string(path, size, &len, names->host); break;
+		case 'e': err = put_string(path, size, &len, names->program); break;
+		case '%': err = put_string(path, size, &len, "%"); break;
+		default: return -EINVAL;	/* also a '%' at the very end */
+		}
+	}
+	if (err || size == 0)
+		return err ? err : -ENAMETOOLONG;
+	path[len] = '\0';
+	return 0;
+}
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+void output_write(const char *target, const struct output_names *names, const char *buf, size_t len)
+{
+	int saved_errno = errno;
+	char path[PATH_MAX];
+	int err, fd;
+
+	if (strcmp(target, "stderr") == 0) {
+		write_all(STDERR_FILENO, buf, len);
+	} else if (strcmp(target, "stdout") == 0) {
+		write_all(STDOUT_FILENO, buf, len);
+	} else if ((err = output_expand(target, names, path, sizeof(path))) < 0) {
+		warn_line("PFSHIM_OUTPUT '", target, "': ",
+			  err == -EINVAL ? "unknown % sequence (use %p, %h, %e or %%)" :
+					   "path too long",
+			  "; report written to stderr", NULL);
+		write_all(STDERR_FILENO, buf, len);
+	} else if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0) {
+		warn_line("cannot open '", path, "' (", strerrorname_np(errno) ?: "error",
+			  "); report written to stderr", NULL);
+		write_all(STDERR_FILENO, buf, len);
+	} else {
+		write_all(fd, buf, len);
+		close(fd);
+	}
+	errno = saved_errno;
+}

@@ -1,0 +1,31 @@
+/*
+ * output.h: where a report goes (PFSHIM_OUTPUT): stderr, stdout or a file
+ * named by a template. Async-signal-safe.
+ */
+#ifndef PFSHIM_PRELOAD_OUTPUT_H
+#define PFSHIM_PRELOAD_OUTPUT_H
+
+#include <stddef.h>
+
+struct output_names {
+	int pid;
+	const char *host;
+	const char *program;
+};
+
+/*
+ * output_expand - expand %p (pid), %h (host), %e (program) and %% of
+ * @template into @path. Return: 0, or -ENAMETOOLONG, or -EINVAL for an
+ * unknown or dangling %.
+ */
+int output_expand(const char *template, const struct output_names *names, char *path, size_t size);
+
+/*
+ * output_write - write @buf in one write(2) to @target: "stderr", "stdout",
+ * or a template opened O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, so reports of
+ * concurrent processes never interleave. A file that cannot be opened gets
+ * one "pfshim:" line and the report goes to stderr instead.
+ */
+void output_write(const char *target, const struct output_names *names, const char *buf, size_t len);
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * process.c: the shim's state for one process image, from the constructor's
+ * configuration to the report written at exit, exec or signal.
+ * Everything a report needs is gathered at start, so that writing one
+ * (process_report) is async-signal-safe: read(2)s, formatting into a buffer
+ * on the stack (mmap()ed when it is too small), one write(2).
+ */
+#include "preload/process.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preload/output.h"
+#include "preload/warn.h"
+
+#define REPORT_STACK_BUFFER 8192
+
+struct process process;
+
+static uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void copy_name(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void program_name_read(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *base;
+
+	if (n <= 0) {
+		copy_name(process.program, sizeof(process.program), process.argv0);
+		return;
+	}
+	exe[n] = '\0';
+	base = strrchr(exe, '/');
+	copy_name(process.program, sizeof(process.program), base ? base + 1 : exe);
+}
+
+static void clocks_start(void)
+{
+	process.pid = getpid();
+	process.start_realtime_ns = clock_ns(CLOCK_REALTIME);
+	process.start_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+	atomic_store(&process.final_report_done, 0);
+}
+
+void process_start(const char *argv0, config_getenv_fn get_env)
+{
+	config_read(&process.config, get_env, warn_message);
+	if (process.config.disabled)
+		return;
+	events_parse(process.config.events, process.config.sysfs_root, &process.events,
+		     warn_message, (void *)"PFSHIM_EVENTS");
+	if (process.events.nr == 0) {
+		warn_line("PFSHIM_EVENTS: no event left to count; pfshim is off for this program", NULL);
+		return;
+	}
+	copy_name(process.argv0, sizeof(process.argv0), argv0 ? argv0 : "");
+	program_name_read();
+	clocks_start();
+	counters_open(&process.counters, &process.events);
+	process.active = true;
+}
+
+void process_restart_in_child(void)
+{
+	if (!process.active)
+		return;
+	/* The inherited fds count the parent (inherit_thread: not us). */
+	counters_close(&process.counters);
+	clocks_start();
+	counters_open(&process.counters, &process.events);
+}
+
+bool process_is_self(void)
+{
+	return process.active && getpid() == process.pid;
+}
+
+static size_t report_format(const struct report *r, char *buf, size_t size)
+{
+	switch (process.config.format) {
+	case FORMAT_CSV:
+		return report_format_csv(r, buf, size);
+	case FORMAT_JSON:
+		return report_format_json(r, buf, size);
+	case FORMAT_TEXT:
+	default:
+		return report_format_text(r, buf, size);
+	}
+}
+
+void process_report(enum report_reason reason, int signo)
+{
+	struct report_event events[EVENTS_MAX];
+	char stack_buffer[REPORT_STACK_BUFFER];
+	char *buf = stack_buffer;
+	struct utsname uts;
+	struct report r;
+	size_t need, size = sizeof(stack_buffer);
+	int saved_errno = errno;
+
+	if (!process_is_self())
+		return;
+	counters_read(&process.counters, &process.events, events);
+	if (uname(&uts) < 0)
+		strcpy(uts.nodename, "");
+	r = (struct report){
+		.program = process.program,
+		.argv0 = process.argv0,
+		.pid = process.pid,
+		.ppid = getppid(),
+		.hostname = uts.nodename,
+		.start_ns = process.start_realtime_ns,
+		.wall_ns = clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns,
+		.reason = reason,
+		.signo = signo,
+		.nr_events = process.events.nr,
+		.events = events,
+	};
+	need = report_format(&r, buf, size);
+	if (need >= size) {
+		size = need + 1;
+		buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (buf == MAP_FAILED) {
+			buf = stack_buffer;
+			size = sizeof(stack_buffer);
+		}
+		need = report_format(&r, buf, size);
+	}
+	output_write(process.config.output,
+		     &(struct output_names){ r.pid, r.hostname, r.program }, buf,
+		     need < size ? need : size - 1);
+	if (buf != stack_buffer)
+		munmap(buf, size);
+	errno = saved_errno;
+}
+
+void process_report_final(enum report_reason reason)
+{
+	if (!process_is_self() || atomic_exchange(&process.final_report_done, 1))
+		return;
+	process_report(reason, 0);
+}
+
+void process_report_final_undo(void)
+{
+	if (process_is_self())
+		atomic_store(&process.final_report_done, 0);
+}

@@ -1,0 +1,59 @@
+/*
+ * process.h: the shim's state for the current process image: its
+ * configuration, its events, its counters, and writing its report.
+ */
+#ifndef PFSHIM_PRELOAD_PROCESS_H
+#define PFSHIM_PRELOAD_PROCESS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "export/report.h"
+#include "preload/config.h"
+#include "preload/events.h"
+#include "preload/group.h"
+
+struct process {
+	bool active;			/* counting; false with PFSHIM_DISABLE or nothing to count */
+	int pid;			/* whose counters these are (a vfork child is not us) */
+	struct config config;
+	struct event_list events;
+	struct counter_set counters;
+	uint64_t start_realtime_ns;
+	uint64_t start_monotonic_ns;
+	char program[256];		/* basename of /proc/self/exe */
+	char argv0[256];
+	atomic_int final_report_done;	/* the exit/exec report, once per image */
+};
+
+extern struct process process;
+
+/*
+ * process_start - read the configuration, parse the events and open the
+ * counters of the calling process. @argv0 may be NULL.
+ */
+void process_start(const char *argv0, config_getenv_fn get_env);
+
+/* process_restart_in_child - after fork(): the child counts for itself from now. */
+void process_restart_in_child(void);
+
+/* process_is_self - false in a vfork()ed child, which must touch nothing. */
+bool process_is_self(void);
+
+/*
+ * process_report - read the counters and write a report now.
+ * Async-signal-safe.
+ */
+void process_report(enum report_reason reason, int signo);
+
+/*
+ * process_report_final - the exit or exec report: written at most once per
+ * image, never from a vfork()ed child. Async-signal-safe.
+ */
+void process_report_final(enum report_reason reason);
+
+/* process_report_final_undo - exec failed: the image lives on and will report again. */
+void process_report_final_undo(void);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * shim.c: where libpfshim.so meets the host program: the constructor, the
+ * exit paths, the interposed exec*() and _exit() functions, fork and the
+ * report signal. Each entry point does as little as it can and hands over
+ * to process.c.
+ *
+ * glibc's exec functions call each other through internal aliases that no
+ * preload can see, so every variant is interposed on its own. The real
+ * functions are looked up in the constructor: dlsym() is not
+ * async-signal-safe, and exec may be called in a child of a threaded fork.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/process.h"
+
+#define PFSHIM_EXPORT __attribute__((visibility("default")))
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+typedef void (*exit_fn)(int);
+
+static struct {
+	execve_fn execve, execvpe;
+	execv_fn execv, execvp;
+	fexecve_fn fexecve;
+	execveat_fn execveat;
+	exit_fn _exit, _Exit;
+} real;
+
+static void *real_lookup(void **slot, const char *name)
+{
+	/* Only reached before the constructor ran (another library's constructor execs). */
+	if (!*slot)
+		*slot = dlsym(RTLD_NEXT, name);
+	return *slot;
+}
+
+#define REAL(name) ((__typeof__(real.name))real_lookup((void **)&real.name, #name))
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+/* Async-signal-safe: see process_report(). */
+static void report_signal_handler(int signo)
+{
+	process_report(REPORT_SIGNAL, signo);
+}
+
+static void report_signal_install(int signo)
+{
+	struct sigaction sa = { .sa_handler = report_signal_handler,
+				.sa_flags = SA_RESTART | SA_ONSTACK };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(signo, &sa, NULL);
+}
+
+static void after_fork_in_child(void)
+{
+	process_restart_in_child();
+}
+
+/* glibc passes argc, argv and envp to the constructors of shared objects. */
+__attribute__((constructor)) static void shim_init(int argc, char **argv, char **envp)
+{
+	int saved_errno = errno;
+
+	(void)envp;
+	process_start(argc > 0 ? argv[0] : NULL, env_get);
+	if (process.active) {
+		REAL(execve); REAL(execvpe); REAL(execv); REAL(execvp);
+		REAL(fexecve); REAL(execveat); REAL(_exit); REAL(_Exit);
+		pthread_atfork(NULL, NULL, after_fork_in_child);
+		if (process.config.signal)
+			report_signal_install(process.config.signal);
+	}
+	errno = saved_errno;
+}
+
+/* Return from main and exit(): the last destructor to run (we were loaded first). */
+__attribute__((destructor)) static void shim_fini(void)
+{
+	process_report_final(REPORT_EXIT);
+}
+
+PFSHIM_EXPORT void _exit(int status)
+{
+	process_report_final(REPORT_EXIT);
+	if (REAL(_exit))
+		real._exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+PFSHIM_EXPORT void _Exit(int status)
+{
+	process_report_final(REPORT_EXIT);
+	if (REAL(_Exit))
+		real._Exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+/*
+ * Before an exec replaces the image: its report, then the real call. If the
+ * exec fails the image lives on, and its exit will report again.
+ */
+#define EXEC_FORWARD(call)                                   \
+	do {                                                 \
+		int ret_, errno_;                            \
+		process_report_final(REPORT_EXEC);           \
+		ret_ = (call);                               \
+		errno_ = errno;                              \
+		process_report_final_undo();                 \
+		errno = errno_;                              \
+		return ret_;                                 \
+	} while (0)
+
+static int no_real(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+#define CALL_REAL(name, ...) (REAL(name) ? real.name(__VA_ARGS__) : no_real())
+
+PFSHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	EXEC_FORWARD(CALL_REAL(execve, path, argv, envp));
+}
+
+PFSHIM_EXPORT int execv(const char *path, char *const argv[])
+{
+	EXEC_FORWARD(CALL_REAL(execv, path, argv));
+}
+
+PFSHIM_EXPORT int execvp(const char *file, char *const argv[])
+{
+	EXEC_FORWARD(CALL_REAL(execvp, file, argv));
+}
+
+PFSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	EXEC_FORWARD(CALL_REAL(execvpe, file, argv, envp));
+}
+
+PFSHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	EXEC_FORWARD(CALL_REAL(fexecve, fd, argv, envp));
+}
+
+PFSHIM_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+			   int flags)
+{
+	EXEC_FORWARD(CALL_REAL(execveat, dirfd, path, argv, envp, flags));
+}
+
+/*
+ * The execl family: the list becomes an array on the stack, then as the
+ * execv family. args_collect() also consumes the terminating NULL, so that
+ * execle() finds envp next.
+ */
+static size_t args_count(const char *arg0, va_list *ap)
+{
+	size_t n = 0;
+
+	for (const char *a = arg0; a; a = va_arg(*ap, const char *))
+		n++;
+	return n;
+}
+
+static void args_collect(char **argv, const char *arg0, va_list *ap)
+{
+	size_t n = 0;
+
+	for (const char *a = arg0; a; a = va_arg(*ap, const char *))
+		argv[n++] = (char *)a;
+	argv[n] = NULL;
+}
+
+PFSHIM_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	n = args_count(arg, &ap);
+	va_end(ap);
+	char *argv[n + 1];
+	va_start(ap, arg);
+	args_collect(argv, arg, &ap);
+	va_end(ap);
+	EXEC_FORWARD(CALL_REAL(execv, path, argv));
+}
+
+PFSHIM_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	n = args_count(arg, &ap);
+	va_end(ap);
+	char *argv[n + 1];
+	va_start(ap, arg);
+	args_collect(argv, arg, &ap);
+	va_end(ap);
+	EXEC_FORWARD(CALL_REAL(execvp, file, argv));
+}
+
+PFSHIM_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	n = args_count(arg, &ap);
+	va_end(ap);
+	char *argv[n + 1];
+	va_start(ap, arg);
+	args_collect(argv, arg, &ap);
+	envp = va_arg(ap, char *const *);
+	va_end(ap);
+	EXEC_FORWARD(CALL_REAL(execve, path, argv, envp));
+}

@@ -1,0 +1,48 @@
+/*
+ * warn.c: one "pfshim:" line per problem, in one write(2) so that lines of
+ * concurrent processes never interleave. Async-signal-safe: no stdio, no
+ * allocation; errno is preserved because the host program may be reading it.
+ */
+#include "preload/warn.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WARN_LINE_MAX 1024
+
+static size_t append(char *line, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > WARN_LINE_MAX - 1 - len)
+		n = WARN_LINE_MAX - 1 - len;
+	memcpy(line + len, s, n);
+	return len + n;
+}
+
+void warn_line(const char *part, ...)
+{
+	char line[WARN_LINE_MAX];
+	int saved_errno = errno;
+	size_t len = append(line, 0, "pfshim: ");
+	va_list ap;
+
+	va_start(ap, part);
+	for (const char *s = part; s; s = va_arg(ap, const char *))
+		len = append(line, len, s);
+	va_end(ap);
+	line[len++] = '\n';
+	while (write(STDERR_FILENO, line, len) < 0 && errno == EINTR)
+		;
+	errno = saved_errno;
+}
+
+void warn_message(void *ctx, const char *message)
+{
+	if (ctx)
+		warn_line((const char *)ctx, ": ", message, NULL);
+	else
+		warn_line(message, NULL);
+}

@@ -1,0 +1,14 @@
+/*
+ * warn.h: the one way the shim speaks to a person: a single "pfshim: ..."
+ * line on stderr, written with one write(2). Async-signal-safe.
+ */
+#ifndef PFSHIM_PRELOAD_WARN_H
+#define PFSHIM_PRELOAD_WARN_H
+
+/* warn_line - write "pfshim: " + the NULL-terminated parts + "\n" to fd 2. */
+void warn_line(const char *part, ...) __attribute__((sentinel));
+
+/* warn_message - events_warn_fn-compatible: @ctx is a prefix such as "PFSHIM_EVENTS". */
+void warn_message(void *ctx, const char *message);
+
+#endif
