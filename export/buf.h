@@ -1,0 +1,90 @@
+/*
+ * buf.h: the bounded string builder every report writer formats with.
+ *
+ * Async-signal-safe: reports are formatted inside the PFSHIM_SIGNAL handler,
+ * where snprintf (locale, malloc on some paths) is off limits. A struct buf
+ * counts every byte it is asked to write, stores only those that fit below
+ * @size - 1, and buf_finish() NUL-terminates: the snprintf contract.
+ */
+#ifndef PFSHIM_EXPORT_BUF_H
+#define PFSHIM_EXPORT_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf {
+	char *p;
+	size_t size;	/* bytes available at p, NUL included */
+	size_t len;	/* bytes the output needs so far; may exceed size */
+};
+
+static inline void buf_init(struct buf *b, char *p, size_t size)
+{
+	b->p = p;
+	b->size = size;
+	b->len = 0;
+}
+
+/* buf_finish - NUL-terminate (when size > 0); return the needed length. */
+size_t buf_finish(struct buf *b);
+
+void buf_putc(struct buf *b, char c);
+void buf_putn(struct buf *b, const char *s, size_t n);
+void buf_puts(struct buf *b, const char *s);
+void buf_pad(struct buf *b, char c, size_t n);
+
+void buf_put_u64(struct buf *b, uint64_t v);
+void buf_put_i64(struct buf *b, int64_t v);
+/* buf_put_u64_width - @v zero-padded to at least @width digits. */
+void buf_put_u64_width(struct buf *b, uint64_t v, unsigned width);
+/* buf_put_u64_grouped - "1,234,567", as perf stat prints counts. */
+void buf_put_u64_grouped(struct buf *b, uint64_t v);
+
+/*
+ * buf_put_fixed - @v with exactly @digits decimals (at most 9), rounded half
+ * up, with thousands separators in the integer part when @grouped. Values
+ * too large for 64-bit fixed point fall back to buf_put_double(); NaN and
+ * infinities print as "nan", "inf", "-inf".
+ */
+void buf_put_fixed(struct buf *b, double v, unsigned digits, int grouped);
+
+/*
+ * buf_put_double - @v with up to 17 significant digits, trailing zeros
+ * dropped, exponent form outside [1e-5, 1e17): 0.0001 prints as "0.0001",
+ * 1e-6 as "1e-06". The output is a valid JSON number for finite @v.
+ */
+void buf_put_double(struct buf *b, double v);
+
+/*
+ * buf_put_json_string - @s as a quoted JSON string ("null" for NULL).
+ * Valid UTF-8 is kept; '"', '\\' and control bytes are escaped; each byte
+ * of an invalid UTF-8 sequence becomes \u00XX so the output always parses.
+ */
+void buf_put_json_string(struct buf *b, const char *s);
+
+/*
+ * buf_put_csv_field - @s as one RFC 4180 field: quoted, with '"' doubled,
+ * when it holds a comma, quote, CR or LF; as is otherwise. NULL is empty.
+ */
+void buf_put_csv_field(struct buf *b, const char *s);
+
+/*
+ * buf_put_printable - @s for a terminal: control bytes become '?', so an
+ * event name cannot break the line structure of the text report.
+ */
+void buf_put_printable(struct buf *b, const char *s);
+
+/*
+ * buf_put_utc - @ns since the epoch as ISO 8601 UTC with nanoseconds,
+ * "2026-11-22T01:48:47.123456789Z". The civil date is computed here
+ * because gmtime() is not async-signal-safe.
+ */
+void buf_put_utc(struct buf *b, uint64_t ns);
+
+/*
+ * civil_from_days - the proleptic Gregorian date @days after 1970-01-01.
+ * Exposed for the unit test, which checks it against gmtime_r().
+ */
+void civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day);
+
+#endif

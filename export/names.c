@@ -1,0 +1,76 @@
+/*
+ * names.c: names of signals, errno values, report reasons and statuses.
+ *
+ * Async-signal-safe: lookups in constant tables only. Tables are indexed
+ * by the platform's own constants, so they are right on every architecture
+ * (SIGUSR1 is 10 on x86_64 and arm64, but 16 on MIPS).
+ */
+#include <errno.h>
+#include <signal.h>
+
+#include "export/names.h"
+#include "export/report.h"
+
+#define NAME(x) [x] = #x
+
+static const char *const signal_names[] = {
+	NAME(SIGHUP), NAME(SIGINT), NAME(SIGQUIT), NAME(SIGILL),
+	NAME(SIGTRAP), NAME(SIGABRT), NAME(SIGBUS), NAME(SIGFPE),
+	NAME(SIGKILL), NAME(SIGUSR1), NAME(SIGSEGV), NAME(SIGUSR2),
+	NAME(SIGPIPE), NAME(SIGALRM), NAME(SIGTERM), NAME(SIGCHLD),
+	NAME(SIGCONT), NAME(SIGSTOP), NAME(SIGTSTP), NAME(SIGTTIN),
+	NAME(SIGTTOU), NAME(SIGURG), NAME(SIGXCPU), NAME(SIGXFSZ),
+	NAME(SIGVTALRM), NAME(SIGPROF), NAME(SIGWINCH), NAME(SIGIO),
+	NAME(SIGPWR), NAME(SIGSYS),
+#ifdef SIGSTKFLT
+	NAME(SIGSTKFLT),
+#endif
+};
+
+/* The errors perf_event_open, mmap and ioctl report (kernel-facts.md). */
+static const char *const errno_names[] = {
+	NAME(EPERM), NAME(ENOENT), NAME(ESRCH), NAME(EINTR), NAME(EIO),
+	NAME(ENXIO), NAME(E2BIG), NAME(EBADF), NAME(EAGAIN), NAME(ENOMEM),
+	NAME(EACCES), NAME(EFAULT), NAME(EBUSY), NAME(EEXIST), NAME(ENODEV),
+	NAME(EINVAL), NAME(ENFILE), NAME(EMFILE), NAME(ENOSPC), NAME(ERANGE),
+	NAME(ENOSYS), NAME(EOVERFLOW), NAME(EOPNOTSUPP),
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *signal_name(int signo)
+{
+	if (signo <= 0 || (unsigned)signo >= ARRAY_SIZE(signal_names))
+		return 0;
+	return signal_names[signo];
+}
+
+const char *errno_name(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err == 0 || (unsigned)err >= ARRAY_SIZE(errno_names))
+		return 0;
+	return errno_names[err];
+}
+
+const char *report_reason_name(enum report_reason reason)
+{
+	switch (reason) {
+	case REPORT_EXIT:	return "exit";
+	case REPORT_EXEC:	return "exec";
+	case REPORT_SIGNAL:	return "signal";
+	case REPORT_EXPLICIT:	return "explicit";
+	}
+	return "unknown";
+}
+
+const char *report_status_name(enum report_status status)
+{
+	switch (status) {
+	case STATUS_COUNTED:		return "counted";
+	case STATUS_NOT_COUNTED:	return "not-counted";
+	case STATUS_NOT_SUPPORTED:	return "not-supported";
+	}
+	return "unknown";
+}
