@@ -29,7 +29,8 @@ struct fastread_count {
 struct fastread_group {
 	int nr;
 	int fd[FASTREAD_MAX_EVENTS];
-	struct perf_event_mmap_page *page[FASTREAD_MAX_EVENTS];
+	struct perf_event_mmap_page *page[FASTREAD_MAX_EVENTS];	/* NULL: not mapped */
+	uint64_t id[FASTREAD_MAX_EVENTS];	/* PERF_EVENT_IOC_ID: matches read(2) values */
 	uint64_t nr_user_reads;		/* reads served from user space */
 	uint64_t nr_syscall_reads;	/* reads that fell back to read(2) */
 };

@@ -1,0 +1,89 @@
+/*
+ * fastread/access.c: say, in one sentence, why this machine will not let the
+ * read path take counters from user space, so a caller can report it instead
+ * of silently paying for read(2).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fastread/arch.h"
+#include "fastread/internal.h"
+
+/* First byte of a small file under @root, or -errno. */
+static __attribute__((unused)) int file_first_char(const char *root, const char *path)
+{
+	char full[512], c;
+	ssize_t len;
+	int fd;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, &c, 1);
+	close(fd);
+	return len == 1 ? (unsigned char)c : -EIO;
+}
+
+#if !FASTREAD_ARCH_USER_READ
+const char *fastread_user_access_problem_at(const char *root)
+{
+	(void)root;
+	return "user-space counter reads are not implemented for this architecture: "
+	       "every read uses read(2)";
+}
+#elif defined(__x86_64__)
+static int path_exists(const char *root, const char *path)
+{
+	char full[512];
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	return access(full, F_OK) == 0;
+}
+
+/* Intel hybrid parts name their core PMUs cpu_core and cpu_atom. */
+static const char *const x86_pmus[] = { "cpu", "cpu_core", "cpu_atom" };
+
+const char *fastread_user_access_problem_at(const char *root)
+{
+	char path[128];
+	size_t i;
+	int c;
+
+	for (i = 0; i < sizeof(x86_pmus) / sizeof(x86_pmus[0]); i++) {
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", x86_pmus[i]);
+		if (!path_exists(root, path))
+			continue;
+		/* rdpmc: 0 off, 1 while the mm has a mapped event, 2 always. */
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/rdpmc", x86_pmus[i]);
+		c = file_first_char(root, path);
+		if (c == '0')
+			return "rdpmc is disabled (/sys/bus/event_source/devices/cpu/rdpmc is 0; "
+			       "as root: echo 1 > /sys/bus/event_source/devices/cpu/rdpmc)";
+		return NULL;
+	}
+	return "no hardware PMU (no /sys/bus/event_source/devices/cpu): "
+	       "only software events, and those are read with read(2)";
+}
+#elif defined(__aarch64__)
+const char *fastread_user_access_problem_at(const char *root)
+{
+	int c = file_first_char(root, "/proc/sys/kernel/perf_user_access");
+
+	if (c == -ENOENT)
+		return "this kernel has no /proc/sys/kernel/perf_user_access (Linux < 5.17): "
+		       "arm64 counters cannot be read from user space";
+	if (c == '0')
+		return "/proc/sys/kernel/perf_user_access is 0: user-space counter reads are off "
+		       "(as root: echo 1 > /proc/sys/kernel/perf_user_access)";
+	return NULL;
+}
+#endif
+
+const char *fastread_user_access_problem(void)
+{
+	return fastread_user_access_problem_at("");
+}

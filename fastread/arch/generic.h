@@ -1,0 +1,23 @@
+/*
+ * fastread/arch/generic.h: architectures without a user-space counter read
+ * here. Every read goes through read(2); these hooks are never called.
+ */
+#ifndef PFSHIM_FASTREAD_ARCH_GENERIC_H
+#define PFSHIM_FASTREAD_ARCH_GENERIC_H
+
+#include <stdint.h>
+
+#define FASTREAD_ARCH_USER_READ 0
+
+static inline uint64_t arch_read_counter(uint32_t index)
+{
+	(void)index;
+	return 0;
+}
+
+static inline uint64_t arch_read_timestamp(void)
+{
+	return 0;
+}
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * fastread/arch/x86_64.h: the two instructions the x86_64 read path needs,
+ * and nothing else; the seqlock loop around them lives once in fastread/read.c.
+ */
+#ifndef PFSHIM_FASTREAD_ARCH_X86_64_H
+#define PFSHIM_FASTREAD_ARCH_X86_64_H
+
+#include <stdint.h>
+
+#define FASTREAD_ARCH_USER_READ 1
+
+/*
+ * rdpmc takes ECX = index - 1: the kernel's index already carries bit 30 for
+ * the fixed counters (kernel-facts "x86"), so no translation is needed.
+ */
+static inline uint64_t arch_read_counter(uint32_t index)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(index - 1));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* The page's time_{offset,mult,shift} convert TSC cycles (cap_user_time). */
+static inline uint64_t arch_read_timestamp(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * fastread/internal.h: what fastread's files share and what unit tests reach
+ * behind the public API: the hook seam of the read path, the pieces of its
+ * arithmetic, and the sysfs/procfs probes with a replaceable root.
+ */
+#ifndef PFSHIM_FASTREAD_INTERNAL_H
+#define PFSHIM_FASTREAD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "fastread/fastread.h"
+
+/*
+ * The two machine reads of the read path. Production passes the inline arch
+ * hooks as a constant, so the compiler folds the pointers away; unit tests pass
+ * their own to feed synthetic counters and timestamps.
+ */
+struct fastread_hooks {
+	uint64_t (*read_counter)(uint32_t index);	/* the page's index, 1-based */
+	uint64_t (*read_timestamp)(void);
+};
+
+/* Bits of perf_event_mmap_page.capabilities (linux/perf_event.h bitfields). */
+#define FASTREAD_CAP_USER_RDPMC		(1ULL << 2)
+#define FASTREAD_CAP_USER_TIME		(1ULL << 3)
+#define FASTREAD_CAP_USER_TIME_SHORT	(1ULL << 5)
+
+/* The time fields of a page, taken together inside one seqlock pass. */
+struct fastread_clock {
+	uint64_t offset;	/* time_offset */
+	uint32_t mult;		/* time_mult */
+	uint16_t shift;		/* time_shift */
+	bool is_short;		/* cap_user_time_short */
+	uint64_t cycles;	/* time_cycles */
+	uint64_t mask;		/* time_mask */
+};
+
+/*
+ * fastread_counter_extend - sign-extend a raw counter of @width bits (1..64):
+ * bits above the width are UNKNOWN on arm64 and must not reach the sum.
+ */
+static inline uint64_t fastread_counter_extend(uint64_t raw, unsigned width)
+{
+	unsigned shift = 64 - width;
+
+	/* Shift as unsigned (a signed left shift of a negative value is UB). */
+	return (uint64_t)((int64_t)(raw << shift) >> shift);
+}
+
+/*
+ * fastread_clock_delta - ns elapsed since the page's times were written, for a
+ * timestamp @cyc; the formula of linux/perf_event.h, 64-bit wrap-around included.
+ */
+static inline uint64_t fastread_clock_delta(const struct fastread_clock *c, uint64_t cyc)
+{
+	uint64_t quot, rem;
+
+	if (c->is_short)
+		cyc = c->cycles + ((cyc - c->cycles) & c->mask);
+	if (c->shift >= 64)
+		return c->offset;	/* a page this odd carries no usable clock */
+	quot = cyc >> c->shift;
+	rem = cyc & ((UINT64_C(1) << c->shift) - 1);
+	return c->offset + quot * c->mult + ((rem * c->mult) >> c->shift);
+}
+
+/*
+ * fastread_pages_read - one consistent user-space read of @nr pages.
+ * Return: 0 with @out filled; -EAGAIN when some counter cannot be read from
+ * user space now (NULL page, index 0, cap_user_rdpmc 0, bad pmc_width): the
+ * caller must use read(2).
+ */
+int fastread_pages_read(struct perf_event_mmap_page *const *pages, int nr,
+			const struct fastread_hooks *h, struct fastread_count *out);
+
+/* fastread_group_read() with other hooks: the seam the unit tests use. */
+int fastread_group_read_hooked(struct fastread_group *g, const struct fastread_hooks *h,
+			       struct fastread_count *out);
+
+/* The read(2) fallback alone: one PERF_FORMAT_GROUP read, matched by ID. */
+int fastread_group_read_syscall(struct fastread_group *g, struct fastread_count *out);
+
+/*
+ * fastread_mul_div - @a * @b / @c rounded down, without 64-bit overflow.
+ * Return: 0, or -EOVERFLOW with UINT64_MAX when the quotient needs > 64 bits.
+ * @c must not be 0. The portable variant is what targets without __int128
+ * use; it is built everywhere so the unit tests can hold it to the other.
+ */
+int fastread_mul_div(uint64_t a, uint64_t b, uint64_t c, uint64_t *out);
+int fastread_mul_div_portable(uint64_t a, uint64_t b, uint64_t c, uint64_t *out);
+
+/*
+ * fastread_pmu_takes_user_bit - does the PMU of @type take arm64's user-access
+ * bit (config1 bit 1)? True for the generic hardware types and for any PMU
+ * under @devices (normally /sys/bus/event_source/devices) whose format/ lists
+ * "rdpmc". Compiled everywhere so it can be tested against a fake sysfs tree.
+ */
+bool fastread_pmu_takes_user_bit(uint32_t type, const char *devices);
+
+/* fastread_user_access_problem() with / replaced by @root (tests). */
+const char *fastread_user_access_problem_at(const char *root);
+
+#endif
