@@ -1,4 +1,142 @@
-# test-arm64: owned by the QEMU arm64 harness (tests/arm64/).
-.PHONY: test-arm64
-test-arm64:
-	@echo "test-arm64: not written yet"
+# test-arm64, bench-arm64: owned by the QEMU arm64 harness (tests/arm64/).
+# The build machines have no PMU; QEMU's emulated arm64 PMUv3 is the only real
+# counter hardware we have, so this cross-builds fastread, the shim and the
+# guest tests for aarch64 and boots them under a Debian arm64 kernel.
+# See docs/testing-arm64.md.
+
+ARM64_CC      ?= aarch64-linux-gnu-gcc
+ARM64_AR      ?= aarch64-linux-gnu-ar
+ARM64_SYSROOT ?= /usr/aarch64-linux-gnu
+ARM64_B       := $(BUILD)/arm64
+# Outside the source tree and outside build/, so `make clean` keeps the
+# 30 MB kernel and a second run downloads nothing.
+ARM64_CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pfshim/arm64
+ARM64_PKGS    := qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio
+ARM64_CPUS    ?= max cortex-a57
+ARM64_DIR     := tests/arm64
+ARM64_TFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. -Iinclude -I$(ARM64_DIR)
+ARM64_CMOCKA  := $(ARM64_CACHE)/cmocka
+ARM64_KERNEL  := $(ARM64_CACHE)/vmlinuz
+ARM64_INITRD  := $(ARM64_B)/init.cpio.gz
+
+arm64_obj = $(patsubst %.c,$(ARM64_B)/obj/%.o,$(1))
+
+# What exists decides what runs: fastread/ and preload/shim.c are written by
+# others in parallel; until they exist their tests print a SKIP line.
+ARM64_HAVE_FASTREAD := $(if $(FASTREAD_SRC),$(wildcard $(ARM64_DIR)/test_fastread_arm64.c))
+ARM64_HAVE_SHIM     := $(if $(ARM64_HAVE_FASTREAD),$(if $(wildcard $(ARM64_DIR)/test_shim_arm64.c),$(wildcard $(SHIM_SRC))))
+ARM64_UNIT_SRC      := $(if $(ARM64_HAVE_FASTREAD),$(wildcard tests/unit/test_fastread*.c))
+ARM64_UNIT_BIN      := $(patsubst tests/unit/%.c,$(ARM64_B)/unit/%,$(ARM64_UNIT_SRC))
+
+ARM64_BIN := $(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64 \
+	$(if $(ARM64_HAVE_FASTREAD),$(ARM64_B)/bin/test_fastread_arm64 $(ARM64_B)/bin/bench_read_arm64) \
+	$(if $(ARM64_HAVE_SHIM),$(ARM64_B)/bin/test_shim_arm64 $(ARM64_B)/bin/shim_target_arm64 \
+		$(ARM64_B)/libpfshim.so) \
+	$(ARM64_UNIT_BIN)
+
+.PHONY: test-arm64 bench-arm64 arm64-deps arm64-initramfs $(addprefix test-arm64-,$(ARM64_CPUS))
+
+# Every CPU model is a separate boot; `make -j2` boots them side by side.
+test-arm64: $(addprefix test-arm64-,$(ARM64_CPUS))
+
+$(addprefix test-arm64-,$(ARM64_CPUS)): test-arm64-%: $(ARM64_KERNEL) arm64-initramfs
+	$(Q)V=$(V) $(ARM64_DIR)/run.sh $(ARM64_KERNEL) $(ARM64_INITRD) $* $(ARM64_B)/console-$*.log
+
+# The instruction cost of a read, on -cpu max only (see docs/testing-arm64.md).
+bench-arm64: $(ARM64_KERNEL) arm64-initramfs
+	$(Q)V=$(V) $(ARM64_DIR)/run.sh $(ARM64_KERNEL) $(ARM64_INITRD) max \
+		$(ARM64_B)/console-bench.log pfshim_only=bench
+
+arm64-deps:
+	$(Q)tests/deps.sh $(ARM64_PKGS)
+
+$(ARM64_KERNEL): | arm64-deps
+	$(Q)$(ARM64_DIR)/fetch.sh $(ARM64_CACHE) kernel >/dev/null
+
+$(ARM64_CMOCKA)/usr/include/cmocka.h: | arm64-deps
+	$(Q)$(ARM64_DIR)/fetch.sh $(ARM64_CACHE) cmocka >/dev/null
+
+# Rebuilt on every run (about a second): what it holds depends on which
+# sources exist now, not on timestamps make could compare.
+arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests
+	@$(if $(Q),echo "  CPIO    $(ARM64_INITRD)")
+	$(Q)ARM64_LIBDIRS=$(ARM64_SYSROOT)/lib:$(ARM64_CMOCKA)/usr/lib/aarch64-linux-gnu \
+		$(ARM64_DIR)/initramfs.sh $(ARM64_INITRD) \
+		/init=$(ARM64_B)/bin/init /etc/pfshim-tests=$(ARM64_B)/pfshim-tests \
+		$(foreach b,$(filter $(ARM64_B)/bin/%,$(ARM64_BIN)),$(if $(filter %/init,$(b)),,/bin/$(notdir $(b))=$(b))) \
+		$(foreach b,$(ARM64_UNIT_BIN),/bin/$(notdir $(b))=$(b)) \
+		$(if $(ARM64_HAVE_SHIM),/lib/libpfshim.so=$(ARM64_B)/libpfshim.so) \
+		$(if $(wildcard tests/fixtures/*),/src/tests/fixtures=tests/fixtures/)
+
+# The list /init runs: NAME CPUS [VAR=value...] PROGRAM [ARG...] (see init.c).
+$(ARM64_B)/pfshim-tests: FORCE_ARM64
+	@mkdir -p $(dir $@)
+	$(Q){ echo "probe * /bin/test_probe_arm64"; \
+	$(if $(ARM64_HAVE_FASTREAD), \
+		echo "fastread * /bin/test_fastread_arm64"; \
+		echo "bench max /bin/bench_read_arm64";, \
+		echo "fastread * -skip fastread/*.c does not exist yet"; \
+		echo "bench * -skip fastread/*.c does not exist yet";) \
+	$(foreach u,$(ARM64_UNIT_BIN),echo "unit-$(notdir $(u)) max /bin/$(notdir $(u))";) \
+	$(if $(ARM64_UNIT_SRC),,echo "unit-fastread max -skip no tests/unit/test_fastread*.c (or no fastread/) yet";) \
+	$(if $(ARM64_HAVE_SHIM), \
+		echo "shim max /bin/test_shim_arm64";, \
+		echo "shim * -skip preload/shim.c does not exist yet";) \
+	} > $@
+.PHONY: FORCE_ARM64
+FORCE_ARM64:
+
+# ---- cross builds
+
+$(ARM64_B)/obj/%.o: %.c | arm64-deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $<")
+	$(Q)$(ARM64_CC) $(PF_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(ARM64_B)/libfastread.a: $(call arm64_obj,$(FASTREAD_SRC))
+	$(Q)rm -f $@ && $(ARM64_AR) rcs $@ $^
+
+$(ARM64_B)/libpfshim-core.a: $(call arm64_obj,$(CORE_SRC))
+	$(Q)rm -f $@ && $(ARM64_AR) rcs $@ $^
+
+# The same sources and link flags as the top Makefile's libpfshim.so.
+$(ARM64_B)/libpfshim.so: $(call arm64_obj,$(SHIM_SRC) $(CORE_SRC) $(FASTREAD_SRC)) preload/libpfshim.map
+	@$(if $(Q),echo "  LD64    $@")
+	$(Q)$(ARM64_CC) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
+		-Wl,-z,now -o $@ $(filter %.o,$^)
+
+# Guest programs are static (no loader needed), except the program the shim
+# is preloaded into, which must be dynamic for LD_PRELOAD to mean anything.
+$(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64: $(ARM64_B)/bin/%: $(ARM64_DIR)/%.c \
+		$(ARM64_DIR)/pmu_arm64.h | arm64-deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $@")
+	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -static -o $@ $<
+
+$(ARM64_B)/bin/test_fastread_arm64 $(ARM64_B)/bin/bench_read_arm64: $(ARM64_B)/bin/%: \
+		$(ARM64_DIR)/%.c $(ARM64_DIR)/pmu_arm64.h fastread/fastread.h $(ARM64_B)/libfastread.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $@")
+	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -static -o $@ $< $(ARM64_B)/libfastread.a
+
+$(ARM64_B)/bin/test_shim_arm64: $(ARM64_DIR)/test_shim_arm64.c $(ARM64_DIR)/pmu_arm64.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $@")
+	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -static -o $@ $<
+
+$(ARM64_B)/bin/shim_target_arm64: $(ARM64_DIR)/shim_target_arm64.c $(ARM64_DIR)/pmu_arm64.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $@")
+	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $<
+
+# fastread's own unit tests, linked as the top Makefile links them, against
+# Debian's arm64 cmocka (shared only; the initramfs carries libcmocka.so.0).
+$(ARM64_B)/unit/%: tests/unit/%.c $(ARM64_B)/libpfshim-core.a $(ARM64_B)/libfastread.a \
+		$(ARM64_CMOCKA)/usr/include/cmocka.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $@")
+	$(Q)$(ARM64_CC) $(PF_CFLAGS) -Itests/unit -I$(ARM64_CMOCKA)/usr/include -o $@ $< \
+		$(ARM64_B)/libpfshim-core.a $(ARM64_B)/libfastread.a \
+		-L$(ARM64_CMOCKA)/usr/lib/aarch64-linux-gnu -lcmocka -lpthread -lm
+
+-include $(shell find $(ARM64_B)/obj -name '*.d' 2>/dev/null)
