@@ -5,6 +5,8 @@
  * arithmetic on the caller's buffer. Numbers are converted here by hand
  * because snprintf is not async-signal-safe.
  */
+#include <string.h>
+
 #include "export/buf.h"
 
 size_t buf_finish(struct buf *b)
@@ -101,18 +103,23 @@ static const double pow10_table[] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-/* @v * 10^@e, in exact-power steps so each step rounds once. */
-static double scale10(double v, int e)
+/*
+ * @x * 10^@e in exact-power steps. long double keeps the error of several
+ * steps (1e-300 takes 14) below the last digit a double can show, and holds
+ * a 17-digit mantissa exactly; on arm64 it is software binary128, slow but
+ * pure arithmetic.
+ */
+static long double scale10(long double x, int e)
 {
 	while (e > 22) {
-		v *= 1e22;
+		x *= 1e22L;
 		e -= 22;
 	}
 	while (e < -22) {
-		v /= 1e22;
+		x /= 1e22L;
 		e += 22;
 	}
-	return e >= 0 ? v * pow10_table[e] : v / pow10_table[-e];
+	return e >= 0 ? x * pow10_table[e] : x / pow10_table[-e];
 }
 
 /* Returns 1 and prints a word when @v is not a finite number. */
@@ -163,14 +170,15 @@ void buf_put_fixed(struct buf *b, double v, unsigned digits, int grouped)
 }
 
 /*
- * 17 significant digits of @v > 0 as an integer in [1e16, 1e17), and the
- * decimal exponent of the leading digit.
+ * @v > 0 rounded to @digits significant digits, as an integer of exactly
+ * @digits digits, and the decimal exponent of its leading digit.
  */
-static uint64_t mantissa17(double v, int *exp10)
+static uint64_t mantissa(double v, int digits, int *exp10)
 {
+	uint64_t lo = (uint64_t)pow10_table[digits - 1], hi = lo * 10;
 	int k = 0;
 	double t = v;
-	uint64_t m;
+	uint64_t m = lo;
 
 	/* A first guess at the exponent; rounding may leave it one off. */
 	while (t >= 10.0) {
@@ -182,12 +190,12 @@ static uint64_t mantissa17(double v, int *exp10)
 		k--;
 	}
 	for (int tries = 0; tries < 3; tries++) {
-		double y = scale10(v, 16 - k) + 0.5;
+		long double y = scale10(v, digits - 1 - k) + 0.5L;
 
-		m = y >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)y;
-		if (m >= 100000000000000000ULL)
+		m = y >= 18446744073709551616.0L ? UINT64_MAX : (uint64_t)y;
+		if (m >= hi)
 			k++;
-		else if (m < 10000000000000000ULL)
+		else if (m < lo)
 			k--;
 		else
 			break;
@@ -196,11 +204,32 @@ static uint64_t mantissa17(double v, int *exp10)
 	return m;
 }
 
+/*
+ * Does the decimal @m * 10^@e read back (by a correctly rounding strtod) as
+ * @v > 0? Yes when it lies within half an ulp of @v; the margin absorbs the
+ * long double error of computing it, so a decimal close to the midpoint
+ * between two doubles gets one more digit instead of a wrong answer.
+ */
+static int reads_back(uint64_t m, int e, double v)
+{
+	uint64_t bits;
+	double next;
+	long double diff = scale10((long double)m, e) - v;
+
+	memcpy(&bits, &v, sizeof(bits));
+	bits++;
+	memcpy(&next, &bits, sizeof(next));
+	if (diff < 0)
+		diff = -diff;
+	return diff < 0.49L * ((long double)next - v);
+}
+
 void buf_put_double(struct buf *b, double v)
 {
 	char d[20];
 	unsigned n;
-	int k;
+	uint64_t m = 0;
+	int k = 0;
 
 	if (put_nonfinite(b, v))
 		return;
@@ -212,7 +241,16 @@ void buf_put_double(struct buf *b, double v)
 		buf_putc(b, '-');
 		v = -v;
 	}
-	n = u64_digits(mantissa17(v, &k), d);
+	/*
+	 * The fewest digits (15 to 17) that read back as @v: 1e-6 prints as
+	 * "1e-06", not "9.9999999999999995e-07" as %.17g would.
+	 */
+	for (int digits = 15; digits <= 17; digits++) {
+		m = mantissa(v, digits, &k);
+		if (reads_back(m, k - digits + 1, v))
+			break;
+	}
+	n = u64_digits(m, d);
 	while (n > 1 && d[n - 1] == '0')
 		n--;
 

@@ -49,8 +49,8 @@ void buf_put_u64_grouped(struct buf *b, uint64_t v);
 void buf_put_fixed(struct buf *b, double v, unsigned digits, int grouped);
 
 /*
- * buf_put_double - @v with up to 17 significant digits, trailing zeros
- * dropped, exponent form outside [1e-5, 1e17): 0.0001 prints as "0.0001",
+ * buf_put_double - @v with the fewest significant digits (15 to 17) that
+ * read back as @v, trailing zeros dropped, exponent form outside [1e-5, 1e17): 0.0001 prints as "0.0001",
  * 1e-6 as "1e-06". The output is a valid JSON number for finite @v.
  */
 void buf_put_double(struct buf *b, double v);

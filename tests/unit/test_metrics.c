@@ -1,0 +1,130 @@
+/*
+ * test_metrics.c: export/metrics.c, the perf-stat ratios of the text
+ * report, on the shared sample whose numbers are worked out by hand.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "export/metrics.h"
+#include "report_sample.h"
+
+enum { TASK_CLOCK, CS, CYCLES, INSNS, BRANCHES, BRANCH_MISSES, CACHE_REFS,
+       CACHE_MISSES, MIGRATIONS };
+
+static void assert_metric(const struct report *r, int i, double value,
+			  const char *text, int percent)
+{
+	struct metric m;
+
+	assert_int_equal(metric_compute(r, i, &m), 0);
+	assert_true(fabs(m.value - value) <= 1e-12 * fabs(value));
+	assert_string_equal(m.text, text);
+	assert_int_equal(m.percent, percent);
+}
+
+static void test_event_kinds(void **state)
+{
+	(void)state;
+	assert_int_equal(event_kind_of("cycles"), EVENT_CYCLES);
+	assert_int_equal(event_kind_of("cpu-cycles:u"), EVENT_CYCLES);
+	assert_int_equal(event_kind_of("instructions:ukh"), EVENT_INSTRUCTIONS);
+	assert_int_equal(event_kind_of("branch-instructions"), EVENT_BRANCHES);
+	assert_int_equal(event_kind_of("branch-misses"), EVENT_BRANCH_MISSES);
+	assert_int_equal(event_kind_of("cache-references"), EVENT_CACHE_REFERENCES);
+	assert_int_equal(event_kind_of("cache-misses:k"), EVENT_CACHE_MISSES);
+	assert_int_equal(event_kind_of("task-clock"), EVENT_TASK_CLOCK);
+	assert_int_equal(event_kind_of("cpu-clock"), EVENT_CPU_CLOCK);
+	assert_int_equal(event_kind_of("page-faults"), EVENT_SOFTWARE_COUNT);
+	assert_int_equal(event_kind_of("cs"), EVENT_SOFTWARE_COUNT);
+	/* a prefix or a longer name is not the event */
+	assert_int_equal(event_kind_of("cycle"), EVENT_OTHER);
+	assert_int_equal(event_kind_of("cycles-ct"), EVENT_OTHER);
+	assert_int_equal(event_kind_of("cpu/cycles/"), EVENT_OTHER);
+	assert_int_equal(event_kind_of(""), EVENT_OTHER);
+	assert_int_equal(event_kind_of(NULL), EVENT_OTHER);
+}
+
+static void test_sample_metrics(void **state)
+{
+	const struct report *r = &sample_report;
+	struct metric m;
+	(void)state;
+	assert_metric(r, TASK_CLOCK, 987654321.0 / 1234567890.0, "CPUs utilized", 0);
+	assert_metric(r, CS, 1234 / 0.987654321 / 1e3, "K/sec", 0);
+	assert_metric(r, CYCLES, 3e9 / 987654321.0, "GHz", 0);
+	assert_metric(r, INSNS, 1.5, "insn per cycle", 0);
+	assert_metric(r, BRANCH_MISSES, 1.2345, "of all branches", 1);
+	/* no metric of their own, or their partner is missing */
+	assert_int_equal(metric_compute(r, BRANCHES, &m), -ENOENT);
+	assert_int_equal(metric_compute(r, CACHE_REFS, &m), -ENOENT);
+	assert_int_equal(metric_compute(r, CACHE_MISSES, &m), -ENOENT);
+	/* a rate of 0 is still a rate */
+	assert_metric(r, MIGRATIONS, 0.0, "/sec", 0);
+}
+
+static void test_cache_miss_ratio(void **state)
+{
+	struct report_event ev[] = {
+		{ .name = "cache-misses:u", .value = 250 },
+		{ .name = "cache-references:u", .value = 1000 },
+	};
+	struct report r = { .nr_events = 2, .events = ev };
+	(void)state;
+	assert_metric(&r, 0, 25.0, "of all cache refs", 1);
+}
+
+/* Partners that are not counted, or count zero, give no ratio. */
+static void test_missing_partners(void **state)
+{
+	struct report_event ev[] = {
+		{ .name = "instructions", .value = 100 },
+		{ .name = "cycles", .status = STATUS_NOT_SUPPORTED },
+		{ .name = "branch-misses", .value = 5 },
+		{ .name = "branches", .value = 0 },
+		{ .name = "task-clock", .status = STATUS_NOT_COUNTED },
+		{ .name = "page-faults", .value = 7 },
+	};
+	struct report r = { .nr_events = 6, .events = ev, .wall_ns = 0 };
+	struct metric m;
+	(void)state;
+	for (int i = 0; i < r.nr_events; i++)
+		assert_int_equal(metric_compute(&r, i, &m), -ENOENT);
+}
+
+/* cpu-clock stands in for task-clock as the time base of rates. */
+static void test_rate_prefixes(void **state)
+{
+	struct report_event ev[] = {
+		{ .name = "cpu-clock", .value = 1000000000 },	/* 1 s */
+		{ .name = "page-faults", .value = 999 },
+		{ .name = "minor-faults", .value = 2500 },
+		{ .name = "major-faults", .value = 3000000 },
+		{ .name = "cs", .value = 4000000000ULL },
+	};
+	struct report r = { .nr_events = 5, .events = ev, .wall_ns = 2000000000 };
+	(void)state;
+	assert_metric(&r, 0, 0.5, "CPUs utilized", 0);
+	assert_metric(&r, 1, 999, "/sec", 0);
+	assert_metric(&r, 2, 2.5, "K/sec", 0);
+	assert_metric(&r, 3, 3.0, "M/sec", 0);
+	assert_metric(&r, 4, 4.0, "G/sec", 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_event_kinds),
+		cmocka_unit_test(test_sample_metrics),
+		cmocka_unit_test(test_cache_miss_ratio),
+		cmocka_unit_test(test_missing_partners),
+		cmocka_unit_test(test_rate_prefixes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
