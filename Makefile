@@ -77,7 +77,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 $(BUILD)/progs/%: tests/progs/%.c include/pfshim.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) -std=gnu11 -O1 -g -Wall -Iinclude -o $@ $< -lpthread -lm
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Iinclude -o $@ $< -lpthread -lm
 
 $(BUILD)/examples/%: examples/%.c include/pfshim.h
 	@mkdir -p $(dir $@)

@@ -1,0 +1,130 @@
+/*
+ * pfshim.h: the marker API. Time regions of your program with the events
+ * chosen in PFSHIM_EVENTS, read from user space where the PMU allows.
+ *
+ * A program built with this header needs no library to link or run: the
+ * implementation is found at run time when libpfshim.so is preloaded
+ * (LD_PRELOAD); without it every call is a cheap no-op returning
+ * PFSHIM_INACTIVE. Define PFSHIM_DISABLE_MARKERS to compile the PFSHIM_*
+ * macros to nothing.
+ *
+ *	#include <pfshim.h>
+ *
+ *	pfshim_region_t solve = pfshim_region("solve");
+ *	pfshim_begin(solve);
+ *	...
+ *	pfshim_end(solve);
+ */
+#ifndef PFSHIM_H
+#define PFSHIM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PFSHIM_VERSION_MAJOR 0
+#define PFSHIM_VERSION_MINOR 1
+
+/* Return values besides 0. */
+#define PFSHIM_INACTIVE (-1)	/* libpfshim.so is not loaded, or is disabled */
+#define PFSHIM_MISUSE (-2)	/* end without begin, bad handle; counted in the report */
+#define PFSHIM_FAILED (-3)	/* the thread's counters could not be opened or read */
+
+#define PFSHIM_MAX_EVENTS 64
+
+/* A region, named once; 0 is "no region" (what pfshim_region returns when inactive). */
+typedef uint32_t pfshim_region_t;
+
+/* The calling thread's counts of the configured events (PFSHIM_EVENTS order). */
+struct pfshim_counts {
+	int nr;					/* events configured */
+	uint64_t value[PFSHIM_MAX_EVENTS];	/* scaled by enabled/running */
+	uint64_t enabled[PFSHIM_MAX_EVENTS];	/* ns */
+	uint64_t running[PFSHIM_MAX_EVENTS];	/* ns; 0: not counted (or not supported) */
+};
+
+/* The implementation, resolved at run time; null when libpfshim.so is absent. */
+extern pfshim_region_t pfshim_v1_region(const char *name) __attribute__((weak));
+extern int pfshim_v1_begin(pfshim_region_t region) __attribute__((weak));
+extern int pfshim_v1_end(pfshim_region_t region) __attribute__((weak));
+extern int pfshim_v1_region_begin(const char *name) __attribute__((weak));
+extern int pfshim_v1_region_end(const char *name) __attribute__((weak));
+extern int pfshim_v1_read(struct pfshim_counts *counts) __attribute__((weak));
+extern int pfshim_v1_report(void) __attribute__((weak));
+
+/* pfshim_active - 1 when libpfshim.so is loaded and counting, else 0. */
+static inline int pfshim_active(void)
+{
+	return pfshim_v1_read ? pfshim_v1_read(0) == 0 : 0;
+}
+
+/*
+ * pfshim_region - the handle of the region called @name (interned: the same
+ * name gives the same handle in every thread). Call it once, outside the hot
+ * loop; begin/end with a handle cost no hashing.
+ */
+static inline pfshim_region_t pfshim_region(const char *name)
+{
+	return pfshim_v1_region ? pfshim_v1_region(name) : 0;
+}
+
+/*
+ * pfshim_begin/pfshim_end - enter/leave @region in the calling thread.
+ * Regions nest and overlap (counts are inclusive); re-entering a region that
+ * is open in this thread counts once, for the outermost entry.
+ * Return: 0, PFSHIM_INACTIVE, PFSHIM_MISUSE or PFSHIM_FAILED.
+ */
+static inline int pfshim_begin(pfshim_region_t region)
+{
+	return pfshim_v1_begin ? pfshim_v1_begin(region) : PFSHIM_INACTIVE;
+}
+
+static inline int pfshim_end(pfshim_region_t region)
+{
+	return pfshim_v1_end ? pfshim_v1_end(region) : PFSHIM_INACTIVE;
+}
+
+/* By name: one hash lookup per call. */
+static inline int pfshim_region_begin(const char *name)
+{
+	return pfshim_v1_region_begin ? pfshim_v1_region_begin(name) : PFSHIM_INACTIVE;
+}
+
+static inline int pfshim_region_end(const char *name)
+{
+	return pfshim_v1_region_end ? pfshim_v1_region_end(name) : PFSHIM_INACTIVE;
+}
+
+/* pfshim_read - the calling thread's counts now. */
+static inline int pfshim_read(struct pfshim_counts *counts)
+{
+	return pfshim_v1_read ? pfshim_v1_read(counts) : PFSHIM_INACTIVE;
+}
+
+/* pfshim_report - write a report now (reason "explicit"), as at exit. */
+static inline int pfshim_report(void)
+{
+	return pfshim_v1_report ? pfshim_v1_report() : PFSHIM_INACTIVE;
+}
+
+#ifdef PFSHIM_DISABLE_MARKERS
+#define PFSHIM_REGION_BEGIN(name) ((void)0)
+#define PFSHIM_REGION_END(name) ((void)0)
+#define PFSHIM_BEGIN(region) ((void)0)
+#define PFSHIM_END(region) ((void)0)
+#define PFSHIM_REPORT() ((void)0)
+#else
+#define PFSHIM_REGION_BEGIN(name) ((void)pfshim_region_begin(name))
+#define PFSHIM_REGION_END(name) ((void)pfshim_region_end(name))
+#define PFSHIM_BEGIN(region) ((void)pfshim_begin(region))
+#define PFSHIM_END(region) ((void)pfshim_end(region))
+#define PFSHIM_REPORT() ((void)pfshim_report())
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

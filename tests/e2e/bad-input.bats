@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# Bad PFSHIM_* values: one clear "pfshim:" line each, and the program runs normally.
+
+load helpers
+
+# run_bad VAR=VALUE...: run exit_how under the shim with stderr apart;
+# the program must print "out" and exit 5 whatever the shim thinks.
+run_bad() {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=stderr "$@" "$PROGS/exit_how" exit 5
+	echo "stderr: $stderr"
+	[ "$status" -eq 5 ]
+	[ "$output" = out ]
+}
+
+# warnings: the pfshim: lines on stderr that are not the report.
+warnings() {
+	printf '%s\n' "$stderr" | grep '^pfshim: ' || true
+}
+
+@test "an unknown event: did-you-mean, and the other events are counted" {
+	run_bad PFSHIM_EVENTS=cylces,page-faults
+	[ "$(warnings | wc -l)" -eq 1 ]
+	[[ "$(warnings)" == *"PFSHIM_EVENTS"*"'cylces'"*"did you mean 'cycles'"* ]]
+	[[ "$stderr" == *"page-faults"* ]]
+}
+
+@test "broken braces and empty items are named, and the rest counted" {
+	run_bad PFSHIM_EVENTS='cs,{task-clock,page-faults'
+	[ "$(warnings | wc -l)" -eq 1 ]
+	[[ "$(warnings)" == *"PFSHIM_EVENTS"*"never closed"* ]]
+	[[ "$stderr" == *" cs"* ]]
+	run_bad PFSHIM_EVENTS='task-clock,,page-faults'
+	[ "$(warnings | wc -l)" -eq 1 ]
+	[[ "$stderr" == *"msec task-clock"* ]]
+	[[ "$stderr" == *"page-faults"* ]]
+}
+
+@test "nothing usable: the problem, then that pfshim is off; no report" {
+	run_bad PFSHIM_EVENTS='nonsense'
+	[ "$(warnings | wc -l)" -eq 2 ]
+	[[ "$stderr" != *"seconds time elapsed"* ]]
+}
+
+@test "128 KiB of garbage in PFSHIM_EVENTS (the most one variable can hold)" {
+	garbage=$(head -c 200000 /dev/urandom | tr -dc 'a-z,{}/:=0-9' | head -c 131000)
+	run_bad PFSHIM_EVENTS="$garbage"
+	[ "$(warnings | wc -l)" -le 12 ]
+}
+
+@test "bad format, signal and output template each get one line and their default" {
+	run_bad PFSHIM_FORMAT=xml PFSHIM_EVENTS=task-clock
+	[ "$(warnings | wc -l)" -eq 1 ]
+	[[ "$(warnings)" == *PFSHIM_FORMAT* ]]
+	[[ "$stderr" == *"msec task-clock"* ]]
+	run_bad PFSHIM_SIGNAL=KILL PFSHIM_EVENTS=task-clock
+	[[ "$(warnings)" == *PFSHIM_SIGNAL* ]]
+	run_bad PFSHIM_SIGNAL=NOSUCH PFSHIM_EVENTS=task-clock
+	[[ "$(warnings)" == *PFSHIM_SIGNAL* ]]
+}
+
+@test "an unwritable output path: one warning, the report goes to stderr" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		PFSHIM_OUTPUT=/nonexistent/dir/report.txt "$PROGS/exit_how" exit 5
+	[ "$status" -eq 5 ]
+	[ "$output" = out ]
+	[ "$(printf '%s\n' "$stderr" | grep -c "^pfshim: cannot open '/nonexistent/dir/report.txt'")" -eq 1 ]
+	[[ "$stderr" == *"msec task-clock"* ]]
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		PFSHIM_OUTPUT='/tmp/x%q' "$PROGS/exit_how" exit 5
+	[ "$status" -eq 5 ]
+	[[ "$stderr" == *"unknown % sequence"* ]]
+}
+
+@test "PFSHIM_DISABLE=1: nothing at all" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_DISABLE=1 PFSHIM_EVENTS=cylces \
+		"$PROGS/exit_how" exit 5
+	[ "$status" -eq 5 ]
+	[ "$output" = out ]
+	[ -z "$stderr" ]
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bats
+# The host's exit status, stdout and death by signal are exactly what they are without the shim.
+
+load helpers
+
+# same_as_without_shim ARGS...: status and stdout equal with and without the shim.
+same_as_without_shim() {
+	run "$PROGS/exit_how" "$@"
+	want_status=$status want_output=$output
+	run env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$REPORTS" "$PROGS/exit_how" "$@"
+	echo "without: $want_status '$want_output'; with: $status '$output'"
+	[ "$status" -eq "$want_status" ]
+	[ "$output" = "$want_output" ]
+}
+
+@test "exit 7 stays 7" {
+	same_as_without_shim exit 7
+	[ "$status" -eq 7 ]
+	[ -s "$REPORTS" ]
+}
+
+@test "return from main, _exit and _Exit keep their codes and each report once" {
+	for how in return _exit _Exit; do
+		: >"$REPORTS"
+		same_as_without_shim "$how" 42
+		[ "$status" -eq 42 ]
+		[ "$(grep -c 'seconds time elapsed' "$REPORTS")" -eq 1 ]
+	done
+}
+
+@test "death by SIGTERM and by SIGSEGV stays death by that signal" {
+	same_as_without_shim signal 15
+	[ "$status" -eq 143 ]
+	same_as_without_shim signal 11
+	[ "$status" -eq 139 ]
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bats
+# fork() children count for themselves; exec writes the report of the image it replaces.
+
+load helpers
+
+@test "fork children report for themselves, and the parent's totals leave them out" {
+	run shim PFSHIM_EVENTS=page-faults "$PROGS/fork_children" 3 5000 0
+	[ "$status" -eq 0 ]
+	children=("${lines[@]}")
+	[ "${#children[@]}" -eq 3 ]
+	[ "$(reports)" -eq 4 ]
+	for pid in "${children[@]}"; do
+		[ "$(reports ".pid == $pid and .reason == \"exit\"")" -eq 1 ]
+		between 5000 "$(value page-faults ".pid == $pid")" 5600
+	done
+	parent=$(jq -r "select(.pid != ${children[0]} and .pid != ${children[1]} and .pid != ${children[2]}) | .pid" "$REPORTS")
+	# The parent touched nothing itself: far below any child's 5000.
+	[ "$(value page-faults ".pid == $parent")" -lt 2000 ]
+}
+
+@test "a report is written before exec, and the new image reports too" {
+	shim PFSHIM_EVENTS=page-faults "$PROGS/exec_chain" execve "$PROGS/touch_pages" 3000
+	[ "$(reports)" -eq 2 ]
+	[ "$(reports '.reason == "exec" and .program == "exec_chain"')" -eq 1 ]
+	[ "$(reports '.reason == "exit" and .program == "touch_pages"')" -eq 1 ]
+	# Same process, two images, each with its own counts.
+	[ "$(jq -s 'map(.pid) | unique | length' "$REPORTS")" -eq 1 ]
+	between 500 "$(value page-faults '.reason == "exec"')" 2900
+	[ "$(value page-faults '.program == "touch_pages"')" -ge 3000 ]
+}
+
+@test "every exec variant writes the exec report" {
+	for how in execve execv execvp execvpe execl execlp execle fexecve execveat; do
+		: >"$REPORTS"
+		prog="$PROGS/touch_pages"
+		[ "$how" = execvp ] || [ "$how" = execlp ] && prog=touch_pages
+		PATH="$PROGS:$PATH" shim PFSHIM_EVENTS=page-faults "$PROGS/exec_chain" "$how" "$prog" 1
+		echo "$how: $(jq -c '[.program, .reason]' "$REPORTS" | tr '\n' ' ')"
+		[ "$(reports '.reason == "exec" and .program == "exec_chain"')" -eq 1 ]
+		[ "$(reports '.reason == "exit" and .program == "touch_pages"')" -eq 1 ]
+	done
+}
+
+@test "a vfork()ed child that execs writes nothing for the parent" {
+	shim PFSHIM_EVENTS=page-faults "$PROGS/exec_chain" vfork "$PROGS/touch_pages" 1
+	[ "$(reports '.program == "exec_chain"')" -eq 1 ]
+	[ "$(reports '.program == "exec_chain" and .reason == "exit"')" -eq 1 ]
+	[ "$(reports '.program == "touch_pages"')" -eq 1 ]
+}
+
+@test "a failed exec leaves the program running; its exit reports the final totals" {
+	run shim PFSHIM_EVENTS=page-faults "$PROGS/exec_chain" fail
+	[ "$status" -eq 3 ]
+	[ "$(jq -s -r 'last | .reason' "$REPORTS")" = exit ]
+}
+
+@test "a shell pipeline: every process reports once" {
+	shim PFSHIM_EVENTS=task-clock sh -c "$PROGS/touch_pages 1 | cat >/dev/null; true"
+	[ "$(reports '.program == "touch_pages"')" -eq 1 ]
+	[ "$(reports '.program == "cat"')" -eq 1 ]
+	# The forked shells report their exec; no image reports twice.
+	[ "$(jq -s 'map([.pid, .program]) | (unique | length) == length' "$REPORTS")" = true ]
+	[ "$(reports ".program == \"$(sh_name)\" and .reason == \"exit\"")" -eq 1 ]
+}

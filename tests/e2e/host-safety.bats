@@ -1,0 +1,49 @@
+#!/usr/bin/env bats
+# The shim lives in someone else's process: it must not change what the
+# program sees, prints, or links against.
+
+load helpers
+
+@test "stdout is byte-for-byte what the program prints without the shim" {
+	want=$(seq 1 20000 | sort -r | md5sum)
+	got=$(seq 1 20000 | LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=stderr sort -r 2>/dev/null | md5sum)
+	[ "$got" = "$want" ]
+}
+
+@test "the first descriptor a program opens is the one it gets without the shim" {
+	run "$PROGS/first_fd"
+	want=$output
+	run env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$REPORTS" "$PROGS/first_fd"
+	[ "$output" = "$want" ]
+}
+
+@test "a shell that takes over fds 3-9 keeps working and the totals stay right" {
+	run env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+		PFSHIM_EVENTS=page-faults bash -c \
+		'for fd in 3 4 5 6 7 8 9; do eval "exec $fd>/dev/null"; done; echo ok >&3; echo done'
+	[ "$status" -eq 0 ]
+	[ "$output" = done ]
+	[ "$(field page-faults status)" = counted ]
+}
+
+@test "the library exports only pfshim_* and the libc functions it interposes" {
+	exported=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort)
+	echo "$exported"
+	unexpected=$(printf '%s\n' "$exported" | grep -v -E \
+		'^(pfshim_.*|_exit|_Exit|execve|execv|execvp|execvpe|execl|execle|execlp|fexecve|execveat)$' || true)
+	[ -z "$unexpected" ]
+	printf '%s\n' "$exported" | grep -qx execve
+}
+
+@test "the library links nothing beyond libc" {
+	needed=$(readelf -d "$SHIM" | awk '/NEEDED/ {print $5}' | tr -d '[]' | sort | tr '\n' ' ')
+	[ "$needed" = "libc.so.6 " ]
+}
+
+@test "a program that counts its own descriptors sees the same before and after" {
+	prog='import os; print(sorted(int(f) for f in os.listdir("/proc/self/fd") if int(f) < 100))'
+	command -v python3 >/dev/null || skip "python3 not installed"
+	want=$(python3 -c "$prog")
+	got=$(LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null python3 -c "$prog")
+	[ "$got" = "$want" ]
+}

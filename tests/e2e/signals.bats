@@ -1,0 +1,44 @@
+#!/usr/bin/env bats
+# PFSHIM_SIGNAL: a report mid-run, and the program carries on.
+
+load helpers
+
+@test "PFSHIM_SIGNAL=USR1 writes a report mid-run and the program carries on" {
+	run --separate-stderr shim PFSHIM_SIGNAL=USR1 PFSHIM_EVENTS=page-faults \
+		"$PROGS/signal_self" 10 4000
+	[ "$status" -eq 0 ]
+	[ "$output" = after ]
+	[ "$(reports)" -eq 2 ]
+	[ "$(reports '.reason == "signal" and .signal == 10')" -eq 1 ]
+	mid=$(value page-faults '.reason == "signal"')
+	end=$(value page-faults '.reason == "exit"')
+	[ "$mid" -ge 4000 ]
+	between 4000 $((end - mid)) 4100
+}
+
+@test "a report signal given by number, and a real-time one" {
+	shim PFSHIM_SIGNAL=12 PFSHIM_EVENTS=task-clock "$PROGS/signal_self" 12 10
+	[ "$(reports '.reason == "signal" and .signal == 12')" -eq 1 ]
+	: >"$REPORTS"
+	rt=$(( $(kill -l RTMIN) + 1 ))
+	shim PFSHIM_SIGNAL=RTMIN+1 PFSHIM_EVENTS=task-clock "$PROGS/signal_self" "$rt" 10
+	[ "$(reports ".reason == \"signal\" and .signal == $rt")" -eq 1 ]
+}
+
+@test "reports on signals sent from outside, many times, while threads run" {
+	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" PFSHIM_SIGNAL=USR2 \
+		PFSHIM_EVENTS=task-clock "$PROGS/burn_threads" 2 600 &
+	pid=$!
+	sleep 0.2
+	for i in 1 2 3 4 5; do kill -USR2 "$pid"; sleep 0.05; done
+	wait "$pid"
+	[ "$(reports '.reason == "signal"')" -eq 5 ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+	# Totals only grow.
+	jq -s -e '[.[] | .events[0].value] | . == sort' "$REPORTS"
+}
+
+@test "without PFSHIM_SIGNAL the signal keeps its default action" {
+	run shim PFSHIM_EVENTS=task-clock "$PROGS/signal_self" 10 10
+	[ "$status" -eq 138 ]
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bats
+# Threads are counted: inherit + inherit_thread sum every thread into the totals.
+
+load helpers
+
+@test "task-clock of 4 threads burning 200 ms each covers all four" {
+	shim PFSHIM_EVENTS=task-clock,context-switches "$PROGS/burn_threads" 4 200
+	# 4 x 200 ms of thread CPU time, in ns; the main thread adds a little.
+	[ "$(value task-clock)" -ge 800000000 ]
+	[ "$(value task-clock)" -lt 1600000000 ]
+	[ "$(reports)" -eq 1 ]
+}
+
+@test "one thread burning 200 ms is counted once, not four times" {
+	shim PFSHIM_EVENTS=task-clock "$PROGS/burn_threads" 1 200
+	between 200000000 "$(value task-clock)" 400000000
+}
+
+@test "a thread that calls exit() writes the one report" {
+	run env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+		PFSHIM_EVENTS=task-clock "$PROGS/exit_how" thread-exit 9
+	[ "$status" -eq 9 ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bats
+# An unprivileged user at perf_event_paranoid 2 may count only user space:
+# the shim retries with exclude_kernel and says so, as perf stat does.
+
+load helpers
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to switch user and set perf_event_paranoid"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+	SAVED_PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid)
+	echo 2 >/proc/sys/kernel/perf_event_paranoid
+	DIR=$(mktemp -d /tmp/pfshim-unpriv.XXXXXX)
+	cp "$SHIM" "$PROGS/touch_pages" "$DIR/"
+	chmod 755 "$DIR" "$DIR"/*
+	REPORTS="$DIR/reports.jsonl"
+	: >"$REPORTS"
+	chmod 666 "$REPORTS"
+}
+
+teardown() {
+	[ -n "${SAVED_PARANOID:-}" ] && echo "$SAVED_PARANOID" >/proc/sys/kernel/perf_event_paranoid
+	rm -rf "${DIR:-/nonexistent}"
+}
+
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups env LD_PRELOAD="$DIR/libpfshim.so" \
+		PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" "$@"
+}
+
+@test "paranoid 2: events are reopened user-only and marked so" {
+	run as_nobody PFSHIM_EVENTS=task-clock,page-faults,context-switches "$DIR/touch_pages" 3000
+	[ "$status" -eq 0 ]
+	[ "$(field task-clock user_only)" = true ]
+	[ "$(field task-clock status)" = counted ]
+	[ "$(field page-faults status)" = counted ]
+	# Faults of user-space writes are still counted in user-only mode.
+	[ "$(value page-faults)" -ge 3000 ]
+}
+
+@test "paranoid 2: context-switches is said to be always 0, not shown as a plausible 0" {
+	run as_nobody PFSHIM_EVENTS=context-switches,cpu-migrations,task-clock "$DIR/touch_pages" 1
+	[ "$(field context-switches zero_when_user_only)" = true ]
+	[ "$(field cpu-migrations zero_when_user_only)" = true ]
+	[ "$(field task-clock zero_when_user_only)" = false ]
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env LD_PRELOAD="$DIR/libpfshim.so" PFSHIM_EVENTS=context-switches "$DIR/touch_pages" 1
+	echo "$stderr"
+	[[ "$stderr" == *"context-switches"* ]]
+	[[ "$stderr" == *"user"* ]]
+}
+
+@test "an explicit :u modifier is honoured without a retry" {
+	run as_nobody PFSHIM_EVENTS=task-clock:u "$DIR/touch_pages" 1
+	[ "$(field task-clock:u status)" = counted ]
+	[ "$(field task-clock:u user_only)" = false ]
+}
