@@ -92,7 +92,12 @@ static int put_comment(struct buf *b, const struct report *r, int i)
 	const struct report_event *e = &r->events[i];
 	struct metric m;
 
-	if (e->zero_when_user_only && e->user_only) {
+	/*
+	 * Software events such as context-switches are counted in kernel
+	 * code: with the kernel excluded (":u", or the retry) they read 0
+	 * whatever happened, and a bare 0 would read as "none happened".
+	 */
+	if (e->zero_when_user_only) {
 		buf_puts(b, "# always 0 when counting user space only");
 		return 1;
 	}

@@ -136,6 +136,20 @@ static void test_odd_names(void **state)
 	assert_line(out, "              1.50 Joules raw");
 }
 
+/* An explicit ":u" (no retry) on a kernel-side event still gets the note. */
+static void test_zero_when_user_only_without_retry(void **state)
+{
+	struct report_event ev[] = {
+		{ .name = "context-switches:u", .scale = 1.0, .zero_when_user_only = 1,
+		  .enabled = 10, .running = 10 },
+	};
+	struct report r = { .program = "p", .nr_events = 1, .events = ev, .wall_ns = 10 };
+	(void)state;
+	format(&r);
+	assert_line(out, "                 0      context-switches:u               # always 0 when counting user space only");
+	assert_null(strstr(out, "':u' events"));
+}
+
 static void test_scaled_not_counted(void **state)
 {
 	/* A scaled event that never ran shows no running share. */
@@ -169,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_reasons),
 		cmocka_unit_test(test_clock_grouping_and_elapsed),
 		cmocka_unit_test(test_odd_names),
+		cmocka_unit_test(test_zero_when_user_only_without_retry),
 		cmocka_unit_test(test_scaled_not_counted),
 		cmocka_unit_test(test_truncation),
 	};
