@@ -824,27 +824,43 @@ static void group_rename(struct event_spec *spec, const char *mods_text, int had
 }
 
 /* After '}': optional ":mods" for every member, then the group gets its index. */
+/* Offset of the modifiers after a group's '}' ("{a,b}:u", "{a,b} : u"), or 0. */
+static size_t group_mods_start(const char *text, size_t pos, size_t len)
+{
+	for (; pos < len && (is_space(text[pos]) || text[pos] == ':'); pos++) {
+		if (text[pos] != ':')
+			continue;
+		for (pos++; pos < len && is_space(text[pos]); pos++)
+			;
+		return pos;
+	}
+	return 0;
+}
+
+/* After '}': optional ":mods" for every member, then the group gets its index. */
 static size_t group_close(struct parser *p, struct group_state *g, const char *text,
 			  size_t pos, size_t len)
 {
 	struct event_list *out = p->out;
-	char mods_text[16], ex[EXCERPT_MAX + 4], ex2[EXCERPT_MAX + 4];
-	size_t mstart, mlen = 0;
+	char mods_text[16] = "", ex[EXCERPT_MAX + 4], ex2[EXCERPT_MAX + 4];
+	size_t mstart = group_mods_start(text, pos, len), group_len = pos - g->start;
 	unsigned mods = 0;
 
 	g->open = 0;
-	if (pos < len && text[pos] == ':') {
-		mstart = ++pos;
-		while (pos < len && text[pos] != ',' && text[pos] != '{' && text[pos] != '}' &&
-		       !is_space(text[pos]))
-			pos++;
-		mlen = pos - mstart;
-		if (mlen >= sizeof(mods_text) || (memcpy(mods_text, text + mstart, mlen),
-						  mods_text[mlen] = '\0', mods_parse(mods_text, &mods))) {
+	if (mstart) {
+		/* Whitespace is tolerated around items, so around a group's modifiers too. */
+		for (pos = mstart; pos < len && text[pos] != ',' && text[pos] != '{' &&
+		     text[pos] != '}' && !is_space(text[pos]); pos++)
+			;
+		if (pos - mstart < sizeof(mods_text)) {
+			memcpy(mods_text, text + mstart, pos - mstart);
+			mods_text[pos - mstart] = '\0';
+		}
+		if (pos - mstart >= sizeof(mods_text) || mods_parse(mods_text, &mods)) {
 			parser_warn(p, "bad modifier '%s' after the group '%s': pfshim accepts u, k "
 				    "and h (e.g. '{cycles,instructions}:u'); the group is skipped",
-				    excerpt(ex, text + mstart, mlen),
-				    excerpt(ex2, text + g->start, mstart - 1 - g->start));
+				    excerpt(ex, text + mstart, pos - mstart),
+				    excerpt(ex2, text + g->start, group_len));
 			out->nr = g->first;
 			return pos;
 		}
@@ -907,7 +923,7 @@ static void list_parse(struct parser *p, const char *text)
 			pos++;
 			continue;
 		}
-		if (after_value && c != ',' && !(c == '}' && g.open)) {
+		if (after_value && c != ',' && c != '}') {
 			parser_warn(p, "missing ',' before '%s' in the event list",
 				    excerpt(ex, text + pos, len - pos));
 		}
