@@ -12,12 +12,12 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fastread/fastread.h"
+#include "preload/fd.h"
 
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | \
 		     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
@@ -30,32 +30,6 @@ static int perf_open(struct perf_event_attr *attr, int group_fd)
 	long fd = syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : (int)fd;
-}
-
-/*
- * Move @fd high, out of the way of the host program: a shell's `exec 3>f`
- * dup2()s over fd 3 without asking, and a program may expect open() to return
- * the lowest free number as it would without us. Keeps @fd where it is when
- * there is no room up there.
- */
-static int fd_move_high(int fd)
-{
-	struct rlimit rl;
-	rlim_t floor = 512;
-	int high;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-		rlim_t limit = rl.rlim_cur < 1024 ? rl.rlim_cur : 1024;
-
-		floor = limit > 2 * EVENTS_MAX ? limit - 2 * EVENTS_MAX : (rlim_t)fd;
-	}
-	if ((rlim_t)fd >= floor)
-		return fd;
-	high = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
-	if (high < 0)
-		return fd;
-	close(fd);
-	return high;
 }
 
 static bool is_software_zero_in_user_mode(const struct perf_event_attr *attr)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/fd.h"
 #include "preload/warn.h"
 
 static int put_string(char *path, size_t size, size_t *len, const char *s)
@@ -80,16 +81,26 @@ static void write_all(int fd, const char *buf, size_t len)
 	}
 }
 
-void output_write(const char *target, const struct output_names *names, const char *buf, size_t len)
+int output_stream_open(const char *target)
+{
+	if (strcmp(target, "stderr") == 0)
+		return fd_dup_high(STDERR_FILENO);
+	if (strcmp(target, "stdout") == 0)
+		return fd_dup_high(STDOUT_FILENO);
+	return -1;
+}
+
+void output_write(const char *target, int stream_fd, const struct output_names *names,
+		  const char *buf, size_t len)
 {
 	int saved_errno = errno;
 	char path[PATH_MAX];
 	int err, fd;
 
 	if (strcmp(target, "stderr") == 0) {
-		write_all(STDERR_FILENO, buf, len);
+		write_all(stream_fd >= 0 ? stream_fd : STDERR_FILENO, buf, len);
 	} else if (strcmp(target, "stdout") == 0) {
-		write_all(STDOUT_FILENO, buf, len);
+		write_all(stream_fd >= 0 ? stream_fd : STDOUT_FILENO, buf, len);
 	} else if ((err = output_expand(target, names, path, sizeof(path))) < 0) {
 		warn_line("PFSHIM_OUTPUT '", target, "': ",
 			  err == -EINVAL ? "unknown % sequence (use %p, %h, %e or %%)" :

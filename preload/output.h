@@ -21,11 +21,21 @@ struct output_names {
 int output_expand(const char *template, const struct output_names *names, char *path, size_t size);
 
 /*
- * output_write - write @buf in one write(2) to @target: "stderr", "stdout",
- * or a template opened O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, so reports of
- * concurrent processes never interleave. A file that cannot be opened gets
- * one "pfshim:" line and the report goes to stderr instead.
+ * output_stream_open - for the targets "stderr" and "stdout", a high,
+ * close-on-exec duplicate of fd 2 or 1 taken at start, so that the report
+ * still reaches them when the program closes its own at exit (coreutils'
+ * close_stdout() closes stderr). -1 for a file target.
  */
-void output_write(const char *target, const struct output_names *names, const char *buf, size_t len);
+int output_stream_open(const char *target);
+
+/*
+ * output_write - write @buf in one write(2) to @target: "stderr" or
+ * "stdout" (through @stream_fd from output_stream_open(), or fd 2/1 when it
+ * is -1), or a template opened O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, so that
+ * reports of concurrent processes never interleave. A file that cannot be
+ * opened gets one "pfshim:" line and the report goes to stderr instead.
+ */
+void output_write(const char *target, int stream_fd, const struct output_names *names,
+		  const char *buf, size_t len);
 
 #endif

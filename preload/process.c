@@ -76,6 +76,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	copy_name(process.argv0, sizeof(process.argv0), argv0 ? argv0 : "");
 	program_name_read();
 	clocks_start();
+	process.stream_fd = output_stream_open(process.config.output);
 	counters_open(&process.counters, &process.events);
 	process.active = true;
 }
@@ -146,7 +147,7 @@ void process_report(enum report_reason reason, int signo)
 		}
 		need = report_format(&r, buf, size);
 	}
-	output_write(process.config.output,
+	output_write(process.config.output, process.stream_fd,
 		     &(struct output_names){ r.pid, r.hostname, r.program }, buf,
 		     need < size ? need : size - 1);
 	if (buf != stack_buffer)

@@ -20,6 +20,7 @@ struct process {
 	struct config config;
 	struct event_list events;
 	struct counter_set counters;
+	int stream_fd;			/* see output_stream_open() */
 	uint64_t start_realtime_ns;
 	uint64_t start_monotonic_ns;
 	char program[256];		/* basename of /proc/self/exe */

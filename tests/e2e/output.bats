@@ -43,3 +43,9 @@ load helpers
 	[ "$(reports '.program == "touch_pages" and .reason == "exit"')" -eq 2 ]
 	[ "$(reports ".program == \"$(sh_name)\" and .reason == \"exit\"")" -eq 1 ]
 }
+
+@test "a program that closes its stderr at exit (coreutils ls) still gets its report on stderr" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=csv ls /
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *",ls,exit,"*",page-faults,"* ]]
+}
