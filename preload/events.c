@@ -924,8 +924,8 @@ static void list_parse(struct parser *p, const char *text)
 			continue;
 		}
 		if (after_value && c != ',' && c != '}') {
-			parser_warn(p, "missing ',' before '%s' in the event list",
-				    excerpt(ex, text + pos, len - pos));
+			parser_warn(p, "missing ',' before '%s' in the event list; read as if "
+				    "it were there", excerpt(ex, text + pos, len - pos));
 		}
 		after_value = 0;
 		if (c == ',') {
