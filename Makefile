@@ -40,7 +40,7 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 LIB := $(BUILD)/libpfshim.so
 
 .PHONY: all check unit e2e demo bench install uninstall clean deps
-all: $(LIB) $(BUILD)/libfastread.a $(BUILD)/pfshim.pc
+all: $(LIB) $(BUILD)/libfastread.a
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -60,10 +60,6 @@ $(LIB): $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ) preload/libpfshim.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
 		-Wl,-z,now -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ)
-
-$(BUILD)/pfshim.pc: pfshim.pc.in
-	@mkdir -p $(BUILD)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' $< > $@
 
 # Unit tests link the archives, so each test sees the hidden functions.
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a
@@ -105,7 +101,7 @@ install: all
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim.so
 	install -m 0644 $(BUILD)/libfastread.a $(DESTDIR)$(PREFIX)/lib/libfastread.a
 	install -m 0644 include/pfshim.h $(DESTDIR)$(PREFIX)/include/pfshim.h
-	install -m 0644 $(BUILD)/pfshim.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' pfshim.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libpfshim.so $(DESTDIR)$(PREFIX)/lib/libfastread.a \
