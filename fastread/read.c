@@ -41,7 +41,8 @@ static ALWAYS_INLINE uint32_t lock_end(const struct perf_event_mmap_page *pc)
 /*
  * One event inside the pass: count = offset + counter sign-extended to
  * pmc_width; enabled/running advanced by the time since the page was written
- * (running only while on a counter: index != 0). -EAGAIN: needs read(2).
+ * (running only while on a counter: index != 0, the only case that gets this
+ * far). -EAGAIN: needs read(2).
  */
 static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 				   const struct fastread_hooks *h, uint64_t *cyc,
@@ -60,7 +61,13 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 		     fastread_counter_extend(h->read_counter(index), width);
 	out->enabled = READ_ONCE(pc->time_enabled);
 	out->running = READ_ONCE(pc->time_running);
-	if (!(caps & FASTREAD_CAP_USER_TIME))
+	/*
+	 * As perf_event_open(2) does, the times are brought forward only when they
+	 * differ: an event on a counter (index != 0) gains the same delta in both,
+	 * so equal times stay equal and the scaling ratio is exactly 1 without the
+	 * timestamp (an isb plus a dozen instructions on arm64).
+	 */
+	if (!(caps & FASTREAD_CAP_USER_TIME) || out->enabled == out->running)
 		return 0;
 
 	/* One timestamp per pass: every event of the group at the same instant. */
