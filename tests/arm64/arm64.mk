@@ -23,7 +23,7 @@ arm64_obj = $(patsubst %.c,$(ARM64_B)/obj/%.o,$(1))
 
 # What exists decides what runs: fastread/ and preload/shim.c are written by
 # others in parallel; until they exist their tests print a SKIP line.
-ARM64_HAVE_FASTREAD := $(if $(FASTREAD_SRC),$(wildcard $(ARM64_DIR)/test_fastread_arm64.c))
+ARM64_HAVE_FASTREAD := $(if $(FASTREAD_SRC),yes)
 ARM64_HAVE_SHIM     := $(if $(ARM64_HAVE_FASTREAD),$(if $(wildcard $(ARM64_DIR)/test_shim_arm64.c),$(wildcard $(SHIM_SRC))))
 ARM64_UNIT_SRC      := $(if $(ARM64_HAVE_FASTREAD),$(wildcard tests/unit/test_fastread*.c))
 ARM64_UNIT_BIN      := $(patsubst tests/unit/%.c,$(ARM64_B)/unit/%,$(ARM64_UNIT_SRC))
@@ -53,16 +53,20 @@ arm64-deps:
 $(ARM64_KERNEL): | arm64-deps
 	$(Q)$(ARM64_DIR)/fetch.sh $(ARM64_CACHE) kernel >/dev/null
 
+$(ARM64_CACHE)/busybox: | arm64-deps
+	$(Q)$(ARM64_DIR)/fetch.sh $(ARM64_CACHE) busybox >/dev/null
+
 $(ARM64_CMOCKA)/usr/include/cmocka.h: | arm64-deps
 	$(Q)$(ARM64_DIR)/fetch.sh $(ARM64_CACHE) cmocka >/dev/null
 
 # Rebuilt on every run (about a second): what it holds depends on which
 # sources exist now, not on timestamps make could compare.
-arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests
+arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests $(ARM64_CACHE)/busybox
 	@$(if $(Q),echo "  CPIO    $(ARM64_INITRD)")
 	$(Q)ARM64_LIBDIRS=$(ARM64_SYSROOT)/lib:$(ARM64_CMOCKA)/usr/lib/aarch64-linux-gnu \
 		$(ARM64_DIR)/initramfs.sh $(ARM64_INITRD) \
 		/init=$(ARM64_B)/bin/init /etc/pfshim-tests=$(ARM64_B)/pfshim-tests \
+		/bin/busybox=$(ARM64_CACHE)/busybox \
 		$(foreach b,$(filter $(ARM64_B)/bin/%,$(ARM64_BIN)),$(if $(filter %/init,$(b)),,/bin/$(notdir $(b))=$(b))) \
 		$(foreach b,$(ARM64_UNIT_BIN),/bin/$(notdir $(b))=$(b)) \
 		$(if $(ARM64_HAVE_SHIM),/lib/libpfshim.so=$(ARM64_B)/libpfshim.so) \

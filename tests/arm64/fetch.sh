@@ -4,6 +4,8 @@
 # keeps it) and print the path to use. A second run downloads nothing.
 #   kernel -> CACHE/vmlinuz (the Image of linux-image-<ABI>-arm64[-unsigned])
 #   cmocka -> CACHE/cmocka (usr/include + usr/lib/aarch64-linux-gnu)
+#   busybox -> CACHE/busybox (static: the guest's /bin/sh, for tests that
+#              call system())
 set -eu
 cache=$1 what=$2
 mkdir -p "$cache"
@@ -81,10 +83,24 @@ fetch_cmocka() {
 	echo "$cache/cmocka"
 }
 
+# Unit tests build fixture trees with system("mkdir -p ..."): the guest needs
+# a shell and the usual commands. busybox-static is one static binary.
+fetch_busybox() {
+	[ -s "$cache/busybox" ] && { echo "$cache/busybox"; return 0; }
+	arch_enable
+	say "downloading busybox-static:arm64 (once)"
+	download busybox-static:arm64 || { apt_update; download busybox-static:arm64; } ||
+		die "could not download busybox-static:arm64"
+	dpkg-deb -x "$tmp"/busybox-static_*.deb "$tmp/x"
+	mv "$tmp/x/bin/busybox" "$cache/busybox"
+	echo "$cache/busybox"
+}
+
 tmp=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 case $what in
 kernel) fetch_kernel ;;
 cmocka) fetch_cmocka ;;
-*) die "usage: fetch.sh CACHE kernel|cmocka" ;;
+busybox) fetch_busybox ;;
+*) die "usage: fetch.sh CACHE kernel|cmocka|busybox" ;;
 esac

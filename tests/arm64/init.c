@@ -80,6 +80,23 @@ static void file_read_line(const char *path, char *buf, size_t size)
 	fclose(f);
 }
 
+/* Unit tests build fixture trees with system(): give them /bin/sh and the
+ * usual commands, as links to the static busybox the initramfs carries. */
+static void shell_install(void)
+{
+	pid_t pid;
+
+	if (access("/bin/busybox", X_OK) != 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/busybox", "busybox", "--install", "-s", "/bin", (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
 static void system_setup(void)
 {
 	char pmu_type[32];
@@ -92,6 +109,7 @@ static void system_setup(void)
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
+	shell_install();
 	/* arm64 refuses EL0 counter access unless this sysctl is 1, whatever
 	 * the event asks for (Documentation/arm64/perf.rst). */
 	err = file_write("/proc/sys/kernel/perf_user_access", "1");

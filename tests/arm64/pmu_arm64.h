@@ -12,6 +12,7 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -200,6 +201,19 @@ static inline void pmu_loop(uint64_t n)
 			 : "+r"(n) : : "cc");
 }
 #define PMU_LOOP_BODY_INSNS 2
+
+/* Write @text to a /proc/sys file. Return: 0 or a negative errno. */
+static inline int pmu_sysctl_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
 
 /* The CPU model /init was told to expect (pfshim_cpu= on the kernel command line). */
 static inline const char *pmu_cpu_model(void)

@@ -38,7 +38,7 @@ log_tail() {
 if [ "${V:-0}" = 1 ]; then
 	cat "$log"
 else
-	grep -E '^(ARM64-(TEST|BENCH|WARN|BOOT)|  FAIL)' "$log" || true
+	grep -E '^(ARM64-(TEST|BENCH|WARN|BOOT|KNOWN)|  FAIL)' "$log" || true
 fi
 # A failed test's own lines, so that the reason is on the terminal.
 for name in $(sed -n 's/^ARM64-TEST \([^ ]*\) FAIL.*/\1/p' "$log"); do

@@ -62,7 +62,8 @@ static void check_exact_loop(struct perf_event_mmap_page *pc, const char *what)
 		}
 	}
 	CHECK(same && first > 0 && first <= LOOP_OVERHEAD_MAX,
-	      "%s: known loop counted exactly, loop*2 + %" PRId64 " every time", what, first);
+	      "%s: known loop counted exactly, loop*2 + %" PRId64 " %s", what, first,
+	      same ? "every time" : "the first time only");
 }
 
 /* mrs before and after one read(2) must bracket it, closely: user space only
@@ -169,6 +170,56 @@ static void check_cycles_pair(void)
 	}
 }
 
+/*
+ * A group {cycles, cycles}, both 64-bit: the second has no cycle counter
+ * left; where event counters are 64-bit it takes one, where they are not
+ * (cortex-a57) the kernel refuses the group with EINVAL, not EOPNOTSUPP.
+ * With the second at 32 bits the group opens on an event counter. But with
+ * a DISABLED leader arm_pmu's validate_group() skips the leader, the open
+ * succeeds, and the group can never be scheduled.
+ */
+static void check_cycles_group(void)
+{
+	struct perf_event_attr attr;
+	struct perf_event_mmap_page *pc;
+	int leader, fd;
+
+	pmu_attr_init(&attr, PERF_COUNT_HW_CPU_CYCLES, PMU_CONFIG1_RDPMC | PMU_CONFIG1_64BIT);
+	leader = pmu_open(&attr, -1);
+	if (!CHECK(leader >= 0, "cycles group: 64-bit leader opened"))
+		return;
+	fd = pmu_open(&attr, leader);
+	if (cpu_has_long_counters()) {
+		CHECK(fd >= 0, "cycles group: second 64-bit cycles opened (%s)",
+		      fd < 0 ? strerror(-fd) : "ok");
+	} else {
+		CHECK(fd == -EINVAL, "cycles group: second 64-bit cycles refused with EINVAL (%s)",
+		      fd < 0 ? strerror(-fd) : "opened");
+		attr.config1 = PMU_CONFIG1_RDPMC;
+		fd = pmu_open(&attr, leader);
+		pc = fd >= 0 ? pmu_map(fd) : NULL;
+		CHECK(pc && pc->index > 0 && pc->index < 32 && pc->pmc_width == 32,
+		      "cycles group: second cycles at 32 bits opened on an event counter (index %u)",
+		      pc ? pc->index : 0);
+		pmu_unmap(pc);
+		if (fd >= 0)
+			close(fd);
+		close(leader);
+		attr.config1 = PMU_CONFIG1_RDPMC | PMU_CONFIG1_64BIT;
+		attr.disabled = 1;
+		leader = pmu_open(&attr, -1);
+		attr.disabled = 0;
+		fd = leader >= 0 ? pmu_open(&attr, leader) : -EBADF;
+		CHECK(fd >= 0, "cycles group: with a disabled leader the second 64-bit cycles "
+		      "is accepted (%s) although the group can never be scheduled",
+		      fd < 0 ? strerror(-fd) : "opened");
+	}
+	if (fd >= 0)
+		close(fd);
+	if (leader >= 0)
+		close(leader);
+}
+
 int main(void)
 {
 	printf("  probe on cpu %s\n", pmu_cpu_model());
@@ -177,5 +228,6 @@ int main(void)
 		probe_event(&events[e], PMU_CONFIG1_RDPMC);
 	}
 	check_cycles_pair();
+	check_cycles_group();
 	return pmu_exit_status();
 }
