@@ -9,6 +9,8 @@
 #include "preload/events.h"
 #include "preload/event_tables.h"
 #include "preload/pmu.h"
+#include "preload/pmu_catalog.h"
+#include "preload/suggest.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -19,30 +21,12 @@
 #define WARN_MAX 8
 #define MSG_MAX 512
 #define EXCERPT_MAX 32
-#define CATALOG_PMUS_MAX 256
-#define CATALOG_EVENTS_MAX 16384
 #define ALIAS_MAX 256
 #define PMU_CACHE 4
 
 #define MOD_U 1u
 #define MOD_K 2u
 #define MOD_H 4u
-
-/* Every sysfs alias of every PMU, sorted by name, so that a bare "mem-loads"
- * or "energy-pkg" resolves the way perf resolves it, without one directory
- * walk per item. Loaded on first need, freed at the end of the parse. */
-struct catalog_entry {
-	char name[PMU_NAME_MAX];
-	char pmu[PMU_NAME_MAX];
-};
-
-struct catalog {
-	int loaded;
-	int complete;		/* every PMU and alias is listed: absence is proof */
-	int nr_pmus, nr_events, events_cap;
-	char (*pmus)[PMU_NAME_MAX];
-	struct catalog_entry *events;
-};
 
 struct parser {
 	const char *root;
@@ -53,7 +37,7 @@ struct parser {
 	int suppressed;		/* problems beyond WARN_MAX */
 	int dropped;		/* events beyond EVENTS_MAX */
 	unsigned char mods[EVENTS_MAX];	/* MOD_* each event was given */
-	struct catalog cat;
+	struct pmu_catalog cat;
 	int nr_descs, next_desc;
 	struct pmu_desc descs[PMU_CACHE];	/* PMUs named so far, round robin */
 };
@@ -96,211 +80,6 @@ static const char *excerpt(char *buf, const char *s, size_t len)
 	return buf;
 }
 
-/* ---- did-you-mean ---------------------------------------------------- */
-
-/* Optimal string alignment distance: a swapped pair ("cylces") costs 1. */
-static int edit_distance(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int rows[3][EVENTS_NAME_MAX + 1];
-	int *pp = rows[0], *prev = rows[1], *cur = rows[2];
-
-	if (alen > EVENTS_NAME_MAX || blen > EVENTS_NAME_MAX)
-		return 1 << 20;
-	for (size_t j = 0; j <= blen; j++)
-		prev[j] = (int)j;
-	for (size_t i = 1; i <= alen; i++) {
-		int *t;
-
-		cur[0] = (int)i;
-		for (size_t j = 1; j <= blen; j++) {
-			int cost = a[i - 1] != b[j - 1];
-			int best = prev[j - 1] + cost;
-
-			if (prev[j] + 1 < best)
-				best = prev[j] + 1;
-			if (cur[j - 1] + 1 < best)
-				best = cur[j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    pp[j - 2] + 1 < best)
-				best = pp[j - 2] + 1;
-			cur[j] = best;
-		}
-		t = pp;
-		pp = prev;
-		prev = cur;
-		cur = t;
-	}
-	return prev[blen];
-}
-
-struct suggest {
-	const char *word;
-	size_t len;
-	int best;
-	char name[EVENTS_NAME_MAX];
-};
-
-static void suggest_init(struct suggest *s, const char *word)
-{
-	size_t len = strlen(word);
-
-	s->word = word;
-	s->len = len;
-	/* Beyond this many edits a suggestion is noise rather than help. */
-	s->best = (len <= 4 ? 1 : len <= 8 ? 2 : 3) + 1;
-	s->name[0] = '\0';
-}
-
-static void suggest_consider(void *ctx, const char *name)
-{
-	struct suggest *s = ctx;
-	size_t len = strlen(name);
-	int d;
-
-	if ((len > s->len ? len - s->len : s->len - len) >= (size_t)s->best)
-		return;
-	d = edit_distance(s->word, s->len, name, len);
-	if (d < s->best && d > 0) {
-		s->best = d;
-		snprintf(s->name, sizeof(s->name), "%s", name);
-	}
-}
-
-/* " (did you mean 'x'?)" or "" */
-static const char *suggest_text(const struct suggest *s, char *buf, size_t size)
-{
-	if (!s->name[0])
-		return "";
-	snprintf(buf, size, " (did you mean '%s'?)", s->name);
-	return buf;
-}
-
-/* ---- sysfs catalog ---------------------------------------------------- */
-
-static int catalog_add_pmu(void *ctx, const char *pmu, const char *name)
-{
-	struct catalog *c = ctx;
-
-	(void)name;
-	if (c->nr_pmus >= CATALOG_PMUS_MAX) {
-		c->complete = 0;
-		return 0;
-	}
-	snprintf(c->pmus[c->nr_pmus++], PMU_NAME_MAX, "%s", pmu);
-	return 0;
-}
-
-static int catalog_add_event(void *ctx, const char *pmu, const char *name)
-{
-	struct catalog *c = ctx;
-
-	if (c->nr_events >= c->events_cap) {
-		int cap = c->events_cap ? c->events_cap * 2 : 256;
-		struct catalog_entry *e;
-
-		if (cap > CATALOG_EVENTS_MAX) {
-			c->complete = 0;
-			return 0;
-		}
-		e = realloc(c->events, (size_t)cap * sizeof(*e));
-		if (!e) {
-			c->complete = 0;
-			return 0;
-		}
-		c->events = e;
-		c->events_cap = cap;
-	}
-	snprintf(c->events[c->nr_events].name, PMU_NAME_MAX, "%s", name);
-	snprintf(c->events[c->nr_events].pmu, PMU_NAME_MAX, "%s", pmu);
-	c->nr_events++;
-	return 0;
-}
-
-static int catalog_entry_cmp(const void *a, const void *b)
-{
-	const struct catalog_entry *x = a, *y = b;
-	int d = strcmp(x->name, y->name);
-
-	return d ? d : strcmp(x->pmu, y->pmu);
-}
-
-static void catalog_load(struct catalog *c, const char *root)
-{
-	if (c->loaded)
-		return;
-	c->loaded = 1;
-	c->pmus = malloc(CATALOG_PMUS_MAX * sizeof(*c->pmus));
-	if (!c->pmus)
-		return;
-	c->complete = 1;
-	if (pmu_list(root, catalog_add_pmu, c))
-		c->complete = 0;
-	for (int i = 0; i < c->nr_pmus; i++) {
-		int err = pmu_events_list(root, c->pmus[i], catalog_add_event, c);
-
-		if (err && err != -ENOENT)
-			c->complete = 0;
-	}
-	if (c->nr_events)
-		qsort(c->events, (size_t)c->nr_events, sizeof(*c->events), catalog_entry_cmp);
-}
-
-static void catalog_free(struct catalog *c)
-{
-	free(c->pmus);
-	free(c->events);
-	memset(c, 0, sizeof(*c));
-}
-
-/* The PMU of the first (alphabetical) PMU holding alias @name, or NULL. */
-static const char *catalog_find(const struct catalog *c, const char *name)
-{
-	int lo = 0, hi = c->nr_events;
-
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (strcmp(c->events[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < c->nr_events && !strcmp(c->events[lo].name, name))
-		return c->events[lo].pmu;
-	return NULL;
-}
-
-/* 1: @pmu lists alias @name; 0: it does not; -1: the catalog cannot tell. */
-static int catalog_has_alias(const struct catalog *c, const char *pmu, const char *name)
-{
-	int lo = 0, hi = c->nr_events;
-
-	if (!c->complete)
-		return -1;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (strcmp(c->events[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < c->nr_events && !strcmp(c->events[lo].name, name); lo++)
-		if (!strcmp(c->events[lo].pmu, pmu))
-			return 1;
-	return 0;
-}
-
-static int catalog_has_pmu(const struct catalog *c, const char *pmu)
-{
-	if (!c->complete)
-		return -1;
-	for (int i = 0; i < c->nr_pmus; i++)
-		if (!strcmp(c->pmus[i], pmu))
-			return 1;
-	return 0;
-}
-
 /* The description of @pmu, read at most once per parse while it stays cached. */
 static const struct pmu_desc *parser_pmu(struct parser *p, const char *pmu, int *err)
 {
@@ -310,8 +89,8 @@ static const struct pmu_desc *parser_pmu(struct parser *p, const char *pmu, int 
 	for (int i = 0; i < p->nr_descs; i++)
 		if (!strcmp(p->descs[i].name, pmu))
 			return &p->descs[i];
-	catalog_load(&p->cat, p->root);
-	if (catalog_has_pmu(&p->cat, pmu) == 0) {
+	pmu_catalog_load(&p->cat, p->root);
+	if (pmu_catalog_has_pmu(&p->cat, pmu) == 0) {
 		*err = -ENOENT;
 		return NULL;
 	}
@@ -460,7 +239,7 @@ static int pmu_alias_apply(struct pmu_ctx *pc, const char *name, int depth)
 	char alias[ALIAS_MAX];
 	int err = -ENOENT;
 
-	if (catalog_has_alias(&pc->p->cat, pc->pmu, name) != 0)
+	if (pmu_catalog_has_alias(&pc->p->cat, pc->pmu, name) != 0)
 		err = pmu_alias_read(pc->p->root, pc->pmu, name, alias, sizeof(alias));
 
 	if (err == -ENAMETOOLONG) {
@@ -564,7 +343,7 @@ static void pmu_unknown(struct parser *p, const char *pmu, const char *item)
 	struct suggest s;
 	char hint[EVENTS_NAME_MAX + 32];
 
-	catalog_load(&p->cat, p->root);
+	pmu_catalog_load(&p->cat, p->root);
 	suggest_init(&s, pmu);
 	if (!parser_quiet(p))
 		for (int i = 0; i < p->cat.nr_pmus; i++)
@@ -720,8 +499,8 @@ static int item_parse_name(struct parser *p, char *buf, const char *item,
 		spec->attr.config = config;
 		return 0;
 	}
-	catalog_load(&p->cat, p->root);
-	pmu = catalog_find(&p->cat, buf);
+	pmu_catalog_load(&p->cat, p->root);
+	pmu = pmu_catalog_find(&p->cat, buf);
 	if (pmu) {
 		char pmu_name[PMU_NAME_MAX], terms[EVENTS_NAME_MAX];
 
@@ -1011,6 +790,6 @@ int events_parse(const char *text, const char *sysfs_root, struct event_list *ou
 		if (warn)
 			warn(ctx, msg);
 	}
-	catalog_free(&p.cat);
+	pmu_catalog_free(&p.cat);
 	return out->nr;
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "preload/events.h"
+#include "preload/suggest.h"
 
 #define NO_MSG 32
 
@@ -437,6 +438,27 @@ static void test_did_you_mean(void **state)
 	assert_warned("unknown event 'cylces' in 'cylces:u' (did you mean 'cycles'?)");
 }
 
+static void test_suggest_distance(void **state)
+{
+	struct suggest s;
+	char buf[160];
+	(void)state;
+
+	assert_int_equal(suggest_distance("cylces", 6, "cycles", 6), 1);	/* swap */
+	assert_int_equal(suggest_distance("pgae-faults", 11, "page-faults", 11), 1);
+	assert_int_equal(suggest_distance("kitten", 6, "sitting", 7), 3);
+	assert_int_equal(suggest_distance("", 0, "abc", 3), 3);
+	assert_int_equal(suggest_distance("cs", 2, "cs", 2), 0);
+
+	suggest_init(&s, "instrutcions");
+	suggest_consider(&s, "instructions");
+	suggest_consider(&s, "instructions-x");
+	assert_string_equal(suggest_text(&s, buf, sizeof(buf)), " (did you mean 'instructions'?)");
+	suggest_init(&s, "zzzz");
+	suggest_consider(&s, "cycles");
+	assert_string_equal(suggest_text(&s, buf, sizeof(buf)), "");
+}
+
 static void test_pmu_errors(void **state)
 {
 	(void)state;
@@ -647,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_amd_split_event),
 		cmocka_unit_test(test_arm64),
 		cmocka_unit_test(test_did_you_mean),
+		cmocka_unit_test(test_suggest_distance),
 		cmocka_unit_test(test_pmu_errors),
 		cmocka_unit_test(test_list_errors),
 		cmocka_unit_test(test_too_many_events),
