@@ -1,4 +1,43 @@
-# bench: owned by tests/bench/.
-.PHONY: bench
-bench:
-	@echo "bench: not written yet"
+# bench: owned by tests/bench/. Speed and memory of pfshim measured side by
+# side with perf stat and PAPI in one run; prints ratios, never asserts them
+# (timing belongs to no test: `make check` must not depend on the machine).
+# See docs/performance.md.
+
+BENCH_B    := $(BUILD)/bench
+BENCH_DIR  := tests/bench
+BENCH_PKGS := libpapi-dev papi-tools linux-perf
+BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. -Iinclude -I$(BENCH_DIR)
+
+BENCH_BIN := $(BENCH_B)/startup $(BENCH_B)/reads $(BENCH_B)/markers $(BENCH_B)/libempty.so
+
+.PHONY: bench bench-deps
+
+# ARM64_KERNEL comes from tests/arm64/arm64.mk: when that harness's kernel is
+# already cached, bench-arm64 is a few seconds and bench.sh runs it.
+bench: $(LIB) $(BENCH_BIN)
+	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" ARM64_KERNEL="$(ARM64_KERNEL)" $(BENCH_DIR)/bench.sh
+
+bench-deps:
+	$(Q)tests/deps.sh $(BENCH_PKGS)
+
+$(BENCH_B)/startup: $(BENCH_DIR)/startup.c $(BENCH_DIR)/bench.h | bench-deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+$(BENCH_B)/reads: $(BENCH_DIR)/reads.c $(BENCH_DIR)/bench.h fastread/fastread.h \
+		$(BUILD)/libfastread.a | bench-deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $< $(BUILD)/libfastread.a -lpapi
+
+# Uses pfshim.h only: the implementation comes from the preloaded shim.
+$(BENCH_B)/markers: $(BENCH_DIR)/markers.c $(BENCH_DIR)/bench.h include/pfshim.h | bench-deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $< -lpapi
+
+$(BENCH_B)/libempty.so: $(BENCH_DIR)/empty.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<

@@ -1,0 +1,96 @@
+#!/bin/sh
+# bench.sh: the body of `make bench`. Runs every section in one go, side by
+# side, and prints one table per section with the machine in the header.
+# A benchmark, not a test: it exits non-zero only when something cannot run.
+#
+# Environment: BUILD (build dir), MAKE, ARM64_KERNEL (from tests/arm64/arm64.mk),
+# BENCH_RUNS (warm start-up runs, 200), BENCH_COLD (cold runs, 5),
+# BENCH_ARM64 (auto: run bench-arm64 when its kernel is cached; 1: always; 0: never).
+set -eu
+
+BUILD=${BUILD:-build}
+MAKE=${MAKE:-make}
+RUNS=${BENCH_RUNS:-200}
+COLD=${BENCH_COLD:-5}
+IDLE_MS=1500
+LIB=$(cd "$BUILD" && pwd)/libpfshim.so
+B=$BUILD/bench
+DEFAULT_EVENTS=task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses
+SW4=task-clock,page-faults,context-switches,cpu-migrations
+PAPI_SW4=perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CONTEXT-SWITCHES,perf::CPU-MIGRATIONS
+
+# Debian's /usr/bin/perf may be a wrapper that refuses to run on a kernel it
+# has no perf_X.Y for; the versioned binaries next to it work on any kernel.
+perf_find() {
+	if perf --version >/dev/null 2>&1; then
+		command -v perf
+		return
+	fi
+	for p in $(ls -1 /usr/bin/perf_* /usr/lib/linux-tools*/perf 2>/dev/null | sort -V -r); do
+		if "$p" --version >/dev/null 2>&1; then
+			echo "$p"
+			return
+		fi
+	done
+	return 1
+}
+
+section() {
+	echo
+	echo "== $*"
+	echo
+}
+
+PERF=$(perf_find) || { echo "bench: no working perf binary (install linux-perf)" >&2; exit 1; }
+TRUE=$(command -v true)
+case $TRUE in /*) ;; *) TRUE=/bin/true ;; esac
+
+echo "pfshim bench, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(uname -m), kernel $(uname -r), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), nproc $(nproc)"
+echo "PMU: $(ls /sys/bus/event_source/devices | tr '\n' ' ')"
+echo "tools: $($PERF --version), PAPI $(papi_version 2>/dev/null | sed 's/.*: //' || echo '?')"
+echo "ratios are the result; absolute numbers vary between machines"
+
+section "1. Start-up cost, whole process ($TRUE)"
+echo "shim and perf stat count the same 8 default events: $DEFAULT_EVENTS"
+echo "(the 4 hardware ones are <not supported> without a PMU; both still try to open them)"
+echo
+"$B/startup" "$RUNS" "$COLD" "$IDLE_MS" 0.5 20 256 \
+	:: "$TRUE" "$TRUE" \
+	:: "shim (8 default events)" "LD_PRELOAD=$LIB" "$TRUE" \
+	:: "perf stat -e (same 8)" "$PERF" stat -e "$DEFAULT_EVENTS" "$TRUE" \
+	:: "context: empty LD_PRELOAD" "LD_PRELOAD=$(cd "$B" && pwd)/libempty.so" "$TRUE" \
+	:: "context: PFSHIM_DISABLE=1" PFSHIM_DISABLE=1 "LD_PRELOAD=$LIB" "$TRUE" \
+	:: "context: shim, 4 sw events" "PFSHIM_EVENTS=$SW4" "LD_PRELOAD=$LIB" "$TRUE"
+
+section "3. Read cost of one reading, 4 software events ($SW4)"
+"$B/reads" 200 1000 1.05
+
+section "4. Markers: a begin+end pair, 4 software events, under LD_PRELOAD"
+if nm -D --defined-only "$LIB" 2>/dev/null | grep -q ' pfshim_v1_begin$'; then
+	papi_out=$(mktemp -d)
+	# PAPI_hl keeps every region instance in memory and writes them all to
+	# PAPI_OUTPUT_DIRECTORY at exit: a temporary directory, removed after.
+	PFSHIM_EVENTS=$SW4 PFSHIM_OUTPUT=/dev/null PAPI_EVENTS=$PAPI_SW4 \
+		PAPI_OUTPUT_DIRECTORY=$papi_out LD_PRELOAD=$LIB "$B/markers" 200 500 1.1 1.5 ||
+		echo "markers: failed (exit $?)"
+	rm -rf "$papi_out"
+else
+	echo "skipped: $LIB exports no pfshim_v1_begin (the marker API is not built in yet)"
+fi
+
+section "5. arm64 under QEMU: instructions per read (make bench-arm64)"
+arm64=${BENCH_ARM64:-auto}
+if ! grep -q '^bench-arm64:' tests/arm64/arm64.mk 2>/dev/null; then
+	echo "not available: tests/arm64 provides no bench-arm64 target"
+elif [ "$arm64" = 0 ] || { [ "$arm64" = auto ] && [ ! -f "${ARM64_KERNEL:-/nonexistent}" ]; }; then
+	echo "not run: it boots an arm64 kernel under QEMU (the first run downloads ~60 MB)."
+	echo "run it with: make bench-arm64   (or make bench BENCH_ARM64=1)"
+else
+	echo "run now (kernel cached, ~10 s): make bench-arm64; emulated with -icount shift=0,"
+	echo "so these are instruction counts, deterministic, not times"
+	echo
+	out=$($MAKE --no-print-directory bench-arm64 2>&1) || echo "bench-arm64 failed:"
+	echo "$out" | sed -n 's/^ARM64-BENCH cpu=\([^ ]*\) /  [\1] /p'
+	echo "$out" | grep -q ARM64-BENCH || echo "$out" | tail -n 20
+fi
