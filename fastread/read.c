@@ -31,31 +31,56 @@ static ALWAYS_INLINE uint32_t lock_begin(const struct perf_event_mmap_page *pc)
 	return seq;
 }
 
-static ALWAYS_INLINE uint32_t lock_end(const struct perf_event_mmap_page *pc)
+/* The sum of the pages' locks once the pass has read them. */
+static ALWAYS_INLINE uint32_t locks_end(struct perf_event_mmap_page *const *pages, int nr)
 {
+	uint32_t sum = 0;
+	int i;
+
 	__asm__ volatile("" ::: "memory");
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return READ_ONCE(pc->lock);
+	for (i = 0; i < nr; i++)
+		sum += READ_ONCE(pages[i]->lock);
+	return sum;
+}
+
+/* page_take() without the clock met times it must bring forward. */
+#define NEEDS_CLOCK 1
+
+/* The ns since @pc's times were written, for timestamp @cyc. */
+static ALWAYS_INLINE uint64_t page_time_delta(const struct perf_event_mmap_page *pc,
+					      uint64_t caps, uint64_t cyc)
+{
+	struct fastread_clock clock;
+
+	clock.offset = READ_ONCE(pc->time_offset);
+	clock.mult = READ_ONCE(pc->time_mult);
+	clock.shift = READ_ONCE(pc->time_shift);
+	clock.is_short = (caps & FASTREAD_CAP_USER_TIME_SHORT) != 0;
+	clock.cycles = clock.is_short ? READ_ONCE(pc->time_cycles) : 0;
+	clock.mask = clock.is_short ? READ_ONCE(pc->time_mask) : 0;
+	return fastread_clock_delta(&clock, cyc);
 }
 
 /*
  * One event inside the pass: count = offset + counter sign-extended to
  * pmc_width; enabled/running advanced by the time since the page was written
  * (running only while on a counter: index != 0, the only case that gets this
- * far). -EAGAIN: needs read(2).
+ * far). Return: 0; -EAGAIN, read(2) needed; NEEDS_CLOCK when @with_clock is
+ * false and the times must be brought forward.
  */
 static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
-				   const struct fastread_hooks *h, uint64_t *cyc,
-				   int *have_cyc, struct fastread_count *out)
+				   const struct fastread_hooks *h, const int with_clock,
+				   uint64_t *cyc, int *have_cyc, struct fastread_count *out)
 {
 	uint64_t caps = READ_ONCE(pc->capabilities);
 	uint32_t index = READ_ONCE(pc->index);
-	unsigned width = READ_ONCE(pc->pmc_width);
-	struct fastread_clock clock;
+	uint32_t width = READ_ONCE(pc->pmc_width);
 	uint64_t delta;
 
 	/* index 0: not on a counter now (multiplexed out, or a software event). */
-	if (!(caps & FASTREAD_CAP_USER_RDPMC) || index == 0 || width == 0 || width > 64)
+	if (__builtin_expect(!(caps & FASTREAD_CAP_USER_RDPMC) || index == 0 ||
+			     width - 1 > 63, 0))
 		return -EAGAIN;
 	out->value = (uint64_t)READ_ONCE(pc->offset) +
 		     fastread_counter_extend(h->read_counter(index), width);
@@ -67,21 +92,17 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 	 * so equal times stay equal and the scaling ratio is exactly 1 without the
 	 * timestamp (an isb plus a dozen instructions on arm64).
 	 */
-	if (!(caps & FASTREAD_CAP_USER_TIME) || out->enabled == out->running)
+	if (__builtin_expect(!(caps & FASTREAD_CAP_USER_TIME) || out->enabled == out->running, 1))
 		return 0;
+	if (!with_clock)
+		return NEEDS_CLOCK;
 
 	/* One timestamp per pass: every event of the group at the same instant. */
 	if (!*have_cyc) {
 		*cyc = h->read_timestamp();
 		*have_cyc = 1;
 	}
-	clock.offset = READ_ONCE(pc->time_offset);
-	clock.mult = READ_ONCE(pc->time_mult);
-	clock.shift = READ_ONCE(pc->time_shift);
-	clock.is_short = (caps & FASTREAD_CAP_USER_TIME_SHORT) != 0;
-	clock.cycles = clock.is_short ? READ_ONCE(pc->time_cycles) : 0;
-	clock.mask = clock.is_short ? READ_ONCE(pc->time_mask) : 0;
-	delta = fastread_clock_delta(&clock, *cyc);
+	delta = page_time_delta(pc, caps, *cyc);
 	out->enabled += delta;
 	out->running += delta;	/* index != 0 here, see above */
 	return 0;
@@ -90,35 +111,52 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 /*
  * A pass reads every page between its lock reads; if any lock was odd (a
  * write in progress) or moved, the whole pass is taken again, so the values
- * returned all come from one instant.
+ * returned all come from one instant. The locks are compared as one sum: the
+ * kernel only ever increments a lock, so the sum moves whenever one does
+ * (short of 2^32 increments inside one pass), and no array of them is kept.
+ */
+static ALWAYS_INLINE int pages_pass(struct perf_event_mmap_page *const *pages, int nr,
+				    const struct fastread_hooks *h, const int with_clock,
+				    struct fastread_count *out)
+{
+	uint32_t seq, begin, odd;
+	uint64_t cyc = 0;
+	int have_cyc, i, err;
+
+	do {
+		have_cyc = 0;
+		begin = 0;
+		odd = 0;
+		for (i = 0; i < nr; i++) {
+			if (!pages[i])
+				return -EAGAIN;
+			seq = lock_begin(pages[i]);
+			begin += seq;
+			odd |= seq & 1;
+			err = page_take(pages[i], h, with_clock, &cyc, &have_cyc, &out[i]);
+			if (err)
+				return err;
+		}
+	} while (odd || locks_end(pages, nr) != begin);
+	return 0;
+}
+
+/*
+ * The common case, no event multiplexed, takes a pass without the clock's
+ * code and registers; a group whose times must be brought forward (rare)
+ * takes a second pass with it.
  */
 static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
 				    const struct fastread_hooks *h, struct fastread_count *out)
 {
-	uint32_t seq[FASTREAD_MAX_EVENTS];
-	uint64_t cyc = 0;
-	int have_cyc, i, moved;
+	int err;
 
 	if (nr < 1 || nr > FASTREAD_MAX_EVENTS)
 		return -EINVAL;
-	do {
-		have_cyc = 0;
-		moved = 0;
-		for (i = 0; i < nr; i++) {
-			if (!pages[i])
-				return -EAGAIN;
-			seq[i] = lock_begin(pages[i]);
-			if (seq[i] & 1) {
-				moved = 1;
-				break;
-			}
-			if (page_take(pages[i], h, &cyc, &have_cyc, &out[i]) < 0)
-				return -EAGAIN;
-		}
-		for (i = 0; i < nr && !moved; i++)
-			moved = lock_end(pages[i]) != seq[i];
-	} while (moved);
-	return 0;
+	err = pages_pass(pages, nr, h, 0, out);
+	if (__builtin_expect(err == NEEDS_CLOCK, 0))
+		err = pages_pass(pages, nr, h, 1, out);
+	return err;
 }
 
 int fastread_pages_read(struct perf_event_mmap_page *const *pages, int nr,

@@ -31,7 +31,7 @@
  * Index n + 1 is PMEVCNTR<n>_EL0 (n = 0..30) and index 32 the cycle counter,
  * read directly: PMSELR_EL0 + PMXEVCNTR_EL0 returned 0 for it under QEMU.
  */
-static inline uint64_t arch_read_counter(uint32_t index)
+static inline __attribute__((always_inline)) uint64_t arch_read_counter(uint32_t index)
 {
 	uint64_t v;
 
@@ -52,7 +52,7 @@ static inline uint64_t arch_read_counter(uint32_t index)
 #undef FASTREAD_PMEVCNTR_CASE
 
 /* The isb keeps the timer read from being taken ahead of earlier reads. */
-static inline uint64_t arch_read_timestamp(void)
+static inline __attribute__((always_inline)) uint64_t arch_read_timestamp(void)
 {
 	uint64_t v;
 

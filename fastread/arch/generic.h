@@ -9,13 +9,13 @@
 
 #define FASTREAD_ARCH_USER_READ 0
 
-static inline uint64_t arch_read_counter(uint32_t index)
+static inline __attribute__((always_inline)) uint64_t arch_read_counter(uint32_t index)
 {
 	(void)index;
 	return 0;
 }
 
-static inline uint64_t arch_read_timestamp(void)
+static inline __attribute__((always_inline)) uint64_t arch_read_timestamp(void)
 {
 	return 0;
 }

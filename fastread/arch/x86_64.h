@@ -13,7 +13,7 @@
  * rdpmc takes ECX = index - 1: the kernel's index already carries bit 30 for
  * the fixed counters (kernel-facts "x86"), so no translation is needed.
  */
-static inline uint64_t arch_read_counter(uint32_t index)
+static inline __attribute__((always_inline)) uint64_t arch_read_counter(uint32_t index)
 {
 	uint32_t lo, hi;
 
@@ -22,7 +22,7 @@ static inline uint64_t arch_read_counter(uint32_t index)
 }
 
 /* The page's time_{offset,mult,shift} convert TSC cycles (cap_user_time). */
-static inline uint64_t arch_read_timestamp(void)
+static inline __attribute__((always_inline)) uint64_t arch_read_timestamp(void)
 {
 	uint32_t lo, hi;
 
