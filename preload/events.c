@@ -195,17 +195,26 @@ struct pmu_ctx {
 
 static int pmu_terms_apply(struct pmu_ctx *pc, char *terms, int depth);
 
-static int pmu_field_write(struct pmu_ctx *pc, const char *key, uint64_t value)
+/* config=, config1=, config2= write the whole field, as in perf. */
+static __u64 *pmu_whole_field(struct perf_event_attr *attr, const char *key)
 {
 	if (!strcmp(key, "config"))
-		pc->spec->attr.config = value;
-	else if (!strcmp(key, "config1"))
-		pc->spec->attr.config1 = value;
-	else if (!strcmp(key, "config2"))
-		pc->spec->attr.config2 = value;
-	else
-		return -ENOENT;
-	return 0;
+		return &attr->config;
+	if (!strcmp(key, "config1"))
+		return &attr->config1;
+	if (!strcmp(key, "config2"))
+		return &attr->config2;
+	return NULL;
+}
+
+static int pmu_value_parse(struct pmu_ctx *pc, const char *key, const char *val,
+			   uint64_t *value)
+{
+	if (!value_parse(val, value))
+		return 0;
+	parser_warn(pc->p, "bad value '%s' for term '%s' in '%s' (write a decimal or 0x hex "
+		    "number); the event is skipped", val, key, pc->item);
+	return -EINVAL;
 }
 
 static void pmu_term_unknown(struct pmu_ctx *pc, const char *key, int has_value)
@@ -234,7 +243,9 @@ static void pmu_term_unknown(struct pmu_ctx *pc, const char *key, int has_value)
 			    pc->pmu, key, pc->item, suggest_text(&s, hint, sizeof(hint)));
 }
 
-static int pmu_alias_apply(struct pmu_ctx *pc, const char *name, int depth)
+/* A bare word between the slashes names an alias in events/; its terms apply
+ * in place, and may not name further aliases (depth 1). */
+static int pmu_alias_apply(struct pmu_ctx *pc, const char *name)
 {
 	char alias[ALIAS_MAX];
 	int err = -ENOENT;
@@ -252,24 +263,20 @@ static int pmu_alias_apply(struct pmu_ctx *pc, const char *name, int depth)
 		return err;
 	}
 	pc->alias = name;
-	return pmu_terms_apply(pc, alias, depth + 1);
+	return pmu_terms_apply(pc, alias, 1);
 }
 
 static int pmu_format_apply(struct pmu_ctx *pc, const char *key, const char *val,
 			    const struct pmu_format *fmt)
 {
-	struct parser *p = pc->p;
 	uint64_t value = 1;	/* perf: a term without a value ("inv") means 1 */
 	int err;
 
-	if (val && value_parse(val, &value)) {
-		parser_warn(p, "bad value '%s' for term '%s' in '%s' (write a decimal or 0x hex "
-			    "number); the event is skipped", val, key, pc->item);
+	if (val && pmu_value_parse(pc, key, val, &value))
 		return -EINVAL;
-	}
 	err = pmu_format_deposit(fmt, value, &pc->spec->attr);
 	if (err == -ERANGE)
-		parser_warn(p, "value %s of term '%s' is too wide for PMU '%s' (format %s holds "
+		parser_warn(pc->p, "value %s of term '%s' is too wide for PMU '%s' (format %s holds "
 			    "%d bits) in '%s'; the event is skipped", val ? val : "1", key,
 			    pc->pmu, fmt->spec, pmu_format_width(fmt), pc->item);
 	return err;
@@ -280,7 +287,7 @@ static int pmu_term_apply(struct pmu_ctx *pc, char *term, int depth)
 	struct parser *p = pc->p;
 	char *val = strchr(term, '=');
 	const struct pmu_format *fmt;
-	uint64_t value;
+	__u64 *whole;
 	int err;
 
 	if (val) {
@@ -293,13 +300,14 @@ static int pmu_term_apply(struct pmu_ctx *pc, char *term, int depth)
 			    pc->item);
 		return -EINVAL;
 	}
-	if (val && pmu_field_write(pc, term, 0) == 0) {
-		if (value_parse(val, &value)) {
-			parser_warn(p, "bad value '%s' for term '%s' in '%s' (write a decimal or 0x "
-				    "hex number); the event is skipped", val, term, pc->item);
+	whole = val ? pmu_whole_field(&pc->spec->attr, term) : NULL;
+	if (whole) {
+		uint64_t value;
+
+		if (pmu_value_parse(pc, term, val, &value))
 			return -EINVAL;
-		}
-		return pmu_field_write(pc, term, value);
+		*whole = value;
+		return 0;
 	}
 	err = pmu_desc_format(pc->desc, term, &fmt);
 	if (!err)
@@ -309,9 +317,8 @@ static int pmu_term_apply(struct pmu_ctx *pc, char *term, int depth)
 			    "is skipped", pc->pmu, term, p->root, pc->item);
 		return err;
 	}
-	/* Not a format term: a bare word names an alias in events/, once. */
 	if (!val && depth == 0)
-		return pmu_alias_apply(pc, term, depth);
+		return pmu_alias_apply(pc, term);
 	pmu_term_unknown(pc, term, val != NULL);
 	return -ENOENT;
 }
@@ -348,9 +355,12 @@ static void pmu_unknown(struct parser *p, const char *pmu, const char *item)
 	if (!parser_quiet(p))
 		for (int i = 0; i < p->cat.nr_pmus; i++)
 			suggest_consider(&s, p->cat.pmus[i]);
-	parser_warn(p, "unknown PMU '%s' in '%s'%s (the PMUs of this machine are the "
-		    "directories of %s); the event is skipped", pmu, item,
-		    suggest_text(&s, hint, sizeof(hint)), p->root);
+	if (s.name[0])
+		parser_warn(p, "unknown PMU '%s' in '%s'%s; the event is skipped", pmu, item,
+			    suggest_text(&s, hint, sizeof(hint)));
+	else
+		parser_warn(p, "unknown PMU '%s' in '%s': no such directory in %s; the event "
+			    "is skipped", pmu, item, p->root);
 }
 
 /* Resolve <pmu>/<terms>/ into @spec (type from sysfs, config bits from format/). */
@@ -391,6 +401,7 @@ static int item_parse_pmu(struct parser *p, char *buf, const char *item,
 	char *slash1 = strchr(buf, '/');
 	char *slash2 = strchr(slash1 + 1, '/');
 	char *rest;
+	int has_colon;
 
 	if (!slash2) {
 		parser_warn(p, "missing closing '/' in '%s' (write pmu/term=value,.../); the "
@@ -400,8 +411,8 @@ static int item_parse_pmu(struct parser *p, char *buf, const char *item,
 	*slash1 = '\0';
 	*slash2 = '\0';
 	rest = slash2 + 1;
-	if (*rest == ':')
-		rest++;
+	has_colon = *rest == ':';
+	rest += has_colon;
 	if (!buf[0]) {
 		parser_warn(p, "missing PMU name before '/' in '%s'; the event is skipped", item);
 		return -EINVAL;
@@ -411,7 +422,7 @@ static int item_parse_pmu(struct parser *p, char *buf, const char *item,
 			    "skipped", item);
 		return -EINVAL;
 	}
-	if ((*rest || rest != slash2 + 1) && item_mods(p, item, rest, mods))
+	if ((*rest || has_colon) && item_mods(p, item, rest, mods))
 		return -EINVAL;
 	return pmu_resolve(p, item, buf, slash1 + 1, spec);
 }

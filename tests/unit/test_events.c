@@ -494,7 +494,9 @@ static void test_pmu_errors(void **state)
 	assert_int_equal(parse("software/event=1/"), 0);
 	assert_warned("unknown format term 'event' for PMU 'software'");
 	assert_int_equal(parse_in("arm64", "cpu/event=1/"), 0);
-	assert_warned("unknown PMU 'cpu'");
+	assert_warned("unknown PMU 'cpu' in 'cpu/event=1/': no such directory in ");
+	assert_int_equal(parse("cpu/event=1/:"), 0);
+	assert_warned("bad modifier '' in 'cpu/event=1/:'");
 }
 
 static void test_list_errors(void **state)
