@@ -1,0 +1,372 @@
+/*
+ * regions.c: the rules of regions, apart from any counter: names interned
+ * once per process, per-thread tables where regions nest, overlap and
+ * re-enter, misuse counted instead of trusted, and the merge of an exiting
+ * thread's table into the process totals.
+ *
+ * A thread's table is written only by its thread, under a sequence counter,
+ * because reports read it from other threads and from signal handlers,
+ * which must never wait for a lock its owner might hold.
+ */
+#include "preload/regions.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "fastread/fastread.h"
+
+/* ---- names */
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static int name_is_valid(const char *name)
+{
+	return name && name[0] && strnlen(name, REGIONS_NAME_LEN) < REGIONS_NAME_LEN;
+}
+
+/* The hash slot holding @name, or the empty slot where it would go. */
+static uint32_t name_probe(const struct region_names *t, const char *name, uint16_t *found)
+{
+	uint32_t i = name_hash(name) & (REGIONS_HASH_SIZE - 1);
+
+	for (;;) {
+		uint16_t s = atomic_load_explicit(&t->slot[i], memory_order_acquire);
+
+		/* At most half full: an empty slot always ends the probe. */
+		if (s == 0 || strcmp(t->name[s - 1], name) == 0) {
+			*found = s;
+			return i;
+		}
+		i = (i + 1) & (REGIONS_HASH_SIZE - 1);
+	}
+}
+
+int region_names_lookup(const struct region_names *t, const char *name)
+{
+	uint16_t found;
+
+	if (!name_is_valid(name))
+		return -ENOENT;
+	name_probe(t, name, &found);
+	return found ? found - 1 : -ENOENT;
+}
+
+int region_names_intern(struct region_names *t, const char *name)
+{
+	uint32_t nr, i;
+	uint16_t found;
+
+	if (!name_is_valid(name))
+		return -EINVAL;
+	i = name_probe(t, name, &found);
+	if (found)
+		return found - 1;
+	nr = atomic_load_explicit(&t->nr, memory_order_relaxed);
+	if (nr >= REGIONS_NAMES_MAX)
+		return -ENOSPC;
+	strcpy(t->name[nr], name);
+	/* The name is complete before a lookup can find its slot. */
+	atomic_store_explicit(&t->slot[i], (uint16_t)(nr + 1), memory_order_release);
+	atomic_store_explicit(&t->nr, nr + 1, memory_order_release);
+	return (int)nr;
+}
+
+const char *region_names_get(const struct region_names *t, int id)
+{
+	if (id < 0 || (uint32_t)id >= atomic_load_explicit(&t->nr, memory_order_acquire))
+		return NULL;
+	return t->name[id];
+}
+
+/* ---- layout */
+
+int region_layout_init(struct region_layout *l, int nr_events, int nr_groups,
+		       const int *group_of, size_t budget)
+{
+	size_t room;
+
+	if (nr_events < 0 || nr_events > REGIONS_EVENTS_MAX || nr_groups < 0 ||
+	    nr_groups > nr_events || (nr_events > 0 && nr_groups == 0))
+		return -EINVAL;
+	memset(l, 0, sizeof(*l));
+	l->nr_events = nr_events;
+	l->nr_groups = nr_groups;
+	l->nr_values = 1 + nr_events + 2 * nr_groups;
+	for (int e = 0; e < nr_events; e++) {
+		if (group_of[e] < 0 || group_of[e] >= nr_groups)
+			return -EINVAL;
+		l->group_of[e] = group_of[e];
+	}
+	/* Sums, then the sample taken at the outermost begin. */
+	l->slot_size = sizeof(struct region_slot) + 2 * (size_t)l->nr_values * sizeof(uint64_t);
+	room = budget > sizeof(struct region_thread) ? budget - sizeof(struct region_thread) : 0;
+	l->capacity = (int)(room / l->slot_size);
+	if (l->capacity < REGIONS_PER_THREAD_MIN)
+		l->capacity = REGIONS_PER_THREAD_MIN;
+	if (l->capacity > REGIONS_PER_THREAD_MAX)
+		l->capacity = REGIONS_PER_THREAD_MAX;
+	l->thread_size = sizeof(struct region_thread) + (size_t)l->capacity * l->slot_size;
+	l->total_size = sizeof(struct region_total) +
+			((size_t)l->nr_values + 4 * (size_t)(nr_events + 1)) * sizeof(uint64_t);
+	return 0;
+}
+
+/* ---- one thread's table */
+
+/*
+ * The writer side of the sequence counter: odd while the table changes. The
+ * release fence keeps the odd value ahead of the data stores for a reader on
+ * another CPU; a reader copies, then checks the counter did not move.
+ */
+static void write_begin(struct region_thread *t)
+{
+	uint32_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&t->seq, s + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
+static void write_end(struct region_thread *t)
+{
+	uint32_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&t->seq, s + 1, memory_order_release);
+}
+
+void region_thread_init(struct region_thread *t, const struct region_layout *l, int tid)
+{
+	memset(t, 0, l->thread_size);
+	t->tid = tid;
+}
+
+static uint64_t *slot_sums(struct region_slot *s)
+{
+	return s->v;
+}
+
+static uint64_t *slot_start(struct region_slot *s, const struct region_layout *l)
+{
+	return s->v + l->nr_values;
+}
+
+static struct region_slot *slot_new(struct region_thread *t, const struct region_layout *l,
+				    uint32_t id)
+{
+	struct region_slot *s = region_slot_at(t, l, t->nr_slots);
+
+	memset(s, 0, l->slot_size);
+	s->id = id;
+	s->first_min = REGION_NONE;
+	s->wall_min = REGION_NONE;
+	t->slot_of[id] = (uint8_t)++t->nr_slots;
+	return s;
+}
+
+int region_begin(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		 uint32_t nr_names, const uint64_t *now)
+{
+	struct region_slot *s;
+	int ret = 0;
+
+	write_begin(t);
+	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
+		t->bad_handle++;
+		ret = -EINVAL;
+	} else if (t->slot_of[id]) {
+		s = region_slot_at(t, l, t->slot_of[id] - 1u);
+		ret = s->depth++ > 0;
+	} else if (t->nr_slots >= (uint32_t)l->capacity) {
+		t->table_full++;
+		ret = -ENOSPC;
+	} else {
+		s = slot_new(t, l, id);
+		s->depth = 1;
+	}
+	if (ret == 0)
+		memcpy(slot_start(s, l), now, (size_t)l->nr_values * sizeof(uint64_t));
+	else if (ret == 1)
+		s->reentries++;
+	write_end(t);
+	return ret;
+}
+
+static void min_max(uint64_t *min, uint64_t *max, uint64_t v)
+{
+	if (*min == REGION_NONE || v < *min)
+		*min = v;
+	if (v > *max)
+		*max = v;
+}
+
+/* One outermost call closes: add now - start to the sums, and its per-call extremes. */
+static void slot_close_call(struct region_slot *s, const struct region_layout *l,
+			    const uint64_t *now)
+{
+	uint64_t *sum = slot_sums(s), *start = slot_start(s, l);
+	struct fastread_count first;
+	uint64_t scaled;
+
+	for (int i = 0; i < l->nr_values; i++)
+		sum[i] += now[i] - start[i];
+	s->calls++;
+	min_max(&s->wall_min, &s->wall_max, now[0] - start[0]);
+	if (l->nr_events == 0)
+		return;
+	first.value = now[1] - start[1];
+	first.enabled = now[region_value_enabled(l, l->group_of[0])] -
+			start[region_value_enabled(l, l->group_of[0])];
+	first.running = now[region_value_running(l, l->group_of[0])] -
+			start[region_value_running(l, l->group_of[0])];
+	/* A call during which the counter never ran has no value to compare. */
+	if (fastread_scale(&first, &scaled) != -ENODATA)
+		min_max(&s->first_min, &s->first_max, scaled);
+}
+
+int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,
+	       uint32_t nr_names, const uint64_t *now)
+{
+	struct region_slot *s = NULL;
+	int ret;
+
+	write_begin(t);
+	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
+		t->bad_handle++;
+		ret = -EINVAL;
+	} else if (!t->slot_of[id] ||
+		   (s = region_slot_at(t, l, t->slot_of[id] - 1u))->depth == 0) {
+		t->end_without_begin++;
+		ret = -ENOENT;
+	} else if (--s->depth > 0) {
+		ret = 1;
+	} else {
+		slot_close_call(s, l, now);
+		ret = 0;
+	}
+	write_end(t);
+	return ret;
+}
+
+void region_thread_close(struct region_thread *t, const struct region_layout *l)
+{
+	write_begin(t);
+	for (uint32_t i = 0; i < t->nr_slots; i++) {
+		struct region_slot *s = region_slot_at(t, l, i);
+
+		if (s->depth) {
+			s->unclosed++;
+			s->depth = 0;
+		}
+	}
+	write_end(t);
+}
+
+int region_thread_snapshot(const struct region_thread *t, const struct region_layout *l,
+			   struct region_thread *copy, int tries)
+{
+	while (tries-- > 0) {
+		uint32_t before = atomic_load_explicit(&t->seq, memory_order_acquire);
+
+		if (before & 1)
+			continue;
+		memcpy(copy, t, l->thread_size);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&t->seq, memory_order_relaxed) == before)
+			return 0;
+	}
+	return -EBUSY;
+}
+
+int region_slot_value(const struct region_slot *s, const struct region_layout *l, int k,
+		      uint64_t *out)
+{
+	struct fastread_count c;
+	int g;
+
+	if (k == 0) {
+		*out = s->v[0];
+		return 0;
+	}
+	g = l->group_of[k - 1];
+	c.value = s->v[k];
+	c.enabled = s->v[region_value_enabled(l, g)];
+	c.running = s->v[region_value_running(l, g)];
+	/* -EOVERFLOW leaves UINT64_MAX: saturated, but counted. */
+	return fastread_scale(&c, out) == -ENODATA ? -ENODATA : 0;
+}
+
+/* ---- process totals */
+
+void region_totals_init(struct region_totals *t, const struct region_layout *l)
+{
+	memset(t, 0, region_totals_size(l));
+	for (uint32_t id = 0; id < REGIONS_NAMES_MAX; id++) {
+		struct region_total *r = region_total_at(t, l, id);
+
+		r->first_min = REGION_NONE;
+		r->wall_min = REGION_NONE;
+		for (int k = 0; k <= l->nr_events; k++)
+			region_total_stat(r, l, k)[1] = REGION_NONE;
+	}
+}
+
+static void extremes_merge(uint64_t *min, uint64_t *max, uint64_t other_min, uint64_t other_max)
+{
+	if (other_min == REGION_NONE)
+		return;
+	min_max(min, max, other_min);
+	min_max(min, max, other_max);
+}
+
+static void slot_merge(struct region_total *r, const struct region_layout *l,
+		       const struct region_slot *s, int open_is_unclosed)
+{
+	r->threads++;
+	r->calls += s->calls;
+	r->reentries += s->reentries;
+	r->unclosed += s->unclosed + (open_is_unclosed && s->depth > 0);
+	extremes_merge(&r->first_min, &r->first_max, s->first_min, s->first_max);
+	extremes_merge(&r->wall_min, &r->wall_max, s->wall_min, s->wall_max);
+	for (int i = 0; i < l->nr_values; i++)
+		r->v[i] += s->v[i];
+	if (s->calls == 0)
+		return;
+	/* The thread's own total is one observation of the per-thread statistics. */
+	for (int k = 0; k <= l->nr_events; k++) {
+		uint64_t *stat = region_total_stat(r, l, k), x;
+
+		if (region_slot_value(s, l, k, &x) < 0)
+			continue;
+		stat[0] += x;
+		min_max(&stat[1], &stat[2], x);
+		stat[3]++;
+	}
+}
+
+void region_totals_merge(struct region_totals *tot, const struct region_layout *l,
+			 const struct region_thread *t, int open_is_unclosed)
+{
+	uint32_t n = t->nr_slots < (uint32_t)l->capacity ? t->nr_slots : (uint32_t)l->capacity;
+
+	tot->threads_merged++;
+	tot->end_without_begin += t->end_without_begin;
+	tot->bad_handle += t->bad_handle;
+	tot->table_full += t->table_full;
+	tot->user_reads += t->user_reads;
+	tot->syscall_reads += t->syscall_reads;
+	tot->read_errors += t->read_errors;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct region_slot *s = region_slot_at(t, l, i);
+
+		if (s->id < REGIONS_NAMES_MAX)
+			slot_merge(region_total_at(tot, l, s->id), l, s, open_is_unclosed);
+	}
+}
