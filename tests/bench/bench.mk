@@ -8,7 +8,7 @@ BENCH_DIR  := tests/bench
 BENCH_PKGS := libpapi-dev papi-tools linux-perf
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. -Iinclude -I$(BENCH_DIR)
 
-BENCH_BIN := $(BENCH_B)/startup $(BENCH_B)/reads $(BENCH_B)/markers $(BENCH_B)/libempty.so
+BENCH_BIN := $(BENCH_B)/startup $(BENCH_B)/rss $(BENCH_B)/reads $(BENCH_B)/markers $(BENCH_B)/libempty.so
 
 .PHONY: bench bench-deps
 
@@ -21,6 +21,11 @@ bench-deps:
 	$(Q)tests/deps.sh $(BENCH_PKGS)
 
 $(BENCH_B)/startup: $(BENCH_DIR)/startup.c $(BENCH_DIR)/bench.h | bench-deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+$(BENCH_B)/rss: $(BENCH_DIR)/rss.c $(BENCH_DIR)/bench.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<

@@ -63,6 +63,10 @@ echo
 	:: "context: PFSHIM_DISABLE=1" PFSHIM_DISABLE=1 "LD_PRELOAD=$LIB" "$TRUE" \
 	:: "context: shim, 4 sw events" "PFSHIM_EVENTS=$SW4" "LD_PRELOAD=$LIB" "$TRUE"
 
+echo
+"$B/rss" 9 :: "no preload" :: "shim (8 default events)" "LD_PRELOAD=$LIB" \
+	:: "context: empty LD_PRELOAD" "LD_PRELOAD=$(cd "$B" && pwd)/libempty.so"
+
 section "3. Read cost of one reading, 4 software events ($SW4)"
 "$B/reads" 200 1000 1.05
 
