@@ -44,9 +44,6 @@ static ALWAYS_INLINE uint32_t locks_end(struct perf_event_mmap_page *const *page
 	return sum;
 }
 
-/* page_take() without the clock met times it must bring forward. */
-#define NEEDS_CLOCK 1
-
 /* The ns since @pc's times were written, for timestamp @cyc. */
 static ALWAYS_INLINE uint64_t page_time_delta(const struct perf_event_mmap_page *pc,
 					      uint64_t caps, uint64_t cyc)
@@ -66,12 +63,11 @@ static ALWAYS_INLINE uint64_t page_time_delta(const struct perf_event_mmap_page 
  * One event inside the pass: count = offset + counter sign-extended to
  * pmc_width; enabled/running advanced by the time since the page was written
  * (running only while on a counter: index != 0, the only case that gets this
- * far). Return: 0; -EAGAIN, read(2) needed; NEEDS_CLOCK when @with_clock is
- * false and the times must be brought forward.
+ * far). Return: 0, or -EAGAIN when read(2) is needed.
  */
 static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
-				   const struct fastread_hooks *h, const int with_clock,
-				   uint64_t *cyc, int *have_cyc, struct fastread_count *out)
+				   const struct fastread_hooks *h, uint64_t *cyc,
+				   int *have_cyc, struct fastread_count *out)
 {
 	uint64_t caps = READ_ONCE(pc->capabilities);
 	uint32_t index = READ_ONCE(pc->index);
@@ -86,18 +82,16 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 		     fastread_counter_extend(h->read_counter(index), width);
 	out->enabled = READ_ONCE(pc->time_enabled);
 	out->running = READ_ONCE(pc->time_running);
-	/*
-	 * As perf_event_open(2) does, the times are brought forward only when they
-	 * differ: an event on a counter (index != 0) gains the same delta in both,
-	 * so equal times stay equal and the scaling ratio is exactly 1 without the
-	 * timestamp (an isb plus a dozen instructions on arm64).
-	 */
-	if (__builtin_expect(!(caps & FASTREAD_CAP_USER_TIME) || out->enabled == out->running, 1))
+	if (!(caps & FASTREAD_CAP_USER_TIME))
 		return 0;
-	if (!with_clock)
-		return NEEDS_CLOCK;
 
-	/* One timestamp per pass: every event of the group at the same instant. */
+	/*
+	 * perf_event_open(2) skips this when enabled == running (the ratio is 1
+	 * either way), but then the times are those of the last context switch:
+	 * two reads in one time slice would show a region with running 0, "not
+	 * counted". Times as current as read(2)'s cost the timestamp.
+	 * One timestamp per pass: every event of the group at the same instant.
+	 */
 	if (!*have_cyc) {
 		*cyc = h->read_timestamp();
 		*have_cyc = 1;
@@ -115,14 +109,15 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
  * kernel only ever increments a lock, so the sum moves whenever one does
  * (short of 2^32 increments inside one pass), and no array of them is kept.
  */
-static ALWAYS_INLINE int pages_pass(struct perf_event_mmap_page *const *pages, int nr,
-				    const struct fastread_hooks *h, const int with_clock,
-				    struct fastread_count *out)
+static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
+				    const struct fastread_hooks *h, struct fastread_count *out)
 {
 	uint32_t seq, begin, odd;
 	uint64_t cyc = 0;
-	int have_cyc, i, err;
+	int have_cyc, i;
 
+	if (nr < 1 || nr > FASTREAD_MAX_EVENTS)
+		return -EINVAL;
 	do {
 		have_cyc = 0;
 		begin = 0;
@@ -133,30 +128,11 @@ static ALWAYS_INLINE int pages_pass(struct perf_event_mmap_page *const *pages, i
 			seq = lock_begin(pages[i]);
 			begin += seq;
 			odd |= seq & 1;
-			err = page_take(pages[i], h, with_clock, &cyc, &have_cyc, &out[i]);
-			if (err)
-				return err;
+			if (page_take(pages[i], h, &cyc, &have_cyc, &out[i]) < 0)
+				return -EAGAIN;
 		}
 	} while (odd || locks_end(pages, nr) != begin);
 	return 0;
-}
-
-/*
- * The common case, no event multiplexed, takes a pass without the clock's
- * code and registers; a group whose times must be brought forward (rare)
- * takes a second pass with it.
- */
-static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
-				    const struct fastread_hooks *h, struct fastread_count *out)
-{
-	int err;
-
-	if (nr < 1 || nr > FASTREAD_MAX_EVENTS)
-		return -EINVAL;
-	err = pages_pass(pages, nr, h, 0, out);
-	if (__builtin_expect(err == NEEDS_CLOCK, 0))
-		err = pages_pass(pages, nr, h, 1, out);
-	return err;
 }
 
 int fastread_pages_read(struct perf_event_mmap_page *const *pages, int nr,

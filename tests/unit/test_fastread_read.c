@@ -323,27 +323,29 @@ static void test_time_delta_against_reference(void **state)
 	}
 }
 
-/* Equal times stay equal (ratio 1): perf_event_open(2) takes no timestamp then. */
-static void test_read_equal_times_skip_timestamp(void **state)
+/*
+ * Equal times advance too: two reads inside one time slice must show the
+ * time between them, or a region would read as running 0, "not counted".
+ */
+static void test_read_equal_times_advance(void **state)
 {
-	struct fastread_count c;
+	struct fastread_count a, b;
 
 	(void)state;
 	page_set(&pages[0], 1, 0, 48, 77);
 	pages[0].cap_user_time = 1;
 	pages[0].time_enabled = pages[0].time_running = 3000;
 	pages[0].time_mult = 1;
-	pages[0].time_offset = 500;
+	pages[0].time_offset = (uint64_t)-100;	/* written at timestamp 100 */
 	fake_now = 100;
-	assert_int_equal(read_one(&pages[0], &c), 0);
-	assert_int_equal(c.enabled, 3000);
-	assert_int_equal(c.running, 3000);
-	assert_int_equal(nr_timestamp_reads, 0);
-	pages[0].time_running = 2999;	/* multiplexed once: now the delta counts */
-	assert_int_equal(read_one(&pages[0], &c), 0);
-	assert_int_equal(c.enabled, 3600);
-	assert_int_equal(c.running, 3599);
-	assert_int_equal(nr_timestamp_reads, 1);
+	assert_int_equal(read_one(&pages[0], &a), 0);
+	fake_now = 350;
+	assert_int_equal(read_one(&pages[0], &b), 0);
+	assert_int_equal(a.enabled, 3000);
+	assert_int_equal(a.running, 3000);
+	assert_int_equal(b.enabled, 3250);
+	assert_int_equal(b.running, 3250);
+	assert_int_equal(nr_timestamp_reads, 2);
 }
 
 /* enabled and running both advance by the delta while the event is on a counter. */
@@ -405,7 +407,6 @@ static void torn_page_fill(struct perf_event_mmap_page *pc, int p, uint64_t k)
 	__atomic_store_n(&pc->index, index, __ATOMIC_RELAXED);
 	__atomic_store_n(&pc->pmc_width, width, __ATOMIC_RELAXED);
 	store64(&pc->offset, k * TORN_OFFSET_STEP);
-	/* Never equal, so every read applies the time delta. */
 	store64(&pc->time_enabled, k * 7 + 3);
 	store64(&pc->time_running, k * 5 + 1);
 	store64(&pc->time_offset, k * 11);
@@ -518,7 +519,7 @@ int main(void)
 		cmocka_unit_test_setup(test_group_any_unreadable_falls_back, reset),
 		cmocka_unit_test_setup(test_time_delta_known_values, reset),
 		cmocka_unit_test_setup(test_time_delta_against_reference, reset),
-		cmocka_unit_test_setup(test_read_equal_times_skip_timestamp, reset),
+		cmocka_unit_test_setup(test_read_equal_times_advance, reset),
 		cmocka_unit_test_setup(test_read_advances_times, reset),
 		cmocka_unit_test_setup(test_writer_never_tears_a_read, reset),
 	};
