@@ -72,7 +72,7 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 	uint64_t caps = READ_ONCE(pc->capabilities);
 	uint32_t index = READ_ONCE(pc->index);
 	uint32_t width = READ_ONCE(pc->pmc_width);
-	uint64_t delta;
+	uint64_t enabled, running, delta;
 
 	/* index 0: not on a counter now (multiplexed out, or a software event). */
 	if (__builtin_expect(!(caps & FASTREAD_CAP_USER_RDPMC) || index == 0 ||
@@ -80,10 +80,13 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 		return -EAGAIN;
 	out->value = (uint64_t)READ_ONCE(pc->offset) +
 		     fastread_counter_extend(h->read_counter(index), width);
-	out->enabled = READ_ONCE(pc->time_enabled);
-	out->running = READ_ONCE(pc->time_running);
-	if (!(caps & FASTREAD_CAP_USER_TIME))
+	enabled = READ_ONCE(pc->time_enabled);
+	running = READ_ONCE(pc->time_running);
+	if (!(caps & FASTREAD_CAP_USER_TIME)) {
+		out->enabled = enabled;
+		out->running = running;
 		return 0;
+	}
 
 	/*
 	 * perf_event_open(2) skips this when enabled == running (the ratio is 1
@@ -97,8 +100,8 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 		*have_cyc = 1;
 	}
 	delta = page_time_delta(pc, caps, *cyc);
-	out->enabled += delta;
-	out->running += delta;	/* index != 0 here, see above */
+	out->enabled = enabled + delta;
+	out->running = running + delta;	/* index != 0 here, see above */
 	return 0;
 }
 
