@@ -94,7 +94,10 @@ else
 	echo "run now (kernel cached, ~10 s): make bench-arm64; emulated with -icount shift=0,"
 	echo "so these are instruction counts, deterministic, not times"
 	echo
-	out=$($MAKE --no-print-directory bench-arm64 2>&1) || echo "bench-arm64 failed:"
+	rc=0
+	out=$($MAKE --no-print-directory bench-arm64 2>&1) || rc=$?
 	echo "$out" | sed -n 's/^ARM64-BENCH cpu=\([^ ]*\) /  [\1] /p'
-	echo "$out" | grep -q ARM64-BENCH || echo "$out" | tail -n 20
+	echo "$out" | grep -q '^ARM64-BENCH' || echo "$out" | tail -n 20
+	[ "$rc" -eq 0 ] ||
+		echo "make bench-arm64 exited with status $rc; console: $BUILD/arm64/console-bench.log"
 fi
