@@ -45,6 +45,7 @@ struct fastread_group {
  *
  * Return: 0, or a negative errno of the first event that could not be opened
  * (the group is then closed). Must be called by the thread that will read it.
+ * A page that cannot be mapped is left NULL: that group is read with read(2).
  */
 int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *attrs, int nr);
 
@@ -66,7 +67,8 @@ void fastread_group_close(struct fastread_group *g);
  * @out receives value * enabled / running, computed without 64-bit overflow.
  *
  * Return: 0 when counted; -ENODATA when running == 0 (never counted: there
- * is nothing to scale, and nothing is divided by zero).
+ * is nothing to scale, and nothing is divided by zero; @out is 0);
+ * -EOVERFLOW when the result needs more than 64 bits (@out is UINT64_MAX).
  */
 int fastread_scale(const struct fastread_count *c, uint64_t *out);
 
