@@ -313,6 +313,7 @@ static void test_hardware_group(void **state)
 	for (i = 0; i < 1000000; i++)
 		sink += (uint64_t)i;
 	assert_int_equal(fastread_group_read(&g, b), 0);
+	assert_int_equal(sink, 499999500000ULL);
 	plain_read(&g, plain, 2);
 	print_message("hardware group: index %u/%u width %u, %s; instructions %llu -> %llu "
 		      "(read(2) %llu); user reads %llu, read(2)s %llu\n",
