@@ -11,7 +11,7 @@ readelf=${ARM64_READELF:-aarch64-linux-gnu-readelf}
 libdirs=${ARM64_LIBDIRS:-/usr/aarch64-linux-gnu/lib}
 
 root=$(mktemp -d "${out%/*}/root.XXXXXX")
-trap 'rm -rf "$root"' EXIT
+trap 'rm -rf "$root" "$root.gz"' EXIT
 
 lib_find() {
 	IFS=:
@@ -50,5 +50,6 @@ done
 mkdir -p "$root/dev" "$root/proc" "$root/sys" "$root/tmp" "$root/src"
 
 # Sorted names and root ownership: the same inputs give the same archive.
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -n -1 > "$out.tmp"
-mv "$out.tmp" "$out"
+# Renamed into place: a QEMU already booting keeps the archive it opened.
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -n -1 > "$root.gz"
+mv "$root.gz" "$out"

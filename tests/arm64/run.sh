@@ -18,6 +18,7 @@ max) cpu_opt=max,pauth-impdef=on ;;
 *) cpu_opt=$cpu ;;
 esac
 
+raw=$(mktemp "$log.XXXXXX")
 echo "arm64: booting -cpu $cpu_opt (console in $log)"
 start=$(date +%s)
 rc=0
@@ -25,8 +26,10 @@ timeout "$limit" qemu-system-aarch64 -M virt -cpu "$cpu_opt" -m 512 -smp 1 \
 	-nographic -no-reboot -nic none -icount shift=0 \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyAMA0 panic=-1 quiet pfshim_cpu=$cpu $*" \
-	</dev/null >"$log.raw" 2>&1 || rc=$?
-tr -d '\r' <"$log.raw" >"$log" && rm -f "$log.raw"
+	</dev/null >"$raw" 2>&1 || rc=$?
+# Written whole and renamed: someone else running the harness in the same
+# checkout must never see half a log.
+tr -d '\r' <"$raw" >"$raw.txt" && mv "$raw.txt" "$log" && rm -f "$raw"
 secs=$(($(date +%s) - start))
 
 log_tail() {
