@@ -195,9 +195,9 @@ int main(int argc, char **argv)
 	goal_ms = atof(argv[4]);
 	goal_ratio = atof(argv[5]);
 	goal_kib = atof(argv[6]);
-	nr = variants_parse(argv + 7, v, runs, nr_cold);
-	if (runs < 1 || nr < 2) {
-		fprintf(stderr, "startup: need WARM >= 1 and at least two variants\n");
+	nr = runs < 1 || nr_cold < 0 ? -EINVAL : variants_parse(argv + 7, v, runs, nr_cold);
+	if (nr < 2) {
+		fprintf(stderr, "startup: need WARM >= 1, COLD >= 0 and at least two variants\n");
 		return 2;
 	}
 	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
