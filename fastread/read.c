@@ -20,8 +20,8 @@
  * The kernel rewrites a page only while its task is off the CPU or in an
  * interrupt on that CPU, so for self-monitoring a compiler barrier would do
  * (kernel-facts "The mmap page"). Acquire ordering costs nothing more on x86
- * (TSO) and one dmb on arm64, and keeps the loop right against a writer on
- * another CPU, which is what the unit tests' writer thread is.
+ * (TSO) and an ldar plus one dmb ishld per pass on arm64, and keeps the loop
+ * right against a writer on another CPU, which the unit tests' writer thread is.
  */
 static ALWAYS_INLINE uint32_t lock_begin(const struct perf_event_mmap_page *pc)
 {
