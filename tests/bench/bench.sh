@@ -49,6 +49,7 @@ echo "pfshim bench, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine: $(uname -m), kernel $(uname -r), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), nproc $(nproc)"
 echo "PMU: $(ls /sys/bus/event_source/devices | tr '\n' ' ')"
 echo "tools: $($PERF --version), PAPI $(papi_version 2>/dev/null | sed 's/.*: //' || echo '?')"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work slows every variant alike; ratios hold better than ms)"
 echo "ratios are the result; absolute numbers vary between machines"
 
 section "1. Start-up cost, whole process ($TRUE)"
