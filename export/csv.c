@@ -8,6 +8,7 @@
  */
 #include "export/buf.h"
 #include "export/names.h"
+#include "export/regions.h"
 #include "export/report.h"
 
 /* Documented column by column in docs/output.md; keep them in step. */
@@ -77,5 +78,6 @@ size_t report_format_csv(const struct report *r, char *out, size_t size)
 	buf_puts(&b, csv_header);
 	for (int i = 0; i < r->nr_events; i++)
 		put_row(&b, r, &r->events[i]);
+	regions_put_csv(&b, r);
 	return buf_finish(&b);
 }

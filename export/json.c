@@ -8,6 +8,7 @@
  */
 #include "export/buf.h"
 #include "export/names.h"
+#include "export/regions.h"
 #include "export/report.h"
 
 static void put_key(struct buf *b, const char *key)
@@ -120,6 +121,8 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 			buf_putc(&b, ',');
 		put_event(&b, &r->events[i]);
 	}
-	buf_puts(&b, "]}\n");
+	buf_putc(&b, ']');
+	regions_put_json(&b, r);
+	buf_puts(&b, "}\n");
 	return buf_finish(&b);
 }

@@ -42,6 +42,82 @@ struct report_event {
 	unsigned scaled : 1;	/* enabled != running: value was extrapolated */
 };
 
+/*
+ * Regions of the marker API (pfshim.h), when the program used it. Each
+ * region value is the sum over completed calls of (end - begin), inclusive
+ * of nested regions, scaled by the enabled/running sums of its thread's
+ * group: per-thread groups compete with the totals for counters, and the
+ * scaling says so.
+ */
+struct report_region_value {
+	uint64_t value;		/* raw scaled by enabled/running */
+	uint64_t raw;
+	uint64_t enabled;	/* ns, summed over calls */
+	uint64_t running;	/* ns, summed over calls */
+	enum report_status status;	/* COUNTED, or NOT_COUNTED (never ran) */
+	unsigned scaled : 1;
+};
+
+#define REPORT_NONE UINT64_MAX	/* a per-call min/max with no call to take it from */
+
+/* One region of one thread. */
+struct report_region {
+	const char *name;
+	uint64_t calls;		/* completed outermost calls */
+	uint64_t reentries;	/* begins of a region already open: counted once */
+	uint64_t open;		/* 1 when open at the report (live threads) */
+	uint64_t unclosed;	/* misuse: open at its thread's exit, or at a final report */
+	uint64_t wall_ns;
+	uint64_t wall_min_ns, wall_max_ns;	/* per call; REPORT_NONE without calls */
+	uint64_t first_min, first_max;		/* per call, first region event; REPORT_NONE */
+	const struct report_region_value *values;	/* [report_regions.nr_events] */
+};
+
+struct report_thread {
+	int tid;
+	const char *name;	/* comm at thread setup or exit */
+	int exited;		/* 0: still running at the report */
+	int skipped;		/* its table was being written (a signal inside a marker call) */
+	int open_error;		/* errno of a counter group this thread could not open */
+	uint64_t user_reads;	/* counter reads served from user space */
+	uint64_t syscall_reads;	/* ... that took read(2) */
+	uint64_t read_errors;
+	uint64_t end_without_begin, bad_handle, table_full;	/* misuse */
+	int nr_regions;
+	const struct report_region *regions;
+};
+
+/* A value over threads: the sum, min, max and mean of each thread's total. */
+struct report_region_stat {
+	uint64_t sum, min, max, mean;
+	int threads;		/* threads it was counted in; 0: status NOT_COUNTED */
+	enum report_status status;
+	unsigned scaled : 1;	/* some thread's value was extrapolated */
+};
+
+struct report_region_total {
+	const char *name;
+	int threads;		/* threads with this region */
+	uint64_t calls, reentries, unclosed;
+	uint64_t first_min, first_max;		/* per call, over every thread */
+	struct report_region_stat wall;
+	const struct report_region_stat *values;	/* [nr_events] */
+};
+
+struct report_regions {
+	int nr_events;
+	const int *event;	/* index in report.events of each region event */
+	int capacity;		/* regions one thread can hold */
+	int nr_threads;
+	const struct report_thread *threads;
+	int nr_totals;
+	const struct report_region_total *totals;
+	uint64_t threads_unlisted;	/* exited threads counted in the totals only */
+	uint64_t names_refused;		/* pfshim_region() calls refused (bad name, table full) */
+	uint64_t threads_failed;	/* threads whose marker state could not be set up */
+	const char *note;		/* why some region data is missing, or NULL */
+};
+
 struct report {
 	const char *program;	/* basename of /proc/self/exe */
 	const char *argv0;
@@ -54,6 +130,7 @@ struct report {
 	int signo;		/* with REPORT_SIGNAL */
 	int nr_events;
 	const struct report_event *events;
+	const struct report_regions *regions;	/* NULL: the marker API was not used */
 };
 
 /*

@@ -10,6 +10,7 @@
 #include "export/buf.h"
 #include "export/metrics.h"
 #include "export/names.h"
+#include "export/regions.h"
 #include "export/report.h"
 
 /* Column widths of perf stat: counts right-aligned in 18, names in 33. */
@@ -249,5 +250,6 @@ size_t report_format_text(const struct report *r, char *out, size_t size)
 		buf_puts(&b, " pfshim: ':u' events count user space only: the kernel"
 			 " refused kernel counting (perf_event_paranoid)\n");
 	buf_putc(&b, '\n');
+	regions_put_text(&b, r);
 	return buf_finish(&b);
 }

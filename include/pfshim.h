@@ -45,14 +45,24 @@ struct pfshim_counts {
 	uint64_t running[PFSHIM_MAX_EVENTS];	/* ns; 0: not counted (or not supported) */
 };
 
-/* The implementation, resolved at run time; null when libpfshim.so is absent. */
-extern pfshim_region_t pfshim_v1_region(const char *name) __attribute__((weak));
-extern int pfshim_v1_begin(pfshim_region_t region) __attribute__((weak));
-extern int pfshim_v1_end(pfshim_region_t region) __attribute__((weak));
-extern int pfshim_v1_region_begin(const char *name) __attribute__((weak));
-extern int pfshim_v1_region_end(const char *name) __attribute__((weak));
-extern int pfshim_v1_read(struct pfshim_counts *counts) __attribute__((weak));
-extern int pfshim_v1_report(void) __attribute__((weak));
+/*
+ * The implementation, resolved at run time; null when libpfshim.so is absent.
+ * libpfshim.so itself defines PFSHIM_IMPLEMENTATION to define them strongly.
+ */
+#ifdef PFSHIM_IMPLEMENTATION
+#define PFSHIM_WEAK
+#else
+#define PFSHIM_WEAK __attribute__((weak))
+#endif
+extern pfshim_region_t pfshim_v1_region(const char *name) PFSHIM_WEAK;
+extern int pfshim_v1_begin(pfshim_region_t region) PFSHIM_WEAK;
+extern int pfshim_v1_end(pfshim_region_t region) PFSHIM_WEAK;
+extern int pfshim_v1_region_begin(const char *name) PFSHIM_WEAK;
+extern int pfshim_v1_region_end(const char *name) PFSHIM_WEAK;
+extern int pfshim_v1_read(struct pfshim_counts *counts) PFSHIM_WEAK;
+extern int pfshim_v1_report(void) PFSHIM_WEAK;
+
+#ifndef PFSHIM_IMPLEMENTATION	/* the wrappers are for programs, not for the shim */
 
 /* pfshim_active - 1 when libpfshim.so is loaded and counting, else 0. */
 static inline int pfshim_active(void)
@@ -108,6 +118,8 @@ static inline int pfshim_report(void)
 {
 	return pfshim_v1_report ? pfshim_v1_report() : PFSHIM_INACTIVE;
 }
+
+#endif /* PFSHIM_IMPLEMENTATION */
 
 #ifdef PFSHIM_DISABLE_MARKERS
 #define PFSHIM_REGION_BEGIN(name) ((void)0)

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/markers.h"
 #include "preload/output.h"
 #include "preload/warn.h"
 
@@ -89,6 +90,7 @@ void process_restart_in_child(void)
 	counters_close(&process.counters);
 	clocks_start();
 	counters_open(&process.counters, &process.events);
+	markers_restart_in_child();
 }
 
 bool process_is_self(void)
@@ -112,6 +114,7 @@ static size_t report_format(const struct report *r, char *buf, size_t size)
 void process_report(enum report_reason reason, int signo)
 {
 	struct report_event events[EVENTS_MAX];
+	struct markers_report regions;
 	char stack_buffer[REPORT_STACK_BUFFER];
 	char *buf = stack_buffer;
 	struct utsname uts;
@@ -136,6 +139,8 @@ void process_report(enum report_reason reason, int signo)
 		.signo = signo,
 		.nr_events = process.events.nr,
 		.events = events,
+		.regions = markers_report_build(&regions, reason == REPORT_EXIT ||
+							    reason == REPORT_EXEC),
 	};
 	need = report_format(&r, buf, size);
 	if (need >= size) {
@@ -152,6 +157,7 @@ void process_report(enum report_reason reason, int signo)
 		     need < size ? need : size - 1);
 	if (buf != stack_buffer)
 		munmap(buf, size);
+	markers_report_release(&regions);
 	errno = saved_errno;
 }
 

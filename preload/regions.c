@@ -255,6 +255,14 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
 	return ret;
 }
 
+void region_thread_set_name(struct region_thread *t, const char *name)
+{
+	write_begin(t);
+	strncpy(t->name, name, sizeof(t->name) - 1);
+	t->name[sizeof(t->name) - 1] = '\0';
+	write_end(t);
+}
+
 void region_thread_close(struct region_thread *t, const struct region_layout *l)
 {
 	write_begin(t);

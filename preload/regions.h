@@ -140,6 +140,9 @@ int region_begin(struct region_thread *t, const struct region_layout *l, uint32_
 int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,
 	       uint32_t nr_names, const uint64_t *now);
 
+/* region_thread_set_name - @name (a comm, 15 bytes at most) under the sequence counter. */
+void region_thread_set_name(struct region_thread *t, const char *name);
+
 /* region_thread_close - the thread exits: each open region counts as unclosed, then is closed. */
 void region_thread_close(struct region_thread *t, const struct region_layout *l);
 

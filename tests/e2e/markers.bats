@@ -1,0 +1,192 @@
+#!/usr/bin/env bats
+# The marker API (pfshim.h): regions per thread, read by each thread from its
+# own counters, totalled over threads, with misuse counted instead of trusted.
+
+load helpers
+
+# region THREAD-FILTER REGION KEY: a field of REGION in the threads matching the filter.
+region() {
+	jq -r --arg r "$2" "select(.reason == \"exit\") | .regions.threads[] | select($1)
+		| .regions[] | select(.name == \$r) | .$3" "$REPORTS"
+}
+
+# region_event THREAD-FILTER REGION EVENT: the scaled value of EVENT in REGION.
+region_event() {
+	jq -r --arg r "$2" --arg e "$3" "select(.reason == \"exit\") | .regions.threads[]
+		| select($1) | .regions[] | select(.name == \$r) | .events[]
+		| select(.name == \$e) | .value" "$REPORTS"
+}
+
+# total REGION JQ-PATH: a field of REGION's totals over threads.
+total() {
+	jq -r --arg r "$1" "select(.reason == \"exit\") | .regions.totals[]
+		| select(.name == \$r) | $2" "$REPORTS"
+}
+
+@test "1000 begin/end pairs are 1000 calls, by handle and by name" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_calls" 1000
+	[ "$status" -eq 0 ]
+	[ "$output" = "active=1" ]
+	[ "$(region true pairs calls)" -eq 1000 ]
+	[ "$(region true by-name calls)" -eq 1000 ]
+	[ "$(region true pairs unclosed)" -eq 0 ]
+	# Each call of either kind read the counters once: 4 x 1000 reads.
+	[ "$(jq '.regions.threads[0] | .user_reads + .syscall_reads' "$REPORTS")" -eq 4000 ]
+}
+
+@test "without the shim the program links, runs, and every call is a no-op" {
+	run env -u LD_PRELOAD "$PROGS/markers_calls" 100
+	[ "$status" -eq 0 ]
+	[ "$output" = "active=0" ]
+}
+
+@test "with the shim disabled the calls are no-ops too" {
+	run shim PFSHIM_DISABLE=1 "$PROGS/markers_calls" 100
+	[ "$status" -eq 0 ]
+	[ "$output" = "active=0" ]
+	[ "$(reports)" -eq 0 ]
+}
+
+@test "4 threads: 4 thread entries with their names, and totals with 4x the calls" {
+	shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_threads" 4 250 64
+	[ "$(jq '.regions.threads | length' "$REPORTS")" -eq 4 ]
+	[ "$(jq '[.regions.threads[] | select(.exited)] | length' "$REPORTS")" -eq 4 ]
+	[ "$(jq -r '[.regions.threads[].name] | sort | join(",")' "$REPORTS")" = \
+		"worker-0,worker-1,worker-2,worker-3" ]
+	[ "$(jq '[.regions.threads[].tid] | unique | length' "$REPORTS")" -eq 4 ]
+	for n in 0 1 2 3; do
+		[ "$(region ".name == \"worker-$n\"" work calls)" -eq 250 ]
+		[ "$(region_event ".name == \"worker-$n\"" work page-faults)" -ge 64 ]
+	done
+	[ "$(total work .threads)" -eq 4 ]
+	[ "$(total work .calls)" -eq 1000 ]
+	[ "$(total setup .calls)" -eq 4 ]
+	# sum / min / max / mean of the four threads' page-faults
+	sum=$(total work '.events[] | select(.name == "page-faults") | .sum')
+	min=$(total work '.events[] | select(.name == "page-faults") | .min')
+	max=$(total work '.events[] | select(.name == "page-faults") | .max')
+	mean=$(total work '.events[] | select(.name == "page-faults") | .mean')
+	[ "$min" -ge 64 ]
+	[ "$min" -le "$max" ]
+	[ "$mean" -eq $((sum / 4)) ]
+	[ "$sum" -eq "$(jq '[.regions.threads[].regions[] | select(.name == "work")
+		| .events[] | select(.name == "page-faults") | .value] | add' "$REPORTS")" ]
+}
+
+@test "nested regions: inclusive counts, outer >= inner, N touched pages >= N faults" {
+	shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_nested" 300 200
+	outer_pf=$(region_event true outer page-faults)
+	inner_pf=$(region_event true inner page-faults)
+	[ "$inner_pf" -ge 200 ]
+	[ "$outer_pf" -ge 500 ]
+	[ "$outer_pf" -ge "$inner_pf" ]
+	[ "$(region_event true outer task-clock)" -ge "$(region_event true inner task-clock)" ]
+	[ "$(region true outer wall_ns)" -ge "$(region true inner wall_ns)" ]
+	# One call each: per-call min and max of the first event are the total.
+	[ "$(region true inner first_min)" -eq "$(region_event true inner task-clock)" ]
+}
+
+@test "misuse is counted and never crashes: end without begin, bad handle, unclosed, recursion" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_misuse"
+	[ "$status" -eq 0 ]
+	[ "$(jq '.regions.threads[0].misuse.end_without_begin' "$REPORTS")" -eq 2 ]
+	[ "$(jq '.regions.threads[0].misuse.bad_handle' "$REPORTS")" -eq 1 ]
+	[ "$(jq '.regions.threads[0].misuse.unclosed' "$REPORTS")" -eq 1 ]
+	[ "$(region true left-open unclosed)" -eq 1 ]
+	[ "$(region true left-open calls)" -eq 0 ]
+	# 3 outermost entries, each 5 deep: counted once per outermost entry.
+	[ "$(region true recurse calls)" -eq 3 ]
+	[ "$(region true recurse reentries)" -eq 12 ]
+	[ "$(total left-open .unclosed)" -eq 1 ]
+}
+
+@test "misuse shows in the text report" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock "$PROGS/markers_misuse"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"MISUSE: 2 end without begin"* ]]
+	[[ "$stderr" == *"region 'left-open': 0 calls"*"MISUSE: left open 1 time"* ]]
+	[[ "$stderr" == *"region 'recurse': 3 calls"*"12 re-entries counted once"* ]]
+}
+
+@test "pfshim_report() writes an explicit report with the regions so far" {
+	run shim PFSHIM_EVENTS=task-clock "$PROGS/markers_report"
+	[ "$status" -eq 0 ]
+	[ "$output" = 0 ]
+	[ "$(reports '.reason == "explicit"')" -eq 1 ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+	[ "$(jq -r 'select(.reason == "explicit") | [.regions.threads[0].regions[].name] | join(",")' \
+		"$REPORTS")" = first ]
+	[ "$(region true second calls)" -eq 1 ]
+}
+
+@test "PFSHIM_DISABLE_MARKERS compiles the macros away: no pfshim_v1 reference" {
+	[ "$(nm "$PROGS/markers_disabled" | grep -c pfshim_v1)" -eq 0 ]
+	# The same source without it does reference the API, so the check can fail.
+	[ "$(nm "$PROGS/markers_macros" | grep -c pfshim_v1)" -gt 0 ]
+	shim PFSHIM_EVENTS=task-clock "$PROGS/markers_disabled"
+	[ "$(jq -s 'map(select(.regions)) | length' "$REPORTS")" -eq 0 ]
+	: >"$REPORTS"
+	shim PFSHIM_EVENTS=task-clock "$PROGS/markers_macros"
+	[ "$(region true macro calls)" -eq 10 ]
+}
+
+@test "a program that uses no marker has no regions in its report" {
+	shim PFSHIM_EVENTS=task-clock "$PROGS/touch_pages" 10
+	[ "$(jq 'has("regions")' "$REPORTS")" = false ]
+}
+
+@test "a fork()ed child sets up again and reports only its own regions" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_fork"
+	[ "$status" -eq 0 ]
+	child=$output
+	[ "$(reports)" -eq 2 ]
+	[ "$(jq -r "select(.pid == $child) | [.regions.threads[].regions[].name] | join(\",\")" \
+		"$REPORTS")" = child ]
+	[ "$(jq -r "select(.pid == $child) | .regions.threads[0].tid" "$REPORTS")" -eq "$child" ]
+	[ "$(jq -r "select(.pid == $child) | .regions.threads[0].regions[0].calls" "$REPORTS")" -eq 10 ]
+	[ "$(jq -r "select(.pid != $child) | .regions.threads[0].regions[0].calls" "$REPORTS")" -eq 1 ]
+}
+
+@test "reads are counted per thread: read(2) here, where software events have no user-space path" {
+	shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_calls" 10
+	# kernel-facts: software events' pages have index 0, so every read is a read(2).
+	[ "$(jq '.regions.threads[0].user_reads' "$REPORTS")" -eq 0 ]
+	[ "$(jq '.regions.threads[0].syscall_reads' "$REPORTS")" -eq 40 ]
+}
+
+@test "events that failed to open for the totals are left out of the regions" {
+	shim PFSHIM_EVENTS=cycles,task-clock,instructions,page-faults "$PROGS/markers_calls" 10
+	[ "$(field cycles status)" = not-supported ] || skip "this machine has a hardware PMU"
+	[ "$(jq -c '.regions.events' "$REPORTS")" = '["task-clock","page-faults"]' ]
+}
+
+@test "CSV and text reports carry the regions too" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock,page-faults \
+		PFSHIM_FORMAT=csv "$PROGS/markers_threads" 2 10 0
+	[ "$status" -eq 0 ]
+	header="pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean"
+	[[ "$stderr" == *"$header"* ]]
+	# 2 threads x 2 regions x 2 events, then 2 regions x 2 events of totals
+	[ "$(grep -c ',exit,thread,' <<<"$stderr")" -eq 8 ]
+	[ "$(grep -c ',exit,total,' <<<"$stderr")" -eq 4 ]
+	grep -q ',total,,,work,2,20,0,0,' <<<"$stderr"
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		"$PROGS/markers_threads" 2 10 0
+	[[ "$stderr" == *"thread "*"'worker-1' (exited)"* ]]
+	[[ "$stderr" == *"region 'work': 2 threads, 20 calls"* ]]
+}
+
+@test "report signals while 4 threads run markers: no crash, no deadlock, consistent totals" {
+	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" PFSHIM_SIGNAL=USR2 \
+		PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_threads" 4 200000 0 &
+	pid=$!
+	for i in $(seq 30); do
+		sleep 0.02
+		kill -USR2 "$pid" 2>/dev/null || break
+	done
+	wait "$pid"
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+	[ "$(reports '.reason == "signal"')" -ge 1 ]
+	[ "$(total work .calls)" -eq 800000 ]
+	[ "$(jq -s 'all(.[]; .regions.threads | length <= 4)' "$REPORTS")" = true ]
+}

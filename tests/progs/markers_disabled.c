@@ -1,0 +1,3 @@
+/* markers_disabled: markers_macros.c with the markers compiled away. */
+#define PFSHIM_DISABLE_MARKERS
+#include "markers_macros.c"

@@ -1,0 +1,63 @@
+/*
+ * markers_threads T N PAGES: T threads named "worker-<i>", each N times
+ * through region "work" (touching PAGES fresh pages the first time) and
+ * once through "setup". The main thread uses no marker.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "pfshim.h"
+
+static long calls, pages;
+
+static void touch(long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p;
+
+	if (n <= 0)
+		return;
+	p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		abort();
+	madvise(p, n * page, MADV_NOHUGEPAGE);
+	for (long i = 0; i < n; i++)
+		p[i * page] = 1;
+	munmap(p, n * page);
+}
+
+static void *worker(void *arg)
+{
+	pfshim_region_t work = pfshim_region("work");
+	char name[16];
+
+	snprintf(name, sizeof(name), "worker-%ld", (long)arg);
+	pthread_setname_np(pthread_self(), name);
+	pfshim_region_begin("setup");
+	pfshim_region_end("setup");
+	for (long i = 0; i < calls; i++) {
+		pfshim_begin(work);
+		touch(i == 0 ? pages : 0);
+		pfshim_end(work);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int nr = argc > 1 ? atoi(argv[1]) : 4;
+	pthread_t t[64];
+
+	calls = argc > 2 ? atol(argv[2]) : 1000;
+	pages = argc > 3 ? atol(argv[3]) : 0;
+	if (nr < 1 || nr > 64)
+		return 2;
+	for (long i = 0; i < nr; i++)
+		pthread_create(&t[i], NULL, worker, (void *)i);
+	for (int i = 0; i < nr; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
