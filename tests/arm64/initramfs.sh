@@ -12,6 +12,8 @@ libdirs=${ARM64_LIBDIRS:-/usr/aarch64-linux-gnu/lib}
 
 root=$(mktemp -d "${out%/*}/root.XXXXXX")
 trap 'rm -rf "$root" "$root.gz"' EXIT
+# mktemp made it 0700: as the guest's / it must let tests that drop to nobody in.
+chmod 755 "$root"
 
 lib_find() {
 	IFS=:

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -213,6 +214,17 @@ static inline int pmu_sysctl_write(const char *path, const char *text)
 	n = write(fd, text, strlen(text));
 	close(fd);
 	return n < 0 ? -errno : 0;
+}
+
+/*
+ * pmu_drop_privileges - become nobody (uid/gid 65534, no groups) for good.
+ * Return: 0 or a negative errno.
+ */
+static inline int pmu_drop_privileges(void)
+{
+	if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+		return -errno;
+	return 0;
 }
 
 /* The CPU model /init was told to expect (pfshim_cpu= on the kernel command line). */

@@ -8,6 +8,7 @@
  */
 #include <stdbool.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 
 #include "fastread/fastread.h"
 #include "pmu_arm64.h"
@@ -341,6 +342,38 @@ static void check_user_access_off(void)
 }
 
 /*
+ * As nobody, at perf_event_paranoid 2 (user space only: the attrs here all
+ * exclude the kernel): the same user-space reads must work. The checks run
+ * in a child that drops its privileges; its exit status carries them back.
+ */
+static void check_unprivileged(void)
+{
+	static const uint64_t two[] = { PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_CPU_CYCLES };
+	const unsigned ev_w = cpu_has_long_counters() ? 64 : 32;
+	const unsigned two_w[] = { ev_w, 64 };
+	int status = -1;
+	pid_t pid;
+
+	if (!CHECK(pmu_sysctl_write("/proc/sys/kernel/perf_event_paranoid", "2") == 0,
+		   "unprivileged: perf_event_paranoid 2"))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (!CHECK(pmu_drop_privileges() == 0, "unprivileged: now uid %d", (int)getuid()))
+			_exit(1);
+		check_group(two, two_w, 2, "unprivileged {instructions,cycles}");
+		fflush(stdout);
+		_exit(pmu_exit_status());
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	CHECK(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "unprivileged: every check of the child passed");
+	pmu_sysctl_write("/proc/sys/kernel/perf_event_paranoid", "3");
+}
+
+/*
  * cortex-a57 has no 64-bit event counters, so a second 64-bit cycles event in
  * a group cannot have the cycle counter. With an ENABLED leader the kernel
  * refuses such a group with EINVAL (the probe checks this); fastread opens the
@@ -399,6 +432,7 @@ int main(void)
 	check_cycles_pair();
 	check_multiplexed_groups();
 	check_user_access_off();
+	check_unprivileged();
 	if (!wide)
 		check_second_cycles_in_group();
 	return pmu_exit_status();
