@@ -401,24 +401,40 @@ static uint32_t names_nr(void)
 	return atomic_load_explicit(&names.nr, memory_order_acquire);
 }
 
+/*
+ * The sample is the last thing begin does and the first thing end does, so
+ * a region's counts hold as little of the markers' own work as possible;
+ * re-entries and misuse read nothing at all.
+ */
 PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 {
+	const struct region_layout *l = &markers.layout;
 	struct marker_thread *t = self;
+	uint64_t *start;
+	int status;
 
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
+	start = region_begin_start(t->regions, l, region - 1u, names_nr(), &status);
+	if (!start)
+		return status_of(status);
 	sample_read(t);
-	return status_of(region_begin(t->regions, &markers.layout, region - 1u, names_nr(), t->now));
+	memcpy(start, t->now, (size_t)l->nr_values * sizeof(uint64_t));
+	region_begin_finish(t->regions);
+	return 0;
 }
 
 PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 {
+	const struct region_layout *l = &markers.layout;
 	struct marker_thread *t = self;
+	uint32_t id = region - 1u, nr = names_nr();
 
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
-	sample_read(t);
-	return status_of(region_end(t->regions, &markers.layout, region - 1u, names_nr(), t->now));
+	if (LIKELY(region_end_closes(t->regions, l, id, nr)))
+		sample_read(t);
+	return status_of(region_end(t->regions, l, id, nr, t->now));
 }
 
 PFSHIM_EXPORT pfshim_region_t pfshim_v1_region(const char *name)
@@ -440,23 +456,31 @@ PFSHIM_EXPORT pfshim_region_t pfshim_v1_region(const char *name)
 	return (pfshim_region_t)id + 1;
 }
 
+/* A known name costs one lock-free lookup; only a new one goes through pfshim_v1_region(). */
+static pfshim_region_t region_of(const char *name)
+{
+	int id = region_names_lookup(&names, name);
+
+	return id >= 0 ? (pfshim_region_t)id + 1 : pfshim_v1_region(name);
+}
+
 PFSHIM_EXPORT int pfshim_v1_region_begin(const char *name)
 {
-	pfshim_region_t region = pfshim_v1_region(name);
+	pfshim_region_t region = region_of(name);
 
 	if (!region)
 		return process.active ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
 	return pfshim_v1_begin(region);
 }
 
+/* A name never seen cannot have begun: interned all the same, its end counts as misuse. */
 PFSHIM_EXPORT int pfshim_v1_region_end(const char *name)
 {
-	int id = region_names_lookup(&names, name);
+	pfshim_region_t region = region_of(name);
 
-	/* Never interned: it cannot have begun. Let the table count the misuse. */
-	if (id < 0)
-		return pfshim_v1_end(pfshim_v1_region(name) ?: (pfshim_region_t)REGIONS_NAMES_MAX + 1);
-	return pfshim_v1_end((pfshim_region_t)id + 1);
+	if (!region)
+		return process.active ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+	return pfshim_v1_end(region);
 }
 
 /* The calling thread's counts in PFSHIM_EVENTS order; events it does not count read running 0. */

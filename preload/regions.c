@@ -171,32 +171,56 @@ static struct region_slot *slot_new(struct region_thread *t, const struct region
 	return s;
 }
 
-int region_begin(struct region_thread *t, const struct region_layout *l, uint32_t id,
-		 uint32_t nr_names, const uint64_t *now)
+uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
+			     uint32_t id, uint32_t nr_names, int *status)
 {
-	struct region_slot *s;
-	int ret = 0;
+	struct region_slot *s = NULL;
 
 	write_begin(t);
 	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
 		t->bad_handle++;
-		ret = -EINVAL;
+		*status = -EINVAL;
 	} else if (t->slot_of[id]) {
 		s = region_slot_at(t, l, t->slot_of[id] - 1u);
-		ret = s->depth++ > 0;
+		*status = s->depth++ > 0;
+		s->reentries += *status;
 	} else if (t->nr_slots >= (uint32_t)l->capacity) {
 		t->table_full++;
-		ret = -ENOSPC;
+		*status = -ENOSPC;
 	} else {
 		s = slot_new(t, l, id);
 		s->depth = 1;
+		*status = 0;
 	}
-	if (ret == 0)
-		memcpy(slot_start(s, l), now, (size_t)l->nr_values * sizeof(uint64_t));
-	else if (ret == 1)
-		s->reentries++;
+	if (*status == 0)
+		return slot_start(s, l);	/* the write stays open for the sample */
 	write_end(t);
-	return ret;
+	return NULL;
+}
+
+void region_begin_finish(struct region_thread *t)
+{
+	write_end(t);
+}
+
+int region_begin(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		 uint32_t nr_names, const uint64_t *now)
+{
+	int status;
+	uint64_t *start = region_begin_start(t, l, id, nr_names, &status);
+
+	if (!start)
+		return status;
+	memcpy(start, now, (size_t)l->nr_values * sizeof(uint64_t));
+	region_begin_finish(t);
+	return 0;
+}
+
+bool region_end_closes(const struct region_thread *t, const struct region_layout *l,
+		       uint32_t id, uint32_t nr_names)
+{
+	return id < nr_names && id < REGIONS_NAMES_MAX && t->slot_of[id] &&
+	       region_slot_at(t, l, t->slot_of[id] - 1u)->depth == 1;
 }
 
 static void min_max(uint64_t *min, uint64_t *max, uint64_t v)

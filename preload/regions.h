@@ -9,6 +9,7 @@
 #define PFSHIM_PRELOAD_REGIONS_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -133,7 +134,23 @@ int region_begin(struct region_thread *t, const struct region_layout *l, uint32_
 		 uint32_t nr_names, const uint64_t *now);
 
 /*
- * region_end - thread @t leaves region @id with the sample @now.
+ * region_begin_start/finish - region_begin() in two halves, so the caller
+ * can take the sample last, after the bookkeeping, into the vector returned
+ * (nr_values entries). Between the two the table is being written.
+ * Return: that vector, or NULL with @status set to what region_begin()
+ * returns (1, -EINVAL, -ENOSPC); no finish is needed then.
+ */
+uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
+			     uint32_t id, uint32_t nr_names, int *status);
+void region_begin_finish(struct region_thread *t);
+
+/* region_end_closes - will region_end() close the outermost entry (so it needs a sample)? */
+bool region_end_closes(const struct region_thread *t, const struct region_layout *l,
+		       uint32_t id, uint32_t nr_names);
+
+/*
+ * region_end - thread @t leaves region @id with the sample @now (read only
+ * when region_end_closes() said so; may be NULL otherwise).
  * Return: 0 the outermost entry closed (one call added); 1 an inner
  * re-entry closed; -EINVAL bad id; -ENOENT not open (misuse end_without_begin).
  */

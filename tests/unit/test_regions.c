@@ -190,6 +190,33 @@ static void test_recursion_counts_once(void **state)
 	assert_int_equal(slot_of(2)->calls, 1);
 }
 
+/* The two halves markers.c uses: the sample goes in last, only when it is needed. */
+static void test_begin_halves_and_end_closes(void **state)
+{
+	uint64_t *start;
+	int status;
+
+	(void)state;
+	start = region_begin_start(thread, &layout, 0, 1, &status);
+	assert_non_null(start);
+	assert_int_equal(status, 0);
+	assert_true(atomic_load(&thread->seq) & 1);	/* written until finish */
+	memcpy(start, sample(10, 1, 2), 5 * sizeof(uint64_t));
+	region_begin_finish(thread);
+	assert_false(atomic_load(&thread->seq) & 1);
+	assert_null(region_begin_start(thread, &layout, 0, 1, &status));
+	assert_int_equal(status, 1);
+	assert_false(atomic_load(&thread->seq) & 1);
+	assert_false(region_end_closes(thread, &layout, 0, 1));	/* the inner end */
+	assert_int_equal(region_end(thread, &layout, 0, 1, NULL), 1);
+	assert_true(region_end_closes(thread, &layout, 0, 1));
+	assert_int_equal(region_end(thread, &layout, 0, 1, sample(30, 4, 2)), 0);
+	assert_false(region_end_closes(thread, &layout, 0, 1));
+	assert_false(region_end_closes(thread, &layout, 7, 1));
+	assert_int_equal(slot_of(0)->v[0], 20);
+	assert_int_equal(slot_of(0)->v[1], 3);
+}
+
 static void test_misuse(void **state)
 {
 	(void)state;
@@ -325,6 +352,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nesting_is_inclusive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overlap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursion_counts_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_begin_halves_and_end_closes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_misuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scaled_values, setup, teardown),
