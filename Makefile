@@ -95,6 +95,15 @@ check: unit e2e test-arm64
 demo: $(LIB) $(EXAMPLE_BIN)
 	$(Q)examples/demo.sh $(BUILD)
 
+# The marker API on a real program: regions per phase, and per thread.
+# PFSHIM_EVENTS from the environment, or the defaults.
+.PHONY: demo-matmul demo-threads
+demo-matmul: $(LIB) $(BUILD)/examples/matmul
+	$(Q)LD_PRELOAD=$(abspath $(LIB)) $(BUILD)/examples/matmul
+
+demo-threads: $(LIB) $(BUILD)/examples/threads
+	$(Q)LD_PRELOAD=$(abspath $(LIB)) $(BUILD)/examples/threads
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig

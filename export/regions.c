@@ -264,39 +264,61 @@ void regions_put_json(struct buf *b, const struct report *r)
 
 /* ---- text */
 
+/* The event list's columns: counts right-aligned in 18, a unit in 4, then the name. */
+#define VALUE_WIDTH	18
+#define UNIT_WIDTH	4
+#define STAT_WIDTH	14
+
 static int event_has_unit(const struct report_event *ev)
 {
 	return ev && ((ev->unit && ev->unit[0]) || ev->scale != 1.0);
 }
 
-/* A count as the event list shows it: msec with 2 decimals for the clocks. */
-static void text_count(struct buf *b, const struct report_event *ev, uint64_t v)
+/* A count as the event list shows it: the clocks in msec with 2 decimals. */
+static void text_number(struct buf *b, const struct report_event *ev, uint64_t v)
 {
-	if (event_has_unit(ev)) {
+	if (event_has_unit(ev))
 		buf_put_fixed(b, (double)v * ev->scale, 2, 1);
-		buf_putc(b, ' ');
-		buf_put_printable(b, ev->unit ? ev->unit : "");
-	} else {
+	else
 		buf_put_u64_grouped(b, v);
-	}
 }
 
-static void text_msec(struct buf *b, uint64_t ns)
-{
-	buf_put_fixed(b, (double)ns * 1e-6, 3, 1);
-	buf_puts(b, " msec");
-}
-
-/* Right-align what @put writes in @width columns. */
-static void text_right(struct buf *b, size_t width, const struct report_event *ev, uint64_t v)
+static void text_right_number(struct buf *b, size_t width, const struct report_event *ev,
+			      uint64_t v)
 {
 	struct buf count;
 
 	buf_init(&count, 0, 0);
-	text_count(&count, ev, v);
-	if (count.len < width)
-		buf_pad(b, ' ', width - count.len);
-	text_count(b, ev, v);
+	text_number(&count, ev, v);
+	buf_pad(b, ' ', count.len < width ? width - count.len : 1);
+	text_number(b, ev, v);
+}
+
+static void text_unit_name(struct buf *b, const struct report_event *ev, const char *unit,
+			   const char *name)
+{
+	size_t w = 0;
+
+	if (!unit)
+		unit = event_has_unit(ev) && ev->unit ? ev->unit : "";
+	buf_putc(b, ' ');
+	buf_put_printable(b, unit);
+	while (unit[w])
+		w++;
+	buf_pad(b, ' ', w < UNIT_WIDTH ? UNIT_WIDTH - w + 1 : 1);
+	buf_put_printable(b, name);
+}
+
+/* A time per call: usec below a millisecond, where msec would print 0.00. */
+static void text_duration(struct buf *b, uint64_t ns)
+{
+	if (ns < 1000000) {
+		buf_put_fixed(b, (double)ns * 1e-3, 3, 1);
+		buf_puts(b, " usec");
+	} else {
+		buf_put_fixed(b, (double)ns * 1e-6, 3, 1);
+		buf_puts(b, " msec");
+	}
 }
 
 static void text_value_line(struct buf *b, const struct report *r, int e,
@@ -304,19 +326,19 @@ static void text_value_line(struct buf *b, const struct report *r, int e,
 {
 	const struct report_event *ev = region_event(r, e);
 
-	buf_pad(b, ' ', 4);
 	if (v->status == STATUS_COUNTED) {
-		text_right(b, 22, ev, v->value);
+		text_right_number(b, VALUE_WIDTH, ev, v->value);
+		text_unit_name(b, ev, NULL, region_event_name(r, e));
 	} else {
-		buf_pad(b, ' ', 22 - 13);
+		buf_pad(b, ' ', VALUE_WIDTH - 13);
 		buf_puts(b, "<not counted>");
+		text_unit_name(b, ev, "", region_event_name(r, e));
 	}
-	buf_puts(b, "  ");
-	buf_put_printable(b, region_event_name(r, e));
+	/* perf stat's "(66.67%)": this thread's group shared the PMU with others. */
 	if (v->scaled && v->enabled) {
 		buf_puts(b, "  (");
 		buf_put_fixed(b, 100.0 * (double)v->running / (double)v->enabled, 2, 0);
-		buf_puts(b, "% of the time on a counter: scaled)");
+		buf_puts(b, "%, scaled)");
 	}
 	buf_putc(b, '\n');
 }
@@ -328,12 +350,13 @@ static void text_region(struct buf *b, const struct report *r, const struct repo
 	buf_puts(b, "': ");
 	buf_put_u64_grouped(b, g->calls);
 	buf_puts(b, g->calls == 1 ? " call, " : " calls, ");
-	text_msec(b, g->wall_ns);
-	if (g->calls) {
+	text_duration(b, g->wall_ns);
+	buf_puts(b, " wall");
+	if (g->calls > 1) {
 		buf_puts(b, " (per call ");
-		text_msec(b, g->wall_min_ns);
+		text_duration(b, g->wall_min_ns);
 		buf_puts(b, " .. ");
-		text_msec(b, g->wall_max_ns);
+		text_duration(b, g->wall_max_ns);
 		buf_putc(b, ')');
 	}
 	if (g->reentries) {
@@ -393,28 +416,21 @@ static void text_thread(struct buf *b, const struct report *r, const struct repo
 		text_region(b, r, &t->regions[i]);
 }
 
-static void text_stat(struct buf *b, const struct report_event *ev, const char *name,
-		      const struct report_region_stat *s, int wall)
+static void text_stat(struct buf *b, const struct report_event *ev, const char *unit,
+		      const char *name, const struct report_region_stat *s)
 {
-	buf_pad(b, ' ', 4);
 	if (s->status != STATUS_COUNTED) {
-		buf_puts(b, "<not counted>  ");
-		buf_put_printable(b, name);
+		buf_pad(b, ' ', 4 * STAT_WIDTH - 13);
+		buf_puts(b, "<not counted>");
+		text_unit_name(b, ev, "", name);
 		buf_putc(b, '\n');
 		return;
 	}
-	for (int k = 0; k < 4; k++) {
-		uint64_t v = k == 0 ? s->sum : k == 1 ? s->min : k == 2 ? s->max : s->mean;
-
-		if (k)
-			buf_puts(b, " / ");
-		if (wall)
-			text_msec(b, v);
-		else
-			text_count(b, ev, v);
-	}
-	buf_puts(b, "  ");
-	buf_put_printable(b, name);
+	text_right_number(b, STAT_WIDTH, ev, s->sum);
+	text_right_number(b, STAT_WIDTH, ev, s->min);
+	text_right_number(b, STAT_WIDTH, ev, s->max);
+	text_right_number(b, STAT_WIDTH, ev, s->mean);
+	text_unit_name(b, ev, unit, name);
 	if (s->scaled)
 		buf_puts(b, "  (scaled)");
 	buf_putc(b, '\n');
@@ -422,6 +438,9 @@ static void text_stat(struct buf *b, const struct report_event *ev, const char *
 
 static void text_total(struct buf *b, const struct report *r, const struct report_region_total *t)
 {
+	/* Wall time in the clocks' own display: ns scaled to msec. */
+	static const struct report_event wall = { .unit = "msec", .scale = 1e-6 };
+
 	buf_puts(b, "   region '");
 	buf_put_printable(b, t->name);
 	buf_puts(b, "': ");
@@ -435,9 +454,9 @@ static void text_total(struct buf *b, const struct report *r, const struct repor
 		buf_puts(b, t->unclosed == 1 ? " time" : " times");
 	}
 	buf_putc(b, '\n');
-	text_stat(b, NULL, "wall", &t->wall, 1);
+	text_stat(b, &wall, "msec", "wall", &t->wall);
 	for (int e = 0; e < r->regions->nr_events; e++)
-		text_stat(b, region_event(r, e), region_event_name(r, e), &t->values[e], 0);
+		text_stat(b, region_event(r, e), NULL, region_event_name(r, e), &t->values[e]);
 }
 
 void regions_put_text(struct buf *b, const struct report *r)
@@ -454,7 +473,15 @@ void regions_put_text(struct buf *b, const struct report *r)
 		buf_put_u64_grouped(b, g->threads_unlisted);
 		buf_puts(b, " more exited threads are counted in the totals only)\n");
 	}
-	buf_puts(b, "\n pfshim: regions over all threads (sum / min / max / mean per thread):\n\n");
+	buf_puts(b, "\n pfshim: regions over all threads, per thread:\n\n");
+	buf_pad(b, ' ', STAT_WIDTH - 3);
+	buf_puts(b, "sum");
+	buf_pad(b, ' ', STAT_WIDTH - 3);
+	buf_puts(b, "min");
+	buf_pad(b, ' ', STAT_WIDTH - 3);
+	buf_puts(b, "max");
+	buf_pad(b, ' ', STAT_WIDTH - 4);
+	buf_puts(b, "mean\n");
 	for (int i = 0; i < g->nr_totals; i++)
 		text_total(b, r, &g->totals[i]);
 	if (g->names_refused) {

@@ -190,3 +190,35 @@ total() {
 	[ "$(total work .calls)" -eq 800000 ]
 	[ "$(jq -s 'all(.[]; .regions.threads | length <= 4)' "$REPORTS")" = true ]
 }
+
+@test "examples: matmul has one region per phase, threads has 4 workers with nested rounds" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$BUILD/examples/matmul" 100
+	[ "$status" -eq 0 ]
+	[ "$output" = "matmul 100 x 100: checked (markers on)" ]
+	[ "$(jq -r '[.regions.threads[0].regions[] | "\(.name)=\(.calls)"] | join(",")' "$REPORTS")" = \
+		"init=1,multiply=1,check=1" ]
+	: >"$REPORTS"
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$BUILD/examples/threads" 5
+	[ "$status" -eq 0 ]
+	[ "$(jq '.regions.threads | length' "$REPORTS")" -eq 4 ]
+	[ "$(total round .calls)" -eq 20 ]
+	[ "$(total compute .calls)" -eq 4 ]
+	# "alloc" faults in 512, 1024, 1536, 2048 pages of doubles (4 KB pages).
+	[ "$(getconf PAGESIZE)" -eq 4096 ] || skip "page size $(getconf PAGESIZE)"
+	[ "$(region '.name == "worker-3"' alloc 'events[] | select(.name == "page-faults") | .value')" -ge 2048 ]
+	[ "$(total alloc '.events[] | select(.name == "page-faults") | .min')" -ge 512 ]
+}
+
+@test "after make install, pkg-config --cflags pfshim builds a program whose regions are reported" {
+	dest="$BATS_TEST_TMPDIR/dest"
+	make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/usr >/dev/null
+	cflags=$(PKG_CONFIG_PATH="$dest/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest" \
+		pkg-config --cflags pfshim)
+	cc $cflags -o "$BATS_TEST_TMPDIR/matmul" "$ROOT/examples/matmul.c"
+	run "$BATS_TEST_TMPDIR/matmul" 50
+	[ "$output" = "matmul 50 x 50: checked (markers off: run under libpfshim.so to see them)" ]
+	run env LD_PRELOAD="$dest/usr/lib/libpfshim.so" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+		PFSHIM_EVENTS=task-clock "$BATS_TEST_TMPDIR/matmul" 50
+	[ "$status" -eq 0 ]
+	[ "$(region true multiply calls)" -eq 1 ]
+}
