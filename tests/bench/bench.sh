@@ -9,6 +9,9 @@
 set -eu
 
 BUILD=${BUILD:-build}
+# The variants set what they need; nothing from the caller's shell may leak in.
+unset LD_PRELOAD PFSHIM_DISABLE PFSHIM_EVENTS PFSHIM_FORMAT PFSHIM_OUTPUT PFSHIM_SIGNAL \
+	PFSHIM_SYSFS_ROOT PAPI_EVENTS PAPI_OUTPUT_DIRECTORY
 MAKE=${MAKE:-make}
 RUNS=${BENCH_RUNS:-200}
 COLD=${BENCH_COLD:-5}
@@ -53,6 +56,17 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work slows 
 echo "ratios are the result; absolute numbers vary between machines"
 
 section "1. Start-up cost, whole process ($TRUE)"
+# A shim that silently turned itself off would look very cheap: check that
+# both tools really count before timing them.
+for tool in shim perf; do
+	if [ $tool = shim ]; then
+		report=$(LD_PRELOAD=$LIB "$TRUE" 2>&1 >/dev/null)
+	else
+		report=$("$PERF" stat -e "$DEFAULT_EVENTS" "$TRUE" 2>&1 >/dev/null)
+	fi
+	echo "$report" | grep -q 'task-clock' ||
+		echo "WARNING: $tool printed no task-clock line: its figures below may not include counting"
+done
 echo "shim and perf stat count the same 8 default events: $DEFAULT_EVENTS"
 echo "(the 4 hardware ones are <not supported> without a PMU; both still try to open them)"
 echo

@@ -215,8 +215,10 @@ int main(int argc, char **argv)
 
 	printf("warm: median of %d runs per variant after %d warm-up rounds, interleaved\n",
 	       runs, WARMUP_ROUNDS);
-	printf("cold: median of %d runs per variant, each after %d ms idle (first open after idle)\n\n",
-	       nr_cold, idle_ms);
+	if (nr_cold > 0)
+		printf("cold: median of %d runs per variant, each after %d ms idle (first open after idle)\n",
+		       nr_cold, idle_ms);
+	printf("\n");
 	printf("%-28s %8s %9s %7s %10s | %8s %9s\n", "variant", "warm ms", "added ms", "x base",
 	       "x shim add", "cold ms", "added ms");
 	for (int i = 0; i < nr; i++) {
