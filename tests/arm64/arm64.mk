@@ -31,6 +31,7 @@ ARM64_UNIT_BIN      := $(patsubst tests/unit/%.c,$(ARM64_B)/unit/%,$(ARM64_UNIT_
 ARM64_BIN := $(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64 \
 	$(if $(ARM64_HAVE_FASTREAD),$(ARM64_B)/bin/test_fastread_arm64 $(ARM64_B)/bin/bench_read_arm64) \
 	$(if $(ARM64_HAVE_SHIM),$(ARM64_B)/bin/test_shim_arm64 $(ARM64_B)/bin/shim_target_arm64 \
+		$(ARM64_B)/bin/markers_target_arm64 \
 		$(ARM64_B)/libpfshim.so) \
 	$(ARM64_UNIT_BIN)
 
@@ -45,7 +46,7 @@ $(addprefix test-arm64-,$(ARM64_CPUS)): test-arm64-%: $(ARM64_KERNEL) arm64-init
 # The instruction cost of a read, on -cpu max only (see docs/testing-arm64.md).
 bench-arm64: $(ARM64_KERNEL) arm64-initramfs
 	$(Q)V=$(V) $(ARM64_DIR)/run.sh $(ARM64_KERNEL) $(ARM64_INITRD) max \
-		$(ARM64_B)/console-bench.log pfshim_only=bench
+		$(ARM64_B)/console-bench.log pfshim_only=bench,markers
 
 arm64-deps:
 	$(Q)tests/deps.sh $(ARM64_PKGS)
@@ -84,8 +85,10 @@ $(ARM64_B)/pfshim-tests: FORCE_ARM64
 	$(foreach u,$(ARM64_UNIT_BIN),echo "unit-$(notdir $(u)) max /bin/$(notdir $(u))";) \
 	$(if $(ARM64_UNIT_SRC),,echo "unit-fastread max -skip no tests/unit/test_fastread*.c (or no fastread/) yet";) \
 	$(if $(ARM64_HAVE_SHIM), \
-		echo "shim * /bin/test_shim_arm64";, \
-		echo "shim * -skip preload/shim.c does not exist yet";) \
+		echo "shim * /bin/test_shim_arm64 report"; \
+		echo "markers * /bin/test_shim_arm64 markers";, \
+		echo "shim * -skip preload/shim.c does not exist yet"; \
+		echo "markers * -skip preload/shim.c does not exist yet";) \
 	} > $@
 .PHONY: FORCE_ARM64
 FORCE_ARM64:
@@ -128,7 +131,8 @@ $(ARM64_B)/bin/test_shim_arm64: $(ARM64_DIR)/test_shim_arm64.c $(ARM64_DIR)/pmu_
 	@$(if $(Q),echo "  CC64    $@")
 	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -static -o $@ $<
 
-$(ARM64_B)/bin/shim_target_arm64: $(ARM64_DIR)/shim_target_arm64.c $(ARM64_DIR)/pmu_arm64.h
+$(ARM64_B)/bin/shim_target_arm64 $(ARM64_B)/bin/markers_target_arm64: $(ARM64_B)/bin/%: \
+		$(ARM64_DIR)/%.c $(ARM64_DIR)/pmu_arm64.h include/pfshim.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC64    $@")
 	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $<

@@ -12,17 +12,28 @@
 
 #define SHIM "/lib/libpfshim.so"
 #define TARGET "/bin/shim_target_arm64"
+#define MARKERS_TARGET "/bin/markers_target_arm64"
 #define REPORT_MAX 16384
 
 /*
  * Run TARGET @n under the shim with @events (NULL: the shim's default list).
  * Return: the target's exit status, or -1; @report gets its stderr.
  */
+static int shim_run_program(const char *program, const char *events, uint64_t n, char *report,
+			    size_t size);
+
+static int shim_run(const char *events, uint64_t n, char *report, size_t size)
+{
+	return shim_run_program(TARGET, events, n, report, size);
+}
+
+/* Run @program @n under the shim; stdout stays the console's. */
 static bool run_unprivileged;
 /* The last report read: check_known_loop leaves its second run's here. */
 static char last_report[REPORT_MAX];
 
-static int shim_run(const char *events, uint64_t n, char *report, size_t size)
+static int shim_run_program(const char *program, const char *events, uint64_t n, char *report,
+			    size_t size)
 {
 	char arg[32];
 	size_t len = 0;
@@ -47,7 +58,8 @@ static int shim_run(const char *events, uint64_t n, char *report, size_t size)
 			setenv("PFSHIM_EVENTS", events, 1);
 		else
 			unsetenv("PFSHIM_EVENTS");
-		execl(TARGET, TARGET, arg, (char *)NULL);
+		fflush(stdout);
+		execl(program, program, arg, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -60,16 +72,22 @@ static int shim_run(const char *events, uint64_t n, char *report, size_t size)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Field @col (0-based) of CSV @line, unquoted; fields here hold no commas. */
-static void csv_field(const char *line, int col, char *out, size_t size)
+/*
+ * Field @col (0-based) of the CSV line at @line, which ends at its '\n';
+ * unquoted (the fields read here hold no commas). Return: 0, or -ENOENT when
+ * the line has fewer fields.
+ */
+static int csv_field(const char *line, int col, char *out, size_t size)
 {
 	size_t n;
 
-	for (; col > 0 && line; col--)
-		line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
 	out[0] = '\0';
-	if (!line)
-		return;
+	for (; col > 0; col--) {
+		line += strcspn(line, ",\n");
+		if (*line != ',')
+			return -ENOENT;
+		line++;
+	}
 	if (*line == '"')
 		line++;
 	n = strcspn(line, ",\"\n");
@@ -77,47 +95,94 @@ static void csv_field(const char *line, int col, char *out, size_t size)
 		n = size - 1;
 	memcpy(out, line, n);
 	out[n] = '\0';
+	return 0;
 }
 
 static int csv_column(const char *header, const char *name)
 {
 	char field[64];
 
-	for (int col = 0; col < 64; col++) {
-		csv_field(header, col, field, sizeof(field));
+	for (int col = 0; csv_field(header, col, field, sizeof(field)) == 0; col++)
 		if (strcmp(field, name) == 0)
 			return col;
-	}
 	return -1;
 }
 
 /*
- * Field @column of the row of @event in the CSV report: the header names the
- * columns (read loosely: wherever they are). Return: 0 or -ENOENT.
+ * The header line of the report's table that has a column @name: the CSV
+ * report is an events table ("signal" is one of its columns) and, with
+ * markers, a regions table ("region") after an empty line. Columns are found
+ * by name, so their order may change.
  */
+static const char *table_header(const char *report, const char *name)
+{
+	for (const char *line = report; *line;) {
+		size_t n = strcspn(line, "\n");
+
+		if (csv_column(line, name) >= 0)
+			return line;
+		line += n + (line[n] == '\n');
+	}
+	return NULL;
+}
+
+struct match {
+	const char *column, *value;
+};
+
+/*
+ * Field @column of the first row of the table under @header whose fields
+ * match all @nr of @m (the table ends at an empty line). Return: 0 or -ENOENT.
+ */
+static int table_field(const char *header, const struct match *m, int nr, const char *column,
+		       char *out, size_t size)
+{
+	int col = header ? csv_column(header, column) : -1, c, i;
+	char field[128];
+
+	if (col < 0)
+		return -ENOENT;
+	for (const char *line = strchr(header, '\n'); line && line[1] && line[1] != '\n';
+	     line = strchr(line + 1, '\n')) {
+		for (i = 0; i < nr; i++) {
+			c = csv_column(header, m[i].column);
+			if (c < 0 || csv_field(line + 1, c, field, sizeof(field)) < 0 ||
+			    strcmp(field, m[i].value) != 0)
+				break;
+		}
+		if (i == nr)
+			return csv_field(line + 1, col, out, size);
+	}
+	return -ENOENT;
+}
+
+static int number_parse(const char *field, uint64_t *value)
+{
+	if (field[0] < '0' || field[0] > '9')
+		return -ENOENT;
+	*value = strtoull(field, NULL, 10);
+	return 0;
+}
+
+/* Field @column of @event's row in the events table. Return: 0 or -ENOENT. */
 static int report_column(const char *report, const char *event, const char *column,
 			 char *out, size_t size)
 {
-	const char *header = strstr(report, ",event,");
-	char field[128];
-	int col_event, col_value;
+	const struct match m[] = { { "event", event } };
 
-	if (!header)
+	return table_field(table_header(report, "signal"), m, 1, column, out, size);
+}
+
+/* A number of the process-wide ("total") row of @region and @event. */
+static int region_total(const char *report, const char *region, const char *event,
+			const char *column, uint64_t *value)
+{
+	const struct match m[] = { { "scope", "total" }, { "region", region }, { "event", event } };
+	char field[64];
+
+	if (table_field(table_header(report, "region"), m, 3, column, field, sizeof(field)) < 0)
 		return -ENOENT;
-	while (header != report && header[-1] != '\n')
-		header--;
-	col_event = csv_column(header, "event");
-	col_value = csv_column(header, column);
-	if (col_event < 0 || col_value < 0)
-		return -ENOENT;
-	for (const char *line = strchr(header, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
-		csv_field(line + 1, col_event, field, sizeof(field));
-		if (strcmp(field, event) != 0)
-			continue;
-		csv_field(line + 1, col_value, out, size);
-		return 0;
-	}
-	return -ENOENT;
+	return number_parse(field, value);
 }
 
 /* The counted value of @event in the CSV report. Return: 0 or -ENOENT. */
@@ -125,11 +190,9 @@ static int report_value(const char *report, const char *event, uint64_t *value)
 {
 	char field[64];
 
-	if (report_column(report, event, "value", field, sizeof(field)) < 0 ||
-	    field[0] < '0' || field[0] > '9')
+	if (report_column(report, event, "value", field, sizeof(field)) < 0)
 		return -ENOENT;
-	*value = strtoull(field, NULL, 10);
-	return 0;
+	return number_parse(field, value);
 }
 
 static void report_print(const char *report)
@@ -202,11 +265,45 @@ static void check_unprivileged(void)
 	run_unprivileged = false;
 }
 
-int main(void)
+/*
+ * The marker API in a dynamic program: markers_target_arm64 checks itself
+ * (exit 0), and its region "loop" must show in the report's regions table as
+ * 5 calls of 2 x 1,000,000 instructions plus the markers' own few hundred.
+ */
+static void check_markers(const char *events)
 {
-	if (access(SHIM, R_OK) != 0 || access(TARGET, X_OK) != 0) {
-		printf("  %s or %s missing from the initramfs\n", SHIM, TARGET);
+	uint64_t calls = 0, sum = 0;
+	int status;
+
+	fflush(stdout);
+	status = shim_run_program(MARKERS_TARGET, events, 0, last_report, sizeof(last_report));
+	report_print(last_report);
+	CHECK(status == 0, "markers, PFSHIM_EVENTS=%s: the program's own checks passed (exit %d)",
+	      events, status);
+	if (!CHECK(region_total(last_report, "loop", "instructions:u", "calls", &calls) == 0 &&
+		   region_total(last_report, "loop", "instructions:u", "value", &sum) == 0,
+		   "markers: the report has region \"loop\" with calls and value"))
+		return;
+	CHECK(calls == 5 && sum >= 5 * 2000000 && sum < 5 * 2001000,
+	      "markers: region \"loop\" %" PRIu64 " calls, %" PRIu64 " instructions:u = 5 x "
+	      "2,000,000 + %" PRIu64, calls, sum, sum - 5 * 2000000);
+}
+
+int main(int argc, char **argv)
+{
+	if (access(SHIM, R_OK) != 0 || access(TARGET, X_OK) != 0 ||
+	    access(MARKERS_TARGET, X_OK) != 0) {
+		printf("  %s, %s or %s missing from the initramfs\n", SHIM, TARGET, MARKERS_TARGET);
 		return 1;
+	}
+	if (argc > 1 && strcmp(argv[1], "markers") == 0) {
+		check_markers("instructions:u");
+		/* The shim's process-wide group and the markers' per-thread group
+		 * both want a 64-bit cycles: only PMUv3p5 (-cpu max) has room for
+		 * two; on cortex-a57 they would take turns (multiplexing). */
+		if (strcmp(pmu_cpu_model(), "max") == 0)
+			check_markers("instructions:u,cycles:u");
+		return pmu_exit_status();
 	}
 	/* User space only: the two runs differ only by the loop. */
 	check_known_loop("instructions:u", "instructions:u", 1000);

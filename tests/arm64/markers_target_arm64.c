@@ -1,0 +1,129 @@
+/*
+ * markers_target_arm64.c: a dynamically linked program with pfshim markers,
+ * run under the shim by `test_shim_arm64 markers` with PFSHIM_EVENTS starting
+ * with instructions:u. From the inside it checks that pfshim_read() brackets
+ * a known loop exactly, enters region "loop" LOOP_CALLS times around the same
+ * loop (the caller checks the report), and counts with a counter of its own
+ * (pmu_arm64.h, not the shim's) what a begin/end pair and a read cost.
+ */
+#include <stdbool.h>
+
+#include "pfshim.h"
+#include "pmu_arm64.h"
+
+#define LOOP_CALLS 5
+#define LOOP_N 1000000
+#define REPS 1000
+#define TRIALS 8
+/* pfshim_read's own instructions between the two samples, and the loop's setup. */
+#define READ_OVERHEAD_MAX 5000
+
+static struct perf_event_mmap_page *own_pc;
+static pfshim_region_t pair_region;
+static struct pfshim_counts sink;
+
+static __attribute__((noinline)) void op_nothing(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void op_pair(void)
+{
+	pfshim_begin(pair_region);
+	pfshim_end(pair_region);
+}
+
+static __attribute__((noinline)) void op_read(void)
+{
+	pfshim_read(&sink);
+}
+
+/* Fewest user instructions REPS calls of @fn took over TRIALS tries
+ * (UINT64_MAX if our counter was never on the PMU for a whole try). */
+static uint64_t reps_cost(void (*fn)(void))
+{
+	struct pmu_snapshot a, b;
+	uint64_t best = UINT64_MAX;
+
+	for (int t = 0; t < TRIALS; t++) {
+		if (pmu_read_user(own_pc, &a) < 0)
+			continue;
+		for (int i = 0; i < REPS; i++)
+			fn();
+		if (pmu_read_user(own_pc, &b) == 0 && b.count - a.count < best)
+			best = b.count - a.count;
+	}
+	return best;
+}
+
+/* pfshim_read before and after the loop: 2n + the same constant every time. */
+static void check_read_exact(void)
+{
+	static const uint64_t lengths[] = { 1000000, 10000000 };
+	static struct pfshim_counts a, b;
+	int64_t first = INT64_MIN, o;
+	bool same = true, ok = true;
+
+	for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++) {
+		for (int run = 0; run < 3; run++) {
+			ok &= pfshim_read(&a) == 0;
+			pmu_loop(lengths[l]);
+			ok &= pfshim_read(&b) == 0;
+			o = (int64_t)(b.value[0] - a.value[0]) - (int64_t)(lengths[l] * 2);
+			if (first == INT64_MIN)
+				first = o;
+			same &= o == first;
+		}
+	}
+	CHECK(ok && a.nr >= 1 && a.running[0] > 0 && a.running[0] == a.enabled[0],
+	      "pfshim_read: %d events, the first counted and never multiplexed", a.nr);
+	CHECK(same && first > 0 && first < READ_OVERHEAD_MAX,
+	      "pfshim_read brackets the known loop exactly: 2n + %" PRId64 " %s", first,
+	      same ? "every run" : "the first run only");
+}
+
+int main(void)
+{
+	struct perf_event_attr attr;
+	struct pfshim_counts c;
+	pfshim_region_t loop;
+	uint64_t empty, pair, read;
+	bool ok = true;
+	int fd;
+
+	if (!CHECK(pfshim_active(), "libpfshim.so is loaded and counting"))
+		return 1;
+	check_read_exact();
+
+	loop = pfshim_region("loop");
+	for (int i = 0; i < LOOP_CALLS; i++) {
+		ok &= pfshim_begin(loop) == 0;
+		pmu_loop(LOOP_N);
+		ok &= pfshim_end(loop) == 0;
+	}
+	CHECK(ok && loop != 0, "region \"loop\" entered and left %d times", LOOP_CALLS);
+
+	/* 64-bit where event counters have it (-cpu max), else 32 (cortex-a57). */
+	pmu_attr_init(&attr, PERF_COUNT_HW_INSTRUCTIONS, PMU_CONFIG1_RDPMC | PMU_CONFIG1_64BIT);
+	fd = pmu_open(&attr, -1);
+	if (fd == -EOPNOTSUPP) {
+		attr.config1 = PMU_CONFIG1_RDPMC;
+		fd = pmu_open(&attr, -1);
+	}
+	own_pc = fd >= 0 ? pmu_map(fd) : NULL;
+	pair_region = pfshim_region("pair");
+	if (CHECK(own_pc != NULL, "own instructions counter for the costs") && pfshim_read(&c) == 0) {
+		empty = reps_cost(op_nothing);
+		pair = reps_cost(op_pair);
+		read = reps_cost(op_read);
+		if (CHECK(empty != UINT64_MAX && pair != UINT64_MAX && read != UINT64_MAX,
+			  "own counter stayed on the PMU for the costs")) {
+			printf("ARM64-BENCH cpu=%s markers events=%d begin_end_pair insns=%.1f\n",
+			       pmu_cpu_model(), c.nr, (double)(pair - empty) / REPS);
+			printf("ARM64-BENCH cpu=%s markers events=%d pfshim_read insns=%.1f\n",
+			       pmu_cpu_model(), c.nr, (double)(read - empty) / REPS);
+		}
+	}
+	fflush(stdout);
+	return pmu_exit_status();
+}
