@@ -16,10 +16,12 @@
 #include "preload/markers.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +39,7 @@
 #define MARKERS_RETIRED_MAX	256	/* exited threads a report lists one by one */
 #define SNAPSHOT_TRIES		1000
 #define RETIRE_LOCK_TRIES	200
+#define MARKERS_FD_FLOOR	512	/* per-thread fds from here up (the totals sit near 1024) */
 
 _Static_assert(REGIONS_EVENTS_MAX == EVENTS_MAX, "a region event per configured event");
 _Static_assert(PFSHIM_MAX_EVENTS == EVENTS_MAX, "pfshim_counts holds every event");
@@ -245,6 +248,28 @@ static void live_register(struct marker_thread *t)
 	/* Unlisted while it runs; its table still reaches the report at its exit. */
 }
 
+/*
+ * Per-thread fds go high, as the totals' do (preload/group.c), below theirs:
+ * away from the numbers a program expects open() to return or dup2()s over,
+ * since a read(2) of a number the host reused could block. The mapped pages
+ * do not depend on the fd number.
+ */
+static void group_fds_move_high(struct fastread_group *g)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 2 * MARKERS_FD_FLOOR)
+		return;
+	for (int i = 0; i < g->nr; i++) {
+		int high = fcntl(g->fd[i], F_DUPFD_CLOEXEC, MARKERS_FD_FLOOR);
+
+		if (high < 0)
+			return;
+		close(g->fd[i]);
+		g->fd[i] = high;
+	}
+}
+
 static void groups_open(struct marker_thread *t)
 {
 	for (int g = 0; g < markers.nr_groups; g++) {
@@ -253,6 +278,8 @@ static void groups_open(struct marker_thread *t)
 
 		if (err < 0 && !t->regions->open_error)
 			t->regions->open_error = -err;
+		if (err == 0)
+			group_fds_move_high(&t->groups[g]);
 	}
 }
 

@@ -4,6 +4,7 @@
  * and exits 1 when a call returned something else than expected: 0 under
  * the shim, PFSHIM_INACTIVE without it.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,7 +26,7 @@ int main(int argc, char **argv)
 		bad += pfshim_region_begin("by-name") != want;
 		bad += pfshim_region_end("by-name") != want;
 	}
-	printf("active=%d\n", active);
+	printf("active=%d\nfd=%d\n", active, open("/dev/null", O_RDONLY));
 	if (bad)
 		fprintf(stderr, "markers_calls: %ld unexpected return values\n", bad);
 	return bad != 0;
