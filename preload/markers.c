@@ -47,7 +47,7 @@ _Static_assert(PFSHIM_MAX_EVENTS == EVENTS_MAX, "pfshim_counts holds every event
 /* One thread's state: one mapping, laid out as this header, the groups, the sample, the table. */
 struct marker_thread {
 	struct fastread_group *groups;	/* [nr_groups] */
-	uint64_t *now;			/* [nr_values]: the latest sample */
+	uint64_t *now;			/* [nr_values]: the latest sample of end or read */
 	struct region_thread *regions;
 	uint64_t read_errors;
 	int live_index;			/* slot in markers.live, or -1 */
@@ -209,29 +209,37 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The sample of regions.h: wall ns, each event's raw count, each group's times. */
-static inline void sample_read(struct marker_thread *t)
+/*
+ * The counter part of a sample (regions.h): each event's raw count and each
+ * group's times, into @dst. A group whose read fails keeps its last values
+ * from t->now (this interval adds ~0, and read_errors says so); a group that
+ * never opened stays 0 in every sample.
+ */
+static inline void counters_sample(struct marker_thread *t, uint64_t *dst)
 {
 	const struct region_layout *l = &markers.layout;
 	struct fastread_count out[FASTREAD_MAX_EVENTS];
-	uint64_t *now = t->now;
 
 	for (int g = 0; g < markers.nr_groups; g++) {
 		const struct group_spec *spec = &markers.group[g];
+		int en = region_value_enabled(l, g), run = region_value_running(l, g);
 
-		/* nr 0: this group failed to open in this thread: never counted. */
 		if (t->groups[g].nr == 0)
 			continue;
 		if (UNLIKELY(fastread_group_read(&t->groups[g], out) < 0)) {
-			t->read_errors++;	/* keep the last values: this interval adds 0 */
+			t->read_errors++;
+			for (int k = 0; k < spec->nr; k++)
+				dst[region_value_event(spec->first + k)] =
+					t->now[region_value_event(spec->first + k)];
+			dst[en] = t->now[en];
+			dst[run] = t->now[run];
 			continue;
 		}
 		for (int k = 0; k < spec->nr; k++)
-			now[region_value_event(spec->first + k)] = out[k].value;
-		now[region_value_enabled(l, g)] = out[0].enabled;
-		now[region_value_running(l, g)] = out[0].running;
+			dst[region_value_event(spec->first + k)] = out[k].value;
+		dst[en] = out[0].enabled;
+		dst[run] = out[0].running;
 	}
-	now[region_value_wall()] = monotonic_ns();
 }
 
 static void live_register(struct marker_thread *t)
@@ -429,24 +437,24 @@ static uint32_t names_nr(void)
 }
 
 /*
- * The sample is the last thing begin does and the first thing end does, so
- * a region's counts hold as little of the markers' own work as possible;
- * re-entries and misuse read nothing at all.
+ * The counters are read last in begin and first in end, straight into the
+ * region's own sample, so a region's counts hold as little of the markers'
+ * work as possible; the wall clock is read around them (a region's wall
+ * time includes both reads). Re-entries and misuse read nothing at all.
  */
 PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 {
-	const struct region_layout *l = &markers.layout;
 	struct marker_thread *t = self;
 	uint64_t *start;
 	int status;
 
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
-	start = region_begin_start(t->regions, l, region - 1u, names_nr(), &status);
+	start = region_begin_start(t->regions, &markers.layout, region - 1u, names_nr(), &status);
 	if (!start)
 		return status_of(status);
-	sample_read(t);
-	memcpy(start, t->now, (size_t)l->nr_values * sizeof(uint64_t));
+	start[region_value_wall()] = monotonic_ns();
+	counters_sample(t, start);
 	region_begin_finish(t->regions);
 	return 0;
 }
@@ -459,8 +467,10 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
-	if (LIKELY(region_end_closes(t->regions, l, id, nr)))
-		sample_read(t);
+	if (LIKELY(region_end_closes(t->regions, l, id, nr))) {
+		counters_sample(t, t->now);
+		t->now[region_value_wall()] = monotonic_ns();
+	}
 	return status_of(region_end(t->regions, l, id, nr, t->now));
 }
 
@@ -539,7 +549,8 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 		return process.active && process_is_self() ? 0 : PFSHIM_INACTIVE;
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
-	sample_read(t);
+	counters_sample(t, t->now);
+	t->now[region_value_wall()] = monotonic_ns();
 	counts_fill(t, counts);
 	return 0;
 }
