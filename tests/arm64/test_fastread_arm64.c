@@ -154,6 +154,31 @@ static void check_group(const uint64_t *configs, const unsigned *widths, int nr,
 }
 
 /*
+ * Through the 32-bit overflow: a 32-bit counter starts 2^31 below it, so
+ * 2 x 1.1e9 instructions take it through the kernel's overflow interrupt
+ * (offset folded, counter restarted). Both reads come from user space and
+ * the difference is still 2n + the usual overhead. ~6 s of emulation, so
+ * on -cpu max only.
+ */
+static void check_overflow(struct fastread_group *g, const char *what)
+{
+	const uint64_t n = 1100000000;
+	struct fastread_count a[NR_MAX], b[NR_MAX];
+	uint64_t user0 = g->nr_user_reads;
+	int64_t o;
+
+	fastread_group_read(g, a);
+	pmu_loop(n);
+	fastread_group_read(g, b);
+	for (int i = 0; i < g->nr; i++) {
+		o = (int64_t)(b[i].value - a[i].value) - (int64_t)(n * PMU_LOOP_BODY_INSNS);
+		CHECK(o > 0 && o <= LOOP_OVERHEAD_MAX && g->nr_user_reads - user0 == 2,
+		      "%s: event %d across the 32-bit overflow: 2 x %" PRIu64 " + %" PRId64
+		      " (user reads +%" PRIu64 ")", what, i, n, o, g->nr_user_reads - user0);
+	}
+}
+
+/*
  * A group opened by our own code with config1 = rdpmc only (a 32-bit
  * counter, which fastread never picks where 64-bit ones exist), handed to
  * fastread_group_read: the sign extension by pmc_width must make it right
@@ -189,6 +214,8 @@ static void check_forced_32bit(void)
 	check_user_reads(&g, what);
 	bracket_ok(&g, what, false);
 	check_exact_loop(&g, what);
+	if (cpu_has_long_counters())
+		check_overflow(&g, what);
 out:
 	fastread_group_close(&g);
 }

@@ -66,6 +66,27 @@ static void check_exact_loop(struct perf_event_mmap_page *pc, const char *what)
 	      same ? "every time" : "the first time only");
 }
 
+/*
+ * A 32-bit counter is started 2^31 below its overflow (offset 0x7fffffff):
+ * 2 x 1.1e9 instructions take it through the overflow interrupt, where the
+ * kernel folds the count into offset and restarts the counter. A read on
+ * either side must still give 2n + the usual overhead.
+ */
+static void check_overflow(struct perf_event_mmap_page *pc, const char *what)
+{
+	const uint64_t n = 1100000000;
+	struct pmu_snapshot a, b;
+	int64_t o;
+
+	pmu_read_user(pc, &a);
+	pmu_loop(n);
+	pmu_read_user(pc, &b);
+	o = (int64_t)(b.count - a.count) - (int64_t)(n * PMU_LOOP_BODY_INSNS);
+	CHECK(o > 0 && o <= LOOP_OVERHEAD_MAX && a.offset != b.offset,
+	      "%s: across the 32-bit overflow (offset %#" PRIx64 " -> %#" PRIx64
+	      "): 2 x %" PRIu64 " + %" PRId64, what, (uint64_t)a.offset, (uint64_t)b.offset, n, o);
+}
+
 /* mrs before and after one read(2) must bracket it, closely: user space only
  * is counted, and a read(2) costs only a few user instructions. */
 static void check_agrees_with_read(int fd, struct perf_event_mmap_page *pc, const char *what)
@@ -119,6 +140,8 @@ static void probe_event(const struct event_case *ev, uint64_t config1)
 		check_agrees_with_read(fd, pc, what);
 		/* Under -icount shift=0 a cycle is an instruction: both are exact. */
 		check_exact_loop(pc, what);
+		if (!(config1 & PMU_CONFIG1_64BIT) && ev->config == PERF_COUNT_HW_INSTRUCTIONS)
+			check_overflow(pc, what);
 		pmu_unmap(pc);
 	}
 	close(fd);
