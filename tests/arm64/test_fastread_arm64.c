@@ -6,8 +6,10 @@
  * is multiplexed out or user access is off. Compared against pmu_arm64.h,
  * which shares no code with fastread/.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "fastread/fastread.h"
@@ -369,6 +371,75 @@ static void check_user_access_off(void)
 }
 
 /*
+ * Two threads on one vCPU, each with its own group, each reading around the
+ * known loop while the other runs: the kernel preempts them (timer tick) and
+ * rewrites each page at every switch. Each thread must count exactly its own
+ * loop (the other thread's 20 M instructions would show) and read from user
+ * space.
+ */
+struct thread_result {
+	int64_t overhead[3];
+	long involuntary_switches;
+	uint64_t user_reads, syscall_reads;
+	int err;
+};
+
+static void *thread_loop(void *arg)
+{
+	struct thread_result *r = arg;
+	struct perf_event_attr a = attr_hw(PERF_COUNT_HW_INSTRUCTIONS);
+	struct fastread_count c0, c1;
+	struct fastread_group g;
+	struct rusage u0, u1;
+
+	r->err = fastread_group_open(&g, &a, 1);
+	if (r->err)
+		return NULL;
+	getrusage(RUSAGE_THREAD, &u0);
+	for (int run = 0; run < 3; run++) {
+		fastread_group_read(&g, &c0);
+		pmu_loop(10000000);
+		fastread_group_read(&g, &c1);
+		r->overhead[run] = (int64_t)(c1.value - c0.value) - 20000000;
+	}
+	getrusage(RUSAGE_THREAD, &u1);
+	r->involuntary_switches = u1.ru_nivcsw - u0.ru_nivcsw;
+	r->user_reads = g.nr_user_reads;
+	r->syscall_reads = g.nr_syscall_reads;
+	fastread_group_close(&g);
+	return NULL;
+}
+
+static void check_threads(void)
+{
+	struct thread_result r[2];
+	pthread_t t[2];
+	int i;
+
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 2; i++)
+		if (!CHECK(pthread_create(&t[i], NULL, thread_loop, &r[i]) == 0,
+			   "threads: thread %d started", i))
+			return;
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < 2; i++) {
+		CHECK(r[i].err == 0 && r[i].overhead[0] > 0 &&
+			      r[i].overhead[0] <= LOOP_OVERHEAD_MAX &&
+			      r[i].overhead[1] == r[i].overhead[0] && r[i].overhead[2] == r[i].overhead[0],
+		      "threads: thread %d counts only its own loop: 2n + %" PRId64 ", %" PRId64
+		      ", %" PRId64 " (%ld involuntary switches)", i, r[i].overhead[0],
+		      r[i].overhead[1], r[i].overhead[2], r[i].involuntary_switches);
+		CHECK(r[i].syscall_reads == 0 && r[i].user_reads == 6,
+		      "threads: thread %d read from user space (%" PRIu64 " of 6)", i, r[i].user_reads);
+	}
+	/* Otherwise the test proved nothing about switches. */
+	CHECK(r[0].involuntary_switches + r[1].involuntary_switches > 0,
+	      "threads: the loops were preempted (%ld + %ld times)", r[0].involuntary_switches,
+	      r[1].involuntary_switches);
+}
+
+/*
  * As nobody, at perf_event_paranoid 2 (user space only: the attrs here all
  * exclude the kernel): the same user-space reads must work. The checks run
  * in a child that drops its privileges; its exit status carries them back.
@@ -459,6 +530,7 @@ int main(void)
 	check_cycles_pair();
 	check_multiplexed_groups();
 	check_user_access_off();
+	check_threads();
 	check_unprivileged();
 	if (!wide)
 		check_second_cycles_in_group();
