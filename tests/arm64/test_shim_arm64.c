@@ -19,29 +19,30 @@
  * Run TARGET @n under the shim with @events (NULL: the shim's default list).
  * Return: the target's exit status, or -1; @report gets its stderr.
  */
-static int shim_run_program(const char *program, const char *events, uint64_t n, char *report,
-			    size_t size);
+static int shim_run_program(const char *program, const char *events, uint64_t n, int threads,
+			    char *report, size_t size);
 
 static int shim_run(const char *events, uint64_t n, char *report, size_t size)
 {
-	return shim_run_program(TARGET, events, n, report, size);
+	return shim_run_program(TARGET, events, n, 0, report, size);
 }
 
-/* Run @program @n under the shim; stdout stays the console's. */
+/* Run @program @n [@threads, when > 0] under the shim; stdout stays the console's. */
 static bool run_unprivileged;
 /* The last report read: check_known_loop leaves its second run's here. */
 static char last_report[REPORT_MAX];
 
-static int shim_run_program(const char *program, const char *events, uint64_t n, char *report,
-			    size_t size)
+static int shim_run_program(const char *program, const char *events, uint64_t n, int threads,
+			    char *report, size_t size)
 {
-	char arg[32];
+	char arg[32], arg2[16];
 	size_t len = 0;
 	ssize_t got;
 	int fds[2], status;
 	pid_t pid;
 
 	snprintf(arg, sizeof(arg), "%" PRIu64, n);
+	snprintf(arg2, sizeof(arg2), "%d", threads);
 	if (pipe(fds) < 0)
 		return -1;
 	pid = fork();
@@ -59,7 +60,7 @@ static int shim_run_program(const char *program, const char *events, uint64_t n,
 		else
 			unsetenv("PFSHIM_EVENTS");
 		fflush(stdout);
-		execl(program, program, arg, (char *)NULL);
+		execl(program, program, arg, threads > 0 ? arg2 : (char *)NULL, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -234,6 +235,32 @@ static void check_known_loop(const char *events, const char *event, uint64_t sla
 	      (int64_t)(v[1] - v[0] - 2 * (n[1] - n[0])), slack);
 }
 
+/*
+ * The shim's process-wide group is inherited by threads: 1 thread and 3
+ * threads of the same loop must differ by 2 loops, plus what creating and
+ * joining the threads costs in user space (measured: a few thousand).
+ */
+static void check_threads(void)
+{
+	const uint64_t n = 5000000;
+	uint64_t v[2] = { 0, 0 };
+	int status[2];
+
+	for (int i = 0; i < 2; i++) {
+		status[i] = shim_run_program(TARGET, "instructions:u", n, i == 0 ? 1 : 3, last_report,
+					     sizeof(last_report));
+		if (!CHECK(status[i] == 0 && report_value(last_report, "instructions:u", &v[i]) == 0,
+			   "threads: %d thread(s) ran and were counted", i == 0 ? 1 : 3)) {
+			report_print(last_report);
+			return;
+		}
+	}
+	report_print(last_report);
+	CHECK(v[1] - v[0] >= 2 * 2 * n && v[1] - v[0] < 2 * 2 * n + 100000,
+	      "threads: 3 threads - 1 thread = %" PRIu64 " = 2 loops of 2 x %" PRIu64 " + %" PRId64
+	      " (slack 100,000)", v[1] - v[0], n, (int64_t)(v[1] - v[0] - 4 * n));
+}
+
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
 
 /*
@@ -276,7 +303,7 @@ static void check_markers(const char *events)
 	int status;
 
 	fflush(stdout);
-	status = shim_run_program(MARKERS_TARGET, events, 0, last_report, sizeof(last_report));
+	status = shim_run_program(MARKERS_TARGET, events, 0, 0, last_report, sizeof(last_report));
 	report_print(last_report);
 	CHECK(status == 0, "markers, PFSHIM_EVENTS=%s: the program's own checks passed (exit %d)",
 	      events, status);
@@ -311,6 +338,7 @@ int main(int argc, char **argv)
 	check_known_loop("instructions", "instructions", 200000);
 	/* The default list: events QEMU lacks (branches) must not stop the rest. */
 	check_known_loop(NULL, "instructions", 200000);
+	check_threads();
 	check_unprivileged();
 	return pmu_exit_status();
 }
