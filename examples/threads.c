@@ -5,7 +5,9 @@
  * nested inside each round, "round". The report lists every thread's
  * regions and then each region over the four threads (sum, min, max, mean).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -35,5 +35,5 @@ int main(int argc, char **argv)
 		x += i;
 	PFSHIM_REGION_END("inner");
 	PFSHIM_REGION_END("outer");
-	return 0;
+	return x == 0;
 }

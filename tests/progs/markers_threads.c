@@ -3,6 +3,9 @@
  * through region "work" (touching PAGES fresh pages the first time) and
  * once through "setup". The main thread uses no marker.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
