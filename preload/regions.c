@@ -15,6 +15,8 @@
 
 #include "fastread/fastread.h"
 
+_Static_assert(REGIONS_PER_THREAD_MAX < REGION_SLOT_REFUSED, "slot_of holds slot + 1 in a byte");
+
 /* ---- names */
 
 static uint32_t name_hash(const char *s)
@@ -180,13 +182,16 @@ uint64_t *region_begin_start(struct region_thread *t, const struct region_layout
 	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
 		t->bad_handle++;
 		*status = -EINVAL;
+	} else if (t->slot_of[id] == REGION_SLOT_REFUSED ||
+		   (!t->slot_of[id] && t->nr_slots >= (uint32_t)l->capacity)) {
+		/* Remembered, so that its end is not counted as a second misuse. */
+		t->slot_of[id] = REGION_SLOT_REFUSED;
+		t->table_full++;
+		*status = -ENOSPC;
 	} else if (t->slot_of[id]) {
 		s = region_slot_at(t, l, t->slot_of[id] - 1u);
 		*status = s->depth++ > 0;
 		s->reentries += *status;
-	} else if (t->nr_slots >= (uint32_t)l->capacity) {
-		t->table_full++;
-		*status = -ENOSPC;
 	} else {
 		s = slot_new(t, l, id);
 		s->depth = 1;
@@ -220,6 +225,7 @@ bool region_end_closes(const struct region_thread *t, const struct region_layout
 		       uint32_t id, uint32_t nr_names)
 {
 	return id < nr_names && id < REGIONS_NAMES_MAX && t->slot_of[id] &&
+	       t->slot_of[id] != REGION_SLOT_REFUSED &&
 	       region_slot_at(t, l, t->slot_of[id] - 1u)->depth == 1;
 }
 
@@ -265,6 +271,8 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
 	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
 		t->bad_handle++;
 		ret = -EINVAL;
+	} else if (t->slot_of[id] == REGION_SLOT_REFUSED) {
+		ret = -ENOSPC;	/* its begin was refused and counted */
 	} else if (!t->slot_of[id] ||
 		   (s = region_slot_at(t, l, t->slot_of[id] - 1u))->depth == 0) {
 		t->end_without_begin++;

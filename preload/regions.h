@@ -82,6 +82,7 @@ static inline int region_value_running(const struct region_layout *l, int g)
 }
 
 #define REGION_NONE UINT64_MAX		/* a min nobody has set yet */
+#define REGION_SLOT_REFUSED 0xff	/* slot_of: begun with the table full */
 
 /* One region in one thread. v[] holds the sums (nr_values), then the sample at its begin. */
 struct region_slot {
@@ -112,7 +113,7 @@ struct region_thread {
 	uint64_t user_reads;		/* counter reads served from user space */
 	uint64_t syscall_reads;		/* counter reads that took read(2) */
 	uint64_t read_errors;
-	uint8_t slot_of[REGIONS_NAMES_MAX];	/* id -> slot + 1; 0: none yet */
+	uint8_t slot_of[REGIONS_NAMES_MAX];	/* id -> slot + 1; 0: none yet; or REFUSED */
 	uint64_t slots[];		/* capacity slots of slot_size bytes */
 };
 
@@ -152,7 +153,8 @@ bool region_end_closes(const struct region_thread *t, const struct region_layout
  * region_end - thread @t leaves region @id with the sample @now (read only
  * when region_end_closes() said so; may be NULL otherwise).
  * Return: 0 the outermost entry closed (one call added); 1 an inner
- * re-entry closed; -EINVAL bad id; -ENOENT not open (misuse end_without_begin).
+ * re-entry closed; -EINVAL bad id; -ENOENT not open (misuse end_without_begin);
+ * -ENOSPC its begin was refused for a full table (already counted there).
  */
 int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,
 	       uint32_t nr_names, const uint64_t *now);

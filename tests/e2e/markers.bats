@@ -245,3 +245,24 @@ total() {
 	run env -u LD_PRELOAD "$PROGS/markers_read" 10
 	[ "${lines[0]}" = "ret=-1" ]
 }
+
+@test "limits: 300 exited threads, 300 names, a full thread table: counted, never fatal" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_limits" 300 300
+	[ "$status" -eq 0 ]
+	# "t" and n0..n254 fill the 256 names: 45 refused.
+	[ "$output" = "refused=45" ]
+	[ "$(jq '.regions.names_refused' "$REPORTS")" -eq 45 ]
+	# 256 exited threads listed, 44 in the totals only; the main thread listed live.
+	[ "$(jq '.regions.threads | length' "$REPORTS")" -eq 257 ]
+	[ "$(jq '.regions.threads_unlisted' "$REPORTS")" -eq 44 ]
+	[ "$(total t .calls)" -eq 300 ]
+	[ "$(total t .threads)" -eq 300 ]
+	# The main thread's table holds `capacity` regions; each refused begin is one
+	# table_full, its end no second misuse; a 0 handle is a bad handle, begin and end.
+	cap=$(jq '.regions.capacity' "$REPORTS")
+	main='.regions.threads[-1]'
+	[ "$(jq "$main.regions | length" "$REPORTS")" -eq "$cap" ]
+	[ "$(jq "$main.misuse.table_full" "$REPORTS")" -eq $((255 - cap)) ]
+	[ "$(jq "$main.misuse.end_without_begin" "$REPORTS")" -eq 0 ]
+	[ "$(jq "$main.misuse.bad_handle" "$REPORTS")" -eq 90 ]
+}

@@ -247,6 +247,14 @@ static void test_table_full(void **state)
 				      sample(0, 0, 0)), -ENOSPC);
 	assert_int_equal(thread->table_full, 1);
 	assert_int_equal(thread->nr_slots, (uint32_t)layout.capacity);
+	/* Its end is the same misuse, not a second one; its next begin is refused again. */
+	assert_int_equal(region_end(thread, &layout, (uint32_t)layout.capacity, 200,
+				    sample(1, 1, 0)), -ENOSPC);
+	assert_false(region_end_closes(thread, &layout, (uint32_t)layout.capacity, 200));
+	assert_int_equal(thread->end_without_begin, 0);
+	assert_int_equal(region_begin(thread, &layout, (uint32_t)layout.capacity, 200,
+				      sample(2, 2, 0)), -ENOSPC);
+	assert_int_equal(thread->table_full, 2);
 	/* Regions already in the table still work. */
 	assert_int_equal(region_end(thread, &layout, 0, 200, sample(9, 9, 0)), 0);
 	assert_int_equal(region_begin(thread, &layout, 0, 200, sample(10, 10, 0)), 0);
