@@ -129,7 +129,7 @@ static bool list_has(const char *list, const char *word)
 {
 	size_t n = strlen(word);
 
-	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != '\0'))
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
 		if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0'))
 			return true;
 	return false;

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +234,14 @@ static inline const char *pmu_cpu_model(void)
 	const char *cpu = getenv("pfshim_cpu");
 
 	return cpu ? cpu : "max";
+}
+
+/* 64-bit event counters came with PMUv3p5: -cpu max has them, cortex-a57 not
+ * (config1 bit 0 on an event counter is then EOPNOTSUPP). The cycle counter
+ * is 64-bit everywhere. */
+static inline bool pmu_cpu_has_long_counters(void)
+{
+	return strcmp(pmu_cpu_model(), "cortex-a57") != 0;
 }
 
 #endif

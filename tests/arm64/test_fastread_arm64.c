@@ -3,8 +3,9 @@
  * reads are served from user space when they can be (nr_user_reads), agree
  * with read(2), count a known loop exactly for 64- and 32-bit counters, and
  * fall back to read(2) (nr_syscall_reads) with correct values when a counter
- * is multiplexed out or user access is off. Compared against pmu_arm64.h,
- * which shares no code with fastread/.
+ * is multiplexed out or user access is off; also across a 32-bit overflow,
+ * in preempted threads and as nobody. Compared against pmu_arm64.h, which
+ * shares no code with fastread/.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -21,11 +22,6 @@
 #define BRACKET_MAX 3000
 /* Instructions outside the loop body between two fastread reads. */
 #define LOOP_OVERHEAD_MAX 1000
-
-static bool cpu_has_long_counters(void)
-{
-	return strcmp(pmu_cpu_model(), "cortex-a57") != 0;
-}
 
 static struct perf_event_attr attr_hw(uint64_t config)
 {
@@ -216,7 +212,7 @@ static void check_forced_32bit(void)
 	check_user_reads(&g, what);
 	bracket_ok(&g, what, false);
 	check_exact_loop(&g, what);
-	if (cpu_has_long_counters())
+	if (pmu_cpu_has_long_counters())
 		check_overflow(&g, what);
 out:
 	fastread_group_close(&g);
@@ -328,7 +324,7 @@ static void check_cycles_pair(void)
 	CHECK(brackets, "cycles pair: every read agreed with our read(2)");
 	for (k = 0; k < 2; k++) {
 		CHECK(g[k].page[0]->pmc_width == 64, "cycles pair: group %d is 64-bit", k);
-		if (cpu_has_long_counters())
+		if (pmu_cpu_has_long_counters())
 			CHECK(g[k].nr_syscall_reads == 0,
 			      "cycles pair: group %d always from user space (%" PRIu64 " reads)", k,
 			      g[k].nr_user_reads);
@@ -447,7 +443,7 @@ static void check_threads(void)
 static void check_unprivileged(void)
 {
 	static const uint64_t two[] = { PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_CPU_CYCLES };
-	const unsigned ev_w = cpu_has_long_counters() ? 64 : 32;
+	const unsigned ev_w = pmu_cpu_has_long_counters() ? 64 : 32;
 	const unsigned two_w[] = { ev_w, 64 };
 	int status = -1;
 	pid_t pid;
@@ -514,7 +510,7 @@ int main(void)
 	 * PMUv3p5 (-cpu max), the cycle counter always. Without them a second
 	 * cycles cannot share the cycle counter (see check_second_cycles_in_group),
 	 * so cortex-a57's 4-event group has one cycles event. */
-	bool wide = cpu_has_long_counters();
+	bool wide = pmu_cpu_has_long_counters();
 	const uint64_t four[] = { PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_CPU_CYCLES,
 				  PERF_COUNT_HW_INSTRUCTIONS,
 				  wide ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_HW_INSTRUCTIONS };

@@ -24,12 +24,6 @@ static const struct event_case events[] = {
 	{ "cycles", PERF_COUNT_HW_CPU_CYCLES },
 };
 
-static bool cpu_has_long_counters(void)
-{
-	/* cortex-a57 is PMUv3 before v3p5: only 32-bit event counters. */
-	return strcmp(pmu_cpu_model(), "cortex-a57") != 0;
-}
-
 /* Return: (count after - count before) - 2n, or INT64_MIN if a read failed. */
 static __attribute__((noinline)) int64_t loop_measure(struct perf_event_mmap_page *pc, uint64_t n)
 {
@@ -115,7 +109,7 @@ static void probe_event(const struct event_case *ev, uint64_t config1)
 	fd = pmu_open(&attr, -1);
 	/* Before PMUv3p5 only the cycle counter is 64 bits wide: asking for a
 	 * 64-bit event counter is refused with EOPNOTSUPP. */
-	if (!cpu_has_long_counters() && (config1 & PMU_CONFIG1_64BIT) &&
+	if (!pmu_cpu_has_long_counters() && (config1 & PMU_CONFIG1_64BIT) &&
 	    ev->config != PERF_COUNT_HW_CPU_CYCLES) {
 		CHECK(fd == -EOPNOTSUPP, "%s: refused with EOPNOTSUPP on %s (got %s)", what,
 		      pmu_cpu_model(), fd < 0 ? strerror(-fd) : "an fd");
@@ -212,7 +206,7 @@ static void check_cycles_group(void)
 	if (!CHECK(leader >= 0, "cycles group: 64-bit leader opened"))
 		return;
 	fd = pmu_open(&attr, leader);
-	if (cpu_has_long_counters()) {
+	if (pmu_cpu_has_long_counters()) {
 		CHECK(fd >= 0, "cycles group: second 64-bit cycles opened (%s)",
 		      fd < 0 ? strerror(-fd) : "ok");
 	} else {
