@@ -455,7 +455,6 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 		return status_of(status);
 	start[region_value_wall()] = monotonic_ns();
 	counters_sample(t, start);
-	region_begin_finish(t->regions);
 	return 0;
 }
 

@@ -197,15 +197,9 @@ uint64_t *region_begin_start(struct region_thread *t, const struct region_layout
 		s->depth = 1;
 		*status = 0;
 	}
-	if (*status == 0)
-		return slot_start(s, l);	/* the write stays open for the sample */
 	write_end(t);
-	return NULL;
-}
-
-void region_begin_finish(struct region_thread *t)
-{
-	write_end(t);
+	/* Readers never use a begin sample: the caller may fill it after the write. */
+	return *status == 0 ? slot_start(s, l) : NULL;
 }
 
 int region_begin(struct region_thread *t, const struct region_layout *l, uint32_t id,
@@ -217,7 +211,6 @@ int region_begin(struct region_thread *t, const struct region_layout *l, uint32_
 	if (!start)
 		return status;
 	memcpy(start, now, (size_t)l->nr_values * sizeof(uint64_t));
-	region_begin_finish(t);
 	return 0;
 }
 

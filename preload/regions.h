@@ -135,15 +135,16 @@ int region_begin(struct region_thread *t, const struct region_layout *l, uint32_
 		 uint32_t nr_names, const uint64_t *now);
 
 /*
- * region_begin_start/finish - region_begin() in two halves, so the caller
- * can take the sample last, after the bookkeeping, into the vector returned
- * (nr_values entries). Between the two the table is being written.
+ * region_begin_start - region_begin() without the sample, so that the caller
+ * can take it last, after the bookkeeping, straight into the vector returned
+ * (nr_values entries). That vector is written outside the sequence counter:
+ * reports read sums and depths, never a begin sample, so a slow read(2) there
+ * never makes a report wait or skip the table.
  * Return: that vector, or NULL with @status set to what region_begin()
- * returns (1, -EINVAL, -ENOSPC); no finish is needed then.
+ * returns (1, -EINVAL, -ENOSPC).
  */
 uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
 			     uint32_t id, uint32_t nr_names, int *status);
-void region_begin_finish(struct region_thread *t);
 
 /* region_end_closes - will region_end() close the outermost entry (so it needs a sample)? */
 bool region_end_closes(const struct region_thread *t, const struct region_layout *l,
