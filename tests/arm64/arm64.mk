@@ -13,6 +13,8 @@ ARM64_B       := $(BUILD)/arm64
 ARM64_CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pfshim/arm64
 ARM64_PKGS    := qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio
 ARM64_CPUS    ?= max cortex-a57
+# Extra kernel command line words, e.g. ARM64_APPEND=pfshim_only=probe,fastread
+ARM64_APPEND  ?=
 ARM64_DIR     := tests/arm64
 ARM64_TFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. -Iinclude -I$(ARM64_DIR)
 ARM64_CMOCKA  := $(ARM64_CACHE)/cmocka
@@ -41,7 +43,8 @@ ARM64_BIN := $(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64 \
 test-arm64: $(addprefix test-arm64-,$(ARM64_CPUS))
 
 $(addprefix test-arm64-,$(ARM64_CPUS)): test-arm64-%: $(ARM64_KERNEL) arm64-initramfs
-	$(Q)V=$(V) $(ARM64_DIR)/run.sh $(ARM64_KERNEL) $(ARM64_INITRD) $* $(ARM64_B)/console-$*.log
+	$(Q)V=$(V) $(ARM64_DIR)/run.sh $(ARM64_KERNEL) $(ARM64_INITRD) $* $(ARM64_B)/console-$*.log \
+		$(ARM64_APPEND)
 
 # The instruction cost of a read, on -cpu max only (see docs/testing-arm64.md).
 bench-arm64: $(ARM64_KERNEL) arm64-initramfs
