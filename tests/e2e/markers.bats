@@ -93,15 +93,20 @@ total() {
 @test "misuse is counted and never crashes: end without begin, bad handle, unclosed, recursion" {
 	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_misuse"
 	[ "$status" -eq 0 ]
-	[ "$(jq '.regions.threads[0].misuse.end_without_begin' "$REPORTS")" -eq 2 ]
-	[ "$(jq '.regions.threads[0].misuse.bad_handle' "$REPORTS")" -eq 1 ]
-	[ "$(jq '.regions.threads[0].misuse.unclosed' "$REPORTS")" -eq 1 ]
-	[ "$(region true left-open unclosed)" -eq 1 ]
-	[ "$(region true left-open calls)" -eq 0 ]
+	main='.regions.threads[] | select(.exited | not)'
+	[ "$(jq "$main | .misuse.end_without_begin" "$REPORTS")" -eq 2 ]
+	[ "$(jq "$main | .misuse.bad_handle" "$REPORTS")" -eq 1 ]
+	[ "$(jq "$main | .misuse.unclosed" "$REPORTS")" -eq 1 ]
+	[ "$(region '.exited | not' left-open unclosed)" -eq 1 ]
+	[ "$(region '.exited | not' left-open calls)" -eq 0 ]
 	# 3 outermost entries, each 5 deep: counted once per outermost entry.
-	[ "$(region true recurse calls)" -eq 3 ]
-	[ "$(region true recurse reentries)" -eq 12 ]
+	[ "$(region '.exited | not' recurse calls)" -eq 3 ]
+	[ "$(region '.exited | not' recurse reentries)" -eq 12 ]
 	[ "$(total left-open .unclosed)" -eq 1 ]
+	# A thread that exits with a region open: unclosed at its exit.
+	[ "$(region .exited thread-open unclosed)" -eq 1 ]
+	[ "$(region .exited thread-open open)" -eq 0 ]
+	[ "$(jq '[.regions.threads[] | select(.exited)] | length' "$REPORTS")" -eq 1 ]
 }
 
 @test "misuse shows in the text report" {
@@ -121,6 +126,15 @@ total() {
 	[ "$(jq -r 'select(.reason == "explicit") | [.regions.threads[0].regions[].name] | join(",")' \
 		"$REPORTS")" = first ]
 	[ "$(region true second calls)" -eq 1 ]
+}
+
+@test "an exec report carries the regions; the new image starts without them" {
+	run shim PFSHIM_EVENTS=task-clock "$PROGS/markers_report" exec
+	[ "$status" -eq 0 ]
+	[ "$(reports '.reason == "exec"')" -eq 1 ]
+	[ "$(jq -r 'select(.reason == "exec") | [.regions.threads[0].regions[] | "\(.name)=\(.calls)"]
+		| join(",")' "$REPORTS")" = "first=1,second=1" ]
+	[ "$(reports '.program == "true" and (has("regions") | not)')" -eq 1 ]
 }
 
 @test "PFSHIM_DISABLE_MARKERS compiles the macros away: no pfshim_v1 reference" {

@@ -1,10 +1,20 @@
 /*
  * markers_misuse: every misuse the report must count, none of which may
  * crash: an end without begin ("never-begun", twice), a bad handle, a region
- * left open at exit ("left-open"), and recursion: "recurse" entered 3 times
- * from the top, 5 deep each (calls 3, re-entries 12).
+ * left open at exit ("left-open"), a region left open by a thread that
+ * exits ("thread-open"), and recursion: "recurse" entered 3 times from the
+ * top, 5 deep each (calls 3, re-entries 12).
  */
+#include <pthread.h>
+
 #include "pfshim.h"
+
+static void *leave_open(void *arg)
+{
+	(void)arg;
+	pfshim_region_begin("thread-open");
+	return NULL;
+}
 
 static pfshim_region_t recurse;
 
@@ -18,7 +28,11 @@ static void down(int depth)
 
 int main(void)
 {
+	pthread_t t;
+
 	recurse = pfshim_region("recurse");
+	if (pthread_create(&t, NULL, leave_open, NULL) != 0 || pthread_join(t, NULL) != 0)
+		return 1;
 	pfshim_region_end("never-begun");
 	pfshim_end(pfshim_region("never-begun"));
 	pfshim_begin((pfshim_region_t)100000);

@@ -1,13 +1,16 @@
 /*
- * markers_report: region "first" once, then pfshim_report() (an "explicit"
- * report), then region "second" once; exit writes the final report.
- * Prints pfshim_report()'s return value.
+ * markers_report [exec]: region "first" once, then pfshim_report() (an
+ * "explicit" report), then region "second" once; exit writes the final
+ * report, or with "exec" the program execs /bin/true, whose report has no
+ * regions. Prints pfshim_report()'s return value.
  */
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "pfshim.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int ret;
 
@@ -17,5 +20,8 @@ int main(void)
 	pfshim_region_begin("second");
 	pfshim_region_end("second");
 	printf("%d\n", ret);
+	fflush(stdout);
+	if (argc > 1 && strcmp(argv[1], "exec") == 0)
+		execl("/bin/true", "true", (char *)NULL);
 	return 0;
 }
