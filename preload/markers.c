@@ -344,6 +344,7 @@ void markers_restart_in_child(void)
 	atomic_store(&markers.retired_nr, 0);
 	atomic_store(&markers.threads_unlisted, 0);
 	atomic_store(&markers.threads_failed, 0);
+	atomic_store(&markers.names_refused, 0);
 	region_totals_init(markers.totals, &markers.layout);
 }
 
