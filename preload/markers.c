@@ -168,9 +168,12 @@ static uint64_t monotonic_ns(void)
  * group's times, into @dst. A group whose read fails keeps its last values
  * from t->now (this interval adds ~0, and read_errors says so); a group that
  * never opened stays 0 in every sample.
+ * Return: nonzero when some counter of this thread is missing from @dst.
  */
-static inline void counters_sample(struct marker_thread *t, uint64_t *dst)
+static inline int counters_sample(struct marker_thread *t, uint64_t *dst)
 {
+	int failed = t->open_failed;
+
 	const struct region_layout *l = &markers.layout;
 	struct fastread_count out[FASTREAD_MAX_EVENTS];
 
@@ -182,6 +185,7 @@ static inline void counters_sample(struct marker_thread *t, uint64_t *dst)
 			continue;
 		if (UNLIKELY(fastread_group_read(&t->groups[g], out) < 0)) {
 			t->read_errors++;
+			failed = 1;
 			for (int k = 0; k < spec->nr; k++)
 				dst[region_value_event(spec->first + k)] =
 					t->now[region_value_event(spec->first + k)];
@@ -194,6 +198,7 @@ static inline void counters_sample(struct marker_thread *t, uint64_t *dst)
 		dst[en] = out[0].enabled;
 		dst[run] = out[0].running;
 	}
+	return failed;
 }
 
 static void live_register(struct marker_thread *t)
@@ -240,6 +245,7 @@ static void groups_open(struct marker_thread *t)
 
 		if (err < 0 && !t->regions->open_error)
 			t->regions->open_error = -err;
+		t->open_failed |= err < 0;
 		if (err == 0)
 			group_fds_move_high(&t->groups[g]);
 	}
@@ -383,8 +389,7 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 	if (!start)
 		return status_of(status);
 	start[region_value_wall()] = monotonic_ns();
-	counters_sample(t, start);
-	return 0;
+	return counters_sample(t, start) ? PFSHIM_FAILED : 0;
 }
 
 PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
@@ -392,14 +397,16 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 	const struct region_layout *l = &markers.layout;
 	struct marker_thread *t = self;
 	uint32_t id = region - 1u, nr = names_nr();
+	int failed = 0, status;
 
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
 	if (LIKELY(region_end_closes(t->regions, l, id, nr))) {
-		counters_sample(t, t->now);
+		failed = counters_sample(t, t->now);
 		t->now[region_value_wall()] = monotonic_ns();
 	}
-	return status_of(region_end(t->regions, l, id, nr, t->now));
+	status = status_of(region_end(t->regions, l, id, nr, t->now));
+	return status == 0 && failed ? PFSHIM_FAILED : status;
 }
 
 PFSHIM_EXPORT pfshim_region_t pfshim_v1_region(const char *name)
@@ -472,15 +479,16 @@ static void counts_fill(const struct marker_thread *t, struct pfshim_counts *cou
 PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 {
 	struct marker_thread *t = self;
+	int failed;
 
 	if (!counts)	/* pfshim_active() asks without setting anything up */
 		return process.active && process_is_self() ? 0 : PFSHIM_INACTIVE;
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
-	counters_sample(t, t->now);
+	failed = counters_sample(t, t->now);
 	t->now[region_value_wall()] = monotonic_ns();
 	counts_fill(t, counts);
-	return 0;
+	return failed ? PFSHIM_FAILED : 0;
 }
 
 PFSHIM_EXPORT int pfshim_v1_report(void)

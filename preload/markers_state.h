@@ -25,7 +25,7 @@ struct marker_thread {
 	struct region_thread *regions;
 	uint64_t read_errors;
 	int live_index;			/* slot in markers.live, or -1 */
-	int pad;
+	int open_failed;		/* a group did not open: calls return PFSHIM_FAILED */
 };
 
 /* Per-thread groups: region events [first, first + nr) of one totals group. */

@@ -280,3 +280,23 @@ total() {
 	[ "$(jq "$main.misuse.end_without_begin" "$REPORTS")" -eq 0 ]
 	[ "$(jq "$main.misuse.bad_handle" "$REPORTS")" -eq 90 ]
 }
+
+@test "a thread whose counters cannot open says PFSHIM_FAILED and the report says why" {
+	# Lower the fd limit until the thread's own group no longer fits (EMFILE)
+	# while the totals, opened first, still do.
+	found=
+	# (bats keeps fds of its own open: the first limits leave no room at all.)
+	for n in $(seq 4 64); do
+		out=$(ulimit -n "$n" && env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT=stdout \
+			PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_read" 10 2>&-) || continue
+		# (the report is written at exit, before stdio flushes the program's lines)
+		[ "$(grep '^ret=' <<<"$out")" = "ret=-3" ] || continue
+		report=$(grep '^{' <<<"$out")
+		[ "$(jq -r '.events[] | select(.name == "task-clock") | .status' <<<"$report")" = counted ]
+		[ "$(jq -r '.regions.threads[0].open_error' <<<"$report")" = EMFILE ]
+		found=$n
+		break
+	done
+	echo "fd limit $found"
+	[ -n "$found" ]
+}
