@@ -300,3 +300,15 @@ total() {
 	echo "fd limit $found"
 	[ -n "$found" ]
 }
+
+@test "20 events: the thread's counters are split into groups of at most 16, all exact" {
+	events=$(for i in $(seq 10); do printf 'page-faults,task-clock,'; done)
+	shim PFSHIM_EVENTS="${events%,}" "$PROGS/markers_nested" 300 200
+	[ "$(jq '.regions.events | length' "$REPORTS")" -eq 20 ]
+	# 2 regions x (begin + end) x 2 groups: one read(2) per group per call
+	[ "$(jq '.regions.threads[0].syscall_reads' "$REPORTS")" -eq 8 ]
+	# Every copy of page-faults, in either group, saw the same faults.
+	[ "$(jq '[.regions.threads[0].regions[] | select(.name == "inner") | .events[]
+		| select(.name == "page-faults") | .value] | unique | length' "$REPORTS")" -eq 1 ]
+	[ "$(region_event true inner page-faults | head -1)" -ge 200 ]
+}
