@@ -244,6 +244,12 @@ void regions_put_json(struct buf *b, const struct report *r)
 	else
 		buf_puts(b, "null");
 	buf_putc(b, ',');
+	json_key(b, "user_read_problem");
+	if (g->user_read_problem)
+		buf_put_json_string(b, g->user_read_problem);
+	else
+		buf_puts(b, "null");
+	buf_putc(b, ',');
 	json_key(b, "threads");
 	buf_putc(b, '[');
 	for (int i = 0; i < g->nr_threads; i++) {
@@ -459,6 +465,14 @@ static void text_total(struct buf *b, const struct report *r, const struct repor
 		text_stat(b, region_event(r, e), NULL, region_event_name(r, e), &t->values[e]);
 }
 
+static int any_syscall_reads(const struct report_regions *g)
+{
+	for (int i = 0; i < g->nr_threads; i++)
+		if (g->threads[i].syscall_reads)
+			return 1;
+	return 0;
+}
+
 void regions_put_text(struct buf *b, const struct report *r)
 {
 	const struct report_regions *g = r->regions;
@@ -497,6 +511,11 @@ void regions_put_text(struct buf *b, const struct report *r)
 	if (g->note) {
 		buf_puts(b, " pfshim: ");
 		buf_puts(b, g->note);
+		buf_putc(b, '\n');
+	}
+	if (g->user_read_problem && any_syscall_reads(g)) {
+		buf_puts(b, " pfshim: counter reads took read(2): ");
+		buf_put_printable(b, g->user_read_problem);
 		buf_putc(b, '\n');
 	}
 	buf_putc(b, '\n');

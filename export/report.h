@@ -116,6 +116,7 @@ struct report_regions {
 	uint64_t names_refused;		/* pfshim_region() calls refused (bad name, table full) */
 	uint64_t threads_failed;	/* threads whose marker state could not be set up */
 	const char *note;		/* why some region data is missing, or NULL */
+	const char *user_read_problem;	/* why reads cannot come from user space here, or NULL */
 };
 
 struct report {

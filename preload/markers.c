@@ -142,6 +142,8 @@ static void markers_once(void)
 	region_totals_init(markers.totals, &markers.layout);
 	if (pthread_key_create(&markers.key, thread_exit) != 0)
 		return;
+	/* Asked here, not in a report: it reads sysfs with stdio. */
+	markers.user_read_problem = fastread_user_access_problem();
 	markers.ready = true;
 }
 

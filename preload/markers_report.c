@@ -240,6 +240,7 @@ static void regions_header(struct markers_report *m)
 	r->threads_unlisted = atomic_load(&markers.threads_unlisted);
 	r->names_refused = atomic_load(&markers.names_refused);
 	r->threads_failed = atomic_load(&markers.threads_failed);
+	r->user_read_problem = markers.user_read_problem;
 }
 
 static void regions_build(struct markers_report *m, struct arena *a, bool final)

@@ -52,6 +52,7 @@ struct markers_state {
 	atomic_flag retiring;		/* held while a thread retires or a report reads */
 	_Atomic(struct marker_thread *) live[MARKERS_LIVE_MAX];
 	pthread_mutex_t intern_lock;	/* pfshim_region() of a new name only */
+	const char *user_read_problem;	/* fastread_user_access_problem(), asked once */
 };
 
 extern struct markers_state markers;

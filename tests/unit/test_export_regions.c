@@ -79,6 +79,7 @@ static const struct report_regions regions = {
 	.nr_events = 2, .event = region_events, .capacity = 23,
 	.nr_threads = 2, .threads = threads, .nr_totals = 2, .totals = totals,
 	.names_refused = 1,
+	.user_read_problem = "rdpmc is \"off\"",
 };
 
 static struct report with_regions(void)
@@ -117,6 +118,8 @@ static void test_text(void **state)
 				    "            10             4             6             5"
 				    "      context-switches  (scaled)\n"));
 	assert_non_null(strstr(out, " pfshim: MISUSE: 1 region names refused"));
+	/* worker-0 took read(2): why, in the words of fastread_user_access_problem() */
+	assert_non_null(strstr(out, "\n pfshim: counter reads took read(2): rdpmc is \"off\"\n"));
 }
 
 /* Fields of one CSV line, RFC 4180: commas inside quotes do not count. */
@@ -208,6 +211,7 @@ static void test_json(void **state)
 	assert_python(out, "d['regions']['totals'][1]['wall_ns']['sum'] is None and "
 			   "d['regions']['totals'][1]['unclosed'] == 1");
 	assert_python(out, "d['regions']['names_refused'] == 1 and d['regions']['note'] is None");
+	assert_python(out, "d['regions']['user_read_problem'] == 'rdpmc is \"off\"'");
 }
 
 /* A program without markers gets exactly the report it got before regions existed. */
