@@ -4,6 +4,8 @@
  * known loop under PFSHIM_EVENTS/PFSHIM_FORMAT=csv, captures its stderr, and
  * checks that the report counts the loop's instructions: two loop lengths
  * must differ by exactly 2 * (difference of iterations), up to a small slack.
+ * Also: threads, more events than counters, unprivileged runs, and (argument
+ * "markers") the marker API through markers_target_arm64.
  */
 #include <stdbool.h>
 #include <sys/wait.h>
@@ -15,23 +17,16 @@
 #define MARKERS_TARGET "/bin/markers_target_arm64"
 #define REPORT_MAX 16384
 
-/*
- * Run TARGET @n under the shim with @events (NULL: the shim's default list).
- * Return: the target's exit status, or -1; @report gets its stderr.
- */
-static int shim_run_program(const char *program, const char *events, uint64_t n, int threads,
-			    char *report, size_t size);
-
-static int shim_run(const char *events, uint64_t n, char *report, size_t size)
-{
-	return shim_run_program(TARGET, events, n, 0, report, size);
-}
-
-/* Run @program @n [@threads, when > 0] under the shim; stdout stays the console's. */
-static bool run_unprivileged;
+static bool run_unprivileged;	/* the target runs as nobody */
 /* The last report read: check_known_loop leaves its second run's here. */
 static char last_report[REPORT_MAX];
 
+/*
+ * Run @program @n [@threads, when > 0] under the shim with @events (NULL: the
+ * shim's default list); its stdout stays the console's, its stderr (where the
+ * report goes) is captured into @report.
+ * Return: the program's exit status, 128 + signal, or -1.
+ */
 static int shim_run_program(const char *program, const char *events, uint64_t n, int threads,
 			    char *report, size_t size)
 {
@@ -45,6 +40,7 @@ static int shim_run_program(const char *program, const char *events, uint64_t n,
 	snprintf(arg2, sizeof(arg2), "%d", threads);
 	if (pipe(fds) < 0)
 		return -1;
+	fflush(stdout);	/* or the child would print our buffered lines again */
 	pid = fork();
 	if (pid == 0) {
 		dup2(fds[1], 2);
@@ -59,7 +55,6 @@ static int shim_run_program(const char *program, const char *events, uint64_t n,
 			setenv("PFSHIM_EVENTS", events, 1);
 		else
 			unsetenv("PFSHIM_EVENTS");
-		fflush(stdout);
 		execl(program, program, arg, threads > 0 ? arg2 : (char *)NULL, (char *)NULL);
 		_exit(127);
 	}
@@ -71,6 +66,11 @@ static int shim_run_program(const char *program, const char *events, uint64_t n,
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int shim_run(const char *events, uint64_t n, char *report, size_t size)
+{
+	return shim_run_program(TARGET, events, n, 0, report, size);
 }
 
 /*
