@@ -167,71 +167,62 @@ PFSHIM_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char
 }
 
 /*
- * The execl family: the list becomes an array on the stack, then as the
- * execv family. args_collect() also consumes the terminating NULL, so that
- * execle() finds envp next.
+ * The execl family: the list becomes an array on the stack, and the call
+ * goes on as its execv counterpart: execl -> execv, execlp -> execvp,
+ * execle -> execve (whose envp follows the list's terminating NULL).
  */
-static size_t args_count(const char *arg0, va_list *ap)
+enum exec_list { EXEC_LIST_L, EXEC_LIST_LP, EXEC_LIST_LE };
+
+static int exec_list_forward(enum exec_list kind, const char *path, const char *arg0, va_list ap)
 {
+	char *const *envp;
+	va_list count;
 	size_t n = 0;
 
-	for (const char *a = arg0; a; a = va_arg(*ap, const char *))
+	va_copy(count, ap);
+	for (const char *a = arg0; a; a = va_arg(count, const char *))
 		n++;
-	return n;
-}
+	va_end(count);
 
-static void args_collect(char **argv, const char *arg0, va_list *ap)
-{
-	size_t n = 0;
+	char *argv[n + 1];
 
-	for (const char *a = arg0; a; a = va_arg(*ap, const char *))
-		argv[n++] = (char *)a;
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i <= n; i++)		/* i == n reads the terminating NULL */
+		argv[i] = va_arg(ap, char *);
 	argv[n] = NULL;
+	switch (kind) {
+	case EXEC_LIST_LP:
+		EXEC_FORWARD(CALL_REAL(execvp, path, argv));
+	case EXEC_LIST_LE:
+		envp = va_arg(ap, char *const *);
+		EXEC_FORWARD(CALL_REAL(execve, path, argv, envp));
+	case EXEC_LIST_L:
+	default:
+		EXEC_FORWARD(CALL_REAL(execv, path, argv));
+	}
 }
+
+#define EXEC_LIST(kind, path, arg)                                       \
+	do {                                                             \
+		va_list ap_;                                             \
+		int ret_;                                                \
+		va_start(ap_, arg);                                      \
+		ret_ = exec_list_forward(kind, path, arg, ap_);          \
+		va_end(ap_);                                             \
+		return ret_;                                             \
+	} while (0)
 
 PFSHIM_EXPORT int execl(const char *path, const char *arg, ...)
 {
-	va_list ap;
-	size_t n;
-
-	va_start(ap, arg);
-	n = args_count(arg, &ap);
-	va_end(ap);
-	char *argv[n + 1];
-	va_start(ap, arg);
-	args_collect(argv, arg, &ap);
-	va_end(ap);
-	EXEC_FORWARD(CALL_REAL(execv, path, argv));
+	EXEC_LIST(EXEC_LIST_L, path, arg);
 }
 
 PFSHIM_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	va_list ap;
-	size_t n;
-
-	va_start(ap, arg);
-	n = args_count(arg, &ap);
-	va_end(ap);
-	char *argv[n + 1];
-	va_start(ap, arg);
-	args_collect(argv, arg, &ap);
-	va_end(ap);
-	EXEC_FORWARD(CALL_REAL(execvp, file, argv));
+	EXEC_LIST(EXEC_LIST_LP, file, arg);
 }
 
 PFSHIM_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *const *envp;
-	va_list ap;
-	size_t n;
-
-	va_start(ap, arg);
-	n = args_count(arg, &ap);
-	va_end(ap);
-	char *argv[n + 1];
-	va_start(ap, arg);
-	args_collect(argv, arg, &ap);
-	envp = va_arg(ap, char *const *);
-	va_end(ap);
-	EXEC_FORWARD(CALL_REAL(execve, path, argv, envp));
+	EXEC_LIST(EXEC_LIST_LE, path, arg);
 }
