@@ -84,6 +84,9 @@ $(BUILD)/examples/%: examples/%.c include/pfshim.h
 deps:
 	$(Q)tests/deps.sh
 
+# cmocka must be installed before a unit test links, even under make -j.
+$(UNIT_BIN): | deps
+
 unit: deps $(UNIT_BIN)
 	$(Q)set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
