@@ -44,7 +44,11 @@ struct fastread_group {
  * EOPNOTSUPP) for events of the core PMU.
  *
  * Return: 0, or a negative errno of the first event that could not be opened
- * (the group is then closed). Must be called by the thread that will read it.
+ * (the group is then closed); -ENOSPC when every event opens on its own but
+ * the PMU cannot hold them all as one group (more events than counters, or
+ * two that need the same counter, at every counter width tried): such a group
+ * would never be scheduled, so split it and open the parts as groups of their
+ * own (they then take turns). Must be called by the thread that will read it.
  * A page that cannot be mapped is left NULL: that group is read with read(2).
  */
 int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *attrs, int nr);

@@ -74,6 +74,9 @@ bool fastread_pmu_takes_user_bit(uint32_t type, const char *devices)
  * On arm64 a core-PMU event is readable from EL0 only when opened with config1
  * bit 1; bit 0 asks for a 64-bit counter and fails with EOPNOTSUPP where the
  * PMU has only 32-bit ones, so 32-bit is the second try (kernel-facts "arm64").
+ * It is also the second try after EINVAL: in a group on cortex-a57 a second
+ * 64-bit cycles cannot have the one 64-bit counter (the cycle counter), but a
+ * 32-bit one fits on an event counter.
  * A last try without user access keeps the event counting through read(2).
  */
 static int event_open(struct perf_event_attr *attr, int group_fd)
@@ -97,6 +100,26 @@ static int event_open(struct perf_event_attr *attr, int group_fd)
 	return sys_perf_event_open(attr, group_fd);
 }
 
+/*
+ * A member refused with EINVAL (on every counter width event_open() tried):
+ * either its attr is bad, or the PMU cannot hold the group with it. Opening it
+ * alone, disabled, tells the two apart. Only reached on that error.
+ */
+static bool member_fits_alone(const struct perf_event_attr *member)
+{
+	struct perf_event_attr attr = *member;
+	int fd;
+
+	attr.disabled = 1;
+	attr.enable_on_exec = 0;
+	attr.read_format = 0;
+	fd = event_open(&attr, -1);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 static void group_reset(struct fastread_group *g)
 {
 	int i;
@@ -111,6 +134,15 @@ static void group_reset(struct fastread_group *g)
  * leader counting while members were still being added gave page-fault counts
  * anywhere from 0 to 25,600 for 25,600 pages (kernel-facts "Open the leader
  * disabled"). inherit stays off: inherited per-task events cannot be mapped.
+ *
+ * The leader also carries enable_on_exec. arm_pmu's validate_group() leaves a
+ * leader in state OFF out of the count unless enable_on_exec is set, so a
+ * plain disabled leader let a group one event larger than the PMU open and
+ * then never run (QEMU arm64: 7 instructions events on 6 counters, running 0
+ * forever); with the flag the member that does not fit gets EINVAL, as it
+ * does on x86 whatever the leader's state. The flag changes nothing else
+ * here: the group is enabled by ioctl below, and enable_on_exec leaves an
+ * enabled event alone (our fds are close-on-exec anyway).
  */
 static int member_open(struct fastread_group *g, const struct perf_event_attr *in, int i)
 {
@@ -123,8 +155,11 @@ static int member_open(struct fastread_group *g, const struct perf_event_attr *i
 	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
 			   PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
 	attr.disabled = i == 0;
+	attr.enable_on_exec = i == 0;
 	attr.inherit = 0;
 	fd = event_open(&attr, i == 0 ? -1 : g->fd[0]);
+	if (fd == -EINVAL && i > 0)
+		return member_fits_alone(&attr) ? -ENOSPC : fd;
 	if (fd < 0)
 		return fd;
 	g->fd[i] = fd;
