@@ -26,6 +26,7 @@
 #include "fastread/fastread.h"
 #define PFSHIM_IMPLEMENTATION
 #include "pfshim.h"
+#include "preload/group_split.h"
 #include "preload/markers_state.h"
 #include "preload/process.h"
 #include "preload/regions.h"
@@ -103,6 +104,43 @@ static void groups_plan(int *group_of)
 	markers.layout.nr_events = e;
 }
 
+/*
+ * A trial open of the planned group [first, first + nr): fastread says
+ * -ENOSPC when the PMU cannot hold it as one group. The totals' groups were
+ * split by the kernel's EINVAL already, but these copies ask for user access
+ * (on arm64 a 64-bit counter first), which can need counters the totals'
+ * did not. Groups of software events only always fit: not tried, so the
+ * set-up costs nothing more where there is no PMU.
+ */
+static int group_try_open(int first, int nr, void *arg)
+{
+	struct fastread_group g;
+	bool software = true;
+	int err;
+
+	(void)arg;
+	for (int k = 0; k < nr; k++)
+		software &= markers.attr[first + k].type == PERF_TYPE_SOFTWARE;
+	if (software)
+		return 0;
+	err = fastread_group_open(&g, &markers.attr[first], nr);
+	if (err == 0)
+		fastread_group_close(&g);
+	return err;
+}
+
+/*
+ * Split what the PMU cannot hold at once (they then take turns), and renumber.
+ * -E2BIG cannot happen: every group keeps one of at most EVENTS_MAX events.
+ */
+static void groups_split(int *group_of)
+{
+	group_plan_split(markers.group, &markers.nr_groups, EVENTS_MAX, group_try_open, NULL);
+	for (int g = 0; g < markers.nr_groups; g++)
+		for (int k = 0; k < markers.group[g].nr; k++)
+			group_of[markers.group[g].first + k] = g;
+}
+
 static size_t page_round(size_t n)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -126,6 +164,7 @@ static void markers_once(void)
 	int nr_events;
 
 	groups_plan(group_of);
+	groups_split(group_of);
 	nr_events = markers.layout.nr_events;
 	header = block_header_size(nr_events, markers.nr_groups);
 	/* The table gets what the page leaves: one page per thread unless events are many. */
