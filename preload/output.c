@@ -67,20 +67,6 @@ int output_expand(const char *template, const struct output_names *names, char *
 	return 0;
 }
 
-static void write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= (size_t)n;
-	}
-}
-
 int output_stream_open(const char *target)
 {
 	if (strcmp(target, "stderr") == 0)
@@ -98,21 +84,21 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 	int err, fd;
 
 	if (strcmp(target, "stderr") == 0) {
-		write_all(stream_fd >= 0 ? stream_fd : STDERR_FILENO, buf, len);
+		fd_write_all(stream_fd >= 0 ? stream_fd : STDERR_FILENO, buf, len);
 	} else if (strcmp(target, "stdout") == 0) {
-		write_all(stream_fd >= 0 ? stream_fd : STDOUT_FILENO, buf, len);
+		fd_write_all(stream_fd >= 0 ? stream_fd : STDOUT_FILENO, buf, len);
 	} else if ((err = output_expand(target, names, path, sizeof(path))) < 0) {
 		warn_line("PFSHIM_OUTPUT '", target, "': ",
 			  err == -EINVAL ? "unknown % sequence (use %p, %h, %e or %%)" :
 					   "path too long",
 			  "; report written to stderr", NULL);
-		write_all(STDERR_FILENO, buf, len);
+		fd_write_all(STDERR_FILENO, buf, len);
 	} else if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0) {
 		warn_line("cannot open '", path, "' (", strerrorname_np(errno) ?: "error",
 			  "); report written to stderr", NULL);
-		write_all(STDERR_FILENO, buf, len);
+		fd_write_all(STDERR_FILENO, buf, len);
 	} else {
-		write_all(fd, buf, len);
+		fd_write_all(fd, buf, len);
 		close(fd);
 	}
 	errno = saved_errno;

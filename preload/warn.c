@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/fd.h"
+
 #define WARN_LINE_MAX 1024
 
 static size_t append(char *line, size_t len, const char *s)
@@ -34,8 +36,7 @@ void warn_line(const char *part, ...)
 		len = append(line, len, s);
 	va_end(ap);
 	line[len++] = '\n';
-	while (write(STDERR_FILENO, line, len) < 0 && errno == EINTR)
-		;
+	fd_write_all(STDERR_FILENO, line, len);
 	errno = saved_errno;
 }
 

@@ -47,3 +47,14 @@ load helpers
 	got=$(LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null python3 -c "$prog")
 	[ "$got" = "$want" ]
 }
+
+@test "a report to a pipe nobody reads does not kill the program with SIGPIPE" {
+	# The reader exits first; without the shim the writes would have nothing to fail.
+	run bash -c '{ sleep 0.2; LD_PRELOAD="$0" PFSHIM_OUTPUT=stdout /bin/true; } | true
+		echo "${PIPESTATUS[0]}"' "$SHIM"
+	[ "$output" = 0 ]
+	# A "pfshim:" warning on a dead stderr, then the report there too.
+	run bash -c '{ sleep 0.2; LD_PRELOAD="$0" PFSHIM_FORMAT=bogus /bin/true; } 2>&1 | true
+		echo "${PIPESTATUS[0]}"' "$SHIM"
+	[ "$output" = 0 ]
+}
