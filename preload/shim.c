@@ -57,10 +57,14 @@ static void report_signal_handler(int signo)
 	process_report(REPORT_SIGNAL, signo);
 }
 
+/*
+ * No SA_ONSTACK: a report needs ~20 KiB of stack, and a host's alternate
+ * signal stack is sized for its own handlers (Rust gives every thread 8 KiB):
+ * the thread's own stack is the one with room.
+ */
 static void report_signal_install(int signo)
 {
-	struct sigaction sa = { .sa_handler = report_signal_handler,
-				.sa_flags = SA_RESTART | SA_ONSTACK };
+	struct sigaction sa = { .sa_handler = report_signal_handler, .sa_flags = SA_RESTART };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(signo, &sa, NULL);

@@ -42,3 +42,11 @@ load helpers
 	run shim PFSHIM_EVENTS=task-clock "$PROGS/signal_self" 10 10
 	[ "$status" -eq 138 ]
 }
+
+@test "a program with a small alternate signal stack survives the report signal" {
+	run --separate-stderr shim PFSHIM_SIGNAL=USR1 PFSHIM_EVENTS=page-faults \
+		"$PROGS/small_altstack" 10
+	[ "$status" -eq 0 ]
+	[ "$output" = after ]
+	[ "$(reports '.reason == "signal"')" -eq 1 ]
+}
