@@ -20,6 +20,12 @@
 
 #define REPORT_STACK_BUFFER 8192
 
+/* process.final_report, besides the tid of the thread writing it. */
+#define FINAL_REPORT_NONE	0
+#define FINAL_REPORT_WRITTEN	(-1)
+/* How long a second exit waits for the first one's report: a blocked write must not hang it. */
+#define FINAL_REPORT_WAIT_MS	2000
+
 struct process process;
 
 static uint64_t clock_ns(clockid_t clock)
@@ -60,7 +66,7 @@ static void clocks_start(void)
 	process.pid = getpid();
 	process.start_realtime_ns = clock_ns(CLOCK_REALTIME);
 	process.start_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
-	atomic_store(&process.final_report_done, 0);
+	atomic_store(&process.final_report, FINAL_REPORT_NONE);
 }
 
 void process_start(const char *argv0, config_getenv_fn get_env)
@@ -161,15 +167,41 @@ void process_report(enum report_reason reason, int signo)
 	errno = saved_errno;
 }
 
+/*
+ * Another thread is writing the final report: wait until it is out, unless
+ * the writer is this very thread (a signal handler that exits while the
+ * report it interrupted is half-written: waiting would never end).
+ */
+static void final_report_wait(int self)
+{
+	const struct timespec ms = { 0, 1000000 };
+
+	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
+		int writer = atomic_load(&process.final_report);
+
+		if (writer == FINAL_REPORT_NONE || writer == FINAL_REPORT_WRITTEN || writer == self)
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
 void process_report_final(enum report_reason reason)
 {
-	if (!process_is_self() || atomic_exchange(&process.final_report_done, 1))
+	int self = gettid();
+	int none = FINAL_REPORT_NONE;
+
+	if (!process_is_self())
 		return;
+	if (!atomic_compare_exchange_strong(&process.final_report, &none, self)) {
+		final_report_wait(self);
+		return;
+	}
 	process_report(reason, 0);
+	atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
 }
 
 void process_report_final_undo(void)
 {
 	if (process_is_self())
-		atomic_store(&process.final_report_done, 0);
+		atomic_store(&process.final_report, FINAL_REPORT_NONE);
 }

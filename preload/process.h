@@ -25,7 +25,7 @@ struct process {
 	uint64_t start_monotonic_ns;
 	char program[256];		/* basename of /proc/self/exe */
 	char argv0[256];
-	atomic_int final_report_done;	/* the exit/exec report, once per image */
+	atomic_int final_report;	/* 0, the tid writing the exit/exec report, or -1 once written */
 };
 
 extern struct process process;
@@ -50,7 +50,10 @@ void process_report(enum report_reason reason, int signo);
 
 /*
  * process_report_final - the exit or exec report: written at most once per
- * image, never from a vfork()ed child. Async-signal-safe.
+ * image, never from a vfork()ed child. A thread that comes second (exit()
+ * in one thread, _exit() or exec in another) waits, for a while, until the
+ * first has written it: its _exit or exec would kill the writer.
+ * Async-signal-safe.
  */
 void process_report_final(enum report_reason reason);
 

@@ -34,3 +34,18 @@ same_as_without_shim() {
 	same_as_without_shim signal 11
 	[ "$status" -eq 139 ]
 }
+
+@test "an _exit() in another thread waits for the exit report being written" {
+	# The report's open() of a FIFO blocks until a reader comes at 0.3 s; the
+	# other thread's _exit() at 0.1 s must not kill the process before it writes.
+	fifo="$BATS_TEST_TMPDIR/report.fifo"
+	mkfifo "$fifo"
+	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$fifo" \
+		"$PROGS/exit_how" exit-then-_exit 5 >/dev/null &
+	pid=$!
+	sleep 0.3
+	timeout 3 cat "$fifo" >"$REPORTS" || true
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 5 ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+}

@@ -1,7 +1,9 @@
 /*
  * exit_how HOW [CODE]: print "out" on stdout, then end the way HOW says:
  * return, exit, _exit, _Exit (with CODE), signal (raise CODE, default SIGTERM),
- * thread-exit (a second thread calls exit(CODE) while main waits).
+ * thread-exit (a second thread calls exit(CODE) while main waits),
+ * exit-then-_exit (main calls exit(CODE); 100 ms later, while the exit
+ * report may still be writing, a second thread calls _exit(CODE)).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -16,6 +18,13 @@ static void *exit_from_thread(void *arg)
 {
 	(void)arg;
 	exit(code);
+}
+
+static void *underscore_exit_later(void *arg)
+{
+	(void)arg;
+	usleep(100000);
+	_exit(code);
 }
 
 int main(int argc, char **argv)
@@ -37,6 +46,10 @@ int main(int argc, char **argv)
 	if (!strcmp(how, "thread-exit")) {
 		pthread_create(&t, NULL, exit_from_thread, NULL);
 		pause();
+	}
+	if (!strcmp(how, "exit-then-_exit")) {
+		pthread_create(&t, NULL, underscore_exit_later, NULL);
+		exit(code);
 	}
 	return code;
 }
