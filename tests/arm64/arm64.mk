@@ -33,7 +33,7 @@ ARM64_UNIT_BIN      := $(patsubst tests/unit/%.c,$(ARM64_B)/unit/%,$(ARM64_UNIT_
 ARM64_BIN := $(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64 \
 	$(if $(ARM64_HAVE_FASTREAD),$(ARM64_B)/bin/test_fastread_arm64 $(ARM64_B)/bin/bench_read_arm64) \
 	$(if $(ARM64_HAVE_SHIM),$(ARM64_B)/bin/test_shim_arm64 $(ARM64_B)/bin/shim_target_arm64 \
-		$(ARM64_B)/bin/markers_target_arm64 \
+		$(ARM64_B)/bin/markers_target_arm64 $(ARM64_B)/bin/markers_loop \
 		$(ARM64_B)/libpfshim.so) \
 	$(ARM64_UNIT_BIN)
 
@@ -89,9 +89,11 @@ $(ARM64_B)/pfshim-tests: FORCE_ARM64
 	$(if $(ARM64_UNIT_SRC),,echo "unit-fastread max -skip no tests/unit/test_fastread*.c (or no fastread/) yet";) \
 	$(if $(ARM64_HAVE_SHIM), \
 		echo "shim * /bin/test_shim_arm64 report"; \
-		echo "markers * /bin/test_shim_arm64 markers";, \
+		echo "markers * /bin/test_shim_arm64 markers"; \
+		echo "regions * /bin/test_shim_arm64 regions";, \
 		echo "shim * -skip preload/shim.c does not exist yet"; \
-		echo "markers * -skip preload/shim.c does not exist yet";) \
+		echo "markers * -skip preload/shim.c does not exist yet"; \
+		echo "regions * -skip preload/shim.c does not exist yet";) \
 	} > $@
 .PHONY: FORCE_ARM64
 FORCE_ARM64:
@@ -136,6 +138,12 @@ $(ARM64_B)/bin/test_shim_arm64: $(ARM64_DIR)/test_shim_arm64.c $(ARM64_DIR)/pmu_
 
 $(ARM64_B)/bin/shim_target_arm64 $(ARM64_B)/bin/markers_target_arm64: $(ARM64_B)/bin/%: \
 		$(ARM64_DIR)/%.c $(ARM64_DIR)/pmu_arm64.h include/pfshim.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $@")
+	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $<
+
+# The end-to-end suite's program, as it is: regions around a known loop.
+$(ARM64_B)/bin/markers_loop: tests/progs/markers_loop.c include/pfshim.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC64    $@")
 	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $<

@@ -4,8 +4,9 @@
  * known loop under PFSHIM_EVENTS/PFSHIM_FORMAT=csv, captures its stderr, and
  * checks that the report counts the loop's instructions: two loop lengths
  * must differ by exactly 2 * (difference of iterations), up to a small slack.
- * Also: threads, more events than counters, unprivileged runs, and (argument
- * "markers") the marker API through markers_target_arm64.
+ * Also: threads, more events than counters, unprivileged runs, (argument
+ * "markers") the marker API through markers_target_arm64, and (argument
+ * "regions") exact region counts from tests/progs/markers_loop's JSON report.
  */
 #include <stdbool.h>
 #include <sys/wait.h>
@@ -15,9 +16,12 @@
 #define SHIM "/lib/libpfshim.so"
 #define TARGET "/bin/shim_target_arm64"
 #define MARKERS_TARGET "/bin/markers_target_arm64"
+#define MARKERS_LOOP "/bin/markers_loop"
 #define REPORT_MAX 16384
 
 static bool run_unprivileged;	/* the target runs as nobody */
+static const char *report_format = "csv";	/* PFSHIM_FORMAT of the next run */
+static bool bind_now;	/* LD_BIND_NOW=1 for the next run */
 /* The last report read: check_known_loop leaves its second run's here. */
 static char last_report[REPORT_MAX];
 
@@ -49,8 +53,10 @@ static int shim_run_program(const char *program, const char *events, uint64_t n,
 		if (run_unprivileged && pmu_drop_privileges() < 0)
 			_exit(126);
 		setenv("LD_PRELOAD", SHIM, 1);
-		setenv("PFSHIM_FORMAT", "csv", 1);
+		setenv("PFSHIM_FORMAT", report_format, 1);
 		setenv("PFSHIM_OUTPUT", "stderr", 1);
+		if (bind_now)
+			setenv("LD_BIND_NOW", "1", 1);
 		if (events)
 			setenv("PFSHIM_EVENTS", events, 1);
 		else
@@ -272,49 +278,114 @@ static void check_threads(void)
 }
 
 /*
- * More hardware events than the PMU has counters (6 event counters + the
- * cycle counter, which instructions cannot use): each event of the report
- * is either counted, with at least the loop, or says it was not counted;
- * never a plausible-looking number that is not a count.
+ * More hardware events than the PMU has counters: 7 x instructions:u on 6
+ * event counters (instructions cannot use the cycle counter). The kernel
+ * refuses the 7th member of the first group (its leader carries
+ * enable_on_exec: preload/group.c), so the shim opens 2 groups, 6 + 1, which
+ * take turns: every event is counted, scaled, near the loop's 2 x 10,000,000.
+ * Members of a group share their times, so 2 groups = 2 distinct running_ns.
  */
 static void check_more_events_than_counters(void)
 {
 	const char *events = "instructions:u,instructions:u,instructions:u,instructions:u,"
-			     "instructions:u,instructions:u,instructions:u,instructions:u";
+			     "instructions:u,instructions:u,instructions:u";
+	const uint64_t loop = 2 * 10000000;
 	const char *header, *line;
-	char event[32], status[32], value[32];
-	int rows = 0, counted = 0, bad = 0;
+	char event[32], status[32], field[32];
+	uint64_t value, running[7];
+	int rows = 0, counted = 0, groups = 0;
 
 	if (!CHECK(shim_run(events, 10000000, last_report, sizeof(last_report)) == 0,
-		   "8 x instructions:u: target exited 0"))
+		   "7 x instructions:u: target exited 0"))
 		return;
 	report_print(last_report);
 	header = table_header(last_report, "signal");
 	for (line = header ? strchr(header, '\n') : NULL; line && line[1] && line[1] != '\n';
 	     line = strchr(line + 1, '\n')) {
 		if (row_field(header, line + 1, "event", event, sizeof(event)) < 0 ||
-		    strcmp(event, "instructions:u") != 0)
+		    strcmp(event, "instructions:u") != 0 || rows == 7)
 			continue;
 		row_field(header, line + 1, "status", status, sizeof(status));
-		row_field(header, line + 1, "value", value, sizeof(value));
-		rows++;
-		if (strcmp(status, "counted") == 0 && strtoull(value, NULL, 10) >= 20000000)
+		row_field(header, line + 1, "value", field, sizeof(field));
+		if (strcmp(status, "counted") == 0 && number_parse(field, &value) == 0 &&
+		    value > loop - loop / 10 && value < loop + loop / 10)
 			counted++;
-		else if (strcmp(status, "counted") == 0 || value[0] != '\0')
-			bad++;
+		row_field(header, line + 1, "running_ns", field, sizeof(field));
+		running[rows] = strtoull(field, NULL, 10);
+		groups++;
+		for (int k = 0; k < rows; k++)
+			if (running[k] == running[rows]) {
+				groups--;
+				break;
+			}
+		rows++;
 	}
-	/* Seen with kernel 6.1: preload/group.c starts a new group when the
-	 * kernel says EINVAL, but with a disabled leader arm_pmu's
-	 * validate_group() does not count the leader, so a 7th event was
-	 * accepted into a group that 6 event counters can never schedule. In
-	 * groups that fit, all 8 would have been counted, multiplexed. */
-	if (rows == 8 && counted < rows)
-		printf("ARM64-KNOWN shim: %d of 8 x instructions:u never counted on %s (a group "
-		       "one event larger than the PMU was accepted: disabled leader not validated)\n",
-		       rows - counted, pmu_cpu_model());
-	CHECK(rows == 8 && counted > 0 && bad == 0,
-	      "8 x instructions:u: %d rows, %d counted with the loop, %d with a value that is "
-	      "not a count", rows, counted, bad);
+	CHECK(rows == 7 && counted == 7 && groups == 2,
+	      "7 x instructions:u: %d rows, %d counted within 10%% of 2 x 10,000,000, in %d "
+	      "groups (want 7, 7, 2)", rows, counted, groups);
+}
+
+/*
+ * tests/progs/markers_loop N under the shim, JSON report: region "loop"
+ * minus region "base" is exactly 2N instructions (each iteration is subs +
+ * b.ne; both regions run the same code around it), and the thread's regions
+ * were read from user space (user_reads > 0, syscall_reads 0). N is kept
+ * small: the event includes the kernel, and a timer tick inside a region
+ * would add its instructions (under -icount a region of 2N instructions
+ * lasts 2N ns; the tick is every 4 ms).
+ */
+static int json_number_after(const char *from, const char *key, uint64_t *value)
+{
+	const char *p = from ? strstr(from, key) : NULL;
+
+	if (!p)
+		return -ENOENT;
+	return number_parse(p + strlen(key), value);
+}
+
+/* The value of @event in the first per-thread region named @region. */
+static int json_region_value(const char *report, const char *region, const char *event,
+			     uint64_t *value)
+{
+	char key[96];
+	const char *p;
+
+	snprintf(key, sizeof(key), "{\"name\":\"%s\",\"calls\":", region);
+	p = strstr(report, key);
+	snprintf(key, sizeof(key), "{\"name\":\"%s\",\"value\":", event);
+	return json_number_after(p, key, value);
+}
+
+static void check_markers_loop(const char *events, uint64_t n)
+{
+	uint64_t loop = 0, base = 0, user = 0, sys = 1;
+	char event[32];
+	int status;
+
+	/* The first event of the list is the one compared. */
+	snprintf(event, sizeof(event), "%.*s", (int)strcspn(events, ","), events);
+	report_format = "json";
+	bind_now = true;
+	status = shim_run_program(MARKERS_LOOP, events, n, 0, last_report, sizeof(last_report));
+	bind_now = false;
+	report_format = "csv";
+	if (!CHECK(status == 0, "markers_loop %" PRIu64 ", PFSHIM_EVENTS=%s: exit %d", n, events,
+		   status) ||
+	    !CHECK(json_region_value(last_report, "loop", event, &loop) == 0 &&
+		   json_region_value(last_report, "base", event, &base) == 0 &&
+		   json_number_after(last_report, "\"user_reads\":", &user) == 0 &&
+		   json_number_after(last_report, "\"syscall_reads\":", &sys) == 0,
+		   "markers_loop %" PRIu64 ": the JSON report has regions loop and base and the "
+		   "thread's reads", n)) {
+		report_print(last_report);
+		return;
+	}
+	CHECK(loop - base == 2 * n, "markers_loop %" PRIu64 ", %s: %s loop %" PRIu64
+	      " - base %" PRIu64 " = %" PRId64 " (want exactly 2N = %" PRIu64 ")", n, events, event, loop,
+	      base, (int64_t)(loop - base), 2 * n);
+	CHECK(user > 0 && sys == 0, "markers_loop %" PRIu64 ", %s: the thread's regions were read "
+	      "from user space: user_reads %" PRIu64 ", syscall_reads %" PRIu64, n, events, user,
+	      sys);
 }
 
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
@@ -375,8 +446,9 @@ static void check_markers(const char *events)
 int main(int argc, char **argv)
 {
 	if (access(SHIM, R_OK) != 0 || access(TARGET, X_OK) != 0 ||
-	    access(MARKERS_TARGET, X_OK) != 0) {
-		printf("  %s, %s or %s missing from the initramfs\n", SHIM, TARGET, MARKERS_TARGET);
+	    access(MARKERS_TARGET, X_OK) != 0 || access(MARKERS_LOOP, X_OK) != 0) {
+		printf("  %s, %s, %s or %s missing from the initramfs\n", SHIM, TARGET,
+		       MARKERS_TARGET, MARKERS_LOOP);
 		return 1;
 	}
 	if (argc > 1 && strcmp(argv[1], "markers") == 0) {
@@ -386,6 +458,17 @@ int main(int argc, char **argv)
 		 * two; on cortex-a57 they would take turns (multiplexing). */
 		if (strcmp(pmu_cpu_model(), "max") == 0)
 			check_markers("instructions:u,cycles:u");
+		return pmu_exit_status();
+	}
+	if (argc > 1 && strcmp(argv[1], "regions") == 0) {
+		check_markers_loop("instructions", 1000);
+		check_markers_loop("instructions", 20000);
+		/* Two 64-bit cycles (the totals' and the thread's) fit only on
+		 * PMUv3p5 (-cpu max); on cortex-a57 they take turns. */
+		if (strcmp(pmu_cpu_model(), "max") == 0) {
+			check_markers_loop("instructions,cycles", 1000);
+			check_markers_loop("instructions,cycles", 20000);
+		}
 		return pmu_exit_status();
 	}
 	/* User space only: the two runs differ only by the loop. */
