@@ -67,13 +67,26 @@ int output_expand(const char *template, const struct output_names *names, char *
 	return 0;
 }
 
+static int stream_dup(int fd)
+{
+	if (fcntl(fd, F_GETFD) < 0)
+		return OUTPUT_STREAM_CLOSED;
+	return fd_dup_high(fd);
+}
+
 int output_stream_open(const char *target)
 {
 	if (strcmp(target, "stderr") == 0)
-		return fd_dup_high(STDERR_FILENO);
+		return stream_dup(STDERR_FILENO);
 	if (strcmp(target, "stdout") == 0)
-		return fd_dup_high(STDOUT_FILENO);
+		return stream_dup(STDOUT_FILENO);
 	return -1;
+}
+
+static void stream_write(int stream_fd, int fd, const char *buf, size_t len)
+{
+	if (stream_fd != OUTPUT_STREAM_CLOSED)
+		fd_write_all(stream_fd >= 0 ? stream_fd : fd, buf, len);
 }
 
 void output_write(const char *target, int stream_fd, const struct output_names *names,
@@ -84,9 +97,9 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 	int err, fd;
 
 	if (strcmp(target, "stderr") == 0) {
-		fd_write_all(stream_fd >= 0 ? stream_fd : STDERR_FILENO, buf, len);
+		stream_write(stream_fd, STDERR_FILENO, buf, len);
 	} else if (strcmp(target, "stdout") == 0) {
-		fd_write_all(stream_fd >= 0 ? stream_fd : STDOUT_FILENO, buf, len);
+		stream_write(stream_fd, STDOUT_FILENO, buf, len);
 	} else if ((err = output_expand(target, names, path, sizeof(path))) < 0) {
 		warn_line("PFSHIM_OUTPUT '", target, "': ",
 			  err == -EINVAL ? "unknown % sequence (use %p, %h, %e or %%)" :

@@ -20,18 +20,23 @@ struct output_names {
  */
 int output_expand(const char *template, const struct output_names *names, char *path, size_t size);
 
+/* output_stream_open() when the stream was closed at start: the report goes nowhere. */
+#define OUTPUT_STREAM_CLOSED (-2)
+
 /*
  * output_stream_open - for the targets "stderr" and "stdout", a high,
  * close-on-exec duplicate of fd 2 or 1 taken at start, so that the report
  * still reaches them when the program closes its own at exit (coreutils'
- * close_stdout() closes stderr). -1 for a file target.
+ * close_stdout() closes stderr). OUTPUT_STREAM_CLOSED when the program was
+ * started without that stream: the number is free for a file of its own.
+ * -1 for a file target, or when no duplicate could be made.
  */
 int output_stream_open(const char *target);
 
 /*
  * output_write - write @buf in one write(2) to @target: "stderr" or
  * "stdout" (through @stream_fd from output_stream_open(), or fd 2/1 when it
- * is -1), or a template opened O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, so that
+ * is -1, nowhere when OUTPUT_STREAM_CLOSED), or a template opened O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, so that
  * reports of concurrent processes never interleave. A file that cannot be
  * opened gets one "pfshim:" line and the report goes to stderr instead.
  */

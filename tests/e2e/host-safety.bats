@@ -58,3 +58,14 @@ load helpers
 		echo "${PIPESTATUS[0]}"' "$SHIM"
 	[ "$output" = 0 ]
 }
+
+@test "started with stderr closed, the program's own fd 2 gets no report" {
+	# A daemon started with 2>&- may open its own file as fd 2: not ours to write in.
+	f="$BATS_TEST_TMPDIR/fd2"
+	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock sh -c 'exec 2>"$0"; echo data >&2' "$f" 2>&-
+	[ "$(cat "$f")" = data ]
+	f="$BATS_TEST_TMPDIR/fd1"
+	env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=stdout PFSHIM_EVENTS=task-clock \
+		sh -c 'exec >"$0"; echo data' "$f" >&-
+	[ "$(cat "$f")" = data ]
+}
