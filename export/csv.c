@@ -1,14 +1,14 @@
 /*
  * csv.c: the report as CSV, one header line then one row per event, every
  * row self-contained (pid, program, reason repeated) so rows from several
- * reports can be concatenated and filtered with ordinary tools.
+ * reports can be concatenated and filtered with ordinary tools. The marker
+ * regions, when the program used them, follow as a second table.
  *
  * Async-signal-safe: formats into the caller's buffer with export/buf.h;
  * no allocation, stdio, locale or locks.
  */
 #include "export/buf.h"
 #include "export/names.h"
-#include "export/regions.h"
 #include "export/report.h"
 
 /* Documented column by column in docs/output.md; keep them in step. */
@@ -16,6 +16,20 @@ static const char csv_header[] =
 	"pid,program,reason,signal,wall_ns,event,value,unit,scale,raw,"
 	"enabled_ns,running_ns,running_percent,status,user_only,"
 	"zero_when_user_only,error\n";
+static const char csv_regions_header[] =
+	"pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,"
+	"wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean\n";
+
+/* The columns both tables start with. */
+static void put_process(struct buf *b, const struct report *r)
+{
+	buf_put_i64(b, r->pid);
+	buf_putc(b, ',');
+	buf_put_csv_field(b, r->program);
+	buf_putc(b, ',');
+	buf_puts(b, report_reason_name(r->reason));
+	buf_putc(b, ',');
+}
 
 static void put_error(struct buf *b, int error)
 {
@@ -30,12 +44,7 @@ static void put_error(struct buf *b, int error)
 static void put_row(struct buf *b, const struct report *r,
 		    const struct report_event *e)
 {
-	buf_put_i64(b, r->pid);
-	buf_putc(b, ',');
-	buf_put_csv_field(b, r->program);
-	buf_putc(b, ',');
-	buf_puts(b, report_reason_name(r->reason));
-	buf_putc(b, ',');
+	put_process(b, r);
 	if (r->reason == REPORT_SIGNAL)
 		buf_put_i64(b, r->signo);
 	buf_putc(b, ',');
@@ -70,6 +79,111 @@ static void put_row(struct buf *b, const struct report *r,
 	buf_putc(b, '\n');
 }
 
+/* ---- the regions of the marker API (docs/markers.md) */
+
+static void put_thread_rows(struct buf *b, const struct report *r, const struct report_thread *t)
+{
+	for (int i = 0; i < t->nr_regions; i++) {
+		const struct report_region *g = &t->regions[i];
+
+		for (int e = 0; e < r->regions->nr_events || (e == 0 && r->regions->nr_events == 0); e++) {
+			const struct report_region_value *v = r->regions->nr_events ? &g->values[e] : NULL;
+
+			put_process(b, r);
+			buf_puts(b, "thread,");
+			buf_put_i64(b, t->tid);
+			buf_putc(b, ',');
+			buf_put_csv_field(b, t->name);
+			buf_putc(b, ',');
+			buf_put_csv_field(b, g->name);
+			buf_puts(b, ",1,");
+			buf_put_u64(b, g->calls);
+			buf_putc(b, ',');
+			buf_put_u64(b, g->reentries);
+			buf_putc(b, ',');
+			buf_put_u64(b, g->unclosed);
+			buf_putc(b, ',');
+			buf_put_u64(b, g->wall_ns);
+			buf_putc(b, ',');
+			if (v) {
+				buf_put_csv_field(b, report_region_event_name(r, e));
+				buf_putc(b, ',');
+				if (v->status == STATUS_COUNTED)
+					buf_put_u64(b, v->value);
+				buf_putc(b, ',');
+				buf_put_u64(b, v->raw);
+				buf_putc(b, ',');
+				buf_put_u64(b, v->enabled);
+				buf_putc(b, ',');
+				buf_put_u64(b, v->running);
+				buf_putc(b, ',');
+				buf_puts(b, report_status_name(v->status));
+			} else {
+				buf_puts(b, ",,,,,");
+			}
+			buf_puts(b, ",,,\n");
+		}
+	}
+}
+
+static void put_total_rows(struct buf *b, const struct report *r, const struct report_region_total *t)
+{
+	for (int e = 0; e < r->regions->nr_events || (e == 0 && r->regions->nr_events == 0); e++) {
+		const struct report_region_stat *s = r->regions->nr_events ? &t->values[e] : NULL;
+
+		put_process(b, r);
+		buf_puts(b, "total,,,");
+		buf_put_csv_field(b, t->name);
+		buf_putc(b, ',');
+		buf_put_i64(b, t->threads);
+		buf_putc(b, ',');
+		buf_put_u64(b, t->calls);
+		buf_putc(b, ',');
+		buf_put_u64(b, t->reentries);
+		buf_putc(b, ',');
+		buf_put_u64(b, t->unclosed);
+		buf_putc(b, ',');
+		buf_put_u64(b, t->wall.sum);
+		buf_putc(b, ',');
+		if (!s) {
+			buf_puts(b, ",,,,,,,,\n");
+			continue;
+		}
+		buf_put_csv_field(b, report_region_event_name(r, e));
+		buf_putc(b, ',');
+		if (s->status == STATUS_COUNTED)
+			buf_put_u64(b, s->sum);
+		buf_puts(b, ",,,,");
+		buf_puts(b, report_status_name(s->status));
+		buf_putc(b, ',');
+		if (s->status == STATUS_COUNTED) {
+			buf_put_u64(b, s->min);
+			buf_putc(b, ',');
+			buf_put_u64(b, s->max);
+			buf_putc(b, ',');
+			buf_put_u64(b, s->mean);
+		} else {
+			buf_puts(b, ",,");
+		}
+		buf_putc(b, '\n');
+	}
+}
+
+/* A second table, after an empty line: region rows need columns events do not. */
+static void put_regions(struct buf *b, const struct report *r)
+{
+	const struct report_regions *g = r->regions;
+
+	if (!g)
+		return;
+	buf_putc(b, '\n');
+	buf_puts(b, csv_regions_header);
+	for (int i = 0; i < g->nr_threads; i++)
+		put_thread_rows(b, r, &g->threads[i]);
+	for (int i = 0; i < g->nr_totals; i++)
+		put_total_rows(b, r, &g->totals[i]);
+}
+
 size_t report_format_csv(const struct report *r, char *out, size_t size)
 {
 	struct buf b;
@@ -78,6 +192,6 @@ size_t report_format_csv(const struct report *r, char *out, size_t size)
 	buf_puts(&b, csv_header);
 	for (int i = 0; i < r->nr_events; i++)
 		put_row(&b, r, &r->events[i]);
-	regions_put_csv(&b, r);
+	put_regions(&b, r);
 	return buf_finish(&b);
 }

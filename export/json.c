@@ -1,6 +1,7 @@
 /*
  * json.c: the report as one JSON object on one line, so that reports from
- * several processes appended to one file form JSON Lines.
+ * several processes appended to one file form JSON Lines; the marker
+ * regions, when the program used them, as its "regions" member.
  *
  * Async-signal-safe: formats into the caller's buffer with export/buf.h;
  * no allocation, stdio, locale or locks. Counts are printed from their u64
@@ -8,7 +9,6 @@
  */
 #include "export/buf.h"
 #include "export/names.h"
-#include "export/regions.h"
 #include "export/report.h"
 
 static void put_key(struct buf *b, const char *key)
@@ -39,10 +39,44 @@ static void put_string_field(struct buf *b, const char *key, const char *s)
 	buf_putc(b, ',');
 }
 
+/* A string, or null where there is none (an errno without a name, no note). */
+static void put_string_or_null_field(struct buf *b, const char *key, const char *s)
+{
+	put_key(b, key);
+	if (s)
+		buf_put_json_string(b, s);
+	else
+		buf_puts(b, "null");
+	buf_putc(b, ',');
+}
+
+/* REPORT_NONE (no call took a min) is null. */
+static void put_u64_or_null_field(struct buf *b, const char *key, uint64_t v)
+{
+	put_key(b, key);
+	if (v == REPORT_NONE)
+		buf_puts(b, "null");
+	else
+		buf_put_u64(b, v);
+	buf_putc(b, ',');
+}
+
 static void put_bool_field(struct buf *b, const char *key, int v)
 {
 	put_key(b, key);
 	buf_puts(b, v ? "true," : "false,");
+}
+
+/* A count that means nothing unless counted: null then, never a plausible 0. */
+static void put_count_field(struct buf *b, const char *key, enum report_status status,
+			    uint64_t v)
+{
+	put_key(b, key);
+	if (status == STATUS_COUNTED)
+		buf_put_u64(b, v);
+	else
+		buf_puts(b, "null");
+	buf_putc(b, ',');
 }
 
 /* JSON has no NaN or infinity: a scale that is not a number is null. */
@@ -61,12 +95,7 @@ static void put_event(struct buf *b, const struct report_event *e)
 	buf_putc(b, '{');
 	put_string_field(b, "name", e->name);
 	put_string_field(b, "status", report_status_name(e->status));
-	put_key(b, "value");
-	if (e->status == STATUS_COUNTED)
-		buf_put_u64(b, e->value);
-	else
-		buf_puts(b, "null");
-	buf_putc(b, ',');
+	put_count_field(b, "value", e->status, e->value);
 	put_u64_field(b, "raw", e->raw);
 	put_u64_field(b, "enabled_ns", e->enabled);
 	put_u64_field(b, "running_ns", e->running);
@@ -84,6 +113,169 @@ static void put_event(struct buf *b, const struct report_event *e)
 	else
 		buf_puts(b, "null");
 	buf_putc(b, '}');
+}
+
+/* ---- the regions of the marker API (docs/markers.md) */
+
+static uint64_t thread_unclosed(const struct report_thread *t)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < t->nr_regions; i++)
+		n += t->regions[i].unclosed;
+	return n;
+}
+
+static void put_region_value(struct buf *b, const struct report *r, int e,
+			     const struct report_region_value *v)
+{
+	buf_putc(b, '{');
+	put_string_field(b, "name", report_region_event_name(r, e));
+	put_count_field(b, "value", v->status, v->value);
+	put_u64_field(b, "raw", v->raw);
+	put_u64_field(b, "enabled_ns", v->enabled);
+	put_u64_field(b, "running_ns", v->running);
+	put_bool_field(b, "scaled", v->scaled);
+	put_key(b, "status");
+	buf_put_json_string(b, report_status_name(v->status));
+	buf_putc(b, '}');
+}
+
+static void put_region(struct buf *b, const struct report *r, const struct report_region *g)
+{
+	buf_putc(b, '{');
+	put_string_field(b, "name", g->name);
+	put_u64_field(b, "calls", g->calls);
+	put_u64_field(b, "reentries", g->reentries);
+	put_u64_field(b, "open", g->open);
+	put_u64_field(b, "unclosed", g->unclosed);
+	put_u64_field(b, "wall_ns", g->wall_ns);
+	put_u64_or_null_field(b, "wall_min_ns", g->wall_min_ns);
+	put_u64_or_null_field(b, "wall_max_ns", g->wall_max_ns);
+	put_u64_or_null_field(b, "first_min", g->first_min);
+	put_u64_or_null_field(b, "first_max", g->first_max);
+	put_key(b, "events");
+	buf_putc(b, '[');
+	for (int e = 0; e < r->regions->nr_events; e++) {
+		if (e)
+			buf_putc(b, ',');
+		put_region_value(b, r, e, &g->values[e]);
+	}
+	buf_puts(b, "]}");
+}
+
+static void put_thread(struct buf *b, const struct report *r, const struct report_thread *t)
+{
+	buf_putc(b, '{');
+	put_i64_field(b, "tid", t->tid);
+	put_string_field(b, "name", t->name);
+	put_bool_field(b, "exited", t->exited);
+	put_bool_field(b, "skipped", t->skipped);
+	put_string_or_null_field(b, "open_error", t->open_error ? errno_name(t->open_error) : NULL);
+	put_u64_field(b, "user_reads", t->user_reads);
+	put_u64_field(b, "syscall_reads", t->syscall_reads);
+	put_u64_field(b, "read_errors", t->read_errors);
+	put_key(b, "misuse");
+	buf_putc(b, '{');
+	put_u64_field(b, "end_without_begin", t->end_without_begin);
+	put_u64_field(b, "bad_handle", t->bad_handle);
+	put_u64_field(b, "table_full", t->table_full);
+	put_key(b, "unclosed");
+	buf_put_u64(b, thread_unclosed(t));
+	buf_puts(b, "},");
+	put_key(b, "regions");
+	buf_putc(b, '[');
+	for (int i = 0; i < t->nr_regions; i++) {
+		if (i)
+			buf_putc(b, ',');
+		put_region(b, r, &t->regions[i]);
+	}
+	buf_puts(b, "]}");
+}
+
+static void put_stat(struct buf *b, const struct report_region_stat *s)
+{
+	put_string_field(b, "status", report_status_name(s->status));
+	put_bool_field(b, "scaled", s->scaled);
+	put_i64_field(b, "threads", s->threads);
+	if (s->status != STATUS_COUNTED) {
+		buf_puts(b, "\"sum\":null,\"min\":null,\"max\":null,\"mean\":null");
+		return;
+	}
+	put_u64_field(b, "sum", s->sum);
+	put_u64_field(b, "min", s->min);
+	put_u64_field(b, "max", s->max);
+	put_key(b, "mean");
+	buf_put_u64(b, s->mean);
+}
+
+static void put_total(struct buf *b, const struct report *r, const struct report_region_total *t)
+{
+	buf_putc(b, '{');
+	put_string_field(b, "name", t->name);
+	put_i64_field(b, "threads", t->threads);
+	put_u64_field(b, "calls", t->calls);
+	put_u64_field(b, "reentries", t->reentries);
+	put_u64_field(b, "unclosed", t->unclosed);
+	put_u64_or_null_field(b, "first_min", t->first_min);
+	put_u64_or_null_field(b, "first_max", t->first_max);
+	put_key(b, "wall_ns");
+	buf_putc(b, '{');
+	put_stat(b, &t->wall);
+	buf_puts(b, "},");
+	put_key(b, "events");
+	buf_putc(b, '[');
+	for (int e = 0; e < r->regions->nr_events; e++) {
+		if (e)
+			buf_putc(b, ',');
+		buf_putc(b, '{');
+		put_string_field(b, "name", report_region_event_name(r, e));
+		put_stat(b, &t->values[e]);
+		buf_putc(b, '}');
+	}
+	buf_puts(b, "]}");
+}
+
+/* `,"regions":{...}`, just before the report's closing brace; nothing without markers. */
+static void put_regions(struct buf *b, const struct report *r)
+{
+	const struct report_regions *g = r->regions;
+
+	if (!g)
+		return;
+	buf_putc(b, ',');
+	put_key(b, "regions");
+	buf_putc(b, '{');
+	put_key(b, "events");
+	buf_putc(b, '[');
+	for (int e = 0; e < g->nr_events; e++) {
+		if (e)
+			buf_putc(b, ',');
+		buf_put_json_string(b, report_region_event_name(r, e));
+	}
+	buf_puts(b, "],");
+	put_i64_field(b, "capacity", g->capacity);
+	put_u64_field(b, "threads_unlisted", g->threads_unlisted);
+	put_u64_field(b, "names_refused", g->names_refused);
+	put_u64_field(b, "threads_failed", g->threads_failed);
+	put_string_or_null_field(b, "note", g->note);
+	put_string_or_null_field(b, "user_read_problem", g->user_read_problem);
+	put_key(b, "threads");
+	buf_putc(b, '[');
+	for (int i = 0; i < g->nr_threads; i++) {
+		if (i)
+			buf_putc(b, ',');
+		put_thread(b, r, &g->threads[i]);
+	}
+	buf_puts(b, "],");
+	put_key(b, "totals");
+	buf_putc(b, '[');
+	for (int i = 0; i < g->nr_totals; i++) {
+		if (i)
+			buf_putc(b, ',');
+		put_total(b, r, &g->totals[i]);
+	}
+	buf_puts(b, "]}");
 }
 
 size_t report_format_json(const struct report *r, char *out, size_t size)
@@ -122,7 +314,7 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 		put_event(&b, &r->events[i]);
 	}
 	buf_putc(&b, ']');
-	regions_put_json(&b, r);
+	put_regions(&b, r);
 	buf_puts(&b, "}\n");
 	return buf_finish(&b);
 }

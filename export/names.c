@@ -1,5 +1,6 @@
 /*
- * names.c: names of signals, errno values, report reasons and statuses.
+ * names.c: names of signals, errno values, report reasons and statuses,
+ * and of the events a report's regions count.
  *
  * Async-signal-safe: lookups in constant tables only. Tables are indexed
  * by the platform's own constants, so they are right on every architecture
@@ -73,4 +74,18 @@ const char *report_status_name(enum report_status status)
 	case STATUS_NOT_SUPPORTED:	return "not-supported";
 	}
 	return "unknown";
+}
+
+const struct report_event *report_region_event(const struct report *r, int e)
+{
+	int i = r->regions->event[e];
+
+	return i >= 0 && i < r->nr_events ? &r->events[i] : NULL;
+}
+
+const char *report_region_event_name(const struct report *r, int e)
+{
+	const struct report_event *ev = report_region_event(r, e);
+
+	return ev && ev->name ? ev->name : "?";
 }

@@ -149,4 +149,11 @@ size_t report_format_json(const struct report *r, char *buf, size_t size);
 const char *report_reason_name(enum report_reason reason);
 const char *report_status_name(enum report_status status);
 
+/*
+ * report_region_event - the event of @r->events that region event @e
+ * counts, or NULL; report_region_event_name - its name, or "?".
+ */
+const struct report_event *report_region_event(const struct report *r, int e);
+const char *report_region_event_name(const struct report *r, int e);
+
 #endif

@@ -1,7 +1,7 @@
 /*
  * text.c: the default report, laid out like `perf stat` so its readers feel
  * at home, but tagged "pfshim:" because it lands on the stderr of someone
- * else's program.
+ * else's program; then the marker regions, when the program used them.
  *
  * Async-signal-safe: formats into the caller's buffer with export/buf.h;
  * no allocation, stdio, locale or locks (PFSHIM_SIGNAL reports are written
@@ -10,7 +10,6 @@
 #include "export/buf.h"
 #include "export/metrics.h"
 #include "export/names.h"
-#include "export/regions.h"
 #include "export/report.h"
 
 /* Column widths of perf stat: counts right-aligned in 18, names in 33. */
@@ -21,7 +20,7 @@
 /* Does the display need a unit and decimals (the clocks: ns -> msec)? */
 static int event_has_unit(const struct report_event *e)
 {
-	return (e->unit && e->unit[0]) || e->scale != 1.0;
+	return e && ((e->unit && e->unit[0]) || e->scale != 1.0);
 }
 
 static void put_value(struct buf *b, const struct report_event *e)
@@ -215,6 +214,252 @@ static int any_user_only(const struct report *r)
 	return 0;
 }
 
+/* ---- the regions of the marker API (docs/markers.md) */
+
+/* The totals' columns: sum, min, max, mean. */
+#define STAT_WIDTH	14
+
+/* A count as the event list shows it: the clocks in msec with 2 decimals. */
+static void text_number(struct buf *b, const struct report_event *ev, uint64_t v)
+{
+	if (event_has_unit(ev))
+		buf_put_fixed(b, (double)v * ev->scale, 2, 1);
+	else
+		buf_put_u64_grouped(b, v);
+}
+
+static void text_right_number(struct buf *b, size_t width, const struct report_event *ev,
+			      uint64_t v)
+{
+	struct buf count;
+
+	buf_init(&count, 0, 0);
+	text_number(&count, ev, v);
+	buf_pad(b, ' ', count.len < width ? width - count.len : 1);
+	text_number(b, ev, v);
+}
+
+static void text_unit_name(struct buf *b, const struct report_event *ev, const char *unit,
+			   const char *name)
+{
+	size_t w = 0;
+
+	if (!unit)
+		unit = event_has_unit(ev) && ev->unit ? ev->unit : "";
+	buf_putc(b, ' ');
+	buf_put_printable(b, unit);
+	while (unit[w])
+		w++;
+	buf_pad(b, ' ', w < UNIT_WIDTH ? UNIT_WIDTH - w + 1 : 1);
+	buf_put_printable(b, name);
+}
+
+/* A time per call: usec below a millisecond, where msec would print 0.00. */
+static void text_duration(struct buf *b, uint64_t ns)
+{
+	if (ns < 1000000) {
+		buf_put_fixed(b, (double)ns * 1e-3, 3, 1);
+		buf_puts(b, " usec");
+	} else {
+		buf_put_fixed(b, (double)ns * 1e-6, 3, 1);
+		buf_puts(b, " msec");
+	}
+}
+
+static void text_value_line(struct buf *b, const struct report *r, int e,
+			    const struct report_region_value *v)
+{
+	const struct report_event *ev = report_region_event(r, e);
+
+	if (v->status == STATUS_COUNTED) {
+		text_right_number(b, VALUE_WIDTH, ev, v->value);
+		text_unit_name(b, ev, NULL, report_region_event_name(r, e));
+	} else {
+		buf_pad(b, ' ', VALUE_WIDTH - 13);
+		buf_puts(b, "<not counted>");
+		text_unit_name(b, ev, "", report_region_event_name(r, e));
+	}
+	/* perf stat's "(66.67%)": this thread's group shared the PMU with others. */
+	if (v->scaled && v->enabled) {
+		buf_puts(b, "  (");
+		buf_put_fixed(b, 100.0 * (double)v->running / (double)v->enabled, 2, 0);
+		buf_puts(b, "%, scaled)");
+	}
+	buf_putc(b, '\n');
+}
+
+static void text_region(struct buf *b, const struct report *r, const struct report_region *g)
+{
+	buf_puts(b, "   region '");
+	buf_put_printable(b, g->name);
+	buf_puts(b, "': ");
+	buf_put_u64_grouped(b, g->calls);
+	buf_puts(b, g->calls == 1 ? " call, " : " calls, ");
+	text_duration(b, g->wall_ns);
+	buf_puts(b, " wall");
+	if (g->calls > 1) {
+		buf_puts(b, " (per call ");
+		text_duration(b, g->wall_min_ns);
+		buf_puts(b, " .. ");
+		text_duration(b, g->wall_max_ns);
+		buf_putc(b, ')');
+	}
+	if (g->reentries) {
+		buf_puts(b, ", ");
+		buf_put_u64_grouped(b, g->reentries);
+		buf_puts(b, " re-entries counted once");
+	}
+	if (g->open)
+		buf_puts(b, ", open now");
+	if (g->unclosed) {
+		buf_puts(b, ", MISUSE: left open ");
+		buf_put_u64_grouped(b, g->unclosed);
+		buf_puts(b, g->unclosed == 1 ? " time" : " times");
+	}
+	buf_putc(b, '\n');
+	for (int e = 0; e < r->regions->nr_events; e++)
+		text_value_line(b, r, e, &g->values[e]);
+}
+
+static void text_misuse(struct buf *b, const char *what, uint64_t n)
+{
+	if (!n)
+		return;
+	buf_puts(b, "   MISUSE: ");
+	buf_put_u64_grouped(b, n);
+	buf_putc(b, ' ');
+	buf_puts(b, what);
+	buf_putc(b, '\n');
+}
+
+static void text_thread(struct buf *b, const struct report *r, const struct report_thread *t)
+{
+	buf_puts(b, " thread ");
+	buf_put_i64(b, t->tid);
+	buf_puts(b, " '");
+	buf_put_printable(b, t->name);
+	buf_puts(b, t->exited ? "' (exited): " : "': ");
+	buf_put_u64_grouped(b, t->user_reads);
+	buf_puts(b, " counter reads from user space, ");
+	buf_put_u64_grouped(b, t->syscall_reads);
+	buf_puts(b, " with read(2)\n");
+	if (t->skipped) {
+		buf_puts(b, "   (left out: the report interrupted a marker call of this thread)\n");
+		return;
+	}
+	if (t->open_error) {
+		const char *name = errno_name(t->open_error);
+
+		buf_puts(b, "   some counters could not be opened in this thread (");
+		buf_puts(b, name ? name : "error");
+		buf_puts(b, "): they read <not counted>\n");
+	}
+	text_misuse(b, "end without begin", t->end_without_begin);
+	text_misuse(b, "bad region handle", t->bad_handle);
+	text_misuse(b, "begin refused: this thread's region table is full", t->table_full);
+	for (int i = 0; i < t->nr_regions; i++)
+		text_region(b, r, &t->regions[i]);
+}
+
+static void text_stat(struct buf *b, const struct report_event *ev, const char *unit,
+		      const char *name, const struct report_region_stat *s)
+{
+	if (s->status != STATUS_COUNTED) {
+		buf_pad(b, ' ', 4 * STAT_WIDTH - 13);
+		buf_puts(b, "<not counted>");
+		text_unit_name(b, ev, "", name);
+		buf_putc(b, '\n');
+		return;
+	}
+	text_right_number(b, STAT_WIDTH, ev, s->sum);
+	text_right_number(b, STAT_WIDTH, ev, s->min);
+	text_right_number(b, STAT_WIDTH, ev, s->max);
+	text_right_number(b, STAT_WIDTH, ev, s->mean);
+	text_unit_name(b, ev, unit, name);
+	if (s->scaled)
+		buf_puts(b, "  (scaled)");
+	buf_putc(b, '\n');
+}
+
+static void text_total(struct buf *b, const struct report *r, const struct report_region_total *t)
+{
+	/* Wall time in the clocks' own display: ns scaled to msec. */
+	static const struct report_event wall = { .unit = "msec", .scale = 1e-6 };
+
+	buf_puts(b, "   region '");
+	buf_put_printable(b, t->name);
+	buf_puts(b, "': ");
+	buf_put_i64(b, t->threads);
+	buf_puts(b, t->threads == 1 ? " thread, " : " threads, ");
+	buf_put_u64_grouped(b, t->calls);
+	buf_puts(b, t->calls == 1 ? " call" : " calls");
+	if (t->unclosed) {
+		buf_puts(b, ", MISUSE: left open ");
+		buf_put_u64_grouped(b, t->unclosed);
+		buf_puts(b, t->unclosed == 1 ? " time" : " times");
+	}
+	buf_putc(b, '\n');
+	text_stat(b, &wall, "msec", "wall", &t->wall);
+	for (int e = 0; e < r->regions->nr_events; e++)
+		text_stat(b, report_region_event(r, e), NULL, report_region_event_name(r, e), &t->values[e]);
+}
+
+static int any_syscall_reads(const struct report_regions *g)
+{
+	for (int i = 0; i < g->nr_threads; i++)
+		if (g->threads[i].syscall_reads)
+			return 1;
+	return 0;
+}
+
+static void put_regions(struct buf *b, const struct report *r)
+{
+	const struct report_regions *g = r->regions;
+
+	if (!g)
+		return;
+	buf_puts(b, " pfshim: regions per thread (counts include nested regions):\n\n");
+	for (int i = 0; i < g->nr_threads; i++)
+		text_thread(b, r, &g->threads[i]);
+	if (g->threads_unlisted) {
+		buf_puts(b, " (");
+		buf_put_u64_grouped(b, g->threads_unlisted);
+		buf_puts(b, " more exited threads are counted in the totals only)\n");
+	}
+	buf_puts(b, "\n pfshim: regions over all threads, per thread:\n\n");
+	buf_pad(b, ' ', STAT_WIDTH - 3);
+	buf_puts(b, "sum");
+	buf_pad(b, ' ', STAT_WIDTH - 3);
+	buf_puts(b, "min");
+	buf_pad(b, ' ', STAT_WIDTH - 3);
+	buf_puts(b, "max");
+	buf_pad(b, ' ', STAT_WIDTH - 4);
+	buf_puts(b, "mean\n");
+	for (int i = 0; i < g->nr_totals; i++)
+		text_total(b, r, &g->totals[i]);
+	if (g->names_refused) {
+		buf_puts(b, " pfshim: MISUSE: ");
+		buf_put_u64_grouped(b, g->names_refused);
+		buf_puts(b, " region names refused (empty, longer than 63 bytes, or past 256 names)\n");
+	}
+	if (g->threads_failed) {
+		buf_puts(b, " pfshim: ");
+		buf_put_u64_grouped(b, g->threads_failed);
+		buf_puts(b, " threads could not set up their marker state (out of memory)\n");
+	}
+	if (g->note) {
+		buf_puts(b, " pfshim: ");
+		buf_puts(b, g->note);
+		buf_putc(b, '\n');
+	}
+	if (g->user_read_problem && any_syscall_reads(g)) {
+		buf_puts(b, " pfshim: counter reads took read(2): ");
+		buf_put_printable(b, g->user_read_problem);
+		buf_putc(b, '\n');
+	}
+	buf_putc(b, '\n');
+}
+
 size_t report_format_text(const struct report *r, char *out, size_t size)
 {
 	struct buf b;
@@ -250,6 +495,6 @@ size_t report_format_text(const struct report *r, char *out, size_t size)
 		buf_puts(&b, " pfshim: ':u' events count user space only: the kernel"
 			 " refused kernel counting (perf_event_paranoid)\n");
 	buf_putc(&b, '\n');
-	regions_put_text(&b, r);
+	put_regions(&b, r);
 	return buf_finish(&b);
 }

@@ -1,8 +1,9 @@
 /*
- * test_export_regions.c: export/regions.c, the regions section of a report
- * in text, CSV and JSON, on a hand-made report whose numbers can be checked
- * by eye: two threads, a scaled and an uncounted value, misuse, a name that
- * needs CSV quoting; and a report without regions, which must not change.
+ * test_export_regions.c: the regions section of a report, which
+ * export/text.c, csv.c and json.c each write after their events, on a
+ * hand-made report whose numbers can be checked by eye: two threads, a
+ * scaled and an uncounted value, misuse, a name that needs CSV quoting; and
+ * a report without regions, which must not change.
  */
 #include <setjmp.h>
 #include <stdarg.h>
