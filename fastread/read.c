@@ -1,8 +1,11 @@
 /*
  * fastread/read.c: read a group's counters from user space, in ONE seqlock
  * pass over all its pages, or with ONE read(2) of the leader when any counter
- * is not on the PMU now. The loop is written once; the machine reads come
- * from fastread/arch/<arch>.h, or from the hooks a unit test passes.
+ * is not on the PMU now. The loop is written once, with a lighter pass for a
+ * group of one (the common case); the machine reads come from
+ * fastread/arch/<arch>.h, or from the hooks a unit test passes. The times are
+ * brought forward only when the ratio needs them (enabled != running), as
+ * perf_event_open(2) does: see times_stale().
  *
  * ASYNC-SIGNAL-SAFE: everything in this file. Nothing here allocates, locks or
  * uses stdio; the only system call is the read(2) fallback, and errno is kept.
@@ -31,6 +34,14 @@ static ALWAYS_INLINE uint32_t lock_begin(const struct perf_event_mmap_page *pc)
 	return seq;
 }
 
+/* The lock once the pass has read everything it needs from @pc. */
+static ALWAYS_INLINE uint32_t lock_end(const struct perf_event_mmap_page *pc)
+{
+	__asm__ volatile("" ::: "memory");
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return READ_ONCE(pc->lock);
+}
+
 /* The sum of the pages' locks once the pass has read them. */
 static ALWAYS_INLINE uint32_t locks_end(struct perf_event_mmap_page *const *pages, int nr)
 {
@@ -44,11 +55,63 @@ static ALWAYS_INLINE uint32_t locks_end(struct perf_event_mmap_page *const *page
 	return sum;
 }
 
-/* The ns since @pc's times were written, for timestamp @cyc. */
-static ALWAYS_INLINE uint64_t page_time_delta(const struct perf_event_mmap_page *pc,
-					      uint64_t caps, uint64_t cyc)
+/*
+ * One event inside a pass: count = offset + counter sign-extended from
+ * pmc_width bits (bits above it are UNKNOWN on arm64), and the page's times
+ * as the kernel last wrote them. Return: 0, or -EAGAIN when read(2) is needed.
+ */
+static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
+				   const struct fastread_hooks *h, uint64_t *caps,
+				   struct fastread_count *c)
+{
+	uint32_t index = READ_ONCE(pc->index);
+	uint32_t width = READ_ONCE(pc->pmc_width);
+	uint64_t offset;
+
+	*caps = READ_ONCE(pc->capabilities);
+	/*
+	 * index 0: not on a counter now (multiplexed out, or a software event).
+	 * 64 - width > 63: a pmc_width outside 1..64, tested as the shift the
+	 * sign extension computes anyway.
+	 */
+	if (__builtin_expect((64 - width > 63) | (index == 0), 0))
+		return -EAGAIN;
+	if (__builtin_expect(!(*caps & FASTREAD_CAP_USER_RDPMC), 0))
+		return -EAGAIN;
+	offset = (uint64_t)READ_ONCE(pc->offset);
+	c->value = offset + fastread_counter_extend(h->read_counter(index), width);
+	/*
+	 * Plain loads: these two feed values, never a decision, so a pair torn
+	 * by a writer is thrown away with the pass, and one ldp takes both.
+	 */
+	c->enabled = pc->time_enabled;
+	c->running = pc->time_running;
+	return 0;
+}
+
+/*
+ * Must the page's times be brought forward? perf_event_open(2) does it only
+ * when enabled != running: otherwise the ratio is 1 whatever the time since
+ * the page was written, and the timestamp and its arithmetic would be half
+ * of a read. Also when running is 0 on a page whose counter is on the PMU
+ * (written as the event was enabled), so that a counted event never reads
+ * running 0, which callers take for "not counted". The times are compared
+ * first: when they are equal, the capabilities need not be looked at.
+ */
+static ALWAYS_INLINE bool times_stale(uint64_t caps, const struct fastread_count *c)
+{
+	return (c->enabled != c->running || c->running == 0) && (caps & FASTREAD_CAP_USER_TIME);
+}
+
+/*
+ * enabled and running plus the ns since @pc was written, for timestamp @cyc;
+ * running too, as the event is on a counter (index != 0) to get this far.
+ */
+static ALWAYS_INLINE void times_advance(const struct perf_event_mmap_page *pc, uint64_t caps,
+					uint64_t cyc, struct fastread_count *c)
 {
 	struct fastread_clock clock;
+	uint64_t delta;
 
 	clock.offset = READ_ONCE(pc->time_offset);
 	clock.mult = READ_ONCE(pc->time_mult);
@@ -56,86 +119,105 @@ static ALWAYS_INLINE uint64_t page_time_delta(const struct perf_event_mmap_page 
 	clock.is_short = (caps & FASTREAD_CAP_USER_TIME_SHORT) != 0;
 	clock.cycles = clock.is_short ? READ_ONCE(pc->time_cycles) : 0;
 	clock.mask = clock.is_short ? READ_ONCE(pc->time_mask) : 0;
-	return fastread_clock_delta(&clock, cyc);
+	delta = fastread_clock_delta(&clock, cyc);
+	c->enabled += delta;
+	c->running += delta;
 }
 
 /*
- * One event inside the pass: count = offset + counter sign-extended to
- * pmc_width; enabled/running advanced by the time since the page was written
- * (running only while on a counter: index != 0, the only case that gets this
- * far). Return: 0, or -EAGAIN when read(2) is needed.
+ * A group of one, the common case: one lock, no sums. Return: 0 with @out
+ * filled, -EAGAIN when read(2) is needed, or -EINPROGRESS when the lock was
+ * odd (a write in progress: nothing read during it can be trusted, not even
+ * to decide on the fallback) or moved: the caller takes the pass again.
  */
-static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
-				   const struct fastread_hooks *h, uint64_t *cyc,
-				   int *have_cyc, struct fastread_count *out)
+static ALWAYS_INLINE int page_pass(const struct perf_event_mmap_page *pc,
+				   const struct fastread_hooks *h, struct fastread_count *out)
 {
-	uint64_t caps = READ_ONCE(pc->capabilities);
-	uint32_t index = READ_ONCE(pc->index);
-	uint32_t width = READ_ONCE(pc->pmc_width);
-	uint64_t enabled, running, delta;
+	struct fastread_count c;
+	uint64_t caps;
+	uint32_t seq;
 
-	/* index 0: not on a counter now (multiplexed out, or a software event). */
-	if (__builtin_expect(!(caps & FASTREAD_CAP_USER_RDPMC) || index == 0 ||
-			     width - 1 > 63, 0))
+	if (!pc)
 		return -EAGAIN;
-	out->value = (uint64_t)READ_ONCE(pc->offset) +
-		     fastread_counter_extend(h->read_counter(index), width);
-	enabled = READ_ONCE(pc->time_enabled);
-	running = READ_ONCE(pc->time_running);
-	if (!(caps & FASTREAD_CAP_USER_TIME)) {
-		out->enabled = enabled;
-		out->running = running;
-		return 0;
-	}
-
-	/*
-	 * perf_event_open(2) skips this when enabled == running (the ratio is 1
-	 * either way), but then the times are those of the last context switch:
-	 * two reads in one time slice would show a region with running 0, "not
-	 * counted". Times as current as read(2)'s cost the timestamp.
-	 * One timestamp per pass: every event of the group at the same instant.
-	 */
-	if (!*have_cyc) {
-		*cyc = h->read_timestamp();
-		*have_cyc = 1;
-	}
-	delta = page_time_delta(pc, caps, *cyc);
-	out->enabled = enabled + delta;
-	out->running = running + delta;	/* index != 0 here, see above */
+	seq = lock_begin(pc);
+	if (__builtin_expect(seq & 1, 0))
+		return -EINPROGRESS;
+	if (page_take(pc, h, &caps, &c) < 0)
+		return -EAGAIN;
+	if (__builtin_expect(times_stale(caps, &c), 0))
+		times_advance(pc, caps, h->read_timestamp(), &c);
+	if (lock_end(pc) != seq)
+		return -EINPROGRESS;
+	*out = c;
 	return 0;
 }
 
 /*
- * A pass reads every page between its lock reads; if any lock was odd (a
- * write in progress) or moved, the whole pass is taken again, so the values
- * returned all come from one instant. The locks are compared as one sum: the
- * kernel only ever increments a lock, so the sum moves whenever one does
- * (short of 2^32 increments inside one pass), and no array of them is kept.
+ * A pass reads every page between its lock reads; if any lock was odd or
+ * moved, the whole pass is taken again, so the values returned all come from
+ * one instant. The locks are compared as one sum: the kernel only ever
+ * increments a lock, so the sum moves whenever one does (short of 2^32
+ * increments inside one pass), and no array of them is kept. One timestamp,
+ * taken by the first event that needs it, serves the pass.
+ * Return: 0, or -EAGAIN when read(2) is needed.
+ */
+static ALWAYS_INLINE int pages_read_many(struct perf_event_mmap_page *const *pages, int nr,
+					 const struct fastread_hooks *h,
+					 struct fastread_count *out)
+{
+	struct fastread_count c;
+	uint32_t seq, begin;
+	uint64_t caps, cyc;
+	bool have_cyc;
+	int i;
+
+again:
+	begin = 0;
+	cyc = 0;
+	have_cyc = false;
+	for (i = 0; i < nr; i++) {
+		const struct perf_event_mmap_page *pc = pages[i];
+
+		if (!pc)
+			return -EAGAIN;
+		seq = lock_begin(pc);
+		if (__builtin_expect(seq & 1, 0))
+			goto again;
+		begin += seq;
+		if (page_take(pc, h, &caps, &c) < 0)
+			return -EAGAIN;
+		if (__builtin_expect(times_stale(caps, &c), 0)) {
+			if (!have_cyc) {
+				cyc = h->read_timestamp();
+				have_cyc = true;
+			}
+			times_advance(pc, caps, cyc, &c);
+		}
+		out[i] = c;
+	}
+	if (locks_end(pages, nr) != begin)
+		goto again;
+	return 0;
+}
+
+/*
+ * Return: 0, -EAGAIN (use read(2)), or -EINVAL for a group size out of range.
+ * A group of one retries from the top of this function rather than in a loop
+ * of its own: its path then holds no loop, which the compiler would pad for
+ * alignment and set up registers around (3 to 4 instructions of ~47).
  */
 static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
 				    const struct fastread_hooks *h, struct fastread_count *out)
 {
-	uint32_t seq, begin, odd;
-	uint64_t cyc = 0;
-	int have_cyc, i;
+	int err;
 
-	if (nr < 1 || nr > FASTREAD_MAX_EVENTS)
-		return -EINVAL;
 	do {
-		have_cyc = 0;
-		begin = 0;
-		odd = 0;
-		for (i = 0; i < nr; i++) {
-			if (!pages[i])
-				return -EAGAIN;
-			seq = lock_begin(pages[i]);
-			begin += seq;
-			odd |= seq & 1;
-			if (page_take(pages[i], h, &cyc, &have_cyc, &out[i]) < 0)
-				return -EAGAIN;
-		}
-	} while (odd || locks_end(pages, nr) != begin);
-	return 0;
+		if (nr != 1)
+			return nr < 1 || nr > FASTREAD_MAX_EVENTS ?
+				       -EINVAL : pages_read_many(pages, nr, h, out);
+		err = page_pass(pages[0], h, out);
+	} while (__builtin_expect(err == -EINPROGRESS, 0));
+	return err;
 }
 
 int fastread_pages_read(struct perf_event_mmap_page *const *pages, int nr,
