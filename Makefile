@@ -70,7 +70,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 
 # Programs the end-to-end tests run under the shim: plain C, no pfshim code
 # except through pfshim.h.
-$(BUILD)/progs/%: tests/progs/%.c include/pfshim.h
+$(BUILD)/progs/%: tests/progs/%.c include/pfshim.h $(wildcard tests/progs/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Iinclude -o $@ $< -lpthread -lm

@@ -8,22 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "pages.h"
 
 extern char **environ;
 
 int main(int argc, char **argv)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, 500 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	const char *how = argc > 1 ? argv[1] : "execve";
 	char **rest = argv + 2;
 
-	madvise(p, 500 * page, MADV_NOHUGEPAGE);
-	for (long i = 0; i < 500; i++)
-		p[i * page] = 1;
+	pages_touch(500);
 	if (argc < 3 && strcmp(how, "fail") != 0)
 		return 2;
 	if (!strcmp(how, "execve"))

@@ -5,24 +5,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void touch(long n)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	char *p;
-
-	if (n <= 0)
-		return;
-	p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		exit(1);
-	madvise(p, n * page, MADV_NOHUGEPAGE);
-	for (long i = 0; i < n; i++)
-		p[i * page] = 1;
-}
+#include "pages.h"
 
 int main(int argc, char **argv)
 {
@@ -36,13 +22,13 @@ int main(int argc, char **argv)
 		if (pid < 0)
 			return 1;
 		if (pid == 0) {
-			touch(child_pages);
+			pages_touch(child_pages);
 			exit(0);
 		}
 		printf("%d\n", (int)pid);
 		fflush(stdout);
 	}
-	touch(parent_pages);
+	pages_touch(parent_pages);
 	while (wait(NULL) > 0)
 		;
 	return 0;

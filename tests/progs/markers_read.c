@@ -5,25 +5,18 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
+#include "pages.h"
 #include "pfshim.h"
 
 int main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 100, page = sysconf(_SC_PAGESIZE);
+	long n = argc > 1 ? atol(argv[1]) : 100;
 	struct pfshim_counts before, after;
 	int ret;
-	char *p;
 
 	ret = pfshim_read(&before);
-	p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return 1;
-	madvise(p, n * page, MADV_NOHUGEPAGE);
-	for (long i = 0; i < n; i++)
-		p[i * page] = 1;
+	pages_touch(n);
 	ret |= pfshim_read(&after);
 	printf("ret=%d\nnr=%d\n", ret, after.nr);
 	for (int i = 0; i < after.nr && i < PFSHIM_MAX_EVENTS; i++)

@@ -9,28 +9,12 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "pages.h"
 #include "pfshim.h"
 
 static long calls, pages;
-
-static void touch(long n)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	char *p;
-
-	if (n <= 0)
-		return;
-	p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		abort();
-	madvise(p, n * page, MADV_NOHUGEPAGE);
-	for (long i = 0; i < n; i++)
-		p[i * page] = 1;
-	munmap(p, n * page);
-}
 
 static void *worker(void *arg)
 {
@@ -43,7 +27,7 @@ static void *worker(void *arg)
 	pfshim_region_end("setup");
 	for (long i = 0; i < calls; i++) {
 		pfshim_begin(work);
-		touch(i == 0 ? pages : 0);
+		pages_touch(i == 0 ? pages : 0);
 		pfshim_end(work);
 	}
 	return NULL;
