@@ -52,15 +52,21 @@ int fastread_mul_div(uint64_t a, uint64_t b, uint64_t c, uint64_t *out)
 #endif
 }
 
+/*
+ * Equal times come first: the counter ran all its enabled time, so the count
+ * is exact, even over a span of 0 ns. fastread returns the page's times
+ * unchanged while they are equal (read.c, times_stale()), so two reads between
+ * two page updates differ by 0 and 0: that is an exact count, not "never ran".
+ */
 int fastread_scale(const struct fastread_count *c, uint64_t *out)
 {
-	if (c->running == 0) {
-		*out = 0;
-		return -ENODATA;
-	}
 	if (c->running == c->enabled) {
 		*out = c->value;
 		return 0;
+	}
+	if (c->running == 0) {
+		*out = 0;
+		return -ENODATA;
 	}
 	return fastread_mul_div(c->value, c->enabled, c->running, out);
 }

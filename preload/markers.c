@@ -208,7 +208,7 @@ static uint64_t monotonic_ns(void)
  * The counter part of a sample (regions.h): each event's raw count and each
  * group's times, into @dst. A group whose read fails keeps its last values
  * from t->now (this interval adds ~0, and read_errors says so); a group that
- * never opened stays 0 in every sample.
+ * never opened counts 0, running 0, with the wall clock as enabled time.
  * Return: nonzero when some counter of this thread is missing from @dst.
  */
 static inline int counters_sample(struct marker_thread *t, uint64_t *dst)
@@ -222,8 +222,13 @@ static inline int counters_sample(struct marker_thread *t, uint64_t *dst)
 		const struct group_spec *spec = &markers.group[g];
 		int en = region_value_enabled(l, g), run = region_value_running(l, g);
 
-		if (t->groups[g].nr == 0)
+		if (t->groups[g].nr == 0) {
+			/* Enabled, never running: "not counted". Equal times, even 0
+			 * and 0, read as an exact count (fastread_scale). */
+			dst[en] = monotonic_ns();
+			dst[run] = 0;
 			continue;
+		}
 		if (UNLIKELY(fastread_group_read(&t->groups[g], out) < 0)) {
 			t->read_errors++;
 			failed = 1;

@@ -19,6 +19,7 @@ static int scale(uint64_t value, uint64_t enabled, uint64_t running, uint64_t *o
 	return fastread_scale(&c, out);
 }
 
+/* Enabled for some time, running for none: never on a counter. */
 static void test_scale_not_counted(void **state)
 {
 	uint64_t out = 123;
@@ -26,7 +27,30 @@ static void test_scale_not_counted(void **state)
 	(void)state;
 	assert_int_equal(scale(5000, 1000, 0, &out), -ENODATA);
 	assert_int_equal(out, 0);
-	assert_int_equal(scale(0, 0, 0, &out), -ENODATA);
+	out = 123;
+	assert_int_equal(scale(0, 1, 0, &out), -ENODATA);
+	assert_int_equal(out, 0);
+}
+
+/*
+ * Two fastread reads between two updates of the page (times equal there are
+ * not brought forward) differ by 0 ns enabled and 0 ns running: the counter
+ * ran all that time, so the difference is exact, never "not counted".
+ */
+static void test_scale_equal_zero_times_are_exact(void **state)
+{
+	struct fastread_count begin = { 1000, 7000, 7000 }, end = { 1250, 7000, 7000 };
+	struct fastread_count delta = { end.value - begin.value, end.enabled - begin.enabled,
+					end.running - begin.running };
+	uint64_t out = 0;
+
+	(void)state;
+	assert_int_equal(fastread_scale(&delta, &out), 0);
+	assert_int_equal(out, 250);
+	assert_int_equal(scale(0, 0, 0, &out), 0);	/* an exact 0 */
+	assert_int_equal(out, 0);
+	assert_int_equal(scale(UINT64_MAX, 0, 0, &out), 0);
+	assert_int_equal(out, UINT64_MAX);
 }
 
 static void test_scale_known_values(void **state)
@@ -107,6 +131,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scale_not_counted),
+		cmocka_unit_test(test_scale_equal_zero_times_are_exact),
 		cmocka_unit_test(test_scale_known_values),
 		cmocka_unit_test(test_scale_result_too_large),
 		cmocka_unit_test(test_mul_div_against_reference),
