@@ -70,9 +70,13 @@ static void report_signal_install(int signo)
 	sigaction(signo, &sa, NULL);
 }
 
+/* fork() succeeded and set no errno: reopening the counters must not set one either. */
 static void after_fork_in_child(void)
 {
+	int saved_errno = errno;
+
 	process_restart_in_child();
+	errno = saved_errno;
 }
 
 /* glibc passes argc, argv and envp to the constructors of shared objects. */

@@ -69,3 +69,10 @@ load helpers
 		sh -c 'exec >"$0"; echo data' "$f" >&-
 	[ "$(cat "$f")" = data ]
 }
+
+@test "errno survives fork() in the child, where the shim reopens its counters" {
+	# The default events include cycles, whose open fails here with ENOENT.
+	run env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$REPORTS" "$PROGS/errno_fork"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'child 1234\nparent 1234')" ]
+}
