@@ -19,7 +19,11 @@
 
 #define FASTREAD_MAX_EVENTS 16
 
-/* One event's reading: the raw count and its times, not scaled. */
+/*
+ * One event's reading: the raw count and its times, not scaled. The times of
+ * a user-space read are exact only for their ratio when the counter ran all
+ * its enabled time (see fastread_group_read()).
+ */
 struct fastread_count {
 	uint64_t value;
 	uint64_t enabled;	/* ns */
@@ -59,6 +63,18 @@ int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *
  * user space; otherwise exactly one read(2). Async-signal-safe.
  * Must be called by the thread that opened @g.
  *
+ * Times: read(2) returns them as of now. A user-space read brings them
+ * forward to now only when the metadata page has enabled != running
+ * (multiplexed), or running 0, as perf_event_open(2) does. While a counter
+ * has run all its enabled time, it returns the page's times as the kernel
+ * last wrote them (at a context switch or a counter interrupt): equal, so
+ * their ratio, 1, is exact, but they lag the clock, and two reads between
+ * two page updates return the same times. A difference of two such reads
+ * can therefore be 0 ns enabled and 0 ns running with a count that moved:
+ * an exact count, which fastread_scale() returns unchanged. Times never go
+ * backwards, and a counter on the PMU reads running 0 only where the page
+ * offers no clock (cap_user_time 0).
+ *
  * Return: 0, or a negative errno from read(2).
  */
 int fastread_group_read(struct fastread_group *g, struct fastread_count *out);
@@ -69,10 +85,13 @@ void fastread_group_close(struct fastread_group *g);
 /*
  * fastread_scale - extrapolate @c->value to the whole enabled time.
  * @out receives value * enabled / running, computed without 64-bit overflow.
+ * Equal times, 0 and 0 included, give the value unchanged: the counter ran
+ * all its enabled time (e.g. the difference of two reads between two page
+ * updates, see fastread_group_read()).
  *
- * Return: 0 when counted; -ENODATA when running == 0 (never counted: there
- * is nothing to scale, and nothing is divided by zero; @out is 0);
- * -EOVERFLOW when the result needs more than 64 bits (@out is UINT64_MAX).
+ * Return: 0 when counted; -ENODATA when running == 0 < enabled (never
+ * counted: there is nothing to scale, and nothing is divided by zero; @out
+ * is 0); -EOVERFLOW when the result needs more than 64 bits (@out is UINT64_MAX).
  */
 int fastread_scale(const struct fastread_count *c, uint64_t *out);
 
