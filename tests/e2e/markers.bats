@@ -312,24 +312,3 @@ total() {
 		| select(.name == "page-faults") | .value] | unique | length' "$REPORTS")" -eq 1 ]
 	[ "$(region_event true inner page-faults | head -1)" -ge 200 ]
 }
-
-@test "paranoid 2, unprivileged: each thread's groups open user-only, like the totals" {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to switch user and set perf_event_paranoid"
-	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
-	saved=$(cat /proc/sys/kernel/perf_event_paranoid)
-	echo 2 >/proc/sys/kernel/perf_event_paranoid
-	dir=$(mktemp -d /tmp/pfshim-markers.XXXXXX)
-	cp "$SHIM" "$PROGS/markers_nested" "$dir/"
-	chmod 755 "$dir" "$dir"/*
-	run setpriv --reuid=65534 --regid=65534 --clear-groups env LD_PRELOAD="$dir/libpfshim.so" \
-		PFSHIM_FORMAT=json PFSHIM_OUTPUT=stdout PFSHIM_EVENTS=task-clock,page-faults \
-		"$dir/markers_nested" 100 50
-	echo "$saved" >/proc/sys/kernel/perf_event_paranoid
-	rm -rf "$dir"
-	[ "$status" -eq 0 ]
-	[ "$(jq -r '.events[0].user_only' <<<"$output")" = true ]
-	# Without the totals' exclude_kernel the thread's open would fail with EACCES.
-	[ "$(jq -r '.regions.threads[0].open_error' <<<"$output")" = null ]
-	[ "$(jq '.regions.threads[0].regions[] | select(.name == "inner") | .events[1].value' \
-		<<<"$output")" -ge 50 ]
-}

@@ -10,7 +10,7 @@ setup() {
 	SAVED_PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid)
 	echo 2 >/proc/sys/kernel/perf_event_paranoid
 	DIR=$(mktemp -d /tmp/pfshim-unpriv.XXXXXX)
-	cp "$SHIM" "$PROGS/touch_pages" "$DIR/"
+	cp "$SHIM" "$PROGS/touch_pages" "$PROGS/markers_nested" "$DIR/"
 	chmod 755 "$DIR" "$DIR"/*
 	REPORTS="$DIR/reports.jsonl"
 	: >"$REPORTS"
@@ -53,4 +53,14 @@ as_nobody() {
 	run as_nobody PFSHIM_EVENTS=task-clock:u "$DIR/touch_pages" 1
 	[ "$(field task-clock:u status)" = counted ]
 	[ "$(field task-clock:u user_only)" = false ]
+}
+
+@test "paranoid 2: each thread's marker groups open user-only, like the totals" {
+	run as_nobody PFSHIM_EVENTS=task-clock,page-faults "$DIR/markers_nested" 100 50
+	[ "$status" -eq 0 ]
+	[ "$(field task-clock user_only)" = true ]
+	# Without the totals' exclude_kernel the thread's open would fail with EACCES.
+	[ "$(jq -r '.regions.threads[0].open_error' "$REPORTS")" = null ]
+	[ "$(jq '.regions.threads[0].regions[] | select(.name == "inner") | .events[1].value' \
+		"$REPORTS")" -ge 50 ]
 }
