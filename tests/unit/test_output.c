@@ -1,0 +1,92 @@
+/*
+ * test_output.c: preload/output.c, the PFSHIM_OUTPUT template (%p, %h, %e,
+ * %%) and where a report lands: a file appended to, one write per report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "preload/output.h"
+
+static const struct output_names names = { .pid = 4242, .host = "vm", .program = "sieve" };
+
+static void test_expand(void **state)
+{
+	char path[64];
+
+	(void)state;
+	assert_int_equal(output_expand("/tmp/%e.%p.%h.json", &names, path, sizeof(path)), 0);
+	assert_string_equal(path, "/tmp/sieve.4242.vm.json");
+	assert_int_equal(output_expand("100%%-%p", &names, path, sizeof(path)), 0);
+	assert_string_equal(path, "100%-4242");
+	assert_int_equal(output_expand("plain", &names, path, sizeof(path)), 0);
+	assert_string_equal(path, "plain");
+	assert_int_equal(output_expand("", &names, path, sizeof(path)), 0);
+	assert_string_equal(path, "");
+}
+
+static void test_expand_bad_percent(void **state)
+{
+	char path[64];
+
+	(void)state;
+	assert_int_equal(output_expand("/tmp/%x", &names, path, sizeof(path)), -EINVAL);
+	assert_int_equal(output_expand("/tmp/50%", &names, path, sizeof(path)), -EINVAL);
+}
+
+/* "a.4242" needs 7 bytes with its NUL: 6 is too few, 7 is enough. */
+static void test_expand_too_long(void **state)
+{
+	char path[8];
+
+	(void)state;
+	assert_int_equal(output_expand("a.%p", &names, path, 6), -ENAMETOOLONG);
+	assert_int_equal(output_expand("a.%p", &names, path, 7), 0);
+	assert_string_equal(path, "a.4242");
+	assert_int_equal(output_expand("", &names, path, 0), -ENAMETOOLONG);
+}
+
+static void test_write_appends(void **state)
+{
+	char dir[] = "/tmp/pfshim-test-output.XXXXXX", template[64], got[64];
+	int fd;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(template, sizeof(template), "%s/r.%%p", dir);
+	errno = 1234;
+	output_write(template, -1, &names, "one\n", 4);
+	output_write(template, -1, &names, "two\n", 4);
+	assert_int_equal(errno, 1234);
+	snprintf(got, sizeof(got), "%s/r.4242", dir);
+	fd = open(got, O_RDONLY);
+	assert_true(fd >= 0);
+	n = read(fd, got, sizeof(got));
+	close(fd);
+	assert_int_equal(n, 8);
+	assert_memory_equal(got, "one\ntwo\n", 8);
+	snprintf(got, sizeof(got), "%s/r.4242", dir);
+	unlink(got);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_expand_bad_percent),
+		cmocka_unit_test(test_expand_too_long),
+		cmocka_unit_test(test_write_appends),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
