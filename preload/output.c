@@ -11,60 +11,29 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "export/buf.h"
 #include "preload/fd.h"
 #include "preload/warn.h"
 
-static int put_string(char *path, size_t size, size_t *len, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (*len + n >= size)
-		return -ENAMETOOLONG;
-	memcpy(path + *len, s, n);
-	*len += n;
-	return 0;
-}
-
-static void format_pid(int pid, char *digits)
-{
-	char tmp[16];
-	int n = 0;
-	unsigned int v = (unsigned int)pid;
-
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
-	for (int i = 0; i < n; i++)
-		digits[i] = tmp[n - 1 - i];
-	digits[n] = '\0';
-}
-
 int output_expand(const char *template, const struct output_names *names, char *path, size_t size)
 {
-	char pid[16];
-	size_t len = 0;
-	int err = 0;
+	struct buf b;
 
-	format_pid(names->pid, pid);
-	for (const char *t = template; *t && !err; t++) {
-		char one[2] = { *t, '\0' };
-
+	buf_init(&b, path, size);
+	for (const char *t = template; *t; t++) {
 		if (*t != '%') {
-			err = put_string(path, size, &len, one);
+			buf_putc(&b, *t);
 			continue;
 		}
 		switch (*++t) {
-		case 'p': err = put_string(path, size, &len, pid); break;
-		case 'h': err = put_string(path, size, &len, names->host); break;
-		case 'e': err = put_string(path, size, &len, names->program); break;
-		case '%': err = put_string(path, size, &len, "%"); break;
+		case 'p': buf_put_i64(&b, names->pid); break;
+		case 'h': buf_puts(&b, names->host); break;
+		case 'e': buf_puts(&b, names->program); break;
+		case '%': buf_putc(&b, '%'); break;
 		default: return -EINVAL;	/* also a '%' at the very end */
 		}
 	}
-	if (err || size == 0)
-		return err ? err : -ENAMETOOLONG;
-	path[len] = '\0';
-	return 0;
+	return buf_finish(&b) < size ? 0 : -ENAMETOOLONG;
 }
 
 static int stream_dup(int fd)
