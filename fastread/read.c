@@ -202,9 +202,10 @@ again:
 
 /*
  * Return: 0, -EAGAIN (use read(2)), or -EINVAL for a group size out of range.
- * A group of one retries from the top of this function rather than in a loop
- * of its own: its path then holds no loop, which the compiler would pad for
- * alignment and set up registers around (3 to 4 instructions of ~47).
+ * The one-event pass retries through this loop rather than a loop of its own:
+ * GCC 12 then lays its path out straight, without the alignment padding and
+ * register set-up it puts before an inner loop (a few of its ~47 instructions
+ * on aarch64, counted along the path in objdump -d; docs/fastread.md "Costs").
  */
 static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
 				    const struct fastread_hooks *h, struct fastread_count *out)
