@@ -2,8 +2,8 @@
  * process.c: the shim's state for one process image, from the constructor's
  * configuration to the report written at exit, exec or signal.
  * Everything a report needs is gathered at start, so that writing one
- * (process_report) is async-signal-safe: read(2)s, formatting into a buffer
- * on the stack (mmap()ed when it is too small), one write(2).
+ * (process_report) is async-signal-safe: read(2)s, formatting into mmap()ed
+ * memory, one write(2).
  */
 #include "preload/process.h"
 
@@ -17,8 +17,6 @@
 #include "preload/markers.h"
 #include "preload/output.h"
 #include "preload/warn.h"
-
-#define REPORT_STACK_BUFFER 8192
 
 /* process.final_report, besides the tid of the thread writing it. */
 #define FINAL_REPORT_NONE	0
@@ -117,19 +115,51 @@ static size_t report_format(const struct report *r, char *buf, size_t size)
 	}
 }
 
+static void *report_map(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Formatted twice: once to learn the size, once into memory of that size. */
+static void report_format_write(const struct report *r)
+{
+	size_t size = report_format(r, NULL, 0) + 1;
+	char *buf = report_map(size);
+
+	if (!buf) {
+		warn_line("no memory to format the report; it is lost", NULL);
+		return;
+	}
+	output_write(process.config.output, process.stream_fd,
+		     &(struct output_names){ r->pid, r->hostname, r->program }, buf,
+		     report_format(r, buf, size));
+	munmap(buf, size);
+}
+
+/*
+ * The events and the text are mmap()ed, not on the stack: the signal may
+ * land on any thread, and a thread's stack may be as small as
+ * PTHREAD_STACK_MIN (16 KiB), the signal frame included.
+ */
 void process_report(enum report_reason reason, int signo)
 {
-	struct report_event events[EVENTS_MAX];
+	size_t events_size = (size_t)EVENTS_MAX * sizeof(struct report_event);
+	struct report_event *events;
 	struct markers_report regions;
-	char stack_buffer[REPORT_STACK_BUFFER];
-	char *buf = stack_buffer;
 	struct utsname uts;
 	struct report r;
-	size_t need, size = sizeof(stack_buffer);
 	int saved_errno = errno;
 
 	if (!process_is_self())
 		return;
+	events = report_map(events_size);
+	if (!events) {
+		warn_line("no memory to read the counters; the report is lost", NULL);
+		errno = saved_errno;
+		return;
+	}
 	counters_read(&process.counters, &process.events, events);
 	if (uname(&uts) < 0)
 		strcpy(uts.nodename, "");
@@ -148,22 +178,9 @@ void process_report(enum report_reason reason, int signo)
 		.regions = markers_report_build(&regions, reason == REPORT_EXIT ||
 							    reason == REPORT_EXEC),
 	};
-	need = report_format(&r, buf, size);
-	if (need >= size) {
-		size = need + 1;
-		buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (buf == MAP_FAILED) {
-			buf = stack_buffer;
-			size = sizeof(stack_buffer);
-		}
-		need = report_format(&r, buf, size);
-	}
-	output_write(process.config.output, process.stream_fd,
-		     &(struct output_names){ r.pid, r.hostname, r.program }, buf,
-		     need < size ? need : size - 1);
-	if (buf != stack_buffer)
-		munmap(buf, size);
+	report_format_write(&r);
 	markers_report_release(&regions);
+	munmap(events, events_size);
 	errno = saved_errno;
 }
 

@@ -58,9 +58,10 @@ static void report_signal_handler(int signo)
 }
 
 /*
- * No SA_ONSTACK: a report needs ~20 KiB of stack, and a host's alternate
- * signal stack is sized for its own handlers (Rust gives every thread 8 KiB):
- * the thread's own stack is the one with room.
+ * No SA_ONSTACK: a report needs ~6 KiB of stack (a PATH_MAX path, a
+ * warning line), and a host's alternate signal stack is sized for its own
+ * handlers (Rust gives every thread 8 KiB, a guard page below): the
+ * thread's own stack is the one with room.
  */
 static void report_signal_install(int signo)
 {

@@ -50,3 +50,11 @@ load helpers
 	[ "$output" = after ]
 	[ "$(reports '.reason == "signal"')" -eq 1 ]
 }
+
+@test "the report signal landing on a thread with the smallest stack allowed" {
+	run --separate-stderr shim PFSHIM_SIGNAL=USR1 PFSHIM_EVENTS=page-faults \
+		"$PROGS/small_stack_thread" 10
+	[ "$status" -eq 0 ]
+	[ "$output" = after ]
+	[ "$(reports '.reason == "signal"')" -eq 1 ]
+}
