@@ -121,6 +121,18 @@ static int put_comment(struct buf *b, const struct report *r, int i)
 	return 0;
 }
 
+/* The unit column between a count and its name: " msec " or blanks, in UNIT_WIDTH. */
+static void put_unit_column(struct buf *b, const char *unit)
+{
+	size_t w = 0;
+
+	buf_putc(b, ' ');
+	buf_put_printable(b, unit);
+	while (unit[w])
+		w++;
+	buf_pad(b, ' ', w < UNIT_WIDTH ? UNIT_WIDTH - w + 1 : 1);
+}
+
 /* perf stat's "(66.67%)": the share of enabled time the event ran. */
 static void put_running_share(struct buf *b, const struct report_event *e)
 {
@@ -140,19 +152,8 @@ static void put_event_line(struct buf *b, const struct report *r, int i)
 	if (w < VALUE_WIDTH)
 		buf_pad(b, ' ', VALUE_WIDTH - w);
 	put_value(b, e);
-	buf_putc(b, ' ');
-	if (e->status == STATUS_COUNTED && event_has_unit(e)) {
-		const char *unit = e->unit ? e->unit : "";
-
-		buf_put_printable(b, unit);
-		for (w = 0; unit[w]; w++)
-			;
-		if (w < UNIT_WIDTH)
-			buf_pad(b, ' ', UNIT_WIDTH - w);
-	} else {
-		buf_pad(b, ' ', UNIT_WIDTH);
-	}
-	buf_putc(b, ' ');
+	put_unit_column(b, e->status == STATUS_COUNTED && event_has_unit(e) && e->unit ?
+				   e->unit : "");
 	put_name(b, e);
 
 	buf_init(&comment, 0, 0);
@@ -242,15 +243,9 @@ static void text_right_number(struct buf *b, size_t width, const struct report_e
 static void text_unit_name(struct buf *b, const struct report_event *ev, const char *unit,
 			   const char *name)
 {
-	size_t w = 0;
-
 	if (!unit)
 		unit = event_has_unit(ev) && ev->unit ? ev->unit : "";
-	buf_putc(b, ' ');
-	buf_put_printable(b, unit);
-	while (unit[w])
-		w++;
-	buf_pad(b, ' ', w < UNIT_WIDTH ? UNIT_WIDTH - w + 1 : 1);
+	put_unit_column(b, unit);
 	buf_put_printable(b, name);
 }
 
