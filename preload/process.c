@@ -185,36 +185,30 @@ void process_report(enum report_reason reason, int signo)
 }
 
 /*
- * Another thread is writing the final report: wait until it is out, unless
- * the writer is this very thread (a signal handler that exits while the
- * report it interrupted is half-written: waiting would never end).
+ * The exit/exec report is claimed with the writer's tid. A thread that finds
+ * it claimed waits (its _exit or exec would kill the writer), and claims it
+ * in turn if a failed exec gives it back; it never waits for itself (a
+ * signal handler that exits while the report it interrupted is half-written).
  */
-static void final_report_wait(int self)
-{
-	const struct timespec ms = { 0, 1000000 };
-
-	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
-		int writer = atomic_load(&process.final_report);
-
-		if (writer == FINAL_REPORT_NONE || writer == FINAL_REPORT_WRITTEN || writer == self)
-			return;
-		nanosleep(&ms, NULL);
-	}
-}
-
 void process_report_final(enum report_reason reason)
 {
+	const struct timespec ms = { 0, 1000000 };
 	int self = gettid();
-	int none = FINAL_REPORT_NONE;
 
 	if (!process_is_self())
 		return;
-	if (!atomic_compare_exchange_strong(&process.final_report, &none, self)) {
-		final_report_wait(self);
-		return;
+	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
+		int writer = FINAL_REPORT_NONE;
+
+		if (atomic_compare_exchange_strong(&process.final_report, &writer, self)) {
+			process_report(reason, 0);
+			atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
+			return;
+		}
+		if (writer == FINAL_REPORT_WRITTEN || writer == self)
+			return;
+		nanosleep(&ms, NULL);
 	}
-	process_report(reason, 0);
-	atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
 }
 
 void process_report_final_undo(void)

@@ -52,7 +52,8 @@ void process_report(enum report_reason reason, int signo);
  * process_report_final - the exit or exec report: written at most once per
  * image, never from a vfork()ed child. A thread that comes second (exit()
  * in one thread, _exit() or exec in another) waits, for a while, until the
- * first has written it: its _exit or exec would kill the writer.
+ * first has written it: its _exit or exec would kill the writer. If that
+ * was an exec that failed, the second writes its own report after all.
  * Async-signal-safe.
  */
 void process_report_final(enum report_reason reason);

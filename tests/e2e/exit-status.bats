@@ -49,3 +49,21 @@ same_as_without_shim() {
 	[ "${status:-0}" -eq 5 ]
 	[ "$(reports '.reason == "exit"')" -eq 1 ]
 }
+
+@test "an _exit() waiting for an exec report that fails writes the exit report itself" {
+	# The exec report blocks on the FIFO until a reader comes at 0.3 s; the
+	# other thread's _exit() at 0.1 s waits; the exec then fails, and the image
+	# lives on: its _exit owes the exit report.
+	fifo="$BATS_TEST_TMPDIR/report.fifo"
+	mkfifo "$fifo"
+	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$fifo" \
+		"$PROGS/exit_how" failed-exec-then-_exit 6 >/dev/null &
+	pid=$!
+	sleep 0.3
+	timeout 3 cat "$fifo" >"$REPORTS" || true
+	timeout 3 cat "$fifo" >>"$REPORTS" || true
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 6 ]
+	[ "$(reports '.reason == "exec"')" -eq 1 ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+}

@@ -3,7 +3,9 @@
  * return, exit, _exit, _Exit (with CODE), signal (raise CODE, default SIGTERM),
  * thread-exit (a second thread calls exit(CODE) while main waits),
  * exit-then-_exit (main calls exit(CODE); 100 ms later, while the exit
- * report may still be writing, a second thread calls _exit(CODE)).
+ * report may still be writing, a second thread calls _exit(CODE)),
+ * failed-exec-then-_exit (main execs a missing file; 100 ms later, while the
+ * exec report may still be writing, a second thread calls _exit(CODE)).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -50,6 +52,13 @@ int main(int argc, char **argv)
 	if (!strcmp(how, "exit-then-_exit")) {
 		pthread_create(&t, NULL, underscore_exit_later, NULL);
 		exit(code);
+	}
+	if (!strcmp(how, "failed-exec-then-_exit")) {
+		char *args[] = { "missing", NULL };
+
+		pthread_create(&t, NULL, underscore_exit_later, NULL);
+		execv("/nonexistent/missing", args);
+		pause();
 	}
 	return code;
 }
