@@ -1,0 +1,166 @@
+/*
+ * test_config.c: preload/config.c, PFSHIM_* into struct config: every
+ * variable read, each malformed value warned about once and its default
+ * kept, and the signal spellings PFSHIM_SIGNAL takes.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "preload/config.h"
+
+/* The environment of one test: NAME=VALUE pairs, NULL-terminated. */
+static const char *const *environment;
+static int warnings;
+static char last_warning[256];
+
+static const char *env_lookup(const char *name)
+{
+	for (const char *const *e = environment; e && *e; e += 2)
+		if (strcmp(e[0], name) == 0)
+			return e[1];
+	return NULL;
+}
+
+static void warn_count(void *ctx, const char *message)
+{
+	warnings++;
+	strncpy(last_warning, ctx ? ctx : "", sizeof(last_warning) - 1);
+	(void)message;
+}
+
+static void read_with(const char *const *env, struct config *c)
+{
+	environment = env;
+	warnings = 0;
+	last_warning[0] = '\0';
+	config_read(c, env_lookup, warn_count);
+}
+
+static void test_defaults(void **state)
+{
+	struct config c;
+
+	(void)state;
+	read_with(NULL, &c);
+	assert_int_equal(warnings, 0);
+	assert_false(c.disabled);
+	assert_string_equal(c.events, EVENTS_DEFAULT);
+	assert_int_equal(c.format, FORMAT_TEXT);
+	assert_string_equal(c.output, "stderr");
+	assert_int_equal(c.signal, 0);
+	assert_string_equal(c.sysfs_root, CONFIG_SYSFS_DEFAULT);
+}
+
+static void test_every_variable(void **state)
+{
+	static const char *const env[] = {
+		"PFSHIM_EVENTS", "page-faults", "PFSHIM_FORMAT", "json",
+		"PFSHIM_OUTPUT", "/tmp/r.%p", "PFSHIM_SIGNAL", "USR2",
+		"PFSHIM_SYSFS_ROOT", "/fake", NULL,
+	};
+	struct config c;
+
+	(void)state;
+	read_with(env, &c);
+	assert_int_equal(warnings, 0);
+	assert_string_equal(c.events, "page-faults");
+	assert_int_equal(c.format, FORMAT_JSON);
+	assert_string_equal(c.output, "/tmp/r.%p");
+	assert_int_equal(c.signal, SIGUSR2);
+	assert_string_equal(c.sysfs_root, "/fake");
+}
+
+static void test_disable(void **state)
+{
+	static const char *const on[] = { "PFSHIM_DISABLE", "1", "PFSHIM_FORMAT", "xml", NULL };
+	static const char *const zero[] = { "PFSHIM_DISABLE", "0", NULL };
+	static const char *const empty[] = { "PFSHIM_DISABLE", "", NULL };
+	struct config c;
+
+	(void)state;
+	read_with(on, &c);
+	assert_true(c.disabled);
+	assert_int_equal(warnings, 0);	/* disabled: nothing else is read */
+	read_with(zero, &c);
+	assert_false(c.disabled);
+	read_with(empty, &c);
+	assert_false(c.disabled);
+}
+
+static void test_bad_values_warn_once_and_default(void **state)
+{
+	static const char *const format[] = { "PFSHIM_FORMAT", "xml", NULL };
+	static const char *const output[] = { "PFSHIM_OUTPUT", "", NULL };
+	static const char *const signal[] = { "PFSHIM_SIGNAL", "KILL", NULL };
+	static char long_path[PATH_MAX + 1];
+	const char *const too_long[] = { "PFSHIM_OUTPUT", long_path, NULL };
+	struct config c;
+
+	(void)state;
+	read_with(format, &c);
+	assert_int_equal(warnings, 1);
+	assert_string_equal(last_warning, "PFSHIM_FORMAT");
+	assert_int_equal(c.format, FORMAT_TEXT);
+	read_with(output, &c);
+	assert_int_equal(warnings, 1);
+	assert_string_equal(c.output, "stderr");
+	memset(long_path, 'a', PATH_MAX);
+	read_with(too_long, &c);
+	assert_int_equal(warnings, 1);
+	assert_string_equal(c.output, "stderr");
+	read_with(signal, &c);
+	assert_int_equal(warnings, 1);
+	assert_string_equal(last_warning, "PFSHIM_SIGNAL");
+	assert_int_equal(c.signal, 0);
+}
+
+static void test_signal_spellings(void **state)
+{
+	(void)state;
+	assert_int_equal(config_signal_parse("USR1"), SIGUSR1);
+	assert_int_equal(config_signal_parse("SIGUSR1"), SIGUSR1);
+	assert_int_equal(config_signal_parse("sigusr2"), SIGUSR2);
+	assert_int_equal(config_signal_parse("12"), 12);
+	assert_int_equal(config_signal_parse("RTMIN"), SIGRTMIN);
+	assert_int_equal(config_signal_parse("RTMIN+2"), SIGRTMIN + 2);
+	assert_int_equal(config_signal_parse("SIGRTMAX-1"), SIGRTMAX - 1);
+	assert_int_equal(config_signal_parse("RTMAX"), SIGRTMAX);
+}
+
+/* Uncatchable, synchronous faults, out of range or not a signal at all. */
+static void test_signal_refused(void **state)
+{
+	static const char *const refused[] = {
+		"KILL", "STOP", "9", "SEGV", "BUS", "FPE", "ILL", "TRAP", "ABRT", "0", "65",
+		"-1", "1x", "", "SIG", "USR", "RTMIN+", "RTMIN+99", "RTMIN-1", "RTMAX+1",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		int signo = config_signal_parse(refused[i]);
+
+		if (signo != -EINVAL)
+			fail_msg("'%s' gave %d", refused[i], signo);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_every_variable),
+		cmocka_unit_test(test_disable),
+		cmocka_unit_test(test_bad_values_warn_once_and_default),
+		cmocka_unit_test(test_signal_spellings),
+		cmocka_unit_test(test_signal_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
