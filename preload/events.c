@@ -497,7 +497,8 @@ static int item_parse_name(struct parser *p, char *buf, const char *item,
 		spec->attr.type = b.type;
 		spec->attr.config = b.config;
 		spec->scale = b.scale;
-		snprintf(spec->unit, sizeof(spec->unit), "%s", b.unit);
+		/* Not snprintf: the default events would fault in libc's printf code for it. */
+		strncpy(spec->unit, b.unit, sizeof(spec->unit) - 1);
 		return 0;
 	}
 	if (err == -EINVAL) {
