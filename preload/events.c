@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -788,7 +789,8 @@ int events_parse(const char *text, const char *sysfs_root, struct event_list *ou
 		.out = out, .warn = warn, .ctx = ctx,
 	};
 
-	memset(out, 0, sizeof(*out));
+	/* Not all 18 KiB: item_parse() clears each entry it fills, and none past nr is read. */
+	memset(out, 0, offsetof(struct event_list, ev));
 	if (text)
 		list_parse(&p, text);
 	if (p.dropped)
