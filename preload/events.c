@@ -40,7 +40,10 @@ struct parser {
 	unsigned char mods[EVENTS_MAX];	/* MOD_* each event was given */
 	struct pmu_catalog cat;
 	int nr_descs, next_desc;
-	struct pmu_desc descs[PMU_CACHE];	/* PMUs named so far, round robin */
+	/* PMUs named so far, round robin: PMU_CACHE of them (23 KiB), allocated
+	 * when the first PMU is named, so that a list of built-in names leaves
+	 * no 23 KiB of zeroed stack resident. */
+	struct pmu_desc *descs;
 };
 
 static int parser_quiet(const struct parser *p)
@@ -90,6 +93,10 @@ static const struct pmu_desc *parser_pmu(struct parser *p, const char *pmu, int 
 	for (int i = 0; i < p->nr_descs; i++)
 		if (!strcmp(p->descs[i].name, pmu))
 			return &p->descs[i];
+	if (!p->descs && !(p->descs = calloc(PMU_CACHE, sizeof(*p->descs)))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
 	pmu_catalog_load(&p->cat, p->root);
 	if (pmu_catalog_has_pmu(&p->cat, pmu) == 0) {
 		*err = -ENOENT;
@@ -378,6 +385,10 @@ static int pmu_resolve(struct parser *p, const char *item, const char *pmu, char
 	pc.desc = parser_pmu(p, pmu, &err);
 	if (err == -ENOENT) {
 		pmu_unknown(p, pmu, item);
+		return err;
+	}
+	if (err == -ENOMEM) {
+		parser_warn(p, "no memory to describe PMU '%s'; '%s' is skipped", pmu, item);
 		return err;
 	}
 	if (err) {
@@ -805,5 +816,6 @@ int events_parse(const char *text, const char *sysfs_root, struct event_list *ou
 			warn(ctx, msg);
 	}
 	pmu_catalog_free(&p.cat);
+	free(p.descs);
 	return out->nr;
 }
