@@ -139,12 +139,22 @@ static enum bucket bucket_of(const struct perf_event_attr *attr)
 	}
 }
 
+/*
+ * glibc's fstat() is fstatat(fd, "", st, AT_EMPTY_PATH) with that "" in libc's
+ * .rodata, which /bin/true never reads: the page fault maps up to 64 KiB of it
+ * (fault-around). The same call with our own "".
+ */
+static int fd_stat(int fd, struct stat *st)
+{
+	return fstatat(fd, "", st, AT_EMPTY_PATH);
+}
+
 static void remember_perf_inode(struct counter_set *s)
 {
 	struct stat st;
 
 	for (int i = 0; i < s->nr; i++) {
-		if (s->c[i].fd >= 0 && fstat(s->c[i].fd, &st) == 0) {
+		if (s->c[i].fd >= 0 && fd_stat(s->c[i].fd, &st) == 0) {
 			s->dev = st.st_dev;
 			s->ino = st.st_ino;
 			return;
@@ -208,7 +218,7 @@ static bool fd_is_ours(const struct counter_set *s, int fd)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino;
+	return fd_stat(fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino;
 }
 
 static void event_fill(struct report_event *out, const struct event_spec *spec,
