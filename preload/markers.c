@@ -157,7 +157,7 @@ static size_t block_header_size(int nr_events, int nr_groups)
 	       (1 + (size_t)nr_events + 2 * (size_t)nr_groups) * sizeof(uint64_t);
 }
 
-static void markers_once(void)
+static void markers_init(void)
 {
 	int group_of[EVENTS_MAX];
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), header;
@@ -184,6 +184,15 @@ static void markers_once(void)
 	/* Asked here, not in a report: it reads sysfs with stdio. */
 	markers.user_read_problem = fastread_user_access_problem();
 	markers.ready = true;
+}
+
+/* The host's errno survives the set-up's sysfs reads and failed opens. */
+static void markers_once(void)
+{
+	int saved_errno = errno;
+
+	markers_init();
+	errno = saved_errno;
 }
 
 static bool markers_ready(void)
@@ -297,7 +306,7 @@ static void groups_open(struct marker_thread *t)
 	}
 }
 
-static struct marker_thread *thread_setup(void)
+static struct marker_thread *thread_open(void)
 {
 	const struct region_layout *l = &markers.layout;
 	struct marker_thread *t;
@@ -322,6 +331,15 @@ static struct marker_thread *thread_setup(void)
 	live_register(t);
 	pthread_setspecific(markers.key, t);
 	self = t;
+	return t;
+}
+
+static struct marker_thread *thread_setup(void)
+{
+	int saved_errno = errno;
+	struct marker_thread *t = thread_open();
+
+	errno = saved_errno;
 	return t;
 }
 

@@ -312,3 +312,9 @@ total() {
 		| select(.name == "page-faults") | .value] | unique | length' "$REPORTS")" -eq 1 ]
 	[ "$(region_event true inner page-faults | head -1)" -ge 200 ]
 }
+
+@test "the first marker calls leave the host's errno as it was" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults,cycles "$PROGS/markers_errno"
+	[ "$status" -eq 0 ]
+	[ "$output" = "errno kept" ]
+}
