@@ -243,7 +243,8 @@ static void value_fill(struct report_event *out, uint64_t value, uint64_t enable
 	out->raw = value;
 	out->enabled = enabled;
 	out->running = running;
-	if (fastread_scale(&count, &out->value) == 0) {
+	/* read(2) has exact times: running 0 means the group never ran, even when enabled is 0 too. */
+	if (running > 0 && fastread_scale(&count, &out->value) == 0) {
 		out->status = STATUS_COUNTED;
 		out->scaled = running != enabled;
 	}
