@@ -34,14 +34,19 @@ int fd_dup_high(int fd)
 	return floor < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, floor);
 }
 
-int fd_move_high(int fd)
+int fd_move_up(int fd, int floor)
 {
-	int high = fd_dup_high(fd);
+	int high = floor < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, floor);
 
 	if (high < 0)
 		return fd;
 	close(fd);
 	return high;
+}
+
+int fd_move_high(int fd)
+{
+	return fd_move_up(fd, fd_floor());
 }
 
 static bool write_whole(int fd, const char *buf, size_t len)

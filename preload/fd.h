@@ -13,6 +13,13 @@
  */
 int fd_move_high(int fd);
 
+/*
+ * fd_move_up - move @fd (closing it) to the lowest free number >= @floor,
+ * close-on-exec. Return: the new descriptor, or @fd itself when that fails
+ * (@floor past the soft limit, no free number).
+ */
+int fd_move_up(int fd, int floor);
+
 /* fd_dup_high - a close-on-exec duplicate of @fd at a high number, or -1. */
 int fd_dup_high(int fd);
 

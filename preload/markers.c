@@ -19,13 +19,13 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fastread/fastread.h"
 #define PFSHIM_IMPLEMENTATION
 #include "pfshim.h"
+#include "preload/fd.h"
 #include "preload/group_split.h"
 #include "preload/markers_state.h"
 #include "preload/process.h"
@@ -278,18 +278,8 @@ static void live_register(struct marker_thread *t)
  */
 static void group_fds_move_high(struct fastread_group *g)
 {
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 2 * MARKERS_FD_FLOOR)
-		return;
-	for (int i = 0; i < g->nr; i++) {
-		int high = fcntl(g->fd[i], F_DUPFD_CLOEXEC, MARKERS_FD_FLOOR);
-
-		if (high < 0)
-			return;
-		close(g->fd[i]);
-		g->fd[i] = high;
-	}
+	for (int i = 0; i < g->nr; i++)
+		g->fd[i] = fd_move_up(g->fd[i], MARKERS_FD_FLOOR);
 }
 
 static void groups_open(struct marker_thread *t)
