@@ -26,6 +26,14 @@ CORE_SRC     := $(filter-out $(SHIM_SRC),$(wildcard preload/*.c)) $(wildcard exp
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
+# Code that runs once per process (reading the configuration, formatting
+# the report) is built for size: fault-around maps all of the small .so's
+# text the first time any of it runs, so its size is resident memory in
+# every process. The read and marker paths keep $(CFLAGS).
+COLD_SRC     := $(wildcard export/*.c) $(addprefix preload/,config.c events.c \
+	event_tables.c markers_report.c output.c pmu.c pmu_catalog.c suggest.c warn.c)
+$(call obj,$(COLD_SRC)): PF_CFLAGS += -Os
+
 FASTREAD_OBJ := $(call obj,$(FASTREAD_SRC))
 CORE_OBJ     := $(call obj,$(CORE_SRC))
 SHIM_OBJ     := $(call obj,$(SHIM_SRC))
