@@ -79,7 +79,8 @@ echo
 	:: "context: shim, 4 sw events" "PFSHIM_EVENTS=$SW4" "LD_PRELOAD=$LIB" "$TRUE"
 
 echo
-"$B/rss" 9 :: "no preload" :: "shim (8 default events)" "LD_PRELOAD=$LIB" \
+# 41 runs: where fault-around windows fall moves with each run's load address.
+"$B/rss" 41 --exit "$TRUE" 256 :: "no preload" :: "shim (8 default events)" "LD_PRELOAD=$LIB" \
 	:: "context: empty LD_PRELOAD" "LD_PRELOAD=$(cd "$B" && pwd)/libempty.so"
 
 section "3. Read cost of one reading, 4 software events ($SW4)"
