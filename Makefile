@@ -15,8 +15,9 @@ endif
 
 # -fvisibility=hidden plus the version script: only pfshim_* and the
 # interposed libc functions leave libpfshim.so.
+# -ffunction-sections lets the .so's link drop what it never calls (--gc-sections).
 PF_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
-	-fno-strict-aliasing -D_GNU_SOURCE -I. -Iinclude $(CFLAGS)
+	-fno-strict-aliasing -ffunction-sections -D_GNU_SOURCE -I. -Iinclude $(CFLAGS)
 
 FASTREAD_SRC := $(wildcard fastread/*.c)
 # preload/shim.c holds the constructor and the interposed libc functions: it
@@ -67,7 +68,7 @@ $(BUILD)/libpfshim-core.a: $(CORE_OBJ)
 $(LIB): $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ) preload/libpfshim.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
-		-Wl,-z,now -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ)
+		-Wl,-z,now -Wl,--gc-sections -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ)
 
 # Unit tests link the archives, so each test sees the hidden functions.
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a
