@@ -79,8 +79,9 @@ echo
 	:: "context: shim, 4 sw events" "PFSHIM_EVENTS=$SW4" "LD_PRELOAD=$LIB" "$TRUE"
 
 echo
-# 41 runs: where fault-around windows fall moves with each run's load address.
-"$B/rss" 41 --exit "$TRUE" 256 :: "no preload" :: "shim (8 default events)" "LD_PRELOAD=$LIB" \
+# 101 runs: where fault-around windows fall moves with each run's load address, and
+# the peak with it (quartiles ~180 and ~320 KiB added): fewer runs give a jumpy median.
+"$B/rss" 101 --exit "$TRUE" 256 :: "no preload" :: "shim (8 default events)" "LD_PRELOAD=$LIB" \
 	:: "context: empty LD_PRELOAD" "LD_PRELOAD=$(cd "$B" && pwd)/libempty.so"
 
 section "3. Read cost of one reading, 4 software events ($SW4)"
