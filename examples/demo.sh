@@ -12,7 +12,10 @@ show() {
 echo "pfshim demo: counting a program's own events with LD_PRELOAD (no code changes)."
 echo "This machine's PMUs: $(ls /sys/bus/event_source/devices | tr '\n' ' ')"
 show "LD_PRELOAD=$lib $build/examples/sieve 50000000"
-show "LD_PRELOAD=$lib PFSHIM_EVENTS='{task-clock,page-faults},cycles:u' PFSHIM_FORMAT=json $build/examples/sieve 1000000 2>&1 >/dev/null | jq -c '{program, pid, reason, events: [.events[] | {name, value, status}]}' 2>/dev/null || true"
+# JSON Lines: one object per report (shown whole where jq is not installed).
+pick=cat
+command -v jq >/dev/null && pick="jq -c '{program, pid, reason, events: [.events[] | {name, value, status}]}'"
+show "LD_PRELOAD=$lib PFSHIM_EVENTS='{task-clock,page-faults},cycles:u' PFSHIM_FORMAT=json $build/examples/sieve 1000000 2>&1 >/dev/null | $pick"
 show "LD_PRELOAD=$lib PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=csv sh -c 'ls / >/dev/null; $build/examples/sieve 100000'"
 for example in matmul threads; do
 	[ -x "$build/examples/$example" ] || continue
