@@ -76,9 +76,14 @@ int region_names_intern(struct region_names *t, const char *name)
 	if (nr >= REGIONS_NAMES_MAX)
 		return -ENOSPC;
 	strcpy(t->name[nr], name);
-	/* The name is complete before a lookup can find its slot. */
-	atomic_store_explicit(&t->slot[i], (uint16_t)(nr + 1), memory_order_release);
+	/*
+	 * nr first, then the slot: a lookup that finds the slot must also see
+	 * the id counted, or markers.c, which checks each handle against nr,
+	 * takes the handle it was just given for misuse (bad_handle). Both
+	 * release: the name is complete before either can be seen.
+	 */
 	atomic_store_explicit(&t->nr, nr + 1, memory_order_release);
+	atomic_store_explicit(&t->slot[i], (uint16_t)(nr + 1), memory_order_release);
 	return (int)nr;
 }
 
