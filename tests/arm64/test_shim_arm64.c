@@ -443,6 +443,33 @@ static void check_markers(const char *events)
 	      "2,000,000 + %" PRIu64, calls, sum, sum - 5 * 2000000);
 }
 
+/*
+ * The cost of a pair with @events, measured by markers_target_arm64 with the
+ * shim's totals disabled (they would not fit beside the thread's group), and
+ * every one of its reads served from user space (the JSON report's
+ * user_reads, syscall_reads), or the number would be read(2)'s.
+ */
+static void check_markers_costs(const char *events)
+{
+	uint64_t user = 0, sys = 1;
+	int status;
+
+	report_format = "json";
+	setenv("MARKERS_COSTS_ONLY", "1", 1);
+	status = shim_run_program(MARKERS_TARGET, events, 0, 0, last_report, sizeof(last_report));
+	unsetenv("MARKERS_COSTS_ONLY");
+	report_format = "csv";
+	if (!CHECK(status == 0 && json_number_after(last_report, "\"user_reads\":", &user) == 0 &&
+		   json_number_after(last_report, "\"syscall_reads\":", &sys) == 0,
+		   "markers costs, PFSHIM_EVENTS=%s: exit %d, the thread's reads in the report",
+		   events, status)) {
+		report_print(last_report);
+		return;
+	}
+	CHECK(user > 0 && sys == 0, "markers costs, %s: every read from user space: user_reads %"
+	      PRIu64 ", syscall_reads %" PRIu64, events, user, sys);
+}
+
 int main(int argc, char **argv)
 {
 	if (access(SHIM, R_OK) != 0 || access(TARGET, X_OK) != 0 ||
@@ -456,8 +483,10 @@ int main(int argc, char **argv)
 		/* The shim's process-wide group and the markers' per-thread group
 		 * both want a 64-bit cycles: only PMUv3p5 (-cpu max) has room for
 		 * two; on cortex-a57 they would take turns (multiplexing). */
-		if (strcmp(pmu_cpu_model(), "max") == 0)
+		if (strcmp(pmu_cpu_model(), "max") == 0) {
 			check_markers("instructions:u,cycles:u");
+			check_markers_costs("instructions:u,cycles:u,instructions,cycles");
+		}
 		return pmu_exit_status();
 	}
 	if (argc > 1 && strcmp(argv[1], "regions") == 0) {
