@@ -1,21 +1,24 @@
 /*
- * fastread/access.c: say, in one sentence, why this machine will not let the
- * read path take counters from user space, so a caller can report it instead
- * of silently paying for read(2).
+ * fastread/access.c: what this machine lets the read path take from user
+ * space, as sysfs and procfs say: why user-space reads are off, in one
+ * sentence (so a caller can report it instead of silently paying for
+ * read(2)), and which PMUs take arm64's user-access bit.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fastread/arch.h"
 #include "fastread/internal.h"
 
-/* First byte of a small file under @root, or -errno. */
-static __attribute__((unused)) int file_first_char(const char *root, const char *path)
+/* The small file @root@path into @buf, NUL-terminated. Return: its length, or -errno. */
+static int file_read_small(const char *root, const char *path, char *buf, size_t size)
 {
-	char full[512], c;
+	char full[512];
 	ssize_t len;
 	int fd;
 
@@ -23,9 +26,57 @@ static __attribute__((unused)) int file_first_char(const char *root, const char 
 	fd = open(full, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	len = read(fd, &c, 1);
+	len = read(fd, buf, size - 1);
 	close(fd);
-	return len == 1 ? (unsigned char)c : -EIO;
+	if (len < 0)
+		return -EIO;
+	buf[len] = '\0';
+	return (int)len;
+}
+
+/* First byte of a small file under @root, or -errno. */
+static __attribute__((unused)) int file_first_char(const char *root, const char *path)
+{
+	char c[2];
+	int len = file_read_small(root, path, c, sizeof(c));
+
+	if (len < 0)
+		return len;
+	return len == 1 ? (unsigned char)c[0] : -EIO;
+}
+
+static bool path_exists(const char *root, const char *path)
+{
+	char full[512];
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	return access(full, F_OK) == 0;
+}
+
+bool fastread_pmu_takes_user_bit(uint32_t type, const char *devices)
+{
+	char path[320], buf[32];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+
+	if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW)
+		return true;
+	dir = opendir(devices);
+	if (!dir)
+		return false;
+	while (!found && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/%s/type", d->d_name);
+		if (file_read_small(devices, path, buf, sizeof(buf)) < 0 ||
+		    strtoul(buf, NULL, 10) != type)
+			continue;
+		snprintf(path, sizeof(path), "/%s/format/rdpmc", d->d_name);
+		found = path_exists(devices, path);
+	}
+	closedir(dir);
+	return found;
 }
 
 #if !FASTREAD_ARCH_USER_READ
@@ -36,14 +87,6 @@ const char *fastread_user_access_problem_at(const char *root)
 	       "every read uses read(2)";
 }
 #elif defined(__x86_64__)
-static int path_exists(const char *root, const char *path)
-{
-	char full[512];
-
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	return access(full, F_OK) == 0;
-}
-
 /* Intel hybrid parts name their core PMUs cpu_core and cpu_atom. */
 static const char *const x86_pmus[] = { "cpu", "cpu_core", "cpu_atom" };
 

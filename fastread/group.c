@@ -3,11 +3,7 @@
  * the read path needs (not inherited, one metadata page per event, group read
  * format with IDs, enabled as a whole) and take it down again.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -28,46 +24,6 @@ static int sys_perf_event_open(struct perf_event_attr *attr, int group_fd)
 	int fd = (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
-}
-
-static int read_small_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t len;
-
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, size - 1);
-	close(fd);
-	if (len < 0)
-		return -EIO;
-	buf[len] = '\0';
-	return 0;
-}
-
-bool fastread_pmu_takes_user_bit(uint32_t type, const char *devices)
-{
-	char path[512], buf[32];
-	struct dirent *d;
-	bool found = false;
-	DIR *dir;
-
-	if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW)
-		return true;
-	dir = opendir(devices);
-	if (!dir)
-		return false;
-	while (!found && (d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/type", devices, d->d_name);
-		if (read_small_file(path, buf, sizeof(buf)) < 0 || strtoul(buf, NULL, 10) != type)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/format/rdpmc", devices, d->d_name);
-		found = access(path, F_OK) == 0;
-	}
-	closedir(dir);
-	return found;
 }
 
 /*
