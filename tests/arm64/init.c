@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pmu_arm64.h"
+
 #define TESTS_LIST "/etc/pfshim-tests"
 #define TEST_SKIP_STATUS 77
 #define TEST_ARGS_MAX 32
@@ -54,18 +56,6 @@ static void console_open(void)
 	dup2(fd, 2);
 	if (fd > 2)
 		close(fd);
-}
-
-static int file_write(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n < 0 ? -errno : 0;
 }
 
 static void file_read_line(const char *path, char *buf, size_t size)
@@ -112,7 +102,7 @@ static void system_setup(void)
 	shell_install();
 	/* arm64 refuses EL0 counter access unless this sysctl is 1, whatever
 	 * the event asks for (Documentation/arm64/perf.rst). */
-	err = file_write("/proc/sys/kernel/perf_user_access", "1");
+	err = pmu_sysctl_write("/proc/sys/kernel/perf_user_access", "1");
 	if (err)
 		printf("ARM64-WARN cannot enable /proc/sys/kernel/perf_user_access: %s\n",
 		       strerror(-err));
@@ -204,7 +194,7 @@ static void test_run(char **words, int nr, struct totals *t)
 
 static void tests_run(struct totals *t)
 {
-	const char *cpu = getenv("pfshim_cpu") ?: "max";
+	const char *cpu = pmu_cpu_model();
 	const char *only = getenv("pfshim_only");
 	char line[1024], *words[TEST_ARGS_MAX + 1];
 	FILE *f = fopen(TESTS_LIST, "r");
@@ -246,7 +236,7 @@ int main(void)
 	system_setup();
 	tests_run(&t);
 	printf("ARM64-SUMMARY cpu=%s passed=%d failed=%d skipped=%d\n",
-	       getenv("pfshim_cpu") ?: "max", t.passed, t.failed, t.skipped);
+	       pmu_cpu_model(), t.passed, t.failed, t.skipped);
 	fflush(stdout);
 	sync();
 	reboot(RB_POWER_OFF);
