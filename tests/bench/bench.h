@@ -10,6 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/perf_event.h>
+
+/*
+ * The 4 events of every read and marker comparison: software events, the only
+ * ones the build machines have (kernel-facts "no hardware PMU").
+ */
+#define BENCH_NR_EVENTS 4
+
+/* bench_sw_attr - @attr zeroed, sized, and set to software event @i of the 4. */
+static inline void bench_sw_attr(struct perf_event_attr *attr, int i)
+{
+	static const unsigned long long config[BENCH_NR_EVENTS] = {
+		PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS,
+		PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_MIGRATIONS,
+	};
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = config[i];
+}
 
 static inline uint64_t bench_now_ns(void)
 {

@@ -23,7 +23,7 @@
 #include "bench.h"
 #include "pfshim.h"
 
-#define NR_EVENTS 4
+#define NR_EVENTS BENCH_NR_EVENTS
 
 enum op { OP_GETPPID, OP_READS, OP_PFSHIM, OP_PAPI_HL, NR_OPS };
 
@@ -32,11 +32,6 @@ static const char *const op_label[NR_OPS] = {
 	[OP_READS] = "2 x read(2), PERF_FORMAT_GROUP of 4",
 	[OP_PFSHIM] = "pfshim_begin + pfshim_end",
 	[OP_PAPI_HL] = "PAPI_hl_region_begin + end",
-};
-
-static const unsigned long long sw_config[NR_EVENTS] = {
-	PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS,
-	PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_MIGRATIONS,
 };
 
 struct subjects {
@@ -59,10 +54,7 @@ static int group_open(void)
 		struct perf_event_attr attr;
 		int fd;
 
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = sw_config[i];
+		bench_sw_attr(&attr, i);
 		attr.disabled = i == 0;
 		attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
 				   PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;

@@ -21,7 +21,7 @@
 #include "bench.h"
 #include "fastread/fastread.h"
 
-#define NR_EVENTS 4
+#define NR_EVENTS BENCH_NR_EVENTS
 
 enum op { OP_GETPPID, OP_READ, OP_FASTREAD, OP_PAPI, NR_OPS };
 
@@ -30,11 +30,6 @@ static const char *const op_label[NR_OPS] = {
 	[OP_READ] = "read(2), PERF_FORMAT_GROUP of 4",
 	[OP_FASTREAD] = "fastread_group_read() of 4",
 	[OP_PAPI] = "PAPI_read() of 4",
-};
-
-static const unsigned long long sw_config[NR_EVENTS] = {
-	PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS,
-	PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_MIGRATIONS,
 };
 
 static const char *const papi_names[NR_EVENTS] = {
@@ -79,11 +74,8 @@ static int subjects_open(struct subjects *s)
 {
 	struct perf_event_attr attrs[NR_EVENTS];
 
-	memset(attrs, 0, sizeof(attrs));
-	for (int i = 0; i < NR_EVENTS; i++) {
-		attrs[i].type = PERF_TYPE_SOFTWARE;
-		attrs[i].config = sw_config[i];
-	}
+	for (int i = 0; i < NR_EVENTS; i++)
+		bench_sw_attr(&attrs[i], i);
 	papi_open(s);
 	return fastread_group_open(&s->group, attrs, NR_EVENTS);
 }
