@@ -6,7 +6,11 @@
 #ifndef PFSHIM_PRELOAD_GROUP_SPLIT_H
 #define PFSHIM_PRELOAD_GROUP_SPLIT_H
 
-#include "preload/markers_state.h"
+/* Per-thread groups: region events [first, first + nr) of one totals group. */
+struct group_spec {
+	int first;
+	int nr;
+};
 
 /*
  * Return: 0 when events [@first, @first + @nr) open as one group, -ENOSPC

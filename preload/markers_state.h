@@ -13,6 +13,7 @@
 
 #include "fastread/fastread.h"
 #include "preload/events.h"
+#include "preload/group_split.h"
 #include "preload/regions.h"
 
 #define MARKERS_LIVE_MAX	1024	/* live threads a report can list */
@@ -26,12 +27,7 @@ struct marker_thread {
 	uint64_t read_errors;
 	int live_index;			/* slot in markers.live, or -1 */
 	int open_failed;		/* a group did not open: calls return PFSHIM_FAILED */
-};
-
-/* Per-thread groups: region events [first, first + nr) of one totals group. */
-struct group_spec {
-	int first;
-	int nr;
+	struct fastread_timer wall;	/* regions' wall clock when mult != 0 (wall_ns) */
 };
 
 struct markers_state {
