@@ -79,6 +79,29 @@ int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *
  */
 int fastread_group_read(struct fastread_group *g, struct fastread_count *out);
 
+/*
+ * A clock of ns from the timestamp counter the pages' times come from
+ * (cntvct_el0 on arm64, the TSC on x86). It counts from an arbitrary
+ * origin: only differences mean something. Not NTP-slewed, unlike
+ * CLOCK_MONOTONIC, which reads the same counter: the two agree on an
+ * interval to the clock's frequency error (parts per million).
+ */
+struct fastread_timer {
+	uint32_t mult;		/* 0: not usable */
+	uint16_t shift;
+};
+
+/*
+ * fastread_timer_init - the conversion of @g's first page, for
+ * fastread_timer_ns(). Return: 0, or -ENODATA when the page offers no clock
+ * (cap_user_time 0: software events, or no user-space read on this
+ * architecture); @t is then unusable.
+ */
+int fastread_timer_init(struct fastread_timer *t, const struct fastread_group *g);
+
+/* fastread_timer_ns - ns now, on a clock set up by fastread_timer_init() returning 0. */
+uint64_t fastread_timer_ns(const struct fastread_timer *t);
+
 /* fastread_group_close - unmap every page and close every fd of @g. */
 void fastread_group_close(struct fastread_group *g);
 

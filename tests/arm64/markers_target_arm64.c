@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
+#include <time.h>
 
 #include "pfshim.h"
 #include "pmu_arm64.h"
@@ -40,6 +41,15 @@ static __attribute__((noinline)) void op_pair(void)
 static __attribute__((noinline)) void op_read(void)
 {
 	pfshim_read(&sink);
+}
+
+/* What CLOCK_MONOTONIC costs through glibc and the vDSO: a part of a pair's price. */
+static __attribute__((noinline)) void op_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	__asm__ volatile("" : : "r"(&ts) : "memory");
 }
 
 /* Fewest user instructions REPS calls of @fn took over TRIALS tries
@@ -126,7 +136,7 @@ static void costs_print(void)
 {
 	struct perf_event_attr attr;
 	struct pfshim_counts c;
-	uint64_t empty, pair, read;
+	uint64_t empty, pair, read, clock;
 	int fd;
 
 	/* 64-bit where event counters have it (-cpu max), else 32 (cortex-a57). */
@@ -142,12 +152,16 @@ static void costs_print(void)
 		empty = reps_cost(op_nothing);
 		pair = reps_cost(op_pair);
 		read = reps_cost(op_read);
-		if (CHECK(empty != UINT64_MAX && pair != UINT64_MAX && read != UINT64_MAX,
+		clock = reps_cost(op_clock);
+		if (CHECK(empty != UINT64_MAX && pair != UINT64_MAX && read != UINT64_MAX &&
+			  clock != UINT64_MAX,
 			  "own counter stayed on the PMU for the costs")) {
 			printf("ARM64-BENCH cpu=%s markers events=%d begin_end_pair insns=%.1f\n",
 			       pmu_cpu_model(), c.nr, (double)(pair - empty) / REPS);
 			printf("ARM64-BENCH cpu=%s markers events=%d pfshim_read insns=%.1f\n",
 			       pmu_cpu_model(), c.nr, (double)(read - empty) / REPS);
+			printf("ARM64-BENCH cpu=%s clock_gettime_monotonic insns=%.1f\n",
+			       pmu_cpu_model(), (double)(clock - empty) / REPS);
 		}
 	}
 }

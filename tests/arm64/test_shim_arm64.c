@@ -356,9 +356,19 @@ static int json_region_value(const char *report, const char *region, const char 
 	return json_number_after(p, key, value);
 }
 
+/* The wall ns of the first per-thread region named @region. */
+static int json_region_wall(const char *report, const char *region, uint64_t *value)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "{\"name\":\"%s\",\"calls\":", region);
+	return json_number_after(strstr(report, key), "\"wall_ns\":", value);
+}
+
 static void check_markers_loop(const char *events, uint64_t n)
 {
-	uint64_t loop = 0, base = 0, user = 0, sys = 1;
+	uint64_t loop = 0, base = 0, user = 0, sys = 1, wall_loop = 0, wall_base = 0;
+	int64_t wall_extra;
 	char event[32];
 	int status;
 
@@ -386,6 +396,20 @@ static void check_markers_loop(const char *events, uint64_t n)
 	CHECK(user > 0 && sys == 0, "markers_loop %" PRIu64 ", %s: the thread's regions were read "
 	      "from user space: user_reads %" PRIu64 ", syscall_reads %" PRIu64, n, events, user,
 	      sys);
+	/*
+	 * Under -icount shift=0 an instruction lasts 1 ns of guest time, so the
+	 * 2N instructions more of "loop" last 2N ns more; the clock (cntvct_el0,
+	 * 62.5 MHz) ticks every 16 ns, and each of the 4 calls' 2 stamps can be
+	 * off by one tick: 128 ns at most.
+	 */
+	if (CHECK(json_region_wall(last_report, "loop", &wall_loop) == 0 &&
+		  json_region_wall(last_report, "base", &wall_base) == 0,
+		  "markers_loop %" PRIu64 ": the regions' wall_ns in the report", n)) {
+		wall_extra = (int64_t)(wall_loop - wall_base) - (int64_t)(2 * n);
+		CHECK(wall_extra >= -128 && wall_extra <= 128, "markers_loop %" PRIu64 ", %s: wall "
+		      "loop %" PRIu64 " - base %" PRIu64 " ns = 2N %+" PRId64 " (want within 128 ns)",
+		      n, events, wall_loop, wall_base, wall_extra);
+	}
 }
 
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
