@@ -111,11 +111,14 @@ $(ARM64_B)/libfastread.a: $(call arm64_obj,$(FASTREAD_SRC))
 $(ARM64_B)/libpfshim-core.a: $(call arm64_obj,$(CORE_SRC))
 	$(Q)rm -f $@ && $(ARM64_AR) rcs $@ $^
 
-# The same sources and link flags as the top Makefile's libpfshim.so.
+# The same sources, compile and link flags as the top Makefile's libpfshim.so
+# (its -Os files included), so the guest runs the library that ships.
+$(call arm64_obj,$(COLD_SRC)): PF_CFLAGS += -Os
+
 $(ARM64_B)/libpfshim.so: $(call arm64_obj,$(SHIM_SRC) $(CORE_SRC) $(FASTREAD_SRC)) preload/libpfshim.map
 	@$(if $(Q),echo "  LD64    $@")
 	$(Q)$(ARM64_CC) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
-		-Wl,-z,now -o $@ $(filter %.o,$^)
+		-Wl,-z,now -Wl,--gc-sections -o $@ $(filter %.o,$^)
 
 # Guest programs are static (no loader needed), except the program the shim
 # is preloaded into, which must be dynamic for LD_PRELOAD to mean anything.
