@@ -213,7 +213,13 @@ int counters_open(struct counter_set *s, const struct event_list *events)
 	return counting;
 }
 
-/* Is @fd still the perf event we opened, or has the host reused the number? */
+/*
+ * Is @fd still a perf event, or has the host closed it and reused the number
+ * (a read(2) of a pipe or socket could block, in a signal handler)? Every
+ * perf fd shares the one "[perf_event]" anonymous inode, so this cannot tell
+ * our event from another: group_read() matching our IDs does, as a foreign
+ * event's values match none of them.
+ */
 static bool fd_is_ours(const struct counter_set *s, int fd)
 {
 	struct stat st;
