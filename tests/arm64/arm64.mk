@@ -23,19 +23,15 @@ ARM64_INITRD  := $(ARM64_B)/init.cpio.gz
 
 arm64_obj = $(patsubst %.c,$(ARM64_B)/obj/%.o,$(1))
 
-# What exists decides what runs: fastread/ and preload/shim.c are written by
-# others in parallel; until they exist their tests print a SKIP line.
-ARM64_HAVE_FASTREAD := $(if $(FASTREAD_SRC),yes)
-ARM64_HAVE_SHIM     := $(if $(ARM64_HAVE_FASTREAD),$(wildcard $(SHIM_SRC)))
-ARM64_UNIT_SRC      := $(if $(ARM64_HAVE_FASTREAD),$(wildcard tests/unit/test_fastread*.c))
+# fastread's unit tests run in the guest too: there the read path takes real counters.
+ARM64_UNIT_SRC      := $(wildcard tests/unit/test_fastread*.c)
 ARM64_UNIT_BIN      := $(patsubst tests/unit/%.c,$(ARM64_B)/unit/%,$(ARM64_UNIT_SRC))
 
 ARM64_BIN := $(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64 \
-	$(if $(ARM64_HAVE_FASTREAD),$(ARM64_B)/bin/test_fastread_arm64 $(ARM64_B)/bin/bench_read_arm64) \
-	$(if $(ARM64_HAVE_SHIM),$(ARM64_B)/bin/test_shim_arm64 $(ARM64_B)/bin/shim_target_arm64 \
-		$(ARM64_B)/bin/markers_target_arm64 $(ARM64_B)/bin/markers_loop \
-		$(ARM64_B)/libpfshim.so) \
-	$(ARM64_UNIT_BIN)
+	$(ARM64_B)/bin/test_fastread_arm64 $(ARM64_B)/bin/bench_read_arm64 \
+	$(ARM64_B)/bin/test_shim_arm64 $(ARM64_B)/bin/shim_target_arm64 \
+	$(ARM64_B)/bin/markers_target_arm64 $(ARM64_B)/bin/markers_loop \
+	$(ARM64_B)/libpfshim.so $(ARM64_UNIT_BIN)
 
 .PHONY: test-arm64 bench-arm64 arm64-deps arm64-initramfs $(addprefix test-arm64-,$(ARM64_CPUS))
 
@@ -73,27 +69,19 @@ arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests $(ARM64_CACHE)/busybox
 		/bin/busybox=$(ARM64_CACHE)/busybox \
 		$(foreach b,$(filter $(ARM64_B)/bin/%,$(ARM64_BIN)),$(if $(filter %/init,$(b)),,/bin/$(notdir $(b))=$(b))) \
 		$(foreach b,$(ARM64_UNIT_BIN),/bin/$(notdir $(b))=$(b)) \
-		$(if $(ARM64_HAVE_SHIM),/lib/libpfshim.so=$(ARM64_B)/libpfshim.so) \
+		/lib/libpfshim.so=$(ARM64_B)/libpfshim.so \
 		$(if $(wildcard tests/fixtures/*),/src/tests/fixtures=tests/fixtures/)
 
 # The list /init runs: NAME CPUS [VAR=value...] PROGRAM [ARG...] (see init.c).
 $(ARM64_B)/pfshim-tests: FORCE_ARM64
 	@mkdir -p $(dir $@)
 	$(Q){ echo "probe * /bin/test_probe_arm64"; \
-	$(if $(ARM64_HAVE_FASTREAD), \
-		echo "fastread * /bin/test_fastread_arm64"; \
-		echo "bench max /bin/bench_read_arm64";, \
-		echo "fastread * -skip fastread/*.c does not exist yet"; \
-		echo "bench * -skip fastread/*.c does not exist yet";) \
+	echo "fastread * /bin/test_fastread_arm64"; \
+	echo "bench max /bin/bench_read_arm64"; \
 	$(foreach u,$(ARM64_UNIT_BIN),echo "unit-$(notdir $(u)) max /bin/$(notdir $(u))";) \
-	$(if $(ARM64_UNIT_SRC),,echo "unit-fastread max -skip no tests/unit/test_fastread*.c (or no fastread/) yet";) \
-	$(if $(ARM64_HAVE_SHIM), \
-		echo "shim * /bin/test_shim_arm64 report"; \
-		echo "markers * /bin/test_shim_arm64 markers"; \
-		echo "regions * /bin/test_shim_arm64 regions";, \
-		echo "shim * -skip preload/shim.c does not exist yet"; \
-		echo "markers * -skip preload/shim.c does not exist yet"; \
-		echo "regions * -skip preload/shim.c does not exist yet";) \
+	echo "shim * /bin/test_shim_arm64 report"; \
+	echo "markers * /bin/test_shim_arm64 markers"; \
+	echo "regions * /bin/test_shim_arm64 regions"; \
 	} > $@
 .PHONY: FORCE_ARM64
 FORCE_ARM64:
