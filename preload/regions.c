@@ -235,27 +235,37 @@ static void min_max(uint64_t *min, uint64_t *max, uint64_t v)
 		*max = v;
 }
 
-/* One outermost call closes: add now - start to the sums, and its per-call extremes. */
+/*
+ * One outermost call closes: add now - start to the sums, and its per-call
+ * extremes. Bounds in locals (with -fno-strict-aliasing each store to a sum
+ * would reload them), and no call to scale the first event when its times
+ * are equal, as they are unless its group was multiplexed.
+ */
 static void slot_close_call(struct region_slot *s, const struct region_layout *l,
 			    const uint64_t *now)
 {
 	uint64_t *sum = slot_sums(s), *start = slot_start(s, l);
+	const int nr_values = l->nr_values, nr_events = l->nr_events;
 	struct fastread_count first;
 	uint64_t scaled;
+	int en, run;
 
-	for (int i = 0; i < l->nr_values; i++)
+	for (int i = 0; i < nr_values; i++)
 		sum[i] += now[i] - start[i];
 	s->calls++;
 	min_max(&s->wall_min, &s->wall_max, now[0] - start[0]);
-	if (l->nr_events == 0)
+	if (nr_events == 0)
 		return;
+	en = region_value_enabled(l, l->group_of[0]);
+	run = region_value_running(l, l->group_of[0]);
 	first.value = now[1] - start[1];
-	first.enabled = now[region_value_enabled(l, l->group_of[0])] -
-			start[region_value_enabled(l, l->group_of[0])];
-	first.running = now[region_value_running(l, l->group_of[0])] -
-			start[region_value_running(l, l->group_of[0])];
+	first.enabled = now[en] - start[en];
+	first.running = now[run] - start[run];
+	/* Equal times: the exact count, as fastread_scale() would return it. */
+	if (first.enabled == first.running)
+		min_max(&s->first_min, &s->first_max, first.value);
 	/* A call during which the counter never ran has no value to compare. */
-	if (fastread_scale(&first, &scaled) != -ENODATA)
+	else if (fastread_scale(&first, &scaled) != -ENODATA)
 		min_max(&s->first_min, &s->first_max, scaled);
 }
 
