@@ -73,6 +73,10 @@ static inline uint64_t fastread_clock_delta(const struct fastread_clock *c, uint
 int fastread_pages_read(struct perf_event_mmap_page *const *pages, int nr,
 			const struct fastread_hooks *h, struct fastread_count *out);
 
+/* fastread_pages_read() with the times of pages[0] only (fastread_group_read_leader_times). */
+int fastread_pages_read_leader_times(struct perf_event_mmap_page *const *pages, int nr,
+				     const struct fastread_hooks *h, struct fastread_count *out);
+
 /* fastread_group_read() with other hooks: the seam the unit tests use. */
 int fastread_group_read_hooked(struct fastread_group *g, const struct fastread_hooks *h,
 			       struct fastread_count *out);

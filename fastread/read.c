@@ -11,6 +11,7 @@
  * uses stdio; the only system call is the read(2) fallback, and errno is kept.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "fastread/arch.h"
@@ -163,7 +164,7 @@ static ALWAYS_INLINE int page_pass(const struct perf_event_mmap_page *pc,
  */
 static ALWAYS_INLINE int pages_read_many(struct perf_event_mmap_page *const *pages, int nr,
 					 const struct fastread_hooks *h,
-					 struct fastread_count *out)
+					 struct fastread_count *out, bool leader_times_only)
 {
 	struct fastread_count c;
 	uint32_t seq, begin;
@@ -186,6 +187,11 @@ again:
 		begin += seq;
 		if (page_take(pc, h, &caps, &c) < 0)
 			return -EAGAIN;
+		/* Members' times unread: their loads and checks compile away. */
+		if (leader_times_only && i > 0) {
+			out[i].value = c.value;
+			continue;
+		}
 		if (__builtin_expect(times_stale(caps, &c), 0)) {
 			if (!have_cyc) {
 				cyc = h->read_timestamp();
@@ -208,14 +214,16 @@ again:
  * on aarch64, counted along the path in objdump -d; docs/fastread.md "Costs").
  */
 static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
-				    const struct fastread_hooks *h, struct fastread_count *out)
+				    const struct fastread_hooks *h, struct fastread_count *out,
+				    bool leader_times_only)
 {
 	int err;
 
 	do {
 		if (nr != 1)
 			return nr < 1 || nr > FASTREAD_MAX_EVENTS ?
-				       -EINVAL : pages_read_many(pages, nr, h, out);
+				       -EINVAL : pages_read_many(pages, nr, h, out,
+								 leader_times_only);
 		err = page_pass(pages[0], h, out);
 	} while (__builtin_expect(err == -EINPROGRESS, 0));
 	return err;
@@ -224,7 +232,13 @@ static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, i
 int fastread_pages_read(struct perf_event_mmap_page *const *pages, int nr,
 			const struct fastread_hooks *h, struct fastread_count *out)
 {
-	return pages_read(pages, nr, h, out);
+	return pages_read(pages, nr, h, out, false);
+}
+
+int fastread_pages_read_leader_times(struct perf_event_mmap_page *const *pages, int nr,
+				     const struct fastread_hooks *h, struct fastread_count *out)
+{
+	return pages_read(pages, nr, h, out, true);
 }
 
 /* What read(2) of a PERF_FORMAT_GROUP leader returns (with ID and both times). */
@@ -273,9 +287,9 @@ int fastread_group_read_syscall(struct fastread_group *g, struct fastread_count 
 }
 
 static ALWAYS_INLINE int group_read(struct fastread_group *g, const struct fastread_hooks *h,
-				    struct fastread_count *out)
+				    struct fastread_count *out, bool leader_times_only)
 {
-	if (pages_read(g->page, g->nr, h, out) == 0) {
+	if (pages_read(g->page, g->nr, h, out, leader_times_only) == 0) {
 		g->nr_user_reads++;
 		return 0;
 	}
@@ -285,19 +299,30 @@ static ALWAYS_INLINE int group_read(struct fastread_group *g, const struct fastr
 int fastread_group_read_hooked(struct fastread_group *g, const struct fastread_hooks *h,
 			       struct fastread_count *out)
 {
-	return group_read(g, h, out);
+	return group_read(g, h, out, false);
 }
+
+#if FASTREAD_ARCH_USER_READ
+/* A constant table of inline functions: the compiler calls nothing through it. */
+static const struct fastread_hooks arch_hooks = {
+	.read_counter = arch_read_counter,
+	.read_timestamp = arch_read_timestamp,
+};
+#endif
 
 int fastread_group_read(struct fastread_group *g, struct fastread_count *out)
 {
 #if FASTREAD_ARCH_USER_READ
-	/* A constant table of inline functions: the compiler calls nothing through it. */
-	static const struct fastread_hooks arch_hooks = {
-		.read_counter = arch_read_counter,
-		.read_timestamp = arch_read_timestamp,
-	};
+	return group_read(g, &arch_hooks, out, false);
+#else
+	return fastread_group_read_syscall(g, out);
+#endif
+}
 
-	return group_read(g, &arch_hooks, out);
+int fastread_group_read_leader_times(struct fastread_group *g, struct fastread_count *out)
+{
+#if FASTREAD_ARCH_USER_READ
+	return group_read(g, &arch_hooks, out, true);
 #else
 	return fastread_group_read_syscall(g, out);
 #endif

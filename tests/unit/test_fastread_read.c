@@ -455,6 +455,44 @@ static void test_read_advances_times(void **state)
 }
 
 /*
+ * The leader's times only: the members' values as a full read gives them,
+ * their times untouched, the leader's brought forward with one timestamp;
+ * and a member that cannot be read from user space still means read(2).
+ */
+static void test_read_leader_times_only(void **state)
+{
+	struct perf_event_mmap_page *list[3] = { &pages[0], &pages[1], &pages[2] };
+	struct fastread_count c[3];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		page_set(&pages[i], (uint32_t)i + 1, 10, 64, 100 * (uint64_t)i);
+		pages[i].cap_user_time = 1;
+		pages[i].time_enabled = 2000;
+		pages[i].time_running = 1500;
+		pages[i].time_mult = 1;
+		pages[i].time_shift = 0;
+		pages[i].time_offset = 500;
+		c[i].enabled = c[i].running = 77;
+	}
+	fake_now = 4000;
+	assert_int_equal(fastread_pages_read_leader_times(list, 3, &fake_hooks, c), 0);
+	assert_int_equal(c[0].enabled, 6500);
+	assert_int_equal(c[0].running, 6000);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(c[i].value, 10 + 100 * (uint64_t)i);
+	for (i = 1; i < 3; i++) {
+		assert_int_equal(c[i].enabled, 77);
+		assert_int_equal(c[i].running, 77);
+	}
+	assert_int_equal(nr_timestamp_reads, 1);
+	assert_int_equal(nr_counter_reads, 3);
+	pages[2].index = 0;
+	assert_int_equal(fastread_pages_read_leader_times(list, 3, &fake_hooks, c), -EAGAIN);
+}
+
+/*
  * The torn-read test. Snapshot k of a page encodes k in every field, so a
  * value mixed from two snapshots fails the check; the two pages are rewritten
  * inside overlapping write sections, so a pass that mixes their snapshots is
@@ -577,12 +615,18 @@ static void test_writer_never_tears_a_read(void **state)
 	assert_int_equal(pthread_create(&writer, NULL, torn_writer, NULL), 0);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
-		switch (reads++ % 3) {
+		switch (reads++ % 4) {
 		case 0:
 			assert_int_equal(fastread_pages_read(list, 2, &fake_hooks, c), 0);
 			k = torn_check(&c[0]);
 			/* The same snapshot in both pages: one instant. */
 			assert_int_equal(torn_check(&c[1]), k);
+			break;
+		case 3:
+			/* The leader's times only: the member's value from the same instant. */
+			assert_int_equal(fastread_pages_read_leader_times(list, 2, &fake_hooks, c), 0);
+			k = torn_check(&c[0]);
+			assert_int_equal(c[1].value, k * (TORN_OFFSET_STEP + 1));
 			break;
 		default:
 			p = (int)(reads % 3) == 2 ? 0 : 1;
@@ -630,6 +674,7 @@ int main(void)
 		cmocka_unit_test_setup(test_read_running_zero_advances, reset),
 		cmocka_unit_test_setup(test_read_one_advances_times, reset),
 		cmocka_unit_test_setup(test_read_advances_times, reset),
+		cmocka_unit_test_setup(test_read_leader_times_only, reset),
 		cmocka_unit_test_setup(test_writer_never_tears_a_read, reset),
 	};
 
