@@ -184,7 +184,7 @@ static void markers_init(void)
 		return;
 	/* Asked here, not in a report: it reads sysfs with stdio. */
 	markers.user_read_problem = fastread_user_access_problem();
-	markers.ready = true;
+	atomic_store_explicit(&markers.ready, true, memory_order_release);
 }
 
 /* The host's errno survives the set-up's sysfs reads and failed opens. */

@@ -299,7 +299,7 @@ const struct report_regions *markers_report_build(struct markers_report *m, bool
 	struct arena a = { 0 };
 
 	memset(m, 0, sizeof(*m));
-	if (!markers.ready || !process_is_self())
+	if (!atomic_load_explicit(&markers.ready, memory_order_acquire) || !process_is_self())
 		return NULL;
 	regions_header(m);
 	if (!markers_retire_lock_try(RETIRE_LOCK_TRIES)) {

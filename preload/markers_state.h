@@ -32,7 +32,12 @@ struct marker_thread {
 
 struct markers_state {
 	pthread_once_t once;
-	bool ready;			/* layout computed, tables mapped, key created */
+	/*
+	 * Layout computed, tables mapped, key created. Stored last with release:
+	 * a report on another thread reads it without pthread_once(), so on
+	 * arm64 it must not see ready before the layout and tables it guards.
+	 */
+	atomic_bool ready;
 	struct region_layout layout;
 	int nr_groups;
 	struct group_spec group[EVENTS_MAX];
