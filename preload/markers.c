@@ -235,48 +235,55 @@ static inline uint64_t wall_ns(const struct marker_thread *t)
  * never opened counts 0, running 0, with the wall clock as enabled time.
  * Return: nonzero when some counter of this thread is missing from @dst.
  */
-static inline int counters_sample(struct marker_thread *t, uint64_t *dst)
+static inline __attribute__((always_inline)) int group_sample(struct marker_thread *t, int g,
+								uint64_t *dst)
 {
 	const struct region_layout *l = &markers.layout;
-	const int nr_groups = markers.nr_groups;
-	uint64_t *enabled = dst + region_value_enabled(l, 0);
-	uint64_t *running = dst + region_value_running(l, 0);
+	const int first = markers.group[g].first, nr = markers.group[g].nr;
+	const int en = region_value_enabled(l, g), run = region_value_running(l, g);
+	uint64_t *value = dst + region_value_event(first);
 	struct fastread_count out[FASTREAD_MAX_EVENTS];
-	int failed = t->open_failed;
 
 	/*
 	 * Counts and bounds in locals: with -fno-strict-aliasing every store
 	 * into @dst would otherwise reload them from markers (4 events: ~99
 	 * instructions a sample on arm64 before, counted in objdump -d).
 	 */
-	for (int g = 0; g < nr_groups; g++) {
-		const int first = markers.group[g].first, nr = markers.group[g].nr;
-		uint64_t *value = dst + region_value_event(first);
-
-		if (t->groups[g].nr == 0) {
-			/* Enabled, never running: "not counted". Equal times, even 0
-			 * and 0, read as an exact count (fastread_scale). */
-			enabled[g] = monotonic_ns();
-			running[g] = 0;
-			continue;
-		}
-		/* Scaled by the group's times (regions.h): the leader's are enough. */
-		if (UNLIKELY(fastread_group_read_leader_times(&t->groups[g], out) < 0)) {
-			const uint64_t *last = t->now + region_value_event(first);
-
-			t->read_errors++;
-			failed = 1;
-			for (int k = 0; k < nr; k++)
-				value[k] = last[k];
-			enabled[g] = t->now[region_value_enabled(l, g)];
-			running[g] = t->now[region_value_running(l, g)];
-			continue;
-		}
-		for (int k = 0; k < nr; k++)
-			value[k] = out[k].value;
-		enabled[g] = out[0].enabled;
-		running[g] = out[0].running;
+	if (t->groups[g].nr == 0) {
+		/* Enabled, never running: "not counted". Equal times, even 0
+		 * and 0, read as an exact count (fastread_scale). */
+		dst[en] = monotonic_ns();
+		dst[run] = 0;
+		return 0;
 	}
+	/* Scaled by the group's times (regions.h): the leader's are enough. */
+	if (UNLIKELY(fastread_group_read_leader_times(&t->groups[g], out) < 0)) {
+		const uint64_t *last = t->now + region_value_event(first);
+
+		t->read_errors++;
+		for (int k = 0; k < nr; k++)
+			value[k] = last[k];
+		dst[en] = t->now[en];
+		dst[run] = t->now[run];
+		return 1;
+	}
+	for (int k = 0; k < nr; k++)
+		value[k] = out[k].value;
+	dst[en] = out[0].enabled;
+	dst[run] = out[0].running;
+	return 0;
+}
+
+static inline int counters_sample(struct marker_thread *t, uint64_t *dst)
+{
+	const int nr_groups = markers.nr_groups;
+	int failed = t->open_failed;
+
+	/* The common case, one group: no loop to set up around the read. */
+	if (LIKELY(nr_groups == 1))
+		return group_sample(t, 0, dst) | failed;
+	for (int g = 0; g < nr_groups; g++)
+		failed |= group_sample(t, g, dst);
 	return failed;
 }
 
