@@ -329,10 +329,12 @@ static void check_more_events_than_counters(void)
  * tests/progs/markers_loop N under the shim, JSON report: region "loop"
  * minus region "base" is exactly 2N instructions (each iteration is subs +
  * b.ne; both regions run the same code around it), and the thread's regions
- * were read from user space (user_reads > 0, syscall_reads 0). N is kept
- * small: the event includes the kernel, and a timer tick inside a region
- * would add its instructions (under -icount a region of 2N instructions
- * lasts 2N ns; the tick is every 4 ms).
+ * were read from user space (user_reads > 0, syscall_reads 0). The events
+ * count user space only (:u), so a timer tick inside a region adds nothing
+ * to the counts; it does add its kernel time to the region's wall time (under
+ * -icount a region of 2N instructions lasts 2N ns; the tick is every 4 ms),
+ * so the wall check runs the program again, at another phase of the tick,
+ * before it calls a difference a failure.
  */
 static int json_number_after(const char *from, const char *key, uint64_t *value)
 {
@@ -365,10 +367,12 @@ static int json_region_wall(const char *report, const char *region, uint64_t *va
 	return json_number_after(strstr(report, key), "\"wall_ns\":", value);
 }
 
-static void check_markers_loop(const char *events, uint64_t n)
+#define MARKERS_LOOP_TRIES 3
+
+/* One run; returns wall(loop) - wall(base) - 2N, or INT64_MAX when the report had no wall times. */
+static int64_t markers_loop_run(const char *events, uint64_t n)
 {
 	uint64_t loop = 0, base = 0, user = 0, sys = 1, wall_loop = 0, wall_base = 0;
-	int64_t wall_extra;
 	char event[32];
 	int status;
 
@@ -388,7 +392,7 @@ static void check_markers_loop(const char *events, uint64_t n)
 		   "markers_loop %" PRIu64 ": the JSON report has regions loop and base and the "
 		   "thread's reads", n)) {
 		report_print(last_report);
-		return;
+		return INT64_MAX;
 	}
 	CHECK(loop - base == 2 * n, "markers_loop %" PRIu64 ", %s: %s loop %" PRIu64
 	      " - base %" PRIu64 " = %" PRId64 " (want exactly 2N = %" PRIu64 ")", n, events, event, loop,
@@ -396,20 +400,33 @@ static void check_markers_loop(const char *events, uint64_t n)
 	CHECK(user > 0 && sys == 0, "markers_loop %" PRIu64 ", %s: the thread's regions were read "
 	      "from user space: user_reads %" PRIu64 ", syscall_reads %" PRIu64, n, events, user,
 	      sys);
+	if (!CHECK(json_region_wall(last_report, "loop", &wall_loop) == 0 &&
+		   json_region_wall(last_report, "base", &wall_base) == 0,
+		   "markers_loop %" PRIu64 ": the regions' wall_ns in the report", n))
+		return INT64_MAX;
+	return (int64_t)(wall_loop - wall_base) - (int64_t)(2 * n);
+}
+
+static void check_markers_loop(const char *events, uint64_t n)
+{
+	int64_t wall_extra = INT64_MAX;
+
 	/*
 	 * Under -icount shift=0 an instruction lasts 1 ns of guest time, so the
 	 * 2N instructions more of "loop" last 2N ns more; the clock (cntvct_el0,
 	 * 62.5 MHz) ticks every 16 ns, and each of the 4 calls' 2 stamps can be
-	 * off by one tick: 128 ns at most.
+	 * off by one tick: 128 ns at most, unless a timer tick fell inside.
 	 */
-	if (CHECK(json_region_wall(last_report, "loop", &wall_loop) == 0 &&
-		  json_region_wall(last_report, "base", &wall_base) == 0,
-		  "markers_loop %" PRIu64 ": the regions' wall_ns in the report", n)) {
-		wall_extra = (int64_t)(wall_loop - wall_base) - (int64_t)(2 * n);
-		CHECK(wall_extra >= -128 && wall_extra <= 128, "markers_loop %" PRIu64 ", %s: wall "
-		      "loop %" PRIu64 " - base %" PRIu64 " ns = 2N %+" PRId64 " (want within 128 ns)",
-		      n, events, wall_loop, wall_base, wall_extra);
+	for (int try = 1; try <= MARKERS_LOOP_TRIES; try++) {
+		wall_extra = markers_loop_run(events, n);
+		if (wall_extra == INT64_MAX || (wall_extra >= -128 && wall_extra <= 128))
+			break;
+		printf("  note markers_loop %" PRIu64 ", %s: wall 2N %+" PRId64 " ns: a timer tick "
+		       "in a region; again\n", n, events, wall_extra);
 	}
+	if (wall_extra != INT64_MAX)
+		CHECK(wall_extra >= -128 && wall_extra <= 128, "markers_loop %" PRIu64 ", %s: wall "
+		      "loop - base = 2N %+" PRId64 " ns (want within 128 ns)", n, events, wall_extra);
 }
 
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
@@ -514,13 +531,13 @@ int main(int argc, char **argv)
 		return pmu_exit_status();
 	}
 	if (argc > 1 && strcmp(argv[1], "regions") == 0) {
-		check_markers_loop("instructions", 1000);
-		check_markers_loop("instructions", 20000);
+		check_markers_loop("instructions:u", 1000);
+		check_markers_loop("instructions:u", 20000);
 		/* Two 64-bit cycles (the totals' and the thread's) fit only on
 		 * PMUv3p5 (-cpu max); on cortex-a57 they take turns. */
 		if (strcmp(pmu_cpu_model(), "max") == 0) {
-			check_markers_loop("instructions,cycles", 1000);
-			check_markers_loop("instructions,cycles", 20000);
+			check_markers_loop("instructions:u,cycles:u", 1000);
+			check_markers_loop("instructions:u,cycles:u", 20000);
 		}
 		return pmu_exit_status();
 	}
