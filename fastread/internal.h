@@ -77,6 +77,11 @@ int fastread_pages_read(struct perf_event_mmap_page *const *pages, int nr,
 int fastread_pages_read_leader_times(struct perf_event_mmap_page *const *pages, int nr,
 				     const struct fastread_hooks *h, struct fastread_count *out);
 
+/* fastread_pages_read() into a sample, as fastread_group_read_sample() writes it. */
+int fastread_pages_read_sample(struct perf_event_mmap_page *const *pages, int nr,
+			       const struct fastread_hooks *h, uint64_t *value,
+			       uint64_t *enabled, uint64_t *running);
+
 /* fastread_group_read() with other hooks: the seam the unit tests use. */
 int fastread_group_read_hooked(struct fastread_group *g, const struct fastread_hooks *h,
 			       struct fastread_count *out);

@@ -151,11 +151,11 @@ static size_t page_round(size_t n)
 
 static void thread_exit(void *arg);
 
-/* What one thread's block holds besides its region table. */
+/* What one thread's block holds besides its region table: now and spare are 2 samples. */
 static size_t block_header_size(int nr_events, int nr_groups)
 {
 	return sizeof(struct marker_thread) + (size_t)nr_groups * sizeof(struct fastread_group) +
-	       (1 + (size_t)nr_events + 2 * (size_t)nr_groups) * sizeof(uint64_t);
+	       2 * (1 + (size_t)nr_events + 2 * (size_t)nr_groups) * sizeof(uint64_t);
 }
 
 static void markers_init(void)
@@ -230,25 +230,22 @@ static inline uint64_t wall_ns(const struct marker_thread *t)
 
 /*
  * The counter part of a sample (regions.h): each event's raw count and each
- * group's times, into @dst. A group whose read fails keeps its last values
- * from t->now (this interval adds ~0, and read_errors says so); a group that
- * never opened counts 0, running 0, with the wall clock as enabled time.
+ * group's times, read straight into @dst. A group whose read fails takes its
+ * values from @keep (never @dst: a user-space pass that gave up midway may
+ * have written part of it), so that no sample mixes two reads, and
+ * read_errors says so; a group that never opened counts 0, running 0, with
+ * the wall clock as enabled time.
  * Return: nonzero when some counter of this thread is missing from @dst.
  */
 static inline __attribute__((always_inline)) int group_sample(struct marker_thread *t, int g,
-								uint64_t *dst)
+								uint64_t *dst,
+								const uint64_t *keep)
 {
 	const struct region_layout *l = &markers.layout;
 	const int first = markers.group[g].first, nr = markers.group[g].nr;
 	const int en = region_value_enabled(l, g), run = region_value_running(l, g);
 	uint64_t *value = dst + region_value_event(first);
-	struct fastread_count out[FASTREAD_MAX_EVENTS];
 
-	/*
-	 * Counts and bounds in locals: with -fno-strict-aliasing every store
-	 * into @dst would otherwise reload them from markers (4 events: ~99
-	 * instructions a sample on arm64 before, counted in objdump -d).
-	 */
 	if (t->groups[g].nr == 0) {
 		/* Enabled, never running: "not counted". Equal times, even 0
 		 * and 0, read as an exact count (fastread_scale). */
@@ -257,33 +254,25 @@ static inline __attribute__((always_inline)) int group_sample(struct marker_thre
 		return 0;
 	}
 	/* Scaled by the group's times (regions.h): the leader's are enough. */
-	if (UNLIKELY(fastread_group_read_leader_times(&t->groups[g], out) < 0)) {
-		const uint64_t *last = t->now + region_value_event(first);
-
-		t->read_errors++;
-		for (int k = 0; k < nr; k++)
-			value[k] = last[k];
-		dst[en] = t->now[en];
-		dst[run] = t->now[run];
-		return 1;
-	}
-	for (int k = 0; k < nr; k++)
-		value[k] = out[k].value;
-	dst[en] = out[0].enabled;
-	dst[run] = out[0].running;
-	return 0;
+	if (LIKELY(fastread_group_read_sample(&t->groups[g], value, &dst[en], &dst[run]) == 0))
+		return 0;
+	t->read_errors++;
+	memcpy(value, keep + region_value_event(first), (size_t)nr * sizeof(*value));
+	dst[en] = keep[en];
+	dst[run] = keep[run];
+	return 1;
 }
 
-static inline int counters_sample(struct marker_thread *t, uint64_t *dst)
+static inline int counters_sample(struct marker_thread *t, uint64_t *dst, const uint64_t *keep)
 {
 	const int nr_groups = markers.nr_groups;
 	int failed = t->open_failed;
 
 	/* The common case, one group: no loop to set up around the read. */
 	if (LIKELY(nr_groups == 1))
-		return group_sample(t, 0, dst) | failed;
+		return group_sample(t, 0, dst, keep) | failed;
 	for (int g = 0; g < nr_groups; g++)
-		failed |= group_sample(t, g, dst);
+		failed |= group_sample(t, g, dst, keep);
 	return failed;
 }
 
@@ -344,7 +333,8 @@ static struct marker_thread *thread_open(void)
 	t = (struct marker_thread *)p;
 	t->groups = (struct fastread_group *)(t + 1);
 	t->now = (uint64_t *)(t->groups + markers.nr_groups);
-	t->regions = (struct region_thread *)(t->now + l->nr_values);
+	t->spare = t->now + l->nr_values;
+	t->regions = (struct region_thread *)(t->spare + l->nr_values);
 	region_thread_init(t->regions, l, gettid());
 	pthread_getname_np(pthread_self(), name, sizeof(name));
 	region_thread_set_name(t->regions, name);
@@ -477,7 +467,7 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 	if (!start)
 		return status_of(status);
 	start[region_value_wall()] = wall_ns(t);
-	return counters_sample(t, start) ? PFSHIM_FAILED : 0;
+	return counters_sample(t, start, t->now) ? PFSHIM_FAILED : 0;
 }
 
 PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
@@ -485,12 +475,14 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 	const struct region_layout *l = &markers.layout;
 	struct marker_thread *t = self;
 	uint32_t id = region - 1u, nr = names_nr();
+	const uint64_t *start;
 	int failed = 0, status;
 
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
-	if (LIKELY(region_end_closes(t->regions, l, id, nr))) {
-		failed = counters_sample(t, t->now);
+	/* A group that cannot be read adds 0 to this call: its begin values. */
+	if (LIKELY((start = region_end_start(t->regions, l, id, nr)) != NULL)) {
+		failed = counters_sample(t, t->now, start);
 		t->now[region_value_wall()] = wall_ns(t);
 	}
 	status = status_of(region_end(t->regions, l, id, nr, t->now));
@@ -567,14 +559,23 @@ static void counts_fill(const struct marker_thread *t, struct pfshim_counts *cou
 PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 {
 	struct marker_thread *t = self;
+	uint64_t *last;
 	int failed;
 
 	if (!counts)	/* pfshim_active() asks without setting anything up */
 		return process.active && process_is_self() ? 0 : PFSHIM_INACTIVE;
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
-	failed = counters_sample(t, t->now);
-	t->now[region_value_wall()] = wall_ns(t);
+	/*
+	 * Into the spare sample, which then becomes now: a group that cannot be
+	 * read keeps its last values from now, and nothing is copied (a memcpy
+	 * here made the instructions of a read differ between calls on arm64).
+	 */
+	failed = counters_sample(t, t->spare, t->now);
+	t->spare[region_value_wall()] = wall_ns(t);
+	last = t->now;
+	t->now = t->spare;
+	t->spare = last;
 	counts_fill(t, counts);
 	return failed ? PFSHIM_FAILED : 0;
 }

@@ -19,10 +19,11 @@
 #define MARKERS_LIVE_MAX	1024	/* live threads a report can list */
 #define MARKERS_RETIRED_MAX	256	/* exited threads a report lists one by one */
 
-/* One thread's state: one mapping, laid out as this header, the groups, the sample, the table. */
+/* One thread's state: one mapping, laid out as this header, the groups, two samples, the table. */
 struct marker_thread {
 	struct fastread_group *groups;	/* [nr_groups] */
 	uint64_t *now;			/* [nr_values]: the latest sample of end or read */
+	uint64_t *spare;		/* [nr_values]: pfshim_read's next sample, then swapped with now */
 	struct region_thread *regions;
 	uint64_t read_errors;
 	int live_index;			/* slot in markers.live, or -1 */

@@ -219,12 +219,22 @@ int region_begin(struct region_thread *t, const struct region_layout *l, uint32_
 	return 0;
 }
 
+const uint64_t *region_end_start(const struct region_thread *t, const struct region_layout *l,
+				 uint32_t id, uint32_t nr_names)
+{
+	struct region_slot *s;
+
+	if (id >= nr_names || id >= REGIONS_NAMES_MAX || !t->slot_of[id] ||
+	    t->slot_of[id] == REGION_SLOT_REFUSED)
+		return NULL;
+	s = region_slot_at(t, l, t->slot_of[id] - 1u);
+	return s->depth == 1 ? slot_start(s, l) : NULL;
+}
+
 bool region_end_closes(const struct region_thread *t, const struct region_layout *l,
 		       uint32_t id, uint32_t nr_names)
 {
-	return id < nr_names && id < REGIONS_NAMES_MAX && t->slot_of[id] &&
-	       t->slot_of[id] != REGION_SLOT_REFUSED &&
-	       region_slot_at(t, l, t->slot_of[id] - 1u)->depth == 1;
+	return region_end_start(t, l, id, nr_names) != NULL;
 }
 
 static void min_max(uint64_t *min, uint64_t *max, uint64_t v)

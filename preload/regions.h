@@ -146,6 +146,14 @@ int region_begin(struct region_thread *t, const struct region_layout *l, uint32_
 uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
 			     uint32_t id, uint32_t nr_names, int *status);
 
+/*
+ * region_end_start - the begin sample of region @id when region_end() will
+ * close its outermost entry (so it needs a sample), else NULL: a caller whose
+ * read fails takes that group's values from it, so the call adds 0 there.
+ */
+const uint64_t *region_end_start(const struct region_thread *t, const struct region_layout *l,
+				 uint32_t id, uint32_t nr_names);
+
 /* region_end_closes - will region_end() close the outermost entry (so it needs a sample)? */
 bool region_end_closes(const struct region_thread *t, const struct region_layout *l,
 		       uint32_t id, uint32_t nr_names);

@@ -493,6 +493,46 @@ static void test_read_leader_times_only(void **state)
 }
 
 /*
+ * The sample form: the same values and leader's times, straight into the
+ * caller's arrays, nothing written past the group; and read(2) asked for
+ * when a member cannot be read from user space.
+ */
+static void test_read_sample(void **state)
+{
+	struct perf_event_mmap_page *list[3] = { &pages[0], &pages[1], &pages[2] };
+	uint64_t value[4] = { 1, 1, 1, 99 }, enabled = 0, running = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		page_set(&pages[i], (uint32_t)i + 1, 10, 64, 100 * (uint64_t)i);
+		pages[i].cap_user_time = 1;
+		pages[i].time_enabled = 2000 + (uint64_t)i;
+		pages[i].time_running = 1500;
+		pages[i].time_mult = 1;
+		pages[i].time_shift = 0;
+		pages[i].time_offset = 500;
+	}
+	fake_now = 4000;
+	assert_int_equal(fastread_pages_read_sample(list, 3, &fake_hooks, value, &enabled,
+						    &running), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(value[i], 10 + 100 * (uint64_t)i);
+	assert_int_equal(value[3], 99);
+	assert_int_equal(enabled, 6500);	/* the leader's: 2000 + 500 + 4000 */
+	assert_int_equal(running, 6000);
+	assert_int_equal(nr_timestamp_reads, 1);
+	/* A group of one takes its own pass. */
+	assert_int_equal(fastread_pages_read_sample(&list[1], 1, &fake_hooks, value, &enabled,
+						    &running), 0);
+	assert_int_equal(value[0], 110);
+	assert_int_equal(enabled, 6501);
+	pages[2].index = 0;
+	assert_int_equal(fastread_pages_read_sample(list, 3, &fake_hooks, value, &enabled,
+						    &running), -EAGAIN);
+}
+
+/*
  * The torn-read test. Snapshot k of a page encodes k in every field, so a
  * value mixed from two snapshots fails the check; the two pages are rewritten
  * inside overlapping write sections, so a pass that mixes their snapshots is
@@ -590,13 +630,15 @@ static int cpus_usable(void)
 
 /*
  * Reads rotate between the group of two (one pass over both pages, one lock
- * sum) and each page alone (the one-event pass): both are raced.
+ * sum; per-event times, the leader's only, or into a sample) and each page
+ * alone (the one-event pass): all are raced.
  */
 static void test_writer_never_tears_a_read(void **state)
 {
 	struct perf_event_mmap_page *list[2] = { &pages[0], &pages[1] };
 	uint64_t reads = 0, changes = 0, last_k = 0, k, want = cpus_usable() > 1 ? 1000 : 50;
 	struct fastread_count c[2];
+	uint64_t sample[2];
 	struct timespec start, now;
 	long elapsed_ms;
 	pthread_t writer;
@@ -615,7 +657,7 @@ static void test_writer_never_tears_a_read(void **state)
 	assert_int_equal(pthread_create(&writer, NULL, torn_writer, NULL), 0);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
-		switch (reads++ % 4) {
+		switch (reads++ % 5) {
 		case 0:
 			assert_int_equal(fastread_pages_read(list, 2, &fake_hooks, c), 0);
 			k = torn_check(&c[0]);
@@ -627,6 +669,14 @@ static void test_writer_never_tears_a_read(void **state)
 			assert_int_equal(fastread_pages_read_leader_times(list, 2, &fake_hooks, c), 0);
 			k = torn_check(&c[0]);
 			assert_int_equal(c[1].value, k * (TORN_OFFSET_STEP + 1));
+			break;
+		case 4:
+			/* The sample form: values and the leader's times of one instant. */
+			assert_int_equal(fastread_pages_read_sample(list, 2, &fake_hooks, sample,
+								    &c[0].enabled, &c[0].running), 0);
+			c[0].value = sample[0];
+			k = torn_check(&c[0]);
+			assert_int_equal(sample[1], k * (TORN_OFFSET_STEP + 1));
 			break;
 		default:
 			p = (int)(reads % 3) == 2 ? 0 : 1;
@@ -675,6 +725,7 @@ int main(void)
 		cmocka_unit_test_setup(test_read_one_advances_times, reset),
 		cmocka_unit_test_setup(test_read_advances_times, reset),
 		cmocka_unit_test_setup(test_read_leader_times_only, reset),
+		cmocka_unit_test_setup(test_read_sample, reset),
 		cmocka_unit_test_setup(test_writer_never_tears_a_read, reset),
 	};
 
