@@ -263,17 +263,29 @@ static inline __attribute__((always_inline)) int group_sample(struct marker_thre
 	return 1;
 }
 
-static inline int counters_sample(struct marker_thread *t, uint64_t *dst, const uint64_t *keep)
+/* Several groups: out of line, so that their loop's registers cost the one-group case nothing. */
+static __attribute__((noinline)) int groups_sample(struct marker_thread *t, uint64_t *dst,
+						   const uint64_t *keep)
 {
-	const int nr_groups = markers.nr_groups;
 	int failed = t->open_failed;
 
-	/* The common case, one group: no loop to set up around the read. */
-	if (LIKELY(nr_groups == 1))
-		return group_sample(t, 0, dst, keep) | failed;
-	for (int g = 0; g < nr_groups; g++)
+	for (int g = 0; g < markers.nr_groups; g++)
 		failed |= group_sample(t, g, dst, keep);
 	return failed;
+}
+
+/*
+ * The common case, one group, inlined into begin and end: no loop and no
+ * frame of its own around the read (a frame saving ten registers for the
+ * loop was ~20 instructions a sample on arm64, objdump -d).
+ */
+static inline __attribute__((always_inline)) int counters_sample(struct marker_thread *t,
+								  uint64_t *dst,
+								  const uint64_t *keep)
+{
+	if (LIKELY(markers.nr_groups == 1))
+		return group_sample(t, 0, dst, keep) | t->open_failed;
+	return groups_sample(t, dst, keep);
 }
 
 static void live_register(struct marker_thread *t)
