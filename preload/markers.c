@@ -229,6 +229,25 @@ static inline uint64_t wall_ns(const struct marker_thread *t)
 }
 
 /*
+ * A failed read of group @g: its values from @keep, counted in read_errors.
+ * Out of line, so that its registers cost begin and end nothing (arm64).
+ */
+static __attribute__((noinline)) int group_keep(struct marker_thread *t, int g, uint64_t *dst,
+						const uint64_t *keep)
+{
+	const struct region_layout *l = &markers.layout;
+	const int first = markers.group[g].first, nr = markers.group[g].nr;
+	const int en = region_value_enabled(l, g), run = region_value_running(l, g);
+
+	t->read_errors++;
+	memcpy(dst + region_value_event(first), keep + region_value_event(first),
+	       (size_t)nr * sizeof(*dst));
+	dst[en] = keep[en];
+	dst[run] = keep[run];
+	return 1;
+}
+
+/*
  * The counter part of a sample (regions.h): each event's raw count and each
  * group's times, read straight into @dst. A group whose read fails takes its
  * values from @keep (never @dst: a user-space pass that gave up midway may
@@ -242,7 +261,7 @@ static inline __attribute__((always_inline)) int group_sample(struct marker_thre
 								const uint64_t *keep)
 {
 	const struct region_layout *l = &markers.layout;
-	const int first = markers.group[g].first, nr = markers.group[g].nr;
+	const int first = markers.group[g].first;
 	const int en = region_value_enabled(l, g), run = region_value_running(l, g);
 	uint64_t *value = dst + region_value_event(first);
 
@@ -256,11 +275,7 @@ static inline __attribute__((always_inline)) int group_sample(struct marker_thre
 	/* Scaled by the group's times (regions.h): the leader's are enough. */
 	if (LIKELY(fastread_group_read_sample(&t->groups[g], value, &dst[en], &dst[run]) == 0))
 		return 0;
-	t->read_errors++;
-	memcpy(value, keep + region_value_event(first), (size_t)nr * sizeof(*value));
-	dst[en] = keep[en];
-	dst[run] = keep[run];
-	return 1;
+	return group_keep(t, g, dst, keep);
 }
 
 /* Several groups: out of line, so that their loop's registers cost the one-group case nothing. */
