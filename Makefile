@@ -23,23 +23,27 @@ FASTREAD_SRC := $(wildcard fastread/*.c)
 # preload/shim.c holds the constructor and the interposed libc functions: it
 # goes only into libpfshim.so, never into the archive unit tests link.
 SHIM_SRC     := preload/shim.c
-CORE_SRC     := $(filter-out $(SHIM_SRC),$(wildcard preload/*.c)) $(wildcard export/*.c)
+CORE_SRC     := $(filter-out $(SHIM_SRC),$(wildcard preload/*.c preload/*/*.c)) \
+	$(wildcard export/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 # Code that runs once per process (reading the configuration, formatting
 # the report) is built for size: fault-around maps all of the small .so's
 # text the first time any of it runs, so its size is resident memory in
-# every process. The read and marker paths keep $(CFLAGS).
-COLD_SRC     := $(wildcard export/*.c) $(addprefix preload/,config.c events.c \
-	event_tables.c markers_report.c output.c pmu.c pmu_catalog.c suggest.c warn.c)
+# every process. The read and marker paths keep $(CFLAGS). A new file in
+# preload/events/ or export/ is built for size by itself.
+COLD_SRC     := $(wildcard export/*.c preload/events/*.c) \
+	$(addprefix preload/,config.c output.c warn.c markers/report.c)
 $(call obj,$(COLD_SRC)): PF_CFLAGS += -Os
 
 FASTREAD_OBJ := $(call obj,$(FASTREAD_SRC))
 CORE_OBJ     := $(call obj,$(CORE_SRC))
 SHIM_OBJ     := $(call obj,$(SHIM_SRC))
 
-UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+# tests/unit/ mirrors the source: tests/unit/events/test_pmu.c for
+# preload/events/pmu.c, tests/unit/fastread/test_read.c for fastread/read.c.
+UNIT_SRC  := $(wildcard tests/unit/test_*.c tests/unit/*/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 PROG_SRC  := $(wildcard tests/progs/*.c)
 PROG_BIN  := $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRC))

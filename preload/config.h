@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <limits.h>
 
-#include "preload/events.h"
+#include "preload/events/events.h"
 
 #define CONFIG_SYSFS_DEFAULT "/sys/bus/event_source/devices"
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "preload/markers.h"
+#include "preload/markers/markers.h"
 #include "preload/output.h"
 #include "preload/warn.h"
 

@@ -11,8 +11,8 @@
 
 #include "export/report.h"
 #include "preload/config.h"
-#include "preload/events.h"
-#include "preload/group.h"
+#include "preload/events/events.h"
+#include "preload/counters/totals.h"
 
 struct process {
 	bool active;			/* counting; false with PFSHIM_DISABLE or nothing to count */

@@ -24,8 +24,10 @@ ARM64_INITRD  := $(ARM64_B)/init.cpio.gz
 arm64_obj = $(patsubst %.c,$(ARM64_B)/obj/%.o,$(1))
 
 # fastread's unit tests run in the guest too: there the read path takes real counters.
-ARM64_UNIT_SRC      := $(wildcard tests/unit/test_fastread*.c)
-ARM64_UNIT_BIN      := $(patsubst tests/unit/%.c,$(ARM64_B)/unit/%,$(ARM64_UNIT_SRC))
+# tests/unit/fastread/test_read.c becomes the guest's /bin/test_fastread_read.
+ARM64_UNIT_SRC      := $(wildcard tests/unit/fastread/test_*.c)
+ARM64_UNIT_BIN      := $(patsubst tests/unit/fastread/test_%.c,$(ARM64_B)/unit/test_fastread_%,\
+	$(ARM64_UNIT_SRC))
 
 ARM64_BIN := $(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64 \
 	$(ARM64_B)/bin/test_fastread_arm64 $(ARM64_B)/bin/bench_read_arm64 \
@@ -141,8 +143,8 @@ $(ARM64_B)/bin/markers_loop: tests/progs/markers_loop.c include/pfshim.h
 
 # fastread's own unit tests, linked as the top Makefile links them, against
 # Debian's arm64 cmocka (shared only; the initramfs carries libcmocka.so.0).
-$(ARM64_B)/unit/%: tests/unit/%.c $(ARM64_B)/libpfshim-core.a $(ARM64_B)/libfastread.a \
-		$(ARM64_CMOCKA)/usr/include/cmocka.h
+$(ARM64_B)/unit/test_fastread_%: tests/unit/fastread/test_%.c $(ARM64_B)/libpfshim-core.a \
+		$(ARM64_B)/libfastread.a $(ARM64_CMOCKA)/usr/include/cmocka.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC64    $@")
 	$(Q)$(ARM64_CC) $(PF_CFLAGS) -Itests/unit -I$(ARM64_CMOCKA)/usr/include -o $@ $< \

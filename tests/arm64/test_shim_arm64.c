@@ -281,7 +281,7 @@ static void check_threads(void)
  * More hardware events than the PMU has counters: 7 x instructions:u on 6
  * event counters (instructions cannot use the cycle counter). The kernel
  * refuses the 7th member of the first group (its leader carries
- * enable_on_exec: preload/group.c), so the shim opens 2 groups, 6 + 1, which
+ * enable_on_exec: preload/counters/totals.c), so the shim opens 2 groups, 6 + 1, which
  * take turns: every event is counted, scaled, near the loop's 2 x 10,000,000.
  * Members of a group share their times, so 2 groups = 2 distinct running_ns.
  */

@@ -1,0 +1,300 @@
+/*
+ * totals.c: open the configured events as inherited groups of the whole
+ * process and read their totals with one read(2) per group.
+ *
+ * The kernel refuses to mmap inherited events, so these totals are only ever
+ * read with read(2); the user-space path is fastread/'s, per thread.
+ * counters_read() runs in signal handlers and before exec: async-signal-safe.
+ */
+#include "preload/counters/totals.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fastread/fastread.h"
+#include "preload/fd.h"
+
+#define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | \
+		     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
+
+/* Groups of events that were not put in {...} by the user. */
+enum bucket { BUCKET_SOFTWARE, BUCKET_CORE, BUCKET_OTHER };
+
+static int perf_open(struct perf_event_attr *attr, int group_fd)
+{
+	long fd = syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static bool is_software_zero_in_user_mode(const struct perf_event_attr *attr)
+{
+	/* Measured: with exclude_kernel these two always read 0 (kernel-facts.md). */
+	return attr->type == PERF_TYPE_SOFTWARE &&
+	       (attr->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+		attr->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
+/*
+ * Open one event, as a leader (disabled, the group is enabled as a whole
+ * later) or a member of @group_fd. At perf_event_paranoid 2 an unprivileged
+ * process may count only user space: EACCES/EPERM is retried with
+ * exclude_kernel + exclude_hv, as perf stat does, unless the user chose
+ * the privilege levels with a modifier.
+ */
+static int counter_open(struct counter *c, const struct event_spec *spec, int group_fd)
+{
+	struct perf_event_attr attr = spec->attr;
+	int fd;
+
+	attr.size = sizeof(attr);
+	attr.disabled = group_fd < 0;
+	/* Makes arm_pmu validate the disabled leader too: see group_open(). */
+	attr.enable_on_exec = group_fd < 0;
+	attr.inherit = 1;
+	attr.inherit_thread = 1;
+	attr.read_format = READ_FORMAT;
+	fd = perf_open(&attr, group_fd);
+	if ((fd == -EACCES || fd == -EPERM) && !spec->modifiers && !attr.exclude_kernel) {
+		attr.exclude_kernel = 1;
+		attr.exclude_hv = 1;
+		fd = perf_open(&attr, group_fd);
+		c->user_only = fd >= 0;
+	}
+	if (fd < 0) {
+		c->fd = -1;
+		c->error = -fd;
+		return fd;
+	}
+	c->fd = fd_move_high(fd);
+	c->kernel_excluded = attr.exclude_kernel;
+	c->error = 0;
+	if (ioctl(c->fd, PERF_EVENT_IOC_ID, &c->id) < 0) {
+		c->error = errno;
+		close(c->fd);
+		c->fd = -1;
+		return -c->error;
+	}
+	return 0;
+}
+
+static bool open_error_is_final(int error)
+{
+	/* No such event, or the feature is missing: another group won't help. */
+	return error == ENOENT || error == EOPNOTSUPP || error == ENODEV ||
+	       error == EACCES || error == EPERM || error == EMFILE || error == ENFILE;
+}
+
+/*
+ * Open the events @members[0..n-1] as one group. A member the group cannot
+ * take (the PMU has too few counters for all of them: EINVAL) starts a new
+ * group, so a group that does not fit is split rather than lost.
+ *
+ * That EINVAL comes only because leaders carry enable_on_exec: arm_pmu's
+ * validate_group() does not count a leader in state OFF without it, so with a
+ * plain disabled leader 7 instructions events on QEMU's 6 counters opened as
+ * one group that never ran (x86 counts the leader either way). Checking after
+ * the enable instead (time_running still 0) is no test: under QEMU a group of
+ * 4 enabled while another group of 4 held the counters also read running 0
+ * right after its enable, and ran 43% of the time once multiplexed.
+ */
+static void group_open(struct counter_set *s, const struct event_list *events,
+		       const int *members, int n)
+{
+	int leader = -1;
+
+	for (int k = 0; k < n; k++) {
+		int i = members[k];
+		struct counter *c = &s->c[i];
+
+		if (leader >= 0 && counter_open(c, &events->ev[i], s->c[leader].fd) == 0) {
+			c->leader = leader;
+			continue;
+		}
+		if (leader >= 0 && open_error_is_final(c->error))
+			continue;
+		if (counter_open(c, &events->ev[i], -1) == 0) {
+			c->leader = i;
+			leader = i;
+		}
+	}
+}
+
+static enum bucket bucket_of(const struct perf_event_attr *attr)
+{
+	switch (attr->type) {
+	case PERF_TYPE_SOFTWARE:
+		return BUCKET_SOFTWARE;
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_RAW:
+		return BUCKET_CORE;
+	default:
+		return BUCKET_OTHER;
+	}
+}
+
+/*
+ * glibc's fstat() is fstatat(fd, "", st, AT_EMPTY_PATH) with that "" in libc's
+ * .rodata, which /bin/true never reads: the page fault maps up to 64 KiB of it
+ * (fault-around). The same call with our own "".
+ */
+static int fd_stat(int fd, struct stat *st)
+{
+	return fstatat(fd, "", st, AT_EMPTY_PATH);
+}
+
+static void remember_perf_inode(struct counter_set *s)
+{
+	struct stat st;
+
+	for (int i = 0; i < s->nr; i++) {
+		if (s->c[i].fd >= 0 && fd_stat(s->c[i].fd, &st) == 0) {
+			s->dev = st.st_dev;
+			s->ino = st.st_ino;
+			return;
+		}
+	}
+}
+
+int counters_open(struct counter_set *s, const struct event_list *events)
+{
+	int members[EVENTS_MAX];
+	int counting = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->nr = events->nr;
+	for (int i = 0; i < s->nr; i++) {
+		s->c[i].fd = -1;
+		s->c[i].leader = i;
+	}
+	/* {...} groups as the user wrote them. */
+	for (int g = 0; g < events->nr_groups; g++) {
+		int n = 0;
+
+		for (int i = 0; i < events->nr; i++)
+			if (events->ev[i].group == g)
+				members[n++] = i;
+		group_open(s, events, members, n);
+	}
+	/*
+	 * The rest, one group per kind: software events share no counters and are
+	 * always on, so a multiplexed hardware group must not drag them into its
+	 * scaling (page-faults stay exact); anything of another PMU stands alone.
+	 */
+	for (enum bucket b = BUCKET_SOFTWARE; b <= BUCKET_OTHER; b++) {
+		int n = 0;
+
+		for (int i = 0; i < events->nr; i++) {
+			const struct event_spec *e = &events->ev[i];
+
+			if (e->group >= 0 || bucket_of(&e->attr) != b)
+				continue;
+			if (b == BUCKET_OTHER)
+				group_open(s, events, &i, 1);
+			else
+				members[n++] = i;
+		}
+		if (n)
+			group_open(s, events, members, n);
+	}
+	remember_perf_inode(s);
+	/* Enable each group only now that all its members are in: see kernel-facts. */
+	for (int i = 0; i < s->nr; i++) {
+		if (s->c[i].fd >= 0 && s->c[i].leader == i)
+			ioctl(s->c[i].fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+		counting += s->c[i].fd >= 0;
+	}
+	return counting;
+}
+
+/*
+ * Is @fd still a perf event, or has the host closed it and reused the number
+ * (a read(2) of a pipe or socket could block, in a signal handler)? Every
+ * perf fd shares the one "[perf_event]" anonymous inode, so this cannot tell
+ * our event from another: group_read() matching our IDs does, as a foreign
+ * event's values match none of them.
+ */
+static bool fd_is_ours(const struct counter_set *s, int fd)
+{
+	struct stat st;
+
+	return fd_stat(fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino;
+}
+
+static void event_fill(struct report_event *out, const struct event_spec *spec,
+		       const struct counter *c)
+{
+	memset(out, 0, sizeof(*out));
+	out->name = spec->name;
+	out->unit = spec->unit;
+	out->scale = spec->scale;
+	out->user_only = c->user_only;
+	out->zero_when_user_only = c->kernel_excluded &&
+				   is_software_zero_in_user_mode(&spec->attr);
+	out->error = c->error;
+	out->status = c->fd < 0 ? STATUS_NOT_SUPPORTED : STATUS_NOT_COUNTED;
+}
+
+static void value_fill(struct report_event *out, uint64_t value, uint64_t enabled,
+		       uint64_t running)
+{
+	struct fastread_count count = { value, enabled, running };
+
+	out->raw = value;
+	out->enabled = enabled;
+	out->running = running;
+	/* read(2) has exact times: running 0 means the group never ran, even when enabled is 0 too. */
+	if (running > 0 && fastread_scale(&count, &out->value) == 0) {
+		out->status = STATUS_COUNTED;
+		out->scaled = running != enabled;
+	}
+}
+
+static void group_read(const struct counter_set *s, int leader, struct report_event *out)
+{
+	/* nr, time_enabled, time_running, then { value, id } per member. */
+	uint64_t buf[3 + 2 * EVENTS_MAX];
+	ssize_t len;
+
+	if (!fd_is_ours(s, s->c[leader].fd))
+		return;
+	do
+		len = read(s->c[leader].fd, buf, sizeof(buf));
+	while (len < 0 && errno == EINTR);
+	if (len < (ssize_t)(3 * sizeof(uint64_t)))
+		return;
+	for (uint64_t k = 0; k < buf[0] && 3 + 2 * k + 1 < (uint64_t)len / 8; k++) {
+		for (int i = 0; i < s->nr; i++) {
+			if (s->c[i].fd >= 0 && s->c[i].leader == leader && s->c[i].id == buf[4 + 2 * k])
+				value_fill(&out[i], buf[3 + 2 * k], buf[1], buf[2]);
+		}
+	}
+}
+
+void counters_read(const struct counter_set *s, const struct event_list *events,
+		   struct report_event *out)
+{
+	int saved_errno = errno;
+
+	for (int i = 0; i < s->nr; i++)
+		event_fill(&out[i], &events->ev[i], &s->c[i]);
+	for (int i = 0; i < s->nr; i++)
+		if (s->c[i].fd >= 0 && s->c[i].leader == i)
+			group_read(s, i, out);
+	errno = saved_errno;
+}
+
+void counters_close(struct counter_set *s)
+{
+	for (int i = 0; i < s->nr; i++) {
+		if (s->c[i].fd >= 0)
+			close(s->c[i].fd);
+		s->c[i].fd = -1;
+	}
+}

@@ -1,0 +1,30 @@
+/*
+ * builtin.h: the event names perf knows without asking sysfs: generic
+ * hardware events, software events and hardware-cache events, spelled and
+ * encoded as perf spells and encodes them (tools/perf/util/parse-events.c).
+ */
+#ifndef PFSHIM_PRELOAD_EVENTS_BUILTIN_H
+#define PFSHIM_PRELOAD_EVENTS_BUILTIN_H
+
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+struct event_builtin {
+	uint32_t type;		/* PERF_TYPE_HARDWARE, _SOFTWARE or _HW_CACHE */
+	uint64_t config;
+	double scale;		/* 1e-6 for the clocks, which count nanoseconds */
+	const char *unit;	/* "msec" for the clocks, else "" */
+};
+
+/*
+ * Look @name up among the built-in events. 0 on success; -ENOENT if unknown;
+ * -EINVAL if it is a hardware-cache name that perf refuses because the
+ * cache has no such operation (e.g. iTLB-stores): @why then names the
+ * operations the cache does have.
+ */
+int event_builtin_lookup(const char *name, struct event_builtin *out, const char **why);
+
+/* Call @fn with every built-in name (aliases included), for did-you-mean. */
+void event_builtin_names(void (*fn)(void *ctx, const char *name), void *ctx);
+
+#endif

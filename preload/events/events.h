@@ -1,0 +1,55 @@
+/*
+ * events.h: event specifications, parsed from perf's event syntax.
+ *
+ * "task-clock,cycles:u,{instructions,branches},cpu/event=0x3c,umask=1/,r01c2"
+ * becomes a list of perf_event_attr with the name the user wrote. Names are
+ * resolved against built-in tables (hardware, software, hardware-cache) and
+ * against sysfs PMU descriptions (type, format/, events/, .scale, .unit).
+ * The parser only parses: it opens nothing and prints nothing.
+ */
+#ifndef PFSHIM_PRELOAD_EVENTS_EVENTS_H
+#define PFSHIM_PRELOAD_EVENTS_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/perf_event.h>
+
+#define EVENTS_MAX 64
+#define EVENTS_NAME_MAX 128
+#define EVENTS_DEFAULT \
+	"task-clock,context-switches,cpu-migrations,page-faults," \
+	"cycles,instructions,branches,branch-misses"
+
+struct event_spec {
+	char name[EVENTS_NAME_MAX];	/* as written, modifiers included */
+	struct perf_event_attr attr;	/* type, config, config1, config2, exclude_* */
+	int group;		/* index of the {...} it was in, or -1 */
+	bool modifiers;		/* the user gave :u/:k/:h: don't second-guess them */
+	double scale;		/* display scale (sysfs .scale; 1e-6 for clocks) */
+	char unit[16];		/* display unit ("msec", sysfs .unit, or "") */
+};
+
+struct event_list {
+	int nr;
+	int nr_groups;		/* how many {...} groups */
+	struct event_spec ev[EVENTS_MAX];
+};
+
+/* Called once per problem with one self-contained sentence (no "pfshim:"). */
+typedef void (*events_warn_fn)(void *ctx, const char *message);
+
+/*
+ * events_parse - parse @text (comma-separated, perf syntax) into @out.
+ * @sysfs_root: directory standing for /sys/bus/event_source/devices.
+ *
+ * A bad item (unknown name, bad term, broken braces, empty item) is reported
+ * through @warn, naming the item and, for an unknown name, the closest known
+ * one ("unknown event 'cylces' (did you mean 'cycles'?)"), and is skipped: the
+ * rest are still parsed.
+ *
+ * Return: the number of events in @out (0 if nothing usable).
+ */
+int events_parse(const char *text, const char *sysfs_root, struct event_list *out,
+		 events_warn_fn warn, void *ctx);
+
+#endif

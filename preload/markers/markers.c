@@ -1,0 +1,621 @@
+/*
+ * markers.c: the pfshim_v1_* functions behind pfshim.h. Each thread that
+ * calls a marker gets its own, non-inherited counter groups (the kernel
+ * refuses to mmap inherited events, and a mapped page describes the counter
+ * of the thread that opened it: kernel-facts "inherit and mmap do not mix"),
+ * read with fastread_group_read(), and its own region table (regions.c).
+ *
+ * Once a thread is set up, begin/end take no lock, allocate nothing and make
+ * no system call when the counters are readable from user space; otherwise
+ * one read(2) per group (fastread). Wall time is the PMU pages' timestamp
+ * counter where they offer one (fastread_timer), else CLOCK_MONOTONIC (vDSO).
+ * At thread exit (pthread key destructor) the table is merged into the
+ * process tables and its counters closed; after fork() the child starts
+ * afresh. Reports read the tables in report.c.
+ */
+#include "preload/markers/markers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fastread/fastread.h"
+#define PFSHIM_IMPLEMENTATION
+#include "pfshim.h"
+#include "preload/fd.h"
+#include "preload/counters/group_split.h"
+#include "preload/markers/state.h"
+#include "preload/process.h"
+#include "preload/markers/regions.h"
+
+#define PFSHIM_EXPORT __attribute__((visibility("default")))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define MARKERS_FD_FLOOR	512	/* per-thread fds from here up (the totals sit near 1024) */
+
+_Static_assert(REGIONS_EVENTS_MAX == EVENTS_MAX, "a region event per configured event");
+_Static_assert(PFSHIM_MAX_EVENTS == EVENTS_MAX, "pfshim_counts holds every event");
+
+struct markers_state markers = {
+	.once = PTHREAD_ONCE_INIT,
+	.retiring = ATOMIC_FLAG_INIT,
+	.intern_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+struct region_names markers_names;
+
+/* initial-exec: a TLS access is one load, never a call into the dynamic loader. */
+static __thread struct marker_thread *self __attribute__((tls_model("initial-exec")));
+
+/* ---- process setup, once */
+
+/* The attr of the per-thread copy of event @i: the privilege levels the totals ended with. */
+static void attr_for(struct perf_event_attr *a, int i)
+{
+	const struct counter *c = &process.counters.c[i];
+
+	*a = process.events.ev[i].attr;
+	a->size = sizeof(*a);
+	if (c->kernel_excluded)
+		a->exclude_kernel = 1;
+	if (c->user_only)
+		a->exclude_hv = 1;
+}
+
+/*
+ * The totals' groups, minus the events that failed to open there, each split
+ * into groups of FASTREAD_MAX_EVENTS: the same events, grouped the same way
+ * (software apart from hardware, so a multiplexed hardware group does not
+ * drag page-faults into its scaling).
+ */
+static void groups_plan(int *group_of)
+{
+	const struct counter_set *s = &process.counters;
+	int e = 0;
+
+	markers.nr_groups = 0;
+	for (int leader = 0; leader < s->nr; leader++) {
+		int in_group = 0;
+
+		if (s->c[leader].fd < 0 || s->c[leader].leader != leader)
+			continue;
+		for (int i = leader; i < s->nr; i++) {
+			struct group_spec *g;
+
+			if (s->c[i].fd < 0 || s->c[i].leader != leader)
+				continue;
+			if (in_group == 0 || in_group == FASTREAD_MAX_EVENTS) {
+				markers.group[markers.nr_groups++] = (struct group_spec){ e, 0 };
+				in_group = 0;
+			}
+			g = &markers.group[markers.nr_groups - 1];
+			attr_for(&markers.attr[e], i);
+			markers.event_index[e] = i;
+			group_of[e] = markers.nr_groups - 1;
+			g->nr++;
+			in_group++;
+			e++;
+		}
+	}
+	markers.layout.nr_events = e;
+}
+
+/*
+ * A trial open of the planned group [first, first + nr): fastread says
+ * -ENOSPC when the PMU cannot hold it as one group. The totals' groups were
+ * split by the kernel's EINVAL already, but these copies ask for user access
+ * (on arm64 a 64-bit counter first), which can need counters the totals'
+ * did not. Groups of software events only always fit: not tried, so the
+ * set-up costs nothing more where there is no PMU.
+ */
+static int group_try_open(int first, int nr, void *arg)
+{
+	struct fastread_group g;
+	bool software = true;
+	int err;
+
+	(void)arg;
+	for (int k = 0; k < nr; k++)
+		software &= markers.attr[first + k].type == PERF_TYPE_SOFTWARE;
+	if (software)
+		return 0;
+	err = fastread_group_open(&g, &markers.attr[first], nr);
+	if (err == 0)
+		fastread_group_close(&g);
+	return err;
+}
+
+/*
+ * Split what the PMU cannot hold at once (they then take turns), and renumber.
+ * -E2BIG cannot happen: every group keeps one of at most EVENTS_MAX events.
+ */
+static void groups_split(int *group_of)
+{
+	group_plan_split(markers.group, &markers.nr_groups, EVENTS_MAX, group_try_open, NULL);
+	for (int g = 0; g < markers.nr_groups; g++)
+		for (int k = 0; k < markers.group[g].nr; k++)
+			group_of[markers.group[g].first + k] = g;
+}
+
+static size_t page_round(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n + page - 1) / page * page;
+}
+
+static void thread_exit(void *arg);
+
+/* What one thread's block holds besides its region table: now and spare are 2 samples. */
+static size_t block_header_size(int nr_events, int nr_groups)
+{
+	return sizeof(struct marker_thread) + (size_t)nr_groups * sizeof(struct fastread_group) +
+	       2 * (1 + (size_t)nr_events + 2 * (size_t)nr_groups) * sizeof(uint64_t);
+}
+
+static void markers_init(void)
+{
+	int group_of[EVENTS_MAX];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), header;
+	int nr_events;
+
+	groups_plan(group_of);
+	groups_split(group_of);
+	nr_events = markers.layout.nr_events;
+	header = block_header_size(nr_events, markers.nr_groups);
+	/* The table gets what the page leaves: one page per thread unless events are many. */
+	if (region_layout_init(&markers.layout, nr_events, markers.nr_groups, group_of,
+			       page > header ? page - header : 0) < 0)
+		return;
+	markers.block_size = page_round(header + markers.layout.thread_size);
+	markers.tables_size = page_round(region_totals_size(&markers.layout) +
+					 MARKERS_RETIRED_MAX * markers.layout.thread_size);
+	markers.totals = markers_map_zeroed(markers.tables_size);
+	if (!markers.totals)
+		return;
+	markers.retired = (char *)markers.totals + region_totals_size(&markers.layout);
+	region_totals_init(markers.totals, &markers.layout);
+	if (pthread_key_create(&markers.key, thread_exit) != 0)
+		return;
+	/* Asked here, not in a report: it reads sysfs with stdio. */
+	markers.user_read_problem = fastread_user_access_problem();
+	atomic_store_explicit(&markers.ready, true, memory_order_release);
+}
+
+/* The host's errno survives the set-up's sysfs reads and failed opens. */
+static void markers_once(void)
+{
+	int saved_errno = errno;
+
+	markers_init();
+	errno = saved_errno;
+}
+
+static bool markers_ready(void)
+{
+	if (!process_is_self())
+		return false;
+	pthread_once(&markers.once, markers_once);
+	return markers.ready;
+}
+
+/* ---- one thread */
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A region's wall clock: where the thread's counters are read from user
+ * space, the counter their pages' times come from (cntvct_el0 on arm64),
+ * at ~10 instructions against ~64 for clock_gettime() through glibc and
+ * the vDSO (QEMU arm64, make bench-arm64), else CLOCK_MONOTONIC. Chosen
+ * once per thread: the two clocks have different origins, so a begin and
+ * its end must read the same one. Both count the same counter at nominal
+ * rate; they differ by NTP's correction only (parts per million).
+ */
+static inline uint64_t wall_ns(const struct marker_thread *t)
+{
+	return t->wall.mult ? fastread_timer_ns(&t->wall) : monotonic_ns();
+}
+
+/*
+ * A failed read of group @g: its values from @keep, counted in read_errors.
+ * Out of line, so that its registers cost begin and end nothing (arm64).
+ */
+static __attribute__((noinline)) int group_keep(struct marker_thread *t, int g, uint64_t *dst,
+						const uint64_t *keep)
+{
+	const struct region_layout *l = &markers.layout;
+	const int first = markers.group[g].first, nr = markers.group[g].nr;
+	const int en = region_value_enabled(l, g), run = region_value_running(l, g);
+
+	t->read_errors++;
+	memcpy(dst + region_value_event(first), keep + region_value_event(first),
+	       (size_t)nr * sizeof(*dst));
+	dst[en] = keep[en];
+	dst[run] = keep[run];
+	return 1;
+}
+
+/*
+ * The counter part of a sample (regions.h): each event's raw count and each
+ * group's times, read straight into @dst. A group whose read fails takes its
+ * values from @keep (never @dst: a user-space pass that gave up midway may
+ * have written part of it), so that no sample mixes two reads, and
+ * read_errors says so; a group that never opened counts 0, running 0, with
+ * the wall clock as enabled time.
+ * Return: nonzero when some counter of this thread is missing from @dst.
+ */
+static inline __attribute__((always_inline)) int group_sample(struct marker_thread *t, int g,
+								uint64_t *dst,
+								const uint64_t *keep)
+{
+	const struct region_layout *l = &markers.layout;
+	const int first = markers.group[g].first;
+	const int en = region_value_enabled(l, g), run = region_value_running(l, g);
+	uint64_t *value = dst + region_value_event(first);
+
+	if (t->groups[g].nr == 0) {
+		/* Enabled, never running: "not counted". Equal times, even 0
+		 * and 0, read as an exact count (fastread_scale). */
+		dst[en] = monotonic_ns();
+		dst[run] = 0;
+		return 0;
+	}
+	/* Scaled by the group's times (regions.h): the leader's are enough. */
+	if (LIKELY(fastread_group_read_sample(&t->groups[g], value, &dst[en], &dst[run]) == 0))
+		return 0;
+	return group_keep(t, g, dst, keep);
+}
+
+/* Several groups: out of line, so that their loop's registers cost the one-group case nothing. */
+static __attribute__((noinline)) int groups_sample(struct marker_thread *t, uint64_t *dst,
+						   const uint64_t *keep)
+{
+	int failed = t->open_failed;
+
+	for (int g = 0; g < markers.nr_groups; g++)
+		failed |= group_sample(t, g, dst, keep);
+	return failed;
+}
+
+/*
+ * The common case, one group, inlined into begin and end: no loop and no
+ * frame of its own around the read (a frame saving ten registers for the
+ * loop was ~20 instructions a sample on arm64, objdump -d).
+ */
+static inline __attribute__((always_inline)) int counters_sample(struct marker_thread *t,
+								  uint64_t *dst,
+								  const uint64_t *keep)
+{
+	if (LIKELY(markers.nr_groups == 1))
+		return group_sample(t, 0, dst, keep) | t->open_failed;
+	return groups_sample(t, dst, keep);
+}
+
+static void live_register(struct marker_thread *t)
+{
+	t->live_index = -1;
+	for (int i = 0; i < MARKERS_LIVE_MAX; i++) {
+		struct marker_thread *expected = NULL;
+
+		if (atomic_compare_exchange_strong(&markers.live[i], &expected, t)) {
+			t->live_index = i;
+			return;
+		}
+	}
+	/* Unlisted while it runs; its table still reaches the report at its exit. */
+}
+
+/*
+ * Per-thread fds go high, as the totals' do (preload/counters/totals.c), below theirs:
+ * away from the numbers a program expects open() to return or dup2()s over,
+ * since a read(2) of a number the host reused could block. The mapped pages
+ * do not depend on the fd number.
+ */
+static void group_fds_move_high(struct fastread_group *g)
+{
+	for (int i = 0; i < g->nr; i++)
+		g->fd[i] = fd_move_up(g->fd[i], MARKERS_FD_FLOOR);
+}
+
+static void groups_open(struct marker_thread *t)
+{
+	for (int g = 0; g < markers.nr_groups; g++) {
+		const struct group_spec *spec = &markers.group[g];
+		int err = fastread_group_open(&t->groups[g], &markers.attr[spec->first], spec->nr);
+
+		if (err < 0 && !t->regions->open_error)
+			t->regions->open_error = -err;
+		t->open_failed |= err < 0;
+		if (err == 0)
+			group_fds_move_high(&t->groups[g]);
+	}
+}
+
+static struct marker_thread *thread_open(void)
+{
+	const struct region_layout *l = &markers.layout;
+	struct marker_thread *t;
+	char name[16] = "";
+	char *p;
+
+	if (!markers_ready())
+		return NULL;
+	p = markers_map_zeroed(markers.block_size);
+	if (!p) {
+		atomic_fetch_add(&markers.threads_failed, 1);
+		return NULL;
+	}
+	t = (struct marker_thread *)p;
+	t->groups = (struct fastread_group *)(t + 1);
+	t->now = (uint64_t *)(t->groups + markers.nr_groups);
+	t->spare = t->now + l->nr_values;
+	t->regions = (struct region_thread *)(t->spare + l->nr_values);
+	region_thread_init(t->regions, l, gettid());
+	pthread_getname_np(pthread_self(), name, sizeof(name));
+	region_thread_set_name(t->regions, name);
+	groups_open(t);
+	for (int g = 0; g < markers.nr_groups; g++)
+		if (fastread_timer_init(&t->wall, &t->groups[g]) == 0)
+			break;
+	live_register(t);
+	pthread_setspecific(markers.key, t);
+	self = t;
+	return t;
+}
+
+static struct marker_thread *thread_setup(void)
+{
+	int saved_errno = errno;
+	struct marker_thread *t = thread_open();
+
+	errno = saved_errno;
+	return t;
+}
+
+/* Close the counters and unmap the block. Also in a fork child, where the pages are gone. */
+static void thread_free(struct marker_thread *t, bool pages_mapped)
+{
+	for (int g = 0; g < markers.nr_groups; g++) {
+		struct fastread_group *grp = &t->groups[g];
+
+		if (pages_mapped) {
+			fastread_group_close(grp);
+			continue;
+		}
+		/* perf_mmap() sets VM_DONTCOPY: a fork child has the fds but not the pages. */
+		for (int i = 0; i < grp->nr; i++)
+			if (grp->fd[i] >= 0)
+				close(grp->fd[i]);
+	}
+	munmap(t, markers.block_size);
+}
+
+/*
+ * The pthread key destructor: the thread's table goes to the process tables
+ * (listed while there is room, always merged into the totals), under the
+ * retire lock so that no report is reading the block being unmapped.
+ */
+static void thread_exit(void *arg)
+{
+	const struct region_layout *l = &markers.layout;
+	struct marker_thread *t = arg;
+	char name[16];
+	uint32_t k;
+
+	if (!t)
+		return;
+	if (pthread_getname_np(pthread_self(), name, sizeof(name)) == 0)
+		region_thread_set_name(t->regions, name);
+	region_thread_close(t->regions, l);
+	markers_retire_lock_try(__INT_MAX__);
+	markers_reads_collect(t, t->regions);
+	k = atomic_load_explicit(&markers.retired_nr, memory_order_relaxed);
+	if (k < MARKERS_RETIRED_MAX) {
+		memcpy(markers.retired + k * l->thread_size, t->regions, l->thread_size);
+		atomic_store_explicit(&markers.retired_nr, k + 1, memory_order_release);
+	} else {
+		atomic_fetch_add(&markers.threads_unlisted, 1);
+	}
+	region_totals_merge(markers.totals, l, t->regions, 0);
+	if (t->live_index >= 0)
+		atomic_store(&markers.live[t->live_index], NULL);
+	markers_retire_unlock();
+	self = NULL;
+	thread_free(t, true);
+}
+
+void markers_restart_in_child(void)
+{
+	struct marker_thread *t;
+
+	if (!markers.ready)
+		return;
+	/* The child is single-threaded now: whatever held these in the parent is gone. */
+	pthread_mutex_init(&markers.intern_lock, NULL);
+	atomic_flag_clear(&markers.retiring);
+	for (int i = 0; i < MARKERS_LIVE_MAX; i++)
+		if ((t = atomic_exchange(&markers.live[i], NULL)) && t != self)
+			thread_free(t, false);
+	if (self)
+		thread_free(self, false);
+	self = NULL;
+	pthread_setspecific(markers.key, NULL);
+	atomic_store(&markers.retired_nr, 0);
+	atomic_store(&markers.threads_unlisted, 0);
+	atomic_store(&markers.threads_failed, 0);
+	atomic_store(&markers.names_refused, 0);
+	region_totals_init(markers.totals, &markers.layout);
+}
+
+/* ---- the API */
+
+static int status_of(int ret)
+{
+	return ret < 0 ? PFSHIM_MISUSE : 0;
+}
+
+static int setup_failed(void)
+{
+	return process.active ? PFSHIM_FAILED : PFSHIM_INACTIVE;
+}
+
+static uint32_t names_nr(void)
+{
+	return atomic_load_explicit(&markers_names.nr, memory_order_acquire);
+}
+
+/*
+ * The counters are read last in begin and first in end, straight into the
+ * region's own sample, so a region's counts hold as little of the markers'
+ * work as possible; the wall clock is read around them (a region's wall
+ * time includes both reads). Re-entries and misuse read nothing at all.
+ */
+PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
+{
+	struct marker_thread *t = self;
+	uint64_t *start;
+	int status;
+
+	if (UNLIKELY(!t) && !(t = thread_setup()))
+		return setup_failed();
+	start = region_begin_start(t->regions, &markers.layout, region - 1u, names_nr(), &status);
+	if (!start)
+		return status_of(status);
+	start[region_value_wall()] = wall_ns(t);
+	return counters_sample(t, start, t->now) ? PFSHIM_FAILED : 0;
+}
+
+PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
+{
+	const struct region_layout *l = &markers.layout;
+	struct marker_thread *t = self;
+	uint32_t id = region - 1u, nr = names_nr();
+	const uint64_t *start;
+	int failed = 0, status;
+
+	if (UNLIKELY(!t) && !(t = thread_setup()))
+		return setup_failed();
+	/* A group that cannot be read adds 0 to this call: its begin values. */
+	if (LIKELY((start = region_end_start(t->regions, l, id, nr)) != NULL)) {
+		failed = counters_sample(t, t->now, start);
+		t->now[region_value_wall()] = wall_ns(t);
+	}
+	status = status_of(region_end(t->regions, l, id, nr, t->now));
+	return status == 0 && failed ? PFSHIM_FAILED : status;
+}
+
+PFSHIM_EXPORT pfshim_region_t pfshim_v1_region(const char *name)
+{
+	int id;
+
+	if (!markers_ready())
+		return 0;
+	id = region_names_lookup(&markers_names, name);
+	if (id < 0) {
+		pthread_mutex_lock(&markers.intern_lock);
+		id = region_names_intern(&markers_names, name);
+		pthread_mutex_unlock(&markers.intern_lock);
+	}
+	if (id < 0) {
+		atomic_fetch_add(&markers.names_refused, 1);
+		return 0;
+	}
+	return (pfshim_region_t)id + 1;
+}
+
+/* A known name costs one lock-free lookup; only a new one goes through pfshim_v1_region(). */
+static pfshim_region_t region_of(const char *name)
+{
+	int id = region_names_lookup(&markers_names, name);
+
+	return id >= 0 ? (pfshim_region_t)id + 1 : pfshim_v1_region(name);
+}
+
+PFSHIM_EXPORT int pfshim_v1_region_begin(const char *name)
+{
+	pfshim_region_t region = region_of(name);
+
+	if (!region)
+		return process.active ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+	return pfshim_v1_begin(region);
+}
+
+/* A name never seen cannot have begun: interned all the same, its end counts as misuse. */
+PFSHIM_EXPORT int pfshim_v1_region_end(const char *name)
+{
+	pfshim_region_t region = region_of(name);
+
+	if (!region)
+		return process.active ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+	return pfshim_v1_end(region);
+}
+
+/* The calling thread's counts in PFSHIM_EVENTS order; events it does not count read running 0. */
+static void counts_fill(const struct marker_thread *t, struct pfshim_counts *counts)
+{
+	const struct region_layout *l = &markers.layout;
+
+	memset(counts, 0, sizeof(*counts));
+	counts->nr = process.events.nr;
+	for (int e = 0; e < l->nr_events; e++) {
+		int i = markers.event_index[e], g = l->group_of[e];
+		struct fastread_count c = {
+			.value = t->now[region_value_event(e)],
+			.enabled = t->now[region_value_enabled(l, g)],
+			.running = t->now[region_value_running(l, g)],
+		};
+
+		fastread_scale(&c, &counts->value[i]);
+		counts->enabled[i] = c.enabled;
+		counts->running[i] = c.running;
+	}
+}
+
+PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
+{
+	struct marker_thread *t = self;
+	uint64_t *last;
+	int failed;
+
+	if (!counts)	/* pfshim_active() asks without setting anything up */
+		return process.active && process_is_self() ? 0 : PFSHIM_INACTIVE;
+	if (UNLIKELY(!t) && !(t = thread_setup()))
+		return setup_failed();
+	/*
+	 * Into the spare sample, which then becomes now: a group that cannot be
+	 * read keeps its last values from now, and nothing is copied (a memcpy
+	 * here made the instructions of a read differ between calls on arm64).
+	 */
+	failed = counters_sample(t, t->spare, t->now);
+	t->spare[region_value_wall()] = wall_ns(t);
+	last = t->now;
+	t->now = t->spare;
+	t->spare = last;
+	counts_fill(t, counts);
+	return failed ? PFSHIM_FAILED : 0;
+}
+
+PFSHIM_EXPORT int pfshim_v1_report(void)
+{
+	char name[16];
+
+	if (!process_is_self())
+		return PFSHIM_INACTIVE;
+	/* Not a signal handler: a good time to catch a name given since setup. */
+	if (self && pthread_getname_np(pthread_self(), name, sizeof(name)) == 0)
+		region_thread_set_name(self->regions, name);
+	process_report(REPORT_EXPLICIT, 0);
+	return 0;
+}

@@ -1,0 +1,239 @@
+/*
+ * regions.h: the region table as pure logic: interned region names, one
+ * thread's table of regions (enter, leave, nesting, misuse), and the process
+ * totals a thread's table is merged into when the thread exits.
+ * Nothing here opens, reads or allocates: markers.c feeds it samples and
+ * memory, so every rule can be unit-tested with numbers chosen by hand.
+ */
+#ifndef PFSHIM_PRELOAD_MARKERS_REGIONS_H
+#define PFSHIM_PRELOAD_MARKERS_REGIONS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define REGIONS_NAMES_MAX	256	/* distinct names per process */
+#define REGIONS_NAME_LEN	64	/* bytes, NUL included; longer names are refused */
+#define REGIONS_PER_THREAD_MAX	64	/* regions one thread can hold, at most */
+#define REGIONS_PER_THREAD_MIN	8	/* the thread table grows past its budget for these */
+#define REGIONS_HASH_SIZE	512	/* open addressing, at most half full */
+#define REGIONS_EVENTS_MAX	64	/* as EVENTS_MAX */
+
+/*
+ * The names, shared by every thread. Lookups take no lock: a name is written
+ * before its hash slot is published (release), and a published name never
+ * changes. Insertions must be serialized by the caller.
+ */
+struct region_names {
+	_Atomic uint32_t nr;
+	_Atomic uint16_t slot[REGIONS_HASH_SIZE];	/* id + 1; 0: empty */
+	char name[REGIONS_NAMES_MAX][REGIONS_NAME_LEN];
+};
+
+/* region_names_lookup - the id (0..nr-1) of @name, or -ENOENT. Lock-free. */
+int region_names_lookup(const struct region_names *t, const char *name);
+
+/*
+ * region_names_intern - the id of @name, added if new. Callers serialize.
+ * Return: the id, -EINVAL for a NULL, empty or too long name, -ENOSPC when
+ * REGIONS_NAMES_MAX names exist.
+ */
+int region_names_intern(struct region_names *t, const char *name);
+
+/* region_names_get - the name of @id; NULL when @id is not a published id. */
+const char *region_names_get(const struct region_names *t, int id);
+
+/*
+ * What one sample holds, and how big a thread's table is. A sample is the
+ * vector markers.c reads at each begin and end: [0] wall-clock ns, [1..E]
+ * the raw counts of the E events, then enabled ns of the G groups, then
+ * their running ns. Every region accumulates (end - begin) of each entry.
+ */
+struct region_layout {
+	int nr_events;			/* E */
+	int nr_groups;			/* G */
+	int nr_values;			/* 1 + E + 2G */
+	int group_of[REGIONS_EVENTS_MAX];	/* the group of each event, for its scaling */
+	int capacity;			/* regions per thread */
+	size_t slot_size;
+	size_t thread_size;		/* bytes of a struct region_thread with its slots */
+	size_t total_size;		/* bytes of one struct region_total */
+};
+
+/*
+ * region_layout_init - the layout for @nr_events events in @nr_groups groups
+ * (@group_of[e] for each), with as many regions per thread as fit in @budget
+ * bytes, within [REGIONS_PER_THREAD_MIN, REGIONS_PER_THREAD_MAX].
+ * Return: 0, or -EINVAL for counts out of range.
+ */
+int region_layout_init(struct region_layout *l, int nr_events, int nr_groups,
+		       const int *group_of, size_t budget);
+
+static inline int region_value_wall(void) { return 0; }
+static inline int region_value_event(int e) { return 1 + e; }
+static inline int region_value_enabled(const struct region_layout *l, int g)
+{
+	return 1 + l->nr_events + g;
+}
+static inline int region_value_running(const struct region_layout *l, int g)
+{
+	return 1 + l->nr_events + l->nr_groups + g;
+}
+
+#define REGION_NONE UINT64_MAX		/* a min nobody has set yet */
+#define REGION_SLOT_REFUSED 0xff	/* slot_of: begun with the table full */
+
+/* One region in one thread. v[] holds the sums (nr_values), then the sample at its begin. */
+struct region_slot {
+	uint32_t id;
+	uint32_t depth;			/* open entries: 1 open, >1 re-entered */
+	uint64_t calls;			/* completed outermost entries */
+	uint64_t reentries;		/* begins while already open: not counted again */
+	uint64_t unclosed;		/* open when its thread exited (or at a final report) */
+	uint64_t first_min, first_max;	/* per call, of the first event, scaled */
+	uint64_t wall_min, wall_max;	/* per call, ns */
+	uint64_t v[];
+};
+
+/*
+ * One thread's regions. The owner writes under @seq (odd while writing), so
+ * that a report in another thread, or in a signal handler, copies a
+ * consistent table without taking a lock (region_thread_snapshot).
+ */
+struct region_thread {
+	_Atomic uint32_t seq;
+	int tid;
+	char name[16];			/* comm, read at thread setup and exit */
+	uint32_t nr_slots;
+	int open_error;			/* errno of a group that failed to open in this thread */
+	uint64_t end_without_begin;	/* misuse: end of a region not open in this thread */
+	uint64_t bad_handle;		/* misuse: a handle that pfshim_region() never gave */
+	uint64_t table_full;		/* misuse: begin of a new region with the table full */
+	uint64_t user_reads;		/* counter reads served from user space */
+	uint64_t syscall_reads;		/* counter reads that took read(2) */
+	uint64_t read_errors;
+	uint8_t slot_of[REGIONS_NAMES_MAX];	/* id -> slot + 1; 0: none yet; or REFUSED */
+	uint64_t slots[];		/* capacity slots of slot_size bytes */
+};
+
+void region_thread_init(struct region_thread *t, const struct region_layout *l, int tid);
+
+static inline struct region_slot *region_slot_at(const struct region_thread *t,
+						 const struct region_layout *l, uint32_t i)
+{
+	return (struct region_slot *)((char *)t->slots + i * l->slot_size);
+}
+
+/*
+ * region_begin - thread @t enters region @id with the sample @now.
+ * Return: 0 entered; 1 already open (re-entry, counted once: only the
+ * outermost entry's sample is kept); -EINVAL bad id (misuse bad_handle);
+ * -ENOSPC no room for a new region (misuse table_full).
+ */
+int region_begin(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		 uint32_t nr_names, const uint64_t *now);
+
+/*
+ * region_begin_start - region_begin() without the sample, so that the caller
+ * can take it last, after the bookkeeping, straight into the vector returned
+ * (nr_values entries). That vector is written outside the sequence counter:
+ * reports read sums and depths, never a begin sample, so a slow read(2) there
+ * never makes a report wait or skip the table.
+ * Return: that vector, or NULL with @status set to what region_begin()
+ * returns (1, -EINVAL, -ENOSPC).
+ */
+uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
+			     uint32_t id, uint32_t nr_names, int *status);
+
+/*
+ * region_end_start - the begin sample of region @id when region_end() will
+ * close its outermost entry (so it needs a sample), else NULL: a caller whose
+ * read fails takes that group's values from it, so the call adds 0 there.
+ */
+const uint64_t *region_end_start(const struct region_thread *t, const struct region_layout *l,
+				 uint32_t id, uint32_t nr_names);
+
+/* region_end_closes - will region_end() close the outermost entry (so it needs a sample)? */
+bool region_end_closes(const struct region_thread *t, const struct region_layout *l,
+		       uint32_t id, uint32_t nr_names);
+
+/*
+ * region_end - thread @t leaves region @id with the sample @now (read only
+ * when region_end_closes() said so; may be NULL otherwise).
+ * Return: 0 the outermost entry closed (one call added); 1 an inner
+ * re-entry closed; -EINVAL bad id; -ENOENT not open (misuse end_without_begin);
+ * -ENOSPC its begin was refused for a full table (already counted there).
+ */
+int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,
+	       uint32_t nr_names, const uint64_t *now);
+
+/* region_thread_set_name - @name (a comm, 15 bytes at most) under the sequence counter. */
+void region_thread_set_name(struct region_thread *t, const char *name);
+
+/* region_thread_close - the thread exits: each open region counts as unclosed, then is closed. */
+void region_thread_close(struct region_thread *t, const struct region_layout *l);
+
+/*
+ * region_thread_snapshot - copy @t (thread_size bytes) into @copy while its
+ * owner may be writing. Async-signal-safe, lock-free.
+ * Return: 0, or -EBUSY when @tries passes all saw a write in progress (as
+ * when the signal interrupted the owner inside a marker call).
+ */
+int region_thread_snapshot(const struct region_thread *t, const struct region_layout *l,
+			   struct region_thread *copy, int tries);
+
+/*
+ * region_slot_value - value @k of @s: k = 0 wall ns; k = 1 + e event e,
+ * scaled by its group's enabled/running sums into @out.
+ * Return: 0, or -ENODATA when the event never ran (running sum 0).
+ */
+int region_slot_value(const struct region_slot *s, const struct region_layout *l, int k,
+		      uint64_t *out);
+
+/* The totals of one region over every thread merged into it. */
+struct region_total {
+	uint64_t threads;		/* threads with this region in their table */
+	uint64_t calls, reentries, unclosed;
+	uint64_t first_min, first_max, wall_min, wall_max;	/* per call, over all threads */
+	uint64_t v[];			/* sums (nr_values), then for k in 0..E: sum, min, max, n */
+};
+
+/* Totals for every id: REGIONS_NAMES_MAX totals of total_size bytes. */
+struct region_totals {
+	uint64_t threads_merged;
+	uint64_t end_without_begin, bad_handle, table_full;
+	uint64_t user_reads, syscall_reads, read_errors;
+	uint64_t totals[];
+};
+
+static inline size_t region_totals_size(const struct region_layout *l)
+{
+	return sizeof(struct region_totals) + REGIONS_NAMES_MAX * l->total_size;
+}
+
+static inline struct region_total *region_total_at(const struct region_totals *t,
+						   const struct region_layout *l, uint32_t id)
+{
+	return (struct region_total *)((char *)t->totals + id * l->total_size);
+}
+
+/* The per-thread statistics of value k of a total: sum, min, max, and n threads counted. */
+static inline uint64_t *region_total_stat(const struct region_total *t,
+					  const struct region_layout *l, int k)
+{
+	return (uint64_t *)&t->v[l->nr_values + 4 * k];
+}
+
+void region_totals_init(struct region_totals *t, const struct region_layout *l);
+
+/*
+ * region_totals_merge - add thread @t's regions to @tot: sums of calls and
+ * samples, and each thread's scaled value as one observation of the
+ * per-thread sum/min/max/mean. Regions still open in @t count as unclosed
+ * when @open_is_unclosed (a final report).
+ */
+void region_totals_merge(struct region_totals *tot, const struct region_layout *l,
+			 const struct region_thread *t, int open_is_unclosed);
+
+#endif

@@ -1,0 +1,321 @@
+/*
+ * report.c: the regions section of a report: every thread's table,
+ * exited and live, listed and totalled over threads (export/report.h).
+ *
+ * ASYNC-SIGNAL-SAFE: everything in this file (reports are written from the
+ * PFSHIM_SIGNAL handler). No lock a thread may hold: live tables are copied
+ * through their sequence counters, and exiting threads are kept out by a flag
+ * that is only tried here. No allocation but one mmap() of working memory,
+ * released after the report is written.
+ */
+#include "preload/markers/markers.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "preload/markers/state.h"
+#include "preload/process.h"
+#include "preload/markers/regions.h"
+
+#define SNAPSHOT_TRIES		1000	/* copies of a table being written before it is left out */
+#define RETIRE_LOCK_TRIES	200
+
+static uint32_t names_nr(void)
+{
+	return atomic_load_explicit(&markers_names.nr, memory_order_acquire);
+}
+
+void *markers_map_zeroed(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void markers_reads_collect(const struct marker_thread *t, struct region_thread *into)
+{
+	into->user_reads = 0;
+	into->syscall_reads = 0;
+	for (int g = 0; g < markers.nr_groups; g++) {
+		into->user_reads += t->groups[g].nr_user_reads;
+		into->syscall_reads += t->groups[g].nr_syscall_reads;
+	}
+	into->read_errors = t->read_errors;
+}
+
+bool markers_retire_lock_try(int tries)
+{
+	while (atomic_flag_test_and_set_explicit(&markers.retiring, memory_order_acquire)) {
+		if (--tries <= 0)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+void markers_retire_unlock(void)
+{
+	atomic_flag_clear_explicit(&markers.retiring, memory_order_release);
+}
+
+/* A bump allocator over the report's one mapping. */
+struct arena {
+	char *p;
+	size_t used, size;
+};
+
+static void *arena_take(struct arena *a, size_t n)
+{
+	void *p;
+
+	n = (n + 7) & ~(size_t)7;
+	if (a->used + n > a->size)
+		return NULL;
+	p = a->p + a->used;
+	a->used += n;
+	return p;
+}
+
+static size_t arena_need(uint32_t nr_threads, uint32_t nr_live)
+{
+	const struct region_layout *l = &markers.layout;
+	size_t per_region = sizeof(struct report_region) +
+			    (size_t)l->nr_events * sizeof(struct report_region_value) + 16;
+	size_t per_total = sizeof(struct report_region_total) +
+			   (size_t)l->nr_events * sizeof(struct report_region_stat) + 16;
+
+	return nr_live * (l->thread_size + 8 + sizeof(void *) + 8) + region_totals_size(l) + 64 +
+	       nr_threads * (sizeof(struct report_thread) + 8 + l->capacity * per_region) +
+	       REGIONS_NAMES_MAX * per_total + EVENTS_MAX * sizeof(int) + 64;
+}
+
+static void region_fill(struct report_region *out, struct report_region_value *values,
+			const struct region_slot *s, bool final)
+{
+	const struct region_layout *l = &markers.layout;
+
+	*out = (struct report_region){
+		.name = region_names_get(&markers_names, (int)s->id),
+		.calls = s->calls,
+		.reentries = s->reentries,
+		.open = s->depth > 0,
+		.unclosed = s->unclosed + (final && s->depth > 0),
+		.wall_ns = s->v[region_value_wall()],
+		.wall_min_ns = s->wall_min,
+		.wall_max_ns = s->wall_min == REGION_NONE ? REPORT_NONE : s->wall_max,
+		.first_min = s->first_min,
+		.first_max = s->first_min == REGION_NONE ? REPORT_NONE : s->first_max,
+		.values = values,
+	};
+	for (int e = 0; e < l->nr_events; e++) {
+		int g = l->group_of[e];
+		struct report_region_value *v = &values[e];
+
+		v->raw = s->v[region_value_event(e)];
+		v->enabled = s->v[region_value_enabled(l, g)];
+		v->running = s->v[region_value_running(l, g)];
+		v->status = region_slot_value(s, l, 1 + e, &v->value) == 0 ? STATUS_COUNTED :
+									    STATUS_NOT_COUNTED;
+		v->scaled = v->status == STATUS_COUNTED && v->enabled != v->running;
+	}
+}
+
+static int thread_fill(struct arena *a, struct report_thread *out,
+		       const struct region_thread *t, bool exited, bool final)
+{
+	const struct region_layout *l = &markers.layout;
+	uint32_t n = t->nr_slots < (uint32_t)l->capacity ? t->nr_slots : (uint32_t)l->capacity;
+	struct report_region *regions = arena_take(a, n * sizeof(*regions));
+
+	*out = (struct report_thread){
+		.tid = t->tid, .name = t->name, .exited = exited, .open_error = t->open_error,
+		.user_reads = t->user_reads, .syscall_reads = t->syscall_reads,
+		.read_errors = t->read_errors, .end_without_begin = t->end_without_begin,
+		.bad_handle = t->bad_handle, .table_full = t->table_full,
+		.regions = regions,
+	};
+	if (!regions && n)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		struct report_region_value *values =
+			arena_take(a, (size_t)l->nr_events * sizeof(*values));
+
+		if (!values && l->nr_events)
+			return -ENOMEM;
+		region_fill(&regions[i], values, region_slot_at(t, l, i), final);
+		out->nr_regions++;
+	}
+	return 0;
+}
+
+static void stat_fill(struct report_region_stat *out, const uint64_t *stat, bool scaled)
+{
+	*out = (struct report_region_stat){
+		.sum = stat[0], .min = stat[1], .max = stat[2], .threads = (int)stat[3],
+		.mean = stat[3] ? stat[0] / stat[3] : 0,
+		.status = stat[3] ? STATUS_COUNTED : STATUS_NOT_COUNTED,
+		.scaled = stat[3] && scaled,
+	};
+}
+
+static int totals_fill(struct arena *a, struct report_regions *out,
+		       const struct region_totals *tot)
+{
+	const struct region_layout *l = &markers.layout;
+	uint32_t nr = names_nr();
+	struct report_region_total *totals = arena_take(a, nr * sizeof(*totals));
+
+	out->totals = totals;
+	if (!totals && nr)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < nr; id++) {
+		const struct region_total *r = region_total_at(tot, l, id);
+		struct report_region_stat *values;
+		struct report_region_total *o;
+
+		if (r->threads == 0)
+			continue;
+		values = arena_take(a, (size_t)l->nr_events * sizeof(*values));
+		if (!values && l->nr_events)
+			return -ENOMEM;
+		o = &totals[out->nr_totals++];
+		*o = (struct report_region_total){
+			.name = region_names_get(&markers_names, (int)id), .threads = (int)r->threads,
+			.calls = r->calls, .reentries = r->reentries, .unclosed = r->unclosed,
+			.first_min = r->first_min, .values = values,
+			.first_max = r->first_min == REGION_NONE ? REPORT_NONE : r->first_max,
+		};
+		stat_fill(&o->wall, region_total_stat(r, l, 0), false);
+		for (int e = 0; e < l->nr_events; e++) {
+			int g = l->group_of[e];
+
+			stat_fill(&values[e], region_total_stat(r, l, 1 + e),
+				  r->v[region_value_enabled(l, g)] != r->v[region_value_running(l, g)]);
+		}
+	}
+	return 0;
+}
+
+/* Copy every live table (lock-free), under the retire lock so none is unmapped meanwhile. */
+static uint32_t live_snapshot(struct arena *a, struct region_thread **snaps, bool *skipped,
+			      uint32_t max)
+{
+	const struct region_layout *l = &markers.layout;
+	uint32_t n = 0;
+
+	/* Threads set up since live_count() wait for the next report: the arena is sized. */
+	for (int i = 0; i < MARKERS_LIVE_MAX && n < max; i++) {
+		struct marker_thread *t = atomic_load(&markers.live[i]);
+		struct region_thread *copy;
+
+		if (!t || !(copy = arena_take(a, l->thread_size)))
+			continue;
+		skipped[n] = region_thread_snapshot(t->regions, l, copy, SNAPSHOT_TRIES) < 0;
+		if (skipped[n])
+			copy->tid = t->regions->tid;
+		markers_reads_collect(t, copy);
+		snaps[n++] = copy;
+	}
+	return n;
+}
+
+static uint32_t live_count(void)
+{
+	uint32_t n = 0;
+
+	for (int i = 0; i < MARKERS_LIVE_MAX; i++)
+		n += atomic_load(&markers.live[i]) != NULL;
+	return n;
+}
+
+static void regions_header(struct markers_report *m)
+{
+	struct report_regions *r = &m->regions;
+
+	r->nr_events = markers.layout.nr_events;
+	r->event = markers.event_index;
+	r->capacity = markers.layout.capacity;
+	r->threads_unlisted = atomic_load(&markers.threads_unlisted);
+	r->names_refused = atomic_load(&markers.names_refused);
+	r->threads_failed = atomic_load(&markers.threads_failed);
+	r->user_read_problem = markers.user_read_problem;
+}
+
+static void regions_build(struct markers_report *m, struct arena *a, bool final)
+{
+	const struct region_layout *l = &markers.layout;
+	struct report_regions *r = &m->regions;
+	uint32_t nr_retired = atomic_load_explicit(&markers.retired_nr, memory_order_acquire);
+	uint32_t nr_live = live_count(), n;
+	struct region_thread **snaps;
+	bool *skipped;
+	struct report_thread *threads;
+	struct region_totals *tot;
+	int err = 0;
+
+	a->size = arena_need(nr_retired + nr_live, nr_live);
+	a->p = markers_map_zeroed(a->size);
+	if (!a->p) {
+		markers_retire_unlock();
+		r->note = "no memory to gather the regions: left out";
+		return;
+	}
+	/* On the arena, not the stack: a signal handler may run on a small sigaltstack. */
+	snaps = arena_take(a, nr_live * sizeof(*snaps));
+	skipped = arena_take(a, nr_live * sizeof(*skipped));
+	tot = arena_take(a, region_totals_size(l));
+	memcpy(tot, markers.totals, region_totals_size(l));
+	n = live_snapshot(a, snaps, skipped, nr_live);
+	markers_retire_unlock();
+	for (uint32_t i = 0; i < n; i++)
+		if (!skipped[i])
+			region_totals_merge(tot, l, snaps[i], final);
+	threads = arena_take(a, (nr_retired + n) * sizeof(*threads));
+	r->threads = threads;
+	for (uint32_t i = 0; threads && i < nr_retired && !err; i++)
+		err = thread_fill(a, &threads[r->nr_threads++],
+				  (const struct region_thread *)(markers.retired + i * l->thread_size),
+				  true, final);
+	for (uint32_t i = 0; threads && i < n && !err; i++) {
+		struct report_thread *o = &threads[r->nr_threads++];
+
+		if (skipped[i]) {
+			*o = (struct report_thread){ .tid = snaps[i]->tid, .name = "", .skipped = 1,
+						     .user_reads = snaps[i]->user_reads,
+						     .syscall_reads = snaps[i]->syscall_reads };
+			r->note = "a thread was inside a marker call: its regions are left out";
+			continue;
+		}
+		err = thread_fill(a, o, snaps[i], false, final);
+	}
+	if (err || !threads || totals_fill(a, r, tot) < 0)
+		r->note = "the regions did not fit the report's memory: some are left out";
+}
+
+const struct report_regions *markers_report_build(struct markers_report *m, bool final)
+{
+	struct arena a = { 0 };
+
+	memset(m, 0, sizeof(*m));
+	if (!atomic_load_explicit(&markers.ready, memory_order_acquire) || !process_is_self())
+		return NULL;
+	regions_header(m);
+	if (!markers_retire_lock_try(RETIRE_LOCK_TRIES)) {
+		m->regions.note = "a thread was exiting (or this signal interrupted one): "
+				  "regions are left out of this report";
+		return &m->regions;
+	}
+	regions_build(m, &a, final);	/* releases the retire lock */
+	m->work = a.p;
+	m->work_size = a.size;
+	return &m->regions;
+}
+
+void markers_report_release(struct markers_report *m)
+{
+	if (m->work)
+		munmap(m->work, m->work_size);
+	m->work = NULL;
+}

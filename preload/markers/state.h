@@ -1,0 +1,77 @@
+/*
+ * state.h: what markers.c (threads and the API) and report.c
+ * (reading every thread's regions into a report) share: the process-wide
+ * state of the marker API and the layout of one thread's block.
+ */
+#ifndef PFSHIM_PRELOAD_MARKERS_STATE_H
+#define PFSHIM_PRELOAD_MARKERS_STATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fastread/fastread.h"
+#include "preload/events/events.h"
+#include "preload/counters/group_split.h"
+#include "preload/markers/regions.h"
+
+#define MARKERS_LIVE_MAX	1024	/* live threads a report can list */
+#define MARKERS_RETIRED_MAX	256	/* exited threads a report lists one by one */
+
+/* One thread's state: one mapping, laid out as this header, the groups, two samples, the table. */
+struct marker_thread {
+	struct fastread_group *groups;	/* [nr_groups] */
+	uint64_t *now;			/* [nr_values]: the latest sample of end or read */
+	uint64_t *spare;		/* [nr_values]: pfshim_read's next sample, then swapped with now */
+	struct region_thread *regions;
+	uint64_t read_errors;
+	int live_index;			/* slot in markers.live, or -1 */
+	int open_failed;		/* a group did not open: calls return PFSHIM_FAILED */
+	struct fastread_timer wall;	/* regions' wall clock when mult != 0 (wall_ns) */
+};
+
+struct markers_state {
+	pthread_once_t once;
+	/*
+	 * Layout computed, tables mapped, key created. Stored last with release:
+	 * a report on another thread reads it without pthread_once(), so on
+	 * arm64 it must not see ready before the layout and tables it guards.
+	 */
+	atomic_bool ready;
+	struct region_layout layout;
+	int nr_groups;
+	struct group_spec group[EVENTS_MAX];
+	int event_index[EVENTS_MAX];	/* region event -> process.events index */
+	struct perf_event_attr attr[EVENTS_MAX];	/* in region event order */
+	pthread_key_t key;
+	size_t block_size;
+	struct region_totals *totals;	/* exited threads, merged */
+	char *retired;			/* MARKERS_RETIRED_MAX tables of exited threads */
+	size_t tables_size;
+	_Atomic uint32_t retired_nr;
+	_Atomic uint64_t threads_unlisted, names_refused, threads_failed;
+	atomic_flag retiring;		/* held while a thread retires or a report reads */
+	_Atomic(struct marker_thread *) live[MARKERS_LIVE_MAX];
+	pthread_mutex_t intern_lock;	/* pfshim_region() of a new name only */
+	const char *user_read_problem;	/* fastread_user_access_problem(), asked once */
+};
+
+extern struct markers_state markers;
+extern struct region_names markers_names;
+
+/* markers_map_zeroed - an anonymous private mapping of @size bytes, or NULL. */
+void *markers_map_zeroed(size_t size);
+
+/*
+ * markers_retire_lock_try - take the flag exiting threads hold while they
+ * retire, in at most @tries attempts (sched_yield() between them); a report
+ * holds it while it copies the tables. Async-signal-safe.
+ */
+bool markers_retire_lock_try(int tries);
+void markers_retire_unlock(void);
+
+/* markers_reads_collect - @t's counts of user-space and read(2) reads, into @into. */
+void markers_reads_collect(const struct marker_thread *t, struct region_thread *into);
+
+#endif

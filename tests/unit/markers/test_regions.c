@@ -1,0 +1,439 @@
+/*
+ * test_regions.c: preload/markers/regions.c, the region rules without counters:
+ * names, nesting, overlap, re-entry, misuse, limits, snapshots and the merge
+ * of thread tables into process totals, on samples chosen by hand.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "preload/markers/regions.h"
+
+/* Two events in one group: sample = { wall, ev0, ev1, enabled, running }. */
+static struct region_layout layout;
+static struct region_thread *thread;
+
+static int setup(void **state)
+{
+	static const int group_of[2] = { 0, 0 };
+
+	(void)state;
+	assert_int_equal(region_layout_init(&layout, 2, 1, group_of, 4096), 0);
+	thread = calloc(1, layout.thread_size);
+	region_thread_init(thread, &layout, 1234);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(thread);
+	return 0;
+}
+
+/* A sample at time @t where both events read @a and @b, always running. */
+static const uint64_t *sample(uint64_t t, uint64_t a, uint64_t b)
+{
+	static uint64_t v[5];
+
+	v[0] = t;
+	v[1] = a;
+	v[2] = b;
+	v[3] = t;
+	v[4] = t;
+	return v;
+}
+
+static struct region_slot *slot_of(uint32_t id)
+{
+	assert_true(thread->slot_of[id] > 0);
+	return region_slot_at(thread, &layout, thread->slot_of[id] - 1u);
+}
+
+static void test_names_intern_and_lookup(void **state)
+{
+	static struct region_names names;
+	char long_name[REGIONS_NAME_LEN + 1];
+
+	(void)state;
+	assert_int_equal(region_names_intern(&names, "solve"), 0);
+	assert_int_equal(region_names_intern(&names, "init"), 1);
+	assert_int_equal(region_names_intern(&names, "solve"), 0);
+	assert_int_equal(region_names_lookup(&names, "init"), 1);
+	assert_int_equal(region_names_lookup(&names, "nope"), -ENOENT);
+	assert_string_equal(region_names_get(&names, 1), "init");
+	assert_null(region_names_get(&names, 2));
+	assert_int_equal(region_names_intern(&names, ""), -EINVAL);
+	assert_int_equal(region_names_intern(&names, NULL), -EINVAL);
+	memset(long_name, 'x', REGIONS_NAME_LEN);
+	long_name[REGIONS_NAME_LEN] = '\0';
+	assert_int_equal(region_names_intern(&names, long_name), -EINVAL);
+	long_name[REGIONS_NAME_LEN - 1] = '\0';	/* 63 bytes: the longest that fits */
+	assert_int_equal(region_names_intern(&names, long_name), 2);
+}
+
+static void test_names_limit(void **state)
+{
+	static struct region_names names;
+	char name[32];
+
+	(void)state;
+	for (int i = 0; i < REGIONS_NAMES_MAX; i++) {
+		snprintf(name, sizeof(name), "r%d", i);
+		assert_int_equal(region_names_intern(&names, name), i);
+	}
+	assert_int_equal(region_names_intern(&names, "one-too-many"), -ENOSPC);
+	/* Every name is still found after the table filled up. */
+	for (int i = 0; i < REGIONS_NAMES_MAX; i++) {
+		snprintf(name, sizeof(name), "r%d", i);
+		assert_int_equal(region_names_lookup(&names, name), i);
+	}
+}
+
+/*
+ * A handle found by lookup must be one the table already counts: markers.c
+ * checks every handle against region_names' nr (bad_handle misuse). A
+ * writer interns names one at a time while a reader spins on each, then
+ * asks region_names_get() for the id it found. The window is a few
+ * instructions wide: 60 rounds of 32 tables of 256 names, 0.3 s, caught
+ * the slot-before-nr order in 20 of 30 runs on the 2-core build machine.
+ */
+#define RACE_TABLES 32
+#define RACE_ROUNDS 60
+
+struct names_race {
+	struct region_names *tables;
+	_Atomic int want;		/* table * REGIONS_NAMES_MAX + name the reader waits for */
+};
+
+static void *names_race_writer(void *arg)
+{
+	struct names_race *r = arg;
+	char name[32];
+
+	for (int k = 0; k < RACE_TABLES * REGIONS_NAMES_MAX; k++) {
+		while (atomic_load(&r->want) != k)
+			;
+		snprintf(name, sizeof(name), "r%d", k % REGIONS_NAMES_MAX);
+		region_names_intern(&r->tables[k / REGIONS_NAMES_MAX], name);
+	}
+	return NULL;
+}
+
+/* How many lookups of one round found an id that region_names_get() did not know yet. */
+static int names_race_round(struct names_race *r)
+{
+	int ahead = 0, id;
+	pthread_t writer;
+	char name[32];
+
+	memset(r->tables, 0, RACE_TABLES * sizeof(struct region_names));
+	atomic_store(&r->want, -1);
+	assert_int_equal(pthread_create(&writer, NULL, names_race_writer, r), 0);
+	for (int k = 0; k < RACE_TABLES * REGIONS_NAMES_MAX; k++) {
+		const struct region_names *t = &r->tables[k / REGIONS_NAMES_MAX];
+
+		snprintf(name, sizeof(name), "r%d", k % REGIONS_NAMES_MAX);
+		atomic_store(&r->want, k);
+		while ((id = region_names_lookup(t, name)) < 0)
+			;
+		ahead += region_names_get(t, id) == NULL;
+	}
+	pthread_join(writer, NULL);
+	return ahead;
+}
+
+static void test_names_lookup_never_ahead_of_nr(void **state)
+{
+	struct names_race r = { calloc(RACE_TABLES, sizeof(struct region_names)), 0 };
+	int ahead = 0;
+
+	(void)state;
+	assert_non_null(r.tables);
+	for (int round = 0; round < RACE_ROUNDS; round++)
+		ahead += names_race_round(&r);
+	free(r.tables);
+	assert_int_equal(ahead, 0);
+}
+
+static void test_layout_bounds(void **state)
+{
+	static const int group_of[64];
+	struct region_layout l;
+
+	(void)state;
+	/* 2 events, 1 group: 5 values, slot = header + 80 bytes, within one page. */
+	assert_int_equal(layout.nr_values, 5);
+	assert_int_equal(layout.slot_size, sizeof(struct region_slot) + 80);
+	assert_true(layout.thread_size <= 4096);
+	assert_int_equal(layout.capacity,
+			 (int)((4096 - sizeof(struct region_thread)) / layout.slot_size));
+	/* 64 events do not fit 8 regions in a page: the minimum wins. */
+	assert_int_equal(region_layout_init(&l, 64, 1, group_of, 4096), 0);
+	assert_int_equal(l.capacity, REGIONS_PER_THREAD_MIN);
+	/* No events: wall time only, capped at the maximum. */
+	assert_int_equal(region_layout_init(&l, 0, 0, group_of, 1 << 20), 0);
+	assert_int_equal(l.capacity, REGIONS_PER_THREAD_MAX);
+	assert_int_equal(region_layout_init(&l, 65, 1, group_of, 4096), -EINVAL);
+	assert_int_equal(region_layout_init(&l, 2, 0, group_of, 4096), -EINVAL);
+}
+
+static void test_one_call(void **state)
+{
+	struct region_slot *s;
+
+	(void)state;
+	assert_int_equal(region_begin(thread, &layout, 3, 10, sample(100, 10, 1000)), 0);
+	assert_int_equal(region_end(thread, &layout, 3, 10, sample(150, 17, 1300)), 0);
+	s = slot_of(3);
+	assert_int_equal(s->calls, 1);
+	assert_int_equal(s->v[0], 50);
+	assert_int_equal(s->v[1], 7);
+	assert_int_equal(s->v[2], 300);
+	assert_int_equal(s->first_min, 7);
+	assert_int_equal(s->first_max, 7);
+	assert_int_equal(s->wall_min, 50);
+	assert_int_equal(s->depth, 0);
+}
+
+/* outer [0, 100) holds inner [10, 30) and [50, 90): inclusive counts. */
+static void test_nesting_is_inclusive(void **state)
+{
+	(void)state;
+	region_begin(thread, &layout, 0, 2, sample(0, 0, 0));
+	region_begin(thread, &layout, 1, 2, sample(10, 5, 0));
+	region_end(thread, &layout, 1, 2, sample(30, 8, 0));
+	region_begin(thread, &layout, 1, 2, sample(50, 20, 0));
+	region_end(thread, &layout, 1, 2, sample(90, 29, 0));
+	region_end(thread, &layout, 0, 2, sample(100, 40, 0));
+	assert_int_equal(slot_of(0)->calls, 1);
+	assert_int_equal(slot_of(0)->v[1], 40);
+	assert_int_equal(slot_of(0)->v[0], 100);
+	assert_int_equal(slot_of(1)->calls, 2);
+	assert_int_equal(slot_of(1)->v[1], 3 + 9);
+	assert_int_equal(slot_of(1)->v[0], 20 + 40);
+	assert_int_equal(slot_of(1)->first_min, 3);
+	assert_int_equal(slot_of(1)->first_max, 9);
+	assert_int_equal(slot_of(1)->wall_max, 40);
+}
+
+/* A [0, 50) and B [20, 80) overlap without being nested. */
+static void test_overlap(void **state)
+{
+	(void)state;
+	assert_int_equal(region_begin(thread, &layout, 0, 2, sample(0, 0, 0)), 0);
+	assert_int_equal(region_begin(thread, &layout, 1, 2, sample(20, 2, 0)), 0);
+	assert_int_equal(region_end(thread, &layout, 0, 2, sample(50, 5, 0)), 0);
+	assert_int_equal(region_end(thread, &layout, 1, 2, sample(80, 8, 0)), 0);
+	assert_int_equal(slot_of(0)->v[1], 5);
+	assert_int_equal(slot_of(1)->v[1], 6);
+	assert_int_equal(slot_of(1)->v[0], 60);
+}
+
+/* f() calls itself three deep: one call, from the outermost begin to the outermost end. */
+static void test_recursion_counts_once(void **state)
+{
+	(void)state;
+	assert_int_equal(region_begin(thread, &layout, 2, 3, sample(0, 100, 0)), 0);
+	assert_int_equal(region_begin(thread, &layout, 2, 3, sample(10, 110, 0)), 1);
+	assert_int_equal(region_begin(thread, &layout, 2, 3, sample(20, 120, 0)), 1);
+	assert_int_equal(region_end(thread, &layout, 2, 3, sample(30, 130, 0)), 1);
+	assert_int_equal(region_end(thread, &layout, 2, 3, sample(40, 140, 0)), 1);
+	assert_int_equal(region_end(thread, &layout, 2, 3, sample(50, 150, 0)), 0);
+	assert_int_equal(slot_of(2)->calls, 1);
+	assert_int_equal(slot_of(2)->reentries, 2);
+	assert_int_equal(slot_of(2)->v[1], 50);
+	assert_int_equal(slot_of(2)->v[0], 50);
+	/* One more end is misuse, not a negative depth. */
+	assert_int_equal(region_end(thread, &layout, 2, 3, sample(60, 160, 0)), -ENOENT);
+	assert_int_equal(thread->end_without_begin, 1);
+	assert_int_equal(slot_of(2)->calls, 1);
+}
+
+/* What markers.c uses: the begin sample goes in last, an end sample only when needed. */
+static void test_begin_halves_and_end_closes(void **state)
+{
+	uint64_t *start;
+	int status;
+
+	(void)state;
+	start = region_begin_start(thread, &layout, 0, 1, &status);
+	assert_non_null(start);
+	assert_int_equal(status, 0);
+	/* The sample goes in after the write: a report never waits for a read(2). */
+	assert_false(atomic_load(&thread->seq) & 1);
+	memcpy(start, sample(10, 1, 2), 5 * sizeof(uint64_t));
+	assert_null(region_begin_start(thread, &layout, 0, 1, &status));
+	assert_int_equal(status, 1);
+	assert_false(atomic_load(&thread->seq) & 1);
+	assert_false(region_end_closes(thread, &layout, 0, 1));	/* the inner end */
+	assert_int_equal(region_end(thread, &layout, 0, 1, NULL), 1);
+	assert_true(region_end_closes(thread, &layout, 0, 1));
+	assert_int_equal(region_end(thread, &layout, 0, 1, sample(30, 4, 2)), 0);
+	assert_false(region_end_closes(thread, &layout, 0, 1));
+	assert_false(region_end_closes(thread, &layout, 7, 1));
+	assert_int_equal(slot_of(0)->v[0], 20);
+	assert_int_equal(slot_of(0)->v[1], 3);
+}
+
+static void test_misuse(void **state)
+{
+	(void)state;
+	/* end of a region never begun: no slot is taken for it */
+	assert_int_equal(region_end(thread, &layout, 4, 5, sample(0, 0, 0)), -ENOENT);
+	assert_int_equal(thread->end_without_begin, 1);
+	assert_int_equal(thread->nr_slots, 0);
+	/* handles that pfshim_region() never gave */
+	assert_int_equal(region_begin(thread, &layout, 5, 5, sample(0, 0, 0)), -EINVAL);
+	assert_int_equal(region_end(thread, &layout, 999, 5, sample(0, 0, 0)), -EINVAL);
+	assert_int_equal(thread->bad_handle, 2);
+	/* open at thread exit: unclosed, and it adds nothing to the sums */
+	region_begin(thread, &layout, 1, 5, sample(0, 0, 0));
+	region_begin(thread, &layout, 1, 5, sample(5, 5, 0));
+	region_thread_close(thread, &layout);
+	assert_int_equal(slot_of(1)->unclosed, 1);
+	assert_int_equal(slot_of(1)->calls, 0);
+	assert_int_equal(slot_of(1)->depth, 0);
+	assert_int_equal(slot_of(1)->v[1], 0);
+}
+
+static void test_table_full(void **state)
+{
+	(void)state;
+	for (int id = 0; id < layout.capacity; id++)
+		assert_int_equal(region_begin(thread, &layout, (uint32_t)id, 200, sample(0, 0, 0)), 0);
+	assert_int_equal(region_begin(thread, &layout, (uint32_t)layout.capacity, 200,
+				      sample(0, 0, 0)), -ENOSPC);
+	assert_int_equal(thread->table_full, 1);
+	assert_int_equal(thread->nr_slots, (uint32_t)layout.capacity);
+	/* Its end is the same misuse, not a second one; its next begin is refused again. */
+	assert_int_equal(region_end(thread, &layout, (uint32_t)layout.capacity, 200,
+				    sample(1, 1, 0)), -ENOSPC);
+	assert_false(region_end_closes(thread, &layout, (uint32_t)layout.capacity, 200));
+	assert_int_equal(thread->end_without_begin, 0);
+	assert_int_equal(region_begin(thread, &layout, (uint32_t)layout.capacity, 200,
+				      sample(2, 2, 0)), -ENOSPC);
+	assert_int_equal(thread->table_full, 2);
+	/* Regions already in the table still work. */
+	assert_int_equal(region_end(thread, &layout, 0, 200, sample(9, 9, 0)), 0);
+	assert_int_equal(region_begin(thread, &layout, 0, 200, sample(10, 10, 0)), 0);
+}
+
+/* Multiplexed: the group ran 250 of 1000 ns enabled; 100 raw -> 400. */
+static void test_scaled_values(void **state)
+{
+	uint64_t start[5] = { 0, 0, 0, 0, 0 }, end[5] = { 1000, 100, 30, 1000, 250 };
+	uint64_t v;
+
+	(void)state;
+	region_begin(thread, &layout, 0, 1, start);
+	region_end(thread, &layout, 0, 1, end);
+	assert_int_equal(region_slot_value(slot_of(0), &layout, 1, &v), 0);
+	assert_int_equal(v, 400);
+	assert_int_equal(region_slot_value(slot_of(0), &layout, 2, &v), 0);
+	assert_int_equal(v, 120);
+	assert_int_equal(region_slot_value(slot_of(0), &layout, 0, &v), 0);
+	assert_int_equal(v, 1000);
+	assert_int_equal(slot_of(0)->first_max, 400);
+	/* A call where the group never ran: no value, no per-call extreme. */
+	end[4] = 0;
+	region_thread_init(thread, &layout, 1);
+	region_begin(thread, &layout, 0, 1, start);
+	region_end(thread, &layout, 0, 1, end);
+	assert_int_equal(region_slot_value(slot_of(0), &layout, 1, &v), -ENODATA);
+	assert_int_equal(slot_of(0)->first_min, REGION_NONE);
+}
+
+static void test_snapshot(void **state)
+{
+	struct region_thread *copy = calloc(1, layout.thread_size);
+
+	(void)state;
+	region_begin(thread, &layout, 0, 1, sample(0, 0, 0));
+	region_end(thread, &layout, 0, 1, sample(7, 7, 7));
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), 0);
+	assert_int_equal(copy->tid, 1234);
+	assert_int_equal(region_slot_at(copy, &layout, 0)->calls, 1);
+	/* A write in progress (as when a signal interrupts the owner): give up. */
+	atomic_fetch_add(&thread->seq, 1);
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), -EBUSY);
+	atomic_fetch_add(&thread->seq, 1);
+	free(copy);
+}
+
+/* Three threads enter "work" with first-event totals 10, 30 and 20. */
+static void test_totals_merge(void **state)
+{
+	struct region_totals *tot = calloc(1, region_totals_size(&layout));
+	const uint64_t first[3] = { 10, 30, 20 };
+	struct region_total *r;
+	uint64_t *stat;
+
+	(void)state;
+	region_totals_init(tot, &layout);
+	for (int i = 0; i < 3; i++) {
+		region_thread_init(thread, &layout, 100 + i);
+		region_begin(thread, &layout, 1, 2, sample(0, 0, 0));
+		region_end(thread, &layout, 1, 2, sample(100, first[i] / 2, 1));
+		region_begin(thread, &layout, 1, 2, sample(200, 0, 0));
+		region_end(thread, &layout, 1, 2, sample(300, first[i] / 2, 1));
+		if (i == 2) {
+			region_end(thread, &layout, 0, 2, sample(300, 0, 0));
+			region_begin(thread, &layout, 0, 2, sample(300, 0, 0));
+		}
+		region_totals_merge(tot, &layout, thread, 1);
+	}
+	assert_int_equal(tot->threads_merged, 3);
+	assert_int_equal(tot->end_without_begin, 1);
+	r = region_total_at(tot, &layout, 1);
+	assert_int_equal(r->threads, 3);
+	assert_int_equal(r->calls, 6);
+	assert_int_equal(r->v[1], 60);
+	assert_int_equal(r->v[2], 6);
+	assert_int_equal(r->first_min, 5);
+	assert_int_equal(r->first_max, 15);
+	stat = region_total_stat(r, &layout, 1);
+	assert_int_equal(stat[0], 60);
+	assert_int_equal(stat[1], 10);
+	assert_int_equal(stat[2], 30);
+	assert_int_equal(stat[3], 3);
+	stat = region_total_stat(r, &layout, 0);
+	assert_int_equal(stat[0], 600);
+	assert_int_equal(stat[1], 200);
+	/* Open at a final report: unclosed, and no observation of its values. */
+	r = region_total_at(tot, &layout, 0);
+	assert_int_equal(r->threads, 1);
+	assert_int_equal(r->unclosed, 1);
+	assert_int_equal(r->calls, 0);
+	assert_int_equal(region_total_stat(r, &layout, 1)[3], 0);
+	free(tot);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names_intern_and_lookup),
+		cmocka_unit_test(test_names_limit),
+		cmocka_unit_test(test_names_lookup_never_ahead_of_nr),
+		cmocka_unit_test_setup_teardown(test_layout_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nesting_is_inclusive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overlap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recursion_counts_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_begin_halves_and_end_closes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_misuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scaled_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_totals_merge, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
