@@ -73,6 +73,12 @@ static void clocks_start(void)
 	atomic_store(&process.final_report, FINAL_REPORT_NONE);
 }
 
+/* pfshim_report(), through the markers. */
+static void report_explicit(void)
+{
+	process_report(REPORT_EXPLICIT, 0);
+}
+
 void process_start(const char *argv0, config_getenv_fn get_env)
 {
 	config_read(&process.config, get_env, warn_message);
@@ -89,6 +95,12 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	clocks_start();
 	process.stream_fd = output_stream_open(process.config.output);
 	counters_open(&process.counters, &process.events);
+	markers_start(&(struct markers_host){
+		.events = &process.events,
+		.totals = &process.counters,
+		.is_self = process_is_self,
+		.report = report_explicit,
+	});
 	process.active = true;
 }
 

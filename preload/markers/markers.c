@@ -29,7 +29,7 @@
 #include "preload/fd.h"
 #include "preload/counters/group_split.h"
 #include "preload/markers/state.h"
-#include "preload/process.h"
+#include "preload/counters/totals.h"
 #include "preload/markers/regions.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
@@ -41,25 +41,34 @@
 _Static_assert(REGIONS_EVENTS_MAX == EVENTS_MAX, "a region event per configured event");
 _Static_assert(PFSHIM_MAX_EVENTS == EVENTS_MAX, "pfshim_counts holds every event");
 
-struct markers_state markers = {
-	.once = PTHREAD_ONCE_INIT,
-	.retiring = ATOMIC_FLAG_INIT,
-	.intern_lock = PTHREAD_MUTEX_INITIALIZER,
-};
-
-struct region_names markers_names;
-
 /* initial-exec: a TLS access is one load, never a call into the dynamic loader. */
 static __thread struct marker_thread *self __attribute__((tls_model("initial-exec")));
 
 /* ---- process setup, once */
 
+void markers_start(const struct markers_host *host)
+{
+	markers.host = *host;
+}
+
+/* The process counts (markers_start() was called): PFSHIM_INACTIVE otherwise. */
+static bool started(void)
+{
+	return markers.host.events != NULL;
+}
+
+/* Counting, and this process is the one that started (not a vfork child). */
+static bool host_is_self(void)
+{
+	return started() && markers.host.is_self();
+}
+
 /* The attr of the per-thread copy of event @i: the privilege levels the totals ended with. */
 static void attr_for(struct perf_event_attr *a, int i)
 {
-	const struct counter *c = &process.counters.c[i];
+	const struct counter *c = &markers.host.totals->c[i];
 
-	*a = process.events.ev[i].attr;
+	*a = markers.host.events->ev[i].attr;
 	a->size = sizeof(*a);
 	if (c->kernel_excluded)
 		a->exclude_kernel = 1;
@@ -75,7 +84,7 @@ static void attr_for(struct perf_event_attr *a, int i)
  */
 static void groups_plan(int *group_of)
 {
-	const struct counter_set *s = &process.counters;
+	const struct counter_set *s = markers.host.totals;
 	int e = 0;
 
 	markers.nr_groups = 0;
@@ -198,7 +207,7 @@ static void markers_once(void)
 
 static bool markers_ready(void)
 {
-	if (!process_is_self())
+	if (!host_is_self())
 		return false;
 	pthread_once(&markers.once, markers_once);
 	return markers.ready;
@@ -468,12 +477,7 @@ static int status_of(int ret)
 
 static int setup_failed(void)
 {
-	return process.active ? PFSHIM_FAILED : PFSHIM_INACTIVE;
-}
-
-static uint32_t names_nr(void)
-{
-	return atomic_load_explicit(&markers_names.nr, memory_order_acquire);
+	return started() ? PFSHIM_FAILED : PFSHIM_INACTIVE;
 }
 
 /*
@@ -490,7 +494,8 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
-	start = region_begin_start(t->regions, &markers.layout, region - 1u, names_nr(), &status);
+	start = region_begin_start(t->regions, &markers.layout, region - 1u, markers_names_nr(),
+				   &status);
 	if (!start)
 		return status_of(status);
 	start[region_value_wall()] = wall_ns(t);
@@ -501,7 +506,7 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 {
 	const struct region_layout *l = &markers.layout;
 	struct marker_thread *t = self;
-	uint32_t id = region - 1u, nr = names_nr();
+	uint32_t id = region - 1u, nr = markers_names_nr();
 	const uint64_t *start;
 	int failed = 0, status;
 
@@ -548,7 +553,7 @@ PFSHIM_EXPORT int pfshim_v1_region_begin(const char *name)
 	pfshim_region_t region = region_of(name);
 
 	if (!region)
-		return process.active ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+		return started() ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
 	return pfshim_v1_begin(region);
 }
 
@@ -558,7 +563,7 @@ PFSHIM_EXPORT int pfshim_v1_region_end(const char *name)
 	pfshim_region_t region = region_of(name);
 
 	if (!region)
-		return process.active ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+		return started() ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
 	return pfshim_v1_end(region);
 }
 
@@ -568,7 +573,7 @@ static void counts_fill(const struct marker_thread *t, struct pfshim_counts *cou
 	const struct region_layout *l = &markers.layout;
 
 	memset(counts, 0, sizeof(*counts));
-	counts->nr = process.events.nr;
+	counts->nr = markers.host.events->nr;
 	for (int e = 0; e < l->nr_events; e++) {
 		int i = markers.event_index[e], g = l->group_of[e];
 		struct fastread_count c = {
@@ -590,7 +595,7 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 	int failed;
 
 	if (!counts)	/* pfshim_active() asks without setting anything up */
-		return process.active && process_is_self() ? 0 : PFSHIM_INACTIVE;
+		return host_is_self() ? 0 : PFSHIM_INACTIVE;
 	if (UNLIKELY(!t) && !(t = thread_setup()))
 		return setup_failed();
 	/*
@@ -611,11 +616,11 @@ PFSHIM_EXPORT int pfshim_v1_report(void)
 {
 	char name[16];
 
-	if (!process_is_self())
+	if (!host_is_self())
 		return PFSHIM_INACTIVE;
 	/* Not a signal handler: a good time to catch a name given since setup. */
 	if (self && pthread_getname_np(pthread_self(), name, sizeof(name)) == 0)
 		region_thread_set_name(self->regions, name);
-	process_report(REPORT_EXPLICIT, 0);
+	markers.host.report();
 	return 0;
 }

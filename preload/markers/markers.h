@@ -11,6 +11,28 @@
 
 #include "export/report.h"
 
+struct counter_set;
+struct event_list;
+
+/*
+ * What the markers take from the process, handed in once by markers_start()
+ * so that nothing here calls back up into the lifecycle.
+ */
+struct markers_host {
+	const struct event_list *events;	/* attrs, and the order of pfshim_counts */
+	const struct counter_set *totals;	/* which events opened, at which privilege */
+	bool (*is_self)(void);			/* false in a vfork()ed child */
+	void (*report)(void);			/* pfshim_report(): a report now */
+};
+
+/*
+ * markers_start - the process counts: the marker API may set up (lazily, on
+ * the first marker call). Called once, from the constructor, after the totals
+ * opened; @host is copied, what it points to must live as long as the image.
+ * Without it every pfshim_v1_* call returns PFSHIM_INACTIVE.
+ */
+void markers_start(const struct markers_host *host);
+
 /* The regions of one report and the memory they were built in. */
 struct markers_report {
 	struct report_regions regions;

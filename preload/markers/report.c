@@ -11,54 +11,14 @@
 #include "preload/markers/markers.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "preload/markers/state.h"
-#include "preload/process.h"
 #include "preload/markers/regions.h"
 
 #define SNAPSHOT_TRIES		1000	/* copies of a table being written before it is left out */
 #define RETIRE_LOCK_TRIES	200
-
-static uint32_t names_nr(void)
-{
-	return atomic_load_explicit(&markers_names.nr, memory_order_acquire);
-}
-
-void *markers_map_zeroed(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-void markers_reads_collect(const struct marker_thread *t, struct region_thread *into)
-{
-	into->user_reads = 0;
-	into->syscall_reads = 0;
-	for (int g = 0; g < markers.nr_groups; g++) {
-		into->user_reads += t->groups[g].nr_user_reads;
-		into->syscall_reads += t->groups[g].nr_syscall_reads;
-	}
-	into->read_errors = t->read_errors;
-}
-
-bool markers_retire_lock_try(int tries)
-{
-	while (atomic_flag_test_and_set_explicit(&markers.retiring, memory_order_acquire)) {
-		if (--tries <= 0)
-			return false;
-		sched_yield();
-	}
-	return true;
-}
-
-void markers_retire_unlock(void)
-{
-	atomic_flag_clear_explicit(&markers.retiring, memory_order_release);
-}
 
 /* A bump allocator over the report's one mapping. */
 struct arena {
@@ -164,7 +124,7 @@ static int totals_fill(struct arena *a, struct report_regions *out,
 		       const struct region_totals *tot)
 {
 	const struct region_layout *l = &markers.layout;
-	uint32_t nr = names_nr();
+	uint32_t nr = markers_names_nr();
 	struct report_region_total *totals = arena_take(a, nr * sizeof(*totals));
 
 	out->totals = totals;
@@ -299,7 +259,7 @@ const struct report_regions *markers_report_build(struct markers_report *m, bool
 	struct arena a = { 0 };
 
 	memset(m, 0, sizeof(*m));
-	if (!atomic_load_explicit(&markers.ready, memory_order_acquire) || !process_is_self())
+	if (!atomic_load_explicit(&markers.ready, memory_order_acquire))
 		return NULL;
 	regions_header(m);
 	if (!markers_retire_lock_try(RETIRE_LOCK_TRIES)) {

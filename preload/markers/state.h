@@ -1,7 +1,8 @@
 /*
  * state.h: what markers.c (threads and the API) and report.c
  * (reading every thread's regions into a report) share: the process-wide
- * state of the marker API and the layout of one thread's block.
+ * state of the marker API and the layout of one thread's block. Defined in
+ * state.c, so that report.c can be tested on a state built by hand.
  */
 #ifndef PFSHIM_PRELOAD_MARKERS_STATE_H
 #define PFSHIM_PRELOAD_MARKERS_STATE_H
@@ -14,6 +15,7 @@
 #include "fastread/fastread.h"
 #include "preload/events/events.h"
 #include "preload/counters/group_split.h"
+#include "preload/markers/markers.h"
 #include "preload/markers/regions.h"
 
 #define MARKERS_LIVE_MAX	1024	/* live threads a report can list */
@@ -32,6 +34,7 @@ struct marker_thread {
 };
 
 struct markers_state {
+	struct markers_host host;	/* markers_start(); host.events NULL until then */
 	pthread_once_t once;
 	/*
 	 * Layout computed, tables mapped, key created. Stored last with release:
@@ -59,6 +62,12 @@ struct markers_state {
 
 extern struct markers_state markers;
 extern struct region_names markers_names;
+
+/* markers_names_nr - how many region names are interned (and readable). */
+static inline uint32_t markers_names_nr(void)
+{
+	return atomic_load_explicit(&markers_names.nr, memory_order_acquire);
+}
 
 /* markers_map_zeroed - an anonymous private mapping of @size bytes, or NULL. */
 void *markers_map_zeroed(size_t size);

@@ -1,0 +1,54 @@
+/*
+ * state.c: the marker API's process-wide state (state.h) and the helpers
+ * both markers.c and report.c use on it: memory, the retire flag, a
+ * thread's read counts. Apart from both, so that report.c can be unit-tested
+ * on a state built by hand, with no marker call and no counter.
+ *
+ * Async-signal-safe: everything in this file (report.c calls it from the
+ * PFSHIM_SIGNAL handler).
+ */
+#include "preload/markers/state.h"
+
+#include <sched.h>
+#include <sys/mman.h>
+
+struct markers_state markers = {
+	.once = PTHREAD_ONCE_INIT,
+	.retiring = ATOMIC_FLAG_INIT,
+	.intern_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+struct region_names markers_names;
+
+void *markers_map_zeroed(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void markers_reads_collect(const struct marker_thread *t, struct region_thread *into)
+{
+	into->user_reads = 0;
+	into->syscall_reads = 0;
+	for (int g = 0; g < markers.nr_groups; g++) {
+		into->user_reads += t->groups[g].nr_user_reads;
+		into->syscall_reads += t->groups[g].nr_syscall_reads;
+	}
+	into->read_errors = t->read_errors;
+}
+
+bool markers_retire_lock_try(int tries)
+{
+	while (atomic_flag_test_and_set_explicit(&markers.retiring, memory_order_acquire)) {
+		if (--tries <= 0)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+void markers_retire_unlock(void)
+{
+	atomic_flag_clear_explicit(&markers.retiring, memory_order_release);
+}

@@ -1,0 +1,292 @@
+/*
+ * test_report.c: preload/markers/report.c, the regions section of a report,
+ * on a marker state built by hand (state.h): an exited thread's table among
+ * the retired ones, a live thread's table, the process totals. No marker
+ * call, no counter, no process: every number below is known in advance.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include "preload/markers/markers.h"
+#include "preload/markers/state.h"
+
+/* Two events in one group: sample = { wall, ev0, ev1, enabled, running }. */
+static const int group_of[2] = { 0, 0 };
+static struct fastread_group live_groups[1];
+static struct marker_thread live;
+static int load, solve;
+
+/* A sample at time @t where both events read @a and @b, always running. */
+static const uint64_t *sample(uint64_t t, uint64_t a, uint64_t b)
+{
+	static uint64_t v[5];
+
+	v[0] = t;
+	v[1] = a;
+	v[2] = b;
+	v[3] = t;
+	v[4] = t;
+	return v;
+}
+
+/* A call of region @id in @t from @begin to @end, each { time, ev0, ev1 }; no end: left open. */
+static void call(struct region_thread *t, int id, const uint64_t begin[3], const uint64_t *end)
+{
+	const struct region_layout *l = &markers.layout;
+
+	assert_int_equal(region_begin(t, l, (uint32_t)id, markers_names_nr(),
+				      sample(begin[0], begin[1], begin[2])), 0);
+	if (end)
+		assert_int_equal(region_end(t, l, (uint32_t)id, markers_names_nr(),
+					    sample(end[0], end[1], end[2])), 0);
+}
+
+/*
+ * Thread 101 "worker" exited after one call of "load": 1000 ns, 100 and 400.
+ * Thread 202 "main" lives: one call of "load" (500 ns, 50 and 60), "solve"
+ * open; 7 reads from user space, 2 through read(2), 1 failed.
+ */
+static int setup(void **state)
+{
+	const struct region_layout *l = &markers.layout;
+	struct region_thread *exited;
+
+	(void)state;
+	assert_int_equal(region_layout_init(&markers.layout, 2, 1, group_of, 4096), 0);
+	markers.nr_groups = 1;
+	markers.event_index[0] = 2;
+	markers.event_index[1] = 0;
+	markers.tables_size = region_totals_size(l) + MARKERS_RETIRED_MAX * l->thread_size;
+	markers.totals = markers_map_zeroed(markers.tables_size);
+	assert_non_null(markers.totals);
+	markers.retired = (char *)markers.totals + region_totals_size(l);
+	region_totals_init(markers.totals, l);
+	load = region_names_intern(&markers_names, "load");
+	solve = region_names_intern(&markers_names, "solve");
+	assert_true(load >= 0 && solve >= 0);
+
+	exited = (struct region_thread *)markers.retired;
+	region_thread_init(exited, l, 101);
+	region_thread_set_name(exited, "worker");
+	call(exited, load, (const uint64_t[]){ 100, 10, 20 }, (const uint64_t[]){ 1100, 110, 420 });
+	region_thread_close(exited, l);
+	region_totals_merge(markers.totals, l, exited, 0);
+	atomic_store(&markers.retired_nr, 1);
+
+	live = (struct marker_thread){ .groups = live_groups, .read_errors = 1 };
+	live_groups[0] = (struct fastread_group){ .nr_user_reads = 7, .nr_syscall_reads = 2 };
+	live.regions = calloc(1, l->thread_size);
+	region_thread_init(live.regions, l, 202);
+	region_thread_set_name(live.regions, "main");
+	call(live.regions, load, (const uint64_t[]){ 0, 0, 0 }, (const uint64_t[]){ 500, 50, 60 });
+	call(live.regions, solve, (const uint64_t[]){ 600, 70, 80 }, NULL);
+	atomic_store(&markers.live[0], &live);
+
+	markers.user_read_problem = "no user access here";
+	atomic_store(&markers.ready, true);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	atomic_store(&markers.ready, false);
+	atomic_store(&markers.live[0], NULL);
+	atomic_store(&markers.retired_nr, 0);
+	munmap(markers.totals, markers.tables_size);
+	free(live.regions);
+	return 0;
+}
+
+static const struct report_region_total *total_of(const struct report_regions *r,
+						  const char *name)
+{
+	for (int i = 0; i < r->nr_totals; i++)
+		if (strcmp(r->totals[i].name, name) == 0)
+			return &r->totals[i];
+	fail_msg("no total for %s", name);
+	return NULL;
+}
+
+static void test_not_ready_is_no_section(void **state)
+{
+	struct markers_report m;
+
+	(void)state;
+	atomic_store(&markers.ready, false);
+	assert_null(markers_report_build(&m, false));
+	markers_report_release(&m);
+}
+
+static void test_header(void **state)
+{
+	struct markers_report m;
+	const struct report_regions *r = markers_report_build(&m, false);
+
+	(void)state;
+	assert_non_null(r);
+	assert_null(r->note);
+	assert_int_equal(r->nr_events, 2);
+	assert_ptr_equal(r->event, markers.event_index);
+	assert_int_equal(r->event[0], 2);
+	assert_int_equal(r->capacity, markers.layout.capacity);
+	assert_string_equal(r->user_read_problem, "no user access here");
+	markers_report_release(&m);
+	assert_null(m.work);
+}
+
+/* Exited threads first, then the live ones, each region with its sums. */
+static void test_threads(void **state)
+{
+	struct markers_report m;
+	const struct report_regions *r = markers_report_build(&m, false);
+	const struct report_thread *t;
+	const struct report_region *g;
+
+	(void)state;
+	assert_int_equal(r->nr_threads, 2);
+
+	t = &r->threads[0];
+	assert_int_equal(t->tid, 101);
+	assert_string_equal(t->name, "worker");
+	assert_int_equal(t->exited, 1);
+	assert_int_equal(t->nr_regions, 1);
+	g = &t->regions[0];
+	assert_string_equal(g->name, "load");
+	assert_int_equal(g->calls, 1);
+	assert_int_equal(g->wall_ns, 1000);
+	assert_int_equal(g->values[0].value, 100);
+	assert_int_equal(g->values[1].value, 400);
+	assert_int_equal(g->values[0].status, STATUS_COUNTED);
+	assert_false(g->values[0].scaled);
+
+	t = &r->threads[1];
+	assert_int_equal(t->tid, 202);
+	assert_string_equal(t->name, "main");
+	assert_int_equal(t->exited, 0);
+	assert_int_equal(t->skipped, 0);
+	assert_int_equal(t->user_reads, 7);
+	assert_int_equal(t->syscall_reads, 2);
+	assert_int_equal(t->read_errors, 1);
+	assert_int_equal(t->nr_regions, 2);
+	assert_string_equal(t->regions[0].name, "load");
+	assert_int_equal(t->regions[0].wall_ns, 500);
+	assert_int_equal(t->regions[0].values[1].value, 60);
+	assert_string_equal(t->regions[1].name, "solve");
+	assert_int_equal(t->regions[1].calls, 0);
+	assert_int_equal(t->regions[1].open, 1);
+	assert_int_equal(t->regions[1].unclosed, 0);
+	markers_report_release(&m);
+}
+
+/* The totals: the exited thread's merged ones plus each live table. */
+static void test_totals(void **state)
+{
+	struct markers_report m;
+	const struct report_regions *r = markers_report_build(&m, false);
+	const struct report_region_total *t;
+
+	(void)state;
+	assert_int_equal(r->nr_totals, 2);
+	t = total_of(r, "load");
+	assert_int_equal(t->threads, 2);
+	assert_int_equal(t->calls, 2);
+	assert_int_equal(t->wall.sum, 1500);
+	assert_int_equal(t->wall.min, 500);
+	assert_int_equal(t->wall.max, 1000);
+	assert_int_equal(t->wall.mean, 750);
+	assert_int_equal(t->values[0].sum, 150);
+	assert_int_equal(t->values[1].sum, 460);
+	assert_int_equal(t->values[1].min, 60);
+	assert_int_equal(t->values[1].max, 400);
+	t = total_of(r, "solve");
+	assert_int_equal(t->threads, 1);
+	assert_int_equal(t->calls, 0);
+	assert_int_equal(t->unclosed, 0);
+	markers_report_release(&m);
+
+	/* The process totals are copied, never changed by a report. */
+	assert_int_equal(region_total_at(markers.totals, &markers.layout, (uint32_t)load)->threads,
+			 1);
+}
+
+/* At exit or exec, a region still open is misuse: unclosed, in its thread and in the totals. */
+static void test_final_counts_open_as_unclosed(void **state)
+{
+	struct markers_report m;
+	const struct report_regions *r = markers_report_build(&m, true);
+
+	(void)state;
+	assert_int_equal(r->threads[1].regions[1].unclosed, 1);
+	assert_int_equal(total_of(r, "solve")->unclosed, 1);
+	assert_int_equal(total_of(r, "load")->unclosed, 0);
+	markers_report_release(&m);
+}
+
+/* A signal that lands inside a marker call: that table is left out, with a note. */
+static void test_table_being_written_is_skipped(void **state)
+{
+	struct markers_report m;
+	const struct report_regions *r;
+
+	(void)state;
+	atomic_fetch_add(&live.regions->seq, 1);	/* odd: a write in progress */
+	r = markers_report_build(&m, false);
+	assert_int_equal(r->nr_threads, 2);
+	assert_int_equal(r->threads[1].tid, 202);
+	assert_int_equal(r->threads[1].skipped, 1);
+	assert_int_equal(r->threads[1].nr_regions, 0);
+	assert_int_equal(r->threads[1].user_reads, 7);
+	assert_string_equal(r->note, "a thread was inside a marker call: its regions are left out");
+	/* Its regions are not in the totals either. */
+	assert_int_equal(total_of(r, "load")->threads, 1);
+	markers_report_release(&m);
+	atomic_fetch_add(&live.regions->seq, 1);
+}
+
+/* A thread retiring (or this signal interrupting one): no threads, a note, nothing waits. */
+static void test_retiring_thread_leaves_regions_out(void **state)
+{
+	struct markers_report m;
+	const struct report_regions *r;
+
+	(void)state;
+	assert_true(markers_retire_lock_try(1));
+	r = markers_report_build(&m, false);
+	assert_non_null(r);
+	assert_int_equal(r->nr_threads, 0);
+	assert_int_equal(r->nr_totals, 0);
+	assert_non_null(strstr(r->note, "a thread was exiting"));
+	assert_int_equal(r->nr_events, 2);
+	markers_retire_unlock();
+	markers_report_release(&m);
+
+	/* The lock was given back: the next report has it all. */
+	r = markers_report_build(&m, false);
+	assert_int_equal(r->nr_threads, 2);
+	markers_report_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_not_ready_is_no_section, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_header, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_totals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_final_counts_open_as_unclosed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_being_written_is_skipped, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_retiring_thread_leaves_regions_out, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
