@@ -46,6 +46,33 @@ const char *signal_name(int signo)
 	return signal_names[signo];
 }
 
+static char ascii_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
+/* @a begins with @prefix (upper case), ignoring ASCII case: no locale in a signal handler. */
+static const char *prefix_skip(const char *a, const char *prefix)
+{
+	for (; *prefix; a++, prefix++)
+		if (ascii_upper(*a) != *prefix)
+			return 0;
+	return a;
+}
+
+int signal_number(const char *name)
+{
+	const char *bare = prefix_skip(name, "SIG");
+	const char *end;
+
+	if (!bare)
+		bare = name;
+	for (unsigned i = 1; *bare && i < ARRAY_SIZE(signal_names); i++)
+		if (signal_names[i] && (end = prefix_skip(bare, signal_names[i] + 3)) && !*end)
+			return (int)i;
+	return 0;
+}
+
 const char *errno_name(int err)
 {
 	if (err < 0)

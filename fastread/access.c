@@ -97,18 +97,18 @@ const char *fastread_user_access_problem_at(const char *root)
 	int c;
 
 	for (i = 0; i < sizeof(x86_pmus) / sizeof(x86_pmus[0]); i++) {
-		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", x86_pmus[i]);
+		snprintf(path, sizeof(path), FASTREAD_SYSFS_PMUS "/%s", x86_pmus[i]);
 		if (!path_exists(root, path))
 			continue;
 		/* rdpmc: 0 off, 1 while the mm has a mapped event, 2 always. */
-		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/rdpmc", x86_pmus[i]);
+		snprintf(path, sizeof(path), FASTREAD_SYSFS_PMUS "/%s/rdpmc", x86_pmus[i]);
 		c = file_first_char(root, path);
 		if (c == '0')
-			return "rdpmc is disabled (/sys/bus/event_source/devices/cpu/rdpmc is 0; "
-			       "as root: echo 1 > /sys/bus/event_source/devices/cpu/rdpmc)";
+			return "rdpmc is disabled (" FASTREAD_SYSFS_PMUS "/cpu/rdpmc is 0; "
+			       "as root: echo 1 > " FASTREAD_SYSFS_PMUS "/cpu/rdpmc)";
 		return NULL;
 	}
-	return "no hardware PMU (no /sys/bus/event_source/devices/cpu): "
+	return "no hardware PMU (no " FASTREAD_SYSFS_PMUS "/cpu): "
 	       "only software events, and those are read with read(2)";
 }
 #elif defined(__aarch64__)

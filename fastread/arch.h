@@ -1,6 +1,7 @@
 /*
  * fastread/arch.h: pick the counter and timestamp hooks of this architecture
- * (arch/<arch>.h); everything else in fastread/ is architecture-neutral.
+ * (arch/<arch>.h), and the attr hook of an open (arch_attr_user_read, in
+ * aarch64.h only); everything else in fastread/ is architecture-neutral.
  */
 #ifndef PFSHIM_FASTREAD_ARCH_H
 #define PFSHIM_FASTREAD_ARCH_H
@@ -14,6 +15,23 @@
 #include "fastread/arch/aarch64.h"
 #else
 #include "fastread/arch/generic.h"
+#endif
+
+/* An architecture that needs no bit in the attr for user reads defines no hook. */
+#ifndef FASTREAD_ARCH_USER_BIT
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#define FASTREAD_ARCH_USER_BIT 0
+
+static inline bool arch_attr_user_read(struct perf_event_attr *attr, uint64_t config1, int n)
+{
+	(void)attr;
+	(void)config1;
+	(void)n;
+	return false;
+}
 #endif
 
 #endif

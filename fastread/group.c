@@ -10,13 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fastread/arch.h"
 #include "fastread/internal.h"
-
-#define SYSFS_PMUS "/sys/bus/event_source/devices"
-
-/* arm64 PMUv3 config1 bits (format/long, format/rdpmc). */
-#define ARM64_CONFIG1_LONG	(1ULL << 0)
-#define ARM64_CONFIG1_RDPMC	(1ULL << 1)
 
 static int sys_perf_event_open(struct perf_event_attr *attr, int group_fd)
 {
@@ -27,32 +22,24 @@ static int sys_perf_event_open(struct perf_event_attr *attr, int group_fd)
 }
 
 /*
- * On arm64 a core-PMU event is readable from EL0 only when opened with config1
- * bit 1; bit 0 asks for a 64-bit counter and fails with EOPNOTSUPP where the
- * PMU has only 32-bit ones, so 32-bit is the second try (kernel-facts "arm64").
- * It is also the second try after EINVAL: in a group on cortex-a57 a second
- * 64-bit cycles cannot have the one 64-bit counter (the cycle counter), but a
- * 32-bit one fits on an event counter.
- * A last try without user access keeps the event counting through read(2).
+ * Where the attr must ask for user reads (arm64: config1 bits), try each way
+ * the architecture offers (arch_attr_user_read) while the kernel answers
+ * EOPNOTSUPP or EINVAL; a last try without user access keeps the event
+ * counting through read(2). Elsewhere one plain open.
  */
 static int event_open(struct perf_event_attr *attr, int group_fd)
 {
-#if defined(__aarch64__)
 	uint64_t config1 = attr->config1;
 	int fd;
 
-	if (!fastread_pmu_takes_user_bit(attr->type, SYSFS_PMUS))
-		return sys_perf_event_open(attr, group_fd);
-	attr->config1 = config1 | ARM64_CONFIG1_RDPMC | ARM64_CONFIG1_LONG;
-	fd = sys_perf_event_open(attr, group_fd);
-	if (fd != -EOPNOTSUPP && fd != -EINVAL)
-		return fd;
-	attr->config1 = (config1 | ARM64_CONFIG1_RDPMC) & ~ARM64_CONFIG1_LONG;
-	fd = sys_perf_event_open(attr, group_fd);
-	if (fd != -EOPNOTSUPP && fd != -EINVAL)
-		return fd;
-	attr->config1 = config1;
-#endif
+	if (FASTREAD_ARCH_USER_BIT && fastread_pmu_takes_user_bit(attr->type, FASTREAD_SYSFS_PMUS)) {
+		for (int n = 0; arch_attr_user_read(attr, config1, n); n++) {
+			fd = sys_perf_event_open(attr, group_fd);
+			if (fd != -EOPNOTSUPP && fd != -EINVAL)
+				return fd;
+		}
+		attr->config1 = config1;
+	}
 	return sys_perf_event_open(attr, group_fd);
 }
 

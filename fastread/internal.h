@@ -20,6 +20,9 @@ struct fastread_hooks {
 	uint64_t (*read_timestamp)(void);
 };
 
+/* The sysfs root of the PMUs: the only spelling of it in fastread/. */
+#define FASTREAD_SYSFS_PMUS "/sys/bus/event_source/devices"
+
 /* Bits of perf_event_mmap_page.capabilities (linux/perf_event.h bitfields). */
 #define FASTREAD_CAP_USER_RDPMC		(1ULL << 2)
 #define FASTREAD_CAP_USER_TIME		(1ULL << 3)
@@ -34,6 +37,47 @@ struct fastread_clock {
 	uint64_t cycles;	/* time_cycles */
 	uint64_t mask;		/* time_mask */
 };
+
+#define FASTREAD_ALWAYS_INLINE inline __attribute__((always_inline))
+#define FASTREAD_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+
+/*
+ * The seqlock of a metadata page, written once for read.c and timer.c: a pass
+ * is fastread_lock_begin(), the loads, fastread_lock_end(); it is consistent
+ * when both returned the same even value.
+ * The kernel rewrites a page only while its task is off the CPU or in an
+ * interrupt on that CPU, so for self-monitoring a compiler barrier would do
+ * (kernel-facts "The mmap page"). Acquire ordering costs nothing more on x86
+ * (TSO) and an ldar plus one dmb ishld per pass on arm64, and keeps the loop
+ * right against a writer on another CPU, which the unit tests' writer thread is.
+ */
+static FASTREAD_ALWAYS_INLINE uint32_t fastread_lock_begin(const struct perf_event_mmap_page *pc)
+{
+	uint32_t seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
+
+	__asm__ volatile("" ::: "memory");
+	return seq;
+}
+
+/* The lock once the pass has read everything it needs from @pc. */
+static FASTREAD_ALWAYS_INLINE uint32_t fastread_lock_end(const struct perf_event_mmap_page *pc)
+{
+	__asm__ volatile("" ::: "memory");
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return FASTREAD_READ_ONCE(pc->lock);
+}
+
+/*
+ * fastread_cycles_to_ns - @cyc timestamp cycles in ns with a page's time_mult
+ * and time_shift (@shift < 64): the formula of linux/perf_event.h, split so
+ * that it cannot overflow.
+ */
+static inline uint64_t fastread_cycles_to_ns(uint64_t cyc, uint32_t mult, uint16_t shift)
+{
+	uint64_t quot = cyc >> shift, rem = cyc & ((UINT64_C(1) << shift) - 1);
+
+	return quot * mult + ((rem * mult) >> shift);
+}
 
 /*
  * fastread_counter_extend - sign-extend a raw counter of @width bits (1..64):
@@ -53,15 +97,11 @@ static inline uint64_t fastread_counter_extend(uint64_t raw, unsigned width)
  */
 static inline uint64_t fastread_clock_delta(const struct fastread_clock *c, uint64_t cyc)
 {
-	uint64_t quot, rem;
-
 	if (c->is_short)
 		cyc = c->cycles + ((cyc - c->cycles) & c->mask);
 	if (c->shift >= 64)
 		return c->offset;	/* a page this odd carries no usable clock */
-	quot = cyc >> c->shift;
-	rem = cyc & ((UINT64_C(1) << c->shift) - 1);
-	return c->offset + quot * c->mult + ((rem * c->mult) >> c->shift);
+	return c->offset + fastread_cycles_to_ns(cyc, c->mult, c->shift);
 }
 
 /*

@@ -17,31 +17,8 @@
 #include "fastread/arch.h"
 #include "fastread/internal.h"
 
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
-
-/*
- * The kernel rewrites a page only while its task is off the CPU or in an
- * interrupt on that CPU, so for self-monitoring a compiler barrier would do
- * (kernel-facts "The mmap page"). Acquire ordering costs nothing more on x86
- * (TSO) and an ldar plus one dmb ishld per pass on arm64, and keeps the loop
- * right against a writer on another CPU, which the unit tests' writer thread is.
- */
-static ALWAYS_INLINE uint32_t lock_begin(const struct perf_event_mmap_page *pc)
-{
-	uint32_t seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
-
-	__asm__ volatile("" ::: "memory");
-	return seq;
-}
-
-/* The lock once the pass has read everything it needs from @pc. */
-static ALWAYS_INLINE uint32_t lock_end(const struct perf_event_mmap_page *pc)
-{
-	__asm__ volatile("" ::: "memory");
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return READ_ONCE(pc->lock);
-}
+#define ALWAYS_INLINE FASTREAD_ALWAYS_INLINE
+#define READ_ONCE(x) FASTREAD_READ_ONCE(x)
 
 /* The sum of the pages' locks once the pass has read them. */
 static ALWAYS_INLINE uint32_t locks_end(struct perf_event_mmap_page *const *pages, int nr)
@@ -187,14 +164,14 @@ static ALWAYS_INLINE int page_pass(const struct perf_event_mmap_page *pc,
 
 	if (!pc)
 		return -EAGAIN;
-	seq = lock_begin(pc);
+	seq = fastread_lock_begin(pc);
 	if (__builtin_expect(seq & 1, 0))
 		return -EINPROGRESS;
 	if (page_take(pc, h, &caps, &c) < 0)
 		return -EAGAIN;
 	if (__builtin_expect(times_stale(caps, &c), 0))
 		times_advance(pc, caps, h->read_timestamp(), &c);
-	if (lock_end(pc) != seq)
+	if (fastread_lock_end(pc) != seq)
 		return -EINPROGRESS;
 	out_store(out, 0, &c);
 	return 0;
@@ -227,7 +204,7 @@ again:
 
 		if (!pc)
 			return -EAGAIN;
-		seq = lock_begin(pc);
+		seq = fastread_lock_begin(pc);
 		if (__builtin_expect(seq & 1, 0))
 			goto again;
 		begin += seq;

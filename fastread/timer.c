@@ -31,12 +31,11 @@ int fastread_timer_init(struct fastread_timer *t, const struct fastread_group *g
 	if (!FASTREAD_ARCH_USER_READ || g->nr < 1 || !(pc = g->page[0]))
 		return -ENODATA;
 	do {
-		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
-		caps = pc->capabilities;
-		mult = pc->time_mult;
-		shift = pc->time_shift;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while ((seq & 1) || __atomic_load_n(&pc->lock, __ATOMIC_RELAXED) != seq);
+		seq = fastread_lock_begin(pc);
+		caps = FASTREAD_READ_ONCE(pc->capabilities);
+		mult = FASTREAD_READ_ONCE(pc->time_mult);
+		shift = FASTREAD_READ_ONCE(pc->time_shift);
+	} while ((seq & 1) || fastread_lock_end(pc) != seq);
 	if (!(caps & FASTREAD_CAP_USER_TIME) || mult == 0 || shift >= 64)
 		return -ENODATA;
 	t->mult = mult;
@@ -46,9 +45,5 @@ int fastread_timer_init(struct fastread_timer *t, const struct fastread_group *g
 
 uint64_t fastread_timer_ns(const struct fastread_timer *t)
 {
-	uint64_t cyc = arch_read_timestamp();
-
-	/* The formula of linux/perf_event.h, split so that it cannot overflow. */
-	return (cyc >> t->shift) * t->mult +
-	       (((cyc & ((UINT64_C(1) << t->shift) - 1)) * t->mult) >> t->shift);
+	return fastread_cycles_to_ns(arch_read_timestamp(), t->mult, t->shift);
 }

@@ -12,17 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const struct {
-	const char *name;
-	int number;
-} signal_names[] = {
-	{ "HUP", SIGHUP },   { "INT", SIGINT },	    { "QUIT", SIGQUIT }, { "USR1", SIGUSR1 },
-	{ "USR2", SIGUSR2 }, { "PIPE", SIGPIPE },   { "ALRM", SIGALRM }, { "TERM", SIGTERM },
-	{ "CHLD", SIGCHLD }, { "CONT", SIGCONT },   { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },
-	{ "TTOU", SIGTTOU }, { "URG", SIGURG },	    { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
-	{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH }, { "IO", SIGIO },
-	{ "PWR", SIGPWR },   { "SYS", SIGSYS },
-};
+#include "export/names.h"
 
 static int parse_number(const char *text, long min, long max)
 {
@@ -72,9 +62,7 @@ int config_signal_parse(const char *text)
 
 		signo = n < 0 ? n : SIGRTMAX - n;
 	} else {
-		for (size_t i = 0; i < sizeof(signal_names) / sizeof(signal_names[0]); i++)
-			if (strcasecmp(text, signal_names[i].name) == 0)
-				signo = signal_names[i].number;
+		signo = signal_number(text);	/* names from export/names.c's table */
 	}
 	return signo > 0 && signal_usable(signo) ? signo : -EINVAL;
 }

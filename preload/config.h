@@ -9,8 +9,9 @@
 #include <limits.h>
 
 #include "preload/events/events.h"
+#include "preload/events/pmu.h"
 
-#define CONFIG_SYSFS_DEFAULT "/sys/bus/event_source/devices"
+#define CONFIG_SYSFS_DEFAULT PMU_SYSFS_ROOT	/* the root is spelled once, in pmu.h */
 
 enum config_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 

@@ -1,11 +1,14 @@
 /*
  * fastread/arch/aarch64.h: read an arm64 PMU counter and the generic timer
- * from EL0, and nothing else; the seqlock loop lives once in fastread/read.c.
+ * from EL0, and the config1 bits that make an event readable there; the
+ * seqlock loop lives once in fastread/read.c.
  */
 #ifndef PFSHIM_FASTREAD_ARCH_AARCH64_H
 #define PFSHIM_FASTREAD_ARCH_AARCH64_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <linux/perf_event.h>
 
 #define FASTREAD_ARCH_USER_READ 1
 
@@ -58,6 +61,34 @@ static inline __attribute__((always_inline)) uint64_t arch_read_timestamp(void)
 
 	__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v));
 	return v;
+}
+
+/* PMUv3 config1 bits (format/long, format/rdpmc). */
+#define ARM64_CONFIG1_LONG	(1ULL << 0)
+#define ARM64_CONFIG1_RDPMC	(1ULL << 1)
+
+/* Events of a PMU whose format/ lists "rdpmc" ask for user reads in their attr. */
+#define FASTREAD_ARCH_USER_BIT 1
+
+/*
+ * arch_attr_user_read - set @attr->config1 for try @n (0, 1, ...) at opening
+ * an event readable from user space; @config1 is the event's own.
+ * Return: false when no try is left (fastread/group.c then opens the event
+ * as it came, counting through read(2)).
+ * A core-PMU event is readable from EL0 only with config1 bit 1; bit 0 asks
+ * for a 64-bit counter and fails with EOPNOTSUPP where the PMU has only
+ * 32-bit ones, so 32-bit is the second try (kernel-facts "arm64"). It is
+ * also the second try after EINVAL: in a group on cortex-a57 a second 64-bit
+ * cycles cannot have the one 64-bit counter (the cycle counter), but a
+ * 32-bit one fits on an event counter.
+ */
+static inline bool arch_attr_user_read(struct perf_event_attr *attr, uint64_t config1, int n)
+{
+	if (n == 0)
+		attr->config1 = config1 | ARM64_CONFIG1_RDPMC | ARM64_CONFIG1_LONG;
+	else if (n == 1)
+		attr->config1 = (config1 | ARM64_CONFIG1_RDPMC) & ~ARM64_CONFIG1_LONG;
+	return n <= 1;
 }
 
 #endif

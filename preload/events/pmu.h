@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <linux/perf_event.h>
 
+/* The sysfs root of the PMUs: the only spelling of it in preload/ (fastread/ has its own). */
 #define PMU_SYSFS_ROOT "/sys/bus/event_source/devices"
 #define PMU_NAME_MAX 64
 #define PMU_FORMAT_SPEC_MAX 64

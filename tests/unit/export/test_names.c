@@ -37,6 +37,24 @@ static void test_signal_table_complete(void **state)
 		assert_non_null(signal_name(s));
 }
 
+/* Names back to numbers, through the same table: what PFSHIM_SIGNAL takes. */
+static void test_signal_numbers(void **state)
+{
+	(void)state;
+	assert_int_equal(signal_number("USR1"), SIGUSR1);
+	assert_int_equal(signal_number("SIGUSR2"), SIGUSR2);
+	assert_int_equal(signal_number("sigTerm"), SIGTERM);
+	assert_int_equal(signal_number("io"), SIGIO);
+	assert_int_equal(signal_number("KILL"), SIGKILL);	/* a name; config refuses it */
+	assert_int_equal(signal_number(""), 0);
+	assert_int_equal(signal_number("SIG"), 0);
+	assert_int_equal(signal_number("USR"), 0);
+	assert_int_equal(signal_number("USR12"), 0);
+	assert_int_equal(signal_number("SIGSIGUSR1"), 0);
+	for (int s = 1; s < 32; s++)
+		assert_int_equal(signal_number(signal_name(s)), s);
+}
+
 static void test_errno_names(void **state)
 {
 	(void)state;
@@ -69,6 +87,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signal_names),
+		cmocka_unit_test(test_signal_numbers),
 		cmocka_unit_test(test_signal_table_complete),
 		cmocka_unit_test(test_errno_names),
 		cmocka_unit_test(test_reason_and_status),
