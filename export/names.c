@@ -28,7 +28,7 @@ static const char *const signal_names[] = {
 #endif
 };
 
-/* The errors perf_event_open, mmap and ioctl report (kernel-facts.md). */
+/* The errors perf_event_open, mmap and ioctl report (docs/kernel-notes.md "Errors"). */
 static const char *const errno_names[] = {
 	NAME(EPERM), NAME(ENOENT), NAME(ESRCH), NAME(EINTR), NAME(EIO),
 	NAME(ENXIO), NAME(E2BIG), NAME(EBADF), NAME(EAGAIN), NAME(ENOMEM),

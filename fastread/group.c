@@ -75,8 +75,8 @@ static void group_reset(struct fastread_group *g)
 /*
  * The leader opens disabled and the group is enabled as a whole at the end: a
  * leader counting while members were still being added gave page-fault counts
- * anywhere from 0 to 25,600 for 25,600 pages (kernel-facts "Open the leader
- * disabled"). inherit stays off: inherited per-task events cannot be mapped.
+ * anywhere from 0 to 25,600 for 25,600 pages (docs/kernel-notes.md "Open the
+ * leader disabled"). inherit stays off: inherited per-task events cannot be mapped.
  *
  * The leader also carries enable_on_exec. arm_pmu's validate_group() leaves a
  * leader in state OFF out of the count unless enable_on_exec is set, so a

@@ -47,9 +47,10 @@ struct fastread_clock {
  * when both returned the same even value.
  * The kernel rewrites a page only while its task is off the CPU or in an
  * interrupt on that CPU, so for self-monitoring a compiler barrier would do
- * (kernel-facts "The mmap page"). Acquire ordering costs nothing more on x86
- * (TSO) and an ldar plus one dmb ishld per pass on arm64, and keeps the loop
- * right against a writer on another CPU, which the unit tests' writer thread is.
+ * (docs/kernel-notes.md "The mmap page"). Acquire ordering costs nothing
+ * more on x86 (TSO) and an ldar plus one dmb ishld per pass on arm64, and
+ * keeps the loop right against a writer on another CPU, which the unit tests'
+ * writer thread is.
  */
 static FASTREAD_ALWAYS_INLINE uint32_t fastread_lock_begin(const struct perf_event_mmap_page *pc)
 {

@@ -1,7 +1,8 @@
 /*
  * fastread/scale.c: extrapolate a multiplexed count to its enabled time,
  * value * enabled / running, exactly and without 64-bit overflow
- * (kernel-facts "The mmap page": running == 0 is "not counted", never a divisor).
+ * (docs/kernel-notes.md "The mmap page": running == 0 is "not counted",
+ * never a divisor).
  */
 #include <errno.h>
 

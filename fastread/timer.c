@@ -12,9 +12,9 @@
 
 /*
  * The factors are those of the kernel's sched_clock, which it writes into
- * every page it gives cap_user_time (kernel-facts "The mmap page"); they are
- * fixed once that clock is registered at boot, so they are taken once, in
- * one seqlock pass, and kept. One exception is accepted: x86 refines the TSC
+ * every page it gives cap_user_time (docs/kernel-notes.md "The mmap
+ * page"); they are fixed once that clock is registered at boot, so they are
+ * taken once, in one seqlock pass, and kept. One exception is accepted: x86 refines the TSC
  * calibration about a second after boot and then writes new factors; a
  * thread set up before that keeps the old ones. Only regions' wall time
  * would drift by that correction, never a count.

@@ -17,7 +17,8 @@
  * needs one case per register. Each case is generated from ONE token: the
  * case label and the register name cannot disagree, and a repeated number is
  * a duplicate case label, i.e. a compile error (two widely used libraries
- * have entries 12 and 13 swapped in hand-written tables: kernel-facts "arm64").
+ * have entries 12 and 13 swapped in hand-written tables: docs/kernel-notes.md
+ * "arm64").
  */
 #define FASTREAD_PMEVCNTR_CASE(n)                                             \
 	case (n) + 1:                                                         \
@@ -77,10 +78,10 @@ static inline __attribute__((always_inline)) uint64_t arch_read_timestamp(void)
  * as it came, counting through read(2)).
  * A core-PMU event is readable from EL0 only with config1 bit 1; bit 0 asks
  * for a 64-bit counter and fails with EOPNOTSUPP where the PMU has only
- * 32-bit ones, so 32-bit is the second try (kernel-facts "arm64"). It is
- * also the second try after EINVAL: in a group on cortex-a57 a second 64-bit
- * cycles cannot have the one 64-bit counter (the cycle counter), but a
- * 32-bit one fits on an event counter.
+ * 32-bit ones, so 32-bit is the second try (docs/kernel-notes.md "arm64").
+ * It is also the second try after EINVAL: in a group on cortex-a57 a second
+ * 64-bit cycles cannot have the one 64-bit counter (the cycle counter), but
+ * a 32-bit one fits on an event counter.
  */
 static inline bool arch_attr_user_read(struct perf_event_attr *attr, uint64_t config1, int n)
 {

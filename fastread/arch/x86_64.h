@@ -11,7 +11,8 @@
 
 /*
  * rdpmc takes ECX = index - 1: the kernel's index already carries bit 30 for
- * the fixed counters (kernel-facts "x86"), so no translation is needed.
+ * the fixed counters (docs/kernel-notes.md "x86"), so no translation is
+ * needed.
  */
 static inline __attribute__((always_inline)) uint64_t arch_read_counter(uint32_t index)
 {

@@ -34,7 +34,7 @@ static int perf_open(struct perf_event_attr *attr, int group_fd)
 
 static bool is_software_zero_in_user_mode(const struct perf_event_attr *attr)
 {
-	/* Measured: with exclude_kernel these two always read 0 (kernel-facts.md). */
+	/* Measured: with exclude_kernel these two always read 0 (docs/kernel-notes.md). */
 	return attr->type == PERF_TYPE_SOFTWARE &&
 	       (attr->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
 		attr->config == PERF_COUNT_SW_CPU_MIGRATIONS);
@@ -204,7 +204,7 @@ int counters_open(struct counter_set *s, const struct event_list *events)
 			group_open(s, events, members, n);
 	}
 	remember_perf_inode(s);
-	/* Enable each group only now that all its members are in: see kernel-facts. */
+	/* Enable each group only now that all its members are in: docs/kernel-notes.md. */
 	for (int i = 0; i < s->nr; i++) {
 		if (s->c[i].fd >= 0 && s->c[i].leader == i)
 			ioctl(s->c[i].fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);

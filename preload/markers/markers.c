@@ -2,7 +2,8 @@
  * markers.c: the pfshim_v1_* functions behind pfshim.h. Each thread that
  * calls a marker gets its own, non-inherited counter groups (the kernel
  * refuses to mmap inherited events, and a mapped page describes the counter
- * of the thread that opened it: kernel-facts "inherit and mmap do not mix"),
+ * of the thread that opened it: docs/kernel-notes.md "inherit and mmap do
+ * not mix"),
  * read with fastread_group_read(), and its own region table (regions.c).
  *
  * Once a thread is set up, begin/end take no lock, allocate nothing and make

@@ -14,7 +14,7 @@
 
 /*
  * The 4 events of every read and marker comparison: software events, the only
- * ones the build machines have (kernel-facts "no hardware PMU").
+ * ones the build machines have (docs/kernel-notes.md "No hardware PMU").
  */
 #define BENCH_NR_EVENTS 4
 

@@ -43,8 +43,8 @@ struct subjects {
 
 /*
  * The same group fastread opens: this thread only, not inherited, leader
- * opened disabled and the group enabled at once (kernel-facts "Open the
- * leader disabled"), read_format with ID and both times.
+ * opened disabled and the group enabled at once (docs/kernel-notes.md "Open
+ * the leader disabled"), read_format with ID and both times.
  */
 static int group_open(void)
 {

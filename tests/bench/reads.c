@@ -6,9 +6,10 @@
  *
  *   reads BATCHES CALLS_PER_BATCH GOAL_RATIO
  *
- * Software events have no user-space read (kernel-facts: cap_user_rdpmc = 0,
- * index = 0), so fastread takes its read(2) fallback here: what is measured is
- * the fallback's cost over a bare read, not the rdpmc path.
+ * Software events have no user-space read (docs/kernel-notes.md:
+ * cap_user_rdpmc = 0, index = 0), so fastread takes its read(2) fallback
+ * here: what is measured is the fallback's cost over a bare read, not the
+ * rdpmc path.
  */
 #include <errno.h>
 #include <stdio.h>

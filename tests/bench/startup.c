@@ -9,8 +9,9 @@
  * The first variant is the baseline, the second the one under test (its goals
  * are checked), the third the competitor it must beat; any further ones are
  * context (warm only). Cold runs exist because the
- * first per-task perf_event_open after ~1 s idle costs 5-20 ms (kernel-facts
- * "The first open after idle is slow"): warm and cold are different figures.
+ * first per-task perf_event_open after ~1 s idle costs 5-20 ms
+ * (docs/kernel-notes.md "The first open after idle is slow"): warm and cold
+ * are different figures.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -167,7 +167,7 @@ total() {
 
 @test "reads are counted per thread: read(2) here, where software events have no user-space path" {
 	shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_calls" 10
-	# kernel-facts: software events' pages have index 0, so every read is a read(2).
+	# docs/kernel-notes.md: software events' pages have index 0, so every read is a read(2).
 	[ "$(jq '.regions.threads[0].user_reads' "$REPORTS")" -eq 0 ]
 	[ "$(jq '.regions.threads[0].syscall_reads' "$REPORTS")" -eq 40 ]
 }

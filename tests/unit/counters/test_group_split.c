@@ -1,6 +1,7 @@
 /*
  * test_group_split.c: preload/counters/group_split.c against a fake PMU that holds
- * a known number of events per group (no hardware PMU here: kernel-facts),
+ * a known number of events per group (no hardware PMU here:
+ * docs/kernel-notes.md),
  * so every split it must make is known in advance.
  */
 #include <errno.h>

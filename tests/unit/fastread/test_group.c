@@ -1,8 +1,8 @@
 /*
  * test_group.c: fastread/group.c and the read(2) side of
  * fastread/read.c with real perf events of this thread. Software events only
- * here (kernel-facts: no hardware PMU), so the fallback runs for real; a
- * hardware group is read too where a PMU exists (arm64 under QEMU).
+ * here (docs/kernel-notes.md: no hardware PMU), so the fallback runs for
+ * real; a hardware group is read too where a PMU exists (arm64 under QEMU).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +30,7 @@ static void attr_software(struct perf_event_attr *a, uint64_t config)
 	a->size = sizeof(*a);
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = config;
-	/* Allowed unprivileged at perf_event_paranoid 2 (kernel-facts "Permissions"). */
+	/* Allowed unprivileged at perf_event_paranoid 2 (docs/kernel-notes.md "Permissions"). */
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 }
