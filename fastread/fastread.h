@@ -86,16 +86,16 @@ int fastread_group_read(struct fastread_group *g, struct fastread_count *out);
  * last written): @out[i].value of every event, @out[0].enabled and
  * @out[0].running as fastread_group_read() gives them; the other events'
  * times are left as they were (a read(2) fallback fills them too). Saves
- * each member's time loads, checks and stores (arm64: ~10 instructions an
- * event). Same return values and rules.
+ * each member's time loads, checks and stores. Same return values and rules.
+ * For a caller that keeps an array of struct fastread_count; the markers,
+ * which keep a sample, use fastread_group_read_sample().
  */
 int fastread_group_read_leader_times(struct fastread_group *g, struct fastread_count *out);
 
 /*
  * fastread_group_read_sample - fastread_group_read_leader_times() written
  * straight into the caller's storage: @value[i] for each event of @g, the
- * leader's times into *@enabled and *@running; no struct to copy out of
- * (arm64: ~15 instructions a sample of 4 saved, counted in objdump -d).
+ * leader's times into *@enabled and *@running; no struct to copy out of.
  * Return: 0 with all of them from one instant; on a failure (negative
  * errno, as fastread_group_read()), @value may hold part of a user-space
  * pass that gave up: the caller must overwrite it from a copy of its own.

@@ -106,9 +106,8 @@ static ALWAYS_INLINE void times_advance(const struct perf_event_mmap_page *pc, u
  * Where a pass puts what it read: @count[i] per event (with its times, or the
  * leader's times only), or (sample) @value[i] per event and the leader's times
  * into *@enabled and *@running: straight into the caller's own storage, so
- * that markers.c reads into a region's sample with no copy (arm64: ~30
- * instructions a 4-event read). Each entry point builds one as a constant, and
- * the tests on it fold away.
+ * that markers.c reads into a region's sample with no copy. Each entry point
+ * builds one as a constant, and the tests on it fold away.
  */
 enum read_out_form {
 	READ_OUT_COUNTS,	/* count[i], each with its times */
@@ -230,10 +229,10 @@ again:
 
 /*
  * Return: 0, -EAGAIN (use read(2)), or -EINVAL for a group size out of range.
- * The one-event pass retries through this loop rather than a loop of its own:
- * GCC 12 then lays its path out straight, without the alignment padding and
- * register set-up it puts before an inner loop (a few of its ~47 instructions
- * on aarch64, counted along the path in objdump -d; docs/fastread.md "Costs").
+ * The one-event pass retries through this loop rather than a loop of its own,
+ * so that the compiler lays its path out straight, without the alignment
+ * padding and register set-up it puts before an inner loop (docs/performance.md
+ * "Figures behind the code").
  */
 static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
 				    const struct fastread_hooks *h, const struct read_out *out)

@@ -626,7 +626,6 @@ static void group_rename(struct event_spec *spec, const char *mods_text, int had
 		memcpy(spec->name, name, (size_t)n + 1);
 }
 
-/* After '}': optional ":mods" for every member, then the group gets its index. */
 /* Offset of the modifiers after a group's '}' ("{a,b}:u", "{a,b} : u"), or 0. */
 static size_t group_mods_start(const char *text, size_t pos, size_t len)
 {

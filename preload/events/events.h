@@ -5,7 +5,9 @@
  * becomes a list of perf_event_attr with the name the user wrote. Names are
  * resolved against built-in tables (hardware, software, hardware-cache) and
  * against sysfs PMU descriptions (type, format/, events/, .scale, .unit).
- * The parser only parses: it opens nothing and prints nothing.
+ * The parser prints nothing: every warning goes to the caller's callback.
+ * It reads sysfs (through pmu.c and pmu_catalog.c) for the names that are
+ * not built in, and only for those; it opens no counter.
  */
 #ifndef PFSHIM_PRELOAD_EVENTS_EVENTS_H
 #define PFSHIM_PRELOAD_EVENTS_EVENTS_H

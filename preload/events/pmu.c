@@ -1,7 +1,9 @@
 /*
  * pmu.c: reads the sysfs description of a PMU (type, format/, events/).
- * Small reads through open/read/close, no stdio and no allocation, because
- * this runs in the preload constructor before the program's own main().
+ * Small files through open/read/close, never through a FILE: this runs in
+ * the preload constructor, before the program's own main(), and must leave
+ * its stdio alone. Paths are joined with snprintf() (no stream); walking a
+ * directory takes opendir(), which allocates and frees before returning.
  */
 #include "preload/events/pmu.h"
 

@@ -227,8 +227,8 @@ static uint64_t monotonic_ns(void)
 /*
  * A region's wall clock: where the thread's counters are read from user
  * space, the counter their pages' times come from (cntvct_el0 on arm64),
- * at ~10 instructions against ~64 for clock_gettime() through glibc and
- * the vDSO (QEMU arm64, make bench-arm64), else CLOCK_MONOTONIC. Chosen
+ * a fraction of the cost of clock_gettime() through glibc and the vDSO
+ * (docs/performance.md "Figures behind the code"), else CLOCK_MONOTONIC. Chosen
  * once per thread: the two clocks have different origins, so a begin and
  * its end must read the same one. Both count the same counter at nominal
  * rate; they differ by NTP's correction only (parts per million).
@@ -301,8 +301,9 @@ static __attribute__((noinline)) int groups_sample(struct marker_thread *t, uint
 
 /*
  * The common case, one group, inlined into begin and end: no loop and no
- * frame of its own around the read (a frame saving ten registers for the
- * loop was ~20 instructions a sample on arm64, objdump -d).
+ * frame of its own around the read (the loop's frame saves registers that
+ * the one-group case does not need: docs/performance.md "Figures behind the
+ * code").
  */
 static inline __attribute__((always_inline)) int counters_sample(struct marker_thread *t,
 								  uint64_t *dst,

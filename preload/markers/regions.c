@@ -263,9 +263,9 @@ static void slot_close_call(struct region_slot *s, const struct region_layout *l
 	int en, run, i;
 
 	/*
-	 * Two at a time, the last alone when 1 + E + 2G is odd: a third fewer
-	 * loop instructions (GCC 12 -O2 neither unrolls nor vectorizes it).
-	 * QEMU arm64, 4 events (7 values): a pair 781 -> 763 instructions.
+	 * Two at a time, the last alone when 1 + E + 2G is odd: fewer loop
+	 * instructions, where the compiler neither unrolls nor vectorizes it
+	 * (measured: docs/performance.md "Figures behind the code").
 	 */
 	for (i = 0; i + 1 < nr_values; i += 2) {
 		uint64_t a = now[i] - start[i], b = now[i + 1] - start[i + 1];

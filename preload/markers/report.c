@@ -38,6 +38,16 @@ static void *arena_take(struct arena *a, size_t n)
 	return p;
 }
 
+/*
+ * The arena's size, counted from what regions_build() takes, take by take:
+ * per live thread a snapshot (thread_size) and its entries in snaps[] and
+ * skipped[]; one copy of the totals; per listed thread its report_thread
+ * and up to capacity regions with their values; per name a total with its
+ * values. arena_take() rounds each take up to 8 bytes, which the + 8 and
+ * + 16 terms cover; the + 64s and EVENTS_MAX ints are spare. A new take in
+ * regions_build() needs its term here (tests/unit/markers/test_report.c
+ * builds a report with every kind of take).
+ */
 static size_t arena_need(uint32_t nr_threads, uint32_t nr_live)
 {
 	const struct region_layout *l = &markers.layout;

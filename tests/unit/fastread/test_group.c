@@ -83,14 +83,25 @@ static char *fresh_pages(int n)
 	return mem;
 }
 
+/*
+ * The public reads that fill an array of struct fastread_count: every value,
+ * and every event's times (fastread_group_read) or the leader's
+ * (fastread_group_read_leader_times; read(2) fills the members' too).
+ */
+struct group_reader {
+	int (*read)(struct fastread_group *g, struct fastread_count *out);
+};
+static struct group_reader by_counts = { fastread_group_read };
+static struct group_reader by_leader_times = { fastread_group_read_leader_times };
+
 static void test_software_group_reads_through_read2(void **state)
 {
+	const struct group_reader *reader = *state ? *state : &by_counts;
 	struct fastread_group g;
 	struct fastread_count before[2], after[2];
 	uint64_t plain[2];
 	char *mem = fresh_pages(TOUCHED_PAGES);
 
-	(void)state;
 	assert_int_equal(open_clock_and_faults(&g), 0);
 	assert_int_equal(g.nr, 2);
 	/* Software events are never on a PMU counter: mapped, but index 0. */
@@ -98,9 +109,9 @@ static void test_software_group_reads_through_read2(void **state)
 	assert_non_null(g.page[1]);
 	assert_int_equal(g.page[1]->index, 0);
 
-	assert_int_equal(fastread_group_read(&g, before), 0);
+	assert_int_equal(reader->read(&g, before), 0);
 	touch_pages(mem, TOUCHED_PAGES);
-	assert_int_equal(fastread_group_read(&g, after), 0);
+	assert_int_equal(reader->read(&g, after), 0);
 	plain_read(&g, plain, 2);
 
 	assert_true(after[1].value - before[1].value >= TOUCHED_PAGES);
@@ -452,6 +463,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_software_group_reads_through_read2),
+		{ "test_software_group_reads_through_read2 (leader times)",
+		  test_software_group_reads_through_read2, NULL, NULL, &by_leader_times },
 		cmocka_unit_test(test_fallback_matches_by_id),
 		cmocka_unit_test(test_one_unreadable_page_costs_one_read2),
 		cmocka_unit_test(test_close_unmaps_and_closes),
