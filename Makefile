@@ -1,5 +1,7 @@
-# pfshim: the front door. `make`, `make check`, `make demo`, `make bench`,
-# `make install PREFIX=/usr/local DESTDIR=`; V=1 shows every command.
+# pfshim: the front door. `make help` lists every target. The usual ones:
+# `make` (the libraries), `make unit` and `make e2e` (the fast suites),
+# `make check` (those and `test-arm64`, under QEMU), `make demo`, `make bench`,
+# `make install PREFIX=/usr/local DESTDIR=`. V=1 shows every command.
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -52,8 +54,36 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 LIB := $(BUILD)/libpfshim.so
 
-.PHONY: all check unit e2e demo bench install uninstall clean deps
+.PHONY: all check unit e2e demo bench install uninstall clean deps help
 all: $(LIB) $(BUILD)/libfastread.a
+
+# Every target a person types; the fragments' own are listed here too.
+help:
+	@echo 'Build'
+	@echo '  make, make all       build/libpfshim.so and build/libfastread.a (V=1: every command)'
+	@echo '  make install         the libraries, pfshim.h, fastread/fastread.h and their pkg-config'
+	@echo '                       files under PREFIX (/usr/local), staged under DESTDIR'
+	@echo '  make uninstall       remove what install wrote'
+	@echo '  make clean           remove build/ (the arm64 kernel cache stays)'
+	@echo 'Test'
+	@echo '  make unit            cmocka unit tests (tests/unit/), seconds'
+	@echo '  make e2e             bats end-to-end tests on real programs (tests/e2e/), about 20 s'
+	@echo '  make test-arm64      fastread and the shim on an emulated arm64 PMU under QEMU, ~1 min;'
+	@echo '                       the first run downloads a Debian arm64 kernel (network)'
+	@echo '  make test-arm64-max, make test-arm64-cortex-a57   one CPU model of test-arm64'
+	@echo '  make arm64-initramfs the guest image test-arm64 boots (built by it)'
+	@echo '  make check           unit, e2e and test-arm64; as root it installs the Debian'
+	@echo '                       packages it needs with apt-get (tests/deps.sh)'
+	@echo '  make deps            only that: the test packages (named, when not root)'
+	@echo '  make arm64-deps      the packages of the arm64 harness'
+	@echo 'Look and measure'
+	@echo '  make demo            run examples/ under the shim'
+	@echo '  make demo-matmul     regions per phase of a matrix multiply'
+	@echo '  make demo-threads    regions per thread'
+	@echo '  make bench           costs side by side with perf stat and PAPI (prints, asserts nothing)'
+	@echo '  make bench-arm64     instruction counts of a read and a marker pair under QEMU'
+	@echo '  make bench-deps      the packages bench needs'
+	@echo '  make help            this list'
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -120,17 +150,25 @@ demo-matmul: $(LIB) $(BUILD)/examples/matmul
 demo-threads: $(LIB) $(BUILD)/examples/threads
 	$(Q)LD_PRELOAD=$(abspath $(LIB)) $(BUILD)/examples/threads
 
+# fastread's header goes where its own #include "fastread/fastread.h" finds
+# it: <prefix>/include/fastread/. It includes only libc and kernel headers.
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/fastread \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim.so
 	install -m 0644 $(BUILD)/libfastread.a $(DESTDIR)$(PREFIX)/lib/libfastread.a
 	install -m 0644 include/pfshim.h $(DESTDIR)$(PREFIX)/include/pfshim.h
+	install -m 0644 fastread/fastread.h $(DESTDIR)$(PREFIX)/include/fastread/fastread.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' pfshim.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' fastread/fastread.pc.in \
+		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libpfshim.so $(DESTDIR)$(PREFIX)/lib/libfastread.a \
-		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
+		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc \
+		$(DESTDIR)$(PREFIX)/include/fastread/fastread.h \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc
+	-rmdir $(DESTDIR)$(PREFIX)/include/fastread 2>/dev/null
 
 clean:
 	rm -rf $(BUILD)

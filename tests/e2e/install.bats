@@ -26,3 +26,72 @@ load helpers
 	run env LD_PRELOAD="$dest/usr/lib/libpfshim.so" PFSHIM_OUTPUT=/dev/null "$BATS_TEST_TMPDIR/p"
 	[ "$output" = 1 ]
 }
+
+@test "make install: fastread alone, built against the installed header and archive with pkg-config" {
+	dest="$BATS_TEST_TMPDIR/dest"
+	make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/fr >/dev/null
+	[ -f "$dest/opt/fr/include/fastread/fastread.h" ]
+	pc="$dest/opt/fr/lib/pkgconfig/fastread.pc"
+	grep -qx 'prefix=/opt/fr' "$pc"
+	# The .pc names /opt/fr; the staged copy is under $dest, which pkg-config's sysroot adds.
+	export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$dest"
+	[ "$(pkg-config --cflags fastread | tr -d ' ')" = "-I$dest/opt/fr/include" ]
+	# A thread's page-faults around 64 fresh pages, through the installed copy only.
+	cat >"$BATS_TEST_TMPDIR/fr.c" <<'C'
+#include <fastread/fastread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+int main(void)
+{
+	struct perf_event_attr a;
+	struct fastread_group g;
+	struct fastread_count before[1], after[1];
+	char *p = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.exclude_kernel = a.exclude_hv = 1;
+	if (p == MAP_FAILED || fastread_group_open(&g, &a, 1) != 0 ||
+	    fastread_group_read(&g, before) != 0)
+		return 1;
+	for (int i = 0; i < 64; i++)
+		((volatile char *)p)[i * 4096] = 1;
+	if (fastread_group_read(&g, after) != 0)
+		return 1;
+	printf("%llu\n", (unsigned long long)(after[0].value - before[0].value));
+	fastread_group_close(&g);
+	return 0;
+}
+C
+	cc $(pkg-config --cflags fastread) -o "$BATS_TEST_TMPDIR/fr" "$BATS_TEST_TMPDIR/fr.c" \
+		$(pkg-config --libs fastread)
+	# Nothing of the build tree: no path into it, no libpfshim.
+	! grep -q "$ROOT" <(pkg-config --cflags --libs fastread)
+	! ldd "$BATS_TEST_TMPDIR/fr" | grep -q pfshim
+	run "$BATS_TEST_TMPDIR/fr"
+	[ "$status" -eq 0 ]
+	[ "$output" -ge 64 ]
+	[ "$output" -lt 128 ]
+}
+
+@test "make uninstall removes what make install wrote" {
+	dest="$BATS_TEST_TMPDIR/dest"
+	make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/x >/dev/null
+	make -s -C "$ROOT" uninstall DESTDIR="$dest" PREFIX=/opt/x >/dev/null
+	[ -z "$(find "$dest" -type f)" ]
+}
+
+@test "make help lists every target a person types, the fragments' included" {
+	run make -s -C "$ROOT" help
+	[ "$status" -eq 0 ]
+	targets=$(sed -n 's/^\.PHONY: *//p' "$ROOT/Makefile" "$ROOT"/tests/*/*.mk | tr ' ' '\n' |
+		grep -v '\$\|^[A-Z_0-9]*$')
+	[ -n "$targets" ]
+	for t in $targets; do
+		grep -q "make $t\b" <<<"$output" || { echo "make help does not name $t"; false; }
+	done
+}
