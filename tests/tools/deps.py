@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""deps.py: the file-level dependencies of the shim's code, counted as
+docs/design.md counts them ("How the layout is measured").
+
+A unit is a top-level file of preload/ (its .c with its .h), or a folder:
+each folder of preload/ (events/, counters/, markers/), and fastread/,
+export/, include/. Unit A depends on unit B when a file of A includes a
+header of B (#include "..."), or when an object of A references a symbol
+(function or variable) that exactly one object defines, and it is B's
+(nm of the objects `make` built). A dependency points up when it goes from
+a lower layer of the data flow to a higher one (LAYERS below). A cycle is a
+set of two or more units that all reach each other.
+
+Usage: make && python3 tests/tools/deps.py [BUILD_DIR] [-v]
+"""
+import os
+import re
+import subprocess
+import sys
+
+# Top to bottom: the lifecycle drives the rooms, the rooms use the leaves.
+# Before preload/ had folders its rooms were prefixes; their files are
+# layered as the rooms' parts are: the entry file over its helpers.
+# A unit not listed here (a new file) is reported as such, never guessed.
+LAYERS = [
+    ["preload/shim"],
+    ["preload/process"],
+    ["preload/config", "preload/output", "preload/markers/", "preload/markers"],
+    ["preload/markers_report"],
+    ["preload/markers_state", "preload/regions"],
+    ["preload/counters/", "preload/group"],
+    ["preload/group_split"],
+    ["preload/events/", "preload/events"],
+    ["preload/event_tables", "preload/pmu_catalog", "preload/suggest"],
+    ["preload/pmu"],
+    ["preload/warn"],
+    ["preload/fd"],
+    ["fastread/", "export/", "include/"],
+]
+LAYER_OF = {u: i for i, layer in enumerate(LAYERS) for u in layer}
+
+
+def unit_of(path):
+    parts = path.split("/")
+    if parts[0] in ("fastread", "export", "include"):
+        return parts[0] + "/"
+    if parts[0] == "preload" and len(parts) > 2:
+        return "preload/" + parts[1] + "/"
+    if parts[0] == "preload":
+        return "preload/" + os.path.splitext(parts[1])[0]
+    return None
+
+
+def sources():
+    out = []
+    for top in ("preload", "fastread", "export", "include"):
+        for root, _, files in os.walk(top):
+            out += [os.path.join(root, f) for f in files if f.endswith((".c", ".h"))]
+    return sorted(out)
+
+
+def include_edges(files):
+    edges = set()
+    for f in files:
+        with open(f) as fh:
+            for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', fh.read(), re.M):
+                target = m.group(1)
+                if not os.path.exists(target):	# "pfshim.h" through -Iinclude
+                    target = os.path.join("include", target)
+                if os.path.exists(target):
+                    edges.add((unit_of(f), unit_of(target)))
+    return edges
+
+
+def symbol_edges(files, build):
+    defined, used = {}, {}
+    for f in files:
+        if not f.endswith(".c"):
+            continue
+        obj = os.path.join(build, "obj", f[:-2] + ".o")
+        if not os.path.exists(obj):
+            sys.exit(f"deps.py: {obj} missing: run make first")
+        nm = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+        for line in nm.splitlines():
+            fields = line.split()
+            if len(fields) == 2 and fields[0] == "U":
+                used.setdefault(f, set()).add(fields[1])
+            elif len(fields) == 3 and fields[1] in "TDBR":
+                defined.setdefault(fields[2], []).append(f)
+    edges = set()
+    for f, syms in used.items():
+        for s in syms:
+            where = defined.get(s, [])
+            if len(where) == 1:
+                edges.add((unit_of(f), unit_of(where[0])))
+    return edges
+
+
+def cycles(units, edges):
+    """Strongly connected components of two or more units (Tarjan)."""
+    succ = {u: sorted(b for a, b in edges if a == u) for u in units}
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in succ[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for u in sorted(units):
+        if u not in index:
+            visit(u)
+    return out
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "-v"]
+    verbose = "-v" in sys.argv[1:]
+    build = args[0] if args else "build"
+    files = sources()
+    units = {unit_of(f) for f in files}
+    edges = {(a, b) for a, b in include_edges(files) | symbol_edges(files, build) if a != b}
+    unknown = sorted(u for u in units if u not in LAYER_OF)
+    up = sorted((a, b) for a, b in edges
+                if a in LAYER_OF and b in LAYER_OF and LAYER_OF[b] < LAYER_OF[a])
+    cyc = cycles(units, edges)
+    print(f"units {len(units)}, dependencies {len(edges)}, pointing up {len(up)}, "
+          f"cycles {len(cyc)}")
+    for a, b in up:
+        print(f"  up:    {a} -> {b}")
+    for c in cyc:
+        print(f"  cycle: {' <-> '.join(c)}")
+    for u in unknown:
+        print(f"  no layer: {u} (add it to LAYERS in tests/tools/deps.py)")
+    if verbose:
+        for a, b in sorted(edges):
+            print(f"  {a} -> {b}")
+
+
+if __name__ == "__main__":
+    main()
