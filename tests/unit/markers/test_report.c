@@ -23,29 +23,19 @@ static struct fastread_group live_groups[1];
 static struct marker_thread live;
 static int load, solve;
 
-/* A sample at time @t where both events read @a and @b, always running. */
-static const uint64_t *sample(uint64_t t, uint64_t a, uint64_t b)
-{
-	static uint64_t v[5];
-
-	v[0] = t;
-	v[1] = a;
-	v[2] = b;
-	v[3] = t;
-	v[4] = t;
-	return v;
-}
-
 /* A call of region @id in @t from @begin to @end, each { time, ev0, ev1 }; no end: left open. */
 static void call(struct region_thread *t, int id, const uint64_t begin[3], const uint64_t *end)
 {
 	const struct region_layout *l = &markers.layout;
+	/* { wall, ev0, ev1, enabled, running }: the group ran all the time. */
+	uint64_t v[5] = { begin[0], begin[1], begin[2], begin[0], begin[0] };
 
-	assert_int_equal(region_begin(t, l, (uint32_t)id, markers_names_nr(),
-				      sample(begin[0], begin[1], begin[2])), 0);
-	if (end)
-		assert_int_equal(region_end(t, l, (uint32_t)id, markers_names_nr(),
-					    sample(end[0], end[1], end[2])), 0);
+	assert_int_equal(region_begin(t, l, (uint32_t)id, markers_names_nr(), v), 0);
+	if (!end)
+		return;
+	memcpy(v, end, 3 * sizeof(*v));
+	v[3] = v[4] = end[0];
+	assert_int_equal(region_end(t, l, (uint32_t)id, markers_names_nr(), v), 0);
 }
 
 /*
