@@ -168,7 +168,7 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc \
 		$(DESTDIR)$(PREFIX)/include/fastread/fastread.h \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc
-	-rmdir $(DESTDIR)$(PREFIX)/include/fastread 2>/dev/null
+	rmdir $(DESTDIR)$(PREFIX)/include/fastread 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)
