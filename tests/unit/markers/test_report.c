@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -264,6 +265,69 @@ static void test_retiring_thread_leaves_regions_out(void **state)
 	markers_report_release(&m);
 }
 
+/* Fill @t's table to capacity, one call each, with names from the @first-th id on. */
+static void table_fill(struct region_thread *t, int first)
+{
+	const struct region_layout *l = &markers.layout;
+
+	for (int k = first; t->nr_slots < (uint32_t)l->capacity; k++) {
+		int id = k % REGIONS_NAMES_MAX;
+
+		if (!t->slot_of[id])
+			call(t, id, (const uint64_t[]){ 0, 0, 0 }, (const uint64_t[]){ 10, 1, 2 });
+	}
+}
+
+/*
+ * The largest report: every name in use, every retired table listed and
+ * full, live threads full too. Its arena is sized by arena_need(): nothing
+ * may be left out. Last in the list: it interns names that the other tests
+ * do not expect.
+ */
+static void test_largest_report_fits(void **state)
+{
+	const struct region_layout *l = &markers.layout;
+	struct marker_thread more[2];
+	struct markers_report m;
+	const struct report_regions *r;
+
+	char name[16];
+
+	(void)state;
+	for (int k = 0; markers_names_nr() < REGIONS_NAMES_MAX; k++) {
+		snprintf(name, sizeof(name), "r%d", k);
+		assert_true(region_names_intern(&markers_names, name) >= 0);
+	}
+	for (int i = 0; i < MARKERS_RETIRED_MAX; i++) {
+		struct region_thread *t = (struct region_thread *)(markers.retired + i * l->thread_size);
+
+		region_thread_init(t, l, 1000 + i);
+		table_fill(t, i * l->capacity);
+		region_totals_merge(markers.totals, l, t, 0);
+	}
+	atomic_store(&markers.retired_nr, MARKERS_RETIRED_MAX);
+	table_fill(live.regions, 0);
+	for (int i = 0; i < 2; i++) {
+		more[i] = (struct marker_thread){ .groups = live_groups };
+		more[i].regions = calloc(1, l->thread_size);
+		region_thread_init(more[i].regions, l, 300 + i);
+		table_fill(more[i].regions, 0);
+		atomic_store(&markers.live[1 + i], &more[i]);
+	}
+
+	r = markers_report_build(&m, true);
+	assert_null(r->note);
+	assert_int_equal(r->nr_threads, MARKERS_RETIRED_MAX + 3);
+	for (int i = 0; i < r->nr_threads; i++)
+		assert_int_equal(r->threads[i].nr_regions, l->capacity);
+	assert_int_equal(r->nr_totals, REGIONS_NAMES_MAX);
+	markers_report_release(&m);
+	for (int i = 0; i < 2; i++) {
+		atomic_store(&markers.live[1 + i], NULL);
+		free(more[i].regions);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +340,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_retiring_thread_leaves_regions_out, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_largest_report_fits, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
