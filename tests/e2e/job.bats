@@ -62,11 +62,11 @@ SH
 }
 
 @test "a pipeline: its output as without the shim, its members' reports in the job" {
-	pipeline='seq 1 2000 | sort -rn | head -3 | tr "\n" " "'
+	pipeline='seq 1 2000 | sort -rn | tail -3 | tr "\n" " "'
 	expected=$(sh -c "$pipeline" 2>&1)
 	run -0 under sh -c "out=\$($pipeline 2>&1); echo \"\$out\""
 	[ "${lines[0]}" = "$expected" ]
-	for p in seq sort head tr; do
+	for p in seq sort tail tr; do
 		jq -s -e --arg p "$p" 'map(select(.program == $p)) | length == 1' "$(job_dir)"*.json
 	done
 }
