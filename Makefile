@@ -48,8 +48,24 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 LIB := $(BUILD)/libpfshim.so
 
-.PHONY: all check unit e2e demo bench install uninstall clean deps
-all: $(LIB) $(BUILD)/libfastread.a
+# The pfshim command (tools/pfshim/): run a job under the shim, sum reports.
+# It links libjansson (Debian libjansson-dev); the shim never does. `make`
+# builds it when jansson is installed; `make e2e` and `make tool` install it.
+TOOL     := $(BUILD)/pfshim
+TOOL_SRC := $(wildcard tools/pfshim/*.c)
+HAVE_JANSSON := $(shell pkg-config --exists jansson 2>/dev/null && echo yes)
+
+.PHONY: all check unit e2e demo bench install uninstall clean deps tool
+all: $(LIB) $(BUILD)/libfastread.a $(if $(HAVE_JANSSON),$(TOOL))
+
+tool: deps
+	$(Q)$(MAKE) --no-print-directory $(TOOL)
+
+$(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
+		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -100,6 +116,7 @@ unit: deps $(UNIT_BIN)
 	$(Q)set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
+	$(Q)$(MAKE) --no-print-directory $(TOOL)
 	$(Q)bats --print-output-on-failure tests/e2e
 
 check: unit e2e test-arm64
@@ -122,11 +139,14 @@ install: all
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim.so
 	install -m 0644 $(BUILD)/libfastread.a $(DESTDIR)$(PREFIX)/lib/libfastread.a
 	install -m 0644 include/pfshim.h $(DESTDIR)$(PREFIX)/include/pfshim.h
+	$(if $(wildcard $(TOOL)),install -d $(DESTDIR)$(PREFIX)/bin && \
+		install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pfshim)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' pfshim.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libpfshim.so $(DESTDIR)$(PREFIX)/lib/libfastread.a \
-		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
+		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc \
+		$(DESTDIR)$(PREFIX)/bin/pfshim
 
 clean:
 	rm -rf $(BUILD)
