@@ -372,8 +372,9 @@ static bool root_note(void)
 	buf_init(&b, count, sizeof(count));
 	buf_put_u64(&b, (uint64_t)n);
 	buf_finish(&b);
-	warn_line(count, n == 1 ? " descendant process reported to " :
-				   " descendant processes reported to ",
+	/* reports, not processes: a fork+exec leaves one per image */
+	warn_line(count, n == 1 ? " report of a descendant process in " :
+				   " reports of descendant processes in ",
 		  job.dir, " (see: pfshim report ", job.dir, ")", NULL);
 	return true;
 }

@@ -51,7 +51,7 @@ SH
 	grep -qx 'uname: \[Linux\]' with.out
 	# the root's own report is on its stderr, and the job is named
 	grep -q "Performance counter stats for '$(sh_name)'" with.err
-	grep -q 'descendant processes reported to' with.err
+	grep -q 'reports of descendant processes in' with.err
 	[ "$(grep -c 'Performance counter stats' with.err)" -eq 1 ]
 }
 
@@ -76,7 +76,7 @@ SH
 	n=$(jq -s 'map(select(.program == "true")) | length' "$(job_dir)"*.json)
 	[ "$n" -eq 20 ]
 	total=$(job_reports)
-	[[ "$output" == *"pfshim: $total descendant processes reported to $(job_dir) "* ]]
+	[[ "$output" == *"pfshim: $total reports of descendant processes in $(job_dir) "* ]]
 	# every descendant of the same script, with PFSHIM_OUTPUT to one file: as many
 	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_FORMAT=json \
 		PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/all.jsonl" \
@@ -145,7 +145,7 @@ SH
 @test "without XDG_RUNTIME_DIR the job lives in /dev/shm/pfshim-UID, mode 0700" {
 	run -0 env -u XDG_RUNTIME_DIR LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
 		sh -c 'x=$(/bin/true 2>&1); [ -z "$x" ]'
-	dir=$(sed -n 's/.*reported to \([^ ]*\) .*/\1/p' <<<"$output")
+	dir=$(sed -n 's/.*descendant processes* in \([^ ]*\) (see.*/\1/p' <<<"$output")
 	[[ "$dir" == /dev/shm/pfshim-$(id -u)/job-* ]]
 	[ "$(stat -c %a "/dev/shm/pfshim-$(id -u)")" = 700 ]
 	rm -r "$dir"

@@ -151,7 +151,7 @@ group() {
 	mkdir -m 0700 run
 	run -0 env XDG_RUNTIME_DIR="$PWD/run" LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults \
 		sh -c 'for i in 1 2 3; do /bin/true; done'
-	dir=$(sed -n 's/.*reported to \([^ ]*\) .*/\1/p' <<<"$output")
+	dir=$(sed -n 's/.*descendant processes* in \([^ ]*\) (see.*/\1/p' <<<"$output")
 	run -0 "$PFSHIM" report --json "$dir"
 	[ "$(jq '.programs[] | select(.program == "true") | .reports' <<<"$output")" -eq 3 ]
 }
