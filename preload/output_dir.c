@@ -26,12 +26,27 @@ static struct {
 	char name[NAME_MAX + 1];
 } published;
 
+/*
+ * The host name as a file name's first part: anyone who may call
+ * sethostname() (root in a UTS namespace of their own) chooses it, so '/'
+ * (a path), a leading '.' (a hidden file readers skip) and control bytes
+ * become '_'.
+ */
+static void put_host(struct buf *b, const char *host)
+{
+	if (!host || !*host)
+		host = "localhost";
+	for (const char *h = host; *h; h++)
+		buf_putc(b, *h == '/' || (unsigned char)*h < 0x20 || *h == 0x7f ||
+				    (h == host && *h == '.') ? '_' : *h);
+}
+
 int output_dir_name(const struct output_names *names, char *name, size_t size)
 {
 	struct buf b;
 
 	buf_init(&b, name, size);
-	buf_puts(&b, names->host && *names->host ? names->host : "localhost");
+	put_host(&b, names->host);
 	buf_puts(&b, ".r");
 	if (names->rank && *names->rank) {
 		size_t n = strlen(names->rank);

@@ -37,6 +37,24 @@ static void test_name(void **state)
 	assert_int_equal(output_dir_name(&n, name, 10), -ENAMETOOLONG);
 }
 
+/* A host name is someone's choice (sethostname in a namespace): never a path, never hidden. */
+static void test_name_hostile_host(void **state)
+{
+	struct output_names n = names;
+	char name[128];
+
+	(void)state;
+	n.host = "../x/\n";
+	assert_int_equal(output_dir_name(&n, name, sizeof(name)), 0);
+	assert_string_equal(name, "_._x__.r000003.p0004242.20231114T221320Z.0.json");
+	n.host = "..";
+	assert_int_equal(output_dir_name(&n, name, sizeof(name)), 0);
+	assert_string_equal(name, "_..r000003.p0004242.20231114T221320Z.0.json");
+	n.host = "";
+	assert_int_equal(output_dir_name(&n, name, sizeof(name)), 0);
+	assert_string_equal(name, "localhost.r000003.p0004242.20231114T221320Z.0.json");
+}
+
 static int entries(const char *dir, char *first, size_t size)
 {
 	DIR *d = opendir(dir);
@@ -96,6 +114,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_name),
+		cmocka_unit_test(test_name_hostile_host),
 		cmocka_unit_test(test_write_publish_replace),
 	};
 
