@@ -157,3 +157,20 @@ SH
 	# its parent's report, and /bin/true's, are in the job; its own never was written
 	[ "$(job_reports)" -eq 1 ]
 }
+
+@test "grandchildren, system() and posix_spawn children belong to the same job" {
+	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+	run -0 --separate-stderr under sh -c 'sh -c "sh -c /bin/true"; /usr/bin/python3 -c "import os, subprocess; os.system(\"/bin/true\"); subprocess.run([\"/bin/true\"])"'
+	[ -z "$output" ]
+	[ "$(ls -d "$RUN"/pfshim/job-* | wc -l)" -eq 1 ]
+	# three /bin/true: the nested shells', system()'s and subprocess's
+	[ "$(jq -s 'map(select(.program == "true")) | length' "$(job_dir)"*.json)" -eq 3 ]
+	[[ "$stderr" != *"for 'true'"* ]]
+}
+
+@test "a descendant's PFSHIM_SIGNAL report goes to the job too, replaced by its exit report" {
+	run -0 --separate-stderr under env PFSHIM_SIGNAL=USR1 sh -c "x=\$('$PROGS/signal_self' 10 100 2>&1); echo \"[\$x]\""
+	[ "$output" = "[after]" ]
+	jq -s -e 'map(select(.program == "signal_self")) | length == 1 and .[0].reason == "exit"' \
+		"$(job_dir)"*.json
+}
