@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -132,33 +133,23 @@ static void crumb_write(int pid, uint64_t start, char role)
 }
 
 /*
- * The runtime directory: $XDG_RUNTIME_DIR/pfshim, else /dev/shm/pfshim-UID,
- * else /tmp/pfshim-UID. A tmpfs first: each process makes and removes a
- * crumb, and a symlink(2) costs ~5 us on tmpfs, ~100 us on ext4 (measured,
- * docs/performance.md). Created 0700, and used only if it is a directory
- * (not a link), ours, and closed to others: in a shared /tmp someone else
- * may have made it first.
+ * A place for the runtime directory: NULL when it is usable, else why not;
+ * *absent when it could not be made (a stale $XDG_RUNTIME_DIR, no /dev/shm,
+ * a read-only file system): then the next place is tried. One that exists
+ * but is not a directory (a link), not ours, or open to others is refused,
+ * never passed over: in a shared /dev/shm or /tmp someone else may have
+ * made it first, and the root must say so.
  */
-static const char *base_ready(config_getenv_fn get_env)
+static const char *base_check(bool *absent)
 {
-	const char *xdg = get_env("XDG_RUNTIME_DIR");
 	struct stat st;
-	struct buf b;
 
-	buf_init(&b, job.base, sizeof(job.base));
-	if (xdg && xdg[0] == '/') {
-		buf_puts(&b, xdg);
-		buf_puts(&b, "/pfshim");
-	} else {
-		buf_puts(&b, access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp");
-		buf_puts(&b, "/pfshim-");
-		buf_put_u64(&b, (uint64_t)geteuid());
-	}
-	if (buf_finish(&b) >= sizeof(job.base))
-		return "its path is too long";
+	*absent = false;
 	if (lstat(job.base, &st) < 0) {
-		if (errno != ENOENT || mkdir(job.base, 0700) < 0 || lstat(job.base, &st) < 0)
+		if (errno != ENOENT || mkdir(job.base, 0700) < 0 || lstat(job.base, &st) < 0) {
+			*absent = true;
 			return strerrorname_np(errno) ?: "cannot create it";
+		}
 	}
 	if (!S_ISDIR(st.st_mode))
 		return "it is not a directory";
@@ -167,6 +158,43 @@ static const char *base_ready(config_getenv_fn get_env)
 	if (st.st_mode & 077)
 		return "others may write or read it (mode is not 0700)";
 	return NULL;
+}
+
+/*
+ * The runtime directory, in job.base: $XDG_RUNTIME_DIR/pfshim, else
+ * /dev/shm/pfshim-UID, else /tmp/pfshim-UID. A tmpfs first: each process
+ * makes and removes a crumb, and a symlink(2) costs ~5x more on ext4
+ * (measured, docs/performance.md). Created 0700.
+ */
+static const char *base_ready(config_getenv_fn get_env)
+{
+	const char *xdg = get_env("XDG_RUNTIME_DIR");
+	const char *const places[] = { xdg && xdg[0] == '/' ? xdg : NULL, "/dev/shm", "/tmp" };
+	const char *why = "no place for it";
+
+	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		struct buf b;
+		bool absent;
+
+		if (!places[i])
+			continue;
+		buf_init(&b, job.base, sizeof(job.base));
+		buf_puts(&b, places[i]);
+		if (i == 0) {
+			buf_puts(&b, "/pfshim");
+		} else {
+			buf_puts(&b, "/pfshim-");
+			buf_put_u64(&b, (uint64_t)geteuid());
+		}
+		if (buf_finish(&b) >= sizeof(job.base)) {
+			why = "its path is too long";
+			continue;
+		}
+		why = base_check(&absent);
+		if (!why || !absent)
+			return why;
+	}
+	return why;
 }
 
 /* Only when the runtime directory is unusable: does the parent run pfshim too? */

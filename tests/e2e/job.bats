@@ -174,3 +174,12 @@ SH
 	jq -s -e 'map(select(.program == "signal_self")) | length == 1 and .[0].reason == "exit"' \
 		"$(job_dir)"*.json
 }
+
+@test "an XDG_RUNTIME_DIR that does not exist: the job moves to /dev/shm/pfshim-UID" {
+	run -0 env XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/gone" LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		sh -c 'x=$(/bin/true 2>&1); [ -z "$x" ]'
+	dir=$(sed -n 's/.*descendant processes* in \([^ ]*\) (see.*/\1/p' <<<"$output")
+	[[ "$dir" == /dev/shm/pfshim-$(id -u)/job-* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/gone" ]
+	rm -r "$dir"
+}
