@@ -78,6 +78,9 @@ group() {
 		[ "$(jq --arg e "$e" '.events[] | select(.name == $e) | .value' summary.json)" = "$(jq_sum "$e" reports)" ]
 	done
 	[ "$(jq '.reports' summary.json)" -eq "$(ls reports/*.json | wc -l)" ]
+	# the default events: cycles counted or not supported, said per report (no PMU in most VMs)
+	[ "$(jq '.events[] | select(.name == "cycles") | .not_supported' summary.json)" = \
+	  "$(jq -s 'map(.events[] | select(.name == "cycles" and .status == "not-supported")) | length' reports/*.json)" ]
 	for p in $(jq -r '.programs[].program' summary.json); do
 		[ "$(jq --arg p "$p" '.programs[] | select(.program == $p) | .events[] | select(.name == "page-faults") | .value' summary.json)" = "$(jq_sum page-faults reports "$p")" ]
 		[ "$(jq --arg p "$p" '.programs[] | select(.program == $p) | .reports' summary.json)" = "$(jq -s --arg p "$p" 'map(select(.program == $p)) | length' reports/*.json)" ]

@@ -17,8 +17,8 @@ static void value_format(const struct summary_event *e, const struct summary_sum
 	char digits[32];
 	size_t n, o = 0;
 
-	if (!v->counted) {
-		snprintf(out, size, "<not counted>");
+	if (!v->counted) {	/* as perf stat says it */
+		snprintf(out, size, v->not_supported ? "<not supported>" : "<not counted>");
 		return;
 	}
 	if (e->scale != 1.0) {
@@ -116,17 +116,19 @@ void summary_print_json(const struct summary *s, FILE *out)
 	json_object_set_new(root, "processes", json_integer((json_int_t)s->processes));
 	json_object_set_new(root, "skipped", json_integer((json_int_t)s->skipped));
 	for (int i = 0; i < s->nr_events; i++)
-		json_array_append_new(events, json_pack("{s:s, s:s, s:f, s:o, s:I}",
+		json_array_append_new(events, json_pack("{s:s, s:s, s:f, s:o, s:I, s:I}",
 			"name", s->events[i].name, "unit", s->events[i].unit,
 			"scale", s->events[i].scale, "value", sum_json(&s->totals[i]),
-			"counted", (json_int_t)s->totals[i].counted));
+			"counted", (json_int_t)s->totals[i].counted,
+			"not_supported", (json_int_t)s->totals[i].not_supported));
 	for (int p = 0; p < s->nr_programs; p++) {
 		json_t *sums = json_array();
 
 		for (int i = 0; i < s->nr_events; i++)
-			json_array_append_new(sums, json_pack("{s:s, s:o, s:I}",
+			json_array_append_new(sums, json_pack("{s:s, s:o, s:I, s:I}",
 				"name", s->events[i].name, "value", sum_json(&s->programs[p].sums[i]),
-				"counted", (json_int_t)s->programs[p].sums[i].counted));
+				"counted", (json_int_t)s->programs[p].sums[i].counted,
+				"not_supported", (json_int_t)s->programs[p].sums[i].not_supported));
 		json_array_append_new(programs, json_pack("{s:s, s:I, s:o}",
 			"program", s->programs[p].name, "reports", (json_int_t)s->programs[p].reports,
 			"events", sums));

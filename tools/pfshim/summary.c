@@ -111,11 +111,11 @@ static int event_index(struct summary *s, const char *name, const char *unit, do
 	s->events = xrealloc(s->events, (size_t)(i + 1) * sizeof(*s->events));
 	s->events[i] = (struct summary_event){ xstrdup(name), xstrdup(unit), scale };
 	s->totals = xrealloc(s->totals, (size_t)(i + 1) * sizeof(*s->totals));
-	s->totals[i] = (struct summary_sum){ 0, 0 };
+	s->totals[i] = (struct summary_sum){ 0 };
 	for (int p = 0; p < s->nr_programs; p++) {
 		s->programs[p].sums = xrealloc(s->programs[p].sums,
 					       (size_t)(i + 1) * sizeof(struct summary_sum));
-		s->programs[p].sums[i] = (struct summary_sum){ 0, 0 };
+		s->programs[p].sums[i] = (struct summary_sum){ 0 };
 	}
 	s->nr_events = i + 1;
 	return i;
@@ -188,8 +188,13 @@ static void report_add(struct summary *s, json_t *report)
 				    json_is_number(scale) ? json_number_value(scale) : 1.0);
 
 		p = program_find(s, program);	/* event_index() may have moved them */
-		if (!json_is_integer(value))
+		if (!json_is_integer(value)) {
+			if (strcmp(string_or(json_object_get(e, "status"), ""), "not-supported") == 0) {
+				s->totals[k].not_supported++;
+				p->sums[k].not_supported++;
+			}
 			continue;
+		}
 		s->totals[k].value += (uint64_t)json_integer_value(value);
 		s->totals[k].counted++;
 		p->sums[k].value += (uint64_t)json_integer_value(value);

@@ -20,6 +20,7 @@ struct summary_event {
 struct summary_sum {
 	uint64_t value;		/* sum of "value" where counted */
 	uint64_t counted;	/* reports where it was counted */
+	uint64_t not_supported;	/* reports where it could not be opened */
 };
 
 struct summary_program {
