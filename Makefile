@@ -54,15 +54,33 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 LIB := $(BUILD)/libpfshim.so
 
-.PHONY: all check unit e2e demo bench install uninstall clean deps help
-all: $(LIB) $(BUILD)/libfastread.a
+# The pfshim command (tools/pfshim/): run a job under the shim, sum reports.
+# It links libjansson (Debian libjansson-dev); the shim never does. `make`
+# builds it when jansson is installed; `make e2e` and `make tool` install it.
+TOOL     := $(BUILD)/pfshim
+TOOL_SRC := $(wildcard tools/pfshim/*.c)
+HAVE_JANSSON := $(shell pkg-config --exists jansson 2>/dev/null && echo yes)
+
+.PHONY: all check unit e2e demo bench install uninstall clean deps help tool
+all: $(LIB) $(BUILD)/libfastread.a $(if $(HAVE_JANSSON),$(TOOL))
+
+tool: deps
+	$(Q)$(MAKE) --no-print-directory $(TOOL)
+
+$(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
+		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson)
 
 # Every target a person types; the fragments' own are listed here too.
 help:
 	@echo 'Build'
-	@echo '  make, make all       build/libpfshim.so and build/libfastread.a (V=1: every command)'
-	@echo '  make install         the libraries, pfshim.h, fastread/fastread.h and their pkg-config'
-	@echo '                       files under PREFIX (/usr/local), staged under DESTDIR'
+	@echo '  make, make all       build/libpfshim.so and build/libfastread.a (V=1: every command),'
+	@echo '                       and build/pfshim when libjansson-dev is installed'
+	@echo '  make tool            build/pfshim (pfshim run / pfshim report), installing libjansson-dev'
+	@echo '  make install         the libraries, pfshim.h, fastread/fastread.h, their pkg-config'
+	@echo '                       files and bin/pfshim under PREFIX (/usr/local), staged under DESTDIR'
 	@echo '  make uninstall       remove what install wrote'
 	@echo '  make clean           remove build/ (the arm64 kernel cache stays)'
 	@echo 'Test'
@@ -134,6 +152,7 @@ unit: deps $(UNIT_BIN)
 	$(Q)set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
+	$(Q)$(MAKE) --no-print-directory $(TOOL)
 	$(Q)bats --print-output-on-failure tests/e2e
 
 check: unit e2e test-arm64
@@ -159,6 +178,8 @@ install: all
 	install -m 0644 $(BUILD)/libfastread.a $(DESTDIR)$(PREFIX)/lib/libfastread.a
 	install -m 0644 include/pfshim.h $(DESTDIR)$(PREFIX)/include/pfshim.h
 	install -m 0644 fastread/fastread.h $(DESTDIR)$(PREFIX)/include/fastread/fastread.h
+	$(if $(wildcard $(TOOL)),install -d $(DESTDIR)$(PREFIX)/bin && \
+		install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pfshim)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' pfshim.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
 	sed -e 's|@PREFIX@|$(PREFIX)|g' fastread/fastread.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc
@@ -167,7 +188,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libpfshim.so $(DESTDIR)$(PREFIX)/lib/libfastread.a \
 		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc \
 		$(DESTDIR)$(PREFIX)/include/fastread/fastread.h \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc $(DESTDIR)$(PREFIX)/bin/pfshim
 	rmdir $(DESTDIR)$(PREFIX)/include/fastread 2>/dev/null || true
 
 clean:

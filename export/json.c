@@ -291,6 +291,12 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	put_i64_field(&b, "pid", r->pid);
 	put_i64_field(&b, "ppid", r->ppid);
 	put_string_field(&b, "hostname", r->hostname);
+	put_key(&b, "rank");
+	if (r->rank)
+		buf_puts(&b, r->rank);	/* digits only: preload/config.c */
+	else
+		buf_puts(&b, "null");
+	buf_putc(&b, ',');
 	put_u64_field(&b, "start_ns", r->start_ns);
 	put_key(&b, "start_time");
 	buf_putc(&b, '"');

@@ -125,6 +125,7 @@ struct report {
 	int pid;
 	int ppid;
 	const char *hostname;
+	const char *rank;	/* the launcher's rank (digits), NULL when none */
 	uint64_t start_ns;	/* CLOCK_REALTIME at the constructor */
 	uint64_t wall_ns;	/* CLOCK_MONOTONIC from constructor to report */
 	enum report_reason reason;

@@ -90,6 +90,22 @@ static void read_output(struct config *c, const char *value, events_warn_fn warn
 	}
 }
 
+/* The first rank variable set to digits; a malformed one is passed over. */
+static void read_rank(struct config *c, config_getenv_fn get_env)
+{
+	static const char *const names[] = { CONFIG_RANK_VARIABLES };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *value = get_env(names[i]);
+		size_t n = value ? strspn(value, "0123456789") : 0;
+
+		if (n > 0 && !value[n] && n < sizeof(c->rank)) {
+			memcpy(c->rank, value, n + 1);
+			return;
+		}
+	}
+}
+
 static void read_signal(struct config *c, const char *value, events_warn_fn warn)
 {
 	int signo = config_signal_parse(value);
@@ -119,8 +135,11 @@ void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn
 		c->events = value;
 	if ((value = get_env("PFSHIM_FORMAT")))
 		read_format(c, value, warn);
-	if ((value = get_env("PFSHIM_OUTPUT")))
+	if ((value = get_env("PFSHIM_OUTPUT"))) {
+		c->output_explicit = true;
 		read_output(c, value, warn);
+	}
+	read_rank(c, get_env);
 	if ((value = get_env("PFSHIM_SIGNAL")) && *value)
 		read_signal(c, value, warn);
 	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)

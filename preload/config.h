@@ -13,6 +13,12 @@
 
 #define CONFIG_SYSFS_DEFAULT PMU_SYSFS_ROOT	/* the root is spelled once, in pmu.h */
 
+/* A rank is digits only (it goes into file names): at most 9 of them. */
+#define CONFIG_RANK_MAX 10
+
+/* Where launchers put the rank, in the order they are believed. */
+#define CONFIG_RANK_VARIABLES "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"
+
 enum config_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 
 struct config {
@@ -20,6 +26,8 @@ struct config {
 	const char *events;		/* PFSHIM_EVENTS, or EVENTS_DEFAULT */
 	enum config_format format;	/* PFSHIM_FORMAT */
 	char output[PATH_MAX];		/* PFSHIM_OUTPUT: "stderr", "stdout" or a template */
+	bool output_explicit;		/* PFSHIM_OUTPUT was set: no job directory (preload/job.c) */
+	char rank[CONFIG_RANK_MAX];	/* the launcher's rank (OMPI_COMM_WORLD_RANK, ...), or "" */
 	int signal;			/* PFSHIM_SIGNAL, 0 when off */
 	const char *sysfs_root;		/* PFSHIM_SYSFS_ROOT (tests), or CONFIG_SYSFS_DEFAULT */
 };

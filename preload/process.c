@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/job.h"
 #include "preload/markers/markers.h"
 #include "preload/output.h"
 #include "preload/warn.h"
@@ -81,6 +82,7 @@ static void report_explicit(void)
 
 void process_start(const char *argv0, config_getenv_fn get_env)
 {
+	job_start(get_env, clock_ns(CLOCK_REALTIME));
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
@@ -111,6 +113,7 @@ void process_restart_in_child(void)
 	/* The inherited fds count the parent (inherit_thread: not us). */
 	counters_close(&process.counters);
 	clocks_start();
+	job_restart_in_child();
 	counters_open(&process.counters, &process.events);
 	markers_restart_in_child();
 }
@@ -120,9 +123,21 @@ bool process_is_self(void)
 	return process.active && getpid() == process.pid;
 }
 
+/* A job's descendant writes JSON into the job directory, whatever PFSHIM_FORMAT says. */
+static enum config_format report_format_chosen(void)
+{
+	enum job_role role = job_role();
+
+	return role == JOB_DESCENDANT || role == JOB_DROPPED ? FORMAT_JSON : process.config.format;
+}
+
+static const char *const format_ext[] = {
+	[FORMAT_TEXT] = ".txt", [FORMAT_CSV] = ".csv", [FORMAT_JSON] = ".json",
+};
+
 static size_t report_format(const struct report *r, char *buf, size_t size)
 {
-	switch (process.config.format) {
+	switch (report_format_chosen()) {
 	case FORMAT_CSV:
 		return report_format_csv(r, buf, size);
 	case FORMAT_JSON:
@@ -145,14 +160,26 @@ static void report_format_write(const struct report *r)
 {
 	size_t size = report_format(r, NULL, 0) + 1;
 	char *buf = report_map(size);
+	struct output_names names = {
+		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
+		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
+	};
+	size_t len;
 
 	if (!buf) {
 		warn_line("no memory to format the report; it is lost", NULL);
 		return;
 	}
-	output_write(process.config.output, process.stream_fd,
-		     &(struct output_names){ r->pid, r->hostname, r->program }, buf,
-		     report_format(r, buf, size));
+	len = report_format(r, buf, size);
+
+	switch (job_role()) {
+	case JOB_DESCENDANT:
+	case JOB_DROPPED:
+		job_write(&names, buf, len);
+		break;
+	default:
+		output_write(process.config.output, process.stream_fd, &names, buf, len);
+	}
 	munmap(buf, size);
 }
 
@@ -187,6 +214,7 @@ void process_report(enum report_reason reason, int signo)
 		.pid = process.pid,
 		.ppid = getppid(),
 		.hostname = uts.nodename,
+		.rank = process.config.rank[0] ? process.config.rank : NULL,
 		.start_ns = process.start_realtime_ns,
 		.wall_ns = clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns,
 		.reason = reason,
@@ -220,6 +248,7 @@ void process_report_final(enum report_reason reason)
 
 		if (atomic_compare_exchange_strong(&process.final_report, &writer, self)) {
 			process_report(reason, 0);
+			job_finish(reason);
 			atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
 			return;
 		}

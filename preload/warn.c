@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,6 +25,13 @@ static size_t append(char *line, size_t len, const char *s)
 	return len + n;
 }
 
+static bool muted;
+
+void warn_mute(void)
+{
+	muted = true;
+}
+
 void warn_line(const char *part, ...)
 {
 	char line[WARN_LINE_MAX];
@@ -31,6 +39,8 @@ void warn_line(const char *part, ...)
 	size_t len = append(line, 0, "pfshim: ");
 	va_list ap;
 
+	if (muted)
+		return;
 	va_start(ap, part);
 	for (const char *s = part; s; s = va_arg(ap, const char *))
 		len = append(line, len, s);

@@ -8,6 +8,12 @@
 /* warn_line - write "pfshim: " + the NULL-terminated parts + "\n" to fd 2. */
 void warn_line(const char *part, ...) __attribute__((sentinel));
 
+/*
+ * warn_mute - no "pfshim:" line from this process on: a job's descendant
+ * (preload/job.c) says nothing on the streams a script may read as data.
+ */
+void warn_mute(void);
+
 /* warn_message - events_warn_fn-compatible: @ctx is a prefix such as "PFSHIM_EVENTS". */
 void warn_message(void *ctx, const char *message);
 

@@ -76,6 +76,7 @@ echo
 	:: "perf stat -e (same 8)" "$PERF" stat -e "$DEFAULT_EVENTS" "$TRUE" \
 	:: "context: empty LD_PRELOAD" "LD_PRELOAD=$(cd "$B" && pwd)/libempty.so" "$TRUE" \
 	:: "context: PFSHIM_DISABLE=1" PFSHIM_DISABLE=1 "LD_PRELOAD=$LIB" "$TRUE" \
+	:: "context: PFSHIM_OUTPUT=stderr (no job crumb)" PFSHIM_OUTPUT=stderr "LD_PRELOAD=$LIB" "$TRUE" \
 	:: "context: shim, 4 sw events" "PFSHIM_EVENTS=$SW4" "LD_PRELOAD=$LIB" "$TRUE"
 
 echo

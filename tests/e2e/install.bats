@@ -95,3 +95,12 @@ C
 		grep -q "make $t\b" <<<"$output" || { echo "make help does not name $t"; false; }
 	done
 }
+
+@test "make install installs the pfshim command, and it finds the installed shim" {
+	dest="$BATS_TEST_TMPDIR/dest"
+	make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/pfshim >/dev/null
+	[ -x "$dest/opt/pfshim/bin/pfshim" ]
+	run -0 "$dest/opt/pfshim/bin/pfshim" run -o "$BATS_TEST_TMPDIR/r" -- /bin/true
+	[[ "$output" == *"(1 processes, 1 reports, 1 programs)"* ]]
+	jq -e '.program == "true"' "$BATS_TEST_TMPDIR"/r/*.json
+}

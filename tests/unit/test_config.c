@@ -73,8 +73,32 @@ static void test_every_variable(void **state)
 	assert_string_equal(c.events, "page-faults");
 	assert_int_equal(c.format, FORMAT_JSON);
 	assert_string_equal(c.output, "/tmp/r.%p");
+	assert_true(c.output_explicit);
 	assert_int_equal(c.signal, SIGUSR2);
 	assert_string_equal(c.sysfs_root, "/fake");
+}
+
+/* The first rank variable holding digits wins; a malformed one is passed over. */
+static void test_rank(void **state)
+{
+	static const char *const none[] = { NULL };
+	static const char *const ompi[] = { "SLURM_PROCID", "7", "OMPI_COMM_WORLD_RANK", "3", NULL };
+	static const char *const bad[] = { "OMPI_COMM_WORLD_RANK", "../x", "PMIX_RANK", "",
+					   "PMI_RANK", "12", NULL };
+	static const char *const huge[] = { "SLURM_PROCID", "1234567890", NULL };
+	struct config c;
+
+	(void)state;
+	read_with(none, &c);
+	assert_string_equal(c.rank, "");
+	assert_false(c.output_explicit);
+	read_with(ompi, &c);
+	assert_string_equal(c.rank, "3");
+	read_with(bad, &c);
+	assert_string_equal(c.rank, "12");
+	read_with(huge, &c);
+	assert_string_equal(c.rank, "");
+	assert_int_equal(warnings, 0);
 }
 
 static void test_disable(void **state)
@@ -156,6 +180,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_variable),
+		cmocka_unit_test(test_rank),
 		cmocka_unit_test(test_disable),
 		cmocka_unit_test(test_bad_values_warn_once_and_default),
 		cmocka_unit_test(test_signal_spellings),

@@ -1,6 +1,6 @@
 /*
  * test_output.c: preload/output.c, the PFSHIM_OUTPUT template (%p, %h, %e,
- * %%) and where a report lands: a file appended to, one write per report.
+ * %r, %t, %n, %%) and where a report lands: a file appended to, one write per report.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,10 @@
 
 #include "preload/output.h"
 
-static const struct output_names names = { .pid = 4242, .host = "vm", .program = "sieve" };
+/* 1700000000.5 s: 2023-11-14T22:13:20.5Z */
+static const struct output_names names = { .pid = 4242, .host = "vm", .program = "sieve",
+					    .rank = "3", .start_ns = 1700000000500000000ULL,
+					    .seq = 17 };
 
 static void test_expand(void **state)
 {
@@ -31,6 +34,43 @@ static void test_expand(void **state)
 	assert_string_equal(path, "plain");
 	assert_int_equal(output_expand("", &names, path, sizeof(path)), 0);
 	assert_string_equal(path, "");
+}
+
+static void test_expand_rank_time_seq(void **state)
+{
+	struct output_names no_rank = names;
+	char path[64];
+
+	(void)state;
+	assert_int_equal(output_expand("r%r-%t-%n", &names, path, sizeof(path)), 0);
+	assert_string_equal(path, "r3-20231114T221320Z-17");
+	no_rank.rank = NULL;
+	no_rank.start_ns = 0;
+	assert_int_equal(output_expand("r%r-%t", &no_rank, path, sizeof(path)), 0);
+	assert_string_equal(path, "r-19700101T000000Z");
+	assert_true(output_uses_seq("a.%n"));
+	assert_false(output_uses_seq("a.%%n"));
+	assert_false(output_uses_seq("a.%p%"));
+	assert_true(output_is_dir("/tmp/reports/"));
+	assert_false(output_is_dir("/tmp/reports"));
+}
+
+/* %n: the first free number, each file created anew. */
+static void test_write_seq(void **state)
+{
+	char dir[] = "/tmp/pfshim-test-output.XXXXXX", template[64], got[64];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(template, sizeof(template), "%s/r.%%n", dir);
+	output_write(template, -1, &names, "one\n", 4);
+	output_write(template, -1, &names, "two\n", 4);
+	for (int i = 0; i < 2; i++) {
+		snprintf(got, sizeof(got), "%s/r.%d", dir, i);
+		assert_int_equal(access(got, F_OK), 0);
+		unlink(got);
+	}
+	rmdir(dir);
 }
 
 static void test_expand_bad_percent(void **state)
@@ -83,6 +123,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_expand_rank_time_seq),
+		cmocka_unit_test(test_write_seq),
 		cmocka_unit_test(test_expand_bad_percent),
 		cmocka_unit_test(test_expand_too_long),
 		cmocka_unit_test(test_write_appends),

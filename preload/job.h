@@ -1,0 +1,52 @@
+/*
+ * job.h: the process tree one command makes is one job. Only its root (the
+ * process the user started, and the images it execs) writes on its streams;
+ * every descendant's report goes into the job directory, which the root
+ * names at its exit. Used only when PFSHIM_OUTPUT is not set.
+ */
+#ifndef PFSHIM_PRELOAD_JOB_H
+#define PFSHIM_PRELOAD_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "export/report.h"
+#include "preload/config.h"
+#include "preload/output.h"
+
+enum job_role {
+	JOB_NONE,		/* PFSHIM_OUTPUT set, or no job: reports go where it says */
+	JOB_ROOT,		/* the process the user started: reports on its stderr */
+	JOB_DESCENDANT,		/* reports into the job directory, JSON, silent on stderr */
+	JOB_DROPPED,		/* a descendant whose root could keep no directory: silent */
+};
+
+/*
+ * job_start - find this process's place: its own crumb (an exec of a job's
+ * process), else its parent's (a new descendant), else it is a root. Leaves
+ * its own crumb for its children. @start_ns: CLOCK_REALTIME now. Does
+ * nothing with PFSHIM_DISABLE or PFSHIM_OUTPUT set.
+ */
+void job_start(config_getenv_fn get_env, uint64_t start_ns);
+
+/* job_restart_in_child - after fork(): a descendant, with a crumb of its own. */
+void job_restart_in_child(void);
+
+enum job_role job_role(void);
+
+/*
+ * job_write - a descendant's report (JSON) into the job directory; nothing
+ * for JOB_DROPPED. Silent on failure: a descendant never writes on its
+ * streams. Async-signal-safe.
+ */
+void job_write(const struct output_names *names, const char *buf, size_t len);
+
+/*
+ * job_finish - after the final report: at exit, the crumb goes; the root
+ * names the job directory and how many reports it holds, and removes the
+ * crumbs of dead processes. Async-signal-safe.
+ */
+void job_finish(enum report_reason reason);
+
+#endif

@@ -1,0 +1,235 @@
+/*
+ * output_dir.c: reports as files in a directory, one per process image
+ * (PFSHIM_OUTPUT=DIR/ and the job directory of preload/job.c). A report is
+ * written in full to an unnamed file (O_TMPFILE) and only then linked under
+ * its name, so a reader, or a SIGKILL at any instant, never leaves half a
+ * report behind. Async-signal-safe: system calls and export/buf.h only.
+ */
+#include "preload/output_dir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>	/* renameat() */
+#include <limits.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "export/buf.h"
+
+/* The file this image published first: its later reports replace it. */
+static struct {
+	int pid;
+	char dir[PATH_MAX];
+	char name[NAME_MAX + 1];
+} published;
+
+/*
+ * The host name as a file name's first part: anyone who may call
+ * sethostname() (root in a UTS namespace of their own) chooses it, so '/'
+ * (a path), a leading '.' (a hidden file readers skip) and control bytes
+ * become '_'.
+ */
+static void put_host(struct buf *b, const char *host)
+{
+	if (!host || !*host)
+		host = "localhost";
+	for (const char *h = host; *h; h++)
+		buf_putc(b, *h == '/' || (unsigned char)*h < 0x20 || *h == 0x7f ||
+				    (h == host && *h == '.') ? '_' : *h);
+}
+
+int output_dir_name(const struct output_names *names, char *name, size_t size)
+{
+	struct buf b;
+
+	buf_init(&b, name, size);
+	put_host(&b, names->host);
+	buf_puts(&b, ".r");
+	if (names->rank && *names->rank) {
+		size_t n = strlen(names->rank);
+
+		buf_pad(&b, '0', n < 6 ? 6 - n : 0);
+		buf_puts(&b, names->rank);
+	} else {
+		buf_putc(&b, '-');
+	}
+	buf_puts(&b, ".p");
+	buf_put_u64_width(&b, (uint64_t)names->pid, 7);
+	buf_putc(&b, '.');
+	output_put_time(&b, names->start_ns);
+	buf_putc(&b, '.');
+	buf_put_u64(&b, names->seq);
+	buf_puts(&b, names->ext ? names->ext : "");
+	return buf_finish(&b) < size ? 0 : -ENAMETOOLONG;
+}
+
+int output_mkdirs(const char *path, mode_t mode)
+{
+	char part[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(part))
+		return -ENAMETOOLONG;
+	memcpy(part, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (part[i] != '/' && part[i] != '\0')
+			continue;
+		part[i] = '\0';
+		if (mkdir(part, mode) < 0 && errno != EEXIST)
+			return -errno;
+		part[i] = path[i];
+	}
+	return 0;
+}
+
+/* The text in a file of its own, not yet in the directory (O_TMPFILE), or named @tmp. */
+static int text_write(int dirfd, const char *tmp, bool *named, const char *buf, size_t len)
+{
+	int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+
+	*named = false;
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		*named = true;
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	}
+	if (fd < 0)
+		return -errno;
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {	/* ENOSPC, EDQUOT, EFBIG: never publish a short report */
+			int err = n < 0 ? -errno : -ENOSPC;
+
+			close(fd);
+			if (*named)
+				unlinkat(dirfd, tmp, 0);
+			return err;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return fd;
+}
+
+/* Give the unnamed file @fd (or the file named @tmp) the name @name; EEXIST if taken. */
+static int text_link(int dirfd, int fd, bool named, const char *tmp, const char *name)
+{
+	char proc[64];
+	struct buf b;
+
+	if (named)
+		return linkat(dirfd, tmp, dirfd, name, 0) < 0 ? -errno : 0;
+	buf_init(&b, proc, sizeof(proc));
+	buf_puts(&b, "/proc/self/fd/");
+	buf_put_u64(&b, (uint64_t)fd);
+	buf_finish(&b);
+	return linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+}
+
+static int dir_open(const char *dir, mode_t mode)
+{
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dirfd < 0 && errno == ENOENT && output_mkdirs(dir, mode) == 0)
+		dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dirfd < 0 ? -errno : dirfd;
+}
+
+/* The first report of this image: the first free name. */
+static int publish_new(int dirfd, int fd, bool named, const char *tmp,
+		       const struct output_names *names)
+{
+	struct output_names n = *names;
+
+	for (n.seq = 0; n.seq < OUTPUT_SEQ_MAX; n.seq++) {
+		int err = output_dir_name(&n, published.name, sizeof(published.name));
+
+		if (err == 0)
+			err = text_link(dirfd, fd, named, tmp, published.name);
+		if (err != -EEXIST)
+			return err;
+	}
+	return -EEXIST;
+}
+
+/* A later report: linked beside it under a hidden name, then renamed over it. */
+static int publish_again(int dirfd, int fd, bool named, const char *tmp)
+{
+	char hidden[NAME_MAX + 1];
+	struct buf b;
+	int err;
+
+	if (named)
+		return renameat(dirfd, tmp, dirfd, published.name) < 0 ? -errno : 0;
+	buf_init(&b, hidden, sizeof(hidden));
+	buf_putc(&b, '.');
+	buf_puts(&b, published.name);
+	buf_puts(&b, ".tmp");
+	if (buf_finish(&b) >= sizeof(hidden))
+		return -ENAMETOOLONG;
+	unlinkat(dirfd, hidden, 0);
+	err = text_link(dirfd, fd, false, NULL, hidden);
+	if (err == 0 && renameat(dirfd, hidden, dirfd, published.name) < 0)
+		err = -errno;
+	return err;
+}
+
+int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
+			  const char *buf, size_t len)
+{
+	int saved_errno = errno;
+	bool again = published.pid == names->pid && published.name[0] &&
+		     strcmp(published.dir, dir) == 0;
+	char tmp[64];
+	struct buf b;
+	bool named;
+	int dirfd, fd, err;
+
+	if (strlen(dir) >= sizeof(published.dir))
+		return -ENAMETOOLONG;
+	buf_init(&b, tmp, sizeof(tmp));
+	buf_puts(&b, ".pfshim.");
+	buf_put_u64(&b, (uint64_t)names->pid);
+	buf_putc(&b, '.');
+	buf_put_u64(&b, (uint64_t)syscall(SYS_gettid));
+	buf_puts(&b, ".tmp");
+	buf_finish(&b);
+
+	dirfd = dir_open(dir, mode);
+	if (dirfd < 0) {
+		errno = saved_errno;
+		return dirfd;
+	}
+	fd = text_write(dirfd, tmp, &named, buf, len);
+	if (fd < 0) {
+		close(dirfd);
+		errno = saved_errno;
+		return fd;
+	}
+	if (again) {
+		err = publish_again(dirfd, fd, named, tmp);
+	} else {
+		err = publish_new(dirfd, fd, named, tmp, names);
+		if (err == 0) {
+			published.pid = names->pid;
+			memcpy(published.dir, dir, strlen(dir) + 1);
+		}
+	}
+	if (named && (err < 0 || !again))
+		unlinkat(dirfd, tmp, 0);
+	close(fd);
+	close(dirfd);
+	errno = saved_errno;
+	return err;
+}
+
+int output_dir_write(const char *dir, const struct output_names *names, const char *buf,
+		     size_t len)
+{
+	return output_dir_write_mode(dir, names, 0755, buf, len);
+}

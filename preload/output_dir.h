@@ -1,0 +1,44 @@
+/*
+ * output_dir.h: PFSHIM_OUTPUT=DIR/ and the job directory: one file per
+ * process image, that a reader sees whole or not at all. Async-signal-safe.
+ */
+#ifndef PFSHIM_PRELOAD_OUTPUT_DIR_H
+#define PFSHIM_PRELOAD_OUTPUT_DIR_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "preload/output.h"
+
+/*
+ * output_dir_name - the file name of this process image's reports in a
+ * directory: HOST.rRANK.pPID.TIME.N.EXT, with RANK (6 digits, or "-" without
+ * one) and PID (7 digits) zero-padded so that names sort by host, rank, pid
+ * and start; N is @names->seq. Return: 0 or -ENAMETOOLONG.
+ */
+int output_dir_name(const struct output_names *names, char *name, size_t size);
+
+/*
+ * output_dir_write - publish @buf as this image's file in @dir (which ends
+ * in '/'; created with its parents, mode @mode, when missing). The text is
+ * written to an unnamed file (O_TMPFILE; a hidden ".NAME.tmp" where the
+ * file system has none) and linked into place complete: a reader never
+ * sees half a report, and a process killed at any instant leaves none.
+ * The first report of an image takes the first free N; later ones (a
+ * signal, exec) replace that same file with rename(2).
+ * Return: 0 or a negative errno.
+ */
+int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
+			  const char *buf, size_t len);
+
+/* output_dir_write - output_dir_write_mode() with 0755 directories (PFSHIM_OUTPUT=DIR/). */
+int output_dir_write(const char *dir, const struct output_names *names, const char *buf,
+		     size_t len);
+
+/*
+ * output_mkdirs - mkdir -p @path with @mode (subject to the umask).
+ * Return: 0 (also when it exists) or a negative errno.
+ */
+int output_mkdirs(const char *path, mode_t mode);
+
+#endif

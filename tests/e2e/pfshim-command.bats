@@ -1,0 +1,160 @@
+#!/usr/bin/env bats
+# pfshim-command.bats: build/pfshim. `pfshim run` runs a real build under the
+# shim and prints one summary whose sums are those of the per-process
+# reports (checked here with jq, independently); `pfshim report` sums files,
+# directories, JSON Lines and stdin, and names and skips what is not a report.
+
+load helpers
+
+PFSHIM="$BUILD/pfshim"
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# A small project: four objects and a link, two jobs at a time.
+write_project() {
+	mkdir -p proj
+	for f in a b c; do echo "int f_$f(void) { return 1; }" >"proj/$f.c"; done
+	echo 'int main(void) { return 0; }' >proj/main.c
+	printf 'prog: a.o b.o c.o main.o\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -O2 -c -o $@ $<\n' \
+		>proj/Makefile
+}
+
+# jq_sum EVENT DIR [PROGRAM]: the sum of EVENT's counted values over DIR's reports.
+jq_sum() {
+	jq -s --arg e "$1" --arg p "${3:-}" \
+		'map(select($p == "" or .program == $p) | .events[] | select(.name == $e and .value != null) | .value) | add // 0' \
+		"$2"/*.json
+}
+
+# group N: 1234567 -> 1,234,567, as the summary prints counts.
+group() {
+	sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"
+}
+
+@test "pfshim --help, run --help and report --help are manuals" {
+	run -0 "$PFSHIM" --help
+	[[ "$output" == *"Usage: pfshim COMMAND"* ]]
+	run -0 "$PFSHIM" run --help
+	[[ "$output" == *"-o, --output DIR"* ]] && [[ "$output" == *"Exit status"* ]]
+	run -0 "$PFSHIM" report --help
+	[[ "$output" == *"--json"* ]] && [[ "$output" == *"--csv"* ]]
+	run -2 "$PFSHIM" frobnicate
+	[[ "$output" == *"unknown command 'frobnicate'"* ]]
+	run -2 "$PFSHIM" run
+	[[ "$output" == *"no command to run"* ]]
+}
+
+@test "pfshim run -- make -j2: one summary whose totals are the sums of the per-process reports" {
+	write_project
+	run -0 --separate-stderr "$PFSHIM" run -e task-clock,page-faults,context-switches \
+		-o "$BATS_TEST_TMPDIR/reports" -- make -C proj -j2
+	[[ "$output" == *"cc -o prog"* ]]		# make's own output, on stdout
+	[ -x proj/prog ]
+	echo "$stderr"
+	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
+	dir="$BATS_TEST_TMPDIR/reports"
+	n=$(ls "$dir"/*.json | wc -l)
+	[ "$n" -ge 10 ]		# make, 5 cc drivers, 4 cc1, 4 as, a linker ...
+	[[ "$stderr" == *"($(jq -s 'map(.pid) | unique | length' "$dir"/*.json) processes, $n reports,"* ]]
+	# totals: page-faults and context-switches are integers: printed exactly
+	pf=$(jq_sum page-faults "$dir")
+	cs=$(jq_sum context-switches "$dir")
+	grep -Eq "^ +$(group "$pf")  +page-faults$" <<<"$stderr"
+	grep -Eq "^ +$(group "$cs")  +context-switches$" <<<"$stderr"
+	# per program: cc1 ran once per source file, its page-faults summed
+	cc1=$(jq_sum page-faults "$dir" cc1)
+	grep -Eq "^ cc1 +4 +[0-9.]+ +$(group "$cc1") " <<<"$stderr"
+	[[ "$stderr" == *"the reports are in $dir/"* ]]
+}
+
+@test "pfshim report --json: the same sums as jq's, per program too" {
+	write_project
+	"$PFSHIM" run -o reports -- make -s -C proj -j2 2>/dev/null
+	run -0 "$PFSHIM" report --json reports
+	echo "$output" >summary.json
+	for e in task-clock page-faults context-switches; do
+		[ "$(jq --arg e "$e" '.events[] | select(.name == $e) | .value' summary.json)" = "$(jq_sum "$e" reports)" ]
+	done
+	[ "$(jq '.reports' summary.json)" -eq "$(ls reports/*.json | wc -l)" ]
+	# the default events: cycles counted or not supported, said per report (no PMU in most VMs)
+	[ "$(jq '.events[] | select(.name == "cycles") | .not_supported' summary.json)" = \
+	  "$(jq -s 'map(.events[] | select(.name == "cycles" and .status == "not-supported")) | length' reports/*.json)" ]
+	for p in $(jq -r '.programs[].program' summary.json); do
+		[ "$(jq --arg p "$p" '.programs[] | select(.program == $p) | .events[] | select(.name == "page-faults") | .value' summary.json)" = "$(jq_sum page-faults reports "$p")" ]
+		[ "$(jq --arg p "$p" '.programs[] | select(.program == $p) | .reports' summary.json)" = "$(jq -s --arg p "$p" 'map(select(.program == $p)) | length' reports/*.json)" ]
+	done
+	# CSV: the same totals
+	run -0 "$PFSHIM" report --csv reports
+	[ "${lines[0]}" = "scope,program,reports,event,value,counted,unit,scale" ]
+	grep -q "^total,,[0-9]*,page-faults,$(jq_sum page-faults reports)," <<<"$output"
+}
+
+@test "pfshim run exits with the command's status, and 128+N for a signal" {
+	run -3 "$PFSHIM" run -o r1 -- sh -c 'exit 3'
+	run -130 "$PFSHIM" run -o r2 -- sh -c 'kill -INT $$'
+	run -127 "$PFSHIM" run -o r3 -- /no/such/program
+	[[ "$output" == *"pfshim run: /no/such/program: No such file or directory"* ]]
+}
+
+@test "pfshim run refuses an output directory that already holds reports" {
+	"$PFSHIM" run -o r -- /bin/true 2>/dev/null
+	run -2 "$PFSHIM" run -o r -- /bin/true
+	[[ "$output" == *"holds reports already"* ]]
+}
+
+@test "pfshim run without -o keeps the reports in a new directory under TMPDIR" {
+	run -0 env TMPDIR="$BATS_TEST_TMPDIR" "$PFSHIM" run -- sh -c '/bin/true'
+	dir=$(sed -n 's/.*the reports are in \([^ ]*\) .*/\1/p' <<<"$output")
+	[[ "$dir" == "$BATS_TEST_TMPDIR"/pfshim-run.*/ ]]
+	[ "$(ls "$dir" | wc -l)" -eq 2 ]
+}
+
+@test "pfshim report: malformed, truncated and foreign inputs are named and skipped" {
+	mkdir in
+	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=json PFSHIM_OUTPUT="$PWD/in/" \
+		sh -c '/bin/true; /bin/true'
+	good=$(ls in/*.json | wc -l)
+	sum=$(jq_sum page-faults in)
+	f=$(ls in/*.json | head -1)
+	head -c 100 "$f" >in/truncated.json
+	echo 'not json {' >in/garbage.json
+	echo '{"schema":"other.thing","version":1}' >in/foreign.json
+	echo '{"schema":"pfshim.report","version":99,"pid":1,"events":[]}' >in/future.json
+	echo '{"schema":"pfshim.report","version":1,"pid":1,"events":[{"name":"x","value":"7"}]}' >in/badevent.json
+	: >in/empty.json
+	printf '\x00\xff\xfe' >in/binary.json
+	run -0 --separate-stderr "$PFSHIM" report --json in
+	[ "$(jq .reports <<<"$output")" -eq "$good" ]
+	[ "$(jq .skipped <<<"$output")" -eq 6 ]
+	[ "$(jq '.events[0].value' <<<"$output")" = "$sum" ]
+	[[ "$stderr" == *"in/truncated.json: truncated or malformed JSON"* ]]
+	[[ "$stderr" == *"in/garbage.json: truncated or malformed JSON"* ]]
+	[[ "$stderr" == *"in/foreign.json: not a pfshim report"* ]]
+	[[ "$stderr" == *"in/future.json: a report of a newer schema version"* ]]
+	[[ "$stderr" == *"in/badevent.json: a pfshim report with a malformed event"* ]]
+	[[ "$stderr" == *"in/binary.json: truncated or malformed JSON"* ]]
+	run -1 "$PFSHIM" report in/garbage.json /no/such/file
+	[[ "$output" == *"/no/such/file: No such file or directory; skipped"* ]]
+}
+
+@test "pfshim report reads JSON Lines from a file and from stdin" {
+	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=json \
+		PFSHIM_OUTPUT="$PWD/all.jsonl" sh -c '/bin/true; /bin/true; /bin/true'
+	n=$(wc -l <all.jsonl)
+	run -0 "$PFSHIM" report --json all.jsonl
+	[ "$(jq .reports <<<"$output")" -eq "$n" ]
+	run -0 "$PFSHIM" report --json - <all.jsonl
+	[ "$(jq .reports <<<"$output")" -eq "$n" ]
+	[ "$(jq '.events[0].value' <<<"$output")" = "$(jq -s 'map(.events[0].value) | add' all.jsonl)" ]
+}
+
+@test "the job directory of a plain LD_PRELOAD run is what pfshim report reads" {
+	mkdir -m 0700 run
+	run -0 env XDG_RUNTIME_DIR="$PWD/run" LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults \
+		sh -c 'for i in 1 2 3; do /bin/true; done'
+	dir=$(sed -n 's/.*descendant processes* in \([^ ]*\) (see.*/\1/p' <<<"$output")
+	run -0 "$PFSHIM" report --json "$dir"
+	[ "$(jq '.programs[] | select(.program == "true") | .reports' <<<"$output")" -eq 3 ]
+}

@@ -1,0 +1,159 @@
+/*
+ * test_job.c: preload/job.c in this very process: a process whose parent
+ * left no crumb is a root and leaves one; its fork child is a descendant
+ * with a crumb of its own and writes into the job directory; a runtime
+ * directory open to others or not ours is refused; PFSHIM_OUTPUT or
+ * PFSHIM_DISABLE keep the job out of the way. (Run without LD_PRELOAD, as
+ * `make unit` does: under the shim this process would be a descendant.)
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "preload/job.h"
+
+static char runtime[64];
+static const char *output_value, *disable_value;
+
+static const char *env_lookup(const char *name)
+{
+	if (strcmp(name, "XDG_RUNTIME_DIR") == 0)
+		return runtime;
+	if (strcmp(name, "PFSHIM_OUTPUT") == 0)
+		return output_value;
+	if (strcmp(name, "PFSHIM_DISABLE") == 0)
+		return disable_value;
+	return NULL;
+}
+
+/* Entries of DIR whose names begin with @prefix. */
+static int entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(runtime, sizeof(runtime), "/tmp/pfshim-test-job.XXXXXX");
+	assert_non_null(mkdtemp(runtime));
+	output_value = NULL;
+	disable_value = NULL;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", runtime);
+	return system(cmd);
+}
+
+static void test_root_then_descendant(void **state)
+{
+	static const struct output_names names = { .pid = 1, .host = "vm", .ext = ".json" };
+	char base[128];
+	pid_t child;
+	int status;
+
+	(void)state;
+	snprintf(base, sizeof(base), "%s/pfshim", runtime);
+	job_start(env_lookup, 1700000000000000000ULL);
+	assert_int_equal(job_role(), JOB_ROOT);
+	assert_int_equal(entries(base, "p"), 1);		/* the root's crumb */
+	assert_int_equal(entries(base, "job-"), 0);		/* no directory until a report */
+
+	child = fork();
+	if (child == 0) {
+		struct output_names mine = names;
+
+		job_restart_in_child();
+		mine.pid = getpid();
+		if (job_role() != JOB_DESCENDANT || entries(base, "p") != 2)
+			_exit(1);
+		job_write(&mine, "{}\n", 3);
+		job_finish(REPORT_EXIT);
+		_exit(entries(base, "p") == 1 ? 0 : 2);		/* its crumb is gone */
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(entries(base, "job-20231114T221320Z-"), 1);
+	job_finish(REPORT_EXEC);				/* an exec keeps the crumb */
+	assert_int_equal(entries(base, "p"), 1);
+}
+
+static void test_explicit_output_or_disable_means_no_job(void **state)
+{
+	(void)state;
+	output_value = "stderr";
+	job_start(env_lookup, 0);
+	assert_int_equal(job_role(), JOB_NONE);
+	assert_int_equal(entries(runtime, "pfshim"), 0);
+	output_value = NULL;
+	disable_value = "1";
+	job_start(env_lookup, 0);
+	assert_int_equal(job_role(), JOB_NONE);
+	assert_int_equal(entries(runtime, "pfshim"), 0);
+}
+
+static void test_open_runtime_directory_refused(void **state)
+{
+	char base[128];
+
+	(void)state;
+	snprintf(base, sizeof(base), "%s/pfshim", runtime);
+	assert_int_equal(mkdir(base, 0700), 0);
+	assert_int_equal(chmod(base, 0777), 0);
+	job_start(env_lookup, 0);
+	/* our parent (the test runner) has no shim: a root, with no job directory */
+	assert_int_equal(job_role(), JOB_ROOT);
+	assert_int_equal(entries(base, "p"), 0);
+}
+
+static void test_runtime_link_refused(void **state)
+{
+	char base[128], target[128];
+
+	(void)state;
+	snprintf(base, sizeof(base), "%s/pfshim", runtime);
+	snprintf(target, sizeof(target), "%s/elsewhere", runtime);
+	assert_int_equal(mkdir(target, 0700), 0);
+	assert_int_equal(symlink(target, base), 0);
+	job_start(env_lookup, 0);
+	assert_int_equal(job_role(), JOB_ROOT);
+	assert_int_equal(entries(target, "p"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_root_then_descendant, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_explicit_output_or_disable_means_no_job, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_runtime_directory_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runtime_link_refused, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,122 @@
+/*
+ * test_output_dir.c: preload/output_dir.c, reports as files in a directory:
+ * names that sort by host, rank and pid; the directory made with its
+ * parents; the first report of an image takes a free name, later ones
+ * replace it, and nothing else is left in the directory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "preload/output_dir.h"
+
+static const struct output_names names = { .pid = 4242, .host = "vm", .rank = "3",
+					    .start_ns = 1700000000500000000ULL, .ext = ".json" };
+
+static void test_name(void **state)
+{
+	struct output_names n = names;
+	char name[128];
+
+	(void)state;
+	assert_int_equal(output_dir_name(&n, name, sizeof(name)), 0);
+	assert_string_equal(name, "vm.r000003.p0004242.20231114T221320Z.0.json");
+	n.rank = NULL;
+	n.seq = 12;
+	assert_int_equal(output_dir_name(&n, name, sizeof(name)), 0);
+	assert_string_equal(name, "vm.r-.p0004242.20231114T221320Z.12.json");
+	assert_int_equal(output_dir_name(&n, name, 10), -ENAMETOOLONG);
+}
+
+/* A host name is someone's choice (sethostname in a namespace): never a path, never hidden. */
+static void test_name_hostile_host(void **state)
+{
+	struct output_names n = names;
+	char name[128];
+
+	(void)state;
+	n.host = "../x/\n";
+	assert_int_equal(output_dir_name(&n, name, sizeof(name)), 0);
+	assert_string_equal(name, "_._x__.r000003.p0004242.20231114T221320Z.0.json");
+	n.host = "..";
+	assert_int_equal(output_dir_name(&n, name, sizeof(name)), 0);
+	assert_string_equal(name, "_..r000003.p0004242.20231114T221320Z.0.json");
+	n.host = "";
+	assert_int_equal(output_dir_name(&n, name, sizeof(name)), 0);
+	assert_string_equal(name, "localhost.r000003.p0004242.20231114T221320Z.0.json");
+}
+
+static int entries(const char *dir, char *first, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && n++ == 0)
+			snprintf(first, size, "%.*s", (int)size - 1, e->d_name);
+	closedir(d);
+	return n;
+}
+
+static void file_is(const char *dir, const char *name, const char *text)
+{
+	char path[512], got[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	n = read(fd, got, sizeof(got) - 1);
+	close(fd);
+	assert_true(n >= 0);
+	got[n] = '\0';
+	assert_string_equal(got, text);
+}
+
+static void test_write_publish_replace(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], name[128], path[256];
+	struct output_names other = names;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/a/b/", top);
+	errno = 1234;
+	assert_int_equal(output_dir_write(dir, &names, "one\n", 4), 0);
+	assert_int_equal(errno, 1234);
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+	assert_string_equal(name, "vm.r000003.p0004242.20231114T221320Z.0.json");
+	/* a second report of the same image replaces the first */
+	assert_int_equal(output_dir_write(dir, &names, "two\n", 4), 0);
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+	file_is(dir, name, "two\n");
+	/* another image of a pid with the same start second: the next number */
+	other.pid = 4243;
+	assert_int_equal(output_dir_write(dir, &other, "x\n", 2), 0);
+	assert_int_equal(entries(dir, name, sizeof(name)), 2);
+	snprintf(path, sizeof(path), "rm -r %s", top);
+	assert_int_equal(system(path), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_name),
+		cmocka_unit_test(test_name_hostile_host),
+		cmocka_unit_test(test_write_publish_replace),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,307 @@
+/*
+ * main.c: the pfshim command. `pfshim run` runs a command under the shim
+ * with every process's report in one directory and prints one summary of
+ * the job; `pfshim report` sums reports already written. (`pfshim list`
+ * will list events.) The manual is `pfshim --help` and docs/pfshim.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tools/pfshim/summary.h"
+
+static const char usage_main[] =
+"Usage: pfshim COMMAND [OPTIONS] [ARGS]\n"
+"\n"
+"Count the performance events of a whole job (a build, a script, an MPI rank)\n"
+"with libpfshim.so, and sum the reports of its processes.\n"
+"\n"
+"Commands:\n"
+"  run [-e EVENTS] [-o DIR] -- COMMAND [ARGS...]\n"
+"        run COMMAND with libpfshim.so preloaded; every process it starts\n"
+"        writes its report (JSON) into DIR; when COMMAND ends, print one summary\n"
+"        on stderr: totals over all processes, then per program the number of\n"
+"        reports and the sums. Exits with COMMAND's status.\n"
+"  report [--json|--csv] [FILE|DIR|-]...\n"
+"        sum reports written earlier: files of one report or JSON Lines,\n"
+"        directories (recursively), '-' for stdin.\n"
+"\n"
+"Run `pfshim run --help` or `pfshim report --help` for each command's options.\n"
+"Reports are described in docs/output.md; this command in docs/pfshim.md.\n";
+
+static const char usage_run[] =
+"Usage: pfshim run [-e EVENTS] [-o DIR] [--] COMMAND [ARGS...]\n"
+"\n"
+"Run COMMAND under libpfshim.so. Every process of the job (COMMAND, and all it\n"
+"starts) writes its report as JSON into DIR, one file per process image\n"
+"(HOST.rRANK.pPID.TIME.N.json, published whole). When COMMAND exits, one\n"
+"summary goes to stderr:\n"
+"  - totals of each event over all reports,\n"
+"  - per program: the number of reports and the sums of each event,\n"
+"  - where the reports are, for `pfshim report DIR`.\n"
+"\n"
+"Options:\n"
+"  -e, --events EVENTS  events to count, perf syntax (PFSHIM_EVENTS); default:\n"
+"                       the shim's default events\n"
+"  -o, --output DIR     keep the reports in DIR (created, with its parents; it\n"
+"                       must hold no reports yet). Default: a new directory\n"
+"                       $TMPDIR/pfshim-run.XXXXXX (/tmp without TMPDIR), kept.\n"
+"  -h, --help           this text\n"
+"\n"
+"COMMAND sees LD_PRELOAD (the shim, then any libraries already there),\n"
+"PFSHIM_OUTPUT=DIR/, PFSHIM_FORMAT=json and, with -e, PFSHIM_EVENTS: the shim\n"
+"reads them, and the processes of the job inherit them.\n"
+"\n"
+"Exit status: COMMAND's; 128+N when a signal N ended it; 127 when it could not\n"
+"be started; 2 for a usage error.\n";
+
+static const char usage_report[] =
+"Usage: pfshim report [--json|--csv] [FILE|DIR|-]...\n"
+"\n"
+"Sum pfshim reports (JSON, PFSHIM_FORMAT=json): files holding one report or\n"
+"JSON Lines, directories (read recursively; names beginning with '.' are\n"
+"skipped), and '-' for stdin (the default with no argument). An input that is\n"
+"not a whole report (malformed, truncated, another schema) is named on stderr\n"
+"and skipped; the others are summed.\n"
+"\n"
+"Output (stdout):\n"
+"  (default)  the summary as text: totals over all reports, then per program\n"
+"  --json     one JSON object, schema \"pfshim.summary\" (docs/pfshim.md)\n"
+"  --csv      scope,program,reports,event,value,counted,unit,scale rows:\n"
+"             scope \"total\" rows first, then \"program\" rows\n"
+"  -h, --help this text\n"
+"\n"
+"Values are the sums of each report's \"value\" (scaled counts) where the event\n"
+"was counted; an event counted nowhere is <not counted> (null in JSON, empty in\n"
+"CSV).\n"
+"\n"
+"Exit status: 0 when at least one report was read, 1 when none was, 2 for a\n"
+"usage error.\n";
+
+/* libpfshim.so beside this program (build/) or in ../lib (installed). */
+static int library_find(char *path, size_t size)
+{
+	static const char *const beside[] = { "/libpfshim.so", "/../lib/libpfshim.so" };
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+		char candidate[PATH_MAX + 32];
+
+		snprintf(candidate, sizeof(candidate), "%s%s", exe, beside[i]);
+		if (access(candidate, R_OK) == 0 && realpath(candidate, path) && strlen(path) < size)
+			return 0;
+	}
+	return -1;
+}
+
+static int mkdirs(const char *path)
+{
+	char part[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(part))
+		return -1;
+	memcpy(part, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (part[i] != '/' && part[i] != '\0')
+			continue;
+		part[i] = '\0';
+		if (mkdir(part, 0755) < 0 && errno != EEXIST)
+			return -1;
+		part[i] = path[i];
+	}
+	return 0;
+}
+
+static int dir_is_empty(const char *path)
+{
+	struct summary s;
+	uint64_t reports;
+
+	summary_init(&s);
+	summary_add_path(&s, path);
+	reports = s.reports;
+	summary_free(&s);
+	return reports == 0;
+}
+
+static char *command_line(char **argv)
+{
+	size_t len = 1;
+	char *line;
+
+	for (char **a = argv; *a; a++)
+		len += strlen(*a) + 1;
+	line = calloc(1, len);
+	if (!line)
+		return NULL;
+	for (char **a = argv; *a; a++) {
+		if (a != argv)
+			strcat(line, " ");
+		strcat(line, *a);
+	}
+	return line;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char lib[PATH_MAX], dir[PATH_MAX], preload[2 * PATH_MAX], output[PATH_MAX + 1];
+	const char *events = NULL, *out = NULL, *old;
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	struct summary s;
+	int c, status;
+	pid_t pid;
+
+	while ((c = getopt_long(argc, argv, "+e:o:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'e': events = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h': fputs(usage_run, stdout); return 0;
+		default: fputs(usage_run, stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "pfshim run: no command to run\n\n%s", usage_run);
+		return 2;
+	}
+	if (library_find(lib, sizeof(lib)) < 0) {
+		fprintf(stderr, "pfshim run: libpfshim.so is neither beside this program nor in ../lib\n");
+		return 2;
+	}
+	if (out) {
+		if (strlen(out) + 2 > sizeof(dir) || mkdirs(out) < 0 || !realpath(out, dir)) {
+			fprintf(stderr, "pfshim run: -o %s: %s\n", out, strerror(errno));
+			return 2;
+		}
+		if (!dir_is_empty(dir)) {
+			fprintf(stderr, "pfshim run: -o %s: holds reports already; choose a new directory\n",
+				out);
+			return 2;
+		}
+	} else {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(dir, sizeof(dir), "%s/pfshim-run.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+		if (!mkdtemp(dir)) {
+			fprintf(stderr, "pfshim run: cannot create %s: %s\n", dir, strerror(errno));
+			return 2;
+		}
+	}
+	old = getenv("LD_PRELOAD");
+	snprintf(preload, sizeof(preload), "%s%s%s", lib, old && *old ? " " : "", old ? old : "");
+	snprintf(output, sizeof(output), "%s/", dir);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("PFSHIM_OUTPUT", output, 1);
+	setenv("PFSHIM_FORMAT", "json", 1);
+	if (events)
+		setenv("PFSHIM_EVENTS", events, 1);
+
+	/* As time(1) does: ^C and ^\ are the command's to handle; we wait for it. */
+	sigemptyset(&ignore.sa_mask);
+	sigaction(SIGINT, &ignore, &old_int);
+	sigaction(SIGQUIT, &ignore, &old_quit);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		execvp(argv[optind], argv + optind);
+		fprintf(stderr, "pfshim run: %s: %s\n", argv[optind], strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0) {
+		fprintf(stderr, "pfshim run: fork: %s\n", strerror(errno));
+		return 2;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	summary_init(&s);
+	summary_add_path(&s, dir);
+	{
+		char *title = command_line(argv + optind);
+
+		summary_print_text(&s, title, output, stderr);
+		free(title);
+	}
+	summary_free(&s);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	enum { TEXT, JSON, CSV } format = TEXT;
+	struct summary s;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case 'j': format = JSON; break;
+		case 'c': format = CSV; break;
+		case 'h': fputs(usage_report, stdout); return 0;
+		default: fputs(usage_report, stderr); return 2;
+		}
+	}
+	summary_init(&s);
+	if (optind >= argc)
+		summary_add_path(&s, "-");
+	for (int i = optind; i < argc; i++)
+		summary_add_path(&s, argv[i]);
+	if (format == JSON)
+		summary_print_json(&s, stdout);
+	else if (format == CSV)
+		summary_print_csv(&s, stdout);
+	else
+		summary_print_text(&s, NULL, NULL, stdout);
+	ret = s.reports ? 0 : 1;
+	summary_free(&s);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage_main, stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(argv[1], "report") == 0)
+		return cmd_report(argc - 1, argv + 1);
+	fprintf(stderr, "pfshim: unknown command '%s'\n\n%s", argv[1], usage_main);
+	return 2;
+}
