@@ -66,7 +66,16 @@ static void report_signal_handler(int signo)
 static void report_signal_install(int signo)
 {
 	struct sigaction sa = { .sa_handler = report_signal_handler, .sa_flags = SA_RESTART };
+	struct sigaction old;
 
+	/*
+	 * An inherited SIG_IGN (nohup, `trap '' USR1`) is the parent's choice
+	 * for this program and every program it execs (execve keeps ignored
+	 * signals ignored): replacing it would let the signal kill them. The
+	 * signal stays ignored and takes no report (docs/usage.md).
+	 */
+	if (sigaction(signo, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return;
 	sigemptyset(&sa.sa_mask);
 	sigaction(signo, &sa, NULL);
 }
