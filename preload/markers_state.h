@@ -28,6 +28,7 @@ struct marker_thread {
 	uint64_t read_errors;
 	int live_index;			/* slot in markers.live, or -1 */
 	int open_failed;		/* a group did not open: calls return PFSHIM_FAILED */
+	int fds_reserved;		/* descriptors counted in markers.fds_used */
 	struct fastread_timer wall;	/* regions' wall clock when mult != 0 (wall_ns) */
 };
 
@@ -55,6 +56,9 @@ struct markers_state {
 	_Atomic(struct marker_thread *) live[MARKERS_LIVE_MAX];
 	pthread_mutex_t intern_lock;	/* pfshim_region() of a new name only */
 	const char *user_read_problem;	/* fastread_user_access_problem(), asked once */
+	int fds_cap;			/* descriptors all threads' groups may hold (fd_band) */
+	atomic_int fds_used;
+	atomic_flag budget_warned;	/* the budget line was written */
 };
 
 extern struct markers_state markers;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/fd.h"
 #include "preload/markers.h"
 #include "preload/output.h"
 #include "preload/warn.h"
@@ -73,6 +74,26 @@ static void clocks_start(void)
 	atomic_store(&process.final_report, FINAL_REPORT_NONE);
 }
 
+/*
+ * The counters, when the host's descriptor table has a band to spare for
+ * them (fd.c); else none, each reported as EMFILE, and one line that says
+ * why. Their descriptors are never left below the band.
+ */
+static void counters_start(void)
+{
+	int lo, hi;
+
+	if (fd_band(&lo, &hi) > 0) {
+		counters_open(&process.counters, &process.events);
+		return;
+	}
+	counters_none(&process.counters, &process.events, EMFILE);
+	if (!process.budget_warned)
+		warn_line("RLIMIT_NOFILE is under 256: pfshim takes no descriptor from a table "
+			  "that small, and counts nothing (raise the limit to count)", NULL);
+	process.budget_warned = true;
+}
+
 void process_start(const char *argv0, config_getenv_fn get_env)
 {
 	config_read(&process.config, get_env, warn_message);
@@ -88,7 +109,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	program_name_read();
 	clocks_start();
 	process.stream_fd = output_stream_open(process.config.output);
-	counters_open(&process.counters, &process.events);
+	counters_start();
 	process.active = true;
 }
 
@@ -99,7 +120,7 @@ void process_restart_in_child(void)
 	/* The inherited fds count the parent (inherit_thread: not us). */
 	counters_close(&process.counters);
 	clocks_start();
-	counters_open(&process.counters, &process.events);
+	counters_start();
 	markers_restart_in_child();
 }
 

@@ -25,6 +25,7 @@ struct process {
 	uint64_t start_monotonic_ns;
 	char program[256];		/* basename of /proc/self/exe */
 	char argv0[256];
+	bool budget_warned;		/* the low-RLIMIT_NOFILE line was written (once per image) */
 	atomic_int final_report;	/* 0, the tid writing the exit/exec report, or -1 once written */
 };
 

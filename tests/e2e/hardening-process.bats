@@ -24,3 +24,58 @@ load helpers
 	[ "$output" = "$(printf 'caught\nalive')" ]
 	[ "$(reports '.reason == "signal"')" -eq 1 ]
 }
+
+# ---- class 4: the host's descriptor budget
+
+@test "at RLIMIT_NOFILE 16 the program's first open() and its count of files are as without the shim" {
+	run bash -c 'ulimit -n 16; exec "$0" files' "$PROGS/fd_budget"
+	want=$output
+	run --separate-stderr bash -c 'ulimit -n 16; exec env LD_PRELOAD="$1" PFSHIM_FORMAT=json \
+		PFSHIM_OUTPUT="$2" "$0" files' "$PROGS/fd_budget" "$SHIM" "$REPORTS"
+	echo "without: $want; with: $output; stderr: $stderr"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$want" ]
+	# What was given up is said: one line, and EMFILE for every event.
+	[ "$(grep -c 'RLIMIT_NOFILE is under 256' <<<"$stderr")" -eq 1 ]
+	run bash -c 'ulimit -n 16; exec env LD_PRELOAD="$1" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$2" \
+		PFSHIM_EVENTS=task-clock,page-faults /bin/true' "$0" "$SHIM" "$REPORTS"
+	[ "$(reports '[.events[] | select(.error == "EMFILE")] | length == 2')" -eq 1 ]
+}
+
+@test "at RLIMIT_NOFILE 1024 the shim's descriptors take no number below the top quarter" {
+	run bash -c 'ulimit -n 1024; exec "$0" files' "$PROGS/fd_budget"
+	want=$output
+	run --separate-stderr bash -c 'ulimit -n 1024; exec env LD_PRELOAD="$1" \
+		PFSHIM_OUTPUT=/dev/null PFSHIM_EVENTS=task-clock,page-faults "$0" files' \
+		"$PROGS/fd_budget" "$SHIM"
+	echo "without: $want; with: $output"
+	[ "${output%% *}" = "${want%% *}" ]
+	# The two counters cost the program two files, no more.
+	[ "${output#* }" = "files=$(( ${want#*files=} - 2 ))" ]
+	# Below 768 the same numbers are open as without the shim; ours are above.
+	want=$(bash -c 'ulimit -n 1024; exec "$0" fds' "$PROGS/fd_budget")
+	run --separate-stderr bash -c 'ulimit -n 1024; exec env LD_PRELOAD="$1" PFSHIM_OUTPUT=/dev/null \
+		PFSHIM_EVENTS=task-clock,page-faults "$0" fds' "$PROGS/fd_budget" "$SHIM"
+	echo "without: $want; with: $output"
+	low=$(for fd in $output; do [ "$fd" -ge 768 ] || echo -n "$fd "; done)
+	[ "$low" = "$want" ]
+	[ "$(for fd in $output; do [ "$fd" -lt 768 ] || echo "$fd"; done | wc -l)" -eq 2 ]
+}
+
+@test "300 threads timing regions under a limit of 1024: every open() of the program succeeds" {
+	run bash -c 'ulimit -n 1024; exec "$0" threads 300' "$PROGS/fd_budget"
+	[ "$output" = failed=0 ]
+	run --separate-stderr bash -c 'ulimit -n 1024; exec env LD_PRELOAD="$1" PFSHIM_FORMAT=json \
+		PFSHIM_OUTPUT="$2" PFSHIM_EVENTS=task-clock,page-faults "$0" threads 300' \
+		"$PROGS/fd_budget" "$SHIM" "$REPORTS"
+	echo "$output; $stderr"
+	[ "$status" -eq 0 ]
+	[ "$output" = failed=0 ]
+	# The threads past the budget are named in the report, and one line says so.
+	[ "$(grep -c 'descriptor budget' <<<"$stderr")" -eq 1 ]
+	over=$(jq '[.regions.threads[] | select(.open_error == "EMFILE")] | length' "$REPORTS")
+	counted=$(jq '[.regions.threads[] | select(.open_error == null)] | length' "$REPORTS")
+	echo "over budget: $over, counted: $counted"
+	[ "$over" -gt 0 ]
+	[ "$counted" -gt 0 ]
+}
