@@ -20,6 +20,7 @@ struct config {
 	enum config_format format;	/* PFSHIM_FORMAT */
 	char output[PATH_MAX];		/* PFSHIM_OUTPUT: "stderr", "stdout" or a template */
 	int signal;			/* PFSHIM_SIGNAL, 0 when off */
+	bool on_fatal;			/* PFSHIM_ON_FATAL=1: report on a fatal signal */
 	const char *sysfs_root;		/* PFSHIM_SYSFS_ROOT (tests), or CONFIG_SYSFS_DEFAULT */
 };
 

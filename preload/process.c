@@ -217,7 +217,7 @@ void process_report(enum report_reason reason, int signo)
  * in turn if a failed exec gives it back; it never waits for itself (a
  * signal handler that exits while the report it interrupted is half-written).
  */
-void process_report_final(enum report_reason reason)
+static void report_final(enum report_reason reason, int signo)
 {
 	const struct timespec ms = { 0, 1000000 };
 	int self = gettid();
@@ -228,7 +228,7 @@ void process_report_final(enum report_reason reason)
 		int writer = FINAL_REPORT_NONE;
 
 		if (atomic_compare_exchange_strong(&process.final_report, &writer, self)) {
-			process_report(reason, 0);
+			process_report(reason, signo);
 			atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
 			return;
 		}
@@ -236,6 +236,16 @@ void process_report_final(enum report_reason reason)
 			return;
 		nanosleep(&ms, NULL);
 	}
+}
+
+void process_report_final(enum report_reason reason)
+{
+	report_final(reason, 0);
+}
+
+void process_report_fatal(int signo)
+{
+	report_final(REPORT_SIGNAL, signo);
 }
 
 void process_report_final_undo(void)

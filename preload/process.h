@@ -59,6 +59,13 @@ void process_report(enum report_reason reason, int signo);
  */
 void process_report_final(enum report_reason reason);
 
+/*
+ * process_report_fatal - the last report of an image that a signal is about
+ * to kill (PFSHIM_ON_FATAL): reason signal, @signo, claimed as the exit
+ * report is. Async-signal-safe.
+ */
+void process_report_fatal(int signo);
+
 /* process_report_final_undo - exec failed: the image lives on and will report again. */
 void process_report_final_undo(void);
 

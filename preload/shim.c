@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/fatal.h"
 #include "preload/process.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
@@ -100,6 +101,8 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 		REAL(execve); REAL(execvpe); REAL(execv); REAL(execvp);
 		REAL(fexecve); REAL(execveat); REAL(_exit); REAL(_Exit);
 		pthread_atfork(NULL, NULL, after_fork_in_child);
+		if (process.config.on_fatal)
+			fatal_install(process.config.signal);
 		if (process.config.signal)
 			report_signal_install(process.config.signal);
 	}

@@ -79,3 +79,128 @@ load helpers
 	[ "$over" -gt 0 ]
 	[ "$counted" -gt 0 ]
 }
+
+# ---- class 8: PFSHIM_ON_FATAL=1
+
+# ended_by ARGS...: how `fatal ARGS` ends, under waitcore, cores allowed, in the
+# test's directory; under the shim (PFSHIM_ON_FATAL=1) when WITH_SHIM is set.
+ended_by() {
+	cd "$BATS_TEST_TMPDIR" && ulimit -c unlimited || return
+	if [ -n "${WITH_SHIM:-}" ]; then
+		shim PFSHIM_ON_FATAL=1 PFSHIM_EVENTS=task-clock "$PROGS/waitcore" "$PROGS/fatal" "$@"
+	else
+		"$PROGS/waitcore" "$PROGS/fatal" "$@"
+	fi
+}
+
+@test "PFSHIM_ON_FATAL=1: segfault, FPE, abort and SIGTERM die as without the shim, with a report" {
+	for how in segv fpe abort term; do
+		: >"$REPORTS"
+		want=$(ended_by "$how")
+		got=$(WITH_SHIM=1 ended_by "$how")
+		echo "$how: without '$want', with '$got'"
+		[ "$got" = "$want" ]
+		signo=$(sed -n 's/^signal=\([0-9]*\).*/\1/p' <<<"$want")
+		[ -n "$signo" ]
+		[ "$(reports ".program == \"fatal\" and .reason == \"signal\" and .signal == $signo")" -eq 1 ]
+		[ "$(reports '.program == "fatal"')" -eq 1 ]
+	done
+	# Where the kernel writes cores to the working directory, it did so with the shim too.
+	if [ "$(cat /proc/sys/kernel/core_pattern)" = core ]; then
+		[ "$(WITH_SHIM=1 ended_by segv)" = "signal=11 core=1" ]
+		[ "$(WITH_SHIM=1 ended_by abort)" = "signal=6 core=1" ]
+	fi
+	rm -f "$BATS_TEST_TMPDIR"/core*
+}
+
+@test "PFSHIM_ON_FATAL=1: the shell sees 139, 134 and 143 as without the shim" {
+	for how in segv abort term; do
+		run "$PROGS/fatal" "$how"
+		want=$status
+		run env PFSHIM_ON_FATAL=1 LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null "$PROGS/fatal" "$how"
+		echo "$how: without $want, with $status"
+		[ "$status" -eq "$want" ]
+	done
+	[ "$want" -eq 143 ]
+}
+
+@test "PFSHIM_ON_FATAL=1 with cores off: no core either way" {
+	want=$(cd "$BATS_TEST_TMPDIR" && ulimit -c 0 && "$PROGS/waitcore" "$PROGS/fatal" segv)
+	got=$(cd "$BATS_TEST_TMPDIR" && ulimit -c 0 && shim PFSHIM_ON_FATAL=1 "$PROGS/waitcore" \
+		"$PROGS/fatal" segv)
+	[ "$want" = "signal=11 core=0" ]
+	[ "$got" = "$want" ]
+}
+
+@test "PFSHIM_ON_FATAL=1: a handler the program installs after the shim replaces it" {
+	run "$PROGS/fatal" own-term
+	want="$status $output"
+	run env PFSHIM_ON_FATAL=1 LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+		"$PROGS/fatal" own-term
+	[ "$status $output" = "$want" ]
+	[ "$want" = "3 own handler" ]
+	[ "$(reports '.reason == "signal"')" -eq 0 ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+}
+
+# early HOW ARGS...: `fatal ARGS` with a library whose constructor installed a
+# SIGTERM handler before the shim's; without the shim when NOSHIM is set.
+early() {
+	local how=$1
+	shift
+	if [ -n "${NOSHIM:-}" ]; then
+		env EARLY_HANDLER="$how" LD_PRELOAD="$PROGS/libearly_handler.so" "$PROGS/fatal" "$@"
+	else
+		env EARLY_HANDLER="$how" PFSHIM_ON_FATAL=1 PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+			LD_PRELOAD="$SHIM $PROGS/libearly_handler.so" "$PROGS/fatal" "$@"
+	fi
+}
+
+@test "PFSHIM_ON_FATAL=1: a handler installed before the shim still runs, and the program lives on" {
+	NOSHIM=1 run early return term 2
+	want="$status $output"
+	[ "$want" = "0 $(printf 'early handler\nsurvived 1\nearly handler\nsurvived 2')" ]
+	run early return term 2
+	[ "$status $output" = "$want" ]
+	[ "$(reports '.reason == "signal"')" -eq 0 ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+}
+
+@test "PFSHIM_ON_FATAL=1: a handler before the shim that restores the default and re-raises" {
+	NOSHIM=1 run early reraise term
+	want="$status $output"
+	[ "$want" = "143 early handler" ]
+	run early reraise term
+	[ "$status $output" = "$want" ]
+	[ "$(reports '.reason == "signal" and .signal == 15')" -eq 1 ]
+	[ "$(reports)" -eq 1 ]
+}
+
+@test "PFSHIM_ON_FATAL=1: an SA_RESETHAND handler before the shim runs once, then the default" {
+	NOSHIM=1 run early resethand term 2
+	want="$status $output"
+	[ "$want" = "143 $(printf 'early handler\nsurvived 1')" ]
+	run early resethand term 2
+	[ "$status $output" = "$want" ]
+	[ "$(reports '.reason == "signal" and .signal == 15')" -eq 1 ]
+}
+
+@test "PFSHIM_ON_FATAL=1 leaves an ignored signal ignored" {
+	run bash -c 'trap "" TERM; exec "$0" term' "$PROGS/fatal"
+	want="$status $output"
+	[ "$want" = "0 survived 1" ]
+	run bash -c 'trap "" TERM; exec env PFSHIM_ON_FATAL=1 LD_PRELOAD="$1" PFSHIM_FORMAT=json \
+		PFSHIM_OUTPUT="$2" "$0" term' "$PROGS/fatal" "$SHIM" "$REPORTS"
+	[ "$status $output" = "$want" ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+}
+
+@test "without PFSHIM_ON_FATAL no handler is installed: death by signal writes no report" {
+	run env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" "$PROGS/fatal" term
+	[ "$status" -eq 143 ]
+	[ "$(reports)" -eq 0 ]
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_ON_FATAL=yes PFSHIM_OUTPUT=/dev/null \
+		"$PROGS/fatal" term
+	[ "$status" -eq 143 ]
+	[ "$stderr" = "pfshim: PFSHIM_ON_FATAL: expected 0 or 1; off" ]
+}
