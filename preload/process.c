@@ -8,6 +8,7 @@
 #include "preload/process.h"
 
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -166,11 +167,45 @@ static void report_format_write(const struct report *r)
 }
 
 /*
+ * A process made without fork() (clone() without CLONE_THREAD, the raw fork
+ * system call) ran no atfork handler: it holds a copy of the parent's state
+ * and descriptors, and the kernel gave it no counters of its own
+ * (inherit_thread: only CLONE_THREAD children inherit; kernel-facts.md).
+ * Its events were counted nowhere, and that is what its report must say.
+ * But a vfork() child, or one of clone(CLONE_VM), shares our memory and must
+ * touch nothing: kcmp(KCMP_VM) tells them apart. A parent already gone
+ * (ESRCH) shares memory with no one alive. Where kcmp is missing, no report.
+ */
+static bool process_is_unforked_copy(void)
+{
+	int saved_errno = errno;
+	long r;
+
+	if (!process.active || getpid() == process.pid)
+		return false;
+	r = syscall(SYS_kcmp, getpid(), process.pid, KCMP_VM, 0, 0);
+	r = r > 0 || (r < 0 && errno == ESRCH);
+	errno = saved_errno;
+	return r;
+}
+
+/* Nothing of an unforked copy was counted: ECHILD says why, in every format. */
+static void events_uncounted(struct report_event *events, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		events[i].raw = events[i].value = events[i].enabled = events[i].running = 0;
+		events[i].status = STATUS_NOT_COUNTED;
+		events[i].scaled = 0;
+		events[i].error = ECHILD;
+	}
+}
+
+/*
  * The events and the text are mmap()ed, not on the stack: the signal may
  * land on any thread, and a thread's stack may be as small as
  * PTHREAD_STACK_MIN (16 KiB), the signal frame included.
  */
-void process_report(enum report_reason reason, int signo)
+static void report_write(enum report_reason reason, int signo, bool unforked)
 {
 	size_t events_size = (size_t)EVENTS_MAX * sizeof(struct report_event);
 	struct report_event *events;
@@ -179,8 +214,6 @@ void process_report(enum report_reason reason, int signo)
 	struct report r;
 	int saved_errno = errno;
 
-	if (!process_is_self())
-		return;
 	events = report_map(events_size);
 	if (!events) {
 		warn_line("no memory to read the counters; the report is lost", NULL);
@@ -188,16 +221,19 @@ void process_report(enum report_reason reason, int signo)
 		return;
 	}
 	counters_read(&process.counters, &process.events, events);
+	if (unforked)
+		events_uncounted(events, process.events.nr);
 	if (uname(&uts) < 0)
 		strcpy(uts.nodename, "");
 	r = (struct report){
 		.program = process.program,
 		.argv0 = process.argv0,
-		.pid = process.pid,
+		.pid = unforked ? getpid() : process.pid,
 		.ppid = getppid(),
 		.hostname = uts.nodename,
-		.start_ns = process.start_realtime_ns,
-		.wall_ns = clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns,
+		/* An unforked copy's start is unknown: the parent's clocks are all it has. */
+		.start_ns = unforked ? 0 : process.start_realtime_ns,
+		.wall_ns = unforked ? 0 : clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns,
 		.reason = reason,
 		.signo = signo,
 		.nr_events = process.events.nr,
@@ -211,6 +247,12 @@ void process_report(enum report_reason reason, int signo)
 	errno = saved_errno;
 }
 
+void process_report(enum report_reason reason, int signo)
+{
+	if (process_is_self())
+		report_write(reason, signo, false);
+}
+
 /*
  * The exit/exec report is claimed with the writer's tid. A thread that finds
  * it claimed waits (its _exit or exec would kill the writer), and claims it
@@ -221,14 +263,15 @@ static void report_final(enum report_reason reason, int signo)
 {
 	const struct timespec ms = { 0, 1000000 };
 	int self = gettid();
+	bool unforked = process_is_unforked_copy();
 
-	if (!process_is_self())
+	if (!process_is_self() && !unforked)
 		return;
 	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
 		int writer = FINAL_REPORT_NONE;
 
 		if (atomic_compare_exchange_strong(&process.final_report, &writer, self)) {
-			process_report(reason, signo);
+			report_write(reason, signo, unforked);
 			atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
 			return;
 		}
@@ -250,6 +293,6 @@ void process_report_fatal(int signo)
 
 void process_report_final_undo(void)
 {
-	if (process_is_self())
+	if (process_is_self() || process_is_unforked_copy())
 		atomic_store(&process.final_report, FINAL_REPORT_NONE);
 }

@@ -15,6 +15,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +30,7 @@ typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 typedef void (*exit_fn)(int);
+typedef int (*daemon_fn)(int, int);
 
 static struct {
 	execve_fn execve, execvpe;
@@ -35,6 +38,7 @@ static struct {
 	fexecve_fn fexecve;
 	execveat_fn execveat;
 	exit_fn _exit, _Exit;
+	daemon_fn daemon;
 } real;
 
 static void *real_lookup(void **slot, const char *name)
@@ -90,6 +94,12 @@ static void after_fork_in_child(void)
 	errno = saved_errno;
 }
 
+/* quick_exit() runs no destructor: its handlers are the last word (ours, registered first, runs last). */
+static void shim_quick_exit(void)
+{
+	process_report_final(REPORT_EXIT);
+}
+
 /* glibc passes argc, argv and envp to the constructors of shared objects. */
 __attribute__((constructor)) static void shim_init(int argc, char **argv, char **envp)
 {
@@ -99,8 +109,9 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	process_start(argc > 0 ? argv[0] : NULL, env_get);
 	if (process.active) {
 		REAL(execve); REAL(execvpe); REAL(execv); REAL(execvp);
-		REAL(fexecve); REAL(execveat); REAL(_exit); REAL(_Exit);
+		REAL(fexecve); REAL(execveat); REAL(_exit); REAL(_Exit); REAL(daemon);
 		pthread_atfork(NULL, NULL, after_fork_in_child);
+		at_quick_exit(shim_quick_exit);
 		if (process.config.on_fatal)
 			fatal_install(process.config.signal);
 		if (process.config.signal)
@@ -134,6 +145,30 @@ PFSHIM_EXPORT void _Exit(int status)
 }
 
 /*
+ * daemon() forks, and its parent half leaves by glibc's internal _exit(),
+ * which no preload sees: that half's report is written before the call,
+ * and taken back if the fork fails (the caller goes on). The child counts
+ * afresh through the atfork handler, as after any fork().
+ */
+PFSHIM_EXPORT int daemon(int nochdir, int noclose)
+{
+	int ret, saved_errno;
+
+	process_report_final(REPORT_EXIT);
+	if (!REAL(daemon)) {
+		errno = ENOSYS;
+		ret = -1;
+	} else {
+		ret = real.daemon(nochdir, noclose);
+	}
+	saved_errno = errno;
+	if (ret < 0)
+		process_report_final_undo();
+	errno = saved_errno;
+	return ret;
+}
+
+/*
  * Before an exec replaces the image: its report, then the real call. If the
  * exec fails the image lives on, and its exit will report again.
  */
@@ -148,6 +183,30 @@ PFSHIM_EXPORT void _Exit(int status)
 		return ret_;                                 \
 	} while (0)
 
+/*
+ * An exec of a path that does not exist fails before anything is replaced:
+ * it gets no report. Runtimes that search PATH themselves (Python's
+ * os.execvp, dash) call execve() once per directory, and wrote one exec
+ * report per directory tried; now only the one that can run does. stat(),
+ * not access(): the effective ids decide, as they do for the exec.
+ */
+static bool exec_path_missing(const char *path)
+{
+	int saved_errno = errno;
+	struct stat st;
+	bool missing = stat(path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+
+	errno = saved_errno;
+	return missing;
+}
+
+#define EXEC_FORWARD_PATH(path, call)                        \
+	do {                                                 \
+		if (exec_path_missing(path))                 \
+			return (call);                       \
+		EXEC_FORWARD(call);                          \
+	} while (0)
+
 static int no_real(void)
 {
 	errno = ENOSYS;
@@ -158,12 +217,12 @@ static int no_real(void)
 
 PFSHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	EXEC_FORWARD(CALL_REAL(execve, path, argv, envp));
+	EXEC_FORWARD_PATH(path, CALL_REAL(execve, path, argv, envp));
 }
 
 PFSHIM_EXPORT int execv(const char *path, char *const argv[])
 {
-	EXEC_FORWARD(CALL_REAL(execv, path, argv));
+	EXEC_FORWARD_PATH(path, CALL_REAL(execv, path, argv));
 }
 
 PFSHIM_EXPORT int execvp(const char *file, char *const argv[])
@@ -216,10 +275,10 @@ static int exec_list_forward(enum exec_list kind, const char *path, const char *
 		EXEC_FORWARD(CALL_REAL(execvp, path, argv));
 	case EXEC_LIST_LE:
 		envp = va_arg(ap, char *const *);
-		EXEC_FORWARD(CALL_REAL(execve, path, argv, envp));
+		EXEC_FORWARD_PATH(path, CALL_REAL(execve, path, argv, envp));
 	case EXEC_LIST_L:
 	default:
-		EXEC_FORWARD(CALL_REAL(execv, path, argv));
+		EXEC_FORWARD_PATH(path, CALL_REAL(execv, path, argv));
 	}
 }
 

@@ -204,3 +204,86 @@ early() {
 	[ "$status" -eq 143 ]
 	[ "$stderr" = "pfshim: PFSHIM_ON_FATAL: expected 0 or 1; off" ]
 }
+
+# ---- class 7: every process reports once per image, with what identifies it
+
+@test "quick_exit() reports, once, and keeps its status" {
+	run "$PROGS/proc_ways" quick_exit
+	want=$status
+	[ "$want" -eq 4 ]
+	run shim PFSHIM_EVENTS=task-clock "$PROGS/proc_ways" quick_exit
+	[ "$status" -eq "$want" ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+	[ "$(reports)" -eq 1 ]
+}
+
+# wait_reports N: wait (bounded) until N reports are in, for processes nobody waits for.
+wait_reports() {
+	for _ in $(seq 100); do
+		[ "$(reports)" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	return 0
+}
+
+@test "daemon(): the parent half and the child each report once" {
+	run "$PROGS/proc_ways" daemon "$BATS_TEST_TMPDIR/nopid"
+	[ "$status" -eq 0 ]
+	run shim PFSHIM_EVENTS=task-clock "$PROGS/proc_ways" daemon "$BATS_TEST_TMPDIR/pid"
+	[ "$status" -eq 0 ]
+	for _ in $(seq 100); do [ -s "$BATS_TEST_TMPDIR/pid" ] && break; sleep 0.05; done
+	wait_reports 2
+	child=$(cat "$BATS_TEST_TMPDIR/pid")
+	cat "$REPORTS"
+	[ "$(reports '.reason == "exit"')" -eq 2 ]
+	[ "$(reports ".pid == $child")" -eq 1 ]
+	[ "$(reports ".pid != $child")" -eq 1 ]
+	[ "$(jq -r "select(.pid == $child) | .events[0].status" "$REPORTS")" = counted ]
+}
+
+@test "children of the raw fork system call and of clone() report, saying nothing counted them" {
+	for how in raw-fork clone; do
+		: >"$REPORTS"
+		run "$PROGS/proc_ways" "$how"
+		want="$status $output"
+		[ "$want" = "0 child exited 0" ]
+		run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/proc_ways" "$how"
+		[ "$status $output" = "$want" ]
+		cat "$REPORTS"
+		[ "$(reports)" -eq 2 ]
+		parent=$(jq -s -r 'map(select(.events[0].status == "counted")) | .[0].pid' "$REPORTS")
+		# The child: its own pid, its parent, every event not counted with ECHILD.
+		[ "$(reports ".ppid == $parent and .reason == \"exit\" and
+			([.events[] | select(.status == \"not-counted\" and .error == \"ECHILD\")] | length) == 2")" -eq 1 ]
+	done
+}
+
+@test "a clone(CLONE_VM) child shares the parent's memory: it touches nothing, reports nothing" {
+	run shim PFSHIM_EVENTS=task-clock "$PROGS/proc_ways" clone-vm
+	[ "$status" -eq 0 ]
+	[ "$output" = "child exited 0" ]
+	[ "$(reports)" -eq 1 ]
+}
+
+@test "a runtime that searches PATH itself writes one exec report for one exec" {
+	command -v python3 >/dev/null || skip "python3 not installed"
+	mkdir -p "$BATS_TEST_TMPDIR/empty1" "$BATS_TEST_TMPDIR/empty2"
+	path="$BATS_TEST_TMPDIR/none:$BATS_TEST_TMPDIR/empty1:$BATS_TEST_TMPDIR/empty2:$(dirname "$(type -P true)")"
+	# The interpreter itself (python3 may be a wrapper script, pyenv's).
+	python=$(python3 -c 'import sys; print(sys.executable)')
+	run env PATH="$path" "$python" -c 'import os; os.execvp("true", ["true"])'
+	[ "$status" -eq 0 ]
+	run shim PFSHIM_EVENTS=task-clock PATH="$path" "$python" -c 'import os; os.execvp("true", ["true"])'
+	[ "$status" -eq 0 ]
+	[ "$(reports '.reason == "exec"')" -eq 1 ]
+	[ "$(reports '.reason == "exit" and .program == "true"')" -eq 1 ]
+	[ "$(reports)" -eq 2 ]
+	# An exec that fails for another reason than a missing file still reports, then exit does.
+	: >"$REPORTS"
+	run shim PFSHIM_EVENTS=task-clock "$python" -c 'import os
+try: os.execv("/etc/passwd", ["x"])
+except OSError as e: print(e.errno)'
+	[ "$output" = 13 ]
+	[ "$(reports '.reason == "exec"')" -eq 1 ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+}
