@@ -11,6 +11,7 @@
 #include <linux/kcmp.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -189,6 +190,23 @@ static bool process_is_unforked_copy(void)
 	return r;
 }
 
+/* The initial pid namespace's inode (PROC_PID_INIT_INO, include/linux/proc_ns.h). */
+#define PID_NS_INIT_INO 0xEFFFFFFCu
+
+/*
+ * The pid namespace, read at each report (a child of unshare(CLONE_NEWPID)
+ * is in a new one): two containers' pid 1 are told apart by it. 0 in the
+ * initial namespace, or when /proc cannot say.
+ */
+static uint64_t pid_ns_read(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) < 0 || st.st_ino == PID_NS_INIT_INO)
+		return 0;
+	return st.st_ino;
+}
+
 /* Nothing of an unforked copy was counted: ECHILD says why, in every format. */
 static void events_uncounted(struct report_event *events, int nr)
 {
@@ -230,6 +248,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked)
 		.argv0 = process.argv0,
 		.pid = unforked ? getpid() : process.pid,
 		.ppid = getppid(),
+		.pid_ns = pid_ns_read(),
 		.hostname = uts.nodename,
 		/* An unforked copy's start is unknown: the parent's clocks are all it has. */
 		.start_ns = unforked ? 0 : process.start_realtime_ns,

@@ -287,3 +287,25 @@ except OSError as e: print(e.errno)'
 	[ "$(reports '.reason == "exec"')" -eq 1 ]
 	[ "$(reports '.reason == "exit"')" -eq 1 ]
 }
+
+@test "two pid namespaces' pid 1 writing one file are told apart by their pid namespace" {
+	unshare --pid --fork true 2>/dev/null || skip "unshare --pid needs root"
+	for _ in 1 2; do
+		shim PFSHIM_EVENTS=task-clock unshare --pid --fork "$PROGS/first_fd" >/dev/null
+	done
+	run jq -s -c 'map(select(.program == "first_fd")) | map([.pid, .pid_ns])' "$REPORTS"
+	echo "$output"
+	[ "$(jq -s '[.[] | select(.program == "first_fd" and .pid == 1 and .pid_ns > 0)] | length' \
+		"$REPORTS")" -eq 2 ]
+	[ "$(jq -s '[.[] | select(.program == "first_fd") | .pid_ns] | unique | length' \
+		"$REPORTS")" -eq 2 ]
+	# unshare itself, in the initial namespace: null.
+	[ "$(reports '.program == "unshare" and .pid_ns == null')" -ge 2 ]
+	# Text and CSV say it too.
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		unshare --pid --fork "$PROGS/first_fd"
+	grep -q "'first_fd' (pid 1 in pid namespace [0-9]*, exit)" <<<"$stderr"
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_FORMAT=csv \
+		unshare --pid --fork "$PROGS/first_fd"
+	grep -q '^1,first_fd,exit,.*,[0-9][0-9]*$' <<<"$stderr"
+}
