@@ -43,7 +43,6 @@ _Static_assert(PFSHIM_MAX_EVENTS == EVENTS_MAX, "pfshim_counts holds every event
 
 struct markers_state markers = {
 	.once = PTHREAD_ONCE_INIT,
-	.retiring = ATOMIC_FLAG_INIT,
 	.budget_warned = ATOMIC_FLAG_INIT,
 	.intern_lock = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -495,7 +494,7 @@ void markers_restart_in_child(void)
 		return;
 	/* The child is single-threaded now: whatever held these in the parent is gone. */
 	pthread_mutex_init(&markers.intern_lock, NULL);
-	atomic_flag_clear(&markers.retiring);
+	atomic_store(&markers.retiring, 0);
 	for (int i = 0; i < MARKERS_LIVE_MAX; i++)
 		if ((t = atomic_exchange(&markers.live[i], NULL)) && t != self)
 			thread_free(t, false);

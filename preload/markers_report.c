@@ -4,9 +4,10 @@
  *
  * ASYNC-SIGNAL-SAFE: everything in this file (reports are written from the
  * PFSHIM_SIGNAL handler). No lock a thread may hold: live tables are copied
- * through their sequence counters, and exiting threads are kept out by a flag
- * that is only tried here. No allocation but one mmap() of working memory,
- * released after the report is written.
+ * through their sequence counters, and exiting threads are kept out by a lock
+ * that a report waits for a bounded time, and never on the thread holding it.
+ * No allocation but one mmap() of working memory, released after the report
+ * is written.
  */
 #include "preload/markers.h"
 
@@ -14,6 +15,8 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "preload/markers_state.h"
 #include "preload/process.h"
@@ -47,17 +50,29 @@ void markers_reads_collect(const struct marker_thread *t, struct region_thread *
 
 bool markers_retire_lock_try(int tries)
 {
-	while (atomic_flag_test_and_set_explicit(&markers.retiring, memory_order_acquire)) {
-		if (--tries <= 0)
+	const struct timespec ms = { 0, 1000000 };
+	int self = gettid(), waited_ms = 0, owner = 0;
+
+	while (!atomic_compare_exchange_weak_explicit(&markers.retiring, &owner, self,
+						      memory_order_acquire, memory_order_relaxed)) {
+		if (owner == self)
 			return false;
-		sched_yield();
+		owner = 0;
+		if (tries > 0) {
+			tries--;
+			sched_yield();
+		} else if (waited_ms++ < MARKERS_RETIRE_WAIT_MS) {
+			nanosleep(&ms, NULL);
+		} else {
+			return false;
+		}
 	}
 	return true;
 }
 
 void markers_retire_unlock(void)
 {
-	atomic_flag_clear_explicit(&markers.retiring, memory_order_release);
+	atomic_store_explicit(&markers.retiring, 0, memory_order_release);
 }
 
 /* A bump allocator over the report's one mapping. */

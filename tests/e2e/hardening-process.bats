@@ -309,3 +309,12 @@ except OSError as e: print(e.errno)'
 		unshare --pid --fork "$PROGS/first_fd"
 	grep -q '^1,first_fd,exit,.*,[0-9][0-9]*$' <<<"$stderr"
 }
+
+@test "reports taken while other threads' reports run all keep their regions" {
+	# 32 threads x 50 reports at once: before, about one in ten had its regions
+	# left out ("a thread was exiting (or this signal interrupted one)").
+	shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_report_race" 32 50
+	[ "$(reports '.reason == "explicit"')" -eq 1600 ]
+	[ "$(reports '.reason == "explicit" and .regions.note == null and
+		(.regions.totals | map(select(.name == "work")) | .[0].threads) == 32')" -eq 1600 ]
+}
