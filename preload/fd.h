@@ -5,6 +5,7 @@
 #ifndef PFSHIM_PRELOAD_FD_H
 #define PFSHIM_PRELOAD_FD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -20,6 +21,19 @@ int fd_band(int *lo, int *hi);
  * Return: the new descriptor, or -1 when the band has no room (or none).
  */
 int fd_move_high(int fd);
+
+/*
+ * fd_move_away - move @fd (closed either way) above the soft RLIMIT_NOFILE,
+ * where it costs the program nothing, when the limit is at most 1024 and the
+ * hard limit leaves room (the soft limit is raised for the one F_DUPFD and
+ * put back: call it only while no other thread can run, as the constructor
+ * and a fork child); else into the band as fd_move_high().
+ * Return: the new descriptor, or -1.
+ */
+int fd_move_away(int fd);
+
+/* fd_room_away - whether fd_move_away() can place a descriptor at all. */
+bool fd_room_away(void);
 
 /* fd_dup_high - a close-on-exec duplicate of @fd in the band, or -1. */
 int fd_dup_high(int fd);

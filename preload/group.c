@@ -72,9 +72,9 @@ static int counter_open(struct counter *c, const struct event_spec *spec, int gr
 		return fd;
 	}
 	c->kernel_excluded = attr.exclude_kernel;
-	c->fd = fd_move_high(fd);
+	c->fd = fd_move_away(fd);
 	if (c->fd < 0) {
-		/* No room in the shim's band: the low number goes back to the program. */
+		/* No room up there: the low number goes back to the program. */
 		c->error = EMFILE;
 		return -EMFILE;
 	}

@@ -77,22 +77,21 @@ static void clocks_start(void)
 }
 
 /*
- * The counters, when the host's descriptor table has a band to spare for
- * them (fd.c); else none, each reported as EMFILE, and one line that says
- * why. Their descriptors are never left below the band.
+ * The counters, when the host's descriptor table has room for them above
+ * its soft limit or in the band (fd.c); else none, each reported as EMFILE,
+ * and one line that says why. Their descriptors are never left below.
  */
 static void counters_start(void)
 {
-	int lo, hi;
-
-	if (fd_band(&lo, &hi) > 0) {
+	if (fd_room_away()) {
 		counters_open(&process.counters, &process.events);
 		return;
 	}
 	counters_none(&process.counters, &process.events, EMFILE);
 	if (!process.budget_warned)
 		warn_line("RLIMIT_NOFILE is under 256: pfshim takes no descriptor from a table "
-			  "that small, and counts nothing (raise the limit to count)", NULL);
+			  "that small, and counts nothing (raise the limit, or its hard limit, to count)",
+			  NULL);
 	process.budget_warned = true;
 }
 

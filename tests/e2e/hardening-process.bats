@@ -42,6 +42,30 @@ load helpers
 	[ "$(reports '[.events[] | select(.error == "EMFILE")] | length == 2')" -eq 1 ]
 }
 
+@test "a soft RLIMIT_NOFILE of 16 under a higher hard one: counted, at no cost to the program" {
+	[ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -gt 200 ] || skip "hard limit too low"
+	run bash -c 'ulimit -Sn 16; exec "$0" files' "$PROGS/fd_budget"
+	want=$output
+	run --separate-stderr bash -c 'ulimit -Sn 16; exec env LD_PRELOAD="$1" PFSHIM_OUTPUT=/dev/null \
+		PFSHIM_EVENTS=task-clock,page-faults "$0" files' "$PROGS/fd_budget" "$SHIM"
+	echo "without: $want; with: $output"
+	[ "$output" = "$want" ]
+	# Counted, the shim's descriptors above the soft limit, which is as it was.
+	run --separate-stderr bash -c 'ulimit -Sn 16; exec env LD_PRELOAD="$1" PFSHIM_FORMAT=json \
+		PFSHIM_OUTPUT="$2" PFSHIM_EVENTS=task-clock,page-faults \
+		bash -c "ulimit -Sn; exec \"\$0\" fds" "$0"' "$PROGS/fd_budget" "$SHIM" "$REPORTS"
+	echo "$output; $stderr"
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = 16 ]
+	without=$(bash -c 'ulimit -Sn 16; exec "$0" fds' "$PROGS/fd_budget")
+	added=$(comm -13 <(tr ' ' '\n' <<<"$without" | sort) <(tr ' ' '\n' <<<"${lines[1]}" | sort) |
+		sort -n | tr '\n' ' ')
+	echo "without: $without; added: $added"
+	[ "$added" = "16 17 " ]
+	[ "$(reports '.program == "fd_budget" and
+		([.events[] | select(.status == "counted")] | length) == 2')" -eq 1 ]
+}
+
 @test "at RLIMIT_NOFILE 1024 the shim's descriptors take no number below the top quarter" {
 	run bash -c 'ulimit -n 1024; exec "$0" files' "$PROGS/fd_budget"
 	want=$output

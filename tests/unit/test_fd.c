@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -107,6 +108,49 @@ static void test_move_high_without_band_closes(void **state)
 	assert_int_equal(errno, EBADF);
 }
 
+/* Room under the hard limit: above the soft one, which is left as it was. */
+static void test_move_away_goes_above_the_soft_limit(void **state)
+{
+	struct rlimit after;
+	int fd = open("/dev/null", O_RDONLY);
+
+	(void)state;
+	if (saved.rlim_max <= 64)
+		skip();
+	soft_limit(16);
+	assert_true(fd_room_away());
+	fd = fd_move_away(fd);
+	assert_true(fd >= 16);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &after), 0);
+	assert_int_equal(after.rlim_cur, 16);
+	close(fd);
+}
+
+/* Soft and hard both 16: nowhere to go. In a child: a hard limit is not raised back. */
+static void test_move_away_without_room_closes(void **state)
+{
+	struct rlimit tight = { 16, 16 };
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDONLY);
+
+		if (setrlimit(RLIMIT_NOFILE, &tight) < 0 || fd_room_away())
+			_exit(1);
+		if (fd_move_away(fd) != -1 || fcntl(fd, F_GETFD) != -1)
+			_exit(2);
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +160,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_move_high_lands_in_the_band, limit_save,
 						limit_restore),
 		cmocka_unit_test_setup_teardown(test_move_high_without_band_closes, limit_save,
+						limit_restore),
+		cmocka_unit_test_setup_teardown(test_move_away_goes_above_the_soft_limit, limit_save,
+						limit_restore),
+		cmocka_unit_test_setup_teardown(test_move_away_without_room_closes, limit_save,
 						limit_restore),
 	};
 
