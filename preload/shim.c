@@ -13,7 +13,9 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/stat.h>
@@ -200,9 +202,51 @@ static bool exec_path_missing(const char *path)
 	return missing;
 }
 
+/*
+ * execvp() and its kin search PATH (glibc: "/bin:/usr/bin" when unset; an
+ * empty element is the working directory): a name found in no directory
+ * fails as a missing path does. A program that tries editors one by one
+ * with execlp() gets one report, for the one that runs.
+ */
+static bool exec_file_missing(const char *file)
+{
+	const char *path = getenv("PATH"), *dir, *end;
+	char candidate[PATH_MAX];
+
+	if (!*file)
+		return true;
+	if (strchr(file, '/'))
+		return exec_path_missing(file);
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (dir = path; ; dir = end + 1) {
+		size_t len, name = strlen(file);
+
+		end = strchrnul(dir, ':');
+		len = (size_t)(end - dir);
+		if (len + 1 + name < sizeof(candidate)) {
+			memcpy(candidate, dir, len);
+			if (len)
+				candidate[len++] = '/';
+			memcpy(candidate + len, file, name + 1);
+			if (!exec_path_missing(candidate))
+				return false;
+		}
+		if (!*end)
+			return true;
+	}
+}
+
 #define EXEC_FORWARD_PATH(path, call)                        \
 	do {                                                 \
 		if (exec_path_missing(path))                 \
+			return (call);                       \
+		EXEC_FORWARD(call);                          \
+	} while (0)
+
+#define EXEC_FORWARD_FILE(file, call)                        \
+	do {                                                 \
+		if (exec_file_missing(file))                 \
 			return (call);                       \
 		EXEC_FORWARD(call);                          \
 	} while (0)
@@ -227,12 +271,12 @@ PFSHIM_EXPORT int execv(const char *path, char *const argv[])
 
 PFSHIM_EXPORT int execvp(const char *file, char *const argv[])
 {
-	EXEC_FORWARD(CALL_REAL(execvp, file, argv));
+	EXEC_FORWARD_FILE(file, CALL_REAL(execvp, file, argv));
 }
 
 PFSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	EXEC_FORWARD(CALL_REAL(execvpe, file, argv, envp));
+	EXEC_FORWARD_FILE(file, CALL_REAL(execvpe, file, argv, envp));
 }
 
 PFSHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -272,7 +316,7 @@ static int exec_list_forward(enum exec_list kind, const char *path, const char *
 	argv[n] = NULL;
 	switch (kind) {
 	case EXEC_LIST_LP:
-		EXEC_FORWARD(CALL_REAL(execvp, path, argv));
+		EXEC_FORWARD_FILE(path, CALL_REAL(execvp, path, argv));
 	case EXEC_LIST_LE:
 		envp = va_arg(ap, char *const *);
 		EXEC_FORWARD_PATH(path, CALL_REAL(execve, path, argv, envp));

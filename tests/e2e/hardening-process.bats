@@ -302,6 +302,13 @@ wait_reports() {
 	[ "$(reports '.reason == "exec"')" -eq 1 ]
 	[ "$(reports '.reason == "exit" and .program == "true"')" -eq 1 ]
 	[ "$(reports)" -eq 2 ]
+	# execlp() of names found nowhere in PATH, then of one that is: one exec report.
+	: >"$REPORTS"
+	run shim PFSHIM_EVENTS=task-clock "$PROGS/proc_ways" candidates
+	[ "$status" -eq 0 ]
+	[ "$(reports '.reason == "exec" and .program == "proc_ways"')" -eq 1 ]
+	[ "$(reports '.reason == "exit" and .program == "true"')" -eq 1 ]
+	[ "$(reports)" -eq 2 ]
 	# An exec that fails for another reason than a missing file still reports, then exit does.
 	: >"$REPORTS"
 	run shim PFSHIM_EVENTS=task-clock "$python" -c 'import os

@@ -5,6 +5,8 @@
  *   raw-fork        a child by syscall(SYS_fork), which exits 0; print
  *                   "child exited 0"
  *   clone           the same by clone() without CLONE_THREAD
+ *   candidates      execlp() of two names found nowhere in PATH, then of
+ *                   "true": one exec that runs
  *   clone-vm        the same by clone(CLONE_VM) without CLONE_THREAD: the
  *                   child shares our memory, and leaves by _exit(0)
  */
@@ -57,6 +59,12 @@ int main(int argc, char **argv)
 		fprintf(f, "%d\n", getpid());
 		fclose(f);
 		return 0;
+	}
+	if (!strcmp(how, "candidates")) {
+		execlp("pfshim-no-such-editor", "pfshim-no-such-editor", (char *)NULL);
+		execlp("pfshim-no-such-pager", "pfshim-no-such-pager", (char *)NULL);
+		execlp("true", "true", (char *)NULL);
+		return 127;
 	}
 	if (!strcmp(how, "raw-fork")) {
 		long pid = syscall(SYS_fork);
