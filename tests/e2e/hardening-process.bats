@@ -321,9 +321,15 @@ except OSError as e: print(e.errno)'
 
 @test "two pid namespaces' pid 1 writing one file are told apart by their pid namespace" {
 	unshare --pid --fork true 2>/dev/null || skip "unshare --pid needs root"
-	for _ in 1 2; do
-		shim PFSHIM_EVENTS=task-clock unshare --pid --fork "$PROGS/first_fd" >/dev/null
-	done
+	# Two containers at once: the first waits on a FIFO, its namespace alive, while the
+	# second runs (a namespace's number is reused once it is gone).
+	fifo="$BATS_TEST_TMPDIR/go"
+	mkfifo "$fifo"
+	shim PFSHIM_EVENTS=task-clock unshare --pid --fork \
+		sh -c 'read x <"$0"; exec "$1"' "$fifo" "$PROGS/first_fd" >/dev/null &
+	shim PFSHIM_EVENTS=task-clock unshare --pid --fork "$PROGS/first_fd" >/dev/null
+	timeout 10 sh -c 'echo go >"$0"' "$fifo"
+	wait
 	run jq -s -c 'map(select(.program == "first_fd")) | map([.pid, .pid_ns])' "$REPORTS"
 	echo "$output"
 	[ "$(jq -s '[.[] | select(.program == "first_fd" and .pid == 1 and .pid_ns > 0)] | length' \
