@@ -137,6 +137,20 @@ ended_by() {
 	rm -f "$BATS_TEST_TMPDIR"/core*
 }
 
+@test "PFSHIM_ON_FATAL=1: each of the nine signals, sent by kill, ends as without the shim" {
+	for sig in SEGV BUS FPE ILL ABRT TERM INT HUP QUIT; do
+		: >"$REPORTS"
+		n=$(kill -l "$sig")
+		want=$(ended_by kill "$n")
+		got=$(WITH_SHIM=1 ended_by kill "$n")
+		echo "$sig: without '$want', with '$got'"
+		[ "$got" = "$want" ]
+		[ "${want%% *}" = "signal=$n" ]
+		[ "$(reports ".program == \"fatal\" and .reason == \"signal\" and .signal == $n")" -eq 1 ]
+	done
+	rm -f "$BATS_TEST_TMPDIR"/core*
+}
+
 @test "PFSHIM_ON_FATAL=1: the shell sees 139, 134 and 143 as without the shim" {
 	for how in segv abort term; do
 		run "$PROGS/fatal" "$how"

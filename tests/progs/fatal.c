@@ -5,6 +5,7 @@
  *   abort       abort()
  *   term [N]    send itself SIGTERM N times (default 1), printing
  *               "survived I" after each that it lives through
+ *   kill SIGNO  send itself SIGNO, print "survived" if it lives
  *   own-term    install its own SIGTERM handler (which prints "own handler"
  *               and exits 3), then send itself SIGTERM
  */
@@ -42,6 +43,11 @@ int main(int argc, char **argv)
 			kill(getpid(), SIGTERM);
 			printf("survived %d\n", i);
 		}
+		return 0;
+	}
+	if (!strcmp(how, "kill") && argc > 2) {
+		kill(getpid(), atoi(argv[2]));
+		printf("survived\n");
 		return 0;
 	}
 	if (!strcmp(how, "own-term")) {
