@@ -1,8 +1,9 @@
 /*
  * shim.c: where libpfshim.so meets the host program: the constructor, the
- * exit paths, the interposed exec*() and _exit() functions, fork and the
- * report signal. Each entry point does as little as it can and hands over
- * to process.c.
+ * exit paths (destructor, _exit, _Exit, quick_exit, daemon's parent), the
+ * interposed exec*() functions, fork and the report signal (the fatal
+ * signals are fatal.c's). Each entry point does as little as it can and
+ * hands over to process.c.
  *
  * glibc's exec functions call each other through internal aliases that no
  * preload can see, so every variant is interposed on its own. The real
