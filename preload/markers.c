@@ -37,7 +37,6 @@
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-
 _Static_assert(REGIONS_EVENTS_MAX == EVENTS_MAX, "a region event per configured event");
 _Static_assert(PFSHIM_MAX_EVENTS == EVENTS_MAX, "pfshim_counts holds every event");
 
@@ -327,10 +326,12 @@ static void live_register(struct marker_thread *t)
 }
 
 /*
- * Per-thread fds go into the shim's band (preload/fd.c), as the totals' do:
- * away from the numbers a program expects open() to return or dup2()s over,
- * since a read(2) of a number the host reused could block. The mapped pages
- * do not depend on the fd number. A group that does not fit is closed whole.
+ * Per-thread fds go into the shim's band (preload/fd.c): away from the
+ * numbers a program expects open() to return or dup2()s over, since a
+ * read(2) of a number the host reused could block. Never above the soft
+ * limit, as the totals' may go: that needs the limit raised for a moment,
+ * and other threads run now. The mapped pages do not depend on the fd
+ * number. A group that does not fit is closed whole.
  */
 static int group_fds_move_high(struct fastread_group *g)
 {
