@@ -50,6 +50,9 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c tests/unit/*/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 PROG_SRC  := $(wildcard tests/progs/*.c)
 PROG_BIN  := $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRC))
+# Libraries the end-to-end tests preload beside the shim.
+PROG_LIB_SRC := $(wildcard tests/progs/lib/*.c)
+PROG_BIN  += $(patsubst tests/progs/lib/%.c,$(BUILD)/progs/lib%.so,$(PROG_LIB_SRC))
 EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
@@ -136,6 +139,11 @@ $(BUILD)/progs/%: tests/progs/%.c include/pfshim.h $(wildcard tests/progs/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -Iinclude -o $@ $< -lpthread -lm
+
+$(BUILD)/progs/lib%.so: tests/progs/lib/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -Wall -shared -fPIC -o $@ $<
 
 $(BUILD)/examples/%: examples/%.c include/pfshim.h
 	@mkdir -p $(dir $@)

@@ -290,6 +290,12 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	put_string_field(&b, "argv0", r->argv0);
 	put_i64_field(&b, "pid", r->pid);
 	put_i64_field(&b, "ppid", r->ppid);
+	put_key(&b, "pid_ns");	/* null in the initial pid namespace */
+	if (r->pid_ns)
+		buf_put_u64(&b, r->pid_ns);
+	else
+		buf_puts(&b, "null");
+	buf_putc(&b, ',');
 	put_string_field(&b, "hostname", r->hostname);
 	put_key(&b, "rank");
 	if (r->rank)

@@ -28,9 +28,9 @@ static const char *const signal_names[] = {
 #endif
 };
 
-/* The errors perf_event_open, mmap and ioctl report (docs/kernel-notes.md "Errors"). */
+/* The errors perf_event_open, mmap and ioctl report (docs/kernel-notes.md "Errors"), and ECHILD: a child made without fork() (preload/process.c). */
 static const char *const errno_names[] = {
-	NAME(EPERM), NAME(ENOENT), NAME(ESRCH), NAME(EINTR), NAME(EIO),
+	NAME(EPERM), NAME(ENOENT), NAME(ESRCH), NAME(EINTR), NAME(EIO), NAME(ECHILD),
 	NAME(ENXIO), NAME(E2BIG), NAME(EBADF), NAME(EAGAIN), NAME(ENOMEM),
 	NAME(EACCES), NAME(EFAULT), NAME(EBUSY), NAME(EEXIST), NAME(ENODEV),
 	NAME(EINVAL), NAME(ENFILE), NAME(EMFILE), NAME(ENOSPC), NAME(ERANGE),

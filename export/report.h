@@ -124,6 +124,7 @@ struct report {
 	const char *argv0;
 	int pid;
 	int ppid;
+	uint64_t pid_ns;	/* inode of the pid namespace; 0 in the initial one (or unknown) */
 	const char *hostname;
 	const char *rank;	/* the launcher's rank (digits), NULL when none */
 	uint64_t start_ns;	/* CLOCK_REALTIME at the constructor */

@@ -464,6 +464,10 @@ size_t report_format_text(const struct report *r, char *out, size_t size)
 	buf_put_printable(&b, r->program ? r->program : "?");
 	buf_puts(&b, "' (pid ");
 	buf_put_i64(&b, r->pid);
+	if (r->pid_ns) {
+		buf_puts(&b, " in pid namespace ");
+		buf_put_u64(&b, r->pid_ns);
+	}
 	buf_puts(&b, ", ");
 	buf_puts(&b, report_reason_name(r->reason));
 	if (r->reason == REPORT_SIGNAL) {

@@ -117,6 +117,14 @@ static void read_signal(struct config *c, const char *value, events_warn_fn warn
 		c->signal = signo;
 }
 
+static void read_on_fatal(struct config *c, const char *value, events_warn_fn warn)
+{
+	if (strcmp(value, "1") == 0)
+		c->on_fatal = true;
+	else if (strcmp(value, "0") != 0)
+		warn((void *)"PFSHIM_ON_FATAL", "expected 0 or 1; off");
+}
+
 void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn)
 {
 	const char *value;
@@ -142,6 +150,8 @@ void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn
 	read_rank(c, get_env);
 	if ((value = get_env("PFSHIM_SIGNAL")) && *value)
 		read_signal(c, value, warn);
+	if ((value = get_env("PFSHIM_ON_FATAL")) && *value)
+		read_on_fatal(c, value, warn);
 	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)
 		c->sysfs_root = value;
 }

@@ -29,6 +29,7 @@ struct config {
 	bool output_explicit;		/* PFSHIM_OUTPUT was set: no job directory (preload/job.c) */
 	char rank[CONFIG_RANK_MAX];	/* the launcher's rank (OMPI_COMM_WORLD_RANK, ...), or "" */
 	int signal;			/* PFSHIM_SIGNAL, 0 when off */
+	bool on_fatal;			/* PFSHIM_ON_FATAL=1: report on a fatal signal */
 	const char *sysfs_root;		/* PFSHIM_SYSFS_ROOT (tests), or CONFIG_SYSFS_DEFAULT */
 };
 

@@ -5,22 +5,37 @@
 #ifndef PFSHIM_PRELOAD_FD_H
 #define PFSHIM_PRELOAD_FD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
- * fd_move_high - move @fd (closing it) to a high number, close-on-exec.
- * Return: the new descriptor, or @fd itself when there is no room up there.
+ * fd_band - the numbers the shim's descriptors may take: [*lo, *hi), the
+ * top quarter of min(RLIMIT_NOFILE, 1024). Return: the band's size, or 0
+ * when the limit is too low to spare any (then *lo and *hi are unset).
+ */
+int fd_band(int *lo, int *hi);
+
+/*
+ * fd_move_high - move @fd into the band, close-on-exec. @fd is closed
+ * either way: no shim descriptor is ever left below the band.
+ * Return: the new descriptor, or -1 when the band has no room (or none).
  */
 int fd_move_high(int fd);
 
 /*
- * fd_move_up - move @fd (closing it) to the lowest free number >= @floor,
- * close-on-exec. Return: the new descriptor, or @fd itself when that fails
- * (@floor past the soft limit, no free number).
+ * fd_move_away - move @fd (closed either way) above the soft RLIMIT_NOFILE,
+ * where it costs the program nothing, when the limit is at most 1024 and the
+ * hard limit leaves room (the soft limit is raised for the one F_DUPFD and
+ * put back: call it only while no other thread can run, as the constructor
+ * and a fork child); else into the band as fd_move_high().
+ * Return: the new descriptor, or -1.
  */
-int fd_move_up(int fd, int floor);
+int fd_move_away(int fd);
 
-/* fd_dup_high - a close-on-exec duplicate of @fd at a high number, or -1. */
+/* fd_room_away - whether fd_move_away() can place a descriptor at all. */
+bool fd_room_away(void);
+
+/* fd_dup_high - a close-on-exec duplicate of @fd in the band, or -1. */
 int fd_dup_high(int fd);
 
 /*

@@ -8,13 +8,16 @@
 #include "preload/process.h"
 
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/fd.h"
 #include "preload/job.h"
 #include "preload/markers/markers.h"
 #include "preload/output.h"
@@ -80,6 +83,25 @@ static void report_explicit(void)
 	process_report(REPORT_EXPLICIT, 0);
 }
 
+/*
+ * The counters, when the host's descriptor table has room for them above
+ * its soft limit or in the band (fd.c); else none, each reported as EMFILE,
+ * and one line that says why. Their descriptors are never left below.
+ */
+static void counters_start(void)
+{
+	if (fd_room_away()) {
+		counters_open(&process.counters, &process.events);
+		return;
+	}
+	counters_none(&process.counters, &process.events, EMFILE);
+	if (!process.budget_warned)
+		warn_line("RLIMIT_NOFILE is under 256: pfshim takes no descriptor from a table "
+			  "that small, and counts nothing (raise the limit, or its hard limit, to count)",
+			  NULL);
+	process.budget_warned = true;
+}
+
 void process_start(const char *argv0, config_getenv_fn get_env)
 {
 	job_start(get_env, clock_ns(CLOCK_REALTIME));
@@ -96,7 +118,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	program_name_read();
 	clocks_start();
 	process.stream_fd = output_stream_open(process.config.output);
-	counters_open(&process.counters, &process.events);
+	counters_start();
 	markers_start(&(struct markers_host){
 		.events = &process.events,
 		.totals = &process.counters,
@@ -114,7 +136,7 @@ void process_restart_in_child(void)
 	counters_close(&process.counters);
 	clocks_start();
 	job_restart_in_child();
-	counters_open(&process.counters, &process.events);
+	counters_start();
 	markers_restart_in_child();
 }
 
@@ -184,11 +206,62 @@ static void report_format_write(const struct report *r)
 }
 
 /*
+ * A process made without fork() (clone() without CLONE_THREAD, the raw fork
+ * system call) ran no atfork handler: it holds a copy of the parent's state
+ * and descriptors, and the kernel gave it no counters of its own
+ * (inherit_thread: only CLONE_THREAD children inherit; kernel-facts.md).
+ * Its events were counted nowhere, and that is what its report must say.
+ * But a vfork() child, or one of clone(CLONE_VM), shares our memory and must
+ * touch nothing: kcmp(KCMP_VM) tells them apart. A parent already gone
+ * (ESRCH) shares memory with no one alive. Where kcmp is missing, no report.
+ */
+static bool process_is_unforked_copy(void)
+{
+	int saved_errno = errno;
+	long r;
+
+	if (!process.active || getpid() == process.pid)
+		return false;
+	r = syscall(SYS_kcmp, getpid(), process.pid, KCMP_VM, 0, 0);
+	r = r > 0 || (r < 0 && errno == ESRCH);
+	errno = saved_errno;
+	return r;
+}
+
+/* The initial pid namespace's inode (PROC_PID_INIT_INO, include/linux/proc_ns.h). */
+#define PID_NS_INIT_INO 0xEFFFFFFCu
+
+/*
+ * The pid namespace, read at each report (a child of unshare(CLONE_NEWPID)
+ * is in a new one): two containers' pid 1 are told apart by it. 0 in the
+ * initial namespace, or when /proc cannot say.
+ */
+static uint64_t pid_ns_read(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) < 0 || st.st_ino == PID_NS_INIT_INO)
+		return 0;
+	return st.st_ino;
+}
+
+/* Nothing of an unforked copy was counted: ECHILD says why, in every format. */
+static void events_uncounted(struct report_event *events, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		events[i].raw = events[i].value = events[i].enabled = events[i].running = 0;
+		events[i].status = STATUS_NOT_COUNTED;
+		events[i].scaled = 0;
+		events[i].error = ECHILD;
+	}
+}
+
+/*
  * The events and the text are mmap()ed, not on the stack: the signal may
  * land on any thread, and a thread's stack may be as small as
  * PTHREAD_STACK_MIN (16 KiB), the signal frame included.
  */
-void process_report(enum report_reason reason, int signo)
+static void report_write(enum report_reason reason, int signo, bool unforked)
 {
 	size_t events_size = (size_t)EVENTS_MAX * sizeof(struct report_event);
 	struct report_event *events;
@@ -197,8 +270,6 @@ void process_report(enum report_reason reason, int signo)
 	struct report r;
 	int saved_errno = errno;
 
-	if (!process_is_self())
-		return;
 	events = report_map(events_size);
 	if (!events) {
 		warn_line("no memory to read the counters; the report is lost", NULL);
@@ -206,17 +277,21 @@ void process_report(enum report_reason reason, int signo)
 		return;
 	}
 	counters_read(&process.counters, &process.events, events);
+	if (unforked)
+		events_uncounted(events, process.events.nr);
 	if (uname(&uts) < 0)
 		strcpy(uts.nodename, "");
 	r = (struct report){
 		.program = process.program,
 		.argv0 = process.argv0,
-		.pid = process.pid,
+		.pid = unforked ? getpid() : process.pid,
 		.ppid = getppid(),
+		.pid_ns = pid_ns_read(),
 		.hostname = uts.nodename,
 		.rank = process.config.rank[0] ? process.config.rank : NULL,
-		.start_ns = process.start_realtime_ns,
-		.wall_ns = clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns,
+		/* An unforked copy's start is unknown: the parent's clocks are all it has. */
+		.start_ns = unforked ? 0 : process.start_realtime_ns,
+		.wall_ns = unforked ? 0 : clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns,
 		.reason = reason,
 		.signo = signo,
 		.nr_events = process.events.nr,
@@ -230,24 +305,33 @@ void process_report(enum report_reason reason, int signo)
 	errno = saved_errno;
 }
 
+void process_report(enum report_reason reason, int signo)
+{
+	if (process_is_self())
+		report_write(reason, signo, false);
+}
+
 /*
  * The exit/exec report is claimed with the writer's tid. A thread that finds
  * it claimed waits (its _exit or exec would kill the writer), and claims it
  * in turn if a failed exec gives it back; it never waits for itself (a
  * signal handler that exits while the report it interrupted is half-written).
  */
-void process_report_final(enum report_reason reason)
+static void report_final(enum report_reason reason, int signo)
 {
 	const struct timespec ms = { 0, 1000000 };
 	int self = gettid();
+	bool unforked = process_is_unforked_copy();
 
-	if (!process_is_self())
+	if (!process_is_self() && !unforked)
 		return;
 	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
 		int writer = FINAL_REPORT_NONE;
 
 		if (atomic_compare_exchange_strong(&process.final_report, &writer, self)) {
-			process_report(reason, 0);
+			if (unforked)
+				job_restart_in_child();	/* a descendant, as a fork child is */
+			report_write(reason, signo, unforked);
 			job_finish(reason);
 			atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
 			return;
@@ -258,8 +342,18 @@ void process_report_final(enum report_reason reason)
 	}
 }
 
+void process_report_final(enum report_reason reason)
+{
+	report_final(reason, 0);
+}
+
+void process_report_fatal(int signo)
+{
+	report_final(REPORT_SIGNAL, signo);
+}
+
 void process_report_final_undo(void)
 {
-	if (process_is_self())
+	if (process_is_self() || process_is_unforked_copy())
 		atomic_store(&process.final_report, FINAL_REPORT_NONE);
 }

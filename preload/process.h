@@ -25,6 +25,7 @@ struct process {
 	uint64_t start_monotonic_ns;
 	char program[256];		/* basename of /proc/self/exe */
 	char argv0[256];
+	bool budget_warned;		/* the low-RLIMIT_NOFILE line was written (once per image) */
 	atomic_int final_report;	/* 0, the tid writing the exit/exec report, or -1 once written */
 };
 
@@ -57,6 +58,13 @@ void process_report(enum report_reason reason, int signo);
  * Async-signal-safe.
  */
 void process_report_final(enum report_reason reason);
+
+/*
+ * process_report_fatal - the last report of an image that a signal is about
+ * to kill (PFSHIM_ON_FATAL): reason signal, @signo, claimed as the exit
+ * report is. Async-signal-safe.
+ */
+void process_report_fatal(int signo);
 
 /* process_report_final_undo - exec failed: the image lives on and will report again. */
 void process_report_final_undo(void);

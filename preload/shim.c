@@ -1,8 +1,9 @@
 /*
  * shim.c: where libpfshim.so meets the host program: the constructor, the
- * exit paths, the interposed exec*() and _exit() functions, fork and the
- * report signal. Each entry point does as little as it can and hands over
- * to process.c.
+ * exit paths (destructor, _exit, _Exit, quick_exit, daemon's parent), the
+ * interposed exec*() functions, fork and the report signal (the fatal
+ * signals are fatal.c's). Each entry point does as little as it can and
+ * hands over to process.c.
  *
  * glibc's exec functions call each other through internal aliases that no
  * preload can see, so every variant is interposed on its own. The real
@@ -13,11 +14,16 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/fatal.h"
 #include "preload/process.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
@@ -27,6 +33,7 @@ typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 typedef void (*exit_fn)(int);
+typedef int (*daemon_fn)(int, int);
 
 static struct {
 	execve_fn execve, execvpe;
@@ -34,6 +41,7 @@ static struct {
 	fexecve_fn fexecve;
 	execveat_fn execveat;
 	exit_fn _exit, _Exit;
+	daemon_fn daemon;
 } real;
 
 static void *real_lookup(void **slot, const char *name)
@@ -66,7 +74,16 @@ static void report_signal_handler(int signo)
 static void report_signal_install(int signo)
 {
 	struct sigaction sa = { .sa_handler = report_signal_handler, .sa_flags = SA_RESTART };
+	struct sigaction old;
 
+	/*
+	 * An inherited SIG_IGN (nohup, `trap '' USR1`) is the parent's choice
+	 * for this program and every program it execs (execve keeps ignored
+	 * signals ignored): replacing it would let the signal kill them. The
+	 * signal stays ignored and takes no report (docs/usage.md).
+	 */
+	if (sigaction(signo, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return;
 	sigemptyset(&sa.sa_mask);
 	sigaction(signo, &sa, NULL);
 }
@@ -80,6 +97,12 @@ static void after_fork_in_child(void)
 	errno = saved_errno;
 }
 
+/* quick_exit() runs no destructor: its handlers are the last word (ours, registered first, runs last). */
+static void shim_quick_exit(void)
+{
+	process_report_final(REPORT_EXIT);
+}
+
 /* glibc passes argc, argv and envp to the constructors of shared objects. */
 __attribute__((constructor)) static void shim_init(int argc, char **argv, char **envp)
 {
@@ -89,8 +112,11 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	process_start(argc > 0 ? argv[0] : NULL, env_get);
 	if (process.active) {
 		REAL(execve); REAL(execvpe); REAL(execv); REAL(execvp);
-		REAL(fexecve); REAL(execveat); REAL(_exit); REAL(_Exit);
+		REAL(fexecve); REAL(execveat); REAL(_exit); REAL(_Exit); REAL(daemon);
 		pthread_atfork(NULL, NULL, after_fork_in_child);
+		at_quick_exit(shim_quick_exit);
+		if (process.config.on_fatal)
+			fatal_install(process.config.signal);
 		if (process.config.signal)
 			report_signal_install(process.config.signal);
 	}
@@ -122,6 +148,30 @@ PFSHIM_EXPORT void _Exit(int status)
 }
 
 /*
+ * daemon() forks, and its parent half leaves by glibc's internal _exit(),
+ * which no preload sees: that half's report is written before the call,
+ * and taken back if the fork fails (the caller goes on). The child counts
+ * afresh through the atfork handler, as after any fork().
+ */
+PFSHIM_EXPORT int daemon(int nochdir, int noclose)
+{
+	int ret, saved_errno;
+
+	process_report_final(REPORT_EXIT);
+	if (!REAL(daemon)) {
+		errno = ENOSYS;
+		ret = -1;
+	} else {
+		ret = real.daemon(nochdir, noclose);
+	}
+	saved_errno = errno;
+	if (ret < 0)
+		process_report_final_undo();
+	errno = saved_errno;
+	return ret;
+}
+
+/*
  * Before an exec replaces the image: its report, then the real call. If the
  * exec fails the image lives on, and its exit will report again.
  */
@@ -136,6 +186,72 @@ PFSHIM_EXPORT void _Exit(int status)
 		return ret_;                                 \
 	} while (0)
 
+/*
+ * An exec of a path that does not exist fails before anything is replaced:
+ * it gets no report. Runtimes that search PATH themselves (Python's
+ * os.execvp, dash) call execve() once per directory, and wrote one exec
+ * report per directory tried; now only the one that can run does. stat(),
+ * not access(): the effective ids decide, as they do for the exec.
+ */
+static bool exec_path_missing(const char *path)
+{
+	int saved_errno = errno;
+	struct stat st;
+	bool missing = stat(path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+
+	errno = saved_errno;
+	return missing;
+}
+
+/*
+ * execvp() and its kin search PATH (glibc: "/bin:/usr/bin" when unset; an
+ * empty element is the working directory): a name found in no directory
+ * fails as a missing path does. A program that tries editors one by one
+ * with execlp() gets one report, for the one that runs.
+ */
+static bool exec_file_missing(const char *file)
+{
+	const char *path = getenv("PATH"), *dir, *end;
+	char candidate[PATH_MAX];
+
+	if (!*file)
+		return true;
+	if (strchr(file, '/'))
+		return exec_path_missing(file);
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (dir = path; ; dir = end + 1) {
+		size_t len, name = strlen(file);
+
+		end = strchrnul(dir, ':');
+		len = (size_t)(end - dir);
+		if (len + 1 + name < sizeof(candidate)) {
+			memcpy(candidate, dir, len);
+			if (len)
+				candidate[len++] = '/';
+			memcpy(candidate + len, file, name + 1);
+			if (!exec_path_missing(candidate))
+				return false;
+		}
+		if (!*end)
+			return true;
+	}
+}
+
+#define EXEC_FORWARD_PATH(path, call)                        \
+	do {                                                 \
+		if (exec_path_missing(path))                 \
+			return (call);                       \
+		EXEC_FORWARD(call);                          \
+	} while (0)
+
+#define EXEC_FORWARD_FILE(file, call)                        \
+	do {                                                 \
+		if (exec_file_missing(file))                 \
+			return (call);                       \
+		EXEC_FORWARD(call);                          \
+	} while (0)
+
 static int no_real(void)
 {
 	errno = ENOSYS;
@@ -146,22 +262,22 @@ static int no_real(void)
 
 PFSHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	EXEC_FORWARD(CALL_REAL(execve, path, argv, envp));
+	EXEC_FORWARD_PATH(path, CALL_REAL(execve, path, argv, envp));
 }
 
 PFSHIM_EXPORT int execv(const char *path, char *const argv[])
 {
-	EXEC_FORWARD(CALL_REAL(execv, path, argv));
+	EXEC_FORWARD_PATH(path, CALL_REAL(execv, path, argv));
 }
 
 PFSHIM_EXPORT int execvp(const char *file, char *const argv[])
 {
-	EXEC_FORWARD(CALL_REAL(execvp, file, argv));
+	EXEC_FORWARD_FILE(file, CALL_REAL(execvp, file, argv));
 }
 
 PFSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	EXEC_FORWARD(CALL_REAL(execvpe, file, argv, envp));
+	EXEC_FORWARD_FILE(file, CALL_REAL(execvpe, file, argv, envp));
 }
 
 PFSHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -201,13 +317,13 @@ static int exec_list_forward(enum exec_list kind, const char *path, const char *
 	argv[n] = NULL;
 	switch (kind) {
 	case EXEC_LIST_LP:
-		EXEC_FORWARD(CALL_REAL(execvp, path, argv));
+		EXEC_FORWARD_FILE(path, CALL_REAL(execvp, path, argv));
 	case EXEC_LIST_LE:
 		envp = va_arg(ap, char *const *);
-		EXEC_FORWARD(CALL_REAL(execve, path, argv, envp));
+		EXEC_FORWARD_PATH(path, CALL_REAL(execve, path, argv, envp));
 	case EXEC_LIST_L:
 	default:
-		EXEC_FORWARD(CALL_REAL(execv, path, argv));
+		EXEC_FORWARD_PATH(path, CALL_REAL(execv, path, argv));
 	}
 }
 

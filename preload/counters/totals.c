@@ -71,8 +71,13 @@ static int counter_open(struct counter *c, const struct event_spec *spec, int gr
 		c->error = -fd;
 		return fd;
 	}
-	c->fd = fd_move_high(fd);
 	c->kernel_excluded = attr.exclude_kernel;
+	c->fd = fd_move_away(fd);
+	if (c->fd < 0) {
+		/* No room up there: the low number goes back to the program. */
+		c->error = EMFILE;
+		return -EMFILE;
+	}
 	c->error = 0;
 	if (ioctl(c->fd, PERF_EVENT_IOC_ID, &c->id) < 0) {
 		c->error = errno;
@@ -211,6 +216,14 @@ int counters_open(struct counter_set *s, const struct event_list *events)
 		counting += s->c[i].fd >= 0;
 	}
 	return counting;
+}
+
+void counters_none(struct counter_set *s, const struct event_list *events, int error)
+{
+	memset(s, 0, sizeof(*s));
+	s->nr = events->nr;
+	for (int i = 0; i < s->nr; i++)
+		s->c[i] = (struct counter){ .fd = -1, .leader = i, .error = error };
 }
 
 /*

@@ -38,6 +38,9 @@ struct counter_set {
  */
 int counters_open(struct counter_set *s, const struct event_list *events);
 
+/* counters_none - @s with every event of @events unopened, for @error (errno). */
+void counters_none(struct counter_set *s, const struct event_list *events, int error);
+
 /*
  * counters_read - one read(2) per group; fill @out[0..nr-1] (name, unit and
  * scale from @events). Async-signal-safe.

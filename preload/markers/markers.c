@@ -32,12 +32,11 @@
 #include "preload/markers/state.h"
 #include "preload/counters/totals.h"
 #include "preload/markers/regions.h"
+#include "preload/warn.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-#define MARKERS_FD_FLOOR	512	/* per-thread fds from here up (the totals sit near 1024) */
 
 _Static_assert(REGIONS_EVENTS_MAX == EVENTS_MAX, "a region event per configured event");
 _Static_assert(PFSHIM_MAX_EVENTS == EVENTS_MAX, "pfshim_counts holds every event");
@@ -168,6 +167,14 @@ static size_t block_header_size(int nr_events, int nr_groups)
 	       2 * (1 + (size_t)nr_events + 2 * (size_t)nr_groups) * sizeof(uint64_t);
 }
 
+/* The band less what the totals may hold: their events, the report stream, one spare. */
+static void markers_budget_init(void)
+{
+	int lo, hi;
+
+	markers.fds_cap = fd_band(&lo, &hi) - (markers.host.events->nr + 2);
+}
+
 static void markers_init(void)
 {
 	int group_of[EVENTS_MAX];
@@ -192,6 +199,7 @@ static void markers_init(void)
 	region_totals_init(markers.totals, &markers.layout);
 	if (pthread_key_create(&markers.key, thread_exit) != 0)
 		return;
+	markers_budget_init();
 	/* Asked here, not in a report: it reads sysfs with stdio. */
 	markers.user_read_problem = fastread_user_access_problem();
 	atomic_store_explicit(&markers.ready, true, memory_order_release);
@@ -329,28 +337,70 @@ static void live_register(struct marker_thread *t)
 }
 
 /*
- * Per-thread fds go high, as the totals' do (preload/counters/totals.c), below theirs:
- * away from the numbers a program expects open() to return or dup2()s over,
- * since a read(2) of a number the host reused could block. The mapped pages
- * do not depend on the fd number.
+ * Per-thread fds go into the shim's band (preload/fd.c): away from the
+ * numbers a program expects open() to return or dup2()s over, since a
+ * read(2) of a number the host reused could block. Never above the soft
+ * limit, as the totals' may go: that needs the limit raised for a moment,
+ * and other threads run now. The mapped pages do not depend on the fd
+ * number. A group that does not fit is closed whole.
  */
-static void group_fds_move_high(struct fastread_group *g)
+static int group_fds_move_high(struct fastread_group *g)
 {
-	for (int i = 0; i < g->nr; i++)
-		g->fd[i] = fd_move_up(g->fd[i], MARKERS_FD_FLOOR);
+	int err = 0;
+
+	for (int i = 0; i < g->nr; i++) {
+		g->fd[i] = fd_move_high(g->fd[i]);
+		if (g->fd[i] < 0)
+			err = -EMFILE;
+	}
+	if (err)
+		fastread_group_close(g);
+	return err;
+}
+
+/*
+ * The descriptor budget: every thread's groups share the band with the
+ * totals, and a thread whose groups would not fit gets none (its regions
+ * keep their wall times, its counts read "not counted", its open_error is
+ * EMFILE): the program's own open() calls must never fail for our sake.
+ * Threads that exit give their share back. One line says so, once.
+ */
+static bool fds_reserve(struct marker_thread *t)
+{
+	int need = markers.layout.nr_events;
+
+	if (atomic_fetch_add(&markers.fds_used, need) + need <= markers.fds_cap) {
+		t->fds_reserved = need;
+		return true;
+	}
+	atomic_fetch_sub(&markers.fds_used, need);
+	t->regions->open_error = EMFILE;
+	t->open_failed = 1;
+	if (!atomic_flag_test_and_set(&markers.budget_warned))
+		warn_line("markers: the descriptor budget (a quarter of min(RLIMIT_NOFILE, 1024)) "
+			  "is spent: further threads' regions get wall time only (EMFILE)", NULL);
+	return false;
+}
+
+static void fds_release(struct marker_thread *t)
+{
+	atomic_fetch_sub(&markers.fds_used, t->fds_reserved);
+	t->fds_reserved = 0;
 }
 
 static void groups_open(struct marker_thread *t)
 {
+	if (!fds_reserve(t))
+		return;
 	for (int g = 0; g < markers.nr_groups; g++) {
 		const struct group_spec *spec = &markers.group[g];
 		int err = fastread_group_open(&t->groups[g], &markers.attr[spec->first], spec->nr);
 
+		if (err == 0)
+			err = group_fds_move_high(&t->groups[g]);
 		if (err < 0 && !t->regions->open_error)
 			t->regions->open_error = -err;
 		t->open_failed |= err < 0;
-		if (err == 0)
-			group_fds_move_high(&t->groups[g]);
 	}
 }
 
@@ -410,6 +460,7 @@ static void thread_free(struct marker_thread *t, bool pages_mapped)
 			if (grp->fd[i] >= 0)
 				close(grp->fd[i]);
 	}
+	fds_release(t);
 	munmap(t, markers.block_size);
 }
 
@@ -455,7 +506,7 @@ void markers_restart_in_child(void)
 		return;
 	/* The child is single-threaded now: whatever held these in the parent is gone. */
 	pthread_mutex_init(&markers.intern_lock, NULL);
-	atomic_flag_clear(&markers.retiring);
+	atomic_store(&markers.retiring, 0);
 	for (int i = 0; i < MARKERS_LIVE_MAX; i++)
 		if ((t = atomic_exchange(&markers.live[i], NULL)) && t != self)
 			thread_free(t, false);
@@ -467,6 +518,7 @@ void markers_restart_in_child(void)
 	atomic_store(&markers.threads_unlisted, 0);
 	atomic_store(&markers.threads_failed, 0);
 	atomic_store(&markers.names_refused, 0);
+	atomic_store(&markers.fds_used, 0);
 	region_totals_init(markers.totals, &markers.layout);
 }
 

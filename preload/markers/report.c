@@ -4,9 +4,10 @@
  *
  * ASYNC-SIGNAL-SAFE: everything in this file (reports are written from the
  * PFSHIM_SIGNAL handler). No lock a thread may hold: live tables are copied
- * through their sequence counters, and exiting threads are kept out by a flag
- * that is only tried here. No allocation but one mmap() of working memory,
- * released after the report is written.
+ * through their sequence counters, and exiting threads are kept out by a lock
+ * that a report waits for a bounded time, and never on the thread holding it.
+ * No allocation but one mmap() of working memory, released after the report
+ * is written.
  */
 #include "preload/markers/markers.h"
 

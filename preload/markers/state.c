@@ -1,6 +1,6 @@
 /*
  * state.c: the marker API's process-wide state (state.h) and the helpers
- * both markers.c and report.c use on it: memory, the retire flag, a
+ * both markers.c and report.c use on it: memory, the retire lock, a
  * thread's read counts. Apart from both, so that report.c can be unit-tested
  * on a state built by hand, with no marker call and no counter.
  *
@@ -11,10 +11,12 @@
 
 #include <sched.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 struct markers_state markers = {
 	.once = PTHREAD_ONCE_INIT,
-	.retiring = ATOMIC_FLAG_INIT,
+	.budget_warned = ATOMIC_FLAG_INIT,
 	.intern_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
@@ -40,15 +42,27 @@ void markers_reads_collect(const struct marker_thread *t, struct region_thread *
 
 bool markers_retire_lock_try(int tries)
 {
-	while (atomic_flag_test_and_set_explicit(&markers.retiring, memory_order_acquire)) {
-		if (--tries <= 0)
+	const struct timespec ms = { 0, 1000000 };
+	int self = gettid(), waited_ms = 0, owner = 0;
+
+	while (!atomic_compare_exchange_weak_explicit(&markers.retiring, &owner, self,
+						      memory_order_acquire, memory_order_relaxed)) {
+		if (owner == self)
 			return false;
-		sched_yield();
+		owner = 0;
+		if (tries > 0) {
+			tries--;
+			sched_yield();
+		} else if (waited_ms++ < MARKERS_RETIRE_WAIT_MS) {
+			nanosleep(&ms, NULL);
+		} else {
+			return false;
+		}
 	}
 	return true;
 }
 
 void markers_retire_unlock(void)
 {
-	atomic_flag_clear_explicit(&markers.retiring, memory_order_release);
+	atomic_store_explicit(&markers.retiring, 0, memory_order_release);
 }

@@ -20,6 +20,7 @@
 
 #define MARKERS_LIVE_MAX	1024	/* live threads a report can list */
 #define MARKERS_RETIRED_MAX	256	/* exited threads a report lists one by one */
+#define MARKERS_RETIRE_WAIT_MS	2000	/* a report waits this long for another's copy */
 
 /* One thread's state: one mapping, laid out as this header, the groups, two samples, the table. */
 struct marker_thread {
@@ -30,6 +31,7 @@ struct marker_thread {
 	uint64_t read_errors;
 	int live_index;			/* slot in markers.live, or -1 */
 	int open_failed;		/* a group did not open: calls return PFSHIM_FAILED */
+	int fds_reserved;		/* descriptors counted in markers.fds_used */
 	struct fastread_timer wall;	/* regions' wall clock when mult != 0 (wall_ns) */
 };
 
@@ -54,10 +56,13 @@ struct markers_state {
 	size_t tables_size;
 	_Atomic uint32_t retired_nr;
 	_Atomic uint64_t threads_unlisted, names_refused, threads_failed;
-	atomic_flag retiring;		/* held while a thread retires or a report reads */
+	atomic_int retiring;		/* tid holding it while a thread retires or a report reads; 0 */
 	_Atomic(struct marker_thread *) live[MARKERS_LIVE_MAX];
 	pthread_mutex_t intern_lock;	/* pfshim_region() of a new name only */
 	const char *user_read_problem;	/* fastread_user_access_problem(), asked once */
+	int fds_cap;			/* descriptors all threads' groups may hold (fd_band) */
+	atomic_int fds_used;
+	atomic_flag budget_warned;	/* the budget line was written */
 };
 
 extern struct markers_state markers;
@@ -73,9 +78,12 @@ static inline uint32_t markers_names_nr(void)
 void *markers_map_zeroed(size_t size);
 
 /*
- * markers_retire_lock_try - take the flag exiting threads hold while they
- * retire, in at most @tries attempts (sched_yield() between them); a report
- * holds it while it copies the tables. Async-signal-safe.
+ * markers_retire_lock_try - take the lock exiting threads hold while they
+ * retire; a report holds it while it copies the tables. @tries attempts
+ * with sched_yield() between them, then up to MARKERS_RETIRE_WAIT_MS more
+ * in 1 ms sleeps (a report that runs while another copies waits for it);
+ * false at once when the calling thread holds it already (a signal handler
+ * interrupted its own report or exit). Async-signal-safe.
  */
 bool markers_retire_lock_try(int tries);
 void markers_retire_unlock(void);

@@ -4,7 +4,8 @@
  * thread-exit (a second thread calls exit(CODE) while main waits),
  * exit-then-_exit (main calls exit(CODE); 100 ms later, while the exit
  * report may still be writing, a second thread calls _exit(CODE)),
- * failed-exec-then-_exit (main execs a missing file; 100 ms later, while the
+ * failed-exec-then-_exit (main execs a file that is no program, /dev/null:
+ * EACCES; a missing one takes no exec report; 100 ms later, while the
  * exec report may still be writing, a second thread calls _exit(CODE)).
  */
 #include <pthread.h>
@@ -57,7 +58,7 @@ int main(int argc, char **argv)
 		char *args[] = { "missing", NULL };
 
 		pthread_create(&t, NULL, underscore_exit_later, NULL);
-		execv("/nonexistent/missing", args);
+		execv("/dev/null", args);
 		pause();
 	}
 	return code;

@@ -145,6 +145,25 @@ static void test_bad_values_warn_once_and_default(void **state)
 	assert_int_equal(c.signal, 0);
 }
 
+static void test_on_fatal(void **state)
+{
+	struct config c;
+
+	(void)state;
+	read_with((const char *const[]){ NULL }, &c);
+	assert_false(c.on_fatal);
+	read_with((const char *const[]){ "PFSHIM_ON_FATAL", "1", NULL }, &c);
+	assert_true(c.on_fatal);
+	assert_int_equal(warnings, 0);
+	read_with((const char *const[]){ "PFSHIM_ON_FATAL", "0", NULL }, &c);
+	assert_false(c.on_fatal);
+	assert_int_equal(warnings, 0);
+	read_with((const char *const[]){ "PFSHIM_ON_FATAL", "yes", NULL }, &c);
+	assert_false(c.on_fatal);
+	assert_int_equal(warnings, 1);
+	assert_string_equal(last_warning, "PFSHIM_ON_FATAL");
+}
+
 static void test_signal_spellings(void **state)
 {
 	(void)state;
@@ -183,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_rank),
 		cmocka_unit_test(test_disable),
 		cmocka_unit_test(test_bad_values_warn_once_and_default),
+		cmocka_unit_test(test_on_fatal),
 		cmocka_unit_test(test_signal_spellings),
 		cmocka_unit_test(test_signal_refused),
 	};
