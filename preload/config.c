@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 
 static const struct {
 	const char *name;
@@ -113,7 +114,16 @@ static void read_signal(struct config *c, const char *value, events_warn_fn warn
 		c->signal = signo;
 }
 
-void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn)
+/*
+ * Secure-execution mode (AT_SECURE: setuid, setgid, file capabilities): the
+ * environment belongs to the user who started a program that runs with
+ * more rights than theirs. Any PFSHIM_* that names a file would let them
+ * make it create or append to files they may not touch, so the shim does
+ * nothing at all, as with PFSHIM_DISABLE, and says nothing (the program's
+ * stderr is not ours to write in either). docs/security.md, class 1.
+ */
+void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_fn warn,
+			bool secure)
 {
 	const char *value;
 
@@ -122,6 +132,11 @@ void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn
 	c->events = EVENTS_DEFAULT;
 	c->sysfs_root = CONFIG_SYSFS_DEFAULT;
 
+	if (secure) {
+		c->disabled = true;
+		c->secure = true;
+		return;
+	}
 	value = get_env("PFSHIM_DISABLE");
 	if (value && *value && strcmp(value, "0") != 0) {
 		c->disabled = true;
@@ -137,4 +152,9 @@ void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn
 		read_signal(c, value, warn);
 	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)
 		c->sysfs_root = value;
+}
+
+void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn)
+{
+	config_read_secure(c, get_env, warn, getauxval(AT_SECURE) != 0);
 }
