@@ -119,6 +119,15 @@ static int check_open_file(int fd, const struct place *pl, struct stat *st, cons
 		*why = "another user's file in a sticky world-writable directory";
 		return -EACCES;
 	}
+	/*
+	 * A second name of a file that lives elsewhere: with protected_hardlinks
+	 * 0, anyone may link root's /etc/shadow into /tmp (same filesystem), and
+	 * its owner would pass the test above.
+	 */
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1 && (pl->dir.st_mode & S_IWOTH)) {
+		*why = "a file with other names (hard links) in a world-writable directory";
+		return -EACCES;
+	}
 	return 0;
 }
 

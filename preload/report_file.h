@@ -20,7 +20,8 @@
  *   with a reader is written; never a block device.
  * - In a sticky world-writable directory, a file or FIFO owned by another
  *   user than us and the directory's owner is refused (protected_regular,
- *   protected_fifos).
+ *   protected_fifos); in any world-writable directory, so is a regular
+ *   file with more than one link (a hard link to a file elsewhere).
  * - A new file is written under a temporary name in the same directory and
  *   renamed into place without replacing anything (RENAME_NOREPLACE), so it
  *   appears whole or not at all; an append that falls short (ENOSPC, EFBIG)

@@ -187,6 +187,12 @@ static void test_sticky_directory_other_users_entries(void **state)
 	assert_int_equal(report_file_write(in_dir("theirs"), "x\n", 2, &why), -EACCES);
 	assert_string_equal(read_file(in_dir("theirs")), "");
 
+	/* a hard link to our own file elsewhere (protected_hardlinks 0 allows anyone that) */
+	write_file(in_dir("elsewhere"), "keep\n");
+	assert_int_equal(link(in_dir("elsewhere"), in_dir("hardlink")), 0);
+	assert_int_equal(report_file_write(in_dir("hardlink"), "x\n", 2, &why), -EACCES);
+	assert_string_equal(read_file(in_dir("elsewhere")), "keep\n");
+
 	/* ours, in the same directory: appended */
 	write_file(in_dir("mine"), "");
 	assert_int_equal(report_file_write(in_dir("mine"), "x\n", 2, &why), 0);
