@@ -32,7 +32,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 # text the first time any of it runs, so its size is resident memory in
 # every process. The read and marker paths keep $(CFLAGS).
 COLD_SRC     := $(wildcard export/*.c) $(addprefix preload/,config.c events.c \
-	event_tables.c markers_report.c output.c pmu.c pmu_catalog.c suggest.c warn.c)
+	event_tables.c markers_report.c output.c pmu.c pmu_catalog.c report_file.c suggest.c warn.c)
 $(call obj,$(COLD_SRC)): PF_CFLAGS += -Os
 
 FASTREAD_OBJ := $(call obj,$(FASTREAD_SRC))

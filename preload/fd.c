@@ -194,7 +194,7 @@ int fd_stream_record(int fd, bool dup_it)
 	s->ino = st.st_ino;
 	s->rdev = st.st_rdev;
 	s->accmode = flags & O_ACCMODE;
-	if (dup_it && s->dup < 0)
+	if (dup_it)
 		s->dup = fd_dup_high(fd);
 	s->state = FD_STREAM_OPEN;
 	return s->dup;

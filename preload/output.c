@@ -117,9 +117,8 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 
 	(void)stream_fd;	/* fd.c keeps the duplicate and what it was */
 	if (strcmp(target, "stderr") == 0) {
-		err = stream_write(STDERR_FILENO, buf, len);
 		/* Lost on stderr: a warning could only go where the report could not. */
-		(void)err;
+		stream_write(STDERR_FILENO, buf, len);
 	} else if (strcmp(target, "stdout") == 0) {
 		err = stream_write(STDOUT_FILENO, buf, len);
 		if (err && err != ENOENT)
