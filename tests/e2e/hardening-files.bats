@@ -188,6 +188,14 @@ teardown() {
 	[[ "$stderr" == *"msec task-clock"* ]]
 }
 
+@test "started with stderr closed, no warning lands in the program's own fd 2" {
+	# The report file cannot be written: its warning and the report have no stderr to go to.
+	f="$BATS_TEST_TMPDIR/fd2"
+	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_OUTPUT=/nonexistent/r \
+		sh -c 'exec 2>"$0"; echo data >&2' "$f" 2>&-
+	[ "$(cat "$f")" = data ]
+}
+
 # ---- class 5: limits
 
 @test "a report past RLIMIT_FSIZE: no SIGXFSZ, the file as it was, the report on stderr" {
