@@ -2,8 +2,8 @@
  * report_file.c: write a report into a file the way careful tools write
  * into directories other users share: no planted symlink followed, no open
  * that blocks, nothing but a regular file, a character device or a FIFO
- * with a reader, never another user's file in a sticky world-writable
- * directory, and no empty or partial file left behind when a write fails.
+ * with a reader, never another user's file in a directory others may
+ * write in, and no empty or partial file left behind when a write fails.
  *
  * Everything after the directory's open is relative to its descriptor
  * (openat, renameat2, unlinkat): the checks and the writes see the same
@@ -67,15 +67,20 @@ static int place_open(char *path, struct place *pl)
 	return 0;
 }
 
+/*
+ * A directory where others may plant entries: world-writable (/tmp, or
+ * without the sticky bit, where they may even replace ours), or
+ * group-writable and sticky (the kernel's protected_regular=2 case).
+ */
 static bool dir_is_shared(const struct stat *dir)
 {
-	return (dir->st_mode & S_ISVTX) && (dir->st_mode & S_IWOTH);
+	return (dir->st_mode & S_IWOTH) || ((dir->st_mode & S_IWGRP) && (dir->st_mode & S_ISVTX));
 }
 
 /*
  * What the kernel's protected_* sysctls check, done here because they are
- * 0 on many machines: in a sticky world-writable directory an entry is
- * trusted only when it is ours or the directory owner's.
+ * 0 on many machines: in a shared directory an entry is trusted only when
+ * it is ours or the directory owner's.
  */
 static bool owner_trusted(const struct stat *dir, uid_t owner)
 {
@@ -95,7 +100,7 @@ static int open_symlink(const struct place *pl, const char **why)
 	if (fstatat(pl->dir_fd, pl->name, &link, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(link.st_mode))
 		return -ELOOP;
 	if (!owner_trusted(&pl->dir, link.st_uid)) {
-		*why = "a symbolic link another user made in a sticky world-writable directory";
+		*why = "a symbolic link another user made in a shared directory";
 		return -ELOOP;
 	}
 	fd = openat(pl->dir_fd, pl->name, OPEN_FLAGS);
@@ -116,7 +121,7 @@ static int check_open_file(int fd, const struct place *pl, struct stat *st, cons
 		return -EINVAL;
 	}
 	if (!S_ISCHR(st->st_mode) && !owner_trusted(&pl->dir, st->st_uid)) {
-		*why = "another user's file in a sticky world-writable directory";
+		*why = "another user's file in a shared directory";
 		return -EACCES;
 	}
 	/*
@@ -124,8 +129,8 @@ static int check_open_file(int fd, const struct place *pl, struct stat *st, cons
 	 * 0, anyone may link root's /etc/shadow into /tmp (same filesystem), and
 	 * its owner would pass the test above.
 	 */
-	if (S_ISREG(st->st_mode) && st->st_nlink > 1 && (pl->dir.st_mode & S_IWOTH)) {
-		*why = "a file with other names (hard links) in a world-writable directory";
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1 && dir_is_shared(&pl->dir)) {
+		*why = "a file with other names (hard links) in a shared directory";
 		return -EACCES;
 	}
 	return 0;

@@ -13,15 +13,16 @@
  * exactly @buf.
  *
  * - The last component is not followed when it is a symbolic link that
- *   sits in a sticky world-writable directory (/tmp) and belongs neither to
+ *   sits in a shared directory (world-writable like /tmp, or sticky and
+ *   group-writable) and belongs neither to
  *   us nor to the directory's owner (the kernel's protected_symlinks rule).
  * - The open never blocks (O_NONBLOCK): a FIFO nobody reads is ENXIO.
  * - Only a regular file, a character device (/dev/null, a tty) or a FIFO
  *   with a reader is written; never a block device.
- * - In a sticky world-writable directory, a file or FIFO owned by another
- *   user than us and the directory's owner is refused (protected_regular,
- *   protected_fifos); in any world-writable directory, so is a regular
- *   file with more than one link (a hard link to a file elsewhere).
+ * - In a shared directory, a file or FIFO owned by another user than us
+ *   and the directory's owner is refused (protected_regular,
+ *   protected_fifos), and so is a regular file with more than one link (a
+ *   hard link to a file elsewhere).
  * - A new file is written under a temporary name in the same directory and
  *   renamed into place without replacing anything (RENAME_NOREPLACE), so it
  *   appears whole or not at all; an append that falls short (ENOSPC, EFBIG)

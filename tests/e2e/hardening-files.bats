@@ -89,7 +89,7 @@ teardown() {
 		PFSHIM_OUTPUT="$d/theirs" "$PROGS/exit_how" exit 0
 	[ "$status" -eq 0 ]
 	[ ! -s "$d/theirs" ]
-	[[ "$stderr" == *"(EACCES: another user's file in a sticky world-writable directory)"* ]]
+	[[ "$stderr" == *"(EACCES: another user's file in a shared directory)"* ]]
 	# Their FIFO, with them reading it: still nothing for them.
 	mkfifo "$d/fifo"
 	chown $NOBODY:$NOBODY "$d/fifo"

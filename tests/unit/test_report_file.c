@@ -2,7 +2,7 @@
  * test_report_file.c: preload/report_file.c, a report written into a file
  * the careful way: new files whole or not at all, appends cut back when
  * they fall short, planted symlinks, FIFOs and other users' files in
- * sticky world-writable directories refused, nothing that blocks.
+ * shared directories refused, nothing that blocks.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -165,7 +165,7 @@ static void test_own_symlink_followed(void **state)
 	assert_int_equal(access(in_dir("nothing"), F_OK), -1);
 }
 
-/* In a sticky world-writable directory: another user's symlink, file or FIFO is refused. */
+/* In a shared directory (here sticky and world-writable): another user's symlink, file or FIFO is refused. */
 static void test_sticky_directory_other_users_entries(void **state)
 {
 	const char *why;
@@ -197,6 +197,10 @@ static void test_sticky_directory_other_users_entries(void **state)
 	write_file(in_dir("mine"), "");
 	assert_int_equal(report_file_write(in_dir("mine"), "x\n", 2, &why), 0);
 	assert_string_equal(read_file(in_dir("mine")), "x\n");
+
+	/* world-writable without the sticky bit is shared too: anyone could have replaced ours */
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(report_file_write(in_dir("theirs"), "x\n", 2, &why), -EACCES);
 
 	/* the same file of another user in a directory that is not shared: theirs to give */
 	assert_int_equal(chmod(dir, 0755), 0);
