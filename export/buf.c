@@ -350,6 +350,12 @@ void buf_put_json_string(struct buf *b, const char *str)
 			continue;
 		}
 		n = utf8_valid_len(s);
+		if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) {
+			/* U+0080..U+009F, the C1 controls (CSI is U+009B): escaped too. */
+			put_json_u00(b, s[1]);
+			s += 2;
+			continue;
+		}
 		if (n == 0) {
 			/* Latin-1 reading of the stray byte: lossy, but it parses. */
 			put_json_u00(b, *s++);
@@ -361,6 +367,39 @@ void buf_put_json_string(struct buf *b, const char *str)
 	buf_putc(b, '"');
 }
 
+/*
+ * The bytes of @s a terminal shows as they are: valid UTF-8 other than the
+ * C0 and C1 controls and DEL. Everything else (an escape sequence's ESC,
+ * U+009B CSI, a stray byte that a Latin-1 terminal reads as CSI) becomes
+ * '?', one per byte. Return: bytes consumed; *@out_len bytes at *@out.
+ */
+static unsigned printable_at(const unsigned char *s, const char **out, unsigned *out_len)
+{
+	unsigned n = utf8_valid_len(s);
+
+	if (n == 0 || s[0] < 0x20 || s[0] == 0x7f || (s[0] == 0xc2 && s[1] < 0xa0)) {
+		*out = "?";
+		*out_len = 1;
+		return n ? n : 1;
+	}
+	*out = (const char *)s;
+	*out_len = n;
+	return n;
+}
+
+void buf_put_printable(struct buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		const char *out;
+		unsigned n;
+
+		s += printable_at(s, &out, &n);
+		buf_putn(b, out, n);
+	}
+}
+
 void buf_put_csv_field(struct buf *b, const char *s)
 {
 	const char *q;
@@ -369,25 +408,23 @@ void buf_put_csv_field(struct buf *b, const char *s)
 	if (!s)
 		return;
 	for (q = s; *q; q++)
-		if (*q == ',' || *q == '"' || *q == '\r' || *q == '\n')
+		if (*q == ',' || *q == '"')
 			quote = 1;
 	if (!quote) {
-		buf_puts(b, s);
+		buf_put_printable(b, s);
 		return;
 	}
 	buf_putc(b, '"');
-	for (q = s; *q; q++) {
-		if (*q == '"')
+	for (const unsigned char *u = (const unsigned char *)s; *u;) {
+		const char *out;
+		unsigned n;
+
+		u += printable_at(u, &out, &n);
+		if (*out == '"')
 			buf_putc(b, '"');
-		buf_putc(b, *q);
+		buf_putn(b, out, n);
 	}
 	buf_putc(b, '"');
-}
-
-void buf_put_printable(struct buf *b, const char *s)
-{
-	for (; *s; s++)
-		buf_putc(b, ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s);
 }
 
 void civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day)

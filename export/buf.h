@@ -57,20 +57,25 @@ void buf_put_double(struct buf *b, double v);
 
 /*
  * buf_put_json_string - @s as a quoted JSON string ("null" for NULL).
- * Valid UTF-8 is kept; '"', '\\' and control bytes are escaped; each byte
- * of an invalid UTF-8 sequence becomes \u00XX so the output always parses.
+ * Valid UTF-8 is kept; '"', '\\', control bytes, DEL and the C1 controls
+ * (U+0080..U+009F) are escaped; each byte of an invalid UTF-8 sequence
+ * becomes \u00XX so the output always parses.
  */
 void buf_put_json_string(struct buf *b, const char *s);
 
 /*
  * buf_put_csv_field - @s as one RFC 4180 field: quoted, with '"' doubled,
- * when it holds a comma, quote, CR or LF; as is otherwise. NULL is empty.
+ * when it holds a comma or a quote; as is otherwise. NULL is empty. Like
+ * buf_put_printable(), control bytes (CR and LF too), DEL, C1 controls and
+ * invalid UTF-8 become '?': `cat report.csv` must not run a terminal's
+ * escape sequences, and a row stays one line.
  */
 void buf_put_csv_field(struct buf *b, const char *s);
 
 /*
- * buf_put_printable - @s for a terminal: control bytes become '?', so an
- * event name cannot break the line structure of the text report.
+ * buf_put_printable - @s for a terminal: control bytes, DEL, the C1
+ * controls (U+0080..U+009F) and each byte of invalid UTF-8 become '?', so a
+ * name cannot break the report's lines or send escape sequences.
  */
 void buf_put_printable(struct buf *b, const char *s);
 

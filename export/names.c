@@ -99,6 +99,7 @@ const char *report_status_name(enum report_status status)
 	case STATUS_COUNTED:		return "counted";
 	case STATUS_NOT_COUNTED:	return "not-counted";
 	case STATUS_NOT_SUPPORTED:	return "not-supported";
+	case STATUS_CLOSED:		return "closed-by-program";
 	}
 	return "unknown";
 }

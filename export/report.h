@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REPORT_SCHEMA_VERSION 1
+#define REPORT_SCHEMA_VERSION 2
 
 enum report_reason {
 	REPORT_EXIT,		/* exit(), return from main, _exit(), _Exit() */
@@ -25,6 +25,7 @@ enum report_status {
 	STATUS_COUNTED,		/* value is meaningful (maybe scaled) */
 	STATUS_NOT_COUNTED,	/* opened, but never ran (running == 0) */
 	STATUS_NOT_SUPPORTED,	/* open failed: ENOENT, EOPNOTSUPP, ... */
+	STATUS_CLOSED,		/* the program closed (or reused) the counter's descriptor */
 };
 
 struct report_event {

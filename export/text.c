@@ -29,6 +29,8 @@ static void put_value(struct buf *b, const struct report_event *e)
 		buf_puts(b, "<not supported>");
 	else if (e->status == STATUS_NOT_COUNTED)
 		buf_puts(b, "<not counted>");
+	else if (e->status == STATUS_CLOSED)
+		buf_puts(b, "<closed by program>");
 	else if (event_has_unit(e))
 		buf_put_fixed(b, (double)e->value * e->scale, 2, 1);
 	else

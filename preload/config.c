@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 
 #include "export/names.h"
 
@@ -125,7 +126,16 @@ static void read_on_fatal(struct config *c, const char *value, events_warn_fn wa
 		warn((void *)"PFSHIM_ON_FATAL", "expected 0 or 1; off");
 }
 
-void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn)
+/*
+ * Secure-execution mode (AT_SECURE: setuid, setgid, file capabilities): the
+ * environment belongs to the user who started a program that runs with
+ * more rights than theirs. Any PFSHIM_* that names a file would let them
+ * make it create or append to files they may not touch, so the shim does
+ * nothing at all, as with PFSHIM_DISABLE, and says nothing (the program's
+ * stderr is not ours to write in either). docs/security.md, class 1.
+ */
+void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_fn warn,
+			bool secure)
 {
 	const char *value;
 
@@ -134,6 +144,11 @@ void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn
 	c->events = EVENTS_DEFAULT;
 	c->sysfs_root = CONFIG_SYSFS_DEFAULT;
 
+	if (secure) {
+		c->disabled = true;
+		c->secure = true;
+		return;
+	}
 	value = get_env("PFSHIM_DISABLE");
 	if (value && *value && strcmp(value, "0") != 0) {
 		c->disabled = true;
@@ -154,4 +169,9 @@ void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn
 		read_on_fatal(c, value, warn);
 	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)
 		c->sysfs_root = value;
+}
+
+void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn)
+{
+	config_read_secure(c, get_env, warn, getauxval(AT_SECURE) != 0);
 }

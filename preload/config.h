@@ -22,7 +22,8 @@
 enum config_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
 
 struct config {
-	bool disabled;			/* PFSHIM_DISABLE=1 */
+	bool disabled;			/* PFSHIM_DISABLE=1, or secure */
+	bool secure;			/* secure-execution mode (AT_SECURE): inert */
 	const char *events;		/* PFSHIM_EVENTS, or EVENTS_DEFAULT */
 	enum config_format format;	/* PFSHIM_FORMAT */
 	char output[PATH_MAX];		/* PFSHIM_OUTPUT: "stderr", "stdout" or a template */
@@ -40,6 +41,14 @@ typedef const char *(*config_getenv_fn)(const char *name);
  * is reported through @warn (ctx = the variable's name) and its default used.
  */
 void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn);
+
+/*
+ * config_read_secure - config_read() with getauxval(AT_SECURE) given as
+ * @secure: when true the shim is inert (disabled, nothing read from the
+ * environment), whatever PFSHIM_* say.
+ */
+void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_fn warn,
+			bool secure);
 
 /* config_signal_parse - "USR1", "SIGUSR1", "10", "RTMIN+2" -> number; -EINVAL if none. */
 int config_signal_parse(const char *text);

@@ -2,15 +2,18 @@
  * fd.c: keep the shim's descriptors high, out of the host program's way: a
  * shell's `exec 3>f` dup2()s over fd 3 without asking, and a program may
  * expect open() to return the lowest number it would get without us. Our
- * writes must not signal the host either (fd_write_all).
+ * writes must not signal the host (fd_write_bounded), nor land in a file the
+ * host opened at a number that used to be a standard stream (fd_stream_*).
  */
 #include "preload/fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,43 +123,173 @@ bool fd_room_away(void)
 	return fd_room_above(&rl) || fd_band(&lo, &hi) > 0;
 }
 
-static bool write_whole(int fd, const char *buf, size_t len)
+/* Milliseconds left of @wait_ms since @start, never negative. */
+static int wait_left(const struct timespec *start, int wait_ms)
 {
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
+	struct timespec now;
+	long spent;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return true;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	spent = (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+	return spent >= wait_ms ? 0 : wait_ms - (int)spent;
 }
 
 /*
- * The kernel sends the SIGPIPE of an EPIPE write to the writing thread
- * itself: blocked here, it stays pending on this thread, and a zero-timeout
- * sigtimedwait() takes it back before the mask is restored. One that was
- * pending before our write is the host's and is left alone. (sigtimedwait
- * is not on POSIX's async-signal-safe list, but glibc's is the bare
- * rt_sigtimedwait system call: no lock, no allocation.)
+ * A full non-blocking pipe says EAGAIN at once: the reader may be slow, not
+ * gone, so poll() for room, but only for @wait_ms in all: the host's exit
+ * must not hang on a reader that never reads. The host set O_NONBLOCK on a
+ * file description we share, so it is never changed here.
  */
-void fd_write_all(int fd, const char *buf, size_t len)
+static size_t write_whole(int fd, const char *buf, size_t len, int wait_ms, int *error)
+{
+	struct timespec start = { 0, 0 };
+	size_t done = 0;
+
+	*error = 0;
+	while (done < len) {
+		ssize_t n = write(fd, buf + done, len - done);
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		int left;
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			if (start.tv_sec == 0 && start.tv_nsec == 0)
+				clock_gettime(CLOCK_MONOTONIC, &start);
+			left = wait_left(&start, wait_ms);
+			if (left > 0 && (poll(&pfd, 1, left) >= 0 || errno == EINTR))
+				continue;
+			errno = EAGAIN;
+		}
+		*error = n == 0 ? EIO : errno;
+		break;
+	}
+	return done;
+}
+
+/* Take back the signal our failed write raised, if the host had none of its own pending. */
+static void take_back(int signo, const sigset_t *pending_before)
 {
 	static const struct timespec no_wait = { 0, 0 };
-	int saved_errno = errno;
-	sigset_t pipe_only, old_mask, pending;
-	bool host_pending;
+	sigset_t one;
 
-	sigemptyset(&pipe_only);
-	sigaddset(&pipe_only, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_only, &old_mask);
-	host_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
-	if (!write_whole(fd, buf, len) && errno == EPIPE && !host_pending)
-		while (sigtimedwait(&pipe_only, NULL, &no_wait) < 0 && errno == EINTR)
-			;
+	if (sigismember(pending_before, signo))
+		return;
+	sigemptyset(&one);
+	sigaddset(&one, signo);
+	while (sigtimedwait(&one, NULL, &no_wait) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * The kernel sends the SIGPIPE of an EPIPE write, and the SIGXFSZ of an
+ * EFBIG one, to the writing thread itself: blocked here, it stays pending
+ * on this thread, and a zero-timeout sigtimedwait() takes it back before the
+ * mask is restored. One that was pending before our write is the host's and
+ * is left alone. (sigtimedwait is not on POSIX's async-signal-safe list, but
+ * glibc's is the bare rt_sigtimedwait system call: no lock, no allocation.)
+ */
+size_t fd_write_bounded(int fd, const char *buf, size_t len, int wait_ms, int *error)
+{
+	int saved_errno = errno, err;
+	sigset_t ours, old_mask, pending;
+	size_t done;
+
+	sigemptyset(&ours);
+	sigaddset(&ours, SIGPIPE);
+	sigaddset(&ours, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &ours, &old_mask);
+	if (sigpending(&pending) < 0)
+		sigemptyset(&pending);
+	done = write_whole(fd, buf, len, wait_ms, &err);
+	if (err == EPIPE)
+		take_back(SIGPIPE, &pending);
+	if (err == EFBIG)
+		take_back(SIGXFSZ, &pending);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	if (error)
+		*error = err;
 	errno = saved_errno;
+	return done;
+}
+
+void fd_write_all(int fd, const char *buf, size_t len)
+{
+	fd_write_bounded(fd, buf, len, FD_WRITE_WAIT_MS, NULL);
+}
+
+/* ---- the standard streams as they were at start */
+
+static struct fd_stream streams[3];
+
+/* fstat() with our own "": see fd_stat() in group.c (fault-around of libc's .rodata). */
+static int fd_fstat(int fd, struct stat *st)
+{
+	return fstatat(fd, "", st, AT_EMPTY_PATH);
+}
+
+/*
+ * The same file, opened the same way: a host that closed the number and
+ * opened a data file of its own there has another inode (or device). What
+ * this cannot tell apart is the very same file reopened by the host at our
+ * number with the same access mode: docs/security.md, class 3.
+ */
+bool fd_same_file(const struct fd_stream *s, int fd)
+{
+	struct stat st;
+	int flags;
+
+	if (fd < 0 || fd_fstat(fd, &st) < 0 || (flags = fcntl(fd, F_GETFL)) < 0)
+		return false;
+	return st.st_dev == s->dev && st.st_ino == s->ino && st.st_rdev == s->rdev &&
+	       (flags & O_ACCMODE) == s->accmode;
+}
+
+int fd_stream_record(int fd, bool dup_it)
+{
+	struct fd_stream *s = &streams[fd];
+	struct stat st;
+	int flags;
+
+	s->fd = fd;
+	s->dup = -1;
+	if ((flags = fcntl(fd, F_GETFL)) < 0 || fd_fstat(fd, &st) < 0) {
+		s->state = FD_STREAM_CLOSED;
+		return FD_STREAM_WAS_CLOSED;
+	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->rdev = st.st_rdev;
+	s->accmode = flags & O_ACCMODE;
+	if (dup_it)
+		s->dup = fd_dup_high(fd);
+	s->state = FD_STREAM_OPEN;
+	return s->dup;
+}
+
+int fd_stream_target(int fd)
+{
+	const struct fd_stream *s = &streams[fd];
+
+	switch (s->state) {
+	case FD_STREAM_UNKNOWN:
+		return fd;
+	case FD_STREAM_CLOSED:
+		return -1;
+	case FD_STREAM_OPEN:
+	default:
+		if (s->dup >= 0 && fd_same_file(s, s->dup))
+			return s->dup;
+		return fd_same_file(s, fd) ? fd : -1;
+	}
+}
+
+void fd_stream_forget(void)
+{
+	for (int i = 0; i < 3; i++)
+		streams[i].state = FD_STREAM_UNKNOWN;
 }

@@ -1,12 +1,18 @@
 /*
  * fd.h: the shim's descriptors and writes, kept out of the host program's
- * way: high numbers, and no SIGPIPE when a reader has gone.
+ * way: high numbers, no SIGPIPE or SIGXFSZ when a write fails, a bounded
+ * wait on a full non-blocking pipe, and the standard streams written only
+ * while they are provably still the ones the program started with.
  */
 #ifndef PFSHIM_PRELOAD_FD_H
 #define PFSHIM_PRELOAD_FD_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+
+/* How long a write waits in all for a full non-blocking pipe or tty to take bytes. */
+#define FD_WRITE_WAIT_MS 2000
 
 /*
  * fd_band - the numbers the shim's descriptors may take: [*lo, *hi), the
@@ -39,12 +45,60 @@ bool fd_room_away(void);
 int fd_dup_high(int fd);
 
 /*
- * fd_write_all - write @buf whole to @fd, across EINTR and short writes,
- * giving up silently on any other error. A pipe whose reader has gone
- * (EPIPE) must not raise SIGPIPE: its default action would kill the host
- * with status 141 for a report it never asked for. Async-signal-safe;
+ * fd_write_bounded - write @buf whole to @fd, across EINTR and short
+ * writes; on EAGAIN (a non-blocking pipe or tty that is full) wait with
+ * poll() for at most @wait_ms in all. A write that fails must not signal
+ * the host: SIGPIPE (a reader gone) and SIGXFSZ (past RLIMIT_FSIZE) would
+ * kill it for a report it never asked for; both are blocked around the
+ * write and a pending one it raised is taken back. Async-signal-safe;
  * errno and the thread's signal mask are preserved.
+ * Return: bytes written (== @len on success); *@error gets the errno of a
+ * failure (EAGAIN when the wait ran out), 0 on success. @error may be NULL.
  */
+size_t fd_write_bounded(int fd, const char *buf, size_t len, int wait_ms, int *error);
+
+/* fd_write_all - fd_write_bounded() with FD_WRITE_WAIT_MS, giving up silently. */
 void fd_write_all(int fd, const char *buf, size_t len);
+
+/*
+ * What a standard stream was when the shim started, so that nothing is
+ * written to it once the host has closed the number and reused it for a
+ * file of its own. @dup is a high duplicate (or -1), @state says whether
+ * the stream was open at all.
+ */
+struct fd_stream {
+	int fd;			/* 1 or 2 */
+	int dup;		/* the high duplicate, or -1 */
+	enum { FD_STREAM_UNKNOWN, FD_STREAM_OPEN, FD_STREAM_CLOSED } state;
+	dev_t dev;
+	ino_t ino;
+	dev_t rdev;
+	int accmode;		/* O_ACCMODE bits of the file description */
+};
+
+/*
+ * fd_stream_record - record what @fd (1 or 2) is now, and when @dup_it a
+ * high duplicate of it. Return: the duplicate, -1 without one, or
+ * FD_STREAM_WAS_CLOSED when @fd was closed at start.
+ */
+#define FD_STREAM_WAS_CLOSED (-2)
+int fd_stream_record(int fd, bool dup_it);
+
+/*
+ * fd_stream_target - the descriptor a write to standard stream @fd may use
+ * now: the duplicate while it is still the same open file, else @fd itself
+ * while it is, else -1 (nothing provably ours: the write is dropped).
+ * Before fd_stream_record(), @fd itself. Async-signal-safe.
+ */
+int fd_stream_target(int fd);
+
+/*
+ * fd_same_file - is @fd still the file of @s (device, inode, rdev, access
+ * mode)? Exposed for the unit tests. Async-signal-safe.
+ */
+bool fd_same_file(const struct fd_stream *s, int fd);
+
+/* fd_stream_forget - back to "before fd_stream_record()" (unit tests). */
+void fd_stream_forget(void);
 
 #endif

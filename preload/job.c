@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -261,6 +262,13 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 	char path[PATH_MAX], role;
 
 	memset(&job, 0, sizeof(job));
+	/*
+	 * Secure execution (setuid...): the environment, XDG_RUNTIME_DIR included,
+	 * is the invoking user's, and a root process must make no directory or
+	 * link where it points; the shim stays inert then (config.c).
+	 */
+	if (getauxval(AT_SECURE))
+		return;
 	if ((value && *value && strcmp(value, "0") != 0) || get_env("PFSHIM_OUTPUT"))
 		return;
 	if (proc_stat_read(0, &ppid, &start) < 0) {

@@ -1,19 +1,23 @@
 /*
  * output.c: deliver a formatted report to its destination, one write(2) per
- * report. Async-signal-safe (reports are written from signal handlers):
- * only open/write/close, no stdio, no allocation; errno is preserved.
+ * report: a standard stream only while it is provably the one the program
+ * started with (fd.c), a file through report_file.c. Async-signal-safe
+ * (reports are written from signal handlers): no stdio, no allocation;
+ * errno is preserved.
  */
 #include "preload/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "export/buf.h"
 #include "preload/fd.h"
 #include "preload/output_dir.h"
+#include "preload/report_file.h"
 #include "preload/warn.h"
 
 /* %t: sortable, UTC, to the second: 20261122T010203Z. */
@@ -60,57 +64,126 @@ static int template_open_seq(const char *template, struct output_names *names, c
 
 		if (err < 0)
 			return err;
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			  0644);
 		if (fd >= 0 || errno != EEXIST)
 			return fd < 0 ? -errno : fd;
 	}
 	return -EEXIST;
 }
 
+/*
+ * A field of the template (%h, %e: the host's and the program's names,
+ * which others choose) must not climb out of the template's directory: '/'
+ * and control bytes become '_', and so does a '.' that would make a path
+ * component of nothing but dots ("..", "."). @dots_only says whether the
+ * component written so far is empty or all dots.
+ */
+static void put_field(struct buf *b, const char *s, bool *dots_only)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '/' || c < 0x20 || c == 0x7f || (c == '.' && *dots_only))
+			c = '_';
+		*dots_only = *dots_only && c == '.';
+		buf_putc(b, (char)c);
+	}
+}
+
 int output_expand(const char *template, const struct output_names *names, char *path, size_t size)
 {
+	bool dots_only = true;
 	struct buf b;
 
 	buf_init(&b, path, size);
 	for (const char *t = template; *t; t++) {
 		if (*t != '%') {
 			buf_putc(&b, *t);
+			dots_only = *t == '/' || (dots_only && *t == '.');
 			continue;
 		}
 		switch (*++t) {
-		case 'p': buf_put_i64(&b, names->pid); break;
-		case 'h': buf_puts(&b, names->host); break;
-		case 'e': buf_puts(&b, names->program); break;
-		case 'r': buf_puts(&b, names->rank ? names->rank : ""); break;
-		case 't': output_put_time(&b, names->start_ns); break;
-		case 'n': buf_put_u64(&b, names->seq); break;
-		case '%': buf_putc(&b, '%'); break;
+		case 'p': buf_put_i64(&b, names->pid); dots_only = false; break;
+		case 'h': put_field(&b, names->host, &dots_only); break;
+		case 'e': put_field(&b, names->program, &dots_only); break;
+		case 'r': put_field(&b, names->rank ? names->rank : "", &dots_only); break;
+		case 't': output_put_time(&b, names->start_ns); dots_only = false; break;
+		case 'n': buf_put_u64(&b, names->seq); dots_only = false; break;
+		case '%': buf_putc(&b, '%'); dots_only = false; break;
 		default: return -EINVAL;	/* also a '%' at the very end */
 		}
 	}
 	return buf_finish(&b) < size ? 0 : -ENAMETOOLONG;
 }
 
-static int stream_dup(int fd)
-{
-	if (fcntl(fd, F_GETFD) < 0)
-		return OUTPUT_STREAM_CLOSED;
-	return fd_dup_high(fd);
-}
-
+/*
+ * Standard error is recorded whatever the target (warnings go there, and a
+ * file that cannot be written falls back to it), but duplicated only when
+ * it is the target: a file target costs the host no descriptor.
+ */
 int output_stream_open(const char *target)
 {
-	if (strcmp(target, "stderr") == 0)
-		return stream_dup(STDERR_FILENO);
-	if (strcmp(target, "stdout") == 0)
-		return stream_dup(STDOUT_FILENO);
+	bool to_stderr = strcmp(target, "stderr") == 0;
+	int err_dup = fd_stream_record(STDERR_FILENO, to_stderr);
+
+	if (to_stderr)
+		return err_dup == FD_STREAM_WAS_CLOSED ? OUTPUT_STREAM_CLOSED : err_dup;
+	if (strcmp(target, "stdout") == 0) {
+		int out_dup = fd_stream_record(STDOUT_FILENO, true);
+
+		return out_dup == FD_STREAM_WAS_CLOSED ? OUTPUT_STREAM_CLOSED : out_dup;
+	}
 	return -1;
 }
 
-static void stream_write(int stream_fd, int fd, const char *buf, size_t len)
+/*
+ * A standard stream, through the descriptor fd.c can prove is still it.
+ * Return: 0, or the errno of a failed write (ENOENT: nothing provably ours).
+ */
+static int stream_write(int std_fd, const char *buf, size_t len)
 {
-	if (stream_fd != OUTPUT_STREAM_CLOSED)
-		fd_write_all(stream_fd >= 0 ? stream_fd : fd, buf, len);
+	int fd = fd_stream_target(std_fd), err;
+
+	if (fd < 0)
+		return ENOENT;
+	fd_write_bounded(fd, buf, len, FD_WRITE_WAIT_MS, &err);
+	return err;
+}
+
+/* A report the file could not take goes to stderr instead, with one line saying why. */
+static void file_write(char *path, const char *buf, size_t len)
+{
+	const char *why;
+	int err = report_file_write(path, buf, len, &why);
+
+	if (!err)
+		return;
+	warn_line("cannot write '", path, "' (", strerrorname_np(-err) ?: "error",
+		  why ? ": " : "", why ? why : "", "); report written to stderr", NULL);
+	stream_write(STDERR_FILENO, buf, len);
+}
+
+/*
+ * A template with %n: the first free name, created O_EXCL (so never through
+ * a link, never into another's file) and holding the whole report or removed.
+ */
+static void seq_write(const char *template, struct output_names *names, char *path,
+		      const char *buf, size_t len)
+{
+	int fd = template_open_seq(template, names, path, PATH_MAX), err = 0;
+
+	if (fd >= 0) {
+		fd_write_bounded(fd, buf, len, FD_WRITE_WAIT_MS, &err);
+		close(fd);
+		if (!err)
+			return;
+		unlink(path);
+		fd = -err;
+	}
+	warn_line("cannot write '", path, "' (", strerrorname_np(-fd) ?: "error",
+		  "); report written to stderr", NULL);
+	stream_write(STDERR_FILENO, buf, len);
 }
 
 void output_write(const char *target, int stream_fd, const struct output_names *names,
@@ -119,36 +192,36 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 	int saved_errno = errno;
 	struct output_names named = *names;
 	char path[PATH_MAX];
-	int err, fd;
+	int err;
 
+	(void)stream_fd;	/* fd.c keeps the duplicate and what it was */
 	if (strcmp(target, "stderr") == 0) {
-		stream_write(stream_fd, STDERR_FILENO, buf, len);
+		/* Lost on stderr: a warning could only go where the report could not. */
+		stream_write(STDERR_FILENO, buf, len);
 	} else if (strcmp(target, "stdout") == 0) {
-		stream_write(stream_fd, STDOUT_FILENO, buf, len);
+		err = stream_write(STDOUT_FILENO, buf, len);
+		if (err && err != ENOENT)
+			warn_line("the report could not be written to stdout (",
+				  strerrorname_np(err) ?: "error",
+				  err == EAGAIN ? ": the reader took nothing for 2 s" : "",
+				  "); it is lost", NULL);
 	} else if ((err = output_expand(target, &named, path, sizeof(path))) < 0) {
 		warn_line("PFSHIM_OUTPUT '", target, "': ",
 			  err == -EINVAL ? "unknown % sequence (use %p, %h, %e, %r, %t, %n or %%)" :
 					   "path too long",
 			  "; report written to stderr", NULL);
-		fd_write_all(STDERR_FILENO, buf, len);
+		stream_write(STDERR_FILENO, buf, len);
 	} else if (output_is_dir(path)) {
 		if ((err = output_dir_write(path, &named, buf, len)) < 0) {
 			warn_line("cannot write a report into '", path, "' (",
 				  strerrorname_np(-err) ?: "error", "); report written to stderr",
 				  NULL);
-			fd_write_all(STDERR_FILENO, buf, len);
+			stream_write(STDERR_FILENO, buf, len);
 		}
-	} else if ((fd = output_uses_seq(target) ?
-			      template_open_seq(target, &named, path, sizeof(path)) :
-			      open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0) {
-		if (fd < -1)
-			errno = -fd;
-		warn_line("cannot open '", path, "' (", strerrorname_np(errno) ?: "error",
-			  "); report written to stderr", NULL);
-		fd_write_all(STDERR_FILENO, buf, len);
+	} else if (output_uses_seq(target)) {
+		seq_write(target, &named, path, buf, len);
 	} else {
-		fd_write_all(fd, buf, len);
-		close(fd);
+		file_write(path, buf, len);
 	}
 	errno = saved_errno;
 }

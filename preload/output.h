@@ -23,8 +23,10 @@ struct output_names {
 /*
  * output_expand - expand %p (pid), %h (host), %e (program), %r (rank),
  * %t (start time, 20261122T010203Z), %n (@names->seq) and %% of
- * @template into @path. Return: 0, or -ENAMETOOLONG, or -EINVAL for an
- * unknown or dangling %.
+ * @template into @path. In the expanded fields '/' and control bytes
+ * become '_', and so does a '.' that would make a component of only dots:
+ * a field never climbs out of the template's directory. Return: 0, or
+ * -ENAMETOOLONG, or -EINVAL for an unknown or dangling %.
  */
 int output_expand(const char *template, const struct output_names *names, char *path, size_t size);
 
@@ -46,21 +48,24 @@ bool output_is_dir(const char *target);
 #define OUTPUT_STREAM_CLOSED (-2)
 
 /*
- * output_stream_open - for the targets "stderr" and "stdout", a high,
- * close-on-exec duplicate of fd 2 or 1 taken at start, so that the report
- * still reaches them when the program closes its own at exit (coreutils'
+ * output_stream_open - record what fd 2 (and fd 1 for "stdout") is at
+ * start (fd_stream_record()), and for the targets "stderr" and "stdout"
+ * take a high, close-on-exec duplicate of it, so that the report still
+ * reaches them when the program closes its own at exit (coreutils'
  * close_stdout() closes stderr). OUTPUT_STREAM_CLOSED when the program was
  * started without that stream: the number is free for a file of its own.
- * -1 for a file target, or when no duplicate could be made.
+ * -1 for a file target, or when no duplicate could be made. Later writes
+ * use a stream only while fd_stream_target() proves it is still the same.
  */
 int output_stream_open(const char *target);
 
 /*
  * output_write - write @buf in one write(2) to @target: "stderr" or
- * "stdout" (through @stream_fd from output_stream_open(), or fd 2/1 when it
- * is -1, nowhere when OUTPUT_STREAM_CLOSED), or a template opened O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, so that
- * reports of concurrent processes never interleave. A file that cannot be
- * opened gets one "pfshim:" line and the report goes to stderr instead.
+ * "stdout" (the duplicate output_stream_open() took, or fd 2/1, whichever
+ * is still provably the stream the program started with; nowhere if
+ * neither), or a template expanded and written by report_file_write(). A
+ * file that cannot be written gets one "pfshim:" line and the report goes
+ * to stderr instead. @stream_fd is unused (kept for callers; fd.c holds it).
  */
 void output_write(const char *target, int stream_fd, const struct output_names *names,
 		  const char *buf, size_t len);

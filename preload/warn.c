@@ -37,6 +37,7 @@ void warn_line(const char *part, ...)
 	char line[WARN_LINE_MAX];
 	int saved_errno = errno;
 	size_t len = append(line, 0, "pfshim: ");
+	int fd;
 	va_list ap;
 
 	if (muted)
@@ -46,7 +47,10 @@ void warn_line(const char *part, ...)
 		len = append(line, len, s);
 	va_end(ap);
 	line[len++] = '\n';
-	fd_write_all(STDERR_FILENO, line, len);
+	/* Only to the stderr the program started with: never into a file it opened as fd 2 since. */
+	fd = fd_stream_target(STDERR_FILENO);
+	if (fd >= 0)
+		fd_write_all(fd, line, len);
 	errno = saved_errno;
 }
 

@@ -269,14 +269,25 @@ static void value_fill(struct report_event *out, uint64_t value, uint64_t enable
 	}
 }
 
+/* The program closed the group's descriptor: its events say so, not "never ran". */
+static void group_mark_closed(const struct counter_set *s, int leader, struct report_event *out)
+{
+	for (int i = 0; i < s->nr; i++)
+		if (s->c[i].fd >= 0 && s->c[i].leader == leader)
+			out[i].status = STATUS_CLOSED;
+}
+
 static void group_read(const struct counter_set *s, int leader, struct report_event *out)
 {
 	/* nr, time_enabled, time_running, then { value, id } per member. */
 	uint64_t buf[3 + 2 * EVENTS_MAX];
+	bool matched = false;
 	ssize_t len;
 
-	if (!fd_is_ours(s, s->c[leader].fd))
+	if (!fd_is_ours(s, s->c[leader].fd)) {
+		group_mark_closed(s, leader, out);
 		return;
+	}
 	do
 		len = read(s->c[leader].fd, buf, sizeof(buf));
 	while (len < 0 && errno == EINTR);
@@ -284,10 +295,15 @@ static void group_read(const struct counter_set *s, int leader, struct report_ev
 		return;
 	for (uint64_t k = 0; k < buf[0] && 3 + 2 * k + 1 < (uint64_t)len / 8; k++) {
 		for (int i = 0; i < s->nr; i++) {
-			if (s->c[i].fd >= 0 && s->c[i].leader == leader && s->c[i].id == buf[4 + 2 * k])
+			if (s->c[i].fd >= 0 && s->c[i].leader == leader && s->c[i].id == buf[4 + 2 * k]) {
 				value_fill(&out[i], buf[3 + 2 * k], buf[1], buf[2]);
+				matched = true;
+			}
 		}
 	}
+	/* A perf event of the program's own at our number: none of our IDs. */
+	if (!matched)
+		group_mark_closed(s, leader, out);
 }
 
 void counters_read(const struct counter_set *s, const struct event_list *events,

@@ -63,7 +63,7 @@ warnings() {
 		PFSHIM_OUTPUT=/nonexistent/dir/report.txt "$PROGS/exit_how" exit 5
 	[ "$status" -eq 5 ]
 	[ "$output" = out ]
-	[ "$(printf '%s\n' "$stderr" | grep -c "^pfshim: cannot open '/nonexistent/dir/report.txt'")" -eq 1 ]
+	[ "$(printf '%s\n' "$stderr" | grep -c "^pfshim: cannot write '/nonexistent/dir/report.txt' (ENOENT)")" -eq 1 ]
 	[[ "$stderr" == *"msec task-clock"* ]]
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
 		PFSHIM_OUTPUT='/tmp/x%q' "$PROGS/exit_how" exit 5

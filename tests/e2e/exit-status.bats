@@ -35,33 +35,44 @@ same_as_without_shim() {
 	[ "$status" -eq 139 ]
 }
 
-@test "an _exit() in another thread waits for the exit report being written" {
-	# The report's open() of a FIFO blocks until a reader comes at 0.3 s; the
-	# other thread's _exit() at 0.1 s must not kill the process before it writes.
-	fifo="$BATS_TEST_TMPDIR/report.fifo"
+# slow_stderr COMMAND...: COMMAND in the background with its stderr a blocking
+# FIFO that is already full, so its first write there blocks until
+# drain_stderr, 0.3 s later, reads it all into $REPORTS (up to COMMAND's exit).
+# (A report file's open no longer blocks on a FIFO: O_NONBLOCK.)
+slow_stderr() {
+	fifo="$BATS_TEST_TMPDIR/stderr.fifo"
 	mkfifo "$fifo"
-	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$fifo" \
-		"$PROGS/exit_how" exit-then-_exit 5 >/dev/null &
+	exec 7<>"$fifo"
+	head -c 65536 /dev/zero | tr '\0' '\n' >&7	# jq reads newlines as nothing
+	"$@" 2>&7 >/dev/null &
 	pid=$!
+	exec 8<"$fifo" 7>&-
+}
+
+drain_stderr() {
 	sleep 0.3
-	timeout 3 cat "$fifo" >"$REPORTS" || true
+	timeout 5 cat <&8 >"$REPORTS" || true
+	exec 8<&-
+}
+
+@test "an _exit() in another thread waits for the exit report being written" {
+	# The report's write blocks until a reader comes at 0.3 s; the other
+	# thread's _exit() at 0.1 s must not kill the process before it writes.
+	slow_stderr env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT=stderr \
+		"$PROGS/exit_how" exit-then-_exit 5
+	drain_stderr
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 5 ]
 	[ "$(reports '.reason == "exit"')" -eq 1 ]
 }
 
 @test "an _exit() waiting for an exec report that fails writes the exit report itself" {
-	# The exec report blocks on the FIFO until a reader comes at 0.3 s; the
-	# other thread's _exit() at 0.1 s waits; the exec then fails, and the image
-	# lives on: its _exit owes the exit report.
-	fifo="$BATS_TEST_TMPDIR/report.fifo"
-	mkfifo "$fifo"
-	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$fifo" \
-		"$PROGS/exit_how" failed-exec-then-_exit 6 >/dev/null &
-	pid=$!
-	sleep 0.3
-	timeout 3 cat "$fifo" >"$REPORTS" || true
-	timeout 3 cat "$fifo" >>"$REPORTS" || true
+	# The exec report blocks on the full pipe until a reader comes at 0.3 s;
+	# the other thread's _exit() at 0.1 s waits; the exec then fails, and the
+	# image lives on: its _exit owes the exit report.
+	slow_stderr env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT=stderr \
+		"$PROGS/exit_how" failed-exec-then-_exit 6
+	drain_stderr
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 6 ]
 	[ "$(reports '.reason == "exec"')" -eq 1 ]

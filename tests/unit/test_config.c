@@ -118,6 +118,38 @@ static void test_disable(void **state)
 	assert_false(c.disabled);
 }
 
+/* Secure-execution mode (AT_SECURE): inert, whatever the environment says, and silent. */
+static const char *env_refused(const char *name)
+{
+	(void)name;
+	fail_msg("the environment was read in secure-execution mode");
+	return NULL;
+}
+
+static void test_secure_execution_is_inert(void **state)
+{
+	static const char *const env[] = {
+		"PFSHIM_OUTPUT", "/etc/ld.so.preload", "PFSHIM_DISABLE", "0", NULL,
+	};
+	struct config c;
+
+	(void)state;
+	warnings = 0;
+	config_read_secure(&c, env_refused, warn_count, true);
+	assert_true(c.disabled);
+	assert_true(c.secure);
+	assert_string_equal(c.output, "stderr");
+	assert_int_equal(warnings, 0);
+	environment = env;
+	config_read_secure(&c, env_lookup, warn_count, false);
+	assert_false(c.disabled);
+	assert_false(c.secure);
+	assert_string_equal(c.output, "/etc/ld.so.preload");
+	/* This test runs without AT_SECURE: config_read() must read the environment. */
+	read_with(env, &c);
+	assert_false(c.secure);
+}
+
 static void test_bad_values_warn_once_and_default(void **state)
 {
 	static const char *const format[] = { "PFSHIM_FORMAT", "xml", NULL };
@@ -201,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_every_variable),
 		cmocka_unit_test(test_rank),
 		cmocka_unit_test(test_disable),
+		cmocka_unit_test(test_secure_execution_is_inert),
 		cmocka_unit_test(test_bad_values_warn_once_and_default),
 		cmocka_unit_test(test_on_fatal),
 		cmocka_unit_test(test_signal_spellings),

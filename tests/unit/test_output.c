@@ -119,6 +119,32 @@ static void test_write_appends(void **state)
 	rmdir(dir);
 }
 
+/* An expanded field never climbs out of the template's directory, nor carries control bytes. */
+static void test_expand_sanitizes_fields(void **state)
+{
+	static const struct { const char *host, *program, *template, *path; } cases[] = {
+		{ "../../etc", "x", "/tmp/%h", "/tmp/_._.._etc" },
+		{ "..", "..", "/tmp/%e/%h", "/tmp/_./_." },
+		{ ".", ".", "/tmp/%e%h.log", "/tmp/_..log" },
+		{ "h", ".", "/tmp/.%e", "/tmp/._" },
+		{ "h", "a/../../b", "/tmp/r.%e", "/tmp/r.a_.._.._b" },
+		{ "h\x1b[2J", "p\n\x7f", "/tmp/%h-%e", "/tmp/h_[2J-p__" },
+		{ "h", ".hidden", "/tmp/%e", "/tmp/_hidden" },
+		{ "h", "v1.2", "/tmp/%e.%p", "/tmp/v1.2.4242" },
+		{ "h", "x", "/tmp/../%e", "/tmp/../x" },	/* the template's own ".." is the user's */
+	};
+	char path[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct output_names n = { .pid = 4242, .host = cases[i].host,
+					  .program = cases[i].program };
+
+		assert_int_equal(output_expand(cases[i].template, &n, path, sizeof(path)), 0);
+		assert_string_equal(path, cases[i].path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_expand_bad_percent),
 		cmocka_unit_test(test_expand_too_long),
 		cmocka_unit_test(test_write_appends),
+		cmocka_unit_test(test_expand_sanitizes_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,7 +154,12 @@ static void test_csv_field(void **state)
 		{ "cycles", "cycles" },
 		{ "cpu/event=0x3c,umask=0/", "\"cpu/event=0x3c,umask=0/\"" },
 		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
-		{ "two\nlines", "\"two\nlines\"" },
+		{ "two\nlines", "two?lines" },
+		/* A terminal's escape sequences never pass: ESC, DEL, C1 CSI (U+009B), a stray 0x9b. */
+		{ "x\x1b]0;owned\x07y", "x?]0;owned?y" },
+		{ "a\x7f\xc2\x9b" "31m\x9b", "a??31m?" },
+		{ "q\"\r,", "\"q\"\"?,\"" },
+		{ "caf\xc3\xa9 \xc2\xa0", "caf\xc3\xa9 \xc2\xa0" },
 		{ "", "" },
 	};
 	(void)state;
@@ -170,6 +175,9 @@ static void test_printable(void **state)
 {
 	(void)state;
 	reset(); buf_put_printable(&b, "a\nb\x1b[0m"); assert_string_equal(done(), "a?b?[0m");
+	reset(); buf_put_printable(&b, "\xc2\x9b" "2J\x9b\x7f\xc3\xa9"); assert_string_equal(done(), "?2J??\xc3\xa9");
+	reset(); buf_put_json_string(&b, "\xc2\x9b" "2J\x7f\xc2\xa0");
+	assert_string_equal(done(), "\"\\u009b2J\\u007f\xc2\xa0\"");
 }
 
 static void test_utc_known_dates(void **state)

@@ -130,12 +130,13 @@ static void test_quoting_reads_back(void **state)
 		assert_string_equal(fields[1], "my,prog");
 		assert_string_equal(fields[2], "signal");
 		assert_string_equal(fields[3], "12");
-		assert_string_equal(fields[5], names[i]);
+		assert_string_equal(fields[5], i == 2 ? "two?lines" : names[i]);
 	}
 	assert_int_equal(*p, '\0');
 	/* the raw bytes, as RFC 4180 spells them */
 	assert_non_null(strstr(out, "9,\"my,prog\",signal,12,0,\"say \"\"hi\"\"\",1,"));
-	assert_non_null(strstr(out, ",\"two\nlines\",2,"));
+	/* a control byte becomes '?': a row is one line, and no escape reaches a terminal */
+	assert_non_null(strstr(out, ",two?lines,2,"));
 	assert_non_null(strstr(out, ",\"\"\"\",3,"));
 }
 

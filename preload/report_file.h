@@ -1,0 +1,39 @@
+/*
+ * report_file.h: a report written to a file path the way careful tools
+ * write into directories other users share (docs/security.md, class 2).
+ * Async-signal-safe.
+ */
+#ifndef PFSHIM_PRELOAD_REPORT_FILE_H
+#define PFSHIM_PRELOAD_REPORT_FILE_H
+
+#include <stddef.h>
+
+/*
+ * report_file_write - append @buf to the file @path, or create it holding
+ * exactly @buf.
+ *
+ * - The last component is not followed when it is a symbolic link that
+ *   sits in a shared directory (world-writable like /tmp, or sticky and
+ *   group-writable) and belongs neither to
+ *   us nor to the directory's owner (the kernel's protected_symlinks rule).
+ * - The open never blocks (O_NONBLOCK): a FIFO nobody reads is ENXIO.
+ * - Only a regular file, a character device (/dev/null, a tty) or a FIFO
+ *   with a reader is written; never a block device.
+ * - In a shared directory, a file or FIFO owned by another user than us
+ *   and the directory's owner is refused (protected_regular,
+ *   protected_fifos), and so is a regular file with more than one link (a
+ *   hard link to a file elsewhere).
+ * - A new file is written under a temporary name in the same directory and
+ *   renamed into place without replacing anything (RENAME_NOREPLACE), so it
+ *   appears whole or not at all; an append that falls short (ENOSPC, EFBIG)
+ *   is cut back to where it began.
+ *
+ * @path is borrowed: the '/' before its last component is a NUL for the
+ * moment the directory is opened (no copy on a small signal stack).
+ *
+ * Return: 0, or a negative errno with *@why set to a phrase for the
+ * warning ("ELOOP: a symbolic link in a shared directory", ...).
+ */
+int report_file_write(char *path, const char *buf, size_t len, const char **why);
+
+#endif

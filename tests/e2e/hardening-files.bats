@@ -1,0 +1,310 @@
+#!/usr/bin/env bats
+# Report files and streams that no host or other user can turn against the
+# program or its users (docs/security.md, classes 1, 2, 3, 5, 6). Each test
+# compares the run with the shim against the same run without it.
+
+load helpers
+
+NOBODY=65534
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (setuid files, chown, mounts)"
+}
+
+# A directory every user may write in, sticky, like /tmp.
+shared_dir() {
+	d="$BATS_TEST_TMPDIR/shared"
+	mkdir -m 1777 "$d"
+	chmod 1777 "$BATS_TEST_TMPDIR" "$d"
+	echo "$d"
+}
+
+# ---- class 1: secure-execution mode
+
+teardown() {
+	[ -z "${SUID_DIR:-}" ] || rm -rf "$SUID_DIR"
+}
+
+@test "a setuid program run by another user: the shim stays inert, whatever PFSHIM_* say" {
+	need_root
+	# Directly under /tmp: every user must reach it.
+	SUID_DIR=$(mktemp -d /tmp/pfshim-suid.XXXXXX)
+	dir=$SUID_DIR
+	chmod 755 "$dir"
+	cp "$PROGS/first_fd" "$dir/plain"
+	cp "$PROGS/first_fd" "$dir/suid"
+	chown root:root "$dir/suid"
+	chmod 4755 "$dir/suid"
+	mkdir -m 1777 "$dir/out"
+	want=$(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$dir/suid")
+	# /etc/ld.so.preload only in a private mount namespace: an overlay on /etc.
+	mkdir "$dir/up" "$dir/work"
+	echo "$SHIM" >"$dir/up/ld.so.preload"
+	run unshare -m sh -c '
+		mount --make-rprivate / &&
+		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
+		for prog in plain suid; do
+			echo "$prog: $(PFSHIM_OUTPUT="$1/out/$prog.%p" PFSHIM_FORMAT=json \
+				setpriv --reuid=65534 --regid=65534 --clear-groups "$1/$prog" 2>&1)"
+		done' sh "$dir"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	programs=$(cat "$dir"/out/* | jq -r .program | sort | tr '\n' ' ')
+	echo "reports from: $programs"
+	# The same program without the setuid bit reports (the shim is there, and
+	# setpriv's exec reports too), as the user who ran it...
+	[ "$(stat -c %U "$dir"/out/plain.*)" = nobody ]
+	[[ " $programs" == *" plain "* ]]
+	# ... the setuid one prints what it prints without the shim, and reports nowhere.
+	[ "$(printf '%s\n' "$output" | grep '^suid: ')" = "suid: $want" ]
+	[[ " $programs" != *" suid "* ]]
+	[ -z "$(find "$dir/out" -type f -user root)" ]
+}
+
+@test "a setuid program with PFSHIM_OUTPUT unset makes no job directory where the user's XDG_RUNTIME_DIR points" {
+	need_root
+	SUID_DIR=$(mktemp -d /tmp/pfshim-suid.XXXXXX)
+	dir=$SUID_DIR
+	chmod 755 "$dir"
+	cp "$PROGS/first_fd" "$dir/suid"
+	chown root:root "$dir/suid"
+	chmod 4755 "$dir/suid"
+	# The user's runtime directory, and a target root must not touch.
+	mkdir -m 0777 "$dir/run"
+	mkdir -m 0755 "$dir/etc"	# root's: the user may not write here, but may name it
+	mkdir "$dir/up" "$dir/work"
+	echo "$SHIM" >"$dir/up/ld.so.preload"
+	want=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/suid")
+	run unshare -m sh -c '
+		mount --make-rprivate / &&
+		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
+		PFSHIM_DISABLE=1 XDG_RUNTIME_DIR="$1/run" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups env -u PFSHIM_DISABLE \
+			sh -c "\"\$0\" ; \"\$0\"" "$1/suid" 2>&1 &&
+		PFSHIM_DISABLE=1 XDG_RUNTIME_DIR="$1/etc" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups env -u PFSHIM_DISABLE \
+			"$1/suid" 2>&1' sh "$dir"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# The shell (uid 65534, not setuid) is the job's root and made the runtime directory;
+	# its setuid children, root, made nothing anywhere.
+	[ "$(stat -c %U "$dir/run/pfshim")" = nobody ]
+	[ -z "$(find "$dir/run" -mindepth 1 -user root)" ]
+	[ "$(printf '%s\n' "$output" | grep -c "^$want\$")" -eq 3 ]
+	! grep -q "descendant" <<<"$output"
+	# Run alone, the setuid program would be a job's root: it makes nothing where it is told.
+	[ -z "$(ls -A "$dir/etc")" ]
+}
+
+# ---- class 2: report files in shared directories
+
+@test "a symlink another user planted in a sticky directory is not followed" {
+	need_root
+	d=$(shared_dir)
+	secret="$BATS_TEST_TMPDIR/secret"
+	echo "root only" >"$secret"
+	chmod 600 "$secret"
+	ln -s "$secret" "$d/report"
+	chown -h $NOBODY:$NOBODY "$d/report"
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		PFSHIM_OUTPUT="$d/report" "$PROGS/exit_how" exit 5
+	[ "$status" -eq 5 ]
+	[ "$output" = out ]
+	[ "$(cat "$secret")" = "root only" ]
+	[ "$(printf '%s\n' "$stderr" | grep -c "^pfshim: cannot write '$d/report' (ELOOP: a symbolic link another user made")" -eq 1 ]
+	[[ "$stderr" == *"msec task-clock"* ]]
+}
+
+@test "another user's file or FIFO in a sticky directory gets no report; our own does" {
+	need_root
+	d=$(shared_dir)
+	: >"$d/theirs"
+	chown $NOBODY:$NOBODY "$d/theirs"
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		PFSHIM_OUTPUT="$d/theirs" "$PROGS/exit_how" exit 0
+	[ "$status" -eq 0 ]
+	[ ! -s "$d/theirs" ]
+	[[ "$stderr" == *"(EACCES: another user's file in a shared directory)"* ]]
+	# Their FIFO, with them reading it: still nothing for them.
+	mkfifo "$d/fifo"
+	chown $NOBODY:$NOBODY "$d/fifo"
+	timeout 10 cat "$d/fifo" >"$BATS_TEST_TMPDIR/stolen" &
+	reader=$!
+	sleep 0.2
+	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_OUTPUT="$d/fifo" /bin/true 2>/dev/null
+	kill "$reader" 2>/dev/null || true
+	wait "$reader" || true
+	[ ! -s "$BATS_TEST_TMPDIR/stolen" ]
+	# Ours: appended, in one piece.
+	: >"$d/mine"
+	shim PFSHIM_OUTPUT="$d/mine" /bin/true
+	[ "$(jq -s length "$d/mine")" -eq 1 ]
+}
+
+@test "a FIFO nobody reads does not hang the exit: one warning, the report on stderr" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	run --separate-stderr timeout 20 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/fifo" "$PROGS/exit_how" exit 3
+	[ "$status" -eq 3 ]
+	[ "$output" = out ]
+	[ "$(printf '%s\n' "$stderr" | grep -c "(ENXIO: a FIFO nobody reads); report written to stderr")" -eq 1 ]
+	[[ "$stderr" == *"msec task-clock"* ]]
+}
+
+@test "a new report file is created 0644 under the umask, alone in its directory" {
+	d="$BATS_TEST_TMPDIR/out"
+	mkdir "$d"
+	(umask 027; shim PFSHIM_OUTPUT="$d/r.%p" /bin/true)
+	[ "$(ls -A "$d" | wc -l)" -eq 1 ]
+	[ "$(stat -c %a "$d"/r.*)" = 640 ]
+}
+
+@test "a host name with '/' and '..' cannot climb out of the template's directory" {
+	need_root
+	d="$BATS_TEST_TMPDIR/a/b"
+	mkdir -p "$d"
+	command -v python3 >/dev/null || skip "python3 not installed"
+	# hostname(1) refuses '/', the kernel does not.
+	run unshare -u sh -c 'python3 -c "import socket; socket.sethostname(\"../../evil\")" &&
+		env LD_PRELOAD="$0" PFSHIM_EVENTS=task-clock PFSHIM_OUTPUT="$1/%h.txt" /bin/true' \
+		"$SHIM" "$d"
+	[ "$status" -eq 0 ]
+	[ ! -e "$BATS_TEST_TMPDIR/evil.txt" ]
+	[ -s "$d/_._.._evil.txt" ]
+}
+
+@test "control bytes in names reach no terminal, in any format" {
+	name=$(printf 'evil\033]0;owned\007\302\233x')
+	cp "$PROGS/exit_how" "$BATS_TEST_TMPDIR/$name"
+	for format in text csv json; do
+		env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_FORMAT=$format \
+			PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/r.$format" "$BATS_TEST_TMPDIR/$name" exit 0 >/dev/null
+		! LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]\|\302[\200-\237]')" \
+			"$BATS_TEST_TMPDIR/r.$format"
+	done
+	grep -q "'evil?]0;owned??x'" "$BATS_TEST_TMPDIR/r.text"
+	grep -q ',evil?]0;owned??x,' "$BATS_TEST_TMPDIR/r.csv"
+	[ "$(jq -r .program "$BATS_TEST_TMPDIR/r.json")" = "$name" ]
+}
+
+# ---- class 3: never into the host's own files
+
+@test "a server that closes our stream and opens 900 files: its files stay its own" {
+	[ "$(ulimit -n)" -ge 1024 ] || skip "needs RLIMIT_NOFILE >= 1024"
+	mkdir "$BATS_TEST_TMPDIR/without" "$BATS_TEST_TMPDIR/with"
+	"$PROGS/fd_reuse" reopen "$BATS_TEST_TMPDIR/without" 900
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_OUTPUT=stderr \
+		"$PROGS/fd_reuse" reopen "$BATS_TEST_TMPDIR/with" 900
+	[ "$status" -eq 0 ]
+	diff -r "$BATS_TEST_TMPDIR/without" "$BATS_TEST_TMPDIR/with"
+	# fd 2 is still the stderr it started with: the report goes there.
+	[[ "$stderr" == *"Performance counter stats for 'fd_reuse'"* ]]
+}
+
+@test "a host that dup2()s its data file over every descriptor: the file stays its own" {
+	"$PROGS/fd_reuse" dup2 "$BATS_TEST_TMPDIR/without"
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_OUTPUT=stderr \
+		"$PROGS/fd_reuse" dup2 "$BATS_TEST_TMPDIR/with"
+	[ "$status" -eq 0 ]
+	cmp "$BATS_TEST_TMPDIR/without" "$BATS_TEST_TMPDIR/with"
+	[[ "$stderr" == *"Performance counter stats for 'fd_reuse'"* ]]
+}
+
+@test "at a low RLIMIT_NOFILE, a data file dup2()ed over fd 2 gets no report" {
+	"$PROGS/fd_reuse" stderr "$BATS_TEST_TMPDIR/without" 2>/dev/null
+	run sh -c 'ulimit -n 64 && LD_PRELOAD="$0" PFSHIM_EVENTS=task-clock exec "$1" stderr "$2"' \
+		"$SHIM" "$PROGS/fd_reuse" "$BATS_TEST_TMPDIR/with"
+	[ "$status" -eq 0 ]
+	cmp "$BATS_TEST_TMPDIR/without" "$BATS_TEST_TMPDIR/with"
+	# and with the duplicate (the default limit), the report still reaches the real stderr
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		"$PROGS/fd_reuse" stderr "$BATS_TEST_TMPDIR/with2"
+	cmp "$BATS_TEST_TMPDIR/without" "$BATS_TEST_TMPDIR/with2"
+	[[ "$stderr" == *"msec task-clock"* ]]
+}
+
+@test "started with stderr closed, no warning lands in the program's own fd 2" {
+	# The report file cannot be written: its warning and the report have no stderr to go to.
+	f="$BATS_TEST_TMPDIR/fd2"
+	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_OUTPUT=/nonexistent/r \
+		sh -c 'exec 2>"$0"; echo data >&2' "$f" 2>&-
+	[ "$(cat "$f")" = data ]
+}
+
+# ---- class 5: limits
+
+@test "a report past RLIMIT_FSIZE: no SIGXFSZ, the file as it was, the report on stderr" {
+	head -c 1900 /dev/zero >"$BATS_TEST_TMPDIR/r.json"
+	# ulimit -f counts 1024-byte blocks in bash: the file may grow to 2048 bytes
+	# (bats' file for stderr as well: one event keeps the report short).
+	run --separate-stderr bash -c 'ulimit -f 2 && LD_PRELOAD="$0" PFSHIM_FORMAT=json \
+		PFSHIM_EVENTS=task-clock \
+		PFSHIM_OUTPUT="$1" exec "$2" exit 0' "$SHIM" "$BATS_TEST_TMPDIR/r.json" "$PROGS/exit_how"
+	[ "$status" -eq 0 ]
+	[ "$output" = out ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/r.json")" -eq 1900 ]
+	[[ "$stderr" == *"cannot write '$BATS_TEST_TMPDIR/r.json' (EFBIG: past the file size limit"* ]]
+	[ "$(printf '%s\n' "$stderr" | grep '^{' | jq -r .reason)" = exit ]
+	# A new file past the limit (8 events: ~1.5 KB): none is left behind.
+	run --separate-stderr bash -c 'ulimit -f 1 && LD_PRELOAD="$0" PFSHIM_FORMAT=json \
+		PFSHIM_OUTPUT="$1" exec "$2" exit 0' "$SHIM" "$BATS_TEST_TMPDIR/new.json" "$PROGS/exit_how"
+	[ "$status" -eq 0 ]
+	[ ! -e "$BATS_TEST_TMPDIR/new.json" ]
+	[ "$(ls -A "$BATS_TEST_TMPDIR" | grep -c pfshim-tmp)" -eq 0 ]
+}
+
+# ---- class 6: lost reports leave a trace
+
+@test "a full disk leaves no empty or partial file; the report goes to stderr" {
+	need_root
+	d="$BATS_TEST_TMPDIR/full"
+	mkdir "$d"
+	run --separate-stderr unshare -m sh -c '
+		mount --make-rprivate / && mount -t tmpfs -o size=16k tmpfs "$1" &&
+		{ head -c 1048576 /dev/zero >"$1/filler" 2>/dev/null; true; } &&
+		LD_PRELOAD="$0" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$1/new.json" "$2" exit 0 &&
+		ls -A "$1"' "$SHIM" "$d" "$PROGS/exit_how"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'out\nfiller')" ]
+	[[ "$stderr" == *"cannot write '$d/new.json' (ENOSPC)"* ]]
+	[ "$(printf '%s\n' "$stderr" | grep '^{' | jq -r .reason)" = exit ]
+	# The same on a device that is always full.
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/full "$PROGS/exit_how" exit 0
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"cannot write '/dev/full' (ENOSPC); report written to stderr"* ]]
+}
+
+@test "a full non-blocking stderr pipe: a slow reader still gets the report" {
+	# Without the shim: the filler only.
+	"$PROGS/full_stderr" 2>&1 >/dev/null | { sleep 0.5; wc -c; } >"$BATS_TEST_TMPDIR/without"
+	filled=$(cat "$BATS_TEST_TMPDIR/without")
+	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_EVENTS=task-clock "$PROGS/full_stderr" \
+		2>&1 >/dev/null | { sleep 0.5; cat; } >"$BATS_TEST_TMPDIR/with"
+	[ "$(tr -d '\n' <"$BATS_TEST_TMPDIR/with" | jq -r .reason)" = exit ]
+	[ "$(grep -c . "$BATS_TEST_TMPDIR/with")" -eq 1 ]
+	[ "$(($(wc -c <"$BATS_TEST_TMPDIR/with") - $(grep . "$BATS_TEST_TMPDIR/with" | wc -c)))" -eq "$filled" ]
+}
+
+@test "a full non-blocking stderr pipe nobody reads: the exit does not hang" {
+	# The reader reads only once the program has exited: the report is given up.
+	done="$BATS_TEST_TMPDIR/done"
+	{ env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_EVENTS=task-clock "$PROGS/full_stderr" \
+		2>&1 >/dev/null; echo $? >"$done"; } |
+		{ while [ ! -e "$done" ]; do sleep 0.1; done; cat; } >"$BATS_TEST_TMPDIR/with"
+	[ "$(cat "$done")" -eq 0 ]
+	[ "$(grep -c . "$BATS_TEST_TMPDIR/with")" -eq 0 ]
+}
+
+@test "counters the program closed are reported closed-by-program, not not-counted" {
+	# Every descriptor is the program's: no report file can be opened, stderr it is.
+	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_EVENTS=task-clock,page-faults \
+		"$PROGS/fd_reuse" dup2 "$BATS_TEST_TMPDIR/data" 2>&1 | grep '^{' >"$REPORTS"
+	[ "$(field task-clock status)" = closed-by-program ]
+	[ "$(field page-faults status)" = closed-by-program ]
+	[ "$(field page-faults value)" = null ]
+	run env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock "$PROGS/fd_reuse" dup2 "$BATS_TEST_TMPDIR/data"
+	[[ "$output" == *"<closed by program>      task-clock"* ]]
+	# untouched counters are counted as ever
+	shim PFSHIM_EVENTS=task-clock /bin/true
+	[ "$(field task-clock status '.program == "true"')" = counted ]
+}
