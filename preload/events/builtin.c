@@ -5,6 +5,7 @@
  * (perf_event_open(2), PERF_TYPE_HW_CACHE).
  */
 #include "preload/events/builtin.h"
+#include "preload/events/syntax.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -141,6 +142,24 @@ int event_builtin_lookup(const char *name, struct event_builtin *out, const char
 		out->type = PERF_TYPE_HW_CACHE;
 	}
 	out->config = config;
+	return 0;
+}
+
+int event_raw_parse(const char *name, uint64_t *config)
+{
+	size_t len = strlen(name);
+	uint64_t v = 0;
+
+	if (name[0] != 'r' || len < 2 || len > 17)
+		return -ENOENT;
+	for (size_t i = 1; i < len; i++) {
+		int d = syntax_hex_digit(name[i]);
+
+		if (d < 0)
+			return -ENOENT;
+		v = v << 4 | (unsigned)d;
+	}
+	*config = v;
 	return 0;
 }
 
