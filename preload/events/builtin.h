@@ -11,11 +11,14 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include "export/report.h"	/* enum report_kind */
+
 struct event_builtin {
 	uint32_t type;		/* PERF_TYPE_HARDWARE, _SOFTWARE or _HW_CACHE */
 	uint64_t config;
 	double scale;		/* 1e-6 for the clocks, which count nanoseconds */
 	const char *unit;	/* "msec" for the clocks, else "" */
+	enum report_kind kind;	/* what it counts: REPORT_KIND_CYCLES, _SOFTWARE, _CACHE... */
 };
 
 /*

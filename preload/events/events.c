@@ -66,6 +66,7 @@ static int name_resolve(struct parser *p, const struct syntax_item *it, struct e
 		spec->attr.type = b.type;
 		spec->attr.config = b.config;
 		spec->scale = b.scale;
+		spec->kind = b.kind;
 		/* Not snprintf: the default events would fault in libc's printf code for it. */
 		strncpy(spec->unit, b.unit, sizeof(spec->unit) - 1);
 		return 0;
@@ -78,6 +79,7 @@ static int name_resolve(struct parser *p, const struct syntax_item *it, struct e
 	if (!event_raw_parse(it->event, &config)) {
 		spec->attr.type = PERF_TYPE_RAW;
 		spec->attr.config = config;
+		spec->kind = REPORT_KIND_RAW;
 		return 0;
 	}
 	err = sysfs_resolve_alias(&p->sysfs, it->name, it->event, spec);

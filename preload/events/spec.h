@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <linux/perf_event.h>
 
+#include "export/report.h"	/* enum report_kind */
+
 #define EVENTS_NAME_MAX 128
 
 struct event_spec {
@@ -18,6 +20,7 @@ struct event_spec {
 	bool modifiers;		/* the user gave :u/:k/:h: don't second-guess them */
 	double scale;		/* display scale (sysfs .scale; 1e-6 for clocks) */
 	char unit[16];		/* display unit ("msec", sysfs .unit, or "") */
+	enum report_kind kind;	/* what it counts, as its resolver knew it */
 };
 
 #endif

@@ -228,6 +228,7 @@ int sysfs_resolve_pmu(struct sysfs_names *r, const char *item, const char *pmu, 
 		return err;
 	}
 	spec->attr.type = pi.desc->type;
+	spec->kind = REPORT_KIND_PMU;
 	err = syntax_terms_split(terms, item, r->diag, term_apply, &pi);
 	if (err)
 		return err;
