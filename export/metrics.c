@@ -1,64 +1,21 @@
 /*
  * metrics.c: derived metrics for the text report (see metrics.h).
  *
- * Async-signal-safe: string compares and floating-point arithmetic only.
- * Events are matched by kind, not by spelling, so "cpu-cycles:u" pairs
- * with "instructions:u" as perf stat pairs them.
+ * Async-signal-safe: floating-point arithmetic only. Events are matched by
+ * the kind their resolver recorded (report.h), not by spelling, so
+ * "cpu-cycles:u" pairs with "instructions:u" as perf stat pairs them.
  */
 #include <errno.h>
-#include <string.h>
 
 #include "export/metrics.h"
 
-static const struct {
-	const char *name;
-	enum event_kind kind;
-} event_aliases[] = {
-	{ "cycles",		EVENT_CYCLES },
-	{ "cpu-cycles",		EVENT_CYCLES },
-	{ "instructions",	EVENT_INSTRUCTIONS },
-	{ "branches",		EVENT_BRANCHES },
-	{ "branch-instructions", EVENT_BRANCHES },
-	{ "branch-misses",	EVENT_BRANCH_MISSES },
-	{ "cache-references",	EVENT_CACHE_REFERENCES },
-	{ "cache-misses",	EVENT_CACHE_MISSES },
-	{ "task-clock",		EVENT_TASK_CLOCK },
-	{ "cpu-clock",		EVENT_CPU_CLOCK },
-	{ "context-switches",	EVENT_SOFTWARE_COUNT },
-	{ "cs",			EVENT_SOFTWARE_COUNT },
-	{ "cpu-migrations",	EVENT_SOFTWARE_COUNT },
-	{ "migrations",		EVENT_SOFTWARE_COUNT },
-	{ "page-faults",	EVENT_SOFTWARE_COUNT },
-	{ "faults",		EVENT_SOFTWARE_COUNT },
-	{ "minor-faults",	EVENT_SOFTWARE_COUNT },
-	{ "major-faults",	EVENT_SOFTWARE_COUNT },
-	{ "alignment-faults",	EVENT_SOFTWARE_COUNT },
-	{ "emulation-faults",	EVENT_SOFTWARE_COUNT },
-};
-
-enum event_kind event_kind_of(const char *name)
-{
-	size_t n;
-
-	if (!name)
-		return EVENT_OTHER;
-	/* Not strcspn(): on x86_64 its SSE4.2 code and tables fault in 128 KiB of libc. */
-	n = (size_t)(strchrnul(name, ':') - name);
-	for (size_t i = 0; i < sizeof(event_aliases) / sizeof(event_aliases[0]); i++)
-		if (strlen(event_aliases[i].name) == n &&
-		    memcmp(event_aliases[i].name, name, n) == 0)
-			return event_aliases[i].kind;
-	return EVENT_OTHER;
-}
-
 /* The value of the first counted, non-zero event of @kind, or 0. */
-static double counted_value(const struct report *r, enum event_kind kind)
+static double counted_value(const struct report *r, enum report_kind kind)
 {
 	for (int i = 0; i < r->nr_events; i++) {
 		const struct report_event *e = &r->events[i];
 
-		if (e->status == STATUS_COUNTED && e->value &&
-		    event_kind_of(e->name) == kind)
+		if (e->status == STATUS_COUNTED && e->value && e->kind == kind)
 			return (double)e->value;
 	}
 	return 0;
@@ -67,9 +24,9 @@ static double counted_value(const struct report *r, enum event_kind kind)
 /* ns of CPU time: task-clock, else cpu-clock (both count nanoseconds). */
 static double cpu_time_ns(const struct report *r)
 {
-	double ns = counted_value(r, EVENT_TASK_CLOCK);
+	double ns = counted_value(r, REPORT_KIND_TASK_CLOCK);
 
-	return ns ? ns : counted_value(r, EVENT_CPU_CLOCK);
+	return ns ? ns : counted_value(r, REPORT_KIND_CPU_CLOCK);
 }
 
 static int metric_set(struct metric *m, double value, unsigned digits,
@@ -115,26 +72,26 @@ int metric_compute(const struct report *r, int i, struct metric *m)
 
 	if (e->status != STATUS_COUNTED)
 		return -ENOENT;
-	switch (event_kind_of(e->name)) {
-	case EVENT_INSTRUCTIONS:
-		return metric_ratio(m, v, counted_value(r, EVENT_CYCLES), 0,
+	switch (e->kind) {
+	case REPORT_KIND_INSTRUCTIONS:
+		return metric_ratio(m, v, counted_value(r, REPORT_KIND_CYCLES), 0,
 				    "insn per cycle");
-	case EVENT_BRANCH_MISSES:
-		return metric_ratio(m, v, counted_value(r, EVENT_BRANCHES), 1,
+	case REPORT_KIND_BRANCH_MISSES:
+		return metric_ratio(m, v, counted_value(r, REPORT_KIND_BRANCHES), 1,
 				    "of all branches");
-	case EVENT_CACHE_MISSES:
-		return metric_ratio(m, v, counted_value(r, EVENT_CACHE_REFERENCES),
+	case REPORT_KIND_CACHE_MISSES:
+		return metric_ratio(m, v, counted_value(r, REPORT_KIND_CACHE_REFERENCES),
 				    1, "of all cache refs");
-	case EVENT_TASK_CLOCK:
-	case EVENT_CPU_CLOCK:
+	case REPORT_KIND_TASK_CLOCK:
+	case REPORT_KIND_CPU_CLOCK:
 		if (r->wall_ns == 0)
 			return -ENOENT;
 		return metric_set(m, v / (double)r->wall_ns, 3, 0, "CPUs utilized");
-	case EVENT_CYCLES:
+	case REPORT_KIND_CYCLES:
 		if (cpu_time_ns(r) == 0)
 			return -ENOENT;
 		return metric_set(m, v / cpu_time_ns(r), 3, 0, "GHz");
-	case EVENT_SOFTWARE_COUNT:
+	case REPORT_KIND_SOFTWARE:
 		return metric_rate(m, v, cpu_time_ns(r));
 	default:
 		return -ENOENT;

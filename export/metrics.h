@@ -3,32 +3,13 @@
  * branch miss rate, CPUs utilized, ...), computed from a report.
  *
  * Async-signal-safe: arithmetic on the report only; the text writer calls
- * it from the PFSHIM_SIGNAL handler.
+ * it from the PFSHIM_SIGNAL handler. Events are paired by their kind
+ * (struct report_event), which the event's resolver set.
  */
 #ifndef PFSHIM_EXPORT_METRICS_H
 #define PFSHIM_EXPORT_METRICS_H
 
 #include "export/report.h"
-
-/* What an event counts, whatever alias or modifiers the user wrote. */
-enum event_kind {
-	EVENT_OTHER,
-	EVENT_CYCLES,
-	EVENT_INSTRUCTIONS,
-	EVENT_BRANCHES,
-	EVENT_BRANCH_MISSES,
-	EVENT_CACHE_REFERENCES,
-	EVENT_CACHE_MISSES,
-	EVENT_TASK_CLOCK,
-	EVENT_CPU_CLOCK,
-	EVENT_SOFTWARE_COUNT,	/* faults, switches, migrations: shown as rates */
-};
-
-/*
- * event_kind_of - the kind of event @name names: "cpu-cycles:u" and
- * "cycles" are both EVENT_CYCLES (modifiers after ':' are ignored).
- */
-enum event_kind event_kind_of(const char *name);
 
 struct metric {
 	double value;

@@ -28,8 +28,31 @@ enum report_status {
 	STATUS_CLOSED,		/* the program closed (or reused) the counter's descriptor */
 };
 
+/*
+ * What an event counts, as the resolver that named it knew it
+ * (preload/events/), whatever alias or modifiers the user wrote: the metrics
+ * pair events by it, so "cpu-cycles:u" pairs with "instructions:u".
+ */
+enum report_kind {
+	REPORT_KIND_UNKNOWN,	/* not said (a report built by hand) */
+	REPORT_KIND_HARDWARE,	/* a generic hardware event with no metric (bus-cycles, ...) */
+	REPORT_KIND_CYCLES,
+	REPORT_KIND_INSTRUCTIONS,
+	REPORT_KIND_BRANCHES,
+	REPORT_KIND_BRANCH_MISSES,
+	REPORT_KIND_CACHE_REFERENCES,
+	REPORT_KIND_CACHE_MISSES,
+	REPORT_KIND_TASK_CLOCK,
+	REPORT_KIND_CPU_CLOCK,
+	REPORT_KIND_SOFTWARE,	/* faults, switches, migrations: shown as rates */
+	REPORT_KIND_CACHE,	/* a hardware-cache event (L1-dcache-loads, ...) */
+	REPORT_KIND_RAW,	/* rNNNN */
+	REPORT_KIND_PMU,	/* <pmu>/<terms>/ or a sysfs alias */
+};
+
 struct report_event {
 	const char *name;	/* as the user wrote it, modifiers included */
+	enum report_kind kind;
 	const char *unit;	/* "msec" for the clocks, sysfs .unit, or "" */
 	double scale;		/* multiply value by this for display (1.0 if none) */
 	uint64_t raw;		/* the count as read */

@@ -245,6 +245,7 @@ static void event_fill(struct report_event *out, const struct event_spec *spec,
 {
 	memset(out, 0, sizeof(*out));
 	out->name = spec->name;
+	out->kind = spec->kind;
 	out->unit = spec->unit;
 	out->scale = spec->scale;
 	out->user_only = c->user_only;

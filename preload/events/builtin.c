@@ -5,6 +5,7 @@
  * (perf_event_open(2), PERF_TYPE_HW_CACHE).
  */
 #include "preload/events/builtin.h"
+#include "preload/events/syntax.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -118,6 +119,29 @@ static int cache_lookup(const char *name, uint64_t *config, const char **why)
 	return -ENOENT;
 }
 
+/* What a generic event counts, for the metrics beside it in a report. */
+static enum report_kind hardware_kind(uint64_t config)
+{
+	switch (config) {
+	case PERF_COUNT_HW_CPU_CYCLES: return REPORT_KIND_CYCLES;
+	case PERF_COUNT_HW_INSTRUCTIONS: return REPORT_KIND_INSTRUCTIONS;
+	case PERF_COUNT_HW_BRANCH_INSTRUCTIONS: return REPORT_KIND_BRANCHES;
+	case PERF_COUNT_HW_BRANCH_MISSES: return REPORT_KIND_BRANCH_MISSES;
+	case PERF_COUNT_HW_CACHE_REFERENCES: return REPORT_KIND_CACHE_REFERENCES;
+	case PERF_COUNT_HW_CACHE_MISSES: return REPORT_KIND_CACHE_MISSES;
+	default: return REPORT_KIND_HARDWARE;
+	}
+}
+
+static enum report_kind software_kind(uint64_t config)
+{
+	switch (config) {
+	case PERF_COUNT_SW_TASK_CLOCK: return REPORT_KIND_TASK_CLOCK;
+	case PERF_COUNT_SW_CPU_CLOCK: return REPORT_KIND_CPU_CLOCK;
+	default: return REPORT_KIND_SOFTWARE;
+	}
+}
+
 int event_builtin_lookup(const char *name, struct event_builtin *out, const char **why)
 {
 	uint64_t config;
@@ -127,8 +151,10 @@ int event_builtin_lookup(const char *name, struct event_builtin *out, const char
 	out->unit = "";
 	if (!table_lookup(hardware, ARRAY_LEN(hardware), name, &config)) {
 		out->type = PERF_TYPE_HARDWARE;
+		out->kind = hardware_kind(config);
 	} else if (!table_lookup(software, ARRAY_LEN(software), name, &config)) {
 		out->type = PERF_TYPE_SOFTWARE;
+		out->kind = software_kind(config);
 		/* The clocks count nanoseconds; perf stat shows them in msec. */
 		if (config == PERF_COUNT_SW_CPU_CLOCK || config == PERF_COUNT_SW_TASK_CLOCK) {
 			out->scale = 1e-6;
@@ -139,8 +165,27 @@ int event_builtin_lookup(const char *name, struct event_builtin *out, const char
 		if (err)
 			return err;
 		out->type = PERF_TYPE_HW_CACHE;
+		out->kind = REPORT_KIND_CACHE;
 	}
 	out->config = config;
+	return 0;
+}
+
+int event_raw_parse(const char *name, uint64_t *config)
+{
+	size_t len = strlen(name);
+	uint64_t v = 0;
+
+	if (name[0] != 'r' || len < 2 || len > 17)
+		return -ENOENT;
+	for (size_t i = 1; i < len; i++) {
+		int d = syntax_hex_digit(name[i]);
+
+		if (d < 0)
+			return -ENOENT;
+		v = v << 4 | (unsigned)d;
+	}
+	*config = v;
 	return 0;
 }
 

@@ -1,7 +1,9 @@
 /*
- * builtin.h: the event names perf knows without asking sysfs: generic
- * hardware events, software events and hardware-cache events, spelled and
- * encoded as perf spells and encodes them (tools/perf/util/parse-events.c).
+ * builtin.h: the resolver of the event names perf knows without asking
+ * sysfs: generic hardware events, software events and hardware-cache events,
+ * spelled and encoded as perf spells and encodes them
+ * (tools/perf/util/parse-events.c), and raw events (rNNNN). Pure: tables and
+ * the name, no file, no message.
  */
 #ifndef PFSHIM_PRELOAD_EVENTS_BUILTIN_H
 #define PFSHIM_PRELOAD_EVENTS_BUILTIN_H
@@ -9,11 +11,14 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include "export/report.h"	/* enum report_kind */
+
 struct event_builtin {
 	uint32_t type;		/* PERF_TYPE_HARDWARE, _SOFTWARE or _HW_CACHE */
 	uint64_t config;
 	double scale;		/* 1e-6 for the clocks, which count nanoseconds */
 	const char *unit;	/* "msec" for the clocks, else "" */
+	enum report_kind kind;	/* what it counts: REPORT_KIND_CYCLES, _SOFTWARE, _CACHE... */
 };
 
 /*
@@ -23,6 +28,12 @@ struct event_builtin {
  * operations the cache does have.
  */
 int event_builtin_lookup(const char *name, struct event_builtin *out, const char **why);
+
+/*
+ * A raw event: 'r' then 1 to 16 hex digits, without 0x, as perf writes it
+ * ("r01c2"), into @config (PERF_TYPE_RAW). 0, or -ENOENT if @name is not one.
+ */
+int event_raw_parse(const char *name, uint64_t *config);
 
 /* Call @fn with every built-in name (aliases included), for did-you-mean. */
 void event_builtin_names(void (*fn)(void *ctx, const char *name), void *ctx);

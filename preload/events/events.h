@@ -6,30 +6,20 @@
  * resolved against built-in tables (hardware, software, hardware-cache) and
  * against sysfs PMU descriptions (type, format/, events/, .scale, .unit).
  * The parser prints nothing: every warning goes to the caller's callback.
- * It reads sysfs (through pmu.c and pmu_catalog.c) for the names that are
- * not built in, and only for those; it opens no counter.
+ * It reads sysfs (sysfs.c, through pmu.c and pmu_catalog.c) for the names
+ * that are not built in, and only for those; it opens no counter.
  */
 #ifndef PFSHIM_PRELOAD_EVENTS_EVENTS_H
 #define PFSHIM_PRELOAD_EVENTS_EVENTS_H
 
-#include <stdbool.h>
 #include <stddef.h>
-#include <linux/perf_event.h>
+
+#include "preload/events/spec.h"	/* struct event_spec, EVENTS_NAME_MAX */
 
 #define EVENTS_MAX 64
-#define EVENTS_NAME_MAX 128
 #define EVENTS_DEFAULT \
 	"task-clock,context-switches,cpu-migrations,page-faults," \
 	"cycles,instructions,branches,branch-misses"
-
-struct event_spec {
-	char name[EVENTS_NAME_MAX];	/* as written, modifiers included */
-	struct perf_event_attr attr;	/* type, config, config1, config2, exclude_* */
-	int group;		/* index of the {...} it was in, or -1 */
-	bool modifiers;		/* the user gave :u/:k/:h: don't second-guess them */
-	double scale;		/* display scale (sysfs .scale; 1e-6 for clocks) */
-	char unit[16];		/* display unit ("msec", sysfs .unit, or "") */
-};
 
 struct event_list {
 	int nr;

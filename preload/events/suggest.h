@@ -6,7 +6,7 @@
 #define PFSHIM_PRELOAD_EVENTS_SUGGEST_H
 
 #include <stddef.h>
-#include "preload/events/events.h"
+#include "preload/events/spec.h"	/* EVENTS_NAME_MAX */
 
 struct suggest {
 	const char *word;

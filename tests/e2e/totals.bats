@@ -52,6 +52,15 @@ FAULT_SLACK=32
 	[[ "$stderr" == *"seconds time elapsed"* ]]
 }
 
+@test "the text report's metrics follow the kind the parser resolved, whatever the alias" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock:u,faults,cs \
+		"$PROGS/touch_pages" 100
+	[ "$status" -eq 0 ]
+	[[ "$stderr" =~ "msec task-clock:u"\ +#\ +[0-9.]+\ CPUs\ utilized ]]
+	[[ "$stderr" =~ " faults"\ +#\ +[0-9.]+\ [KMG]?/sec ]]
+	[[ "$stderr" =~ " cs"\ +#\ +[0-9.]+\ [KMG]?/sec ]]
+}
+
 @test "the report holds the program, argv0, pids, host and times" {
 	shim PFSHIM_EVENTS=task-clock "$PROGS/touch_pages" 1
 	jq -e --arg host "$(uname -n)" --argjson ppid "$BASHPID" '

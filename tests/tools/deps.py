@@ -11,7 +11,12 @@ header of B (#include "..."), or when an object of A references a symbol
 a lower layer of the data flow to a higher one (LAYERS below). A cycle is a
 set of two or more units that all reach each other.
 
-Usage: make && python3 tests/tools/deps.py [BUILD_DIR] [-v]
+With --room DIR (e.g. --room preload/events), the same inside one folder:
+each of its files (.c with its .h) is a unit, and only the dependencies
+between them count; a room's files are not layered, so none points up and
+only cycles are judged.
+
+Usage: make && python3 tests/tools/deps.py [BUILD_DIR] [-v] [--room DIR]
 """
 import os
 import re
@@ -59,7 +64,7 @@ def sources():
     return sorted(out)
 
 
-def include_edges(files):
+def include_edges(files, unit=unit_of):
     edges = set()
     for f in files:
         with open(f) as fh:
@@ -68,11 +73,11 @@ def include_edges(files):
                 if not os.path.exists(target):	# "pfshim.h" through -Iinclude
                     target = os.path.join("include", target)
                 if os.path.exists(target):
-                    edges.add((unit_of(f), unit_of(target)))
+                    edges.add((unit(f), unit(target)))
     return edges
 
 
-def symbol_edges(files, build):
+def symbol_edges(files, build, unit=unit_of):
     defined, used = {}, {}
     for f in files:
         if not f.endswith(".c"):
@@ -92,7 +97,7 @@ def symbol_edges(files, build):
         for s in syms:
             where = defined.get(s, [])
             if len(where) == 1:
-                edges.add((unit_of(f), unit_of(where[0])))
+                edges.add((unit(f), unit(where[0])))
     return edges
 
 
@@ -128,16 +133,35 @@ def cycles(units, edges):
     return out
 
 
+def measure(files, build, unit=unit_of):
+    """The units of @files and the dependencies between them."""
+    units = {unit(f) for f in files}
+    edges = {(a, b) for a, b in include_edges(files, unit) | symbol_edges(files, build, unit)
+             if a != b and a in units and b in units}
+    return units, edges
+
+
 def main():
-    args = [a for a in sys.argv[1:] if a != "-v"]
-    verbose = "-v" in sys.argv[1:]
+    argv = sys.argv[1:]
+    room = None
+    if "--room" in argv:
+        i = argv.index("--room")
+        room = argv[i + 1].rstrip("/") + "/"
+        del argv[i:i + 2]
+    args = [a for a in argv if a != "-v"]
+    verbose = "-v" in argv
     build = args[0] if args else "build"
-    files = sources()
-    units = {unit_of(f) for f in files}
-    edges = {(a, b) for a, b in include_edges(files) | symbol_edges(files, build) if a != b}
-    unknown = sorted(u for u in units if u not in LAYER_OF)
-    up = sorted((a, b) for a, b in edges
-                if a in LAYER_OF and b in LAYER_OF and LAYER_OF[b] < LAYER_OF[a])
+    if room:
+        files = [f for f in sources() if f.startswith(room) and "/" not in f[len(room):]]
+        units, edges = measure(files, build,
+                               lambda p: os.path.splitext(p)[0] if p.startswith(room) else None)
+        up, unknown = [], []
+        print(f"{room}: ", end="")
+    else:
+        units, edges = measure(sources(), build)
+        unknown = sorted(u for u in units if u not in LAYER_OF)
+        up = sorted((a, b) for a, b in edges
+                    if a in LAYER_OF and b in LAYER_OF and LAYER_OF[b] < LAYER_OF[a])
     cyc = cycles(units, edges)
     print(f"units {len(units)}, dependencies {len(edges)}, pointing up {len(up)}, "
           f"cycles {len(cyc)}")

@@ -13,30 +13,30 @@
 
 static const struct report_event sample_events[] = {
 	/* 987,654,321 ns = 987.65 msec; / 1,234,567,890 ns wall = 0.800 CPUs */
-	{ .name = "task-clock", .unit = "msec", .scale = 1e-6,
+	{ .name = "task-clock", .kind = REPORT_KIND_TASK_CLOCK, .unit = "msec", .scale = 1e-6,
 	  .raw = 987654321, .value = 987654321,
 	  .enabled = 987654321, .running = 987654321 },
 	/* 1,234 per 0.987654321 s = 1249.425 /sec = 1.249 K/sec */
-	{ .name = "context-switches", .unit = "", .scale = 1.0,
+	{ .name = "context-switches", .kind = REPORT_KIND_SOFTWARE, .unit = "", .scale = 1.0,
 	  .raw = 1234, .value = 1234, .enabled = 987654321, .running = 987654321 },
 	/* ran 1 ms of 1.5 ms enabled: 2e9 raw scaled to 3e9, (66.67%); 3.037 GHz (3.03749...) */
-	{ .name = "cycles", .unit = "", .scale = 1.0,
+	{ .name = "cycles", .kind = REPORT_KIND_CYCLES, .unit = "", .scale = 1.0,
 	  .raw = 2000000000, .value = 3000000000ULL,
 	  .enabled = 1500000, .running = 1000000, .scaled = 1 },
 	/* 4.5e9 / 3e9 = 1.50 insn per cycle; retried as user-only */
-	{ .name = "instructions", .unit = "", .scale = 1.0,
+	{ .name = "instructions", .kind = REPORT_KIND_INSTRUCTIONS, .unit = "", .scale = 1.0,
 	  .raw = 4500000000ULL, .value = 4500000000ULL,
 	  .enabled = 1500000, .running = 1500000, .user_only = 1 },
-	{ .name = "branches", .unit = "", .scale = 1.0,
+	{ .name = "branches", .kind = REPORT_KIND_BRANCHES, .unit = "", .scale = 1.0,
 	  .raw = 1000000, .value = 1000000, .enabled = 1500000, .running = 1500000 },
 	/* 12,345 / 1,000,000 = 1.23% of all branches */
-	{ .name = "branch-misses:u", .unit = "", .scale = 1.0,
+	{ .name = "branch-misses:u", .kind = REPORT_KIND_BRANCH_MISSES, .unit = "", .scale = 1.0,
 	  .raw = 12345, .value = 12345, .enabled = 1500000, .running = 1500000 },
-	{ .name = "cache-references", .unit = "", .scale = 1.0,
+	{ .name = "cache-references", .kind = REPORT_KIND_CACHE_REFERENCES, .unit = "", .scale = 1.0,
 	  .status = STATUS_NOT_SUPPORTED, .error = ENOENT },
-	{ .name = "cache-misses", .unit = "", .scale = 1.0,
+	{ .name = "cache-misses", .kind = REPORT_KIND_CACHE_MISSES, .unit = "", .scale = 1.0,
 	  .status = STATUS_NOT_COUNTED, .enabled = 1500000 },
-	{ .name = "cpu-migrations", .unit = "", .scale = 1.0,
+	{ .name = "cpu-migrations", .kind = REPORT_KIND_SOFTWARE, .unit = "", .scale = 1.0,
 	  .user_only = 1, .zero_when_user_only = 1,
 	  .enabled = 987654321, .running = 987654321 },
 };

@@ -1,6 +1,8 @@
 /*
  * test_metrics.c: export/metrics.c, the perf-stat ratios of the text
- * report, on the shared sample whose numbers are worked out by hand.
+ * report, on the shared sample whose numbers are worked out by hand. The
+ * events are paired by the kind their resolver set: that a name gets its
+ * kind is tested with the resolver (tests/unit/events/test_builtin.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -29,28 +31,6 @@ static void assert_metric(const struct report *r, int i, double value,
 	assert_int_equal(m.percent, percent);
 }
 
-static void test_event_kinds(void **state)
-{
-	(void)state;
-	assert_int_equal(event_kind_of("cycles"), EVENT_CYCLES);
-	assert_int_equal(event_kind_of("cpu-cycles:u"), EVENT_CYCLES);
-	assert_int_equal(event_kind_of("instructions:ukh"), EVENT_INSTRUCTIONS);
-	assert_int_equal(event_kind_of("branch-instructions"), EVENT_BRANCHES);
-	assert_int_equal(event_kind_of("branch-misses"), EVENT_BRANCH_MISSES);
-	assert_int_equal(event_kind_of("cache-references"), EVENT_CACHE_REFERENCES);
-	assert_int_equal(event_kind_of("cache-misses:k"), EVENT_CACHE_MISSES);
-	assert_int_equal(event_kind_of("task-clock"), EVENT_TASK_CLOCK);
-	assert_int_equal(event_kind_of("cpu-clock"), EVENT_CPU_CLOCK);
-	assert_int_equal(event_kind_of("page-faults"), EVENT_SOFTWARE_COUNT);
-	assert_int_equal(event_kind_of("cs"), EVENT_SOFTWARE_COUNT);
-	/* a prefix or a longer name is not the event */
-	assert_int_equal(event_kind_of("cycle"), EVENT_OTHER);
-	assert_int_equal(event_kind_of("cycles-ct"), EVENT_OTHER);
-	assert_int_equal(event_kind_of("cpu/cycles/"), EVENT_OTHER);
-	assert_int_equal(event_kind_of(""), EVENT_OTHER);
-	assert_int_equal(event_kind_of(NULL), EVENT_OTHER);
-}
-
 static void test_sample_metrics(void **state)
 {
 	const struct report *r = &sample_report;
@@ -72,8 +52,8 @@ static void test_sample_metrics(void **state)
 static void test_cache_miss_ratio(void **state)
 {
 	struct report_event ev[] = {
-		{ .name = "cache-misses:u", .value = 250 },
-		{ .name = "cache-references:u", .value = 1000 },
+		{ .name = "cache-misses:u", .kind = REPORT_KIND_CACHE_MISSES, .value = 250 },
+		{ .name = "cache-references:u", .kind = REPORT_KIND_CACHE_REFERENCES, .value = 1000 },
 	};
 	struct report r = { .nr_events = 2, .events = ev };
 	(void)state;
@@ -84,12 +64,12 @@ static void test_cache_miss_ratio(void **state)
 static void test_missing_partners(void **state)
 {
 	struct report_event ev[] = {
-		{ .name = "instructions", .value = 100 },
-		{ .name = "cycles", .status = STATUS_NOT_SUPPORTED },
-		{ .name = "branch-misses", .value = 5 },
-		{ .name = "branches", .value = 0 },
-		{ .name = "task-clock", .status = STATUS_NOT_COUNTED },
-		{ .name = "page-faults", .value = 7 },
+		{ .name = "instructions", .kind = REPORT_KIND_INSTRUCTIONS, .value = 100 },
+		{ .name = "cycles", .kind = REPORT_KIND_CYCLES, .status = STATUS_NOT_SUPPORTED },
+		{ .name = "branch-misses", .kind = REPORT_KIND_BRANCH_MISSES, .value = 5 },
+		{ .name = "branches", .kind = REPORT_KIND_BRANCHES, .value = 0 },
+		{ .name = "task-clock", .kind = REPORT_KIND_TASK_CLOCK, .status = STATUS_NOT_COUNTED },
+		{ .name = "page-faults", .kind = REPORT_KIND_SOFTWARE, .value = 7 },
 	};
 	struct report r = { .nr_events = 6, .events = ev, .wall_ns = 0 };
 	struct metric m;
@@ -102,11 +82,11 @@ static void test_missing_partners(void **state)
 static void test_rate_prefixes(void **state)
 {
 	struct report_event ev[] = {
-		{ .name = "cpu-clock", .value = 1000000000 },	/* 1 s */
-		{ .name = "page-faults", .value = 999 },
-		{ .name = "minor-faults", .value = 2500 },
-		{ .name = "major-faults", .value = 3000000 },
-		{ .name = "cs", .value = 4000000000ULL },
+		{ .name = "cpu-clock", .kind = REPORT_KIND_CPU_CLOCK, .value = 1000000000 },	/* 1 s */
+		{ .name = "page-faults", .kind = REPORT_KIND_SOFTWARE, .value = 999 },
+		{ .name = "minor-faults", .kind = REPORT_KIND_SOFTWARE, .value = 2500 },
+		{ .name = "major-faults", .kind = REPORT_KIND_SOFTWARE, .value = 3000000 },
+		{ .name = "cs", .kind = REPORT_KIND_SOFTWARE, .value = 4000000000ULL },
 	};
 	struct report r = { .nr_events = 5, .events = ev, .wall_ns = 2000000000 };
 	(void)state;
@@ -120,7 +100,6 @@ static void test_rate_prefixes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_event_kinds),
 		cmocka_unit_test(test_sample_metrics),
 		cmocka_unit_test(test_cache_miss_ratio),
 		cmocka_unit_test(test_missing_partners),

@@ -93,8 +93,8 @@ static void test_reasons(void **state)
 static void test_clock_grouping_and_elapsed(void **state)
 {
 	struct report_event ev[] = {
-		{ .name = "task-clock", .unit = "msec", .scale = 1e-6,
-		  .value = 1234567890123ULL, .enabled = 1, .running = 1 },
+		{ .name = "task-clock", .kind = REPORT_KIND_TASK_CLOCK, .unit = "msec",
+		  .scale = 1e-6, .value = 1234567890123ULL, .enabled = 1, .running = 1 },
 	};
 	struct report r = { .program = "p", .pid = 1, .nr_events = 1, .events = ev,
 			    .wall_ns = 10000000000000000000ULL };
@@ -118,8 +118,8 @@ static void test_odd_names(void **state)
 	struct report_event ev[] = {
 		{ .name = "bad\nname\x1b", .scale = 1.0, .value = 1 },
 		{ .name = NULL, .scale = 1.0, .value = 2 },
-		{ .name = "cycles:k", .scale = 1.0, .value = 3, .user_only = 1 },
-		{ .name = "cycles:u", .scale = 1.0, .value = 4, .user_only = 1 },
+		{ .name = "cycles:k", .kind = REPORT_KIND_CYCLES, .scale = 1.0, .value = 3, .user_only = 1 },
+		{ .name = "cycles:u", .kind = REPORT_KIND_CYCLES, .scale = 1.0, .value = 4, .user_only = 1 },
 		{ .name = "a-very-long-event-name-that-fills-the-column", .scale = 1.0,
 		  .status = STATUS_NOT_SUPPORTED, .error = 4095 },
 		{ .name = "raw", .unit = "Joules", .scale = 0.5, .value = 3 },
@@ -140,8 +140,8 @@ static void test_odd_names(void **state)
 static void test_zero_when_user_only_without_retry(void **state)
 {
 	struct report_event ev[] = {
-		{ .name = "context-switches:u", .scale = 1.0, .zero_when_user_only = 1,
-		  .enabled = 10, .running = 10 },
+		{ .name = "context-switches:u", .kind = REPORT_KIND_SOFTWARE, .scale = 1.0,
+		  .zero_when_user_only = 1, .enabled = 10, .running = 10 },
 	};
 	struct report r = { .program = "p", .nr_events = 1, .events = ev, .wall_ns = 10 };
 	(void)state;
@@ -154,10 +154,10 @@ static void test_scaled_not_counted(void **state)
 {
 	/* A scaled event that never ran shows no running share. */
 	struct report_event ev[] = {
-		{ .name = "page-faults", .scale = 1.0, .status = STATUS_NOT_COUNTED,
-		  .enabled = 100, .running = 0, .scaled = 1 },
-		{ .name = "minor-faults", .scale = 1.0, .value = 25600, .raw = 2560,
-		  .enabled = 1000, .running = 100, .scaled = 1 },
+		{ .name = "page-faults", .kind = REPORT_KIND_SOFTWARE, .scale = 1.0,
+		  .status = STATUS_NOT_COUNTED, .enabled = 100, .running = 0, .scaled = 1 },
+		{ .name = "minor-faults", .kind = REPORT_KIND_SOFTWARE, .scale = 1.0,
+		  .value = 25600, .raw = 2560, .enabled = 1000, .running = 100, .scaled = 1 },
 	};
 	struct report r = { .program = "p", .nr_events = 2, .events = ev };
 	(void)state;
