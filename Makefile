@@ -36,7 +36,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 # every process. The read and marker paths keep $(CFLAGS). A new file in
 # preload/events/ or export/ is built for size by itself.
 COLD_SRC     := $(wildcard export/*.c preload/events/*.c) \
-	$(addprefix preload/,config.c output.c output_dir.c job.c report_file.c \
+	$(addprefix preload/,config.c output.c output_name.c output_dir.c job.c report_file.c \
 		warn.c markers/report.c markers/state.c)
 $(call obj,$(COLD_SRC)): PF_CFLAGS += -Os
 

@@ -13,7 +13,7 @@
 
 #include "export/report.h"
 #include "preload/config.h"
-#include "preload/output.h"
+#include "preload/output_name.h"
 
 enum job_role {
 	JOB_NONE,		/* PFSHIM_OUTPUT set, or no job: reports go where it says */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "preload/output.h"
+#include "preload/output_name.h"
 
 /*
  * output_dir_name - the file name of this process image's reports in a

@@ -29,8 +29,11 @@ import sys
 # A unit not listed here (a new file) is reported as such, never guessed.
 LAYERS = [
     ["preload/shim"],
+    ["preload/fatal"],
     ["preload/process"],
-    ["preload/config", "preload/output", "preload/markers/", "preload/markers"],
+    ["preload/config", "preload/output", "preload/job", "preload/markers/", "preload/markers"],
+    ["preload/output_dir"],
+    ["preload/output_name", "preload/report_file"],
     ["preload/markers_report"],
     ["preload/markers_state", "preload/regions"],
     ["preload/counters/", "preload/group"],
