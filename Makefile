@@ -134,5 +134,6 @@ clean:
 # Each fragment owns its targets: test-arm64 (QEMU harness) and bench.
 include tests/arm64/arm64.mk
 include tests/bench/bench.mk
+include compat/compat.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
