@@ -17,3 +17,54 @@ $(BUILD)/examples/%: examples/%.cpp include/pfshim.h include/pfshim/region.hpp
 compat: $(CXX_EXAMPLE_BIN)
 
 e2e: compat
+
+# Fortran: the module pfshim (compat/pfshim.f90) and libpfshim_fortran.a, the
+# C side that holds the weak references (compat/pfshim_fortran.c).
+FORTRAN_LIB := $(BUILD)/libpfshim_fortran.a
+FORTRAN_MOD := $(COMPAT_B)/pfshim.mod
+F_EXAMPLE_BIN := $(patsubst examples/%.f90,$(BUILD)/examples/%,$(wildcard examples/*.f90))
+
+$(COMPAT_B)/pfshim_fortran.o: compat/pfshim_fortran.c include/pfshim.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -Iinclude -c -o $@ $<
+
+# The archive holds both the module's procedures and the C side: a program
+# needs pfshim.mod to compile and -lpfshim_fortran to link, nothing else.
+$(FORTRAN_LIB): $(COMPAT_B)/pfshim_fortran.o $(FORTRAN_MOD)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $(COMPAT_B)/pfshim_fortran.o $(COMPAT_B)/pfshim_mod.o
+
+# gfortran writes pfshim.mod beside the object (-J).
+$(FORTRAN_MOD): compat/pfshim.f90 | compat-deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FC      $<")
+	$(Q)$(FC) -O2 -g -Wall -fPIC -J$(COMPAT_B) -c -o $(COMPAT_B)/pfshim_mod.o $<
+
+$(BUILD)/examples/%: examples/%.f90 $(FORTRAN_MOD) $(FORTRAN_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FC      $@")
+	$(Q)$(FC) -O2 -g -Wall -I$(COMPAT_B) -o $@ $< -L$(BUILD) -lpfshim_fortran
+
+compat: $(FORTRAN_LIB) $(FORTRAN_MOD) $(F_EXAMPLE_BIN)
+
+.PHONY: compat-deps
+compat-deps:
+	$(Q)tests/deps.sh gfortran g++
+
+# Installed beside pfshim.h: the C++ headers, the Fortran module (pfshim.mod
+# is gfortran's, of this gfortran version; pfshim.f90 is there for other
+# compilers) and the archive a Fortran program links.
+install: install-compat
+uninstall: uninstall-compat
+.PHONY: install-compat uninstall-compat
+install-compat: compat
+	install -d $(DESTDIR)$(PREFIX)/include/pfshim $(DESTDIR)$(PREFIX)/lib
+	install -m 0644 include/pfshim.hpp $(DESTDIR)$(PREFIX)/include/pfshim.hpp
+	install -m 0644 include/pfshim/*.h* $(DESTDIR)$(PREFIX)/include/pfshim/
+	install -m 0644 $(FORTRAN_MOD) compat/pfshim.f90 $(DESTDIR)$(PREFIX)/include/pfshim/
+	install -m 0644 $(FORTRAN_LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a
+
+uninstall-compat:
+	rm -rf $(DESTDIR)$(PREFIX)/include/pfshim
+	rm -f $(DESTDIR)$(PREFIX)/include/pfshim.hpp $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a
