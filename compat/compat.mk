@@ -50,7 +50,7 @@ compat: $(FORTRAN_LIB) $(FORTRAN_MOD) $(F_EXAMPLE_BIN)
 
 .PHONY: compat-deps
 compat-deps:
-	$(Q)tests/deps.sh gfortran g++
+	$(Q)tests/deps.sh gfortran g++ likwid libpapi-dev
 
 # Installed beside pfshim.h: the C++ headers, the Fortran module (pfshim.mod
 # is gfortran's, of this gfortran version; pfshim.f90 is there for other
@@ -64,7 +64,65 @@ install-compat: compat
 	install -m 0644 include/pfshim/*.h* $(DESTDIR)$(PREFIX)/include/pfshim/
 	install -m 0644 $(FORTRAN_MOD) compat/pfshim.f90 $(DESTDIR)$(PREFIX)/include/pfshim/
 	install -m 0644 $(FORTRAN_LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a
+	install -d $(DESTDIR)$(PREFIX)/include/pfshim/compat
+	install -m 0644 include/pfshim/compat/*.h $(DESTDIR)$(PREFIX)/include/pfshim/compat/
+	install -m 0755 $(COMPAT_SO) $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.so
+	install -m 0644 $(COMPAT_A) $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.a
 
 uninstall-compat:
 	rm -rf $(DESTDIR)$(PREFIX)/include/pfshim
-	rm -f $(DESTDIR)$(PREFIX)/include/pfshim.hpp $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a
+	rm -f $(DESTDIR)$(PREFIX)/include/pfshim.hpp $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a \
+		$(DESTDIR)$(PREFIX)/lib/libpfshim-compat.so $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.a
+
+# LIKWID marker and PAPI high-level calls on pfshim regions (compat/hl.c):
+# a preload library (opt-in, beside libpfshim.so) and an archive for
+# programs built against include/pfshim/likwid-marker.h or papi-hl.h.
+COMPAT_SO := $(BUILD)/libpfshim-compat.so
+COMPAT_A  := $(BUILD)/libpfshim-compat.a
+
+$(COMPAT_B)/hl.o: compat/hl.c include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
+		-D_GNU_SOURCE -I. -Iinclude -c -o $@ $<
+
+$(COMPAT_SO): $(COMPAT_B)/hl.o compat/libpfshim-compat.map
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,--version-script=compat/libpfshim-compat.map -Wl,-z,now \
+		-o $@ $(COMPAT_B)/hl.o
+
+$(COMPAT_A): $(COMPAT_B)/hl.o
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+compat: $(COMPAT_SO) $(COMPAT_A)
+
+# Test programs (tests/e2e/compat.bats): each instrumented example built
+# against the real library, against pfshim's headers, and natively.
+CT := $(COMPAT_B)/tests
+CT_CFLAGS := -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE
+COMPAT_TEST_BIN := $(CT)/likwid_example.pfshim $(CT)/likwid_example.native \
+	$(CT)/papi_hl_example.pfshim $(CT)/papi_hl_example.native
+
+$(CT)/%.pfshim: tests/compat/%.c $(COMPAT_A) include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CT_CFLAGS) -Iinclude -Iinclude/pfshim/compat -o $@ $< $(COMPAT_A) -lpthread
+
+$(CT)/%.native: tests/compat/%.c include/pfshim.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CT_CFLAGS) -DNATIVE -Iinclude -o $@ $< -lpthread
+
+# Against Debian's likwid and libpapi, when present (tests/deps.sh installs them).
+$(CT)/likwid_example.real: tests/compat/likwid_example.c | compat-deps
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -llikwid -lpthread
+
+$(CT)/papi_hl_example.real: tests/compat/papi_hl_example.c | compat-deps
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -lpapi -lpthread
+
+$(CT)/papi_lowlevel: tests/compat/papi_lowlevel.c | compat-deps
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -lpapi
+
+compat: $(COMPAT_TEST_BIN) $(CT)/likwid_example.real $(CT)/papi_hl_example.real $(CT)/papi_lowlevel

@@ -74,6 +74,14 @@ calls() {
 	[ -f "$dest/usr/include/pfshim/pfshim.f90" ]
 	[ -f "$dest/usr/include/pfshim/region.hpp" ]
 	[ -f "$dest/usr/lib/libpfshim_fortran.a" ]
+	[ -f "$dest/usr/lib/libpfshim-compat.so" ]
+	[ -f "$dest/usr/include/pfshim/compat/papi.h" ]
+	# the LIKWID example against the installed compat headers and archive
+	gcc -I"$dest/usr/include" -I"$dest/usr/include/pfshim/compat" -o "$BATS_TEST_TMPDIR/lk" \
+		"$ROOT/tests/compat/likwid_example.c" -L"$dest/usr/lib" -l:libpfshim-compat.a -lpthread
+	run -0 --separate-stderr shim "$EV" "$BATS_TEST_TMPDIR/lk"
+	[ "$(jq '[.regions.threads[].regions[] | select(.name == "work") | .calls] | add' "$REPORTS")" -eq 10 ]
+	: >"$REPORTS"
 	gfortran -I"$dest/usr/include/pfshim" -o "$BATS_TEST_TMPDIR/f" "$ROOT/examples/fregion.f90" \
 		-L"$dest/usr/lib" -lpfshim_fortran
 	g++ -I"$dest/usr/include" -o "$BATS_TEST_TMPDIR/cxx" "$ROOT/examples/region.cpp"
@@ -81,4 +89,92 @@ calls() {
 	[ "${lines[1]}" = "markers active, 2 events" ]
 	run -0 shim "$EV" "$BATS_TEST_TMPDIR/cxx" 3
 	[[ "$output" == *", 1 exceptions, markers active" ]]
+}
+
+# LIKWID and PAPI high level: the same instrumented program built against
+# the real library (run with both preloads), against pfshim's headers, and
+# natively must give the same regions, calls and threads.
+CT="$BUILD/compat/tests"
+COMPAT="$BUILD/libpfshim-compat.so"
+
+# both PROGRAM...: under libpfshim.so and libpfshim-compat.so
+both() {
+	env LD_PRELOAD="$SHIM $COMPAT" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" "$EV" "$@"
+}
+
+# structure: each thread's name and its regions' names, calls and re-entries, sorted.
+structure() {
+	jq -c '[.regions.threads[] | [.name, [.regions[] | [.name, .calls, .reentries, .unclosed]]]] | sort' "$REPORTS"
+}
+
+@test "LIKWID: real liblikwid with the compat preload, pfshim's header, and native pfshim agree" {
+	run -0 shim "$EV" "$CT/likwid_example.native"
+	native="$(structure)"
+	[ "$native" = '[["likwid_example.",[["setup",1,0,0]]],["worker-0",[["work",5,0,0],["inner",5,0,0]]],["worker-1",[["work",5,0,0],["inner",5,0,0]]]]' ]
+	for v in real pfshim; do
+		: >"$REPORTS"
+		run -0 --separate-stderr both "$CT/likwid_example.$v"
+		[ "$(structure)" = "$native" ]
+		# LIKWID's GET: the calling thread's calls and time; RESET clears them;
+		# a stop of a tag never started is -EFAULT (-14) and a misuse in the report
+		[ "${lines[0]}" = "worker-0 get work: count 5 time>0 1" ] || [ "${lines[0]}" = "worker-1 get work: count 5 time>0 1" ]
+		[ "${lines[2]}" = "main get setup: count 1" ]
+		[ "${lines[3]}" = "main reset setup: 0" ]
+		[ "${lines[4]}" = "main get setup after reset: count 0" ]
+		[ "${lines[5]}" = "main stop not started: -14" ]
+		[ "$(jq '[.regions.threads[].misuse.end_without_begin] | add' "$REPORTS")" -eq 1 ]
+		[ "$stderr" = "pfshim: likwid: stopping an unknown/not-started region idle" ]
+		# each call of inner touches 64 fresh pages
+		[ "$(jq '[.regions.threads[].regions[] | select(.name == "inner") | .events[] | select(.name == "page-faults") | .value] | min' "$REPORTS")" -ge 320 ]
+	done
+}
+
+@test "LIKWID: the header build runs without libpfshim.so or LIKWID; without the compat preload real LIKWID is untouched" {
+	run -0 --separate-stderr "$CT/likwid_example.pfshim"
+	[ "${lines[0]}" = "worker-0 get work: count 5 time>0 1" ] || [ "${lines[0]}" = "worker-1 get work: count 5 time>0 1" ]
+	[ "${lines[6]}" = "done" ]
+	run -0 ldd "$CT/likwid_example.pfshim"
+	! grep -q -E 'likwid|pfshim' <<<"$output"
+	# libpfshim.so alone (no opt-in): the program keeps LIKWID's own calls and no regions appear
+	run -0 --separate-stderr shim "$EV" "$CT/likwid_example.real"
+	[ "${lines[0]}" = "worker-0 get work: count 0 time>0 0" ]
+	[ "$(jq '.regions' "$REPORTS")" = null ]
+}
+
+@test "PAPI high level: real libpapi with the compat preload, pfshim's header, and native pfshim agree" {
+	run -0 shim "$EV" "$CT/papi_hl_example.native"
+	native="$(structure)"
+	[ "$native" = '[["papi_hl_example",[["setup",1,0,0]]],["worker-0",[["work",5,0,0],["inner",5,0,0]]],["worker-1",[["work",5,0,0],["inner",5,0,0]]]]' ]
+	for v in real pfshim; do
+		: >"$REPORTS"
+		run -0 both "$CT/papi_hl_example.$v"
+		[ "$output" = done ]
+		[ "$(structure)" = "$native" ]
+		[ "$(jq '[.regions.threads[].misuse[]] | add' "$REPORTS")" -eq 0 ]
+		# inner's page-faults: 64 pages touched 5 times per thread, at least once each
+		[ "$(jq '[.regions.threads[].regions[] | select(.name == "inner") | .events[] | select(.name == "page-faults") | .value] | min' "$REPORTS")" -ge 320 ]
+	done
+	# without libpfshim.so the header build runs, every call PAPI_OK
+	run -0 "$CT/papi_hl_example.pfshim"
+	[ "$output" = done ]
+}
+
+@test "PAPI low level beside the preloaded shim and compat library still counts" {
+	run -0 "$CT/papi_lowlevel" 3000
+	[ "$output" = "$(printf 'faults 3000\nok')" ] || [ "${lines[1]}" = ok ]
+	run -0 both "$CT/papi_lowlevel" 3000
+	[ "${lines[1]}" = ok ]
+	# the shim counted the same faults as PAPI did, and more
+	[ "$(value page-faults)" -ge 3000 ]
+	run -0 shim "$EV" "$CT/papi_lowlevel" 3000
+	[ "${lines[1]}" = ok ]
+}
+
+@test "libpfshim-compat.so exports the LIKWID marker and PAPI high-level calls only" {
+	run -0 nm -D --defined-only "$COMPAT"
+	[ "$(awk '{print $3}' <<<"$output" | grep -v -c -E '^(likwid_marker(Init|ThreadInit|RegisterRegion|StartRegion|StopRegion|ResetRegion|GetRegion|NextGroup|Close)|PAPI_hl_(region_begin|read|region_end|stop))$')" -eq 0 ]
+	[ "$(awk '{print $3}' <<<"$output" | grep -c .)" -eq 13 ]
+	# it needs nothing but libc: no PAPI, no LIKWID
+	run -0 ldd "$COMPAT"
+	! grep -q -E 'papi|likwid' <<<"$output"
 }
