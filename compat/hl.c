@@ -144,10 +144,15 @@ API int likwid_markerStartRegion(const char *regionTag)
 		return -EFAULT;
 	t = tag_find(regionTag, 1);
 	if (t && t->running) {
-		/* LIKWID warns and starts the region again; pfshim counts a re-entry */
+		/*
+		 * LIKWID warns and starts the tag again. The pfshim region goes on
+		 * from its first start (a second begin would need a second stop);
+		 * GET's values start again from here, as LIKWID's do.
+		 */
 		fprintf(stderr, "pfshim: likwid: region %s was already started\n", regionTag);
+	} else {
+		(void)pfshim_region_begin(regionTag);
 	}
-	(void)pfshim_region_begin(regionTag);
 	if (t) {
 		c.nr = 0;
 		if (pfshim_read(&c) != 0)

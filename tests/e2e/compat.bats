@@ -178,3 +178,11 @@ structure() {
 	run -0 ldd "$COMPAT"
 	! grep -q -E 'papi|likwid' <<<"$output"
 }
+
+@test "LIKWID: start of a running tag, stop of a stopped one, calls outside init/close" {
+	run -0 --separate-stderr shim "$EV" "$CT/likwid_twice.pfshim"
+	[ "$output" = "$(printf 'start before init: -14\nstart: 0\nstart again: 0\nstop: 0\nstop again: -14\nstart after close: -14')" ]
+	[ "$stderr" = "$(printf 'pfshim: likwid: region twice was already started\npfshim: likwid: stopping an unknown/not-started region twice')" ]
+	# one call, closed: the second start did not nest; the second stop is a misuse
+	[ "$(jq -c '.regions.threads[0] | [(.regions[] | [.name, .calls, .reentries, .open, .unclosed]), .misuse.end_without_begin]' "$REPORTS")" = '[["twice",1,0,0,0],1]' ]
+}
