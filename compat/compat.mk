@@ -126,3 +126,19 @@ $(CT)/papi_lowlevel: tests/compat/papi_lowlevel.c | compat-deps
 	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -lpapi
 
 compat: $(COMPAT_TEST_BIN) $(CT)/likwid_example.real $(CT)/papi_hl_example.real $(CT)/papi_lowlevel
+
+# The LIKWID- and PAPI_hl-style pairs through pfshim beside the native pair
+# and the real PAPI_hl (docs/compat.md "Cost"). Prints, never asserts.
+.PHONY: bench-compat
+bench-compat: $(LIB) $(COMPAT_SO) $(COMPAT_B)/bench_compat | compat-deps
+	$(Q)papi_out=$$(mktemp -d); \
+	PFSHIM_EVENTS=task-clock,page-faults,context-switches,cpu-migrations PFSHIM_OUTPUT=/dev/null \
+	PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CONTEXT-SWITCHES,perf::CPU-MIGRATIONS \
+	PAPI_OUTPUT_DIRECTORY=$$papi_out LD_PRELOAD=$(abspath $(LIB)) \
+		$(COMPAT_B)/bench_compat $(abspath $(COMPAT_SO)) 200 500; \
+	rc=$$?; rm -rf $$papi_out; exit $$rc
+
+$(COMPAT_B)/bench_compat: compat/bench_compat.c tests/bench/bench.h include/pfshim.h | compat-deps
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -I. -Iinclude -Itests/bench -o $@ $< -lpapi
+bench: bench-compat
