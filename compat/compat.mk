@@ -142,3 +142,10 @@ $(COMPAT_B)/bench_compat: compat/bench_compat.c tests/bench/bench.h include/pfsh
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -I. -Iinclude -Itests/bench -o $@ $< -lpapi
 bench: bench-compat
+
+# LIKWID's own Fortran module (Debian's likwid ships likwid.mod) and liblikwid.
+$(CT)/likwid_fortran: tests/compat/likwid_fortran.f90 | compat-deps
+	@mkdir -p $(dir $@)
+	$(Q)$(FC) -O1 -g -J$(CT) -I/usr/include -o $@ $< -llikwid
+
+compat: $(CT)/likwid_fortran

@@ -186,3 +186,14 @@ structure() {
 	# one call, closed: the second start did not nest; the second stop is a misuse
 	[ "$(jq -c '.regions.threads[0] | [(.regions[] | [.name, .calls, .reentries, .open, .unclosed]), .misuse.end_without_begin]' "$REPORTS")" = '[["twice",1,0,0,0],1]' ]
 }
+
+@test "LIKWID from Fortran (use likwid, liblikwid) with the compat preload gets pfshim regions" {
+	run -0 --separate-stderr both "$CT/likwid_fortran"
+	[ "$output" = "sum 6.146" ]
+	[ "$(structure)" = '[["likwid_fortran",[["work",4,0,0],["inner",4,0,0]]]]' ]
+	# without the opt-in, LIKWID's own calls: no regions
+	: >"$REPORTS"
+	run -0 --separate-stderr shim "$EV" "$CT/likwid_fortran"
+	[ "$output" = "sum 6.146" ]
+	[ "$(jq '.regions' "$REPORTS")" = null ]
+}
