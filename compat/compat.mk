@@ -31,12 +31,12 @@ $(COMPAT_B)/pfshim_fortran.o: compat/pfshim_fortran.c include/pfshim.h
 
 # The archive holds both the module's procedures and the C side: a program
 # needs pfshim.mod to compile and -lpfshim_fortran to link, nothing else.
-$(FORTRAN_LIB): $(COMPAT_B)/pfshim_fortran.o $(FORTRAN_MOD)
+$(FORTRAN_LIB): $(COMPAT_B)/pfshim_fortran.o $(COMPAT_B)/pfshim_mod.o
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $(COMPAT_B)/pfshim_fortran.o $(COMPAT_B)/pfshim_mod.o
+	$(Q)rm -f $@ && ar rcs $@ $^
 
-# gfortran writes pfshim.mod beside the object (-J).
-$(FORTRAN_MOD): compat/pfshim.f90 | compat-deps
+# One gfortran run writes both the object and pfshim.mod (-J): a grouped target.
+$(COMPAT_B)/pfshim_mod.o $(FORTRAN_MOD) &: compat/pfshim.f90 | compat-deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FC      $<")
 	$(Q)$(FC) -O2 -g -Wall -fPIC -J$(COMPAT_B) -c -o $(COMPAT_B)/pfshim_mod.o $<
@@ -74,24 +74,26 @@ uninstall-compat:
 	rm -f $(DESTDIR)$(PREFIX)/include/pfshim.hpp $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a \
 		$(DESTDIR)$(PREFIX)/lib/libpfshim-compat.so $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.a
 
-# LIKWID marker and PAPI high-level calls on pfshim regions (compat/hl.c):
+# LIKWID marker and PAPI high-level calls on pfshim regions (compat/likwid.c, compat/papi_hl.c):
 # a preload library (opt-in, beside libpfshim.so) and an archive for
 # programs built against include/pfshim/likwid-marker.h or papi-hl.h.
 COMPAT_SO := $(BUILD)/libpfshim-compat.so
 COMPAT_A  := $(BUILD)/libpfshim-compat.a
 
-$(COMPAT_B)/hl.o: compat/hl.c include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
+COMPAT_OBJ := $(COMPAT_B)/likwid.o $(COMPAT_B)/papi_hl.o
+
+$(COMPAT_B)/%.o: compat/%.c include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
 		-D_GNU_SOURCE -I. -Iinclude -c -o $@ $<
 
-$(COMPAT_SO): $(COMPAT_B)/hl.o compat/libpfshim-compat.map
+$(COMPAT_SO): $(COMPAT_OBJ) compat/libpfshim-compat.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,--version-script=compat/libpfshim-compat.map -Wl,-z,now \
-		-o $@ $(COMPAT_B)/hl.o
+		-o $@ $(COMPAT_OBJ)
 
-$(COMPAT_A): $(COMPAT_B)/hl.o
+$(COMPAT_A): $(COMPAT_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 

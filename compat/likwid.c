@@ -1,17 +1,16 @@
 /*
- * hl.c: LIKWID's marker API and PAPI's high-level API on pfshim's public
- * marker API (pfshim.h), for programs already instrumented with either.
- *
- * Built twice from this one file:
+ * likwid.c: LIKWID's marker API (likwid_marker*) on pfshim's public marker
+ * API (pfshim.h), for programs already instrumented with it. papi_hl.c does
+ * the same for PAPI's high-level API; both go into the same two libraries:
  * - build/libpfshim-compat.so, preloaded beside libpfshim.so by a user who
  *   asks for it (LD_PRELOAD="libpfshim.so libpfshim-compat.so"): it takes
  *   over likwid_marker* and PAPI_hl_* of a program linked with liblikwid or
  *   libpapi, and nothing else, so PAPI's low-level API stays PAPI's;
  * - build/libpfshim-compat.a, linked instead of -llikwid/-lpapi by a program
  *   built against include/pfshim/likwid-marker.h or papi-hl.h.
- * Either way every region is a pfshim region (begin/end by name), so the
+ * Either way every tag is a pfshim region (begin/end by name), so the
  * report shows it as the native API would. The pfshim_v1_* references are
- * weak: without libpfshim.so every call is a no-op.
+ * weak: without libpfshim.so the regions are no-ops.
  *
  * LIKWID's GET needs each thread's counts per tag, which the public API does
  * not give: this file keeps a small per-thread table of its own (tag, state,
@@ -26,7 +25,6 @@
 
 #include <pfshim.h>
 #include "include/pfshim/likwid-marker.h"
-#include "include/pfshim/papi-hl.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -228,45 +226,4 @@ API void likwid_markerGetRegion(const char *regionTag, int *nr_events, double *e
 		*time = t ? t->time : 0;
 	if (count)
 		*count = t ? t->count : 0;
-}
-
-/*
- * PAPI high level. Without libpfshim.so the calls succeed as no-ops, so that
- * a program that exits on an error code still runs.
- */
-static int hl_stopped;
-
-API int PAPI_hl_region_begin(const char *region)
-{
-	if (!region || !*region)
-		return PAPI_EINVAL;
-	if (__atomic_load_n(&hl_stopped, __ATOMIC_ACQUIRE))
-		return PAPI_EMISC;
-	return pfshim_region_begin(region) == PFSHIM_MISUSE ? PAPI_EMISC : PAPI_OK;
-}
-
-/* PAPI records an intermediate value; pfshim has no such record: checks only. */
-API int PAPI_hl_read(const char *region)
-{
-	if (!region || !*region)
-		return PAPI_EINVAL;
-	if (__atomic_load_n(&hl_stopped, __ATOMIC_ACQUIRE))
-		return PAPI_EMISC;
-	return PAPI_OK;
-}
-
-API int PAPI_hl_region_end(const char *region)
-{
-	if (!region || !*region)
-		return PAPI_EINVAL;
-	if (__atomic_load_n(&hl_stopped, __ATOMIC_ACQUIRE))
-		return PAPI_EMISC;
-	return pfshim_region_end(region) == PFSHIM_MISUSE ? PAPI_ENOEVNT : PAPI_OK;
-}
-
-/* After PAPI_hl_stop the high-level calls do nothing and return PAPI_EMISC. */
-API int PAPI_hl_stop(void)
-{
-	__atomic_store_n(&hl_stopped, 1, __ATOMIC_RELEASE);
-	return PAPI_OK;
 }
