@@ -8,15 +8,18 @@ COMPAT_B := $(BUILD)/compat
 # The C++ API is header-only: examples/*.cpp need only -Iinclude.
 CXX_EXAMPLE_BIN := $(patsubst examples/%.cpp,$(BUILD)/examples/%,$(wildcard examples/*.cpp))
 
-$(BUILD)/examples/%: examples/%.cpp include/pfshim.h include/pfshim/region.hpp
+$(BUILD)/examples/%: examples/%.cpp include/pfshim.h include/pfshim/region.hpp | compat-deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CXX     $@")
 	$(Q)$(CXX) -std=c++11 -O2 -g -Wall -Wextra -Iinclude -o $@ $<
 
-.PHONY: compat
+# compat: the libraries, the module and the examples; compat-tests adds the
+# test programs, some built against Debian's likwid and libpapi.
+.PHONY: compat compat-tests
 compat: $(CXX_EXAMPLE_BIN)
+compat-tests: compat
 
-e2e: compat
+e2e: compat-tests
 
 # Fortran: the module pfshim (compat/pfshim.f90) and libpfshim_fortran.a, the
 # C side that holds the weak references (compat/pfshim_fortran.c).
@@ -36,7 +39,7 @@ $(FORTRAN_LIB): $(COMPAT_B)/pfshim_fortran.o $(COMPAT_B)/pfshim_mod.o
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # One gfortran run writes both the object and pfshim.mod (-J): a grouped target.
-$(COMPAT_B)/pfshim_mod.o $(FORTRAN_MOD) &: compat/pfshim.f90 | compat-deps
+$(COMPAT_B)/pfshim_mod.o $(FORTRAN_MOD) &: compat/pfshim.f90 | compat-fortran-deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FC      $<")
 	$(Q)$(FC) -O2 -g -Wall -fPIC -J$(COMPAT_B) -c -o $(COMPAT_B)/pfshim_mod.o $<
@@ -48,31 +51,12 @@ $(BUILD)/examples/%: examples/%.f90 $(FORTRAN_MOD) $(FORTRAN_LIB)
 
 compat: $(FORTRAN_LIB) $(FORTRAN_MOD) $(F_EXAMPLE_BIN)
 
-.PHONY: compat-deps
+.PHONY: compat-deps compat-fortran-deps
+compat-fortran-deps:
+	$(Q)tests/deps.sh gfortran
+
 compat-deps:
 	$(Q)tests/deps.sh gfortran g++ likwid libpapi-dev
-
-# Installed beside pfshim.h: the C++ headers, the Fortran module (pfshim.mod
-# is gfortran's, of this gfortran version; pfshim.f90 is there for other
-# compilers) and the archive a Fortran program links.
-install: install-compat
-uninstall: uninstall-compat
-.PHONY: install-compat uninstall-compat
-install-compat: compat
-	install -d $(DESTDIR)$(PREFIX)/include/pfshim $(DESTDIR)$(PREFIX)/lib
-	install -m 0644 include/pfshim.hpp $(DESTDIR)$(PREFIX)/include/pfshim.hpp
-	install -m 0644 include/pfshim/*.h* $(DESTDIR)$(PREFIX)/include/pfshim/
-	install -m 0644 $(FORTRAN_MOD) compat/pfshim.f90 $(DESTDIR)$(PREFIX)/include/pfshim/
-	install -m 0644 $(FORTRAN_LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a
-	install -d $(DESTDIR)$(PREFIX)/include/pfshim/compat
-	install -m 0644 include/pfshim/compat/*.h $(DESTDIR)$(PREFIX)/include/pfshim/compat/
-	install -m 0755 $(COMPAT_SO) $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.so
-	install -m 0644 $(COMPAT_A) $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.a
-
-uninstall-compat:
-	rm -rf $(DESTDIR)$(PREFIX)/include/pfshim
-	rm -f $(DESTDIR)$(PREFIX)/include/pfshim.hpp $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a \
-		$(DESTDIR)$(PREFIX)/lib/libpfshim-compat.so $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.a
 
 # LIKWID marker and PAPI high-level calls on pfshim regions (compat/likwid.c, compat/papi_hl.c):
 # a preload library (opt-in, beside libpfshim.so) and an archive for
@@ -127,7 +111,7 @@ $(CT)/papi_lowlevel: tests/compat/papi_lowlevel.c | compat-deps
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -lpapi
 
-compat: $(COMPAT_TEST_BIN) $(CT)/likwid_example.real $(CT)/papi_hl_example.real $(CT)/papi_lowlevel
+compat-tests: $(COMPAT_TEST_BIN) $(CT)/likwid_example.real $(CT)/papi_hl_example.real $(CT)/papi_lowlevel
 
 # The LIKWID- and PAPI_hl-style pairs through pfshim beside the native pair
 # and the real PAPI_hl (docs/compat.md "Cost"). Prints, never asserts.
@@ -150,4 +134,28 @@ $(CT)/likwid_fortran: tests/compat/likwid_fortran.f90 | compat-deps
 	@mkdir -p $(dir $@)
 	$(Q)$(FC) -O1 -g -J$(CT) -I/usr/include -o $@ $< -llikwid
 
-compat: $(CT)/likwid_fortran
+compat-tests: $(CT)/likwid_fortran
+
+# Installed beside pfshim.h: the C++ headers, the LIKWID/PAPI_hl headers and
+# libraries, and, when gfortran is there, the Fortran module (pfshim.mod is
+# gfortran's, of this gfortran version; pfshim.f90 is there for other
+# compilers) and the archive a Fortran program links. Installing needs
+# neither likwid nor libpapi.
+HAVE_FC := $(shell command -v $(FC) 2>/dev/null)
+install: install-compat
+uninstall: uninstall-compat
+.PHONY: install-compat uninstall-compat
+install-compat: $(COMPAT_SO) $(COMPAT_A) $(if $(HAVE_FC),$(FORTRAN_LIB) $(FORTRAN_MOD))
+	install -d $(DESTDIR)$(PREFIX)/include/pfshim/compat $(DESTDIR)$(PREFIX)/lib
+	install -m 0644 include/pfshim.hpp $(DESTDIR)$(PREFIX)/include/pfshim.hpp
+	install -m 0644 include/pfshim/*.h* compat/pfshim.f90 $(DESTDIR)$(PREFIX)/include/pfshim/
+	install -m 0644 include/pfshim/compat/*.h $(DESTDIR)$(PREFIX)/include/pfshim/compat/
+	install -m 0755 $(COMPAT_SO) $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.so
+	install -m 0644 $(COMPAT_A) $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.a
+	$(if $(HAVE_FC),install -m 0644 $(FORTRAN_MOD) $(DESTDIR)$(PREFIX)/include/pfshim/)
+	$(if $(HAVE_FC),install -m 0644 $(FORTRAN_LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a)
+
+uninstall-compat:
+	rm -rf $(DESTDIR)$(PREFIX)/include/pfshim
+	rm -f $(DESTDIR)$(PREFIX)/include/pfshim.hpp $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a \
+		$(DESTDIR)$(PREFIX)/lib/libpfshim-compat.so $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.a
