@@ -60,7 +60,9 @@ static void *worker(void *arg)
 		double ev[16], t = -1;
 
 		LIKWID_MARKER_GET("work", &nev, ev, &t, &count);
-		printf("%s get work: count %d time>0 %d\n", name, count, t > 0);
+		/* under PFSHIM_EVENTS=task-clock,page-faults: ev[1] is page-faults */
+		printf("%s get work: count %d time>0 %d events %d faults>=%d %d\n", name, count,
+		       t > 0, nev, 5 * PAGES, nev >= 2 && ev[1] >= 5 * PAGES);
 	}
 #endif
 	return NULL;
