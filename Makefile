@@ -105,6 +105,12 @@ help:
 	@echo '  make bench           costs side by side with perf stat and PAPI (prints, asserts nothing)'
 	@echo '  make bench-arm64     instruction counts of a read and a marker pair under QEMU'
 	@echo '  make bench-deps      the packages bench needs'
+	@echo '  make bench-compat    LIKWID- and PAPI_hl-style pairs through pfshim beside real PAPI_hl'
+	@echo 'Compatibility (docs/compat.md)'
+	@echo '  make compat          libpfshim-compat.so/.a, the Fortran module, the C++ and Fortran examples'
+	@echo '  make compat-tests    compat, and the test programs built against likwid and libpapi'
+	@echo '  make compat-deps, make compat-fortran-deps   their Debian packages'
+	@echo '  make install-compat, make uninstall-compat   done by make install / uninstall'
 	@echo '  make help            this list'
 
 $(BUILD)/obj/%.o: %.c
@@ -206,5 +212,6 @@ clean:
 # Each fragment owns its targets: test-arm64 (QEMU harness) and bench.
 include tests/arm64/arm64.mk
 include tests/bench/bench.mk
+include compat/compat.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

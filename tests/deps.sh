@@ -4,7 +4,8 @@
 # once if the first attempt fails); otherwise this names what to install.
 # With no arguments: what `make check` needs on the build machine.
 set -eu
-[ $# -gt 0 ] || set -- libcmocka-dev bats jq pkg-config libjansson-dev
+[ $# -gt 0 ] || set -- libcmocka-dev bats jq pkg-config libjansson-dev g++ gfortran likwid \
+	libpapi-dev
 
 missing=
 for p in "$@"; do

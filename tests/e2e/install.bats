@@ -88,7 +88,7 @@ C
 @test "make help lists every target a person types, the fragments' included" {
 	run make -s -C "$ROOT" help
 	[ "$status" -eq 0 ]
-	targets=$(sed -n 's/^\.PHONY: *//p' "$ROOT/Makefile" "$ROOT"/tests/*/*.mk | tr ' ' '\n' |
+	targets=$(sed -n 's/^\.PHONY: *//p' "$ROOT/Makefile" "$ROOT"/tests/*/*.mk "$ROOT"/compat/*.mk | tr ' ' '\n' |
 		grep -v '\$\|^[A-Z_0-9]*$')
 	[ -n "$targets" ]
 	for t in $targets; do

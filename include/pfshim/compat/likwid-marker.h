@@ -1,0 +1,2 @@
+/* for programs that include <likwid-marker.h>: build with -I.../pfshim/compat */
+#include "../likwid-marker.h"

@@ -1,0 +1,2 @@
+/* for programs that include <papi.h> for the high-level API only: build with -I.../pfshim/compat */
+#include "../papi-hl.h"

@@ -1,0 +1,202 @@
+#!/usr/bin/env bats
+# compat.bats: the C++ and Fortran marker APIs (docs/compat.md), each run
+# under the shim and checked in the JSON report, and run without it.
+
+load helpers
+
+EX="$BUILD/examples"
+EV=PFSHIM_EVENTS=task-clock,page-faults
+
+# calls REGION: the calls of REGION in the one thread of the one report.
+calls() {
+	jq -r --arg r "$1" '.regions.threads[0].regions[] | select(.name == $r) | .calls' "$REPORTS"
+}
+
+@test "C++: pfshim::region ends at scope exit, exceptions included" {
+	run -0 shim "$EV" "$EX/region" 12
+	[ "$output" = "sum 786432.511, 4 exceptions, markers active" ]
+	[ "$(reports)" -eq 1 ]
+	[ "$(jq '.regions.threads | length' "$REPORTS")" -eq 1 ]
+	[ "$(calls solve)" -eq 1 ]
+	[ "$(calls step)" -eq 12 ]
+	# 12 calls, 4 of them left by an exception: every one closed, none re-entered
+	[ "$(calls check)" -eq 12 ]
+	[ "$(jq '[.regions.threads[0].regions[] | .reentries + .open + .unclosed] | add' "$REPORTS")" -eq 0 ]
+	[ "$(jq -c '.regions.threads[0].misuse' "$REPORTS")" = \
+		'{"end_without_begin":0,"bad_handle":0,"table_full":0,"unclosed":0}' ]
+	# step holds the inner loop and check: its time covers check's
+	[ "$(jq '.regions.threads[0].regions | (map(select(.name == "step"))[0].wall_ns) >= (map(select(.name == "check"))[0].wall_ns)' "$REPORTS")" = true ]
+}
+
+@test "C++: without the library the regions are no-ops and the output is the same" {
+	run -0 "$EX/region" 12
+	[ "$output" = "sum 786432.511, 4 exceptions, markers inactive" ]
+	run -0 nm -u "$EX/region"
+	# the only pfshim references are the weak v1 symbols
+	! grep -v ' w pfshim_v1_' <<<"$output" | grep -q pfshim
+}
+
+@test "Fortran: module pfshim, regions by name and by handle, read and report" {
+	run -0 shim "$EV" "$EX/fregion" 7
+	[ "${lines[0]}" = "total 458752.184, unexpected returns 0" ]
+	[ "${lines[1]}" = "markers active, 2 events" ]
+	# the explicit report, then the one at exit: the same regions in both
+	[ "$(jq -s -c 'map(.reason)' "$REPORTS")" = '["explicit","exit"]' ]
+	for r in explicit exit; do
+		[ "$(jq -c --arg r "$r" 'select(.reason == $r) | .regions.threads
+			| [length, (.[0].regions[] | [.name, .calls, .reentries, .open, .unclosed])]' "$REPORTS")" = \
+			'[1,["setup",1,0,0,0],["step",7,0,0,0],["inner",7,0,0,0]]' ]
+	done
+	[ "$(jq -s '[.[].regions.threads[0].misuse[]] | add' "$REPORTS")" -eq 0 ]
+	# nested: step holds inner
+	[ "$(jq 'select(.reason == "exit") | .regions.totals | (map(select(.name == "step"))[0].wall_ns.sum) >= (map(select(.name == "inner"))[0].wall_ns.sum)' "$REPORTS")" = true ]
+}
+
+@test "Fortran: without the library it links, runs, and every call is inactive" {
+	run -0 "$EX/fregion" 7
+	[ "$output" = "$(printf 'total 458752.184, unexpected returns 0\nmarkers inactive')" ]
+	# no undefined pfshim symbol but the weak v1 references of libpfshim_fortran.a
+	run -0 nm -u "$EX/fregion"
+	grep -q ' w pfshim_v1_region_begin' <<<"$output"
+	! grep -v ' w pfshim_v1_' <<<"$output" | grep -q pfshim
+	# no dynamic dependency on pfshim either
+	run -0 ldd "$EX/fregion"
+	! grep -q pfshim <<<"$output"
+	# PFSHIM_DISABLE: the shim loaded but off gives the same as no shim
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_DISABLE=1 "$EX/fregion" 7
+	[ "${lines[1]}" = "markers inactive" ]
+}
+
+@test "Fortran: a program built against the installed module and archive" {
+	dest="$BATS_TEST_TMPDIR/inst"
+	run -0 make -C "$ROOT" -s BUILD="$BUILD" install DESTDIR="$dest" PREFIX=/usr
+	[ -f "$dest/usr/include/pfshim/pfshim.mod" ]
+	[ -f "$dest/usr/include/pfshim/pfshim.f90" ]
+	[ -f "$dest/usr/include/pfshim/region.hpp" ]
+	[ -f "$dest/usr/lib/libpfshim_fortran.a" ]
+	[ -f "$dest/usr/lib/libpfshim-compat.so" ]
+	[ -f "$dest/usr/include/pfshim/compat/papi.h" ]
+	# the LIKWID example against the installed compat headers and archive
+	gcc -I"$dest/usr/include" -I"$dest/usr/include/pfshim/compat" -o "$BATS_TEST_TMPDIR/lk" \
+		"$ROOT/tests/compat/likwid_example.c" -L"$dest/usr/lib" -l:libpfshim-compat.a -lpthread
+	run -0 --separate-stderr shim "$EV" "$BATS_TEST_TMPDIR/lk"
+	[ "$(jq '[.regions.threads[].regions[] | select(.name == "work") | .calls] | add' "$REPORTS")" -eq 10 ]
+	: >"$REPORTS"
+	gfortran -I"$dest/usr/include/pfshim" -o "$BATS_TEST_TMPDIR/f" "$ROOT/examples/fregion.f90" \
+		-L"$dest/usr/lib" -lpfshim_fortran
+	g++ -I"$dest/usr/include" -o "$BATS_TEST_TMPDIR/cxx" "$ROOT/examples/region.cpp"
+	run -0 shim "$EV" "$BATS_TEST_TMPDIR/f" 3
+	[ "${lines[1]}" = "markers active, 2 events" ]
+	run -0 shim "$EV" "$BATS_TEST_TMPDIR/cxx" 3
+	[[ "$output" == *", 1 exceptions, markers active" ]]
+}
+
+# LIKWID and PAPI high level: the same instrumented program built against
+# the real library (run with both preloads), against pfshim's headers, and
+# natively must give the same regions, calls and threads.
+CT="$BUILD/compat/tests"
+COMPAT="$BUILD/libpfshim-compat.so"
+
+# both PROGRAM...: under libpfshim.so and libpfshim-compat.so
+both() {
+	env LD_PRELOAD="$SHIM $COMPAT" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" "$EV" "$@"
+}
+
+# structure: each thread's name and its regions' names, calls and re-entries, sorted.
+structure() {
+	jq -c '[.regions.threads[] | [.name, [.regions[] | [.name, .calls, .reentries, .unclosed]]]] | sort' "$REPORTS"
+}
+
+@test "LIKWID: real liblikwid with the compat preload, pfshim's header, and native pfshim agree" {
+	run -0 shim "$EV" "$CT/likwid_example.native"
+	native="$(structure)"
+	[ "$native" = '[["likwid_example.",[["setup",1,0,0]]],["worker-0",[["work",5,0,0],["inner",5,0,0]]],["worker-1",[["work",5,0,0],["inner",5,0,0]]]]' ]
+	for v in real pfshim; do
+		: >"$REPORTS"
+		run -0 --separate-stderr both "$CT/likwid_example.$v"
+		[ "$(structure)" = "$native" ]
+		# LIKWID's GET: the calling thread's calls and time; RESET clears them;
+		# a stop of a tag never started is -EFAULT (-14) and a misuse in the report
+		# GET: the thread's calls, time and counts (64 fresh pages per call: >= 320 page-faults)
+		[ "$(sort <<<"${lines[0]}
+${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>=320 1\nworker-1 get work: count 5 time>0 1 events 2 faults>=320 1')" ]
+		[ "${lines[2]}" = "main get setup: count 1" ]
+		[ "${lines[3]}" = "main reset setup: 0" ]
+		[ "${lines[4]}" = "main get setup after reset: count 0" ]
+		[ "${lines[5]}" = "main stop not started: -14" ]
+		[ "$(jq '[.regions.threads[].misuse.end_without_begin] | add' "$REPORTS")" -eq 1 ]
+		[ "$stderr" = "pfshim: likwid: stopping an unknown/not-started region idle" ]
+		# each call of inner touches 64 fresh pages
+		[ "$(jq '[.regions.threads[].regions[] | select(.name == "inner") | .events[] | select(.name == "page-faults") | .value] | min' "$REPORTS")" -ge 320 ]
+	done
+}
+
+@test "LIKWID: the header build runs without libpfshim.so or LIKWID; without the compat preload real LIKWID is untouched" {
+	run -0 --separate-stderr "$CT/likwid_example.pfshim"
+	# calls and time are the compat layer's own; no counts without the shim
+	[[ "${lines[0]}" == worker-?" get work: count 5 time>0 1 events 0 faults>=320 0" ]]
+	[ "${lines[6]}" = "done" ]
+	run -0 ldd "$CT/likwid_example.pfshim"
+	! grep -q -E 'likwid|pfshim' <<<"$output"
+	# libpfshim.so alone (no opt-in): the program keeps LIKWID's own calls and no regions appear
+	run -0 --separate-stderr shim "$EV" "$CT/likwid_example.real"
+	[[ "${lines[0]}" == worker-?" get work: count 0 time>0 0 events "* ]]
+	[ "$(jq '.regions' "$REPORTS")" = null ]
+}
+
+@test "PAPI high level: real libpapi with the compat preload, pfshim's header, and native pfshim agree" {
+	run -0 shim "$EV" "$CT/papi_hl_example.native"
+	native="$(structure)"
+	[ "$native" = '[["papi_hl_example",[["setup",1,0,0]]],["worker-0",[["work",5,0,0],["inner",5,0,0]]],["worker-1",[["work",5,0,0],["inner",5,0,0]]]]' ]
+	for v in real pfshim; do
+		: >"$REPORTS"
+		run -0 both "$CT/papi_hl_example.$v"
+		[ "$output" = done ]
+		[ "$(structure)" = "$native" ]
+		[ "$(jq '[.regions.threads[].misuse[]] | add' "$REPORTS")" -eq 0 ]
+		# inner's page-faults: 64 pages touched 5 times per thread, at least once each
+		[ "$(jq '[.regions.threads[].regions[] | select(.name == "inner") | .events[] | select(.name == "page-faults") | .value] | min' "$REPORTS")" -ge 320 ]
+	done
+	# without libpfshim.so the header build runs, every call PAPI_OK
+	run -0 "$CT/papi_hl_example.pfshim"
+	[ "$output" = done ]
+}
+
+@test "PAPI low level beside the preloaded shim and compat library still counts" {
+	run -0 "$CT/papi_lowlevel" 3000
+	[ "$output" = "$(printf 'faults 3000\nok')" ] || [ "${lines[1]}" = ok ]
+	run -0 both "$CT/papi_lowlevel" 3000
+	[ "${lines[1]}" = ok ]
+	# the shim counted the same faults as PAPI did, and more
+	[ "$(value page-faults)" -ge 3000 ]
+	run -0 shim "$EV" "$CT/papi_lowlevel" 3000
+	[ "${lines[1]}" = ok ]
+}
+
+@test "libpfshim-compat.so exports the LIKWID marker and PAPI high-level calls only" {
+	run -0 nm -D --defined-only "$COMPAT"
+	[ "$(awk '{print $3}' <<<"$output" | grep -v -c -E '^(likwid_marker(Init|ThreadInit|RegisterRegion|StartRegion|StopRegion|ResetRegion|GetRegion|NextGroup|Close)|PAPI_hl_(region_begin|read|region_end|stop))$')" -eq 0 ]
+	[ "$(awk '{print $3}' <<<"$output" | grep -c .)" -eq 13 ]
+	# it needs nothing but libc: no PAPI, no LIKWID
+	run -0 ldd "$COMPAT"
+	! grep -q -E 'papi|likwid' <<<"$output"
+}
+
+@test "LIKWID: start of a running tag, stop of a stopped one, calls outside init/close" {
+	run -0 --separate-stderr shim "$EV" "$CT/likwid_twice.pfshim"
+	[ "$output" = "$(printf 'start before init: -14\nstart: 0\nstart again: 0\nstop: 0\nstop again: -14\nstart after close: -14')" ]
+	[ "$stderr" = "$(printf 'pfshim: likwid: region twice was already started\npfshim: likwid: stopping an unknown/not-started region twice')" ]
+	# one call, closed: the second start did not nest; the second stop is a misuse
+	[ "$(jq -c '.regions.threads[0] | [(.regions[] | [.name, .calls, .reentries, .open, .unclosed]), .misuse.end_without_begin]' "$REPORTS")" = '[["twice",1,0,0,0],1]' ]
+}
+
+@test "LIKWID from Fortran (use likwid, liblikwid) with the compat preload gets pfshim regions" {
+	run -0 --separate-stderr both "$CT/likwid_fortran"
+	[ "$output" = "sum 6.146" ]
+	[ "$(structure)" = '[["likwid_fortran",[["work",4,0,0],["inner",4,0,0]]]]' ]
+	# without the opt-in, LIKWID's own calls: no regions
+	: >"$REPORTS"
+	run -0 --separate-stderr shim "$EV" "$CT/likwid_fortran"
+	[ "$output" = "sum 6.146" ]
+	[ "$(jq '.regions' "$REPORTS")" = null ]
+}
