@@ -10,20 +10,7 @@
 #include <stddef.h>
 
 #include "export/report.h"
-
-struct counter_set;
-struct event_list;
-
-/*
- * What the markers take from the process, handed in once by markers_start()
- * so that nothing here calls back up into the lifecycle.
- */
-struct markers_host {
-	const struct event_list *events;	/* attrs, and the order of pfshim_counts */
-	const struct counter_set *totals;	/* which events opened, at which privilege */
-	bool (*is_self)(void);			/* false in a vfork()ed child */
-	void (*report)(void);			/* pfshim_report(): a report now */
-};
+#include "preload/markers/host.h"
 
 /*
  * markers_start - the process counts: the marker API may set up (lazily, on

@@ -15,7 +15,7 @@
 #include "fastread/fastread.h"
 #include "preload/events/events.h"
 #include "preload/counters/group_split.h"
-#include "preload/markers/markers.h"
+#include "preload/markers/host.h"
 #include "preload/markers/regions.h"
 
 #define MARKERS_LIVE_MAX	1024	/* live threads a report can list */
