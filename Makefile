@@ -34,10 +34,9 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 # the report) is built for size: fault-around maps all of the small .so's
 # text the first time any of it runs, so its size is resident memory in
 # every process. The read and marker paths keep $(CFLAGS). A new file in
-# preload/events/ or export/ is built for size by itself.
-COLD_SRC     := $(wildcard export/*.c preload/events/*.c) \
-	$(addprefix preload/,config.c output.c output_name.c output_dir.c job.c report_file.c \
-		warn.c markers/report.c markers/state.c)
+# preload/events/, preload/output/ or export/ is built for size by itself.
+COLD_SRC     := $(wildcard export/*.c preload/events/*.c preload/output/*.c) \
+	$(addprefix preload/,config.c warn.c markers/report.c markers/state.c)
 $(call obj,$(COLD_SRC)): PF_CFLAGS += -Os
 
 FASTREAD_OBJ := $(call obj,$(FASTREAD_SRC))

@@ -27,7 +27,7 @@ struct config {
 	const char *events;		/* PFSHIM_EVENTS, or EVENTS_DEFAULT */
 	enum config_format format;	/* PFSHIM_FORMAT */
 	char output[PATH_MAX];		/* PFSHIM_OUTPUT: "stderr", "stdout" or a template */
-	bool output_explicit;		/* PFSHIM_OUTPUT was set: no job directory (preload/job.c) */
+	bool output_explicit;		/* PFSHIM_OUTPUT was set: no job directory (preload/output/job.c) */
 	char rank[CONFIG_RANK_MAX];	/* the launcher's rank (OMPI_COMM_WORLD_RANK, ...), or "" */
 	int signal;			/* PFSHIM_SIGNAL, 0 when off */
 	bool on_fatal;			/* PFSHIM_ON_FATAL=1: report on a fatal signal */

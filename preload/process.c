@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "preload/fd.h"
-#include "preload/job.h"
+#include "preload/output/job.h"
 #include "preload/markers/markers.h"
-#include "preload/output.h"
+#include "preload/output/output.h"
 #include "preload/warn.h"
 
 /* process.final_report, besides the tid of the thread writing it. */

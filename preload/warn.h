@@ -10,7 +10,7 @@ void warn_line(const char *part, ...) __attribute__((sentinel));
 
 /*
  * warn_mute - no "pfshim:" line from this process on: a job's descendant
- * (preload/job.c) says nothing on the streams a script may read as data.
+ * (preload/output/job.c) says nothing on the streams a script may read as data.
  */
 void warn_mute(void);
 

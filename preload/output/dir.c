@@ -1,11 +1,11 @@
 /*
- * output_dir.c: reports as files in a directory, one per process image
- * (PFSHIM_OUTPUT=DIR/ and the job directory of preload/job.c). A report is
+ * dir.c: reports as files in a directory, one per process image
+ * (PFSHIM_OUTPUT=DIR/ and the job directory of preload/output/job.c). A report is
  * written in full to an unnamed file (O_TMPFILE) and only then linked under
  * its name, so a reader, or a SIGKILL at any instant, never leaves half a
  * report behind. Async-signal-safe: system calls and export/buf.h only.
  */
-#include "preload/output_dir.h"
+#include "preload/output/dir.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /*
- * test_report_file.c: preload/report_file.c, a report written into a file
+ * test_report_file.c: preload/output/file.c, a report written into a file
  * the careful way: new files whole or not at all, appends cut back when
  * they fall short, planted symlinks, FIFOs and other users' files in
  * shared directories refused, nothing that blocks.
@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "preload/report_file.h"
+#include "preload/output/file.h"
 
 #define OTHER_UID 65534
 

@@ -1,5 +1,5 @@
 /*
- * test_output.c: preload/output.c, the PFSHIM_OUTPUT template (%p, %h, %e,
+ * test_output.c: preload/output/output.c, the PFSHIM_OUTPUT template (%p, %h, %e,
  * %r, %t, %n, %%) and where a report lands: a file appended to, one write per report.
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "preload/output.h"
+#include "preload/output/output.h"
 
 /* 1700000000.5 s: 2023-11-14T22:13:20.5Z */
 static const struct output_names names = { .pid = 4242, .host = "vm", .program = "sieve",

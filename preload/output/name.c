@@ -1,8 +1,8 @@
 /*
- * output_name.c: a report file's name from the PFSHIM_OUTPUT template
+ * name.c: a report file's name from the PFSHIM_OUTPUT template
  * (output_name.h). Async-signal-safe: export/buf.h formatting only.
  */
-#include "preload/output_name.h"
+#include "preload/output/name.h"
 
 #include <errno.h>
 

@@ -1,5 +1,5 @@
 /*
- * test_job.c: preload/job.c in this very process: a process whose parent
+ * test_job.c: preload/output/job.c in this very process: a process whose parent
  * left no crumb is a root and leaves one; its fork child is a descendant
  * with a crumb of its own and writes into the job directory; a runtime
  * directory open to others or not ours is refused; PFSHIM_OUTPUT or
@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "preload/job.h"
+#include "preload/output/job.h"
 
 static char runtime[64];
 static const char *output_value, *disable_value;

@@ -5,7 +5,7 @@
  * (reports are written from signal handlers): no stdio, no allocation;
  * errno is preserved.
  */
-#include "preload/output.h"
+#include "preload/output/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 
 #include "export/buf.h"
 #include "preload/fd.h"
-#include "preload/output_dir.h"
-#include "preload/report_file.h"
+#include "preload/output/dir.h"
+#include "preload/output/file.h"
 #include "preload/warn.h"
 
 bool output_is_dir(const char *target)

@@ -1,10 +1,10 @@
 /*
- * report_file.h: a report written to a file path the way careful tools
+ * file.h: a report written to a file path the way careful tools
  * write into directories other users share (docs/security.md, class 2).
  * Async-signal-safe.
  */
-#ifndef PFSHIM_PRELOAD_REPORT_FILE_H
-#define PFSHIM_PRELOAD_REPORT_FILE_H
+#ifndef PFSHIM_PRELOAD_OUTPUT_FILE_H
+#define PFSHIM_PRELOAD_OUTPUT_FILE_H
 
 #include <stddef.h>
 

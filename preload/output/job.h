@@ -4,8 +4,8 @@
  * every descendant's report goes into the job directory, which the root
  * names at its exit. Used only when PFSHIM_OUTPUT is not set.
  */
-#ifndef PFSHIM_PRELOAD_JOB_H
-#define PFSHIM_PRELOAD_JOB_H
+#ifndef PFSHIM_PRELOAD_OUTPUT_JOB_H
+#define PFSHIM_PRELOAD_OUTPUT_JOB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,7 +13,7 @@
 
 #include "export/report.h"
 #include "preload/config.h"
-#include "preload/output_name.h"
+#include "preload/output/name.h"
 
 enum job_role {
 	JOB_NONE,		/* PFSHIM_OUTPUT set, or no job: reports go where it says */

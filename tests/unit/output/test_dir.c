@@ -1,5 +1,5 @@
 /*
- * test_output_dir.c: preload/output_dir.c, reports as files in a directory:
+ * test_output_dir.c: preload/output/dir.c, reports as files in a directory:
  * names that sort by host, rank and pid; the directory made with its
  * parents; the first report of an image takes a free name, later ones
  * replace it, and nothing else is left in the directory.
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "preload/output_dir.h"
+#include "preload/output/dir.h"
 
 static const struct output_names names = { .pid = 4242, .host = "vm", .rank = "3",
 					    .start_ns = 1700000000500000000ULL, .ext = ".json" };

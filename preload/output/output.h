@@ -2,13 +2,13 @@
  * output.h: where a report goes (PFSHIM_OUTPUT): stderr, stdout or a file
  * named by a template. Async-signal-safe.
  */
-#ifndef PFSHIM_PRELOAD_OUTPUT_H
-#define PFSHIM_PRELOAD_OUTPUT_H
+#ifndef PFSHIM_PRELOAD_OUTPUT_OUTPUT_H
+#define PFSHIM_PRELOAD_OUTPUT_OUTPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "preload/output_name.h"
+#include "preload/output/name.h"
 
 /* output_is_dir - @target ends in '/': one file per process in that directory (output_dir.c). */
 bool output_is_dir(const char *target);

@@ -1,5 +1,5 @@
 /*
- * report_file.c: write a report into a file the way careful tools write
+ * file.c: write a report into a file the way careful tools write
  * into directories other users share: no planted symlink followed, no open
  * that blocks, nothing but a regular file, a character device or a FIFO
  * with a reader, never another user's file in a directory others may
@@ -12,7 +12,7 @@
  *
  * Async-signal-safe: open, fstat, write, rename, unlink; no allocation.
  */
-#include "preload/report_file.h"
+#include "preload/output/file.h"
 
 #include <errno.h>
 #include <fcntl.h>

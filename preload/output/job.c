@@ -18,7 +18,7 @@
  * job_write() and job_finish() are async-signal-safe: system calls and
  * export/buf.h only.
  */
-#include "preload/job.h"
+#include "preload/output/job.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "export/buf.h"
-#include "preload/output_dir.h"
+#include "preload/output/dir.h"
 #include "preload/warn.h"
 
 #define CRUMB_ROOT	'R'

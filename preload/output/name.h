@@ -1,5 +1,5 @@
 /*
- * output_name.h: what a report file is named from: the process's names and
+ * name.h: what a report file is named from: the process's names and
  * the PFSHIM_OUTPUT template's % sequences, expanded so that no field can
  * climb out of the template's directory. A leaf: output.c, output_dir.c
  * and job.c all name files with it. Async-signal-safe.

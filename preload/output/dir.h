@@ -1,5 +1,5 @@
 /*
- * output_dir.h: PFSHIM_OUTPUT=DIR/ and the job directory: one file per
+ * dir.h: PFSHIM_OUTPUT=DIR/ and the job directory: one file per
  * process image, that a reader sees whole or not at all. Async-signal-safe.
  */
 #ifndef PFSHIM_PRELOAD_OUTPUT_DIR_H
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "preload/output_name.h"
+#include "preload/output/name.h"
 
 /*
  * output_dir_name - the file name of this process image's reports in a
