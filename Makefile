@@ -64,10 +64,11 @@ $(BUILD)/libpfshim-core.a: $(CORE_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# The shim links nothing beyond libc (dlsym is in libc since glibc 2.34).
+# The shim links nothing beyond libc (dlsym is in libc since glibc 2.34);
+# LDFLAGS is empty but for the sanitizer builds (tests/sanitize.mk).
 $(LIB): $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ) preload/libpfshim.map
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
 		-Wl,-z,now -Wl,--gc-sections -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ)
 
 # Unit tests link the archives, so each test sees the hidden functions.
@@ -131,8 +132,11 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-# Each fragment owns its targets: test-arm64 (QEMU harness) and bench.
+# Each fragment owns its targets: test-arm64 (QEMU harness), bench,
+# check-sanitize (ASan+UBSan, TSan) and fuzz (libFuzzer).
 include tests/arm64/arm64.mk
 include tests/bench/bench.mk
+include tests/sanitize.mk
+include tests/fuzz/fuzz.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
