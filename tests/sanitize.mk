@@ -28,11 +28,11 @@ TSAN_SUPP   := $(abspath tests/tsan.supp)
 SAN_SIGNALS := handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0:use_sigaltstack=0
 ASAN_E2E_ENV := PFSHIM_SANITIZER=asan \
 	PFSHIM_PRELOAD="$$($(SAN_CC) -print-file-name=libasan.so)" \
-	ASAN_OPTIONS=detect_leaks=0:$(SAN_SIGNALS):verify_asan_link_order=0:log_path=$(SAN_LOGS)/asan \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOGS)/ubsan
+	ASAN_OPTIONS=detect_leaks=0:$(SAN_SIGNALS):verify_asan_link_order=0:log_path=$(SAN_LOGS)/asan/asan \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOGS)/asan/ubsan
 TSAN_E2E_ENV := PFSHIM_SANITIZER=tsan \
 	PFSHIM_PRELOAD="$$($(SAN_CC) -print-file-name=libtsan.so)" \
-	TSAN_OPTIONS=halt_on_error=1:report_signal_unsafe=0:suppressions=$(TSAN_SUPP):$(SAN_SIGNALS):log_path=$(SAN_LOGS)/tsan
+	TSAN_OPTIONS=halt_on_error=1:report_signal_unsafe=0:history_size=7:suppressions=$(TSAN_SUPP):$(SAN_SIGNALS):log_path=$(SAN_LOGS)/tsan/tsan
 
 # The threaded tests: the unit tests that start threads, and the end-to-end
 # suites whose programs run threads through the shim.
@@ -44,27 +44,28 @@ SAN_MAKE_ASAN := $(MAKE) -s --no-print-directory BUILD=$(ASAN_B) CC=$(SAN_CC) \
 SAN_MAKE_TSAN := $(MAKE) -s --no-print-directory BUILD=$(TSAN_B) CC=$(SAN_CC) \
 	CFLAGS="$(SAN_CFLAGS) $(TSAN_SAN) -Wno-tsan" LDFLAGS="$(TSAN_SAN)"
 
-# san_check NAME: fail, showing them, if the runtimes wrote any report.
+# san_check WHICH: fail, showing them, if the runtimes wrote any report.
 san_check = if grep -l -s -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error|WARNING: ThreadSanitizer' \
-	$(SAN_LOGS)/*; then cat $(SAN_LOGS)/*; echo "check-sanitize: $(1): the runtime found the above"; exit 1; fi
+	$(SAN_LOGS)/$(1)/*; then cat $(SAN_LOGS)/$(1)/*; \
+	echo "check-sanitize: $(1) e2e: the runtime found the above"; exit 1; fi
 
 .PHONY: check-sanitize check-asan check-tsan
 check-sanitize: check-asan check-tsan
 
 check-asan:
-	$(Q)rm -rf $(SAN_LOGS) && mkdir -p -m 1777 $(SAN_LOGS)
+	$(Q)rm -rf $(SAN_LOGS)/asan && mkdir -p -m 1777 $(SAN_LOGS)/asan
 	$(Q)$(SAN_MAKE_ASAN) unit
-	$(Q)$(ASAN_E2E_ENV) $(SAN_MAKE_ASAN) e2e || { $(call san_check,asan e2e); exit 1; }
-	$(Q)$(call san_check,asan e2e)
+	$(Q)$(ASAN_E2E_ENV) $(SAN_MAKE_ASAN) e2e || { $(call san_check,asan); exit 1; }
+	$(Q)$(call san_check,asan)
 
 check-tsan:
-	$(Q)rm -rf $(SAN_LOGS) && mkdir -p -m 1777 $(SAN_LOGS)
+	$(Q)rm -rf $(SAN_LOGS)/tsan && mkdir -p -m 1777 $(SAN_LOGS)/tsan
 	$(Q)$(SAN_MAKE_TSAN) deps $(addprefix $(TSAN_B)/tests/,$(TSAN_UNIT)) $(TSAN_B)/libpfshim.so
 	$(Q)set -e; for t in $(TSAN_UNIT); do echo "== $(TSAN_B)/tests/$$t"; \
-		TSAN_OPTIONS=halt_on_error=1:suppressions=$(TSAN_SUPP) $(TSAN_B)/tests/$$t; done
+		TSAN_OPTIONS=halt_on_error=1:history_size=7:suppressions=$(TSAN_SUPP) $(TSAN_B)/tests/$$t; done
 	$(Q)$(TSAN_E2E_ENV) $(SAN_MAKE_TSAN) BATS_FILES="$(TSAN_E2E)" e2e-files || \
-		{ $(call san_check,tsan e2e); exit 1; }
-	$(Q)$(call san_check,tsan e2e)
+		{ $(call san_check,tsan); exit 1; }
+	$(Q)$(call san_check,tsan)
 
 # One or more bats files, built as e2e builds them (used by the TSan run).
 .PHONY: e2e-files
