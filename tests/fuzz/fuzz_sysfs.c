@@ -75,6 +75,11 @@ static const char *fs_name(const char *name, const char *fallback)
 	return name;
 }
 
+static void root_remove(void)
+{
+	tree_remove(root);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -85,6 +90,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		 tmp ? tmp : access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
 	if (!mkdtemp(root))
 		abort();
+	atexit(root_remove);	/* libFuzzer's -max_total_time ends with exit() */
 	return 0;
 }
 
