@@ -97,6 +97,11 @@ help:
 	@echo '                       packages it needs with apt-get (tests/deps.sh)'
 	@echo '  make deps            only that: the test packages (named, when not root)'
 	@echo '  make arm64-deps      the packages of the arm64 harness'
+	@echo '  make check-sanitize  unit and e2e under ASan+UBSan (make check-asan), threaded tests'
+	@echo '                       under TSan (make check-tsan); docs/testing.md'
+	@echo '  make fuzz            each libFuzzer target FUZZ_TIME seconds (20); make fuzz-events,'
+	@echo '                       fuzz-sysfs, fuzz-output, fuzz-signal, fuzz-config: one of them;'
+	@echo '                       make fuzz-build builds them, make fuzz-deps installs clang'
 	@echo 'Look and measure'
 	@echo '  make demo            run examples/ under the shim'
 	@echo '  make demo-matmul     regions per phase of a matrix multiply'
@@ -125,10 +130,11 @@ $(BUILD)/libpfshim-core.a: $(CORE_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# The shim links nothing beyond libc (dlsym is in libc since glibc 2.34).
+# The shim links nothing beyond libc (dlsym is in libc since glibc 2.34);
+# LDFLAGS is empty but for the sanitizer builds (tests/sanitize.mk).
 $(LIB): $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ) preload/libpfshim.map
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
 		-Wl,-z,now -Wl,--gc-sections -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ)
 
 # Unit tests link the archives, so each test sees the hidden functions.
@@ -208,9 +214,12 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-# Each fragment owns its targets: test-arm64 (QEMU harness) and bench.
+# Each fragment owns its targets: test-arm64 (QEMU harness), bench,
+# check-sanitize (ASan+UBSan, TSan) and fuzz (libFuzzer).
 include tests/arm64/arm64.mk
 include tests/bench/bench.mk
 include compat/compat.mk
+include tests/sanitize.mk
+include tests/fuzz/fuzz.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -25,21 +25,26 @@ teardown() {
 	[ -z "${SUID_DIR:-}" ] || rm -rf "$SUID_DIR"
 }
 
+# suid_dir: a directory directly under /tmp (every user must reach it) holding
+# "suid", a setuid-root copy of first_fd, and an overlay's upper layer that
+# puts the shim in /etc/ld.so.preload (mounted only inside `unshare -m`).
+suid_dir() {
+	SUID_DIR=$(mktemp -d /tmp/pfshim-suid.XXXXXX)
+	chmod 755 "$SUID_DIR"
+	cp "$PROGS/first_fd" "$SUID_DIR/suid"
+	chown root:root "$SUID_DIR/suid"
+	chmod 4755 "$SUID_DIR/suid"
+	mkdir "$SUID_DIR/up" "$SUID_DIR/work"
+	echo "$SHIM" >"$SUID_DIR/up/ld.so.preload"
+}
+
 @test "a setuid program run by another user: the shim stays inert, whatever PFSHIM_* say" {
 	need_root
-	# Directly under /tmp: every user must reach it.
-	SUID_DIR=$(mktemp -d /tmp/pfshim-suid.XXXXXX)
+	suid_dir
 	dir=$SUID_DIR
-	chmod 755 "$dir"
 	cp "$PROGS/first_fd" "$dir/plain"
-	cp "$PROGS/first_fd" "$dir/suid"
-	chown root:root "$dir/suid"
-	chmod 4755 "$dir/suid"
 	mkdir -m 1777 "$dir/out"
 	want=$(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$dir/suid")
-	# /etc/ld.so.preload only in a private mount namespace: an overlay on /etc.
-	mkdir "$dir/up" "$dir/work"
-	echo "$SHIM" >"$dir/up/ld.so.preload"
 	run unshare -m sh -c '
 		mount --make-rprivate / &&
 		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
@@ -63,17 +68,11 @@ teardown() {
 
 @test "a setuid program with PFSHIM_OUTPUT unset makes no job directory where the user's XDG_RUNTIME_DIR points" {
 	need_root
-	SUID_DIR=$(mktemp -d /tmp/pfshim-suid.XXXXXX)
+	suid_dir
 	dir=$SUID_DIR
-	chmod 755 "$dir"
-	cp "$PROGS/first_fd" "$dir/suid"
-	chown root:root "$dir/suid"
-	chmod 4755 "$dir/suid"
 	# The user's runtime directory, and a target root must not touch.
 	mkdir -m 0777 "$dir/run"
 	mkdir -m 0755 "$dir/etc"	# root's: the user may not write here, but may name it
-	mkdir "$dir/up" "$dir/work"
-	echo "$SHIM" >"$dir/up/ld.so.preload"
 	want=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/suid")
 	run unshare -m sh -c '
 		mount --make-rprivate / &&

@@ -6,7 +6,12 @@ bats_require_minimum_version 1.5.0
 
 ROOT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 BUILD="${BUILD:-$ROOT/build}"
-SHIM="$BUILD/libpfshim.so"
+case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+# SHIM_LIB is the library file; SHIM is what LD_PRELOAD takes. Under a
+# sanitizer (tests/sanitize.mk) PFSHIM_PRELOAD names its runtime, which must
+# be loaded before the instrumented shim.
+SHIM_LIB="$BUILD/libpfshim.so"
+SHIM="${PFSHIM_PRELOAD:+$PFSHIM_PRELOAD }$SHIM_LIB"
 PROGS="$BUILD/progs"
 
 setup() {
@@ -46,4 +51,14 @@ between() {
 		echo "expected $1 <= $2 <= $3" >&2
 		return 1
 	fi
+}
+
+# skip_under_sanitizer REASON [asan|tsan...]: skip this test in the
+# `make check-sanitize` runs of those sanitizers (of any, when none is named).
+skip_under_sanitizer() {
+	local reason=$1
+	shift
+	[ -n "${PFSHIM_SANITIZER:-}" ] || return 0
+	[ $# -eq 0 ] || [[ " $* " == *" $PFSHIM_SANITIZER "* ]] || return 0
+	skip "under $PFSHIM_SANITIZER: $reason"
 }

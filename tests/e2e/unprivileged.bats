@@ -10,7 +10,7 @@ setup() {
 	SAVED_PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid)
 	echo 2 >/proc/sys/kernel/perf_event_paranoid
 	DIR=$(mktemp -d /tmp/pfshim-unpriv.XXXXXX)
-	cp "$SHIM" "$PROGS/touch_pages" "$PROGS/markers_nested" "$DIR/"
+	cp "$SHIM_LIB" "$PROGS/touch_pages" "$PROGS/markers_nested" "$DIR/"
 	chmod 755 "$DIR" "$DIR"/*
 	REPORTS="$DIR/reports.jsonl"
 	: >"$REPORTS"
@@ -23,7 +23,7 @@ teardown() {
 }
 
 as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups env LD_PRELOAD="$DIR/libpfshim.so" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups env LD_PRELOAD="${PFSHIM_PRELOAD:+$PFSHIM_PRELOAD }$DIR/libpfshim.so" \
 		PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" "$@"
 }
 
@@ -43,7 +43,7 @@ as_nobody() {
 	[ "$(field cpu-migrations zero_when_user_only)" = true ]
 	[ "$(field task-clock zero_when_user_only)" = false ]
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env LD_PRELOAD="$DIR/libpfshim.so" PFSHIM_EVENTS=context-switches "$DIR/touch_pages" 1
+		env LD_PRELOAD="${PFSHIM_PRELOAD:+$PFSHIM_PRELOAD }$DIR/libpfshim.so" PFSHIM_EVENTS=context-switches "$DIR/touch_pages" 1
 	echo "$stderr"
 	[[ "$stderr" == *"context-switches"* ]]
 	[[ "$stderr" == *"user"* ]]

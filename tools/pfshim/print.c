@@ -51,8 +51,9 @@ static struct summary_program *programs_sorted(const struct summary *s)
 
 	if (!p)
 		return NULL;
-	memcpy(p, s->programs, (size_t)s->nr_programs * sizeof(*p));
-	if (s->nr_events)
+	if (s->nr_programs)	/* none: a job whose processes all died without a report */
+		memcpy(p, s->programs, (size_t)s->nr_programs * sizeof(*p));
+	if (s->nr_events && s->nr_programs)
 		qsort(p, (size_t)s->nr_programs, sizeof(*p), program_cmp);
 	return p;
 }

@@ -541,7 +541,7 @@ static void test_read_sample(void **state)
 #define TORN_OFFSET_STEP	1000003ULL
 #define TORN_NOW		1000ULL
 
-static volatile int torn_stop;
+static int torn_stop;		/* atomic: the main thread stops the writer */
 static uint64_t torn_writes;
 
 static void store64(volatile void *p, uint64_t v)
@@ -593,7 +593,7 @@ static void *torn_writer(void *arg)
 	int p;
 
 	(void)arg;
-	for (k = 1; !torn_stop; k++) {
+	for (k = 1; !__atomic_load_n(&torn_stop, __ATOMIC_RELAXED); k++) {
 		for (p = 0; p < 2; p++) {
 			__atomic_store_n(&pages[p].lock, pages[p].lock + 1, __ATOMIC_RELAXED);
 			__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -692,7 +692,7 @@ static void test_writer_never_tears_a_read(void **state)
 			     (now.tv_nsec - start.tv_nsec) / 1000000L;
 		/* 2 s, or up to 20 s on a machine so busy the writer hardly ran. */
 	} while (elapsed_ms < 2000 || (changes <= want && elapsed_ms < 20000));
-	torn_stop = 1;
+	__atomic_store_n(&torn_stop, 1, __ATOMIC_RELAXED);
 	assert_int_equal(pthread_join(writer, NULL), 0);
 	print_message("torn-read test: %llu reads, %llu distinct snapshots seen, "
 		      "%llu writes, %u counter reads (retries included)\n",

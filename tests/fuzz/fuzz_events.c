@@ -1,0 +1,70 @@
+/*
+ * fuzz_events.c: events_parse(), perf's event syntax (PFSHIM_EVENTS),
+ * against the fake sysfs trees of tests/fixtures/sysfs. Input: one byte
+ * choosing the tree (intel, amd, arm64), then the event text. Whatever the
+ * text, the list that comes back is well formed (counts in range, names and
+ * units NUL-terminated, groups that exist) and the warnings are few and
+ * non-empty: one per problem up to the parser's cap, then one summary.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/events/events.h"
+#include "tests/fuzz/fuzz.h"
+
+#ifndef FUZZ_SYSFS_FIXTURES
+#define FUZZ_SYSFS_FIXTURES "tests/fixtures/sysfs"
+#endif
+
+static int nr_warnings;
+
+static void count_warning(void *ctx, const char *message)
+{
+	(void)ctx;
+	if (!message || !message[0] || strlen(message) > 4096)
+		abort();
+	nr_warnings++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const trees[] = { "intel", "amd", "arm64" };
+	static struct event_list list;
+	const char *base = getenv("PFSHIM_FUZZ_SYSFS");
+	char root[4096];
+	struct fuzz_fields f;
+	char *text;
+	int n;
+
+	if (size < 1)
+		return 0;
+	snprintf(root, sizeof(root), "%s/%s", base ? base : FUZZ_SYSFS_FIXTURES,
+		 trees[data[0] % 3]);
+	fuzz_split(data + 1, size - 1, 1, &f);
+	text = fuzz_exact(f.field[0]);
+	nr_warnings = 0;
+
+	n = events_parse(text, root, &list, count_warning, NULL);
+
+	if (n != list.nr || n < 0 || n > EVENTS_MAX || list.nr_groups < 0)
+		abort();
+	for (int i = 0; i < list.nr; i++) {
+		const struct event_spec *ev = &list.ev[i];
+
+		if (strnlen(ev->name, sizeof(ev->name)) >= sizeof(ev->name) ||
+		    strnlen(ev->unit, sizeof(ev->unit)) >= sizeof(ev->unit))
+			abort();
+		if (ev->group < -1 || ev->group >= list.nr_groups)
+			abort();
+		if (!(ev->scale > 0))
+			abort();
+	}
+	if (nr_warnings > 16)
+		abort();
+
+	free(text);
+	fuzz_fields_free(&f);
+	return 0;
+}
