@@ -17,6 +17,9 @@ pick=cat
 command -v jq >/dev/null && pick="jq -c '{program, pid, reason, events: [.events[] | {name, value, status}]}'"
 show "LD_PRELOAD=$lib PFSHIM_EVENTS='{task-clock,page-faults},cycles:u' PFSHIM_FORMAT=json $build/examples/sieve 1000000 2>&1 >/dev/null | $pick"
 show "LD_PRELOAD=$lib PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=csv sh -c 'ls / >/dev/null; $build/examples/sieve 100000'"
+# A whole job: one summary over every process (build/pfshim is built when libjansson-dev is there).
+[ ! -x "$build/pfshim" ] ||
+	show "$build/pfshim run -e task-clock,page-faults -- sh -c 'ls / >/dev/null; $build/examples/sieve 100000 >/dev/null'"
 for example in matmul threads; do
 	[ -x "$build/examples/$example" ] || continue
 	show "LD_PRELOAD=$lib PFSHIM_EVENTS=task-clock,page-faults $build/examples/$example"
