@@ -100,7 +100,7 @@ help:
 	@echo '  make check-sanitize  unit and e2e under ASan+UBSan (make check-asan), threaded tests'
 	@echo '                       under TSan (make check-tsan); docs/testing.md'
 	@echo '  make fuzz            each libFuzzer target FUZZ_TIME seconds (20); make fuzz-events,'
-	@echo '                       fuzz-sysfs, fuzz-output, fuzz-signal, fuzz-config: one of them;'
+	@echo '                       fuzz-sysfs, fuzz-output, fuzz-signal, fuzz-config, fuzz-report: one;'
 	@echo '                       make fuzz-build builds them, make fuzz-deps installs clang'
 	@echo 'Look and measure'
 	@echo '  make demo            run examples/ under the shim'

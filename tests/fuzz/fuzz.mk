@@ -9,12 +9,12 @@ FUZZ_TIME    ?= 20
 FUZZ_RSS_MB  ?= 2048
 FUZZ_B       := $(BUILD)/fuzz
 FUZZ_DIR     := tests/fuzz
-FUZZ_TARGETS := events sysfs output signal config
+FUZZ_TARGETS := events sysfs output signal config report
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_BIN     := $(addprefix $(FUZZ_B)/fuzz_,$(FUZZ_TARGETS))
 # clang's libFuzzer and sanitizer runtimes: compiler-rt is only recommended
 # by clang, so it is named.
-FUZZ_PKGS    := clang libclang-rt-14-dev
+FUZZ_PKGS    := clang libclang-rt-14-dev libjansson-dev
 
 .PHONY: fuzz fuzz-build fuzz-deps $(addprefix fuzz-,$(FUZZ_TARGETS)) FORCE_FUZZ
 # The runs one after the other, even under make -j2: two fuzzers side by
@@ -42,6 +42,15 @@ $(FUZZ_B)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz.h $(FUZZ_B)/libpfshim-co
 	$(Q)$(FUZZ_CC) -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -I. -Iinclude \
 		-DFUZZ_SYSFS_FIXTURES='"$(abspath tests/fixtures/sysfs)"' \
 		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(FUZZ_B)/libpfshim-core.a $(FUZZ_B)/libfastread.a
+
+# The pfshim command's report reader links libjansson, not the shim.
+$(FUZZ_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(wildcard tools/pfshim/*.c tools/pfshim/*.h) \
+		export/report.h | fuzz-deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -I. \
+		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< tools/pfshim/summary.c tools/pfshim/print.c \
+		$$(pkg-config --cflags --libs jansson)
 
 # A run explores from a scratch copy of the corpus, so the committed seeds
 # change only by hand; a crash is written as $(FUZZ_B)/<target>/crash-*.

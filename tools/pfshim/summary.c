@@ -202,8 +202,7 @@ static void report_add(struct summary *s, json_t *report)
 	}
 }
 
-/* A whole text: one report, or JSON Lines. Stops at the first malformed object. */
-static void text_add(struct summary *s, const char *path, const char *text, size_t len)
+void summary_add_text(struct summary *s, const char *path, const char *text, size_t len)
 {
 	size_t at = 0;
 	int line = 1;
@@ -252,7 +251,7 @@ static int stream_add(struct summary *s, const char *path, FILE *f)
 		free(text);
 		return -1;
 	}
-	text_add(s, path, text, len);
+	summary_add_text(s, path, text, len);
 	free(text);
 	return 0;
 }

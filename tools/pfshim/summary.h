@@ -54,6 +54,13 @@ void summary_free(struct summary *s);
  */
 int summary_add_path(struct summary *s, const char *path);
 
+/*
+ * summary_add_text - add @len bytes read from @path (named in messages): one
+ * report or JSON Lines. Stops at the first malformed object, said on stderr;
+ * a report of another schema or a newer version is named and skipped.
+ */
+void summary_add_text(struct summary *s, const char *path, const char *text, size_t len);
+
 /* The three ways to print it (docs/pfshim.md). @title: the command, or NULL. */
 void summary_print_text(const struct summary *s, const char *title, const char *where, FILE *out);
 void summary_print_json(const struct summary *s, FILE *out);
