@@ -14,35 +14,26 @@
 
 #include "fastread/arch.h"
 #include "fastread/internal.h"
+#include "fastread/sysfile.h"
 
 /* The small file @root@path into @buf, NUL-terminated. Return: its length, or -errno. */
 static int file_read_small(const char *root, const char *path, char *buf, size_t size)
 {
 	char full[512];
-	ssize_t len;
-	int fd;
 
 	snprintf(full, sizeof(full), "%s%s", root, path);
-	fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, size - 1);
-	close(fd);
-	if (len < 0)
-		return -EIO;
-	buf[len] = '\0';
-	return (int)len;
+	return sysfile_read(full, buf, size);
 }
 
 /* First byte of a small file under @root, or -errno. */
 static __attribute__((unused)) int file_first_char(const char *root, const char *path)
 {
-	char c[2];
+	char c[16];
 	int len = file_read_small(root, path, c, sizeof(c));
 
 	if (len < 0)
 		return len;
-	return len == 1 ? (unsigned char)c[0] : -EIO;
+	return len >= 1 ? (unsigned char)c[0] : -EIO;
 }
 
 static bool path_exists(const char *root, const char *path)
@@ -79,6 +70,11 @@ bool fastread_pmu_takes_user_bit(uint32_t type, const char *devices)
 	return found;
 }
 
+/*
+ * The architecture header says where user reads are switched on
+ * (FASTREAD_ARCH_ACCESS_PMUS or FASTREAD_ARCH_ACCESS_SYSCTL); this file only
+ * reads it.
+ */
 #if !FASTREAD_ARCH_USER_READ
 const char *fastread_user_access_problem_at(const char *root)
 {
@@ -86,44 +82,44 @@ const char *fastread_user_access_problem_at(const char *root)
 	return "user-space counter reads are not implemented for this architecture: "
 	       "every read uses read(2)";
 }
-#elif defined(__x86_64__)
-/* Intel hybrid parts name their core PMUs cpu_core and cpu_atom. */
-static const char *const x86_pmus[] = { "cpu", "cpu_core", "cpu_atom" };
+#elif defined(FASTREAD_ARCH_ACCESS_PMUS)
+#define ACCESS_PMU(pmu)                                                               \
+	{ pmu, "rdpmc is disabled (" FASTREAD_SYSFS_PMUS "/" pmu "/rdpmc is 0; as root: " \
+	       "echo 1 > " FASTREAD_SYSFS_PMUS "/" pmu "/rdpmc)" },
+static const struct {
+	const char *pmu, *off;
+} access_pmus[] = { FASTREAD_ARCH_ACCESS_PMUS(ACCESS_PMU) };
 
 const char *fastread_user_access_problem_at(const char *root)
 {
 	char path[128];
 	size_t i;
-	int c;
 
-	for (i = 0; i < sizeof(x86_pmus) / sizeof(x86_pmus[0]); i++) {
-		snprintf(path, sizeof(path), FASTREAD_SYSFS_PMUS "/%s", x86_pmus[i]);
+	for (i = 0; i < sizeof(access_pmus) / sizeof(access_pmus[0]); i++) {
+		snprintf(path, sizeof(path), FASTREAD_SYSFS_PMUS "/%s", access_pmus[i].pmu);
 		if (!path_exists(root, path))
 			continue;
-		/* rdpmc: 0 off, 1 while the mm has a mapped event, 2 always. */
-		snprintf(path, sizeof(path), FASTREAD_SYSFS_PMUS "/%s/rdpmc", x86_pmus[i]);
-		c = file_first_char(root, path);
-		if (c == '0')
-			return "rdpmc is disabled (" FASTREAD_SYSFS_PMUS "/cpu/rdpmc is 0; "
-			       "as root: echo 1 > " FASTREAD_SYSFS_PMUS "/cpu/rdpmc)";
-		return NULL;
+		snprintf(path, sizeof(path), FASTREAD_SYSFS_PMUS "/%s/rdpmc", access_pmus[i].pmu);
+		return file_first_char(root, path) == '0' ? access_pmus[i].off : NULL;
 	}
 	return "no hardware PMU (no " FASTREAD_SYSFS_PMUS "/cpu): "
 	       "only software events, and those are read with read(2)";
 }
-#elif defined(__aarch64__)
+#elif defined(FASTREAD_ARCH_ACCESS_SYSCTL)
 const char *fastread_user_access_problem_at(const char *root)
 {
-	int c = file_first_char(root, "/proc/sys/kernel/perf_user_access");
+	int c = file_first_char(root, FASTREAD_ARCH_ACCESS_SYSCTL);
 
 	if (c == -ENOENT)
-		return "this kernel has no /proc/sys/kernel/perf_user_access (Linux < 5.17): "
-		       "arm64 counters cannot be read from user space";
+		return "this kernel has no " FASTREAD_ARCH_ACCESS_SYSCTL " (Linux < 5.17): "
+		       "counters cannot be read from user space";
 	if (c == '0')
-		return "/proc/sys/kernel/perf_user_access is 0: user-space counter reads are off "
-		       "(as root: echo 1 > /proc/sys/kernel/perf_user_access)";
+		return FASTREAD_ARCH_ACCESS_SYSCTL " is 0: user-space counter reads are off "
+		       "(as root: echo 1 > " FASTREAD_ARCH_ACCESS_SYSCTL ")";
 	return NULL;
 }
+#else
+#error "an architecture with user reads says where they are switched on"
 #endif
 
 const char *fastread_user_access_problem(void)

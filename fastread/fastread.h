@@ -40,6 +40,15 @@ struct fastread_group {
 };
 
 /*
+ * fastread_perf_event_open - perf_event_open(2) of @attr for the calling
+ * thread on any CPU (pid 0, cpu -1), in group @group_fd (-1: a leader),
+ * close-on-exec: the one wrapper of the system call in pfshim.
+ *
+ * Return: the descriptor, or -errno. Async-signal-safe.
+ */
+int fastread_perf_event_open(struct perf_event_attr *attr, int group_fd);
+
+/*
  * fastread_group_open - open @nr events as one group of the calling thread
  * (pid 0, cpu -1, not inherited, PERF_FLAG_FD_CLOEXEC), leader first, map one
  * metadata page per event, and enable the group.

@@ -13,7 +13,7 @@
 #include "fastread/arch.h"
 #include "fastread/internal.h"
 
-static int sys_perf_event_open(struct perf_event_attr *attr, int group_fd)
+int fastread_perf_event_open(struct perf_event_attr *attr, int group_fd)
 {
 	/* pid 0, cpu -1: the calling thread wherever it runs. */
 	int fd = (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
@@ -34,13 +34,13 @@ static int event_open(struct perf_event_attr *attr, int group_fd)
 
 	if (FASTREAD_ARCH_USER_BIT && fastread_pmu_takes_user_bit(attr->type, FASTREAD_SYSFS_PMUS)) {
 		for (int n = 0; arch_attr_user_read(attr, config1, n); n++) {
-			fd = sys_perf_event_open(attr, group_fd);
+			fd = fastread_perf_event_open(attr, group_fd);
 			if (fd != -EOPNOTSUPP && fd != -EINVAL)
 				return fd;
 		}
 		attr->config1 = config1;
 	}
-	return sys_perf_event_open(attr, group_fd);
+	return fastread_perf_event_open(attr, group_fd);
 }
 
 /*
@@ -81,9 +81,9 @@ static void group_reset(struct fastread_group *g)
  * The leader also carries enable_on_exec. arm_pmu's validate_group() leaves a
  * leader in state OFF out of the count unless enable_on_exec is set, so a
  * plain disabled leader let a group one event larger than the PMU open and
- * then never run (QEMU arm64: 7 instructions events on 6 counters, running 0
- * forever); with the flag the member that does not fit gets EINVAL, as it
- * does on x86 whatever the leader's state. The flag changes nothing else
+ * then never run (docs/kernel-notes.md "A disabled leader escapes arm_pmu's
+ * group check"); with the flag the member that does not fit gets EINVAL, as
+ * it does on x86 whatever the leader's state. The flag changes nothing else
  * here: the group is enabled by ioctl below, and enable_on_exec leaves an
  * enabled event alone (our fds are close-on-exec anyway).
  */
@@ -119,8 +119,8 @@ static int member_open(struct fastread_group *g, const struct perf_event_attr *i
 	/*
 	 * Fault the page in now. Otherwise the first read faults on page i after
 	 * it has taken the counters before it, and an event that counts the
-	 * kernel carries the fault into the first interval: QEMU arm64, a
-	 * {instructions, cycles} region +1,500 instructions on its first call.
+	 * kernel carries the fault into the first interval (docs/performance.md
+	 * "Figures behind the code").
 	 */
 	if (g->page[i])
 		(void)*(volatile uint32_t *)&g->page[i]->lock;

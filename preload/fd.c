@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -292,4 +293,11 @@ void fd_stream_forget(void)
 {
 	for (int i = 0; i < 3; i++)
 		streams[i].state = FD_STREAM_UNKNOWN;
+}
+
+void *fd_map_zeroed(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }

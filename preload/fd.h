@@ -2,7 +2,8 @@
  * fd.h: the shim's descriptors and writes, kept out of the host program's
  * way: high numbers, no SIGPIPE or SIGXFSZ when a write fails, a bounded
  * wait on a full non-blocking pipe, and the standard streams written only
- * while they are provably still the ones the program started with.
+ * while they are provably still the ones the program started with; and the
+ * shim's working memory, mapped anonymously, never the program's malloc().
  */
 #ifndef PFSHIM_PRELOAD_FD_H
 #define PFSHIM_PRELOAD_FD_H
@@ -37,6 +38,12 @@ int fd_move_high(int fd);
  * Return: the new descriptor, or -1.
  */
 int fd_move_away(int fd);
+
+/*
+ * fd_map_zeroed - an anonymous private mapping of @size bytes (zeroed), or
+ * NULL: mmap(2) outside the program's heap, async-signal-safe.
+ */
+void *fd_map_zeroed(size_t size);
 
 /* fd_room_away - whether fd_move_away() can place a descriptor at all. */
 bool fd_room_away(void);

@@ -170,18 +170,11 @@ static size_t report_format(const struct report *r, char *buf, size_t size)
 	}
 }
 
-static void *report_map(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* Formatted twice: once to learn the size, once into memory of that size. */
 static void report_format_write(const struct report *r)
 {
 	size_t size = report_format(r, NULL, 0) + 1;
-	char *buf = report_map(size);
+	char *buf = fd_map_zeroed(size);
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
 		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
@@ -209,7 +202,8 @@ static void report_format_write(const struct report *r)
  * A process made without fork() (clone() without CLONE_THREAD, the raw fork
  * system call) ran no atfork handler: it holds a copy of the parent's state
  * and descriptors, and the kernel gave it no counters of its own
- * (inherit_thread: only CLONE_THREAD children inherit; kernel-facts.md).
+ * (inherit_thread: only CLONE_THREAD children inherit; docs/kernel-notes.md
+ * "inherit and mmap do not mix").
  * Its events were counted nowhere, and that is what its report must say.
  * But a vfork() child, or one of clone(CLONE_VM), shares our memory and must
  * touch nothing: kcmp(KCMP_VM) tells them apart. A parent already gone
@@ -270,7 +264,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked)
 	struct report r;
 	int saved_errno = errno;
 
-	events = report_map(events_size);
+	events = fd_map_zeroed(events_size);
 	if (!events) {
 		warn_line("no memory to read the counters; the report is lost", NULL);
 		errno = saved_errno;

@@ -12,6 +12,9 @@
 
 #define FASTREAD_ARCH_USER_READ 1
 
+/* Where user reads are switched (fastread/access.c): one sysctl, Linux >= 5.17. */
+#define FASTREAD_ARCH_ACCESS_SYSCTL "/proc/sys/kernel/perf_user_access"
+
 /*
  * The register number is part of the mrs instruction, so reading counter n
  * needs one case per register. Each case is generated from ONE token: the

@@ -1,6 +1,7 @@
 /*
  * fastread/arch/x86_64.h: the two instructions the x86_64 read path needs,
- * and nothing else; the seqlock loop around them lives once in fastread/read.c.
+ * and where user reads are switched on; the seqlock loop around them lives
+ * once in fastread/read.c.
  */
 #ifndef PFSHIM_FASTREAD_ARCH_X86_64_H
 #define PFSHIM_FASTREAD_ARCH_X86_64_H
@@ -8,6 +9,13 @@
 #include <stdint.h>
 
 #define FASTREAD_ARCH_USER_READ 1
+
+/*
+ * Where user reads are switched (fastread/access.c): each core PMU's rdpmc
+ * file, 0 off, 1 while the mm has a mapped event, 2 always. Intel hybrid
+ * parts name their core PMUs cpu_core and cpu_atom.
+ */
+#define FASTREAD_ARCH_ACCESS_PMUS(X) X("cpu") X("cpu_core") X("cpu_atom")
 
 /*
  * rdpmc takes ECX = index - 1: the kernel's index already carries bit 30 for

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fastread/fastread.h"
@@ -24,13 +23,6 @@
 
 /* Groups of events that were not put in {...} by the user. */
 enum bucket { BUCKET_SOFTWARE, BUCKET_CORE, BUCKET_OTHER };
-
-static int perf_open(struct perf_event_attr *attr, int group_fd)
-{
-	long fd = syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : (int)fd;
-}
 
 static bool is_software_zero_in_user_mode(const struct perf_event_attr *attr)
 {
@@ -59,11 +51,11 @@ static int counter_open(struct counter *c, const struct event_spec *spec, int gr
 	attr.inherit = 1;
 	attr.inherit_thread = 1;
 	attr.read_format = READ_FORMAT;
-	fd = perf_open(&attr, group_fd);
+	fd = fastread_perf_event_open(&attr, group_fd);
 	if ((fd == -EACCES || fd == -EPERM) && !spec->modifiers && !attr.exclude_kernel) {
 		attr.exclude_kernel = 1;
 		attr.exclude_hv = 1;
-		fd = perf_open(&attr, group_fd);
+		fd = fastread_perf_event_open(&attr, group_fd);
 		c->user_only = fd >= 0;
 	}
 	if (fd < 0) {
@@ -101,12 +93,11 @@ static bool open_error_is_final(int error)
  * group, so a group that does not fit is split rather than lost.
  *
  * That EINVAL comes only because leaders carry enable_on_exec: arm_pmu's
- * validate_group() does not count a leader in state OFF without it, so with a
- * plain disabled leader 7 instructions events on QEMU's 6 counters opened as
- * one group that never ran (x86 counts the leader either way). Checking after
- * the enable instead (time_running still 0) is no test: under QEMU a group of
- * 4 enabled while another group of 4 held the counters also read running 0
- * right after its enable, and ran 43% of the time once multiplexed.
+ * validate_group() does not count a leader in state OFF without it
+ * (docs/kernel-notes.md "A disabled leader escapes arm_pmu's group check").
+ * Checking after the enable instead (time_running still 0) is no test: a
+ * group enabled while another held the counters also reads running 0 right
+ * after its enable, and runs once multiplexed (same section).
  */
 static void group_open(struct counter_set *s, const struct event_list *events,
 		       const int *members, int n)

@@ -1,6 +1,6 @@
 /*
  * pmu.c: reads the sysfs description of a PMU (type, format/, events/).
- * Small files through open/read/close, never through a FILE: this runs in
+ * Small files through sysfile_read() (fastread/sysfile.c), never through a FILE: this runs in
  * the preload constructor, before the program's own main(), and must leave
  * its stdio alone. Paths are joined with snprintf() (no stream); walking a
  * directory takes opendir(), which allocates and frees before returning.
@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "fastread/sysfile.h"
 
 int pmu_name_valid(const char *name)
 {
@@ -49,46 +51,6 @@ static int path_join(char *path, size_t size, const char *root, const char *pmu,
 	return 0;
 }
 
-/* Read a whole small file; trailing whitespace (sysfs ends with '\n') removed. */
-static int file_read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = -errno;
-
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	/* A file that fills the buffer may be longer than we can hold. */
-	if (len + 1 >= size) {
-		char extra;
-
-		if (read(fd, &extra, 1) > 0) {
-			close(fd);
-			return -ENAMETOOLONG;
-		}
-	}
-	close(fd);
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
-			   buf[len - 1] == '\t' || buf[len - 1] == '\r'))
-		len--;
-	buf[len] = '\0';
-	return 0;
-}
-
 static int leaf_read(const char *root, const char *pmu, const char *dir,
 		     const char *leaf, const char *suffix, char *buf, size_t size)
 {
@@ -100,7 +62,8 @@ static int leaf_read(const char *root, const char *pmu, const char *dir,
 	err = path_join(path, sizeof(path), root, pmu, dir, leaf, suffix);
 	if (err)
 		return err;
-	return file_read_small(path, buf, size);
+	err = sysfile_read(path, buf, size);
+	return err < 0 ? err : 0;
 }
 
 int pmu_type_read(const char *root, const char *pmu, uint32_t *type)

@@ -192,7 +192,7 @@ static void markers_init(void)
 	markers.block_size = page_round(header + markers.layout.thread_size);
 	markers.tables_size = page_round(region_totals_size(&markers.layout) +
 					 MARKERS_RETIRED_MAX * markers.layout.thread_size);
-	markers.totals = markers_map_zeroed(markers.tables_size);
+	markers.totals = fd_map_zeroed(markers.tables_size);
 	if (!markers.totals)
 		return;
 	markers.retired = (char *)markers.totals + region_totals_size(&markers.layout);
@@ -413,7 +413,7 @@ static struct marker_thread *thread_open(void)
 
 	if (!markers_ready())
 		return NULL;
-	p = markers_map_zeroed(markers.block_size);
+	p = fd_map_zeroed(markers.block_size);
 	if (!p) {
 		atomic_fetch_add(&markers.threads_failed, 1);
 		return NULL;

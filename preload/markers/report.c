@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "preload/fd.h"
 #include "preload/markers/state.h"
 #include "preload/markers/regions.h"
 
@@ -227,7 +228,7 @@ static void regions_build(struct markers_report *m, struct arena *a, bool final)
 	int err = 0;
 
 	a->size = arena_need(nr_retired + nr_live, nr_live);
-	a->p = markers_map_zeroed(a->size);
+	a->p = fd_map_zeroed(a->size);
 	if (!a->p) {
 		markers_retire_unlock();
 		r->note = "no memory to gather the regions: left out";

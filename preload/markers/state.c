@@ -22,13 +22,6 @@ struct markers_state markers = {
 
 struct region_names markers_names;
 
-void *markers_map_zeroed(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 void markers_reads_collect(const struct marker_thread *t, struct region_thread *into)
 {
 	into->user_reads = 0;

@@ -74,8 +74,6 @@ static inline uint32_t markers_names_nr(void)
 	return atomic_load_explicit(&markers_names.nr, memory_order_acquire);
 }
 
-/* markers_map_zeroed - an anonymous private mapping of @size bytes, or NULL. */
-void *markers_map_zeroed(size_t size);
 
 /*
  * markers_retire_lock_try - take the lock exiting threads hold while they

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "preload/markers/markers.h"
+#include "preload/fd.h"
 #include "preload/markers/state.h"
 
 /* Two events in one group: sample = { wall, ev0, ev1, enabled, running }. */
@@ -55,7 +56,7 @@ static int setup(void **state)
 	markers.event_index[0] = 2;
 	markers.event_index[1] = 0;
 	markers.tables_size = region_totals_size(l) + MARKERS_RETIRED_MAX * l->thread_size;
-	markers.totals = markers_map_zeroed(markers.tables_size);
+	markers.totals = fd_map_zeroed(markers.tables_size);
 	assert_non_null(markers.totals);
 	markers.retired = (char *)markers.totals + region_totals_size(l);
 	region_totals_init(markers.totals, l);
