@@ -96,8 +96,10 @@ $(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 help:
 	@echo 'Build'
 	@echo '  make, make all       build/libpfshim.so and build/libfastread.a (V=1: every command),'
-	@echo '                       and build/pfshim when libjansson-dev is installed'
+	@echo '                       build/pfshim when libjansson-dev is installed, and'
+	@echo '                       build/examples/mpi_halo when mpicc is'
 	@echo '  make tool            build/pfshim (pfshim run / pfshim report), installing libjansson-dev'
+	@echo '  make mpi             build/examples/mpi_halo with mpicc, installing Open MPI (make mpi-deps)'
 	@echo '  make install         the libraries, pfshim.h, fastread/fastread.h, their pkg-config'
 	@echo '                       files and bin/pfshim under PREFIX (/usr/local), staged under DESTDIR'
 	@echo '  make uninstall       remove what install wrote'
