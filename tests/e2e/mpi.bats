@@ -21,6 +21,10 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
+teardown() {
+	rm -rf "${NOBODY_DIR:-/nonexistent}"
+}
+
 # 4 ranks on this machine, whatever its cores (--oversubscribe, no binding),
 # over shared memory only (no network needed).
 MPIRUN=(mpirun -np 4 --oversubscribe --allow-run-as-root --bind-to none
@@ -155,5 +159,46 @@ assert others and all(r["rank"] is None and r["program"] != "mpi_halo" for r in 
 # each rank's process also left a report before its exec, under the launcher's name
 pids = {r["pid"] for f, r in reports if r["program"] == "mpi_halo"}
 assert pids <= {r["pid"] for r in others if r["reason"] == "exec"}, (pids, others)
+PY
+}
+
+# How most users run: not root, at Debian's perf_event_paranoid 2 (user space
+# only). The page faults of user-space writes are still counted, to the page.
+@test "an unprivileged user at perf_event_paranoid 2: the same 4 rank files, user-only" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to switch user and set perf_event_paranoid"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+	saved=$(cat /proc/sys/kernel/perf_event_paranoid)
+	echo 2 >/proc/sys/kernel/perf_event_paranoid
+	# outside the test's directory, which another user may not enter
+	NOBODY_DIR=$(mktemp -d /tmp/pfshim-mpi.XXXXXX)
+	dir=$NOBODY_DIR
+	cp "$SHIM_LIB" "$HALO" "$dir/"
+	chmod 755 "$dir/libpfshim.so" "$dir/mpi_halo"
+	chmod 777 "$dir"
+	# HOME: Open MPI reads its per-user settings there
+	run setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM HOME="$dir" \
+		timeout 120 mpirun -np 4 --oversubscribe --bind-to none --mca btl self,vader \
+		--mca btl_vader_single_copy_mechanism none \
+		-x LD_PRELOAD="${PFSHIM_PRELOAD:+$PFSHIM_PRELOAD }$dir/libpfshim.so" \
+		-x PFSHIM_OUTPUT="$dir/rep/" -x PFSHIM_FORMAT=json -x PFSHIM_EVENTS=task-clock,page-faults \
+		"$dir/mpi_halo" "$ITER" "$PAGES"
+	echo "$saved" >/proc/sys/kernel/perf_event_paranoid
+	echo "$output"
+	[ "$status" -eq 0 ]
+	python3 - "$dir/rep" "$ITER" "$PAGES" <<'PY'
+import json, os, sys
+
+d, iterations, pages = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ranks = []
+for f in os.listdir(d):
+    r = json.load(open(os.path.join(d, f)))
+    ranks.append(r["rank"])
+    assert all(e["status"] == "counted" and e["user_only"] for e in r["events"]), r["events"]
+    compute = next(t for t in r["regions"]["totals"] if t["name"] == "compute")
+    faults = next(e["sum"] for e in compute["events"] if e["name"] == "page-faults")
+    work = (r["rank"] + 1) * pages * iterations
+    assert compute["calls"] == iterations and work <= faults <= work + 16, (r["rank"], compute)
+assert sorted(ranks) == [0, 1, 2, 3], ranks
 PY
 }
