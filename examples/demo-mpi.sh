@@ -25,25 +25,22 @@ show "mpirun -np 4 --oversubscribe $root --mca btl self,vader -x LD_PRELOAD=$lib
 	"$build/examples/mpi_halo"
 show "ls $dir"
 
-# Each rank's regions from its JSON report.
+# Each rank's regions from its JSON report: compute grows with the rank (page-faults to the
+# page); waiting shows in exchange's wall time (with more ranks than cores, waiting for a core too).
 if command -v python3 >/dev/null; then
-	printf '\n# each rank'"'"'s regions (task-clock msec / page-faults), from the JSON reports\n'
+	printf '\n# each rank'"'"'s regions, from the JSON reports in %s\n' "$dir"
 	python3 - "$dir" <<'PY'
 import json, os, sys
 
 d = sys.argv[1]
 reports = [json.load(open(os.path.join(d, f))) for f in sorted(os.listdir(d))
            if f.endswith(".json") and not f.startswith(".")]
-names = [t["name"] for t in reports[0]["regions"]["totals"]]
-print("rank  process msec   faults" + "".join(f"  {n + ' (calls)':>28}" for n in names))
+print(f"{'rank':>4}  {'region':<9} {'calls':>5} {'wall msec':>10} {'task-clock msec':>16} {'page-faults':>12}")
 for r in sorted(reports, key=lambda r: r["rank"]):
-    ev = {e["name"]: e["value"] for e in r["events"]}
-    cells = []
     for t in r["regions"]["totals"]:
         s = {e["name"]: e["sum"] for e in t["events"]}
-        cells.append(f"{s['task-clock'] / 1e6:9.2f} / {s['page-faults']:6d} ({t['calls']:4d})")
-    print(f"{r['rank']:4d} {ev['task-clock'] / 1e6:13.2f} {ev['page-faults']:8d}"
-          + "".join(f"  {c:>28}" for c in cells))
+        print(f"{r['rank']:>4}  {t['name']:<9} {t['calls']:>5} {t['wall_ns']['sum'] / 1e6:>10.2f}"
+              f" {s['task-clock'] / 1e6:>16.2f} {s['page-faults']:>12}")
 PY
 fi
 [ ! -x "$build/pfshim" ] || show "$build/pfshim report $dir"
