@@ -52,7 +52,10 @@ PROG_BIN  := $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRC))
 # Libraries the end-to-end tests preload beside the shim.
 PROG_LIB_SRC := $(wildcard tests/progs/lib/*.c)
 PROG_BIN  += $(patsubst tests/progs/lib/%.c,$(BUILD)/progs/lib%.so,$(PROG_LIB_SRC))
-EXAMPLE_SRC := $(wildcard examples/*.c)
+# examples/mpi_*.c are MPI programs: built with mpicc, apart (below).
+MPI_EXAMPLE_SRC := $(wildcard examples/mpi_*.c)
+MPI_EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(MPI_EXAMPLE_SRC))
+EXAMPLE_SRC := $(filter-out $(MPI_EXAMPLE_SRC),$(wildcard examples/*.c))
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 LIB := $(BUILD)/libpfshim.so
@@ -64,11 +67,24 @@ TOOL     := $(BUILD)/pfshim
 TOOL_SRC := $(wildcard tools/pfshim/*.c)
 HAVE_JANSSON := $(shell pkg-config --exists jansson 2>/dev/null && echo yes)
 
-.PHONY: all check unit e2e demo bench install uninstall clean deps help tool
-all: $(LIB) $(BUILD)/libfastread.a $(if $(HAVE_JANSSON),$(TOOL))
+# The MPI examples need Open MPI's mpicc (Debian openmpi-bin libopenmpi-dev);
+# the shim never links MPI. `make` builds them when mpicc is installed;
+# `make mpi`, `make demo-mpi` and `make e2e` install Open MPI first.
+MPICC ?= mpicc
+HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
+
+.PHONY: all check unit e2e demo bench install uninstall clean deps help tool mpi mpi-deps
+all: $(LIB) $(BUILD)/libfastread.a $(if $(HAVE_JANSSON),$(TOOL)) \
+	$(if $(HAVE_MPICC),$(MPI_EXAMPLE_BIN))
 
 tool: deps
 	$(Q)$(MAKE) --no-print-directory $(TOOL)
+
+mpi: mpi-deps
+	$(Q)$(MAKE) --no-print-directory $(MPI_EXAMPLE_BIN)
+
+mpi-deps:
+	$(Q)tests/deps.sh openmpi-bin libopenmpi-dev
 
 $(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 	@mkdir -p $(dir $@)
@@ -80,8 +96,10 @@ $(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 help:
 	@echo 'Build'
 	@echo '  make, make all       build/libpfshim.so and build/libfastread.a (V=1: every command),'
-	@echo '                       and build/pfshim when libjansson-dev is installed'
+	@echo '                       build/pfshim when libjansson-dev is installed, and'
+	@echo '                       build/examples/mpi_halo when mpicc is'
 	@echo '  make tool            build/pfshim (pfshim run / pfshim report), installing libjansson-dev'
+	@echo '  make mpi             build/examples/mpi_halo with mpicc, installing Open MPI (make mpi-deps)'
 	@echo '  make install         the libraries, pfshim.h, fastread/fastread.h, their pkg-config'
 	@echo '                       files and bin/pfshim under PREFIX (/usr/local), staged under DESTDIR'
 	@echo '  make uninstall       remove what install wrote'
@@ -106,6 +124,7 @@ help:
 	@echo '  make demo            run examples/ under the shim'
 	@echo '  make demo-matmul     regions per phase of a matrix multiply'
 	@echo '  make demo-threads    regions per thread'
+	@echo '  make demo-mpi        an MPI job of 4 ranks under mpirun: a report per rank, regions, imbalance'
 	@echo '  make bench           costs side by side with perf stat and PAPI (prints, asserts nothing)'
 	@echo '  make bench-arm64     instruction counts of a read and a marker pair under QEMU'
 	@echo '  make bench-deps      the packages bench needs'
@@ -161,6 +180,12 @@ $(BUILD)/examples/%: examples/%.c include/pfshim.h
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Iinclude -o $@ $< -lpthread -lm
 
+# An MPI program needs only pfshim.h, like any other: the shim finds it at run time.
+$(BUILD)/examples/mpi_%: examples/mpi_%.c include/pfshim.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  MPICC   $@")
+	$(Q)$(MPICC) -std=gnu11 -O2 -g -Wall -Wextra -Iinclude -o $@ $<
+
 # Test dependencies: installed with apt-get when root, named otherwise.
 deps:
 	$(Q)tests/deps.sh
@@ -172,7 +197,7 @@ unit: deps $(UNIT_BIN)
 	$(Q)set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
-	$(Q)$(MAKE) --no-print-directory $(TOOL)
+	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 
 check: unit e2e test-arm64
@@ -188,6 +213,11 @@ demo-matmul: $(LIB) $(BUILD)/examples/matmul
 
 demo-threads: $(LIB) $(BUILD)/examples/threads
 	$(Q)LD_PRELOAD=$(abspath $(LIB)) $(BUILD)/examples/threads
+
+# An MPI job of 4 ranks under mpirun, each rank's report in one directory (docs/jobs.md).
+.PHONY: demo-mpi
+demo-mpi: mpi $(LIB)
+	$(Q)$(if $(HAVE_JANSSON),$(MAKE) --no-print-directory $(TOOL) &&) examples/demo-mpi.sh $(BUILD)
 
 # fastread's header goes where its own #include "fastread/fastread.h" finds
 # it: <prefix>/include/fastread/. It includes only libc and kernel headers.
