@@ -59,6 +59,8 @@ static int counter_open(struct counter *c, const struct event_spec *spec, int gr
 	attr.inherit = 1;
 	attr.inherit_thread = 1;
 	attr.read_format = READ_FORMAT;
+	/* :D pins the group; the kernel refuses a pinned member (EINVAL, measured). */
+	attr.pinned = spec->attr.pinned && group_fd < 0;
 	fd = perf_open(&attr, group_fd);
 	if ((fd == -EACCES || fd == -EPERM) && !spec->modifiers && !attr.exclude_kernel) {
 		attr.exclude_kernel = 1;
@@ -98,7 +100,8 @@ static bool open_error_is_final(int error)
 /*
  * Open the events @members[0..n-1] as one group. A member the group cannot
  * take (the PMU has too few counters for all of them: EINVAL) starts a new
- * group, so a group that does not fit is split rather than lost.
+ * group, so a group that does not fit is split rather than lost. Return:
+ * whether that happened.
  *
  * That EINVAL comes only because leaders carry enable_on_exec: arm_pmu's
  * validate_group() does not count a leader in state OFF without it, so with a
@@ -108,9 +111,10 @@ static bool open_error_is_final(int error)
  * 4 enabled while another group of 4 held the counters also read running 0
  * right after its enable, and ran 43% of the time once multiplexed.
  */
-static void group_open(struct counter_set *s, const struct event_list *events,
-		       const int *members, int n)
+static bool group_open_split(struct counter_set *s, const struct event_list *events,
+			     const int *members, int n)
 {
+	bool split = false;
 	int leader = -1;
 
 	for (int k = 0; k < n; k++) {
@@ -123,11 +127,40 @@ static void group_open(struct counter_set *s, const struct event_list *events,
 		}
 		if (leader >= 0 && open_error_is_final(c->error))
 			continue;
+		split |= leader >= 0;
 		if (counter_open(c, &events->ev[i], -1) == 0) {
 			c->leader = i;
 			leader = i;
 		}
 	}
+	return split;
+}
+
+/*
+ * A group, as asked. Without :W one the PMU cannot hold is split into groups
+ * it can (the first keeps as many members as fit); with :W, as perf does for
+ * a weak group, every member is opened on its own instead: each then counts
+ * whenever it gets a counter, and no ratio between them is promised.
+ */
+static void group_open(struct counter_set *s, const struct event_list *events,
+		       const int *members, int n)
+{
+	bool weak = false;
+
+	for (int k = 0; k < n; k++)
+		weak |= events->ev[members[k]].weak;
+	if (!group_open_split(s, events, members, n) || !weak)
+		return;
+	/* Members before leaders: a leader's close would orphan them open. */
+	for (int k = n - 1; k >= 0; k--) {
+		struct counter *c = &s->c[members[k]];
+
+		if (c->fd >= 0)
+			close(c->fd);
+		*c = (struct counter){ .fd = -1, .leader = members[k] };
+	}
+	for (int k = 0; k < n; k++)
+		counter_open(&s->c[members[k]], &events->ev[members[k]], -1);
 }
 
 static enum bucket bucket_of(const struct perf_event_attr *attr)

@@ -33,6 +33,8 @@ typedef void (*events_warn_fn)(void *ctx, const char *message);
 /*
  * events_parse - parse @text (comma-separated, perf syntax) into @out.
  * @sysfs_root: directory standing for /sys/bus/event_source/devices.
+ * @tracefs_root: directory standing for /sys/kernel/tracing, or NULL for
+ * the real one (or its debugfs twin): read only for a tracepoint.
  *
  * A bad item (unknown name, bad term, broken braces, empty item) is reported
  * through @warn, naming the item and, for an unknown name, the closest known
@@ -41,7 +43,7 @@ typedef void (*events_warn_fn)(void *ctx, const char *message);
  *
  * Return: the number of events in @out (0 if nothing usable).
  */
-int events_parse(const char *text, const char *sysfs_root, struct event_list *out,
-		 events_warn_fn warn, void *ctx);
+int events_parse(const char *text, const char *sysfs_root, const char *tracefs_root,
+		 struct event_list *out, events_warn_fn warn, void *ctx);
 
 #endif

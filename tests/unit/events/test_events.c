@@ -48,7 +48,8 @@ static struct warnings warns;
 static int parse_in(const char *tree, const char *text)
 {
 	memset(&warns, 0, sizeof(warns));
-	return events_parse(text, fixtures(tree), &list, warn_collect, &warns);
+	return events_parse(text, fixtures(tree), fixtures("../tracefs"), &list, warn_collect,
+			    &warns);
 }
 
 static int parse(const char *text)
@@ -530,7 +531,7 @@ static void test_list_errors(void **state)
 	assert_int_equal(list.nr_groups, 2);
 	assert_int_equal(parse(""), 0);
 	assert_int_equal(warns.nr, 0);
-	assert_int_equal(events_parse(NULL, fixtures("intel"), &list, NULL, NULL), 0);
+	assert_int_equal(events_parse(NULL, fixtures("intel"), NULL, &list, NULL, NULL), 0);
 }
 
 static void test_too_many_events(void **state)
@@ -646,8 +647,8 @@ static void test_default_list(void **state)
 	assert_attr(&list.ev[7], PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 0, 0);
 	/* Built-in names need no sysfs at all. */
 	memset(&warns, 0, sizeof(warns));
-	assert_int_equal(events_parse(EVENTS_DEFAULT, "/nonexistent", &list, warn_collect,
-				      &warns), 8);
+	assert_int_equal(events_parse(EVENTS_DEFAULT, "/nonexistent", "/nonexistent", &list,
+				      warn_collect, &warns), 8);
 	assert_int_equal(warns.nr, 0);
 	assert_string_equal(list.ev[4].name, "cycles");
 }
