@@ -1,6 +1,7 @@
 /*
  * fuzz_events.c: events_parse(), perf's event syntax (PFSHIM_EVENTS),
- * against the fake sysfs trees of tests/fixtures/sysfs. Input: one byte
+ * against the fake sysfs trees of tests/fixtures/sysfs and the fake tracefs
+ * of tests/fixtures/tracefs. Input: one byte
  * choosing the tree (intel, amd, arm64), then the event text. Whatever the
  * text, the list that comes back is well formed (counts in range, names and
  * units NUL-terminated, groups that exist) and the warnings are few and
