@@ -137,18 +137,15 @@ static bool group_open_split(struct counter_set *s, const struct event_list *eve
 }
 
 /*
- * A group, as asked. Without :W one the PMU cannot hold is split into groups
- * it can (the first keeps as many members as fit); with :W, as perf does for
- * a weak group, every member is opened on its own instead: each then counts
- * whenever it gets a counter, and no ratio between them is promised.
+ * A group. Without @weak one the PMU cannot hold is split into groups it
+ * can (the first keeps as many members as fit); with @weak (the user's :W),
+ * as perf does for a weak group, every member is opened on its own instead:
+ * each then counts whenever it gets a counter, and no ratio between them is
+ * promised.
  */
 static void group_open(struct counter_set *s, const struct event_list *events,
-		       const int *members, int n)
+		       const int *members, int n, bool weak)
 {
-	bool weak = false;
-
-	for (int k = 0; k < n; k++)
-		weak |= events->ev[members[k]].weak;
 	if (!group_open_split(s, events, members, n) || !weak)
 		return;
 	/* Members before leaders: a leader's close would orphan them open. */
@@ -167,6 +164,7 @@ static enum bucket bucket_of(const struct perf_event_attr *attr)
 {
 	switch (attr->type) {
 	case PERF_TYPE_SOFTWARE:
+	case PERF_TYPE_TRACEPOINT:	/* no counter either: counted as it happens */
 		return BUCKET_SOFTWARE;
 	case PERF_TYPE_HARDWARE:
 	case PERF_TYPE_HW_CACHE:
@@ -211,19 +209,25 @@ int counters_open(struct counter_set *s, const struct event_list *events)
 		s->c[i].fd = -1;
 		s->c[i].leader = i;
 	}
-	/* {...} groups as the user wrote them. */
+	/* {...} groups as the user wrote them; :W on the group makes it weak. */
 	for (int g = 0; g < events->nr_groups; g++) {
+		bool weak = false;
 		int n = 0;
 
-		for (int i = 0; i < events->nr; i++)
-			if (events->ev[i].group == g)
+		for (int i = 0; i < events->nr; i++) {
+			if (events->ev[i].group == g) {
 				members[n++] = i;
-		group_open(s, events, members, n);
+				weak |= events->ev[i].weak;
+			}
+		}
+		group_open(s, events, members, n, weak);
 	}
 	/*
 	 * The rest, one group per kind: software events share no counters and are
 	 * always on, so a multiplexed hardware group must not drag them into its
-	 * scaling (page-faults stay exact); anything of another PMU stands alone.
+	 * scaling (page-faults stay exact); anything of another PMU stands alone,
+	 * and so does an event the user pinned (:D) or made exclusive (:e): those
+	 * ask for a group of their own, and the kernel honours them on leaders.
 	 */
 	for (enum bucket b = BUCKET_SOFTWARE; b <= BUCKET_OTHER; b++) {
 		int n = 0;
@@ -233,13 +237,13 @@ int counters_open(struct counter_set *s, const struct event_list *events)
 
 			if (e->group >= 0 || bucket_of(&e->attr) != b)
 				continue;
-			if (b == BUCKET_OTHER)
-				group_open(s, events, &i, 1);
+			if (b == BUCKET_OTHER || e->attr.pinned || e->attr.exclusive)
+				group_open(s, events, &i, 1, false);
 			else
 				members[n++] = i;
 		}
 		if (n)
-			group_open(s, events, members, n);
+			group_open(s, events, members, n, false);
 	}
 	remember_perf_inode(s);
 	/* Enable each group only now that all its members are in: docs/kernel-notes.md. */

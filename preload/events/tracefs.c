@@ -3,7 +3,6 @@
  * one small file; a glob lists one or two directories, sorted as perf sorts
  * them, so the events come out in the same order on every run.
  */
-#define _GNU_SOURCE
 #include "preload/events/tracefs.h"
 #include "preload/events/syntax.h"
 
@@ -126,7 +125,7 @@ static int name_cmp(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-/* Each entry of <root>/events[/@subsys] matching @pattern (all when NULL), sorted. */
+/* The entries of <root>/events, or of its @subsys, sorted by strcmp. Their number, or -errno. */
 static int dir_list(const struct tracefs_names *t, const char *subsys, struct dirent ***list)
 {
 	char path[PATH_MAX];

@@ -132,3 +132,30 @@ need_tracefs() {
 	[ "$stderr" = "pfshim: PFSHIM_EVENTS: term 'period' in 'software/config=2,name=faults,period=1000/' is for sampling only: ignored for counting" ]
 	[ "$(field faults status)" = counted ]
 }
+
+# attr FIELD CONFIG: FIELD of the perf_event_open(2) of CONFIG in $TRACE (strace -v).
+attr() {
+	grep "config=$2," "$TRACE" | grep -o "[ {]$1=[0-9]*" | cut -d= -f2 | head -1
+}
+
+@test "each modifier reaches perf_event_open(2) as its attr bit, D on leaders only" {
+	command -v strace >/dev/null || skip "strace not installed"
+	TRACE="$BATS_TEST_TMPDIR/trace"
+	env PFSHIM_OUTPUT=/dev/null \
+		PFSHIM_EVENTS='{task-clock,page-faults}:D,minor-faults:e,major-faults:I,cs:G,cpu-migrations:H,alignment-faults:ppp,emulation-faults,cpu-clock:D' \
+		strace -qq -o "$TRACE" -e trace=perf_event_open -e signal=none -v \
+		env LD_PRELOAD="$SHIM" "$PROGS/write_fork" 1 0 2>/dev/null
+	[ "$(attr pinned PERF_COUNT_SW_TASK_CLOCK)" = 1 ]	# the group's leader
+	[ "$(attr pinned PERF_COUNT_SW_PAGE_FAULTS)" = 0 ]	# its member: EINVAL if pinned
+	[ "$(attr pinned PERF_COUNT_SW_CPU_CLOCK)" = 1 ]	# not first, so a group of its own
+	[ "$(attr exclusive PERF_COUNT_SW_PAGE_FAULTS_MIN)" = 1 ]
+	[ "$(attr exclude_idle PERF_COUNT_SW_PAGE_FAULTS_MAJ)" = 1 ]
+	[ "$(attr exclude_host PERF_COUNT_SW_CONTEXT_SWITCHES)" = 1 ]
+	[ "$(attr exclude_guest PERF_COUNT_SW_CONTEXT_SWITCHES)" = 0 ]
+	[ "$(attr exclude_guest PERF_COUNT_SW_CPU_MIGRATIONS)" = 1 ]
+	[ "$(attr exclude_host PERF_COUNT_SW_CPU_MIGRATIONS)" = 0 ]
+	[ "$(attr precise_ip PERF_COUNT_SW_ALIGNMENT_FAULTS)" = 0 ]
+	for f in pinned exclusive exclude_idle exclude_host exclude_guest precise_ip; do
+		[ "$(attr $f PERF_COUNT_SW_EMULATION_FAULTS)" = 0 ]
+	done
+}
