@@ -50,10 +50,9 @@ static void mods_apply(struct event_spec *spec, unsigned mods)
 		spec->attr.exclude_hv = !(mods & SYNTAX_MOD_H);
 		spec->modifiers = true;
 	}
-	if ((mods & (SYNTAX_MOD_GUEST | SYNTAX_MOD_HOST)) == SYNTAX_MOD_GUEST)
-		spec->attr.exclude_host = 1;
-	if ((mods & (SYNTAX_MOD_GUEST | SYNTAX_MOD_HOST)) == SYNTAX_MOD_HOST)
-		spec->attr.exclude_guest = 1;
+	/* Set both ways: a member's :G and its group's :H make G and H, so neither. */
+	spec->attr.exclude_host = (mods & (SYNTAX_MOD_GUEST | SYNTAX_MOD_HOST)) == SYNTAX_MOD_GUEST;
+	spec->attr.exclude_guest = (mods & (SYNTAX_MOD_GUEST | SYNTAX_MOD_HOST)) == SYNTAX_MOD_HOST;
 	spec->attr.exclude_idle = !!(mods & SYNTAX_MOD_IDLE);
 	spec->attr.pinned = !!(mods & SYNTAX_MOD_PINNED);
 	spec->attr.exclusive = !!(mods & SYNTAX_MOD_EXCL);

@@ -362,6 +362,12 @@ static void test_group_counting_modifiers(void **state)
 	assert_false(list.ev[0].modifiers);	/* no u, k or h in the group's letters */
 	assert_false(list.ev[2].weak);
 	assert_int_equal(list.ev[2].attr.pinned, 0);
+	/* A member's G with its group's H is G and H: neither excluded. */
+	assert_int_equal(parse("{cycles:G,instructions}:H"), 2);
+	assert_string_equal(list.ev[0].name, "cycles:GH");
+	assert_int_equal(list.ev[0].attr.exclude_host, 0);
+	assert_int_equal(list.ev[0].attr.exclude_guest, 0);
+	assert_int_equal(list.ev[1].attr.exclude_guest, 1);
 }
 
 static void test_groups(void **state)
