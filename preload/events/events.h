@@ -4,10 +4,12 @@
  * "task-clock,cycles:u,{instructions,branches},cpu/event=0x3c,umask=1/,r01c2"
  * becomes a list of perf_event_attr with the name the user wrote. Names are
  * resolved against built-in tables (hardware, software, hardware-cache) and
- * against sysfs PMU descriptions (type, format/, events/, .scale, .unit).
+ * against sysfs PMU descriptions (type, format/, events/, .scale, .unit);
+ * tracepoints ("sched:sched_switch", "block:*") against tracefs.
  * The parser prints nothing: every warning goes to the caller's callback.
  * It reads sysfs (sysfs.c, through pmu.c and pmu_catalog.c) for the names
- * that are not built in, and only for those; it opens no counter.
+ * that are not built in, and only for those, and tracefs (tracefs.c) for
+ * tracepoints only; it opens no counter.
  */
 #ifndef PFSHIM_PRELOAD_EVENTS_EVENTS_H
 #define PFSHIM_PRELOAD_EVENTS_EVENTS_H
