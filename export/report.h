@@ -48,6 +48,7 @@ enum report_kind {
 	REPORT_KIND_CACHE,	/* a hardware-cache event (L1-dcache-loads, ...) */
 	REPORT_KIND_RAW,	/* rNNNN */
 	REPORT_KIND_PMU,	/* <pmu>/<terms>/ or a sysfs alias */
+	REPORT_KIND_TRACEPOINT,	/* subsys:name, from tracefs */
 };
 
 struct report_event {

@@ -169,6 +169,8 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		read_on_fatal(c, value, warn);
 	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)
 		c->sysfs_root = value;
+	if ((value = get_env("PFSHIM_TRACEFS_ROOT")) && *value)
+		c->tracefs_root = value;
 }
 
 void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn)

@@ -32,6 +32,7 @@ struct config {
 	int signal;			/* PFSHIM_SIGNAL, 0 when off */
 	bool on_fatal;			/* PFSHIM_ON_FATAL=1: report on a fatal signal */
 	const char *sysfs_root;		/* PFSHIM_SYSFS_ROOT (tests), or CONFIG_SYSFS_DEFAULT */
+	const char *tracefs_root;	/* PFSHIM_TRACEFS_ROOT (tests), or NULL: the real ones */
 };
 
 typedef const char *(*config_getenv_fn)(const char *name);

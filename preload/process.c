@@ -108,7 +108,8 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
-	events_parse(process.config.events, process.config.sysfs_root, &process.events,
+	events_parse(process.config.events, process.config.sysfs_root, process.config.tracefs_root,
+		     &process.events,
 		     warn_message, (void *)"PFSHIM_EVENTS");
 	if (process.events.nr == 0) {
 		warn_line("PFSHIM_EVENTS: no event left to count; pfshim is off for this program", NULL);

@@ -51,6 +51,8 @@ static int counter_open(struct counter *c, const struct event_spec *spec, int gr
 	attr.inherit = 1;
 	attr.inherit_thread = 1;
 	attr.read_format = READ_FORMAT;
+	/* :D pins the group; the kernel refuses a pinned member (EINVAL, measured). */
+	attr.pinned = spec->attr.pinned && group_fd < 0;
 	fd = fastread_perf_event_open(&attr, group_fd);
 	if ((fd == -EACCES || fd == -EPERM) && !spec->modifiers && !attr.exclude_kernel) {
 		attr.exclude_kernel = 1;
@@ -90,7 +92,8 @@ static bool open_error_is_final(int error)
 /*
  * Open the events @members[0..n-1] as one group. A member the group cannot
  * take (the PMU has too few counters for all of them: EINVAL) starts a new
- * group, so a group that does not fit is split rather than lost.
+ * group, so a group that does not fit is split rather than lost. Return:
+ * whether that happened.
  *
  * That EINVAL comes only because leaders carry enable_on_exec: arm_pmu's
  * validate_group() does not count a leader in state OFF without it
@@ -99,9 +102,10 @@ static bool open_error_is_final(int error)
  * group enabled while another held the counters also reads running 0 right
  * after its enable, and runs once multiplexed (same section).
  */
-static void group_open(struct counter_set *s, const struct event_list *events,
-		       const int *members, int n)
+static bool group_open_split(struct counter_set *s, const struct event_list *events,
+			     const int *members, int n)
 {
+	bool split = false;
 	int leader = -1;
 
 	for (int k = 0; k < n; k++) {
@@ -114,17 +118,44 @@ static void group_open(struct counter_set *s, const struct event_list *events,
 		}
 		if (leader >= 0 && open_error_is_final(c->error))
 			continue;
+		split |= leader >= 0;
 		if (counter_open(c, &events->ev[i], -1) == 0) {
 			c->leader = i;
 			leader = i;
 		}
 	}
+	return split;
+}
+
+/*
+ * A group. Without @weak one the PMU cannot hold is split into groups it
+ * can (the first keeps as many members as fit); with @weak (the user's :W),
+ * as perf does for a weak group, every member is opened on its own instead:
+ * each then counts whenever it gets a counter, and no ratio between them is
+ * promised.
+ */
+static void group_open(struct counter_set *s, const struct event_list *events,
+		       const int *members, int n, bool weak)
+{
+	if (!group_open_split(s, events, members, n) || !weak)
+		return;
+	/* Members before leaders: a leader's close would orphan them open. */
+	for (int k = n - 1; k >= 0; k--) {
+		struct counter *c = &s->c[members[k]];
+
+		if (c->fd >= 0)
+			close(c->fd);
+		*c = (struct counter){ .fd = -1, .leader = members[k] };
+	}
+	for (int k = 0; k < n; k++)
+		counter_open(&s->c[members[k]], &events->ev[members[k]], -1);
 }
 
 static enum bucket bucket_of(const struct perf_event_attr *attr)
 {
 	switch (attr->type) {
 	case PERF_TYPE_SOFTWARE:
+	case PERF_TYPE_TRACEPOINT:	/* no counter either: counted as it happens */
 		return BUCKET_SOFTWARE;
 	case PERF_TYPE_HARDWARE:
 	case PERF_TYPE_HW_CACHE:
@@ -169,19 +200,25 @@ int counters_open(struct counter_set *s, const struct event_list *events)
 		s->c[i].fd = -1;
 		s->c[i].leader = i;
 	}
-	/* {...} groups as the user wrote them. */
+	/* {...} groups as the user wrote them; :W on the group makes it weak. */
 	for (int g = 0; g < events->nr_groups; g++) {
+		bool weak = false;
 		int n = 0;
 
-		for (int i = 0; i < events->nr; i++)
-			if (events->ev[i].group == g)
+		for (int i = 0; i < events->nr; i++) {
+			if (events->ev[i].group == g) {
 				members[n++] = i;
-		group_open(s, events, members, n);
+				weak |= events->ev[i].weak;
+			}
+		}
+		group_open(s, events, members, n, weak);
 	}
 	/*
 	 * The rest, one group per kind: software events share no counters and are
 	 * always on, so a multiplexed hardware group must not drag them into its
-	 * scaling (page-faults stay exact); anything of another PMU stands alone.
+	 * scaling (page-faults stay exact); anything of another PMU stands alone,
+	 * and so does an event the user pinned (:D) or made exclusive (:e): those
+	 * ask for a group of their own, and the kernel honours them on leaders.
 	 */
 	for (enum bucket b = BUCKET_SOFTWARE; b <= BUCKET_OTHER; b++) {
 		int n = 0;
@@ -191,13 +228,13 @@ int counters_open(struct counter_set *s, const struct event_list *events)
 
 			if (e->group >= 0 || bucket_of(&e->attr) != b)
 				continue;
-			if (b == BUCKET_OTHER)
-				group_open(s, events, &i, 1);
+			if (b == BUCKET_OTHER || e->attr.pinned || e->attr.exclusive)
+				group_open(s, events, &i, 1, false);
 			else
 				members[n++] = i;
 		}
 		if (n)
-			group_open(s, events, members, n);
+			group_open(s, events, members, n, false);
 	}
 	remember_perf_inode(s);
 	/* Enable each group only now that all its members are in: docs/kernel-notes.md. */

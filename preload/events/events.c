@@ -4,7 +4,9 @@
  * specifications in two phases: syntax.c yields one item at a time, and
  * each is resolved at once, by the first source that knows its name:
  * built-in names, then raw rNNNN (builtin.c), then sysfs (sysfs.c, read
- * only from the first name that is not built in). Every problem is one
+ * only from the first name that is not built in); a tracepoint
+ * ("sched:sched_switch") by tracefs (tracefs.c), a glob into one event per
+ * match. Every problem is one
  * sentence through the caller's warn function (diag.c), and the item is
  * skipped, so one typo does not cost the whole measurement.
  */
@@ -13,6 +15,7 @@
 #include "preload/events/diag.h"
 #include "preload/events/syntax.h"
 #include "preload/events/sysfs.h"
+#include "preload/events/tracefs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,18 +28,45 @@ struct parser {
 	struct event_list *out;
 	struct diag diag;
 	struct sysfs_names sysfs;
+	struct tracefs_names tracefs;
 	int dropped;		/* events beyond EVENTS_MAX */
 	int first;		/* out->nr when the open group began */
-	unsigned char mods[EVENTS_MAX];	/* SYNTAX_MOD_* each event was given */
+	unsigned mods[EVENTS_MAX];	/* SYNTAX_MOD_* each event was given */
 };
 
-/* perf semantics: naming some of u/k/h excludes the ones not named. */
+/*
+ * perf's semantics (tools/perf/util/parse-events.c): naming some of u/k/h
+ * excludes the ones not named; G alone counts the guest only, H alone the
+ * host only, both (or neither) both. D pins, but the kernel refuses a pinned
+ * group member (EINVAL, measured), so totals.c sets it on the group's leader
+ * only. S changes nothing here: every group is read as a whole already. p and
+ * P are for sampling: said once by the caller, never set.
+ */
 static void mods_apply(struct event_spec *spec, unsigned mods)
 {
-	spec->attr.exclude_user = !(mods & SYNTAX_MOD_U);
-	spec->attr.exclude_kernel = !(mods & SYNTAX_MOD_K);
-	spec->attr.exclude_hv = !(mods & SYNTAX_MOD_H);
-	spec->modifiers = true;
+	if (mods & SYNTAX_MODS_PRIV) {
+		spec->attr.exclude_user = !(mods & SYNTAX_MOD_U);
+		spec->attr.exclude_kernel = !(mods & SYNTAX_MOD_K);
+		spec->attr.exclude_hv = !(mods & SYNTAX_MOD_H);
+		spec->modifiers = true;
+	}
+	/* Set both ways: a member's :G and its group's :H make G and H, so neither. */
+	spec->attr.exclude_host = (mods & (SYNTAX_MOD_GUEST | SYNTAX_MOD_HOST)) == SYNTAX_MOD_GUEST;
+	spec->attr.exclude_guest = (mods & (SYNTAX_MOD_GUEST | SYNTAX_MOD_HOST)) == SYNTAX_MOD_HOST;
+	spec->attr.exclude_idle = !!(mods & SYNTAX_MOD_IDLE);
+	spec->attr.pinned = !!(mods & SYNTAX_MOD_PINNED);
+	spec->attr.exclusive = !!(mods & SYNTAX_MOD_EXCL);
+	spec->weak = !!(mods & SYNTAX_MOD_WEAK);
+}
+
+/* p, pp, ppp, P: precise_ip skids less on a sample; a count has no skid. */
+static void mods_precise_note(struct parser *p, unsigned mods, const char *text,
+			      const char *item)
+{
+	if (mods & SYNTAX_MOD_PRECISE)
+		diag_warn(&p->diag, "modifier '%s' of %s%s%s is for sampling only (precise_ip): "
+			  "counted without it", text, item ? "'" : "a group", item ? item : "",
+			  item ? "'" : "");
 }
 
 static void name_unknown(struct parser *p, const char *name, const char *item)
@@ -88,35 +118,99 @@ static int name_resolve(struct parser *p, const struct syntax_item *it, struct e
 	return err;
 }
 
-/* One item: split, resolved, and on success out->ev[out->nr++]. */
-static void item_add(struct parser *p, struct syntax *s, struct syntax_item *it)
+/* A new entry for @it at out->ev[out->nr], not yet counted in nr; NULL when full. */
+static struct event_spec *spec_start(struct parser *p, const struct syntax_item *it)
 {
 	struct event_list *out = p->out;
 	struct event_spec *spec;
-	int err;
 
 	if (out->nr >= EVENTS_MAX) {
 		p->dropped++;
-		return;
+		return NULL;
 	}
-	if (syntax_item_split(s, it))
-		return;
 	spec = &out->ev[out->nr];
 	memset(spec, 0, sizeof(*spec));
 	memcpy(spec->name, it->name, it->len + 1);
 	spec->attr.size = sizeof(spec->attr);
 	spec->group = -1;
 	spec->scale = 1.0;
+	return spec;
+}
+
+/* The resolved @spec (out->ev[out->nr]) with its modifiers joins the list. */
+static void spec_add(struct parser *p, struct event_spec *spec, unsigned mods)
+{
+	if (mods)
+		mods_apply(spec, mods);
+	p->mods[p->out->nr] = mods;
+	p->out->nr++;
+}
+
+struct tracepoint_add {
+	struct parser *p;
+	const struct syntax_item *it;
+};
+
+/* tracefs_add_fn: one tracepoint, named "subsys:name" plus the item's modifiers. */
+static void tracepoint_add(void *ctx, const char *subsys, const char *name, uint64_t id)
+{
+	struct tracepoint_add *ta = ctx;
+	struct event_spec *spec = spec_start(ta->p, ta->it);
+	const char *mods = ta->it->mods_at;
+	int n;
+
+	if (!spec)
+		return;
+	n = snprintf(spec->name, sizeof(spec->name), "%s:%s%s%s", subsys, name, *mods ? ":" : "",
+		     mods);
+	if (n < 0 || n >= (int)sizeof(spec->name))
+		return;	/* a tracefs name longer than an item: not kept */
+	spec->attr.type = PERF_TYPE_TRACEPOINT;
+	spec->attr.config = id;
+	spec->kind = REPORT_KIND_TRACEPOINT;
+	spec_add(ta->p, spec, ta->it->mods);
+}
+
+/* "subsys:name[:mods]": "cycles:x" is a bad modifier, the rest is tracefs's. */
+static void tracepoint_resolve(struct parser *p, const struct syntax_item *it)
+{
+	struct tracepoint_add ta = { p, it };
+	struct event_builtin b;
+	const char *why;
+	uint64_t config;
+	int known = event_builtin_lookup(it->subsys, &b, &why);
+
+	if (known != -ENOENT || !event_raw_parse(it->subsys, &config)) {
+		syntax_mods_refuse(&p->diag, it->name, it->name + strlen(it->subsys) + 1);
+		return;
+	}
+	tracefs_resolve(&p->tracefs, it->name, it->subsys, it->event, tracepoint_add, &ta);
+}
+
+/* One item: split, resolved, and on success out->ev[out->nr++] (a glob: several). */
+static void item_add(struct parser *p, struct syntax *s, struct syntax_item *it)
+{
+	struct event_spec *spec;
+	int err;
+
+	if (p->out->nr >= EVENTS_MAX) {
+		p->dropped++;
+		return;
+	}
+	if (syntax_item_split(s, it))
+		return;
+	mods_precise_note(p, it->mods, it->mods_at, it->name);
+	if (it->subsys) {
+		tracepoint_resolve(p, it);
+		return;
+	}
+	spec = spec_start(p, it);
 	if (it->pmu)
 		err = sysfs_resolve_pmu(&p->sysfs, it->name, it->pmu, it->terms, spec);
 	else
 		err = name_resolve(p, it, spec);
-	if (err)
-		return;
-	if (it->mods)
-		mods_apply(spec, it->mods);
-	p->mods[out->nr] = (unsigned char)it->mods;
-	out->nr++;
+	if (!err)
+		spec_add(p, spec, it->mods);
 }
 
 /* "branches:k" in "{...}:u" becomes "branches:ku", as perf names it. */
@@ -137,19 +231,21 @@ static void group_close(struct parser *p, const struct syntax_item *it)
 
 	if (out->nr == p->first)
 		return;	/* empty, or every member was bad and said so */
+	mods_precise_note(p, it->mods, it->mods_text, NULL);
 	for (int i = p->first; i < out->nr; i++) {
 		out->ev[i].group = out->nr_groups;
 		if (it->mods) {
-			group_rename(&out->ev[i], it->mods_text, p->mods[i] != 0);
-			p->mods[i] |= (unsigned char)it->mods;
+			if (!out->ev[i].named)
+				group_rename(&out->ev[i], it->mods_text, p->mods[i] != 0);
+			p->mods[i] |= it->mods;
 			mods_apply(&out->ev[i], p->mods[i]);
 		}
 	}
 	out->nr_groups++;
 }
 
-int events_parse(const char *text, const char *sysfs_root, struct event_list *out,
-		 events_warn_fn warn, void *ctx)
+int events_parse(const char *text, const char *sysfs_root, const char *tracefs_root,
+		 struct event_list *out, events_warn_fn warn, void *ctx)
 {
 	struct parser p = { .out = out, .diag = { .warn = warn, .ctx = ctx } };
 	struct syntax s;
@@ -159,6 +255,7 @@ int events_parse(const char *text, const char *sysfs_root, struct event_list *ou
 	/* Not all 18 KiB: item_add() clears each entry it fills, and none past nr is read. */
 	memset(out, 0, offsetof(struct event_list, ev));
 	sysfs_names_start(&p.sysfs, sysfs_root ? sysfs_root : PMU_SYSFS_ROOT, &p.diag);
+	tracefs_names_start(&p.tracefs, tracefs_root, &p.diag);
 	syntax_start(&s, text, &p.diag);
 	while ((t = syntax_next(&s, &it)) != SYNTAX_END) {
 		switch (t) {
@@ -183,5 +280,6 @@ int events_parse(const char *text, const char *sysfs_root, struct event_list *ou
 			  "(the limit is %d)", EVENTS_MAX, p.dropped, EVENTS_MAX);
 	diag_finish(&p.diag);
 	sysfs_names_end(&p.sysfs);
+	tracefs_names_end(&p.tracefs);
 	return out->nr;
 }

@@ -15,9 +15,12 @@
 
 struct event_spec {
 	char name[EVENTS_NAME_MAX];	/* as written, modifiers included */
-	struct perf_event_attr attr;	/* type, config, config1, config2, exclude_* */
+	struct perf_event_attr attr;	/* type, config, config1, config2, exclude_*,
+					 * pinned (on the group's leader), exclusive */
 	int group;		/* index of the {...} it was in, or -1 */
 	bool modifiers;		/* the user gave :u/:k/:h: don't second-guess them */
+	bool weak;		/* :W on its group: open its members apart rather than split */
+	bool named;		/* name= gave its name: no group modifiers appended to it */
 	double scale;		/* display scale (sysfs .scale; 1e-6 for clocks) */
 	char unit[16];		/* display unit ("msec", sysfs .unit, or "") */
 	enum report_kind kind;	/* what it counts, as its resolver knew it */

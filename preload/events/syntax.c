@@ -64,6 +64,7 @@ int syntax_number(const char *s, uint64_t *value)
 static int mods_parse(const char *text, unsigned *mods)
 {
 	unsigned m = 0;
+	int precise = 0;
 
 	if (!*text)
 		return -EINVAL;
@@ -72,6 +73,20 @@ static int mods_parse(const char *text, unsigned *mods)
 		case 'u': m |= SYNTAX_MOD_U; break;
 		case 'k': m |= SYNTAX_MOD_K; break;
 		case 'h': m |= SYNTAX_MOD_H; break;
+		case 'G': m |= SYNTAX_MOD_GUEST; break;
+		case 'H': m |= SYNTAX_MOD_HOST; break;
+		case 'I': m |= SYNTAX_MOD_IDLE; break;
+		case 'D': m |= SYNTAX_MOD_PINNED; break;
+		case 'S': m |= SYNTAX_MOD_READ; break;
+		case 'W': m |= SYNTAX_MOD_WEAK; break;
+		case 'e': m |= SYNTAX_MOD_EXCL; break;
+		case 'P': m |= SYNTAX_MOD_PRECISE; break;
+		case 'p':
+			/* perf: precise_ip is 0 to 3 */
+			if (++precise > 3)
+				return -EINVAL;
+			m |= SYNTAX_MOD_PRECISE;
+			break;
 		default: return -EINVAL;
 		}
 	}
@@ -79,12 +94,17 @@ static int mods_parse(const char *text, unsigned *mods)
 	return 0;
 }
 
+void syntax_mods_refuse(struct diag *d, const char *item, const char *text)
+{
+	diag_warn(d, "bad modifier '%s' in '%s': pfshim accepts " SYNTAX_MODS_ACCEPTED
+		  " (e.g. 'cycles:u'); the event is skipped", text, item);
+}
+
 static int item_mods(struct syntax *s, const char *item, const char *text, unsigned *mods)
 {
 	if (!mods_parse(text, mods))
 		return 0;
-	diag_warn(s->diag, "bad modifier '%s' in '%s': pfshim accepts u, k and h "
-		  "(e.g. 'cycles:u'); the event is skipped", text, item);
+	syntax_mods_refuse(s->diag, item, text);
 	return -EINVAL;
 }
 
@@ -119,6 +139,7 @@ static int item_split_pmu(struct syntax *s, struct syntax_item *it)
 			  "skipped", it->name);
 		return -EINVAL;
 	}
+	it->mods_at = it->name + (rest - buf);
 	if ((*rest || has_colon) && item_mods(s, it->name, rest, &it->mods))
 		return -EINVAL;
 	it->pmu = buf;
@@ -126,23 +147,56 @@ static int item_split_pmu(struct syntax *s, struct syntax_item *it)
 	return 0;
 }
 
-/* "name[:mods]". */
+/*
+ * "subsys:tracepoint[:mods]", @colon at the first ':' (cut there). perf's
+ * lexer reads "a:b" as modifiers only when b is made of modifier letters, so
+ * "cycles:x" is a tracepoint here too: the driver says "bad modifier" when
+ * "cycles" is a name it knows.
+ */
+static int item_split_tracepoint(struct syntax *s, struct syntax_item *it, char *colon)
+{
+	char *colon2 = strchr(colon + 1, ':');
+
+	if (colon2) {
+		*colon2 = '\0';
+		it->mods_at = it->name + (colon2 + 1 - it->cut);
+		if (item_mods(s, it->name, colon2 + 1, &it->mods))
+			return -EINVAL;
+		if (!colon[1]) {
+			diag_warn(s->diag, "missing tracepoint name after ':' in '%s'; the event is "
+				  "skipped", it->name);
+			return -EINVAL;
+		}
+	}
+	it->subsys = it->cut;
+	it->event = colon + 1;
+	return 0;
+}
+
+/* "name[:mods]" or "subsys:tracepoint[:mods]". */
 static int item_split_name(struct syntax *s, struct syntax_item *it)
 {
 	char *colon = strchr(it->cut, ':');
 
 	if (colon) {
+		char *rest = colon + 1;
+
 		*colon = '\0';
-		if (item_mods(s, it->name, colon + 1, &it->mods))
+		if (!it->cut[0])
+			goto no_name;
+		if (*rest && (strchr(rest, ':') || mods_parse(rest, &it->mods)))
+			return item_split_tracepoint(s, it, colon);
+		it->mods_at = it->name + (rest - it->cut);
+		if (item_mods(s, it->name, rest, &it->mods))
 			return -EINVAL;
 	}
-	if (!it->cut[0]) {
-		diag_warn(s->diag, "missing event name before ':' in '%s'; the event is skipped",
-			  it->name);
-		return -EINVAL;
-	}
+	if (!it->cut[0])
+		goto no_name;
 	it->event = it->cut;
 	return 0;
+no_name:
+	diag_warn(s->diag, "missing event name before ':' in '%s'; the event is skipped", it->name);
+	return -EINVAL;
 }
 
 int syntax_item_split(struct syntax *s, struct syntax_item *it)
@@ -150,9 +204,10 @@ int syntax_item_split(struct syntax *s, struct syntax_item *it)
 	memcpy(it->name, it->text, it->len);
 	it->name[it->len] = '\0';
 	memcpy(it->cut, it->name, it->len + 1);
-	it->event = it->pmu = NULL;
+	it->event = it->pmu = it->subsys = NULL;
 	it->terms = NULL;
 	it->mods = 0;
+	it->mods_at = it->name + it->len;
 	if (strchr(it->cut, '/'))
 		return item_split_pmu(s, it);
 	return item_split_name(s, it);
@@ -291,8 +346,9 @@ static enum syntax_token group_close(struct syntax *s, struct syntax_item *it)
 			it->mods_text[pos - mstart] = '\0';
 		}
 		if (pos - mstart >= sizeof(it->mods_text) || mods_parse(it->mods_text, &it->mods)) {
-			diag_warn(s->diag, "bad modifier '%s' after the group '%s': pfshim accepts u, "
-				  "k and h (e.g. '{cycles,instructions}:u'); the group is skipped",
+			diag_warn(s->diag, "bad modifier '%s' after the group '%s': pfshim accepts "
+				  SYNTAX_MODS_ACCEPTED " (e.g. '{cycles,instructions}:u'); the "
+				  "group is skipped",
 				  diag_excerpt(ex, text + mstart, pos - mstart),
 				  diag_excerpt(ex2, text + s->group_start, group_len));
 			return SYNTAX_GROUP_DROP;

@@ -19,10 +19,21 @@
 #include "preload/events/diag.h"
 #include "preload/events/spec.h"	/* EVENTS_NAME_MAX */
 
-#define SYNTAX_MOD_U 1u
-#define SYNTAX_MOD_K 2u
-#define SYNTAX_MOD_H 4u
+/* perf's modifiers (tools/perf/util/parse-events.l, "modifier_event"). */
+#define SYNTAX_MOD_U 1u		/* u: user space */
+#define SYNTAX_MOD_K 2u		/* k: kernel */
+#define SYNTAX_MOD_H 4u		/* h: hypervisor */
+#define SYNTAX_MODS_PRIV (SYNTAX_MOD_U | SYNTAX_MOD_K | SYNTAX_MOD_H)
+#define SYNTAX_MOD_GUEST 8u	/* G: the guest only (exclude_host) */
+#define SYNTAX_MOD_HOST 16u	/* H: the host only (exclude_guest) */
+#define SYNTAX_MOD_IDLE 32u	/* I: not in the idle task (exclude_idle) */
+#define SYNTAX_MOD_PINNED 64u	/* D: pinned on the PMU (the group's leader) */
+#define SYNTAX_MOD_READ 128u	/* S: read as a group (perf's leader sampling) */
+#define SYNTAX_MOD_WEAK 256u	/* W: a weak group: separate events if it cannot open */
+#define SYNTAX_MOD_EXCL 512u	/* e: exclusive: nothing else on the PMU meanwhile */
+#define SYNTAX_MOD_PRECISE 1024u /* p, pp, ppp, P: precise_ip, for sampling only */
 #define SYNTAX_MODS_MAX 16	/* a group's modifier text, terminator included */
+#define SYNTAX_MODS_ACCEPTED "u, k, h, G, H, I, D, S, W, e, p and P"
 
 enum syntax_token {
 	SYNTAX_END,		/* the text is consumed */
@@ -45,7 +56,10 @@ struct syntax_item {
 	/* syntax_item_split() */
 	char name[EVENTS_NAME_MAX];	/* the item, terminated: the event's name */
 	char cut[EVENTS_NAME_MAX];	/* a copy of name that event, pmu and terms point into */
-	const char *event;	/* "cycles" of "cycles:u"; NULL for pmu/terms/ */
+	const char *event;	/* "cycles" of "cycles:u", "sched_switch" of
+				 * "sched:sched_switch:u"; NULL for pmu/terms/ */
+	const char *subsys;	/* "sched" of "sched:sched_switch": a tracepoint; else NULL */
+	const char *mods_at;	/* in name: the modifiers' first letter ("" when none) */
 	const char *pmu;	/* "cpu" of "cpu/event=1/u"; NULL for a name */
 	char *terms;		/* "event=1" of it; writable, for syntax_terms_split() */
 };
@@ -77,9 +91,11 @@ enum syntax_token syntax_next(struct syntax *s, struct syntax_item *it);
 
 /*
  * syntax_item_split - cut the item @it (of SYNTAX_ITEM) into a name and its
- * modifiers ("cycles:u") or a PMU, terms and modifiers ("cpu/event=1/u",
- * "cpu/event=1/:u"). Return: 0, or -EINVAL after a message (bad modifier,
- * missing name, unbalanced '/').
+ * modifiers ("cycles:u"), a tracepoint and its modifiers
+ * ("sched:sched_switch:u"), or a PMU, terms and modifiers ("cpu/event=1/u",
+ * "cpu/event=1/:u"). As in perf, "a:b" is a name and modifiers when b is a
+ * set of modifier letters, else the tracepoint b of subsystem a. Return: 0,
+ * or -EINVAL after a message (bad modifier, missing name, unbalanced '/').
  */
 int syntax_item_split(struct syntax *s, struct syntax_item *it);
 
@@ -92,6 +108,9 @@ int syntax_item_split(struct syntax *s, struct syntax_item *it);
  */
 int syntax_terms_split(char *terms, const char *item, struct diag *d,
 		       int (*fn)(void *arg, char *key, char *value), void *arg);
+
+/* The message for modifiers @text that are no set of modifiers, in @item. */
+void syntax_mods_refuse(struct diag *d, const char *item, const char *text);
 
 /* A term's value: decimal, or hex after 0x. 0, -EINVAL, or -ERANGE (over 64 bits). */
 int syntax_number(const char *s, uint64_t *value);

@@ -155,12 +155,47 @@ static int format_apply(struct pmu_item *pi, const char *key, const char *val,
 	return err;
 }
 
+/* perf's terms that only a sampling event uses (tools/perf/util/parse-events.c). */
+static bool term_is_sampling(const char *key)
+{
+	static const char *const terms[] = {
+		"period", "freq", "call-graph", "stack-size", "max-stack", "branch_type",
+		"time", "aux-output", "aux-sample-size",
+	};
+
+	for (size_t i = 0; i < sizeof(terms) / sizeof(terms[0]); i++)
+		if (!strcmp(key, terms[i]))
+			return true;
+	return false;
+}
+
+/* name=: the event's name in the reports, instead of the item. */
+static int term_name(struct pmu_item *pi, const char *val)
+{
+	if (!val) {
+		diag_warn(pi->r->diag, "term 'name' needs a value in '%s' (write name=NAME); the "
+			  "event is skipped", pi->item);
+		return -EINVAL;
+	}
+	snprintf(pi->spec->name, sizeof(pi->spec->name), "%s", val);
+	pi->spec->named = true;
+	return 0;
+}
+
 static int term_apply(void *arg, char *key, char *val)
 {
 	struct pmu_item *pi = arg;
 	const struct pmu_format *fmt;
 	__u64 *whole = val ? whole_field(&pi->spec->attr, key) : NULL;
 	int err;
+
+	if (pi->depth == 0 && !strcmp(key, "name"))
+		return term_name(pi, val);
+	if (term_is_sampling(key)) {
+		diag_warn(pi->r->diag, "term '%s' in '%s' is for sampling only: ignored for "
+			  "counting", key, pi->item);
+		return 0;
+	}
 
 	if (whole) {
 		uint64_t value;

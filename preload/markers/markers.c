@@ -74,6 +74,13 @@ static void attr_for(struct perf_event_attr *a, int i)
 		a->exclude_kernel = 1;
 	if (c->user_only)
 		a->exclude_hv = 1;
+	/*
+	 * :D and :e ask the totals' groups to be scheduled so; these per-thread
+	 * copies cannot be (the kernel refuses a pinned member, and two exclusive
+	 * groups exclude each other), so they take their turns as usual.
+	 */
+	a->pinned = 0;
+	a->exclusive = 0;
 }
 
 /*

@@ -1,6 +1,7 @@
 /*
  * fuzz_events.c: events_parse(), perf's event syntax (PFSHIM_EVENTS),
- * against the fake sysfs trees of tests/fixtures/sysfs. Input: one byte
+ * against the fake sysfs trees of tests/fixtures/sysfs and the fake tracefs
+ * of tests/fixtures/tracefs. Input: one byte
  * choosing the tree (intel, amd, arm64), then the event text. Whatever the
  * text, the list that comes back is well formed (counts in range, names and
  * units NUL-terminated, groups that exist) and the warnings are few and
@@ -33,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const trees[] = { "intel", "amd", "arm64" };
 	static struct event_list list;
 	const char *base = getenv("PFSHIM_FUZZ_SYSFS");
-	char root[4096];
+	char root[4096], tracefs[4096];
 	struct fuzz_fields f;
 	char *text;
 	int n;
@@ -46,7 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = fuzz_exact(f.field[0]);
 	nr_warnings = 0;
 
-	n = events_parse(text, root, &list, count_warning, NULL);
+	/* The fake tracefs beside the fake sysfs trees: never the machine's. */
+	snprintf(tracefs, sizeof(tracefs), "%s/../tracefs", base ? base : FUZZ_SYSFS_FIXTURES);
+	n = events_parse(text, root, tracefs, &list, count_warning, NULL);
 
 	if (n != list.nr || n < 0 || n > EVENTS_MAX || list.nr_groups < 0)
 		abort();

@@ -200,7 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pmu_catalog_has_pmu(&cat, pmu_arg);
 	pmu_catalog_free(&cat);
 
-	events_parse(f.field[10], root, &list, noop_warn, NULL);
+	events_parse(f.field[10], root, "/nonexistent", &list, noop_warn, NULL);
 
 	free(alias_arg);
 	free(pmu_arg);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "preload/events/events.h"
@@ -42,13 +44,24 @@ static const char *fixtures(const char *tree)
 	return path;
 }
 
+/* The fake tracefs, beside the sysfs trees (a buffer of its own). */
+static const char *tracefs_fixture(void)
+{
+	static char path[4096];
+	const char *base = getenv("PFSHIM_TEST_FIXTURES");
+
+	snprintf(path, sizeof(path), "%s/../tracefs", base ? base : "tests/fixtures/sysfs");
+	return path;
+}
+
 static struct event_list list;
 static struct warnings warns;
 
 static int parse_in(const char *tree, const char *text)
 {
 	memset(&warns, 0, sizeof(warns));
-	return events_parse(text, fixtures(tree), &list, warn_collect, &warns);
+	return events_parse(text, fixtures(tree), tracefs_fixture(), &list, warn_collect,
+			    &warns);
 }
 
 static int parse(const char *text)
@@ -250,13 +263,16 @@ static void test_bad_modifiers(void **state)
 {
 	(void)state;
 	assert_int_equal(parse("cycles:x,instructions"), 1);
-	assert_warned("bad modifier 'x' in 'cycles:x': pfshim accepts u, k and h (e.g. "
-		      "'cycles:u'); the event is skipped");
+	/* "x" is no modifier, so perf's syntax reads a tracepoint: but 'cycles' is an event. */
+	assert_warned("bad modifier 'x' in 'cycles:x': pfshim accepts u, k, h, G, H, I, D, S, "
+		      "W, e, p and P (e.g. 'cycles:u'); the event is skipped");
 	assert_string_equal(list.ev[0].name, "instructions");
 	assert_int_equal(parse("cycles:"), 0);
 	assert_warned("bad modifier '' in 'cycles:'");
-	assert_int_equal(parse("cycles:uP"), 0);
-	assert_warned("bad modifier 'uP'");
+	assert_int_equal(parse("r01c2:uq"), 0);
+	assert_warned("bad modifier 'uq' in 'r01c2:uq'");
+	assert_int_equal(parse("L1-dcache-loads:x:u"), 0);
+	assert_warned("bad modifier 'x:u' in 'L1-dcache-loads:x:u'");
 	assert_int_equal(parse("cpu/event=1/x"), 0);
 	assert_warned("bad modifier 'x' in 'cpu/event=1/x'");
 	assert_int_equal(parse(":u"), 0);
@@ -264,6 +280,94 @@ static void test_bad_modifiers(void **state)
 	assert_int_equal(parse("{cycles,instructions}:q,branches"), 1);
 	assert_warned("bad modifier 'q' after the group '{cycles,instructions}'");
 	assert_int_equal(list.nr_groups, 0);
+}
+
+/* Each of perf's counting modifiers and the attr bit it sets, alone. */
+static void test_counting_modifiers(void **state)
+{
+	static const struct {
+		const char *text;
+		int pinned, excl_idle, excl_host, excl_guest, exclusive, weak, priv;
+	} t[] = {
+		{ "cycles:D", 1, 0, 0, 0, 0, 0, 0 },
+		{ "cycles:I", 0, 1, 0, 0, 0, 0, 0 },
+		{ "cycles:G", 0, 0, 1, 0, 0, 0, 0 },
+		{ "cycles:H", 0, 0, 0, 1, 0, 0, 0 },
+		{ "cycles:GH", 0, 0, 0, 0, 0, 0, 0 },	/* both: neither excluded, as perf */
+		{ "cycles:HG", 0, 0, 0, 0, 0, 0, 0 },
+		{ "cycles:e", 0, 0, 0, 0, 1, 0, 0 },
+		{ "cycles:W", 0, 0, 0, 0, 0, 1, 0 },
+		{ "cycles:S", 0, 0, 0, 0, 0, 0, 0 },	/* groups are read whole already */
+		{ "cycles:uDIe", 1, 1, 0, 0, 1, 0, 1 },
+		{ "task-clock:IG", 0, 1, 1, 0, 0, 0, 0 },
+		{ "cpu/event=0x3c/D", 1, 0, 0, 0, 0, 0, 0 },
+		{ "mem-loads:He", 0, 0, 0, 1, 1, 0, 0 },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < LEN(t); i++) {
+		const struct event_spec *e = parse_one(t[i].text);
+
+		assert_string_equal(e->name, t[i].text);
+		if (e->attr.pinned != t[i].pinned || e->attr.exclude_idle != t[i].excl_idle ||
+		    e->attr.exclude_host != t[i].excl_host ||
+		    e->attr.exclude_guest != t[i].excl_guest ||
+		    e->attr.exclusive != t[i].exclusive || e->weak != t[i].weak ||
+		    e->modifiers != t[i].priv)
+			fail_msg("%s: pinned %d idle %d host %d guest %d exclusive %d weak %d "
+				 "modifiers %d", t[i].text, e->attr.pinned, e->attr.exclude_idle,
+				 e->attr.exclude_host, e->attr.exclude_guest, e->attr.exclusive,
+				 e->weak, e->modifiers);
+		/* Without u, k or h the privilege levels are left to the shim. */
+		if (!t[i].priv)
+			assert_excludes(e, 0, 0, 0);
+		assert_int_equal(e->attr.precise_ip, 0);
+		assert_int_equal(e->attr.sample_type, 0);
+	}
+	assert_excludes(parse_one("cycles:uDIe"), 0, 1, 1);
+}
+
+static void test_precise_is_for_sampling(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("cycles:ppp"), 1);
+	assert_warned("modifier 'ppp' of 'cycles:ppp' is for sampling only (precise_ip): "
+		      "counted without it");
+	assert_int_equal(list.ev[0].attr.precise_ip, 0);
+	assert_string_equal(list.ev[0].name, "cycles:ppp");
+	assert_int_equal(parse("cycles:uP"), 1);
+	assert_warned("modifier 'uP' of 'cycles:uP'");
+	assert_excludes(&list.ev[0], 0, 1, 1);
+	assert_int_equal(parse("{cycles,instructions}:p"), 2);
+	assert_warned("modifier 'p' of a group is for sampling only");
+	assert_int_equal(list.ev[1].attr.precise_ip, 0);
+	assert_int_equal(parse("cycles:pppp"), 0);	/* precise_ip stops at 3: a tracepoint */
+	assert_warned("bad modifier 'pppp' in 'cycles:pppp'");
+}
+
+/* A group's modifiers on every member; W and D as a group asks them. */
+static void test_group_counting_modifiers(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("{cycles,instructions:k}:WDe,branches"), 3);
+	assert_int_equal(warns.nr, 0);
+	for (int i = 0; i < 2; i++) {
+		assert_true(list.ev[i].weak);
+		assert_int_equal(list.ev[i].attr.pinned, 1);
+		assert_int_equal(list.ev[i].attr.exclusive, 1);
+	}
+	assert_string_equal(list.ev[0].name, "cycles:WDe");
+	assert_string_equal(list.ev[1].name, "instructions:kWDe");
+	assert_excludes(&list.ev[1], 1, 0, 1);
+	assert_false(list.ev[0].modifiers);	/* no u, k or h in the group's letters */
+	assert_false(list.ev[2].weak);
+	assert_int_equal(list.ev[2].attr.pinned, 0);
+	/* A member's G with its group's H is G and H: neither excluded. */
+	assert_int_equal(parse("{cycles:G,instructions}:H"), 2);
+	assert_string_equal(list.ev[0].name, "cycles:GH");
+	assert_int_equal(list.ev[0].attr.exclude_host, 0);
+	assert_int_equal(list.ev[0].attr.exclude_guest, 0);
+	assert_int_equal(list.ev[1].attr.exclude_guest, 1);
 }
 
 static void test_groups(void **state)
@@ -530,7 +634,7 @@ static void test_list_errors(void **state)
 	assert_int_equal(list.nr_groups, 2);
 	assert_int_equal(parse(""), 0);
 	assert_int_equal(warns.nr, 0);
-	assert_int_equal(events_parse(NULL, fixtures("intel"), &list, NULL, NULL), 0);
+	assert_int_equal(events_parse(NULL, fixtures("intel"), NULL, &list, NULL, NULL), 0);
 }
 
 static void test_too_many_events(void **state)
@@ -543,6 +647,134 @@ static void test_too_many_events(void **state)
 	assert_int_equal(parse(text), EVENTS_MAX);
 	assert_warned("too many events: the first 64 are kept and 3 more are skipped "
 		      "(the limit is 64)");
+}
+
+/* tests/fixtures/tracefs/: a fake tracefs, events/<subsys>/<name>/id. */
+static void test_tracepoints(void **state)
+{
+	const struct event_spec *e;
+	(void)state;
+
+	e = parse_one("syscalls:sys_enter_write");
+	assert_attr(e, PERF_TYPE_TRACEPOINT, 840, 0, 0);
+	assert_int_equal(e->kind, REPORT_KIND_TRACEPOINT);
+	assert_false(e->modifiers);
+	e = parse_one("sched:sched_switch:u");
+	assert_attr(e, PERF_TYPE_TRACEPOINT, 316, 0, 0);
+	assert_string_equal(e->name, "sched:sched_switch:u");
+	assert_excludes(e, 0, 1, 1);
+	assert_true(e->modifiers);
+	/* In a group, beside a built-in event, with the group's modifiers. */
+	assert_int_equal(parse("{task-clock,sched:sched_process_fork}:D"), 2);
+	assert_int_equal(warns.nr, 0);
+	assert_int_equal(list.nr_groups, 1);
+	assert_int_equal(list.ev[1].group, 0);
+	assert_string_equal(list.ev[1].name, "sched:sched_process_fork:D");
+	assert_attr(&list.ev[1], PERF_TYPE_TRACEPOINT, 312, 0, 0);
+	assert_int_equal(list.ev[1].attr.pinned, 1);
+}
+
+static void test_tracepoint_globs(void **state)
+{
+	static const char *const block[] = {
+		"block:block_bio_queue:k", "block:block_rq_complete:k", "block:block_rq_issue:k",
+	};
+	(void)state;
+
+	/* Every match, its own event, sorted as perf sorts them; files like enable skipped. */
+	assert_int_equal(parse("block:*:k"), 3);
+	assert_int_equal(warns.nr, 0);
+	for (int i = 0; i < 3; i++) {
+		assert_string_equal(list.ev[i].name, block[i]);
+		assert_int_equal(list.ev[i].attr.type, PERF_TYPE_TRACEPOINT);
+		assert_excludes(&list.ev[i], 1, 0, 1);
+	}
+	assert_int_equal(list.ev[0].attr.config, 1190);
+	assert_int_equal(list.ev[2].attr.config, 1201);
+	assert_int_equal(parse("sched:sched_s*"), 1);
+	assert_string_equal(list.ev[0].name, "sched:sched_switch");
+	assert_int_equal(parse("*:sys_*_write"), 2);
+	assert_string_equal(list.ev[0].name, "syscalls:sys_enter_write");
+	assert_string_equal(list.ev[1].name, "syscalls:sys_exit_write");
+	assert_int_equal(parse("s*:sched_[ps]*"), 2);
+	assert_string_equal(list.ev[0].name, "sched:sched_process_fork");
+	assert_string_equal(list.ev[1].name, "sched:sched_switch");
+	/* A glob in a group: all its matches are members. */
+	assert_int_equal(parse("{block:block_rq_*,task-clock}:W"), 3);
+	assert_int_equal(list.nr_groups, 1);
+	assert_int_equal(list.ev[2].group, 0);
+	assert_true(list.ev[0].weak);
+	assert_string_equal(list.ev[1].name, "block:block_rq_issue:W");
+	assert_int_equal(parse("block:nothing*,task-clock"), 1);
+	assert_warned("no tracepoint matches 'block:nothing*' in 'block:nothing*'");
+}
+
+static void test_tracepoint_messages(void **state)
+{
+	char text[256];
+	(void)state;
+
+	assert_int_equal(parse("sched:sched_swich"), 0);
+	assert_warned("unknown tracepoint 'sched_swich' in subsystem 'sched' of "
+		      "'sched:sched_swich' (did you mean 'sched_switch'?); the event is skipped");
+	assert_int_equal(parse("shed:sched_switch"), 0);
+	assert_warned("unknown tracepoint subsystem 'shed' in 'shed:sched_switch' (did you "
+		      "mean 'sched'?); the event is skipped");
+	/* No name leaves events/: ".." is refused before any file is opened. */
+	assert_int_equal(parse("..:events"), 0);
+	assert_warned("bad tracepoint name '..:events' (write subsystem:name, e.g. "
+		      "'sched:sched_switch'); the event is skipped");
+	assert_int_equal(parse("sched:..:u"), 0);
+	assert_warned("bad tracepoint name 'sched:..:u'");
+	/* "enable" is a file of events/sched/, with no id: no tracepoint. */
+	assert_int_equal(parse("sched:enable"), 0);
+	assert_warned("unknown tracepoint 'enable' in subsystem 'sched'");
+	/* Where there is no tracefs: what to do, and nothing counted. */
+	memset(&warns, 0, sizeof(warns));
+	assert_int_equal(events_parse("task-clock,sched:sched_switch", fixtures("intel"),
+				      "/nonexistent", &list, warn_collect, &warns), 1);
+	assert_warned("'sched:sched_switch': no tracefs events directory in /nonexistent; the "
+		      "event is skipped");
+	/* A tracefs the user may not read (as root, any mode is readable: skip that check). */
+	if (geteuid() != 0) {
+		snprintf(text, sizeof(text), "/tmp/pfshim-tracefs-%d", (int)getpid());
+		assert_int_equal(mkdir(text, 0700), 0);
+		strcat(text, "/events");
+		assert_int_equal(mkdir(text, 0000), 0);
+		*strrchr(text, '/') = '\0';
+		memset(&warns, 0, sizeof(warns));
+		assert_int_equal(events_parse("sched:sched_switch", fixtures("intel"), text, &list,
+					      warn_collect, &warns), 0);
+		assert_warned("is not readable by this user (its files are root's only by default");
+		strcat(text, "/events");
+		rmdir(text);
+		*strrchr(text, '/') = '\0';
+		rmdir(text);
+	}
+}
+
+static void test_terms_name_and_period(void **state)
+{
+	const struct event_spec *e;
+	(void)state;
+
+	e = parse_one("cpu/event=0x3c,name=my-cycles/");
+	assert_string_equal(e->name, "my-cycles");
+	assert_attr(e, PERF_TYPE_RAW + 0, 0x3c, 0, 0);
+	assert_true(e->named);
+	/* The name stays as given: a group's modifiers are not appended to it. */
+	assert_int_equal(parse("{cpu/event=0x3c,name=c/,instructions}:u"), 2);
+	assert_string_equal(list.ev[0].name, "c");
+	assert_excludes(&list.ev[0], 0, 1, 1);
+	assert_string_equal(list.ev[1].name, "instructions:u");
+	assert_int_equal(parse("cpu/event=0x3c,period=100000/"), 1);
+	assert_warned("term 'period' in 'cpu/event=0x3c,period=100000/' is for sampling only: "
+		      "ignored for counting");
+	assert_int_equal(list.ev[0].attr.sample_period, 0);
+	assert_int_equal(parse("cpu/event=0x3c,freq=1000/"), 1);
+	assert_warned("term 'freq'");
+	assert_int_equal(parse("cpu/event=0x3c,name/"), 0);
+	assert_warned("term 'name' needs a value in 'cpu/event=0x3c,name/'");
 }
 
 static void test_name_too_long(void **state)
@@ -646,8 +878,8 @@ static void test_default_list(void **state)
 	assert_attr(&list.ev[7], PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 0, 0);
 	/* Built-in names need no sysfs at all. */
 	memset(&warns, 0, sizeof(warns));
-	assert_int_equal(events_parse(EVENTS_DEFAULT, "/nonexistent", &list, warn_collect,
-				      &warns), 8);
+	assert_int_equal(events_parse(EVENTS_DEFAULT, "/nonexistent", "/nonexistent", &list,
+				      warn_collect, &warns), 8);
 	assert_int_equal(warns.nr, 0);
 	assert_string_equal(list.ev[4].name, "cycles");
 }
@@ -662,6 +894,13 @@ int main(void)
 		cmocka_unit_test(test_raw),
 		cmocka_unit_test(test_modifiers),
 		cmocka_unit_test(test_bad_modifiers),
+		cmocka_unit_test(test_counting_modifiers),
+		cmocka_unit_test(test_precise_is_for_sampling),
+		cmocka_unit_test(test_group_counting_modifiers),
+		cmocka_unit_test(test_tracepoints),
+		cmocka_unit_test(test_tracepoint_globs),
+		cmocka_unit_test(test_tracepoint_messages),
+		cmocka_unit_test(test_terms_name_and_period),
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_group_keeps_good_members),
 		cmocka_unit_test(test_whitespace),

@@ -115,8 +115,10 @@ static void test_group_modifiers(void **state)
 	assert_string_equal(tokens("{a,b}:q,c"), "{ I(a@1,g0) I(b@3,g0) X I(c@8,g-1) $");
 	assert_int_equal(log_nr, 1);
 	assert_string_equal(log_text, "bad modifier 'q' after the group '{a,b}': pfshim "
-			    "accepts u, k and h (e.g. '{cycles,instructions}:u'); the group is "
-			    "skipped\n");
+			    "accepts u, k, h, G, H, I, D, S, W, e, p and P (e.g. "
+			    "'{cycles,instructions}:u'); the group is skipped\n");
+	assert_string_equal(tokens("{a,b}:W,c"), "{ I(a@1,g0) I(b@3,g0) }:W I(c@8,g-1) $");
+	assert_int_equal(log_nr, 0);
 	assert_string_equal(tokens("{a,}"), "{ I(a@1,g0) } $");
 	assert_string_equal(log_text, "empty item before '}' in the event list; skipped\n");
 	assert_string_equal(tokens("a,"), "I(a@0,g-1) $");
@@ -157,16 +159,21 @@ static void test_item_split(void **state)
 	static const struct {
 		const char *text, *message;
 	} bad[] = {
-		{ "cycles:x", "bad modifier 'x' in 'cycles:x': pfshim accepts u, k and h (e.g. "
-			      "'cycles:u'); the event is skipped\n" },
+		{ "sched:sched_switch:x", "bad modifier 'x' in 'sched:sched_switch:x': pfshim "
+			"accepts u, k, h, G, H, I, D, S, W, e, p and P (e.g. 'cycles:u'); the event "
+			"is skipped\n" },
+		{ "sched::u", "missing tracepoint name after ':' in 'sched::u'; the event is "
+			      "skipped\n" },
+		{ "cycles:", "bad modifier '' in 'cycles:': pfshim accepts u, k, h, G, H, I, D, "
+			     "S, W, e, p and P (e.g. 'cycles:u'); the event is skipped\n" },
 		{ ":u", "missing event name before ':' in ':u'; the event is skipped\n" },
 		{ "cpu/event=1", "missing closing '/' in 'cpu/event=1' (write pmu/term=value,.../); "
 				 "the event is skipped\n" },
 		{ "/event=1/", "missing PMU name before '/' in '/event=1/'; the event is skipped\n" },
 		{ "cpu/a/b/", "too many '/' in 'cpu/a/b/' (write pmu/term=value,.../); the event is "
 			      "skipped\n" },
-		{ "cpu/a/:", "bad modifier '' in 'cpu/a/:': pfshim accepts u, k and h (e.g. "
-			     "'cycles:u'); the event is skipped\n" },
+		{ "cpu/a/:", "bad modifier '' in 'cpu/a/:': pfshim accepts u, k, h, G, H, I, D, "
+			     "S, W, e, p and P (e.g. 'cycles:u'); the event is skipped\n" },
 	};
 	struct syntax_item it;
 	(void)state;
@@ -183,6 +190,38 @@ static void test_item_split(void **state)
 	assert_int_equal(it.mods, SYNTAX_MOD_H);
 	assert_int_equal(split("mem-loads", &it), 0);
 	assert_int_equal(it.mods, 0);
+	assert_null(it.subsys);
+	assert_int_equal(log_nr, 0);
+
+	/* perf's every modifier letter, and as many p as precise_ip has levels. */
+	assert_int_equal(split("cycles:ukhGHIDSWeppp", &it), 0);
+	assert_null(it.subsys);
+	assert_string_equal(it.event, "cycles");
+	assert_string_equal(it.mods_at, "ukhGHIDSWeppp");
+	assert_int_equal(it.mods, SYNTAX_MODS_PRIV | SYNTAX_MOD_GUEST | SYNTAX_MOD_HOST |
+			 SYNTAX_MOD_IDLE | SYNTAX_MOD_PINNED | SYNTAX_MOD_READ |
+			 SYNTAX_MOD_WEAK | SYNTAX_MOD_EXCL | SYNTAX_MOD_PRECISE);
+	assert_int_equal(split("cycles:P", &it), 0);
+	assert_int_equal(it.mods, SYNTAX_MOD_PRECISE);
+	/* Not a set of modifiers after the ':': a tracepoint, as perf reads it. */
+	assert_int_equal(split("sched:sched_switch", &it), 0);
+	assert_string_equal(it.subsys, "sched");
+	assert_string_equal(it.event, "sched_switch");
+	assert_int_equal(it.mods, 0);
+	assert_string_equal(it.mods_at, "");
+	assert_int_equal(split("sched:sched_switch:uD", &it), 0);
+	assert_string_equal(it.subsys, "sched");
+	assert_string_equal(it.event, "sched_switch");
+	assert_int_equal(it.mods, SYNTAX_MOD_U | SYNTAX_MOD_PINNED);
+	assert_string_equal(it.mods_at, "uD");
+	assert_int_equal(split("block:*", &it), 0);
+	assert_string_equal(it.subsys, "block");
+	assert_string_equal(it.event, "*");
+	assert_int_equal(split("cycles:pppp", &it), 0);	/* 4 p: no modifiers, so a name */
+	assert_string_equal(it.subsys, "cycles");
+	assert_int_equal(split("cycles:x", &it), 0);	/* the driver knows 'cycles' */
+	assert_string_equal(it.subsys, "cycles");
+	assert_string_equal(it.event, "x");
 	assert_int_equal(log_nr, 0);
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
