@@ -64,9 +64,9 @@ compat-deps:
 COMPAT_SO := $(BUILD)/libpfshim-compat.so
 COMPAT_A  := $(BUILD)/libpfshim-compat.a
 
-COMPAT_OBJ := $(COMPAT_B)/likwid.o $(COMPAT_B)/papi_hl.o
+COMPAT_OBJ := $(COMPAT_B)/likwid.o $(COMPAT_B)/papi_hl.o $(COMPAT_B)/name.o
 
-$(COMPAT_B)/%.o: compat/%.c include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
+$(COMPAT_B)/%.o: compat/%.c compat/name.h include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
@@ -107,11 +107,12 @@ $(CT)/papi_hl_example.real: tests/compat/papi_hl_example.c | compat-deps
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -lpapi -lpthread
 
-$(CT)/papi_lowlevel: tests/compat/papi_lowlevel.c | compat-deps
+$(CT)/papi_lowlevel $(CT)/papi_codes: $(CT)/%: tests/compat/%.c | compat-deps
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -lpapi
 
-compat-tests: $(COMPAT_TEST_BIN) $(CT)/likwid_example.real $(CT)/papi_hl_example.real $(CT)/papi_lowlevel
+compat-tests: $(COMPAT_TEST_BIN) $(CT)/likwid_example.real $(CT)/papi_hl_example.real $(CT)/papi_lowlevel \
+	$(CT)/papi_codes
 
 # The LIKWID- and PAPI_hl-style pairs through pfshim beside the native pair
 # and the real PAPI_hl (docs/compat.md "Cost"). Prints, never asserts.

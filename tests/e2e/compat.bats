@@ -200,3 +200,47 @@ ${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>
 	[ "$output" = "sum 6.146" ]
 	[ "$(jq '.regions' "$REPORTS")" = null ]
 }
+
+# papi PAPI-CALL...: tests/compat/papi_codes on the real libpapi (perf::TASK-CLOCK
+# counts without a PMU), its JSON files kept out of the way.
+papi() {
+	env PAPI_EVENTS=perf::TASK-CLOCK PAPI_OUTPUT_DIRECTORY="$BATS_TEST_TMPDIR/papi" \
+		"$CT/papi_codes" "$@" 2>/dev/null
+}
+
+@test "PAPI high level: the return codes of real PAPI 7.0, call by call" {
+	local seqs=(
+		"b: e: b:a e:a"				# the empty name is a region
+		"e:x r:x s b:a r:a r:y e:a s s b:c e:c s"	# before the first begin; stop twice
+		"b:a e:b s b:c r:c e:c s"		# an end not begun: PAPI_EINVAL, then off
+		"b:a s e:a e:a b:c"			# after a stop: as before it
+		"b:a b:a e:a e:a b:b e: b:c"		# re-begun; an empty end not begun
+		"b:$(printf 'x%.0s' {1..80}) e:$(printf 'x%.0s' {1..80})"	# a name of 80 bytes
+	)
+	for seq in "${seqs[@]}"; do
+		real="$(papi $seq)"
+		: >"$REPORTS"
+		ours="$(both "$CT/papi_codes" $seq 2>/dev/null)"
+		echo "real:   $real" >&2
+		echo "pfshim: $ours" >&2
+		[ "$ours" = "$real" ]
+	done
+	# the codes themselves, so that a change of either side shows
+	[ "$(papi b:a e:b s b:c r:c e:c s)" = "b:a=0 e:b=-1 s=-7 b:c=-14 r:c=-14 e:c=-14 s=-7" ]
+	[ "$(papi b:a s e:a e:a b:c)" = "b:a=0 s=0 e:a=0 e:a=-1 b:c=-14" ]
+	[ "$(papi b: e: b:a e:a)" = "b:=0 e:=0 b:a=0 e:a=0" ]
+	# what reached pfshim: a and b, each once; the end of x a misuse; c, after it, nothing
+	: >"$REPORTS"
+	run -0 both "$CT/papi_codes" b:a e:a s b:b e:b b: e: e:x b:c e:c
+	[ "$output" = "b:a=0 e:a=0 s=0 b:b=0 e:b=0 b:=0 e:=0 e:x=-1 b:c=-14 e:c=-14" ]
+	[ "$(structure)" = '[["papi_codes",[["a",1,0,0],["b",1,0,0]]]]' ]
+	[ "$(jq '.regions.threads[0].misuse.end_without_begin' "$REPORTS")" -eq 1 ]
+	# a long name is one region, shortened the same way at begin and end
+	: >"$REPORTS"
+	long="$(printf 'y%.0s' {1..80})"
+	run -0 both "$CT/papi_codes" "b:$long" "e:$long" "b:$long" "e:$long"
+	[ "$(jq -c '.regions.threads[0].regions[] | [.name, .calls]' "$REPORTS")" = \
+		"[\"$(printf 'y%.0s' {1..54})~$(python3 -c 'h=2166136261
+for c in b"y"*80: h=((h^c)*16777619)&0xffffffff
+print("%08x"%h)')\",2]" ]
+}
