@@ -88,6 +88,7 @@ compat: $(COMPAT_SO) $(COMPAT_A)
 CT := $(COMPAT_B)/tests
 CT_CFLAGS := -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE
 COMPAT_TEST_BIN := $(CT)/likwid_example.pfshim $(CT)/likwid_example.native $(CT)/likwid_twice.pfshim \
+	$(CT)/likwid_many.pfshim \
 	$(CT)/papi_hl_example.pfshim $(CT)/papi_hl_example.native
 
 $(CT)/%.pfshim: tests/compat/%.c $(COMPAT_A) include/pfshim/likwid-marker.h include/pfshim/papi-hl.h

@@ -244,3 +244,18 @@ papi() {
 for c in b"y"*80: h=((h^c)*16777619)&0xffffffff
 print("%08x"%h)')\",2]" ]
 }
+
+@test "LIKWID: 66 tags in one thread, and a tag of 100 bytes: every stop 0, GET knows them all" {
+	run -0 --separate-stderr shim "$EV" "$CT/likwid_many.pfshim"
+	[ "$output" = "$(printf 'get tag-00: count 2\nget tag-63: count 2\nget tag-65: count 2\nlong start 0 stop 0\nget LLLLLLLL: count 1\nstop never started: -14\nbad 0')" ]
+	# one line, for the one stop that was wrong
+	[ "$stderr" = "pfshim: likwid: stopping an unknown/not-started region never" ]
+	# pfshim's own table holds regions.capacity regions per thread (25 with 2 events):
+	# each of those is 2 calls; every begin beyond it (the rest twice, the long one
+	# once) is table_full, and the one wrong stop is the one end_without_begin
+	cap="$(jq '.regions.capacity' "$REPORTS")"
+	between 8 "$cap" 64
+	[ "$(jq -c '.regions.threads[0] | [(.regions | length), ([.regions[].calls] | unique)]' "$REPORTS")" = "[$cap,[2]]" ]
+	[ "$(jq -c '.regions.threads[0].regions[0].name, .regions.threads[0].misuse' "$REPORTS" | paste -sd' ')" = \
+		"\"tag-00\" {\"end_without_begin\":1,\"bad_handle\":0,\"table_full\":$(( (66 - cap) * 2 + 1 )),\"unclosed\":0}" ]
+}
