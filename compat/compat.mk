@@ -108,12 +108,12 @@ $(CT)/papi_hl_example.real: tests/compat/papi_hl_example.c | compat-deps
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -lpapi -lpthread
 
-$(CT)/papi_lowlevel $(CT)/papi_codes: $(CT)/%: tests/compat/%.c | compat-deps
+$(CT)/papi_lowlevel $(CT)/papi_codes $(CT)/papi_mixed: $(CT)/%: tests/compat/%.c | compat-deps
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -lpapi
 
 compat-tests: $(COMPAT_TEST_BIN) $(CT)/likwid_example.real $(CT)/papi_hl_example.real $(CT)/papi_lowlevel \
-	$(CT)/papi_codes
+	$(CT)/papi_codes $(CT)/papi_mixed
 
 # The LIKWID- and PAPI_hl-style pairs through pfshim beside the native pair
 # and the real PAPI_hl (docs/compat.md "Cost"). Prints, never asserts.
