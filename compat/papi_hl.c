@@ -27,6 +27,7 @@ enum hl_state { HL_NONE, HL_ACTIVE, HL_OFF };
 static int hl_state;			/* enum hl_state, one for the process as PAPI's */
 static __thread unsigned empty_open;	/* this thread's begun and not ended "" regions */
 static __thread int counting;		/* this thread began a region since its last stop */
+static __thread int refused;		/* pfshim refused a begin of this thread (table full) */
 
 static int state(void)
 {
@@ -50,9 +51,13 @@ API int PAPI_hl_region_begin(const char *region)
 		empty_open++;
 		return PAPI_OK;
 	}
-	/* pfshim refuses a region only when the thread's table is full (a misuse in the report) */
-	return pfshim_region_begin(compat_region_name(region, buf)) == PFSHIM_MISUSE ?
-		PAPI_EMISC : PAPI_OK;
+	/*
+	 * pfshim refuses a region only when its table is full (regions.capacity;
+	 * a table_full misuse in the report). PAPI has no such limit: PAPI_OK.
+	 */
+	if (pfshim_region_begin(compat_region_name(region, buf)) == PFSHIM_MISUSE)
+		refused = 1;
+	return PAPI_OK;
 }
 
 /* PAPI records an intermediate value; pfshim has no such record: checks only. */
@@ -76,7 +81,11 @@ API int PAPI_hl_region_end(const char *region)
 		ended = empty_open > 0 ? (empty_open--, 1) : 0;
 	else
 		ended = pfshim_region_end(compat_region_name(region, buf)) != PFSHIM_MISUSE;
-	if (ended)
+	/*
+	 * The end of a refused region is a "misuse" for pfshim too; once this
+	 * thread had one, pfshim's answer cannot tell it from a wrong end: PAPI_OK.
+	 */
+	if (ended || refused)
 		return PAPI_OK;
 	/* as PAPI: "Cannot find matching region", and the high-level layer is off */
 	__atomic_store_n(&hl_state, HL_OFF, __ATOMIC_RELEASE);

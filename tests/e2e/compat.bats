@@ -240,6 +240,7 @@ papi() {
 		"b:a s e:a e:a b:c"			# after a stop: as before it
 		"b:a b:a e:a e:a b:b e: b:c"		# re-begun; an empty end not begun
 		"b:$(printf 'x%.0s' {1..80}) e:$(printf 'x%.0s' {1..80})"	# a name of 80 bytes
+		"$(for i in $(seq 40); do printf 'b:r%d r:r%d e:r%d ' $i $i $i; done)s"	# past pfshim's table
 	)
 	for seq in "${seqs[@]}"; do
 		real="$(papi $seq)"
@@ -249,6 +250,9 @@ papi() {
 		echo "pfshim: $ours" >&2
 		[ "$ours" = "$real" ]
 	done
+	# 40 regions: as many as pfshim's table holds, each once; the rest table_full
+	cap="$(jq '.regions.capacity' "$REPORTS")"
+	[ "$(jq -c '.regions.threads[0] | [(.regions | length), ([.regions[].calls] | unique), .misuse.table_full]' "$REPORTS")" = "[$cap,[1],$((40 - cap))]" ]
 	# the codes themselves, so that a change of either side shows
 	[ "$(papi b:a e:b s b:c r:c e:c s)" = "b:a=0 e:b=-1 s=-7 b:c=-14 r:c=-14 e:c=-14 s=-7" ]
 	[ "$(papi b:a s e:a e:a b:c)" = "b:a=0 s=0 e:a=0 e:a=-1 b:c=-14" ]
