@@ -12,9 +12,11 @@
  * for good: every later call is PAPI_EMISC, a stop PAPI_ENOEVNT, and
  * nothing more reaches pfshim. PAPI_hl_stop stops the thread's counting
  * until its next begin (a second stop before it is PAPI_ENOEVNT) and
- * changes nothing else: regions after it are still counted. The empty name is a
- * region for PAPI but not for pfshim: it is only matched, begin to end.
- * Without libpfshim.so no end is ever a misuse: every call is PAPI_OK.
+ * changes nothing else: regions after it are still counted. The empty
+ * name is a region for PAPI but not for pfshim: it is only matched, begin
+ * to end. PAPI has no limit on regions and pfshim's table has one, so a
+ * begin is PAPI_OK even when pfshim refuses it. Without libpfshim.so pfshim
+ * sees no misuse, so no end is PAPI_EINVAL. docs/compat.md has the table.
  */
 #include <pfshim.h>
 #include "compat/name.h"

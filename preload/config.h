@@ -58,10 +58,10 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
  * that libpfshim.so asks only when the user preloads the compat library
  * too (preload/shim.c makes the reference weak: declared weak here, the
  * compat library's definition would be weak too). @get_env reads the
- * real environment; each problem goes to @warn
- * once, with the other tool's variable as ctx. Called from the
- * constructor only (preload/shim.c), never in secure-execution mode; the
- * string returned stays valid for the life of the process. docs/compat.md.
+ * real environment; each problem goes to @warn once, with the other
+ * tool's variable as ctx. Called from the constructor only
+ * (preload/shim.c), never in secure-execution mode; the string returned
+ * stays valid for the life of the process. docs/compat.md.
  */
 const char *pfshim_compat_v1_getenv(const char *name, config_getenv_fn get_env,
 				    events_warn_fn warn);

@@ -409,7 +409,7 @@ teardown() {
 	chmod 4755 "$dir/suid"
 	mkdir -m 1777 "$dir/out"
 	mkdir "$dir/up" "$dir/work"
-	echo "$SHIM_LIB $COMPAT" >"$dir/up/ld.so.preload"
+	echo "$SHIM $COMPAT" >"$dir/up/ld.so.preload"
 	want=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/suid")
 	run unshare -m sh -c '
 		mount --make-rprivate / &&
