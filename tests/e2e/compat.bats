@@ -334,6 +334,11 @@ ${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>
 	[ "$stderr" = "" ]
 	[ "$(names)" = "$DEFAULTS" ]
 	[ ! -e "$BATS_TEST_TMPDIR/papi" ]
+	# nor does a program built against pfshim's headers (the archive holds no hook)
+	: >"$REPORTS"
+	run -0 --separate-stderr plain LIKWID_EVENTS=MEM "$CT/likwid_example.pfshim"
+	[ "$stderr" = "pfshim: likwid: stopping an unknown/not-started region idle" ]
+	[ "$(names)" = "$DEFAULTS" ]
 }
 
 @test "PFSHIM_EVENTS wins over LIKWID_EVENTS and PAPI_EVENTS, silently; LIKWID_EVENTS over PAPI_EVENTS" {
