@@ -64,18 +64,22 @@ compat-deps:
 COMPAT_SO := $(BUILD)/libpfshim-compat.so
 COMPAT_A  := $(BUILD)/libpfshim-compat.a
 
-COMPAT_OBJ := $(COMPAT_B)/likwid.o $(COMPAT_B)/papi_hl.o
+COMPAT_OBJ := $(COMPAT_B)/likwid.o $(COMPAT_B)/papi_hl.o $(COMPAT_B)/name.o
 
-$(COMPAT_B)/%.o: compat/%.c include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
+$(COMPAT_B)/%.o: compat/%.c compat/name.h compat/event_names.h preload/config.h include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
 		-D_GNU_SOURCE -I. -Iinclude -c -o $@ $<
 
-$(COMPAT_SO): $(COMPAT_OBJ) compat/libpfshim-compat.map
+# Only the preload reads LIKWID's and PAPI's variables for the shim (env.c):
+# the archive is linked into programs, where libpfshim.so could not see it.
+COMPAT_SO_OBJ := $(COMPAT_OBJ) $(COMPAT_B)/env.o $(COMPAT_B)/event_names.o
+
+$(COMPAT_SO): $(COMPAT_SO_OBJ) compat/libpfshim-compat.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,--version-script=compat/libpfshim-compat.map -Wl,-z,now \
-		-o $@ $(COMPAT_OBJ)
+		-o $@ $(COMPAT_SO_OBJ)
 
 $(COMPAT_A): $(COMPAT_OBJ)
 	@$(if $(Q),echo "  AR      $@")
@@ -83,11 +87,19 @@ $(COMPAT_A): $(COMPAT_OBJ)
 
 compat: $(COMPAT_SO) $(COMPAT_A)
 
+# Unit tests of compat/ (tests/unit/compat/test_FILE.c for compat/FILE.c), run
+# by `make unit` with the others: each links only the file it tests.
+$(BUILD)/tests/compat/test_%: tests/unit/compat/test_%.c $(COMPAT_B)/%.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(PF_CFLAGS) -Itests/unit -o $@ $< $(COMPAT_B)/$*.o -lcmocka
+
 # Test programs (tests/e2e/compat.bats): each instrumented example built
 # against the real library, against pfshim's headers, and natively.
 CT := $(COMPAT_B)/tests
 CT_CFLAGS := -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE
 COMPAT_TEST_BIN := $(CT)/likwid_example.pfshim $(CT)/likwid_example.native $(CT)/likwid_twice.pfshim \
+	$(CT)/likwid_many.pfshim \
 	$(CT)/papi_hl_example.pfshim $(CT)/papi_hl_example.native
 
 $(CT)/%.pfshim: tests/compat/%.c $(COMPAT_A) include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
@@ -107,11 +119,12 @@ $(CT)/papi_hl_example.real: tests/compat/papi_hl_example.c | compat-deps
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -lpapi -lpthread
 
-$(CT)/papi_lowlevel: tests/compat/papi_lowlevel.c | compat-deps
+$(CT)/papi_lowlevel $(CT)/papi_codes $(CT)/papi_mixed: $(CT)/%: tests/compat/%.c | compat-deps
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CT_CFLAGS) -o $@ $< -lpapi
 
-compat-tests: $(COMPAT_TEST_BIN) $(CT)/likwid_example.real $(CT)/papi_hl_example.real $(CT)/papi_lowlevel
+compat-tests: $(COMPAT_TEST_BIN) $(CT)/likwid_example.real $(CT)/papi_hl_example.real $(CT)/papi_lowlevel \
+	$(CT)/papi_codes $(CT)/papi_mixed
 
 # The LIKWID- and PAPI_hl-style pairs through pfshim beside the native pair
 # and the real PAPI_hl (docs/compat.md "Cost"). Prints, never asserts.

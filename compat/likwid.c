@@ -24,12 +24,13 @@
 #include <time.h>
 
 #include <pfshim.h>
+#include "compat/name.h"
 #include "include/pfshim/likwid-marker.h"
 
 #define API __attribute__((visibility("default")))
 
-#define TAGS 64		/* LIKWID tags one thread's table holds */
-#define TAG_LEN 64	/* pfshim's name limit */
+#define TAGS_FIRST 16	/* a thread's table is made for this many tags, and doubles */
+#define TAG_LEN COMPAT_NAME_LEN	/* a tag as its pfshim region name (compat/name.h) */
 #define GET_EVENTS 16	/* events GET returns at most */
 
 struct tag {
@@ -44,18 +45,26 @@ struct tag {
 };
 
 struct table {
-	int used;
-	int warned_full;
-	struct tag tag[TAGS];
+	int used, size;
+	int lost;		/* a tag found no memory: the table does not know every tag */
+	struct tag *tag;
 };
 
 static int likwid_init;
 static pthread_key_t table_key;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
+static void table_free(void *p)
+{
+	struct table *t = p;
+
+	free(t->tag);
+	free(t);
+}
+
 static void table_key_make(void)
 {
-	(void)pthread_key_create(&table_key, free);
+	(void)pthread_key_create(&table_key, table_free);
 }
 
 static uint64_t now_ns(void)
@@ -66,40 +75,68 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* tag_find - this thread's entry for @name; with @add, a new one. Null: none, or full. */
-static struct tag *tag_find(const char *name, int add)
+/* table_get - this thread's table; with @add, made when it has none. */
+static struct table *table_get(int add)
 {
 	struct table *t;
-	int i;
 
 	pthread_once(&table_once, table_key_make);
 	t = pthread_getspecific(table_key);
-	if (!t) {
-		if (!add || !(t = calloc(1, sizeof(*t))))
-			return NULL;
-		if (pthread_setspecific(table_key, t)) {
-			free(t);
-			return NULL;
-		}
+	if (!t && add && (t = calloc(1, sizeof(*t))) && pthread_setspecific(table_key, t)) {
+		free(t);
+		t = NULL;
 	}
+	return t;
+}
+
+/*
+ * tag_find - this thread's entry for @name; with @add, a new one. Null:
+ * none, or no memory for a new one (one line, and the table is lost: it
+ * no longer knows every tag). LIKWID takes any number of tags: the table
+ * doubles when full, and an entry is only used within one call.
+ */
+static struct tag *tag_find(const char *name, int add)
+{
+	struct table *t = table_get(add);
+	struct tag *grown;
+	int i;
+
+	if (!t)
+		return NULL;
 	for (i = 0; i < t->used; i++)
 		if (!strcmp(t->tag[i].name, name))
 			return &t->tag[i];
 	if (!add)
 		return NULL;
-	if (t->used == TAGS) {
-		if (!t->warned_full++)
-			fprintf(stderr, "pfshim: likwid: more than %d region tags in one thread; "
-				"GET and RESET ignore the rest\n", TAGS);
-		return NULL;
+	if (t->used == t->size) {
+		int size = t->size ? 2 * t->size : TAGS_FIRST;
+
+		if (!(grown = realloc(t->tag, (size_t)size * sizeof(*grown)))) {
+			if (!t->lost++)
+				fprintf(stderr, "pfshim: likwid: out of memory for region tags; "
+					"GET and RESET ignore the new ones (the report counts them)\n");
+			return NULL;
+		}
+		t->tag = grown;
+		t->size = size;
 	}
+	memset(&t->tag[t->used], 0, sizeof(t->tag[0]));
 	snprintf(t->tag[t->used].name, TAG_LEN, "%s", name);
 	return &t->tag[t->used++];
 }
 
+/* The table does not know every tag of this thread: some found no memory. */
+static int table_lost(void)
+{
+	struct table *t = table_get(0);
+
+	return t && t->lost;
+}
+
+/* Any non-empty tag: a long one is shortened (compat/name.h), as LIKWID takes any length. */
 static int tag_ok(const char *name)
 {
-	return name && *name && strlen(name) < TAG_LEN;
+	return name && *name;
 }
 
 API void likwid_markerInit(void)
@@ -125,8 +162,11 @@ API void likwid_markerClose(void)
 
 API int likwid_markerRegisterRegion(const char *regionTag)
 {
+	char buf[COMPAT_NAME_LEN];
+
 	if (!__atomic_load_n(&likwid_init, __ATOMIC_ACQUIRE) || !tag_ok(regionTag))
 		return -EFAULT;
+	regionTag = compat_region_name(regionTag, buf);
 	(void)pfshim_region(regionTag);
 	(void)tag_find(regionTag, 1);
 	return 0;
@@ -134,12 +174,14 @@ API int likwid_markerRegisterRegion(const char *regionTag)
 
 API int likwid_markerStartRegion(const char *regionTag)
 {
+	char buf[COMPAT_NAME_LEN];
 	struct pfshim_counts c;
 	struct tag *t;
 	int i;
 
 	if (!__atomic_load_n(&likwid_init, __ATOMIC_ACQUIRE) || !tag_ok(regionTag))
 		return -EFAULT;
+	regionTag = compat_region_name(regionTag, buf);
 	t = tag_find(regionTag, 1);
 	if (t && t->running) {
 		/*
@@ -166,6 +208,7 @@ API int likwid_markerStartRegion(const char *regionTag)
 
 API int likwid_markerStopRegion(const char *regionTag)
 {
+	char buf[COMPAT_NAME_LEN];
 	struct pfshim_counts c;
 	uint64_t end_ns = now_ns();
 	struct tag *t;
@@ -173,15 +216,24 @@ API int likwid_markerStopRegion(const char *regionTag)
 
 	if (!__atomic_load_n(&likwid_init, __ATOMIC_ACQUIRE) || !tag_ok(regionTag))
 		return -EFAULT;
+	regionTag = compat_region_name(regionTag, buf);
 	c.nr = 0;
 	if (pfshim_read(&c) != 0)
 		c.nr = 0;
 	t = tag_find(regionTag, 0);
+	/*
+	 * A tag started when there was no memory for it has no entry: pfshim's
+	 * region knows whether it runs (0: it did; no shim: nobody knows, so
+	 * no complaint).
+	 */
+	if (!t && table_lost() && pfshim_region_end(regionTag) != PFSHIM_MISUSE)
+		return 0;
 	if (!t || !t->running) {
 		/* as LIKWID: a tag that is not running in this thread */
 		fprintf(stderr, "pfshim: likwid: stopping an unknown/not-started region %s\n",
 			regionTag);
-		(void)pfshim_region_end(regionTag);	/* counted as misuse in the report */
+		if (t || !table_lost())		/* else ended above: a misuse already */
+			(void)pfshim_region_end(regionTag);	/* counted as misuse in the report */
 		return -EFAULT;
 	}
 	(void)pfshim_region_end(regionTag);
@@ -196,11 +248,12 @@ API int likwid_markerStopRegion(const char *regionTag)
 /* Clears this thread's GET values of the tag; the report's region is not reset. */
 API int likwid_markerResetRegion(const char *regionTag)
 {
+	char buf[COMPAT_NAME_LEN];
 	struct tag *t;
 
 	if (!__atomic_load_n(&likwid_init, __ATOMIC_ACQUIRE) || !tag_ok(regionTag))
 		return -EFAULT;
-	t = tag_find(regionTag, 0);
+	t = tag_find(compat_region_name(regionTag, buf), 0);
 	if (!t)
 		return -EFAULT;
 	t->count = 0;
@@ -212,7 +265,8 @@ API int likwid_markerResetRegion(const char *regionTag)
 API void likwid_markerGetRegion(const char *regionTag, int *nr_events, double *events,
 				double *time, int *count)
 {
-	struct tag *t = tag_ok(regionTag) ? tag_find(regionTag, 0) : NULL;
+	char buf[COMPAT_NAME_LEN];
+	struct tag *t = tag_ok(regionTag) ? tag_find(compat_region_name(regionTag, buf), 0) : NULL;
 	int i, n = 0;
 
 	if (t && nr_events && events) {

@@ -3,47 +3,101 @@
  * (pfshim.h): each PAPI region is a pfshim region, begun and ended by name.
  * Built with likwid.c into libpfshim-compat.so (the opt-in preload) and
  * libpfshim-compat.a (for programs built against include/pfshim/papi-hl.h).
- * Without libpfshim.so the calls succeed as no-ops, so that a program that
- * exits on an error code still runs.
+ *
+ * The return codes are PAPI 7.0's (measured against Debian's libpapi, and
+ * compared call by call in tests/e2e/compat.bats): PAPI's high-level layer
+ * starts at its first region_begin; until then an end or a read is
+ * PAPI_EMISC and a stop PAPI_ENOEVNT. Once started, the end of a region
+ * not begun in this thread is PAPI_EINVAL and switches the whole layer off
+ * for good: every later call is PAPI_EMISC, a stop PAPI_ENOEVNT, and
+ * nothing more reaches pfshim. PAPI_hl_stop stops the thread's counting
+ * until its next begin (a second stop before it is PAPI_ENOEVNT) and
+ * changes nothing else: regions after it are still counted. The empty
+ * name is a region for PAPI but not for pfshim: it is only matched, begin
+ * to end. PAPI has no limit on regions and pfshim's table has one, so a
+ * begin is PAPI_OK even when pfshim refuses it. Without libpfshim.so pfshim
+ * sees no misuse, so no end is PAPI_EINVAL. docs/compat.md has the table.
  */
 #include <pfshim.h>
+#include "compat/name.h"
 #include "include/pfshim/papi-hl.h"
 
 #define API __attribute__((visibility("default")))
 
-static int hl_stopped;
+enum hl_state { HL_NONE, HL_ACTIVE, HL_OFF };
 
+static int hl_state;			/* enum hl_state, one for the process as PAPI's */
+static __thread unsigned empty_open;	/* this thread's begun and not ended "" regions */
+static __thread int counting;		/* this thread began a region since its last stop */
+static __thread int refused;		/* pfshim refused a begin of this thread (table full) */
+
+static int state(void)
+{
+	return __atomic_load_n(&hl_state, __ATOMIC_ACQUIRE);
+}
+
+/* PAPI crashes on a null name; pfshim says PAPI_EINVAL instead. */
 API int PAPI_hl_region_begin(const char *region)
 {
-	if (!region || !*region)
+	char buf[COMPAT_NAME_LEN];
+
+	if (!region)
 		return PAPI_EINVAL;
-	if (__atomic_load_n(&hl_stopped, __ATOMIC_ACQUIRE))
+	if (state() == HL_OFF)
 		return PAPI_EMISC;
-	return pfshim_region_begin(region) == PFSHIM_MISUSE ? PAPI_EMISC : PAPI_OK;
+	if (state() == HL_NONE)
+		__atomic_compare_exchange_n(&hl_state, &(int){ HL_NONE }, HL_ACTIVE, 0,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	counting = 1;
+	if (!*region) {
+		empty_open++;
+		return PAPI_OK;
+	}
+	/*
+	 * pfshim refuses a region only when its table is full (regions.capacity;
+	 * a table_full misuse in the report). PAPI has no such limit: PAPI_OK.
+	 */
+	if (pfshim_region_begin(compat_region_name(region, buf)) == PFSHIM_MISUSE)
+		refused = 1;
+	return PAPI_OK;
 }
 
 /* PAPI records an intermediate value; pfshim has no such record: checks only. */
 API int PAPI_hl_read(const char *region)
 {
-	if (!region || !*region)
+	if (!region)
 		return PAPI_EINVAL;
-	if (__atomic_load_n(&hl_stopped, __ATOMIC_ACQUIRE))
-		return PAPI_EMISC;
-	return PAPI_OK;
+	return state() == HL_ACTIVE ? PAPI_OK : PAPI_EMISC;
 }
 
 API int PAPI_hl_region_end(const char *region)
 {
-	if (!region || !*region)
+	char buf[COMPAT_NAME_LEN];
+	int ended;
+
+	if (!region)
 		return PAPI_EINVAL;
-	if (__atomic_load_n(&hl_stopped, __ATOMIC_ACQUIRE))
+	if (state() != HL_ACTIVE)
 		return PAPI_EMISC;
-	return pfshim_region_end(region) == PFSHIM_MISUSE ? PAPI_ENOEVNT : PAPI_OK;
+	if (!*region)
+		ended = empty_open > 0 ? (empty_open--, 1) : 0;
+	else
+		ended = pfshim_region_end(compat_region_name(region, buf)) != PFSHIM_MISUSE;
+	/*
+	 * The end of a refused region is a "misuse" for pfshim too; once this
+	 * thread had one, pfshim's answer cannot tell it from a wrong end: PAPI_OK.
+	 */
+	if (ended || refused)
+		return PAPI_OK;
+	/* as PAPI: "Cannot find matching region", and the high-level layer is off */
+	__atomic_store_n(&hl_state, HL_OFF, __ATOMIC_RELEASE);
+	return PAPI_EINVAL;
 }
 
-/* After PAPI_hl_stop the high-level calls do nothing and return PAPI_EMISC. */
 API int PAPI_hl_stop(void)
 {
-	__atomic_store_n(&hl_stopped, 1, __ATOMIC_RELEASE);
+	if (state() != HL_ACTIVE || !counting)
+		return PAPI_ENOEVNT;
+	counting = 0;
 	return PAPI_OK;
 }

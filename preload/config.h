@@ -51,6 +51,22 @@ void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn
 void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_fn warn,
 			bool secure);
 
+/*
+ * pfshim_compat_v1_getenv - the value of the PFSHIM_* variable @name that
+ * the user did not set, as other tools' variables imply it; NULL when they
+ * imply none. Defined by libpfshim-compat.so (compat/env.c: LIKWID_EVENTS,
+ * PAPI_EVENTS, PAPI_OUTPUT_DIRECTORY), and only there: a weak reference, so
+ * that libpfshim.so asks only when the user preloads the compat library
+ * too (preload/shim.c makes the reference weak: declared weak here, the
+ * compat library's definition would be weak too). @get_env reads the
+ * real environment; each problem goes to @warn once, with the other
+ * tool's variable as ctx. Called from the constructor only
+ * (preload/shim.c), never in secure-execution mode; the string returned
+ * stays valid for the life of the process. docs/compat.md.
+ */
+const char *pfshim_compat_v1_getenv(const char *name, config_getenv_fn get_env,
+				    events_warn_fn warn);
+
 /* config_signal_parse - "USR1", "SIGUSR1", "10", "RTMIN+2" -> number; -EINVAL if none. */
 int config_signal_parse(const char *text);
 

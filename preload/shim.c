@@ -19,12 +19,14 @@
 #include <string.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload/fatal.h"
 #include "preload/process.h"
+#include "preload/warn.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
 
@@ -54,9 +56,26 @@ static void *real_lookup(void **slot, const char *name)
 
 #define REAL(name) ((__typeof__(real.name))real_lookup((void **)&real.name, #name))
 
-static const char *env_get(const char *name)
+/*
+ * The environment, and for a PFSHIM_* variable it does not hold, what the
+ * compat library derives from LIKWID's and PAPI's when the user preloads
+ * it (config.h); never in secure-execution mode, where the environment is
+ * not to be believed (config.c).
+ */
+#pragma weak pfshim_compat_v1_getenv
+
+static const char *env_real(const char *name)
 {
 	return getenv(name);
+}
+
+static const char *env_get(const char *name)
+{
+	const char *value = getenv(name);
+
+	if (!value && pfshim_compat_v1_getenv && !getauxval(AT_SECURE))
+		value = pfshim_compat_v1_getenv(name, env_real, warn_message);
+	return value;
 }
 
 /* Async-signal-safe: see process_report(). */

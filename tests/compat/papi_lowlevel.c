@@ -2,8 +2,8 @@
  * papi_lowlevel [PAGES]: PAPI's low-level API counting perf::PAGE-FAULTS
  * (perf_event component, a software event: no PMU needed) around touching
  * PAGES fresh pages (default 2000). Prints "faults N" and "ok" when
- * N >= PAGES; the test runs it with and without pfshim's preloads, which
- * must leave PAPI's low-level calls to PAPI.
+ * PAGES <= N < PAGES + 200; the test runs it with and without pfshim's
+ * preloads, which must leave PAPI's low-level calls to PAPI.
  */
 #include <papi.h>
 #include <stdio.h>
@@ -30,6 +30,8 @@ int main(int argc, char **argv)
 	p = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return 1;
+	/* one fault per page: no transparent huge page may serve many at once */
+	madvise(p, pages * 4096, MADV_NOHUGEPAGE);
 	if ((rc = PAPI_start(set)) != PAPI_OK) {
 		fprintf(stderr, "PAPI_start: %s\n", PAPI_strerror(rc));
 		return 1;

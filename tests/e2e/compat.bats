@@ -162,21 +162,45 @@ ${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>
 	[ "$output" = done ]
 }
 
-@test "PAPI low level beside the preloaded shim and compat library still counts" {
-	run -0 "$CT/papi_lowlevel" 3000
-	[ "$output" = "$(printf 'faults 3000\nok')" ] || [ "${lines[1]}" = ok ]
-	run -0 both "$CT/papi_lowlevel" 3000
-	[ "${lines[1]}" = ok ]
-	# the shim counted the same faults as PAPI did, and more
-	[ "$(value page-faults)" -ge 3000 ]
-	run -0 shim "$EV" "$CT/papi_lowlevel" 3000
-	[ "${lines[1]}" = ok ]
+# faults: the count papi_lowlevel or papi_mixed printed ("faults N").
+faults() {
+	sed -n 's/^faults //p' <<<"$output"
 }
 
-@test "libpfshim-compat.so exports the LIKWID marker and PAPI high-level calls only" {
+@test "PAPI low level beside the preloaded shim and compat library still counts" {
+	# the event set holds only the loop over 3000 fresh pages (THP off for them):
+	# one fault per page, and at most a few of the loop's own
+	run -0 "$CT/papi_lowlevel" 3000
+	[ "${lines[1]}" = ok ]
+	between 3000 "$(faults)" 3016
+	run -0 both "$CT/papi_lowlevel" 3000
+	[ "${lines[1]}" = ok ]
+	between 3000 "$(faults)" 3016
+	# the shim counted the same faults and the process's start and exit around them
+	between 3000 "$(value page-faults)" 3600
+	: >"$REPORTS"
+	run -0 shim "$EV" "$CT/papi_lowlevel" 3000
+	[ "${lines[1]}" = ok ]
+	between 3000 "$(faults)" 3016
+}
+
+@test "PAPI low level and PAPI_hl in one program: the low level stays PAPI's, the regions pfshim's" {
+	run -0 both "$CT/papi_mixed" 3000
+	[ "${lines[0]}" = "hl 0 0 0 0" ]
+	# the event set holds the 3000 pages and the region's begin and end: the
+	# first begin sets the thread's regions up (measured: 18 faults)
+	between 3000 "$(faults)" 3064
+	[ "$(structure)" = '[["papi_mixed",[["touch",1,0,0],["idle",1,0,0]]]]' ]
+	# touch: the 3000 pages, as pfshim counts them in the region
+	between 3000 "$(jq '.regions.threads[0].regions[] | select(.name == "touch") | .events[] | select(.name == "page-faults") | .value' "$REPORTS")" 3016
+	between 0 "$(jq '.regions.threads[0].regions[] | select(.name == "idle") | .events[] | select(.name == "page-faults") | .value' "$REPORTS")" 8
+	[ "$(jq '[.regions.threads[].misuse[]] | add' "$REPORTS")" -eq 0 ]
+}
+
+@test "libpfshim-compat.so exports the LIKWID marker and PAPI high-level calls and the shim's hook only" {
 	run -0 nm -D --defined-only "$COMPAT"
-	[ "$(awk '{print $3}' <<<"$output" | grep -v -c -E '^(likwid_marker(Init|ThreadInit|RegisterRegion|StartRegion|StopRegion|ResetRegion|GetRegion|NextGroup|Close)|PAPI_hl_(region_begin|read|region_end|stop))$')" -eq 0 ]
-	[ "$(awk '{print $3}' <<<"$output" | grep -c .)" -eq 13 ]
+	[ "$(awk '{print $3}' <<<"$output" | grep -v -c -E '^(likwid_marker(Init|ThreadInit|RegisterRegion|StartRegion|StopRegion|ResetRegion|GetRegion|NextGroup|Close)|PAPI_hl_(region_begin|read|region_end|stop)|pfshim_compat_v1_getenv)$')" -eq 0 ]
+	[ "$(awk '{print $3}' <<<"$output" | grep -c .)" -eq 14 ]
 	# it needs nothing but libc: no PAPI, no LIKWID
 	run -0 ldd "$COMPAT"
 	! grep -q -E 'papi|likwid' <<<"$output"
@@ -199,4 +223,217 @@ ${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>
 	run -0 --separate-stderr shim "$EV" "$CT/likwid_fortran"
 	[ "$output" = "sum 6.146" ]
 	[ "$(jq '.regions' "$REPORTS")" = null ]
+}
+
+# papi PAPI-CALL...: tests/compat/papi_codes on the real libpapi (perf::TASK-CLOCK
+# counts without a PMU), its JSON files kept out of the way.
+papi() {
+	env PAPI_EVENTS=perf::TASK-CLOCK PAPI_OUTPUT_DIRECTORY="$BATS_TEST_TMPDIR/papi" \
+		"$CT/papi_codes" "$@" 2>/dev/null
+}
+
+@test "PAPI high level: the return codes of real PAPI 7.0, call by call" {
+	local seqs=(
+		"b: e: b:a e:a"				# the empty name is a region
+		"e:x r:x s b:a r:a r:y e:a s s b:c e:c s"	# before the first begin; stop twice
+		"b:a e:b s b:c r:c e:c s"		# an end not begun: PAPI_EINVAL, then off
+		"b:a s e:a e:a b:c"			# after a stop: as before it
+		"b:a b:a e:a e:a b:b e: b:c"		# re-begun; an empty end not begun
+		"b:$(printf 'x%.0s' {1..80}) e:$(printf 'x%.0s' {1..80})"	# a name of 80 bytes
+		"$(for i in $(seq 40); do printf 'b:r%d r:r%d e:r%d ' $i $i $i; done)s"	# past pfshim's table
+	)
+	for seq in "${seqs[@]}"; do
+		real="$(papi $seq)"
+		: >"$REPORTS"
+		ours="$(both "$CT/papi_codes" $seq 2>/dev/null)"
+		echo "real:   $real" >&2
+		echo "pfshim: $ours" >&2
+		[ "$ours" = "$real" ]
+	done
+	# 40 regions: as many as pfshim's table holds, each once; the rest table_full
+	cap="$(jq '.regions.capacity' "$REPORTS")"
+	[ "$(jq -c '.regions.threads[0] | [(.regions | length), ([.regions[].calls] | unique), .misuse.table_full]' "$REPORTS")" = "[$cap,[1],$((40 - cap))]" ]
+	# the codes themselves, so that a change of either side shows
+	[ "$(papi b:a e:b s b:c r:c e:c s)" = "b:a=0 e:b=-1 s=-7 b:c=-14 r:c=-14 e:c=-14 s=-7" ]
+	[ "$(papi b:a s e:a e:a b:c)" = "b:a=0 s=0 e:a=0 e:a=-1 b:c=-14" ]
+	[ "$(papi b: e: b:a e:a)" = "b:=0 e:=0 b:a=0 e:a=0" ]
+	# what reached pfshim: a and b, each once; the end of x a misuse; c, after it, nothing
+	: >"$REPORTS"
+	run -0 both "$CT/papi_codes" b:a e:a s b:b e:b b: e: e:x b:c e:c
+	[ "$output" = "b:a=0 e:a=0 s=0 b:b=0 e:b=0 b:=0 e:=0 e:x=-1 b:c=-14 e:c=-14" ]
+	[ "$(structure)" = '[["papi_codes",[["a",1,0,0],["b",1,0,0]]]]' ]
+	[ "$(jq '.regions.threads[0].misuse.end_without_begin' "$REPORTS")" -eq 1 ]
+	# a long name is one region, shortened the same way at begin and end
+	: >"$REPORTS"
+	long="$(printf 'y%.0s' {1..80})"
+	run -0 both "$CT/papi_codes" "b:$long" "e:$long" "b:$long" "e:$long"
+	[ "$(jq -c '.regions.threads[0].regions[] | [.name, .calls]' "$REPORTS")" = \
+		"[\"$(printf 'y%.0s' {1..54})~$(python3 -c 'h=2166136261
+for c in b"y"*80: h=((h^c)*16777619)&0xffffffff
+print("%08x"%h)')\",2]" ]
+}
+
+@test "LIKWID: 66 tags in one thread, and a tag of 100 bytes: every stop 0, GET knows them all" {
+	run -0 --separate-stderr shim "$EV" "$CT/likwid_many.pfshim"
+	[ "$output" = "$(printf 'get tag-00: count 2\nget tag-63: count 2\nget tag-65: count 2\nlong start 0 stop 0\nget LLLLLLLL: count 1\nstop never started: -14\nbad 0')" ]
+	# one line, for the one stop that was wrong
+	[ "$stderr" = "pfshim: likwid: stopping an unknown/not-started region never" ]
+	# pfshim's own table holds regions.capacity regions per thread (25 with 2 events):
+	# each of those is 2 calls; every begin beyond it (the rest twice, the long one
+	# once) is table_full, and the one wrong stop is the one end_without_begin
+	cap="$(jq '.regions.capacity' "$REPORTS")"
+	between 8 "$cap" 64
+	[ "$(jq -c '.regions.threads[0] | [(.regions | length), ([.regions[].calls] | unique)]' "$REPORTS")" = "[$cap,[2]]" ]
+	[ "$(jq -c '.regions.threads[0].regions[0].name, .regions.threads[0].misuse' "$REPORTS" | paste -sd' ')" = \
+		"\"tag-00\" {\"end_without_begin\":1,\"bad_handle\":0,\"table_full\":$(( (66 - cap) * 2 + 1 )),\"unclosed\":0}" ]
+}
+
+# ---- LIKWID_EVENTS, PAPI_EVENTS, PAPI_OUTPUT_DIRECTORY: read for the shim only
+# when the user preloads the compat library (compat/env.c)
+
+# opted [VAR=VALUE...] COMMAND...: under both preloads, PFSHIM_EVENTS unset.
+opted() {
+	env -u PFSHIM_EVENTS LD_PRELOAD="$SHIM $COMPAT" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" "$@"
+}
+
+# plain [VAR=VALUE...] COMMAND...: under libpfshim.so alone, PFSHIM_EVENTS unset.
+plain() {
+	env -u PFSHIM_EVENTS LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" "$@"
+}
+
+# names: the events of the (first) report, comma-separated.
+names() {
+	jq -s -r '.[0] | [.events[].name] | join(",")' "$REPORTS"
+}
+
+DEFAULTS=task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses
+RAW_HINT="For those, set PFSHIM_EVENTS to perf's names instead (see perf list; a raw event is rUUEE or cpu/event=0xEE,umask=0xUU/)"
+
+@test "LIKWID_EVENTS with the compat preload: the events that map are counted, one line names the rest" {
+	lk='CPU_CLK_UNHALTED_CORE:FIXC1,page-faults:PMC0,L1D_REPLACEMENT:PMC1,CPU_CLOCKS_UNHALTED:PMC2|MEM'
+	run -0 --separate-stderr opted LIKWID_EVENTS="$lk" "$CT/likwid_example.real"
+	[ "$(names)" = cycles,page-faults ]
+	[ "$stderr" = "$(printf '%s\n%s' \
+		"pfshim: LIKWID_EVENTS: no perf event for L1D_REPLACEMENT:PMC1, MEM (a LIKWID group: pfshim expands none); counting cycles,page-faults. $RAW_HINT" \
+		"pfshim: likwid: stopping an unknown/not-started region idle")" ]
+	# the program ran on: LIKWID's GET has page-faults second, as LIKWID_EVENTS put it
+	[ "$(sort <<<"${lines[0]}
+${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>=320 1\nworker-1 get work: count 5 time>0 1 events 2 faults>=320 1')" ]
+	[ "${lines[6]}" = done ]
+	[ "$(jq '[.regions.threads[].regions[] | select(.name == "inner") | .events[] | select(.name == "page-faults") | .value] | min' "$REPORTS")" -ge 320 ]
+	# a group alone: one line, and pfshim's defaults
+	: >"$REPORTS"
+	run -0 --separate-stderr opted LIKWID_EVENTS=FLOPS_DP /bin/true
+	[ "$stderr" = "pfshim: LIKWID_EVENTS: no perf event for FLOPS_DP (a LIKWID group: pfshim expands none); counting pfshim's defaults. $RAW_HINT" ]
+	[ "$(names)" = "$DEFAULTS" ]
+}
+
+@test "LIKWID_EVENTS and PAPI_EVENTS without the compat preload: libpfshim.so reads neither" {
+	run -0 --separate-stderr plain LIKWID_EVENTS=INSTR_RETIRED_ANY:FIXC0,MEM PAPI_EVENTS=perf::PAGE-FAULTS \
+		PAPI_OUTPUT_DIRECTORY="$BATS_TEST_TMPDIR/papi" /bin/true
+	[ "$stderr" = "" ]
+	[ "$(names)" = "$DEFAULTS" ]
+	[ ! -e "$BATS_TEST_TMPDIR/papi" ]
+	# nor does a program built against pfshim's headers (the archive holds no hook)
+	: >"$REPORTS"
+	run -0 --separate-stderr plain LIKWID_EVENTS=MEM "$CT/likwid_example.pfshim"
+	[ "$stderr" = "pfshim: likwid: stopping an unknown/not-started region idle" ]
+	[ "$(names)" = "$DEFAULTS" ]
+}
+
+@test "PFSHIM_EVENTS wins over LIKWID_EVENTS and PAPI_EVENTS, silently; LIKWID_EVENTS over PAPI_EVENTS" {
+	run -0 --separate-stderr opted PFSHIM_EVENTS=task-clock LIKWID_EVENTS=MEM PAPI_EVENTS=PAPI_FP_OPS /bin/true
+	[ "$stderr" = "" ]
+	[ "$(names)" = task-clock ]
+	: >"$REPORTS"
+	run -0 --separate-stderr opted LIKWID_EVENTS=page-faults:PMC0 PAPI_EVENTS=perf::TASK-CLOCK /bin/true
+	[ "$stderr" = "pfshim: PAPI_EVENTS: not read: LIKWID_EVENTS is set too, and pfshim counts one list of events (set PFSHIM_EVENTS to choose)" ]
+	[ "$(names)" = page-faults ]
+}
+
+@test "PAPI_EVENTS with the compat preload: presets and perf:: names counted, one line names the rest" {
+	run -0 --separate-stderr opted \
+		PAPI_EVENTS=perf::PAGE-FAULTS,PAPI_TOT_INS,PAPI_FP_OPS,perf::TASK-CLOCK,rapl::RAPL_ENERGY_PKG,PAPI_BR_MSP \
+		"$CT/papi_mixed" 3000
+	[ "$stderr" = "pfshim: PAPI_EVENTS: no perf event for PAPI_FP_OPS, rapl::RAPL_ENERGY_PKG; counting page-faults,instructions,task-clock,branch-misses. $RAW_HINT" ]
+	[ "$(names)" = page-faults,instructions,task-clock,branch-misses ]
+	[ "${lines[0]}" = "hl 0 0 0 0" ]
+	between 3000 "$(faults)" 3064
+	between 3000 "$(jq '.regions.threads[0].regions[] | select(.name == "touch") | .events[] | select(.name == "page-faults") | .value' "$REPORTS")" 3016
+	# the task-clock of the region is counted too (a software event: here, a PMU or not)
+	[ "$(jq '.regions.threads[0].regions[] | select(.name == "touch") | .events[] | select(.name == "task-clock") | .value > 0' "$REPORTS")" = true ]
+	# nothing that maps: one line, pfshim's defaults
+	: >"$REPORTS"
+	run -0 --separate-stderr opted PAPI_EVENTS=PAPI_FP_OPS /bin/true
+	[ "$stderr" = "pfshim: PAPI_EVENTS: no perf event for PAPI_FP_OPS; counting pfshim's defaults. $RAW_HINT" ]
+	[ "$(names)" = "$DEFAULTS" ]
+}
+
+# papi_dir [VAR=VALUE...] COMMAND...: both preloads, no PFSHIM_OUTPUT: reports go where PAPI_OUTPUT_DIRECTORY says.
+papi_dir() {
+	env -u PFSHIM_EVENTS -u PFSHIM_OUTPUT -u PFSHIM_FORMAT LD_PRELOAD="$SHIM $COMPAT" "$@"
+}
+
+@test "PAPI_OUTPUT_DIRECTORY with the compat preload: one whole JSON report in DIR/pfshim_output/" {
+	dir="$BATS_TEST_TMPDIR/papi out%d"	# made with its parents; a '%' is a '%'
+	run -0 --separate-stderr papi_dir PAPI_EVENTS=perf::PAGE-FAULTS PAPI_OUTPUT_DIRECTORY="$dir/run" \
+		"$CT/papi_mixed" 3000
+	[ "$stderr" = "" ]			# the report is not on stderr
+	[ "${lines[0]}" = "hl 0 0 0 0" ]
+	run -0 find "$dir" -type f
+	[ "${#lines[@]}" -eq 1 ]
+	file="${lines[0]}"
+	[[ "$file" == "$dir/run/pfshim_output/"*".p$(printf '%07d' "$(jq .pid "$file")")."*".0.json" ]]
+	# one whole JSON document: the report of papi_mixed, its events and regions
+	[ "$(jq -s length "$file")" -eq 1 ]
+	[ "$(jq -c '[.program, .reason, [.events[].name]]' "$file")" = '["papi_mixed","exit",["page-faults"]]' ]
+	between 3000 "$(jq '.regions.threads[0].regions[] | select(.name == "touch") | .events[0].value' "$file")" 3016
+	# PFSHIM_OUTPUT, when set, wins
+	rm -rf "$dir"
+	run -0 papi_dir PAPI_OUTPUT_DIRECTORY="$dir" PFSHIM_OUTPUT="$REPORTS" PFSHIM_FORMAT=json /bin/true
+	[ ! -e "$dir" ]
+	[ "$(reports)" -eq 1 ]
+	# without the compat preload: not read, the report on stderr as always
+	run -0 --separate-stderr env -u PFSHIM_OUTPUT LD_PRELOAD="$SHIM" PAPI_OUTPUT_DIRECTORY="$dir" /bin/true
+	[ ! -e "$dir" ]
+	[[ "$stderr" == *"Performance counter stats for 'true'"* ]]
+}
+
+teardown() {
+	[ -z "${SUID_DIR:-}" ] || rm -rf "$SUID_DIR"
+}
+
+@test "a setuid program: LIKWID_EVENTS, PAPI_EVENTS and PAPI_OUTPUT_DIRECTORY are not read either" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (a setuid file, mounts)"
+	SUID_DIR=$(mktemp -d /tmp/pfshim-suid.XXXXXX)
+	dir=$SUID_DIR
+	chmod 755 "$dir"
+	cp "$PROGS/first_fd" "$dir/suid"
+	cp "$PROGS/first_fd" "$dir/plain"
+	chown root:root "$dir/suid"
+	chmod 4755 "$dir/suid"
+	mkdir -m 1777 "$dir/out"
+	mkdir "$dir/up" "$dir/work"
+	echo "$SHIM $COMPAT" >"$dir/up/ld.so.preload"
+	want=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/suid")
+	run unshare -m sh -c '
+		mount --make-rprivate / &&
+		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
+		for prog in plain suid; do
+			echo "$prog: $(PFSHIM_DISABLE=1 setpriv --reuid=65534 --regid=65534 --clear-groups \
+				env -u PFSHIM_DISABLE LIKWID_EVENTS=MEM PAPI_OUTPUT_DIRECTORY="$1/out/$prog" \
+				"$1/$prog" 2>&1)"
+		done' sh "$dir"
+	echo "$output"
+	rm -rf "$dir/up" "$dir/work"
+	[ "$status" -eq 0 ]
+	# (setpriv and env, disabled, only pass the variables on)
+	# the plain copy read both, as its user: one line, a report file in its directory
+	[ "$(grep -c 'pfshim: LIKWID_EVENTS: no perf event for MEM' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"plain: pfshim: LIKWID_EVENTS: no perf event for MEM"* ]]
+	[ "$(stat -c %U "$dir/out/plain/pfshim_output")" = nobody ]
+	[ "$(find "$dir/out/plain" -name '*.json' | wc -l)" -ge 1 ]
+	# the setuid one: what it prints without the shim, no line, no directory
+	[ "$(printf '%s\n' "$output" | grep '^suid: ')" = "suid: $want" ]
+	[ ! -e "$dir/out/suid" ]
 }
