@@ -102,6 +102,6 @@ C
 	make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/pfshim >/dev/null
 	[ -x "$dest/opt/pfshim/bin/pfshim" ]
 	run -0 "$dest/opt/pfshim/bin/pfshim" run -o "$BATS_TEST_TMPDIR/r" -- /bin/true
-	[[ "$output" == *"(1 processes, 1 reports, 1 programs)"* ]]
+	[[ "$output" == *"(1 process, 1 image, 1 report, 1 program)"* ]]
 	jq -e '.program == "true"' "$BATS_TEST_TMPDIR"/r/*.json
 }

@@ -134,7 +134,7 @@ static int dir_is_empty(const char *path)
 	struct summary s;
 	uint64_t reports;
 
-	summary_init(&s);
+	summary_init(&s, NULL);
 	summary_add_path(&s, path);
 	reports = s.reports;
 	summary_free(&s);
@@ -237,8 +237,9 @@ static int cmd_run(int argc, char **argv)
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	summary_init(&s);
+	summary_init(&s, NULL);
 	summary_add_path(&s, dir);
+	summary_finish(&s);
 	{
 		char *title = command_line(argv + optind);
 
@@ -251,37 +252,84 @@ static int cmd_run(int argc, char **argv)
 	return WEXITSTATUS(status);
 }
 
+static int by_parse(const char *arg, enum summary_by *by)
+{
+	for (enum summary_by b = BY_PROGRAM; b <= BY_PROCESS; b++)
+		if (strcmp(arg, summary_by_name(b)) == 0) {
+			*by = b;
+			return 0;
+		}
+	return -1;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'c' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "title", required_argument, NULL, 'T' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "regions", required_argument, NULL, 'r' },
+		{ "tree", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	enum { TEXT, JSON, CSV } format = TEXT;
+	struct summary_options opt = { .by = BY_PROGRAM };
+	const char *html = NULL, *title = NULL;
 	struct summary s;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:e:r:th", options, NULL)) != -1) {
 		switch (c) {
 		case 'j': format = JSON; break;
 		case 'c': format = CSV; break;
+		case 'H': html = optarg; opt.images = true; break;
+		case 'T': title = optarg; break;
+		case 't': opt.images = true; break;
+		case 'e': names_add_list(&opt.events, optarg); break;
+		case 'r': names_add_list(&opt.regions, optarg); break;
+		case 'b':
+			if (by_parse(optarg, &opt.by) == 0)
+				break;
+			fprintf(stderr, "pfshim report: --by %s: not one of program, rank, host, process\n",
+				optarg);
+			return 2;
 		case 'h': fputs(usage_report, stdout); return 0;
 		default: fputs(usage_report, stderr); return 2;
 		}
 	}
-	summary_init(&s);
+	summary_init(&s, &opt);
 	if (optind >= argc)
 		summary_add_path(&s, "-");
 	for (int i = optind; i < argc; i++)
 		summary_add_path(&s, argv[i]);
+	summary_finish(&s);
+	if (html) {
+		FILE *f = strcmp(html, "-") == 0 ? stdout : fopen(html, "w");
+
+		if (!f) {
+			fprintf(stderr, "pfshim report: --html %s: %s\n", html, strerror(errno));
+			summary_free(&s);
+			return 2;
+		}
+		summary_print_html(&s, title, f);
+		if ((f == stdout ? fflush(f) : fclose(f)) != 0) {
+			fprintf(stderr, "pfshim report: --html %s: %s\n", html, strerror(errno));
+			summary_free(&s);
+			return 2;
+		}
+		if (f == stdout)	/* the page is the output */
+			format = -1;
+	}
 	if (format == JSON)
 		summary_print_json(&s, stdout);
 	else if (format == CSV)
 		summary_print_csv(&s, stdout);
-	else
-		summary_print_text(&s, NULL, NULL, stdout);
+	else if ((int)format == TEXT && !html)
+		summary_print_text(&s, title, NULL, stdout);
 	ret = s.reports ? 0 : 1;
 	summary_free(&s);
 	return ret;
