@@ -74,7 +74,7 @@ $(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
-		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson)
+		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson) -lm
 
 # Every target a person types; the fragments' own are listed here too.
 help:

@@ -15,7 +15,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *null_out;
-	struct summary_options opt = { .images = true };
+	struct summary_options opt = { .images = true, .tree = true };
 	struct summary s;
 
 	if (!null_out)

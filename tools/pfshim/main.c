@@ -252,6 +252,20 @@ static int cmd_run(int argc, char **argv)
 	return WEXITSTATUS(status);
 }
 
+/* The page into @path ("-": stdout); -1 when it could not be written (said). */
+static int summary_html_write(const struct summary *s, const char *path, const char *title)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+
+	if (f) {
+		summary_print_html(s, title, f);
+		if (f == stdout ? fflush(f) == 0 && !ferror(f) : fclose(f) == 0)
+			return 0;
+	}
+	fprintf(stderr, "pfshim report: --html %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
 static int by_parse(const char *arg, enum summary_by *by)
 {
 	for (enum summary_by b = BY_PROGRAM; b <= BY_PROCESS; b++)
@@ -288,7 +302,7 @@ static int cmd_report(int argc, char **argv)
 		case 'c': format = CSV; break;
 		case 'H': html = optarg; opt.images = true; break;
 		case 'T': title = optarg; break;
-		case 't': opt.images = true; break;
+		case 't': opt.images = opt.tree = true; break;
 		case 'e': names_add_list(&opt.events, optarg); break;
 		case 'r': names_add_list(&opt.regions, optarg); break;
 		case 'b':
@@ -307,28 +321,17 @@ static int cmd_report(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		summary_add_path(&s, argv[i]);
 	summary_finish(&s);
-	if (html) {
-		FILE *f = strcmp(html, "-") == 0 ? stdout : fopen(html, "w");
-
-		if (!f) {
-			fprintf(stderr, "pfshim report: --html %s: %s\n", html, strerror(errno));
-			summary_free(&s);
-			return 2;
-		}
-		summary_print_html(&s, title, f);
-		if ((f == stdout ? fflush(f) : fclose(f)) != 0) {
-			fprintf(stderr, "pfshim report: --html %s: %s\n", html, strerror(errno));
-			summary_free(&s);
-			return 2;
-		}
-		if (f == stdout)	/* the page is the output */
-			format = -1;
+	if (html && summary_html_write(&s, html, title) < 0) {
+		summary_free(&s);
+		return 2;
 	}
-	if (format == JSON)
+	if (html && strcmp(html, "-") == 0)
+		;	/* the page is the output */
+	else if (format == JSON)
 		summary_print_json(&s, stdout);
 	else if (format == CSV)
 		summary_print_csv(&s, stdout);
-	else if ((int)format == TEXT && !html)
+	else
 		summary_print_text(&s, title, NULL, stdout);
 	ret = s.reports ? 0 : 1;
 	summary_free(&s);

@@ -119,10 +119,12 @@ static void print_regions(const struct summary *s, FILE *out)
 		by, by_plural(s->opt.by, 2));
 	for (int r = 0; r < s->region_names.n; r++) {
 		struct summary_stats st;
+		char calls[48];
 
 		summary_region_stats(s, r, 0, &st);
-		fprintf(out, "\n   region '%s': %" PRIu64 " %s, %" PRIu64 " %s, %d %s", s->region_names.name[r],
-			st.calls, plural(st.calls, "call", "calls"), st.threads,
+		summary_value_format(&(struct summary_event){ .scale = 1.0 }, st.calls, calls, sizeof(calls));
+		fprintf(out, "\n   region '%s': %s %s, %" PRIu64 " %s, %d %s", s->region_names.name[r],
+			calls, plural(st.calls, "call", "calls"), st.threads,
 			plural(st.threads, "thread", "threads"), st.groups,
 			by_plural(s->opt.by, (uint64_t)st.groups));
 		if (st.reentries)
@@ -171,8 +173,7 @@ static int point_cmp(const void *a, const void *b)
 	return x->group - y->group;
 }
 
-/* The points sorted by event, then time, then group: a copy the caller frees. */
-static struct summary_point *points_sorted(const struct summary *s)
+struct summary_point *summary_points_sorted(const struct summary *s)
 {
 	struct summary_point *p = xrealloc(NULL, (size_t)s->nr_points * sizeof(*p));
 
@@ -182,8 +183,7 @@ static struct summary_point *points_sorted(const struct summary *s)
 	return p;
 }
 
-/* Step @bucket's time, in ns since the job's first start (0 for a report just after it). */
-static int64_t bucket_time(const struct summary *s, int64_t bucket)
+int64_t summary_bucket_time(const struct summary *s, int64_t bucket)
 {
 	int64_t t = bucket * (int64_t)s->bucket_ns - (int64_t)s->first_start_ns;
 
@@ -193,7 +193,7 @@ static int64_t bucket_time(const struct summary *s, int64_t bucket)
 /* The series summed over groups: one row per step, one column per event. */
 static void print_series(const struct summary *s, FILE *out)
 {
-	struct summary_point *p = points_sorted(s);
+	struct summary_point *p = summary_points_sorted(s);
 	int64_t first = INT64_MAX, last = INT64_MIN;
 	char v[48];
 
@@ -222,7 +222,7 @@ static void print_series(const struct summary *s, FILE *out)
 			any = p[i].bucket == b;
 		if (!any)
 			continue;
-		fprintf(out, " %10.3f", (double)bucket_time(s, b) / 1e9);
+		fprintf(out, " %10.3f", (double)summary_bucket_time(s, b) / 1e9);
 		for (int e = 0; e < s->nr_events; e++) {
 			size_t w = strlen(s->events[e].name) +
 				   (*s->events[e].unit ? strlen(s->events[e].unit) + 1 : 0);
@@ -294,7 +294,7 @@ void summary_print_text(const struct summary *s, const char *title, const char *
 		print_regions(s, out);
 	if (s->nr_points)
 		print_series(s, out);
-	if (s->opt.images)
+	if (s->opt.tree)
 		summary_print_tree(s, out);
 	if (s->skipped)
 		fprintf(out, "\n pfshim: %" PRIu64 " inputs skipped (named above)\n", s->skipped);
@@ -367,7 +367,7 @@ static json_t *regions_json(const struct summary *s, const int *sorted)
 
 static json_t *series_json(const struct summary *s)
 {
-	struct summary_point *p = points_sorted(s);
+	struct summary_point *p = summary_points_sorted(s);
 	json_t *events = json_array(), *groups = NULL, *points = NULL;
 	int event = -1, group = -1;
 
@@ -388,7 +388,7 @@ static json_t *series_json(const struct summary *s)
 				json_object_set_new(by_group, s->groups[group].name, list);
 			}
 			json_array_append_new(list, json_pack("{s:I, s:I, s:I}",
-				"t_ns", (json_int_t)bucket_time(s, p[i].bucket),
+				"t_ns", (json_int_t)summary_bucket_time(s, p[i].bucket),
 				"delta", (json_int_t)p[i].delta, "reports", (json_int_t)p[i].reports));
 		}
 		if (!json_object_size(by_group)) {
@@ -481,7 +481,7 @@ void summary_print_json(const struct summary *s, FILE *out)
 		"table_full", (json_int_t)s->misuse.table_full,
 		"names_refused", (json_int_t)s->misuse.names_refused));
 	json_object_set_new(root, "series", s->nr_points ? series_json(s) : json_null());
-	json_object_set_new(root, "tree", s->opt.images ? tree_json(s) : json_null());
+	json_object_set_new(root, "tree", s->opt.tree ? tree_json(s) : json_null());
 	json_dumpf(root, out, JSON_COMPACT | JSON_REAL_PRECISION(15));
 	fputc('\n', out);
 	json_decref(root);
@@ -589,7 +589,7 @@ static void csv_regions(const struct summary *s, const int *sorted, FILE *out)
 
 static void csv_series(const struct summary *s, FILE *out)
 {
-	struct summary_point *p = points_sorted(s);
+	struct summary_point *p = summary_points_sorted(s);
 
 	fprintf(out, "\nscope,%s,event,t_ns,delta,reports,unit,scale\n", summary_by_name(s->opt.by));
 	for (int i = 0; i < s->nr_points; i++) {
@@ -599,7 +599,7 @@ static void csv_series(const struct summary *s, FILE *out)
 		csv_field(out, s->groups[p[i].group].name);
 		fputc(',', out);
 		csv_field(out, e->name);
-		fprintf(out, ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",", bucket_time(s, p[i].bucket),
+		fprintf(out, ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",", summary_bucket_time(s, p[i].bucket),
 			p[i].delta, p[i].reports);
 		csv_field(out, e->unit);
 		fprintf(out, ",%.15g\n", e->scale);

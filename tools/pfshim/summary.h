@@ -27,7 +27,8 @@ struct summary_options {
 	enum summary_by by;
 	struct names events;	/* only these events, in this order; none: all */
 	struct names regions;	/* only these regions; none: all */
-	bool images;		/* keep one record per image (the tree) */
+	bool images;		/* keep one record per image (the tree; --tree, --html) */
+	bool tree;		/* print the tree in the text and JSON (--tree) */
 };
 
 /* One event, as the reports describe it. */
@@ -211,6 +212,11 @@ void summary_print_html(const struct summary *s, const char *title, FILE *out);
 /* print.c: 1234567 -> "1,234,567"; a scaled value (the clocks) -> "1234.57". */
 void summary_value_format(const struct summary_event *e, uint64_t value, char *out, size_t size);
 const char *summary_by_name(enum summary_by by);
+
+/* print.c: the points by event, then time, then group (a copy the caller frees). */
+struct summary_point *summary_points_sorted(const struct summary *s);
+/* print.c: a step's time in ns since the job's first start (0 for a report just after it). */
+int64_t summary_bucket_time(const struct summary *s, int64_t bucket);
 
 /* tree.c: images in tree order, with their depth; returns how many. */
 int summary_tree(const struct summary *s, int **order, int **depth);
