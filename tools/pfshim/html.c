@@ -412,10 +412,11 @@ static void section_series(FILE *out, const struct summary *s, const int *sorted
 			int targets[2] = { 0, line_of[p[at].group] };
 
 			for (int t = 0; t < 2; t++) {
-				struct line *ln = &l[targets[t]];
+				struct line *ln;
 
 				if (t && targets[t] <= 0)
 					continue;
+				ln = &l[targets[t]];
 				if (ln->n && ln->x[ln->n - 1] == x) {	/* same step: add */
 					ln->y[ln->n - 1] += y;
 					continue;
