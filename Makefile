@@ -88,7 +88,8 @@ help:
 	@echo '  make clean           remove build/ (the arm64 kernel cache stays)'
 	@echo 'Test'
 	@echo '  make unit            cmocka unit tests (tests/unit/), seconds'
-	@echo '  make e2e             bats end-to-end tests on real programs (tests/e2e/), about 20 s'
+	@echo '  make e2e             bats end-to-end tests on real programs (tests/e2e/), about 20 s;'
+	@echo '                       installs chromium for the HTML report test (report-html.bats)'
 	@echo '  make test-arm64      fastread and the shim on an emulated arm64 PMU under QEMU, ~1 min;'
 	@echo '                       the first run downloads a Debian arm64 kernel (network)'
 	@echo '  make test-arm64-max, make test-arm64-cortex-a57   one CPU model of test-arm64'
@@ -171,7 +172,10 @@ $(UNIT_BIN): | deps
 unit: deps $(UNIT_BIN)
 	$(Q)set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
+# report-html.bats renders pfshim report's page in headless Chromium (~100 MB
+# of packages, installed here, not by `make unit`).
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
+	$(Q)tests/deps.sh chromium
 	$(Q)$(MAKE) --no-print-directory $(TOOL)
 	$(Q)bats --print-output-on-failure tests/e2e
 

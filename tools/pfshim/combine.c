@@ -329,6 +329,10 @@ void summary_series_add(struct summary *s, json_t *r)
 	json_t *e;
 	size_t i;
 
+	uint64_t start = count_or(json_object_get(r, "start_ns"), 0);
+
+	if (start && (!s->series_start_ns || start < s->series_start_ns))
+		s->series_start_ns = start;
 	if (!s->bucket_ns && interval)
 		s->bucket_ns = interval;
 	if (!s->bucket_ns)

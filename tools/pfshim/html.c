@@ -391,14 +391,11 @@ static void section_series(FILE *out, const struct summary *s, const int *sorted
 
 		for (int g = 0; g < s->nr_groups; g++)
 			line_of[g] = -1;
-		for (int k = 0; k < s->nr_groups && s->nr_groups > 1; k++) {
-			bool has = false;
-
-			for (int i = at; i < s->nr_points && p[i].event == e && !has; i++)
-				has = p[i].group == sorted[k];
-			if (has && shown++ < MAX_LINES)
+		for (int i = at; i < s->nr_points && p[i].event == e; i++)
+			line_of[p[i].group] = 0;	/* has points of this event */
+		for (int k = 0; k < s->nr_groups && s->nr_groups > 1; k++)
+			if (line_of[sorted[k]] == 0 && shown++ < MAX_LINES)
 				line_of[sorted[k]] = nl++;
-		}
 		for (int i = 0; i < nl; i++)
 			l[i] = (struct line){ "total", 0, NULL, NULL };
 		for (int g = 0; g < s->nr_groups; g++)

@@ -185,23 +185,44 @@ struct summary_point *summary_points_sorted(const struct summary *s)
 
 int64_t summary_bucket_time(const struct summary *s, int64_t bucket)
 {
-	int64_t t = bucket * (int64_t)s->bucket_ns - (int64_t)s->first_start_ns;
+	int64_t t = bucket * (int64_t)s->bucket_ns - (int64_t)s->series_start_ns;
 
 	return t > 0 ? t : 0;
 }
 
-/* The series summed over groups: one row per step, one column per event. */
+static int bucket_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The series summed over groups: one row per step that has a point, one column per event. */
 static void print_series(const struct summary *s, FILE *out)
 {
-	struct summary_point *p = summary_points_sorted(s);
-	int64_t first = INT64_MAX, last = INT64_MIN;
+	int64_t *bucket = xrealloc(NULL, (size_t)s->nr_points * sizeof(*bucket));
+	uint64_t *sum;
+	bool *have;
+	int nb = 0;
 	char v[48];
 
+	for (int i = 0; i < s->nr_points; i++)
+		bucket[i] = s->points[i].bucket;
+	qsort(bucket, (size_t)s->nr_points, sizeof(*bucket), bucket_cmp);
+	for (int i = 0; i < s->nr_points; i++)
+		if (!nb || bucket[nb - 1] != bucket[i])
+			bucket[nb++] = bucket[i];
+	sum = xrealloc(NULL, (size_t)nb * (size_t)s->nr_events * sizeof(*sum));
+	have = xrealloc(NULL, (size_t)nb * (size_t)s->nr_events * sizeof(*have));
+	memset(sum, 0, (size_t)nb * (size_t)s->nr_events * sizeof(*sum));
+	memset(have, 0, (size_t)nb * (size_t)s->nr_events * sizeof(*have));
 	for (int i = 0; i < s->nr_points; i++) {
-		if (p[i].bucket < first)
-			first = p[i].bucket;
-		if (p[i].bucket > last)
-			last = p[i].bucket;
+		const int64_t *at = bsearch(&s->points[i].bucket, bucket, (size_t)nb, sizeof(*bucket),
+					    bucket_cmp);
+		size_t cell = (size_t)(at - bucket) * (size_t)s->nr_events + (size_t)s->points[i].event;
+
+		sum[cell] += s->points[i].delta;
+		have[cell] = true;
 	}
 	fprintf(out, "\n pfshim: interval series, every %.3f s (each event's change per step, summed"
 		" over the %s; --json, --csv and --html have each %s's)\n\n %10s",
@@ -215,34 +236,24 @@ static void print_series(const struct summary *s, FILE *out)
 		fprintf(out, " %*s", (int)(strlen(head) > 14 ? strlen(head) : 14), head);
 	}
 	fputc('\n', out);
-	for (int64_t b = first; s->nr_points && b <= last; b++) {
-		bool any = false;
-
-		for (int i = 0; i < s->nr_points && !any; i++)
-			any = p[i].bucket == b;
-		if (!any)
-			continue;
-		fprintf(out, " %10.3f", (double)summary_bucket_time(s, b) / 1e9);
+	for (int b = 0; b < nb; b++) {
+		fprintf(out, " %10.3f", (double)summary_bucket_time(s, bucket[b]) / 1e9);
 		for (int e = 0; e < s->nr_events; e++) {
 			size_t w = strlen(s->events[e].name) +
 				   (*s->events[e].unit ? strlen(s->events[e].unit) + 1 : 0);
-			uint64_t sum = 0;
-			bool have = false;
+			size_t cell = (size_t)b * (size_t)s->nr_events + (size_t)e;
 
-			for (int i = 0; i < s->nr_points; i++)
-				if (p[i].event == e && p[i].bucket == b) {
-					sum += p[i].delta;
-					have = true;
-				}
-			if (have)
-				summary_value_format(&s->events[e], sum, v, sizeof(v));
+			if (have[cell])
+				summary_value_format(&s->events[e], sum[cell], v, sizeof(v));
 			else
 				snprintf(v, sizeof(v), "-");
 			fprintf(out, " %*s", (int)(w > 14 ? w : 14), v);
 		}
 		fputc('\n', out);
 	}
-	free(p);
+	free(bucket);
+	free(sum);
+	free(have);
 }
 
 void summary_print_tree(const struct summary *s, FILE *out)
@@ -412,7 +423,7 @@ static json_t *series_json(const struct summary *s)
 	(void)points;
 	free(p);
 	return json_pack("{s:I, s:I, s:o}", "step_ns", (json_int_t)s->bucket_ns, "start_ns",
-			 (json_int_t)s->first_start_ns, "events", events);
+			 (json_int_t)s->series_start_ns, "events", events);
 }
 
 static json_t *tree_json(const struct summary *s)

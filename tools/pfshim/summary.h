@@ -108,7 +108,8 @@ struct summary {
 	uint64_t images;		/* process images counted (their last report) */
 	uint64_t processes;		/* distinct (host, pid namespace, pid) */
 	uint64_t skipped;		/* inputs named on stderr and skipped */
-	uint64_t first_start_ns;	/* earliest start_ns: t=0 of the series */
+	uint64_t first_start_ns;	/* earliest start_ns: the job's date */
+	uint64_t series_start_ns;	/* earliest start_ns of a report with a seq: t=0 of the series */
 	uint64_t bucket_ns;		/* the first interval_ns read: the series' step */
 	int nr_events;
 	struct summary_event *events;
