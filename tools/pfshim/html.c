@@ -44,8 +44,8 @@ static double tick_step(double max, int n)
 {
 	double raw = max / n, p = pow(10, floor(log10(raw)));
 
-	if (!(raw > 0) || !isfinite(raw))
-		return 1;
+	if (!(raw > 0) || !isfinite(raw) || !isfinite(p) || p <= 0)
+		return max > 0 && isfinite(max) ? max : 1;	/* one tick: at the end */
 	return raw / p <= 1 ? p : raw / p <= 2 ? 2 * p : raw / p <= 5 ? 5 * p : 10 * p;
 }
 
@@ -97,20 +97,22 @@ struct bars {
 static void chart_bars(FILE *out, const struct bars *b)
 {
 	const int left = 200, right = 90, top = 20, row = 20, axis = 42;
-	int h = top + b->n * row + axis, w = CHART_W - left - right;
+	int h = top + b->n * row + axis, w = CHART_W - left - right, ticks;
 	double max = 0, step;
 	char v[64];
 
 	for (int i = 0; i < b->n; i++)
-		if (!isnan(b->value[i]) && b->value[i] > max)
+		if (isfinite(b->value[i]) && b->value[i] > max)
 			max = b->value[i];
-	if (!isnan(b->mean) && b->mean > max)
+	if (isfinite(b->mean) && b->mean > max)
 		max = b->mean;
 	step = tick_step(max > 0 ? max : 1, 5);
 	max = ceil((max > 0 ? max : 1) / step) * step;
+	ticks = (int)lround(max / step);
 	fprintf(out, "<svg class=\"chart %s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", b->kind, CHART_W, h, CHART_W, h);
-	for (double t = 0; t <= max + step / 2; t += step) {
+	for (int i = 0; i <= ticks; i++) {
+		double t = i * step;
 		int x = left + (int)lround(t / max * w);
 
 		tick_format(t, step, max, v, sizeof(v));
@@ -129,20 +131,20 @@ static void chart_bars(FILE *out, const struct bars *b)
 			y + 14);
 		html_text(out, b->label[i]);
 		fputs("</text>", out);
-		if (isnan(b->value[i])) {
+		if (!isfinite(b->value[i])) {
 			fprintf(out, "<text class=\"value\" x=\"%d\" y=\"%d\">not counted</text>\n",
 				left + 4, y + 14);
 			continue;
 		}
 		value_label(b->e, b->value[i], v, sizeof(v));
 		fprintf(out, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-			"fill=\"%s\"><title>", left, y + 3, b->value[i] / max * w, row - 6,
+			"fill=\"%s\"><title>", left, y + 3, fmax(0, b->value[i] / max * w), row - 6,
 			palette[i % 10]);
 		html_text(out, b->label[i]);
 		fprintf(out, ": %s %s</title></rect><text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>\n",
-			v, b->e->unit, left + b->value[i] / max * w + 4, y + 14, v);
+			v, b->e->unit, left + fmax(0, b->value[i] / max * w) + 4, y + 14, v);
 	}
-	if (!isnan(b->mean)) {
+	if (isfinite(b->mean)) {
 		double x = left + b->mean / max * w;
 
 		value_label(b->e, b->mean, v, sizeof(v));
@@ -327,22 +329,24 @@ static void chart_lines(FILE *out, const struct summary_event *e, const struct l
 			if (l[i].y[p] > ymax)
 				ymax = l[i].y[p];
 		}
+	if (!isfinite(ymax))
+		ymax = 1;
 	xs = tick_step(xmax, 8);
 	ys = tick_step(ymax > 0 ? ymax : 1, 5);
 	xmax = ceil(xmax / xs) * xs;
 	ymax = ceil((ymax > 0 ? ymax : 1) / ys) * ys;
 	fprintf(out, "<svg class=\"chart series\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", CHART_W, h, CHART_W, h);
-	for (double t = 0; t <= ymax + ys / 2; t += ys) {
-		double y = top + plot_h - t / ymax * plot_h;
+	for (int i = 0; i <= lround(ymax / ys); i++) {
+		double t = i * ys, y = top + plot_h - t / ymax * plot_h;
 
 		tick_format(t, ys, ymax, v, sizeof(v));
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
 			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			left, y, left + w, y, left - 6, y + 4, v);
 	}
-	for (double t = 0; t <= xmax + xs / 2; t += xs) {
-		double x = left + t / xmax * w;
+	for (int i = 0; i <= lround(xmax / xs); i++) {
+		double t = i * xs, x = left + t / xmax * w;
 
 		tick_format(t, xs, xmax, v, sizeof(v));
 		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
@@ -407,6 +411,9 @@ static void section_series(FILE *out, const struct summary *s, const int *sorted
 			double x = (double)summary_bucket_time(s, p[at].bucket) / 1e9;
 			double y = (double)p[at].delta * s->events[e].scale;
 			int targets[2] = { 0, line_of[p[at].group] };
+
+			if (!isfinite(y) || y < 0)	/* a report's own scale: not drawn when absurd */
+				continue;
 
 			for (int t = 0; t < 2; t++) {
 				struct line *ln;

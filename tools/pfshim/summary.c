@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "export/report.h"	/* REPORT_SCHEMA_VERSION: what the shim writes */
+#include "tools/pfshim/arena.h"
 
 _Static_assert(REPORT_SCHEMA_VERSION <= SUMMARY_READS_VERSION,
 	       "the shim writes a report version pfshim report does not read yet");
@@ -27,6 +28,7 @@ _Static_assert(REPORT_SCHEMA_VERSION <= SUMMARY_READS_VERSION,
 void summary_init(struct summary *s, const struct summary_options *opt)
 {
 	memset(s, 0, sizeof(*s));
+	arena_install();
 	if (opt)
 		s->opt = *opt;
 	names_add(&s->metrics, "wall");
@@ -228,7 +230,7 @@ static void report_take(struct summary *s, json_t *r)
 		return;
 	}
 	json_decref(s->pending[seen->pending].report);
-	s->pending[seen->pending].report = json_incref(r);
+	s->pending[seen->pending].report = arena_keep(r);	/* r dies with the arena */
 	seen->seq = seq;
 	seen->wall_ns = wall;
 }
@@ -273,10 +275,12 @@ void summary_add_text(struct summary *s, const char *path, const char *text, siz
 			line += text[at++] == '\n';
 		if (at >= len)
 			return;
+		arena_begin();
 		report = json_loadb(text + at, len - at, JSON_DISABLE_EOF_CHECK, &err);
 		if (!report) {
 			char where[256];
 
+			arena_end();
 			snprintf(where, sizeof(where), "line %d: %s", line + err.line - 1, err.text);
 			skipped(s, path, "truncated or malformed JSON", where);
 			return;
@@ -287,6 +291,7 @@ void summary_add_text(struct summary *s, const char *path, const char *text, siz
 		else
 			report_take(s, report);
 		json_decref(report);
+		arena_end();
 		for (size_t i = 0; i < (size_t)err.position && at + i < len; i++)
 			line += text[at + i] == '\n';
 		at += err.position;
