@@ -83,7 +83,8 @@ help:
 	@echo '                       and build/pfshim when libjansson-dev is installed'
 	@echo '  make tool            build/pfshim (pfshim run / pfshim report), installing libjansson-dev'
 	@echo '  make install         the libraries, pfshim.h, fastread/fastread.h, their pkg-config'
-	@echo '                       files and bin/pfshim under PREFIX (/usr/local), staged under DESTDIR'
+	@echo '                       files, bin/pfshim and its man page under PREFIX (/usr/local),'
+	@echo '                       staged under DESTDIR'
 	@echo '  make uninstall       remove what install wrote'
 	@echo '  make clean           remove build/ (the arm64 kernel cache stays)'
 	@echo 'Test'
@@ -174,9 +175,10 @@ unit: deps $(UNIT_BIN)
 	$(Q)set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 # report-html.bats renders pfshim report's page in headless Chromium (~100 MB
-# of packages, installed here, not by `make unit`).
+# of packages, installed here, not by `make unit`); install.bats renders
+# pfshim.1 with man (man-db).
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
-	$(Q)tests/deps.sh chromium
+	$(Q)tests/deps.sh chromium man-db
 	$(Q)$(MAKE) --no-print-directory $(TOOL)
 	$(Q)bats --print-output-on-failure tests/e2e
 
@@ -203,8 +205,9 @@ install: all
 	install -m 0644 $(BUILD)/libfastread.a $(DESTDIR)$(PREFIX)/lib/libfastread.a
 	install -m 0644 include/pfshim.h $(DESTDIR)$(PREFIX)/include/pfshim.h
 	install -m 0644 fastread/fastread.h $(DESTDIR)$(PREFIX)/include/fastread/fastread.h
-	$(if $(wildcard $(TOOL)),install -d $(DESTDIR)$(PREFIX)/bin && \
-		install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pfshim)
+	$(if $(wildcard $(TOOL)),install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 && \
+		install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pfshim && \
+		install -m 0644 tools/pfshim/pfshim.1 $(DESTDIR)$(PREFIX)/share/man/man1/pfshim.1)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' pfshim.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
 	sed -e 's|@PREFIX@|$(PREFIX)|g' fastread/fastread.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc
@@ -213,7 +216,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libpfshim.so $(DESTDIR)$(PREFIX)/lib/libfastread.a \
 		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc \
 		$(DESTDIR)$(PREFIX)/include/fastread/fastread.h \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc $(DESTDIR)$(PREFIX)/bin/pfshim
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc $(DESTDIR)$(PREFIX)/bin/pfshim \
+		$(DESTDIR)$(PREFIX)/share/man/man1/pfshim.1
 	rmdir $(DESTDIR)$(PREFIX)/include/fastread 2>/dev/null || true
 
 clean:
