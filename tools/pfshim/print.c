@@ -11,14 +11,16 @@
 
 #include "tools/pfshim/summary.h"
 
-/* 1234567 -> "1,234,567"; a scaled value (the clocks) -> "1234.57" with 2 decimals. */
+/* 1234567 -> "1,234,567"; a scaled value (the clocks) -> "1234.57", "0.0265". */
 void summary_value_format(const struct summary_event *e, uint64_t value, char *out, size_t size)
 {
 	char digits[32];
 	size_t n, o = 0;
 
-	if (e->scale != 1.0) {
-		snprintf(out, size, "%.2f", (double)value * e->scale);
+	if (e->scale != 1.0) {	/* below 1, the digits that matter: 0.00265 msec, not 0.00 */
+		double v = (double)value * e->scale;
+
+		snprintf(out, size, v >= 1 || v == 0 ? "%.2f" : "%.3g", v);
 		return;
 	}
 	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, value);
