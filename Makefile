@@ -147,6 +147,15 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 	$(Q)$(CC) $(PF_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libpfshim-core.a \
 		$(BUILD)/libfastread.a -lcmocka -lpthread -lm
 
+# tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
+# main.c), which link libjansson instead of the shim's archives.
+TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c,$(TOOL_SRC))
+$(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(wildcard tools/pfshim/*.h) export/report.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ $< \
+		$(TOOL_LIB_SRC) -lcmocka $$(pkg-config --cflags --libs jansson) -lm
+
 # Programs the end-to-end tests run under the shim: plain C, no pfshim code
 # except through pfshim.h.
 $(BUILD)/progs/%: tests/progs/%.c include/pfshim.h $(wildcard tests/progs/*.h)
