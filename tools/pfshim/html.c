@@ -331,6 +331,7 @@ static void chart_lines(FILE *out, const struct summary_event *e, const struct l
 		}
 	if (!isfinite(ymax))
 		ymax = 1;
+	ymax *= 1.05;	/* a line at the maximum stays clear of the frame */
 	xs = tick_step(xmax, 8);
 	ys = tick_step(ymax > 0 ? ymax : 1, 5);
 	xmax = ceil(xmax / xs) * xs;
