@@ -74,7 +74,7 @@ $(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
-		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson) -lm
+		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # Every target a person types; the fragments' own are listed here too.
 help:
@@ -154,7 +154,7 @@ $(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(wildcard tools/pf
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ $< \
-		$(TOOL_LIB_SRC) -lcmocka $$(pkg-config --cflags --libs jansson) -lm
+		$(TOOL_LIB_SRC) -lcmocka $$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # Programs the end-to-end tests run under the shim: plain C, no pfshim code
 # except through pfshim.h.

@@ -226,3 +226,27 @@ iv() {
 	run -2 "$PFSHIM" report --html /no/such/dir/page.html evil.jsonl
 	[[ "$output" == *"--html /no/such/dir/page.html: No such file or directory"* ]]
 }
+
+@test "pfshim report: many files, parsed on several threads, combine as one thread reads them" {
+	mkdir many
+	for i in $(seq 1 300); do
+		iv $((1000 + i)) "p$((i % 7))" exit null $i $((i * 3)) null $((i % 16)) \
+			>"many/h.r$(printf %06d $((i % 16))).p$(printf %07d $((1000 + i))).json"
+	done
+	# the same reports through stdin: one stream, one thread
+	cat many/*.json >all.jsonl
+	run -0 "$PFSHIM" report --json --by rank many
+	threaded=$output
+	run -0 "$PFSHIM" report --json --by rank - <all.jsonl
+	[ "$(jq -S . <<<"$threaded")" = "$(jq -S . <<<"$output")" ]
+	[ "$(jq '.events[0].value' <<<"$threaded")" -eq $((3 * 300 * 301 / 2)) ]
+	# damaged files among them are named in name order, each once
+	echo garbage >many/h.r000003.p0000001.json
+	head -c 50 many/h.r000009.p0001009.json >many/h.r000009.p0001009.truncated.json
+	run -0 --separate-stderr "$PFSHIM" report --json many
+	echo "$stderr"
+	[ "$stderr" = "pfshim: many/h.r000003.p0000001.json: truncated or malformed JSON: line 1: '[' or '{' expected near 'garbage'; skipped
+pfshim: many/h.r000009.p0001009.truncated.json: truncated or malformed JSON: line 1: premature end of input near '\"p'; skipped" ]
+	[ "$(jq .reports <<<"$output")" -eq 300 ]
+	[ "$(jq .skipped <<<"$output")" -eq 2 ]
+}

@@ -1,34 +1,36 @@
 /*
- * arena.c: a bump allocator for jansson between arena_begin() and
- * arena_end(), malloc outside. free() of an arena node is nothing; of any
- * other, free(). Chunks are 1 MiB (a report is a few KiB; a bigger one gets
- * a chunk of its size); after arena_end() only the first chunk is kept.
+ * arena.c: a bump allocator for jansson, one arena per batch of reports,
+ * bound to the thread that parses or frees them; malloc when none is bound.
+ * free() of a node of the bound arena is nothing; of any other, free().
+ * Chunks are 1 MiB (a report is a few KiB; a bigger one gets a chunk of its
+ * size); a reset keeps the oldest chunk.
  */
 #include "tools/pfshim/arena.h"
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "tools/pfshim/table.h"
 
 #define CHUNK (1u << 20)
 
-struct chunk {
-	struct chunk *next;
+struct arena_chunk {
+	struct arena_chunk *next;
 	size_t size, used;
 	_Alignas(16) char data[];
 };
 
-static struct chunk *chunks;	/* the newest first */
-static bool active;
+static __thread struct arena *bound;
 
 static void *arena_malloc(size_t n)
 {
-	struct chunk *c = chunks;
+	struct arena_chunk *c;
 
-	if (!active)
+	if (!bound)
 		return malloc(n);
+	c = bound->chunks;
 	n = (n + 15) & ~(size_t)15;
 	if (!c || c->size - c->used < n) {
 		size_t size = n > CHUNK ? n : CHUNK;
@@ -36,16 +38,16 @@ static void *arena_malloc(size_t n)
 		c = xrealloc(NULL, sizeof(*c) + size);
 		c->size = size;
 		c->used = 0;
-		c->next = chunks;
-		chunks = c;
+		c->next = bound->chunks;
+		bound->chunks = c;
 	}
 	c->used += n;
 	return c->data + c->used - n;
 }
 
-static bool in_arena(const void *p)
+static bool in_arena(const struct arena *a, const void *p)
 {
-	for (const struct chunk *c = chunks; c; c = c->next)
+	for (const struct arena_chunk *c = a->chunks; c; c = c->next)
 		if ((uintptr_t)p >= (uintptr_t)c->data && (uintptr_t)p < (uintptr_t)c->data + c->size)
 			return true;
 	return false;
@@ -53,7 +55,7 @@ static bool in_arena(const void *p)
 
 static void arena_free(void *p)
 {
-	if (p && !in_arena(p))
+	if (p && !(bound && in_arena(bound, p)))
 		free(p);
 }
 
@@ -61,37 +63,44 @@ void arena_install(void)
 {
 	static bool installed;
 
-	if (!installed)
+	if (!installed)	/* before any thread parses: the first summary_init() */
 		json_set_alloc_funcs(arena_malloc, arena_free);
 	installed = true;
 }
 
-void arena_begin(void)
+struct arena *arena_bind(struct arena *a)
 {
-	active = true;
+	struct arena *before = bound;
+
+	bound = a;
+	return before;
 }
 
-void arena_end(void)
+void arena_reset(struct arena *a)
 {
-	active = false;
-	while (chunks && chunks->next) {	/* keep the oldest, whatever its size */
-		struct chunk *c = chunks;
+	while (a->chunks && a->chunks->next) {	/* keep the oldest, whatever its size */
+		struct arena_chunk *c = a->chunks;
 
-		chunks = c->next;
+		a->chunks = c->next;
 		free(c);
 	}
-	if (chunks)
-		chunks->used = 0;
+	if (a->chunks)
+		a->chunks->used = 0;
+}
+
+void arena_free_all(struct arena *a)
+{
+	arena_reset(a);
+	free(a->chunks);
+	a->chunks = NULL;
 }
 
 json_t *arena_keep(json_t *v)
 {
-	bool was = active;
-	json_t *copy;
+	struct arena *was = arena_bind(NULL);
+	json_t *copy = json_deep_copy(v);
 
-	active = false;
-	copy = json_deep_copy(v);
-	active = was;
+	arena_bind(was);
 	if (!copy) {
 		fprintf(stderr, "pfshim: out of memory\n");
 		exit(1);

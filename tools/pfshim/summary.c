@@ -1,6 +1,7 @@
 /*
- * summary.c: reading pfshim.report JSON and deciding which report of each
- * process image counts. Inputs are trusted to be nothing: every object is
+ * summary.c: which inputs to read (files, directories walked in name order,
+ * stdin; input.c parses them) and which report of each process image counts.
+ * Inputs are trusted to be nothing: every object is
  * checked for the schema and the types it needs, and whatever is not a whole
  * report (truncated, malformed, foreign) is named on stderr and skipped,
  * never fatal. An image (host, pid namespace, pid, start_ns) may leave
@@ -21,6 +22,7 @@
 
 #include "export/report.h"	/* REPORT_SCHEMA_VERSION: what the shim writes */
 #include "tools/pfshim/arena.h"
+#include "tools/pfshim/input.h"
 
 _Static_assert(REPORT_SCHEMA_VERSION <= SUMMARY_READS_VERSION,
 	       "the shim writes a report version pfshim report does not read yet");
@@ -261,73 +263,79 @@ void summary_finish(struct summary *s)
 	names_free(&events);
 }
 
+/* A batch's objects, in order: each report checked and taken; then why the rest was skipped. */
+static void batch_take(void *ctx, struct batch *b)
+{
+	struct summary *s = ctx;
+	struct arena *was = arena_bind(&b->arena);	/* what report_take frees is in it */
+
+	if (b->read_errno) {
+		fprintf(stderr, "pfshim: %s: %s; skipped\n", b->path, strerror(b->read_errno));
+		s->skipped++;
+	}
+	for (int i = 0; i < b->n; i++) {
+		const char *why = report_check(b->object[i]);
+
+		if (why)
+			skipped(s, b->path, why, NULL);
+		else
+			report_take(s, b->object[i]);
+	}
+	if (b->error[0])
+		skipped(s, b->path, b->error, NULL);
+	arena_bind(was);
+}
+
 void summary_add_text(struct summary *s, const char *path, const char *text, size_t len)
 {
-	size_t at = 0;
-	int line = 1;
+	struct batch b = { .path = path };
 
-	for (;;) {
-		json_error_t err;
-		const char *why;
-		json_t *report;
-
-		while (at < len && strchr(" \t\r\n", text[at]))
-			line += text[at++] == '\n';
-		if (at >= len)
-			return;
-		arena_begin();
-		report = json_loadb(text + at, len - at, JSON_DISABLE_EOF_CHECK, &err);
-		if (!report) {
-			char where[256];
-
-			arena_end();
-			snprintf(where, sizeof(where), "line %d: %s", line + err.line - 1, err.text);
-			skipped(s, path, "truncated or malformed JSON", where);
-			return;
-		}
-		why = report_check(report);
-		if (why)
-			skipped(s, path, why, NULL);
-		else
-			report_take(s, report);
-		json_decref(report);
-		arena_end();
-		for (size_t i = 0; i < (size_t)err.position && at + i < len; i++)
-			line += text[at + i] == '\n';
-		at += err.position;
-	}
+	batch_parse(&b, text, len);
+	batch_take(s, &b);
+	batch_clear(&b);
+	free(b.object);
+	arena_free_all(&b.arena);
 }
-static int stream_add(struct summary *s, const char *path, FILE *f)
+
+struct file_list {
+	char **path;
+	int n, cap;
+};
+
+static void list_add(struct file_list *l, const char *path)
 {
-	size_t len = 0, cap = 65536;
-	char *text = xrealloc(NULL, cap);
-	size_t n;
-
-	while ((n = fread(text + len, 1, cap - len, f)) > 0) {
-		len += n;
-		if (len == cap)
-			text = xrealloc(text, cap *= 2);
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->path = xrealloc(l->path, (size_t)l->cap * sizeof(*l->path));
 	}
-	if (ferror(f)) {
-		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
-		s->skipped++;
-		free(text);
-		return -1;
-	}
-	summary_add_text(s, path, text, len);
-	free(text);
-	return 0;
+	l->path[l->n++] = xstrdup(path);
 }
 
-static int dir_add(struct summary *s, const char *path)
+/* The regular files under @path (itself when it is one), in name order; the rest said and skipped. */
+static void list_walk(struct summary *s, struct file_list *l, const char *path)
 {
 	struct dirent **names;
-	int n = scandir(path, &names, NULL, alphasort);
+	struct stat st;
+	int n;
 
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
+		s->skipped++;
+		return;
+	}
+	if (S_ISREG(st.st_mode)) {
+		list_add(l, path);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		skipped(s, path, "not a regular file or directory", NULL);
+		return;
+	}
+	n = scandir(path, &names, NULL, alphasort);
 	if (n < 0) {
 		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
 		s->skipped++;
-		return -1;
+		return;
 	}
 	for (int i = 0; i < n; i++) {
 		if (names[i]->d_name[0] != '.') {	/* ., .., and hidden temporary files */
@@ -336,41 +344,33 @@ static int dir_add(struct summary *s, const char *path)
 
 			snprintf(child, len, "%s%s%s", path,
 				 path[strlen(path) - 1] == '/' ? "" : "/", names[i]->d_name);
-			summary_add_path(s, child);
+			list_walk(s, l, child);
 			free(child);
 		}
 		free(names[i]);
 	}
 	free(names);
-	return 0;
 }
 
 int summary_add_path(struct summary *s, const char *path)
 {
-	struct stat st;
-	FILE *f;
-	int ret;
+	struct file_list l = { 0 };
+	uint64_t skipped_before = s->skipped;
 
-	if (strcmp(path, "-") == 0)
-		return stream_add(s, "(stdin)", stdin);
-	if (stat(path, &st) < 0) {
-		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
-		s->skipped++;
-		return -1;
+	if (strcmp(path, "-") == 0) {
+		struct batch b = { .path = "(stdin)" };
+
+		batch_read(&b, NULL);
+		batch_take(s, &b);
+		batch_clear(&b);
+		free(b.object);
+		arena_free_all(&b.arena);
+		return 0;
 	}
-	if (S_ISDIR(st.st_mode))
-		return dir_add(s, path);
-	if (!S_ISREG(st.st_mode)) {
-		skipped(s, path, "not a regular file or directory", NULL);
-		return -1;
-	}
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
-		s->skipped++;
-		return -1;
-	}
-	ret = stream_add(s, path, f);
-	fclose(f);
-	return ret;
+	list_walk(s, &l, path);
+	input_files(l.path, l.n, batch_take, s);
+	for (int i = 0; i < l.n; i++)
+		free(l.path[i]);
+	free(l.path);
+	return s->skipped > skipped_before && !l.n ? -1 : 0;
 }
