@@ -84,6 +84,42 @@ static void axis_title(FILE *out, const struct summary_event *e)
 	fputc(')', out);
 }
 
+#define LABEL_MAX 40	/* characters of a bar's label; the rest is in its tooltip */
+
+/* Characters (not bytes) of a UTF-8 label, at most LABEL_MAX. */
+static int label_chars(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n > LABEL_MAX ? LABEL_MAX : n;
+}
+
+/* A label cut to LABEL_MAX characters: its start, "...", and its end (a pid, a rank). */
+static void label_text(FILE *out, const char *s)
+{
+	size_t len = strlen(s), head, tail;
+	char *cut;
+
+	if (label_chars(s) < LABEL_MAX || len <= LABEL_MAX) {
+		html_text(out, s);
+		return;
+	}
+	head = LABEL_MAX / 2 - 2;
+	tail = LABEL_MAX / 2 - 1;
+	while (head && ((unsigned char)s[head] & 0xc0) == 0x80)	/* no cut inside a character */
+		head--;
+	while (tail < len && ((unsigned char)s[len - tail] & 0xc0) == 0x80)
+		tail++;
+	cut = xrealloc(NULL, head + 4 + tail + 1);
+	memcpy(cut, s, head);
+	memcpy(cut + head, "...", 3);
+	memcpy(cut + head + 3, s + len - tail, tail + 1);
+	html_text(out, cut);
+	free(cut);
+}
+
 struct bars {
 	const char *kind;		/* class: "bars" or "region" */
 	const struct summary_event *e;	/* unit and scale of the values */
@@ -96,10 +132,18 @@ struct bars {
 /* A horizontal bar chart: one row per group, value at the bar's end, x axis below. */
 static void chart_bars(FILE *out, const struct bars *b)
 {
-	const int left = 200, right = 90, top = 20, row = 20, axis = 42;
-	int h = top + b->n * row + axis, w = CHART_W - left - right, ticks;
+	const int right = 90, top = 20, row = 20, axis = 42;
+	int left = 60, h = top + b->n * row + axis, w, ticks;
 	double max = 0, step;
 	char v[64];
+
+	/* room for the longest label, at about 7 px a character; longer ones are cut */
+	for (int i = 0; i < b->n; i++)
+		if (label_chars(b->label[i]) * 7 + 12 > left)
+			left = label_chars(b->label[i]) * 7 + 12;
+	if (left > 12 + LABEL_MAX * 7)
+		left = 12 + LABEL_MAX * 7;
+	w = CHART_W - left - right;
 
 	for (int i = 0; i < b->n; i++)
 		if (isfinite(b->value[i]) && b->value[i] > max)
@@ -129,7 +173,7 @@ static void chart_bars(FILE *out, const struct bars *b)
 
 		fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6,
 			y + 14);
-		html_text(out, b->label[i]);
+		label_text(out, b->label[i]);
 		fputs("</text>", out);
 		if (!isfinite(b->value[i])) {
 			fprintf(out, "<text class=\"value\" x=\"%d\" y=\"%d\">not counted</text>\n",
@@ -139,7 +183,7 @@ static void chart_bars(FILE *out, const struct bars *b)
 		value_label(b->e, b->value[i], v, sizeof(v));
 		fprintf(out, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 			"fill=\"%s\"><title>", left, y + 3, fmax(0, b->value[i] / max * w), row - 6,
-			palette[i % 10]);
+			palette[0]);	/* one colour: the bars are one quantity, not categories */
 		html_text(out, b->label[i]);
 		fprintf(out, ": %s %s</title></rect><text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>\n",
 			v, b->e->unit, left + fmax(0, b->value[i] / max * w) + 4, y + 14, v);
@@ -188,8 +232,12 @@ static void section_events(FILE *out, const struct summary *s, const int *sorted
 		label[n] = text[n];
 		n++;
 	}
-	fprintf(out, "<h2>Events per %s</h2>\n<p>Each event's count summed over the processes of "
-		"each %s (its images' last reports).</p>\n", by, by);
+	if (s->opt.by == BY_PROCESS)
+		fputs("<h2>Events per process</h2>\n<p>Each event's count per process: the sum over "
+		      "its images (an exec starts a new one), each image's last report.</p>\n", out);
+	else
+		fprintf(out, "<h2>Events per %s</h2>\n<p>Each event's count summed over the processes "
+			"of each %s (each process image's last report).</p>\n", by, by);
 	for (int i = 0; i < s->nr_events; i++) {
 		struct bars b = { "bars", &s->events[i], n, 0, label, value, NAN };
 		int m = 0;
@@ -539,7 +587,7 @@ static const char style[] =
 	"svg .mean{stroke:#000;stroke-dasharray:5 3;stroke-width:1.5}svg .meanlabel{font-size:11px}"
 	"svg .legend{font-size:11px}"
 	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px}"
-	"td.num{text-align:right;font-variant-numeric:tabular-nums}"
+	"td.num{text-align:right;font-variant-numeric:tabular-nums}td:first-child{white-space:nowrap}"
 	".meta{color:#444}.note{color:#666;font-size:.9em}pre.tree{font-size:12px;overflow-x:auto}";
 
 void summary_print_html(const struct summary *s, const char *title, FILE *out)
