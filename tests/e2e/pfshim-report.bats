@@ -175,6 +175,22 @@ iv() {
 	grep -Eq '^ +0\.300 +30$' <<<"$output"
 }
 
+@test "pfshim report: a real signal report then the exit report of one process count once" {
+	# JSON Lines: both reports of each image append to one file (a directory would keep only the last)
+	for i in 1 2; do
+		env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$PWD/sig.jsonl" PFSHIM_SIGNAL=USR1 \
+			PFSHIM_EVENTS=page-faults "$PROGS/signal_self" 10 500 >/dev/null
+	done
+	[ "$(jq -s 'map(select(.reason == "signal")) | length' sig.jsonl)" -eq 2 ]
+	[ "$(jq -s 'map(select(.reason == "exit")) | length' sig.jsonl)" -eq 2 ]
+	run -0 "$PFSHIM" report --json sig.jsonl
+	[ "$(jq .reports <<<"$output")" -eq 4 ]
+	[ "$(jq .images <<<"$output")" -eq 2 ]
+	# the exit reports' values: about 2 x 500 pages each, not 1.5 times that
+	[ "$(jq '.events[0].value' <<<"$output")" = "$(jq -s 'map(select(.reason == "exit") | .events[0].value) | add' sig.jsonl)" ]
+	[ "$(jq '.events[0].value' <<<"$output")" -ge 2000 ]
+}
+
 @test "pfshim report: interval series of several ranks add up per step" {
 	for r in 0 1; do
 		for s in 1 2 3; do iv $((20 + r)) solver interval $s $((s * 100000000)) $((s * 10)) $((10 + r)) $r; done
