@@ -107,7 +107,7 @@ static const char usage_report[] =
 "                       then regions, then the series, when there are any\n"
 "  --html FILE          also write one self-contained HTML page (inline SVG\n"
 "                       charts, no script, nothing fetched) to FILE; '-': the\n"
-"                       page on stdout instead of the text\n"
+"                       page on stdout instead of the text, JSON or CSV\n"
 "  --title TEXT         the job's name on the text summary and the page\n"
 "                       (default on the page: argv[0] of the first process)\n"
 "  -h, --help           this text\n"
