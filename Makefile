@@ -90,7 +90,7 @@ $(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
-		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson)
+		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # Every target a person types; the fragments' own are listed here too.
 help:
@@ -101,12 +101,14 @@ help:
 	@echo '  make tool            build/pfshim (pfshim run / pfshim report), installing libjansson-dev'
 	@echo '  make mpi             build/examples/mpi_halo with mpicc, installing Open MPI (make mpi-deps)'
 	@echo '  make install         the libraries, pfshim.h, fastread/fastread.h, their pkg-config'
-	@echo '                       files and bin/pfshim under PREFIX (/usr/local), staged under DESTDIR'
+	@echo '                       files, bin/pfshim and its man page under PREFIX (/usr/local),'
+	@echo '                       staged under DESTDIR'
 	@echo '  make uninstall       remove what install wrote'
 	@echo '  make clean           remove build/ (the arm64 kernel cache stays)'
 	@echo 'Test'
 	@echo '  make unit            cmocka unit tests (tests/unit/), seconds'
-	@echo '  make e2e             bats end-to-end tests on real programs (tests/e2e/), about 20 s'
+	@echo '  make e2e             bats end-to-end tests on real programs (tests/e2e/), about 20 s;'
+	@echo '                       installs chromium for the HTML report test (report-html.bats)'
 	@echo '  make test-arm64      fastread and the shim on an emulated arm64 PMU under QEMU, ~1 min;'
 	@echo '                       the first run downloads a Debian arm64 kernel (network)'
 	@echo '  make test-arm64-max, make test-arm64-cortex-a57   one CPU model of test-arm64'
@@ -126,6 +128,7 @@ help:
 	@echo '  make demo-threads    regions per thread'
 	@echo '  make demo-mpi        an MPI job of 4 ranks under mpirun: a report per rank, regions, imbalance'
 	@echo '  make bench           costs side by side with perf stat and PAPI (prints, asserts nothing)'
+	@echo '  make bench-report    pfshim report over 1,000 and 10,000 generated reports: time, max RSS'
 	@echo '  make bench-arm64     instruction counts of a read and a marker pair under QEMU'
 	@echo '  make bench-deps      the packages bench needs'
 	@echo '  make bench-compat    LIKWID- and PAPI_hl-style pairs through pfshim beside real PAPI_hl'
@@ -163,6 +166,15 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 	$(Q)$(CC) $(PF_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libpfshim-core.a \
 		$(BUILD)/libfastread.a -lcmocka -lpthread -lm
 
+# tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
+# main.c), which link libjansson instead of the shim's archives.
+TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c,$(TOOL_SRC))
+$(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(wildcard tools/pfshim/*.h) export/report.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ $< \
+		$(TOOL_LIB_SRC) -lcmocka $$(pkg-config --cflags --libs jansson) -lm -pthread
+
 # Programs the end-to-end tests run under the shim: plain C, no pfshim code
 # except through pfshim.h.
 $(BUILD)/progs/%: tests/progs/%.c include/pfshim.h $(wildcard tests/progs/*.h)
@@ -196,7 +208,11 @@ $(UNIT_BIN): | deps
 unit: deps $(UNIT_BIN)
 	$(Q)set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
+# report-html.bats renders pfshim report's page in headless Chromium (~100 MB
+# of packages, installed here, not by `make unit`); install.bats renders
+# pfshim.1 with man (man-db).
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
+	$(Q)tests/deps.sh chromium man-db
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 
@@ -228,8 +244,9 @@ install: all
 	install -m 0644 $(BUILD)/libfastread.a $(DESTDIR)$(PREFIX)/lib/libfastread.a
 	install -m 0644 include/pfshim.h $(DESTDIR)$(PREFIX)/include/pfshim.h
 	install -m 0644 fastread/fastread.h $(DESTDIR)$(PREFIX)/include/fastread/fastread.h
-	$(if $(wildcard $(TOOL)),install -d $(DESTDIR)$(PREFIX)/bin && \
-		install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pfshim)
+	$(if $(wildcard $(TOOL)),install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 && \
+		install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pfshim && \
+		install -m 0644 tools/pfshim/pfshim.1 $(DESTDIR)$(PREFIX)/share/man/man1/pfshim.1)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' pfshim.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
 	sed -e 's|@PREFIX@|$(PREFIX)|g' fastread/fastread.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc
@@ -238,7 +255,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libpfshim.so $(DESTDIR)$(PREFIX)/lib/libfastread.a \
 		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc \
 		$(DESTDIR)$(PREFIX)/include/fastread/fastread.h \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc $(DESTDIR)$(PREFIX)/bin/pfshim
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc $(DESTDIR)$(PREFIX)/bin/pfshim \
+		$(DESTDIR)$(PREFIX)/share/man/man1/pfshim.1
 	rmdir $(DESTDIR)$(PREFIX)/include/fastread 2>/dev/null || true
 
 clean:

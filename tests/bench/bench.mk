@@ -10,7 +10,7 @@ BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. -Iinc
 
 BENCH_BIN := $(BENCH_B)/startup $(BENCH_B)/rss $(BENCH_B)/reads $(BENCH_B)/markers $(BENCH_B)/libempty.so
 
-.PHONY: bench bench-deps
+.PHONY: bench bench-deps bench-report
 
 # ARM64_KERNEL comes from tests/arm64/arm64.mk: when that harness's kernel is
 # already cached, bench-arm64 is a few seconds and bench.sh runs it.
@@ -19,6 +19,12 @@ bench: $(LIB) $(BENCH_BIN)
 
 bench-deps:
 	$(Q)tests/deps.sh $(BENCH_PKGS)
+
+# pfshim report over 1,000 and 10,000 generated report files: time and max
+# RSS (also section 6 of make bench, when build/pfshim is built).
+bench-report:
+	$(Q)$(MAKE) --no-print-directory tool
+	$(Q)BUILD=$(BUILD) $(BENCH_DIR)/report.sh
 
 $(BENCH_B)/startup: $(BENCH_DIR)/startup.c $(BENCH_DIR)/bench.h | bench-deps
 	@mkdir -p $(dir $@)

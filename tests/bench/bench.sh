@@ -119,3 +119,10 @@ else
 	[ "$rc" -eq 0 ] ||
 		echo "make bench-arm64 exited with status $rc; console: $BUILD/arm64/console-bench.log"
 fi
+
+section "6. pfshim report: combining a big job's reports (make bench-report)"
+if [ -x "$BUILD/pfshim" ]; then
+	BUILD=$BUILD tests/bench/report.sh || echo "report bench: failed (exit $?)"
+else
+	echo "not run: $BUILD/pfshim is not built (make tool, then make bench or make bench-report)"
+fi

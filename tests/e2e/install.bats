@@ -101,7 +101,15 @@ C
 	dest="$BATS_TEST_TMPDIR/dest"
 	make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/pfshim >/dev/null
 	[ -x "$dest/opt/pfshim/bin/pfshim" ]
+	# its manual, which man renders without a warning
+	man_page="$dest/opt/pfshim/share/man/man1/pfshim.1"
+	[ -f "$man_page" ]
+	if command -v man >/dev/null; then
+		run -0 --separate-stderr env MANWIDTH=80 man --warnings -l "$man_page"
+		[ -z "$stderr" ]
+		[[ "$output" == *"only its last report counts"* ]]
+	fi
 	run -0 "$dest/opt/pfshim/bin/pfshim" run -o "$BATS_TEST_TMPDIR/r" -- /bin/true
-	[[ "$output" == *"(1 processes, 1 reports, 1 programs)"* ]]
+	[[ "$output" == *"(1 process, 1 image, 1 report, 1 program)"* ]]
 	jq -e '.program == "true"' "$BATS_TEST_TMPDIR"/r/*.json
 }

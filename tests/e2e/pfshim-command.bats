@@ -58,7 +58,7 @@ group() {
 	dir="$BATS_TEST_TMPDIR/reports"
 	n=$(ls "$dir"/*.json | wc -l)
 	[ "$n" -ge 10 ]		# make, 5 cc drivers, 4 cc1, 4 as, a linker ...
-	[[ "$stderr" == *"($(jq -s 'map(.pid) | unique | length' "$dir"/*.json) processes, $n reports,"* ]]
+	[[ "$stderr" == *"($(jq -s 'map(.pid) | unique | length' "$dir"/*.json) processes, $n images, $n reports,"* ]]
 	# totals: page-faults and context-switches are integers: printed exactly
 	pf=$(jq_sum page-faults "$dir")
 	cs=$(jq_sum context-switches "$dir")
@@ -83,14 +83,14 @@ group() {
 	# the default events: cycles counted or not supported, said per report (no PMU in most VMs)
 	[ "$(jq '.events[] | select(.name == "cycles") | .not_supported' summary.json)" = \
 	  "$(jq -s 'map(.events[] | select(.name == "cycles" and .status == "not-supported")) | length' reports/*.json)" ]
-	for p in $(jq -r '.programs[].program' summary.json); do
-		[ "$(jq --arg p "$p" '.programs[] | select(.program == $p) | .events[] | select(.name == "page-faults") | .value' summary.json)" = "$(jq_sum page-faults reports "$p")" ]
-		[ "$(jq --arg p "$p" '.programs[] | select(.program == $p) | .reports' summary.json)" = "$(jq -s --arg p "$p" 'map(select(.program == $p)) | length' reports/*.json)" ]
+	for p in $(jq -r '.groups[].group' summary.json); do
+		[ "$(jq --arg p "$p" '.groups[] | select(.group == $p) | .events[] | select(.name == "page-faults") | .value' summary.json)" = "$(jq_sum page-faults reports "$p")" ]
+		[ "$(jq --arg p "$p" '.groups[] | select(.group == $p) | .reports' summary.json)" = "$(jq -s --arg p "$p" 'map(select(.program == $p)) | length' reports/*.json)" ]
 	done
 	# CSV: the same totals
 	run -0 "$PFSHIM" report --csv reports
-	[ "${lines[0]}" = "scope,program,reports,event,value,counted,unit,scale" ]
-	grep -q "^total,,[0-9]*,page-faults,$(jq_sum page-faults reports)," <<<"$output"
+	[ "${lines[0]}" = "scope,program,reports,images,event,value,counted,not_supported,unit,scale" ]
+	grep -q "^total,,[0-9]*,[0-9]*,page-faults,$(jq_sum page-faults reports)," <<<"$output"
 }
 
 @test "pfshim run exits with the command's status, and 128+N for a signal" {
@@ -158,5 +158,5 @@ group() {
 		sh -c 'for i in 1 2 3; do /bin/true; done'
 	dir=$(sed -n 's/.*descendant processes* in \([^ ]*\) (see.*/\1/p' <<<"$output")
 	run -0 "$PFSHIM" report --json "$dir"
-	[ "$(jq '.programs[] | select(.program == "true") | .reports' <<<"$output")" -eq 3 ]
+	[ "$(jq '.groups[] | select(.group == "true") | .reports' <<<"$output")" -eq 3 ]
 }

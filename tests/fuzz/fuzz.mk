@@ -49,8 +49,8 @@ $(FUZZ_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(wildcard tools/pfshim/*.c too
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -I. \
-		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< tools/pfshim/summary.c tools/pfshim/print.c \
-		$$(pkg-config --cflags --libs jansson)
+		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(filter-out tools/pfshim/main.c,$(wildcard tools/pfshim/*.c)) \
+		$$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # A run explores from a scratch copy of the corpus, so the committed seeds
 # change only by hand; a crash is written as $(FUZZ_B)/<target>/crash-*.

@@ -1,8 +1,8 @@
 /*
  * main.c: the pfshim command. `pfshim run` runs a command under the shim
  * with every process's report in one directory and prints one summary of
- * the job; `pfshim report` sums reports already written. (`pfshim list`
- * will list events.) The manual is `pfshim --help` and docs/pfshim.md.
+ * the job; `pfshim report` combines reports already written. The manual is
+ * `pfshim --help`, pfshim.1 and docs/pfshim.md.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,21 +20,24 @@
 static const char usage_main[] =
 "Usage: pfshim COMMAND [OPTIONS] [ARGS]\n"
 "\n"
-"Count the performance events of a whole job (a build, a script, an MPI rank)\n"
-"with libpfshim.so, and sum the reports of its processes.\n"
+"Count the performance events of a whole job (a build, a script, an MPI job)\n"
+"with libpfshim.so, and combine the reports of its processes.\n"
 "\n"
 "Commands:\n"
 "  run [-e EVENTS] [-o DIR] -- COMMAND [ARGS...]\n"
 "        run COMMAND with libpfshim.so preloaded; every process it starts\n"
 "        writes its report (JSON) into DIR; when COMMAND ends, print one summary\n"
 "        on stderr: totals over all processes, then per program the number of\n"
-"        reports and the sums. Exits with COMMAND's status.\n"
-"  report [--json|--csv] [FILE|DIR|-]...\n"
-"        sum reports written earlier: files of one report or JSON Lines,\n"
-"        directories (recursively), '-' for stdin.\n"
+"        images and the sums. Exits with COMMAND's status.\n"
+"  report [--by program|rank|host|process] [--tree] [--json|--csv] [--html FILE]\n"
+"         [--events LIST] [--regions LIST] [FILE|DIR|-]...\n"
+"        combine reports written earlier (files of one report or JSON Lines,\n"
+"        directories read recursively, '-' for stdin): totals, per group,\n"
+"        regions with their imbalance, interval series, the process tree.\n"
 "\n"
-"Run `pfshim run --help` or `pfshim report --help` for each command's options.\n"
-"Reports are described in docs/output.md; this command in docs/pfshim.md.\n";
+"Run `pfshim run --help` or `pfshim report --help` for each command's options,\n"
+"`man pfshim` for the manual. Reports are described in docs/output.md; this\n"
+"command in docs/pfshim.md.\n";
 
 static const char usage_run[] =
 "Usage: pfshim run [-e EVENTS] [-o DIR] [--] COMMAND [ARGS...]\n"
@@ -44,7 +47,7 @@ static const char usage_run[] =
 "(HOST.rRANK.pPID.TIME.N.json, published whole). When COMMAND exits, one\n"
 "summary goes to stderr:\n"
 "  - totals of each event over all reports,\n"
-"  - per program: the number of reports and the sums of each event,\n"
+"  - per program: the number of process images and the sums of each event,\n"
 "  - where the reports are, for `pfshim report DIR`.\n"
 "\n"
 "Options:\n"
@@ -63,27 +66,58 @@ static const char usage_run[] =
 "be started; 2 for a usage error.\n";
 
 static const char usage_report[] =
-"Usage: pfshim report [--json|--csv] [FILE|DIR|-]...\n"
+"Usage: pfshim report [OPTIONS] [FILE|DIR|-]...\n"
 "\n"
-"Sum pfshim reports (JSON, PFSHIM_FORMAT=json): files holding one report or\n"
-"JSON Lines, directories (read recursively; names beginning with '.' are\n"
-"skipped), and '-' for stdin (the default with no argument). An input that is\n"
-"not a whole report (malformed, truncated, another schema) is named on stderr\n"
-"and skipped; the others are summed.\n"
+"Combine pfshim reports (JSON, PFSHIM_FORMAT=json, schema versions 1 to 3):\n"
+"files holding one report or JSON Lines, directories (read recursively; names\n"
+"beginning with '.' are skipped), and '-' for stdin (the default with no\n"
+"argument). An input that is not a whole report (malformed, truncated, another\n"
+"schema, a newer version) is named on stderr and skipped; the others are\n"
+"combined.\n"
+"\n"
+"A process image (host, pid namespace, pid, start time) can leave several\n"
+"reports: interval ones, signal ones, pfshim_report()'s, then its exit or exec\n"
+"one. Its counts only grow, so only its LAST report (the exit or exec one, else\n"
+"the highest seq, else the latest) counts towards the sums; the others feed the\n"
+"interval series only. The same report read twice counts once.\n"
+"\n"
+"Grouping and filters:\n"
+"  -b, --by GROUP       rows and chart bars per GROUP: program (default, the\n"
+"                       program's name), rank (the launcher's rank; '-' for\n"
+"                       none), host, or process (HOST:PID, HOST:PID/NS in a\n"
+"                       container; the images of an exec chain together)\n"
+"  -e, --events LIST    only these events (comma list, as the reports name them)\n"
+"  -r, --regions LIST   only these regions (comma list)\n"
+"                       A name in LIST that no report has is said on stderr\n"
+"                       (\"--events: no report has 'X'; left out\"); the rest is\n"
+"                       printed and the exit status does not change.\n"
+"  -t, --tree           also the process tree: images by pid and ppid, exec\n"
+"                       chains marked '>', children under the image that forked\n"
+"                       them (keeps one record per image: memory grows with the\n"
+"                       number of images)\n"
 "\n"
 "Output (stdout):\n"
-"  (default)  the summary as text: totals over all reports, then per program\n"
-"  --json     one JSON object, schema \"pfshim.summary\" (docs/pfshim.md)\n"
-"  --csv      scope,program,reports,event,value,counted,unit,scale rows:\n"
-"             scope \"total\" rows first, then \"program\" rows\n"
-"  -h, --help this text\n"
+"  (default)            text: totals; one row per group; regions (sum, min,\n"
+"                       max, mean over the groups, imbalance = max/mean, per\n"
+"                       thread min..max, calls, misuse); the interval series\n"
+"                       summed over groups; the tree with --tree\n"
+"  --json               one JSON object, schema \"pfshim.summary\" version 2\n"
+"  --csv                CSV tables, each with its header, separated by an empty\n"
+"                       line: events (scope,GROUP,reports,images,event,...),\n"
+"                       then regions, then the series, when there are any\n"
+"  --html FILE          also write one self-contained HTML page (inline SVG\n"
+"                       charts, no script, nothing fetched) to FILE; '-': the\n"
+"                       page on stdout instead of the text, JSON or CSV\n"
+"  --title TEXT         the job's name on the text summary and the page\n"
+"                       (default on the page: argv[0] of the first process)\n"
+"  -h, --help           this text\n"
 "\n"
-"Values are the sums of each report's \"value\" (scaled counts) where the event\n"
-"was counted; an event counted nowhere is <not counted> (null in JSON, empty in\n"
-"CSV).\n"
+"Values are the sums of each counted image's \"value\" (scaled counts); an event\n"
+"counted nowhere is <not counted>, or <not supported> when some image could not\n"
+"open it (null in JSON, empty in CSV). docs/pfshim.md has the schemas.\n"
 "\n"
 "Exit status: 0 when at least one report was read, 1 when none was, 2 for a\n"
-"usage error.\n";
+"usage error or a page that could not be written.\n";
 
 /* libpfshim.so beside this program (build/) or in ../lib (installed). */
 static int library_find(char *path, size_t size)
@@ -134,7 +168,7 @@ static int dir_is_empty(const char *path)
 	struct summary s;
 	uint64_t reports;
 
-	summary_init(&s);
+	summary_init(&s, NULL);
 	summary_add_path(&s, path);
 	reports = s.reports;
 	summary_free(&s);
@@ -237,8 +271,9 @@ static int cmd_run(int argc, char **argv)
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	summary_init(&s);
+	summary_init(&s, NULL);
 	summary_add_path(&s, dir);
+	summary_finish(&s);
 	{
 		char *title = command_line(argv + optind);
 
@@ -251,37 +286,88 @@ static int cmd_run(int argc, char **argv)
 	return WEXITSTATUS(status);
 }
 
+/* The page into @path ("-": stdout); -1 when it could not be written (said). */
+static int summary_html_write(const struct summary *s, const char *path, const char *title)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+
+	if (f) {
+		summary_print_html(s, title, f);
+		if (f == stdout ? fflush(f) == 0 && !ferror(f) : fclose(f) == 0)
+			return 0;
+	}
+	fprintf(stderr, "pfshim report: --html %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
+static int by_parse(const char *arg, enum summary_by *by)
+{
+	for (enum summary_by b = BY_PROGRAM; b <= BY_PROCESS; b++)
+		if (strcmp(arg, summary_by_name(b)) == 0) {
+			*by = b;
+			return 0;
+		}
+	return -1;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'c' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "title", required_argument, NULL, 'T' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "regions", required_argument, NULL, 'r' },
+		{ "tree", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	enum { TEXT, JSON, CSV } format = TEXT;
+	struct summary_options opt = { .by = BY_PROGRAM };
+	const char *html = NULL, *title = NULL;
 	struct summary s;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:e:r:th", options, NULL)) != -1) {
+		/* json and csv: the last one wins, as do repeated --by */
 		switch (c) {
 		case 'j': format = JSON; break;
 		case 'c': format = CSV; break;
+		case 'H': html = optarg; opt.images = true; break;
+		case 'T': title = optarg; break;
+		case 't': opt.images = opt.tree = true; break;
+		case 'e': names_add_list(&opt.events, optarg); break;
+		case 'r': names_add_list(&opt.regions, optarg); break;
+		case 'b':
+			if (by_parse(optarg, &opt.by) == 0)
+				break;
+			fprintf(stderr, "pfshim report: --by %s: not one of program, rank, host, process\n",
+				optarg);
+			return 2;
 		case 'h': fputs(usage_report, stdout); return 0;
 		default: fputs(usage_report, stderr); return 2;
 		}
 	}
-	summary_init(&s);
+	summary_init(&s, &opt);
 	if (optind >= argc)
 		summary_add_path(&s, "-");
 	for (int i = optind; i < argc; i++)
 		summary_add_path(&s, argv[i]);
-	if (format == JSON)
+	summary_finish(&s);
+	if (html && summary_html_write(&s, html, title) < 0) {
+		summary_free(&s);
+		return 2;
+	}
+	if (html && strcmp(html, "-") == 0)
+		;	/* the page is the output */
+	else if (format == JSON)
 		summary_print_json(&s, stdout);
 	else if (format == CSV)
 		summary_print_csv(&s, stdout);
 	else
-		summary_print_text(&s, NULL, NULL, stdout);
+		summary_print_text(&s, title, NULL, stdout);
 	ret = s.reports ? 0 : 1;
 	summary_free(&s);
 	return ret;

@@ -1,31 +1,29 @@
 /*
- * print.c: a summary as text (like perf stat's, for a person), JSON
- * (schema pfshim.summary) or CSV, for scripts. docs/pfshim.md has the
- * schemas.
+ * print.c: a summary as text (like perf stat's, for a person), JSON (schema
+ * pfshim.summary) or CSV, for scripts. docs/pfshim.md has the schemas; the
+ * HTML page is html.c's.
  */
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/pfshim/summary.h"
 
-/* 1234567 -> "1,234,567"; a scaled value (the clocks) -> "1234.57" with 2 decimals. */
-static void value_format(const struct summary_event *e, const struct summary_sum *v, char *out,
-			 size_t size)
+/* 1234567 -> "1,234,567"; a scaled value (the clocks) -> "1234.57", "0.0265". */
+void summary_value_format(const struct summary_event *e, uint64_t value, char *out, size_t size)
 {
 	char digits[32];
 	size_t n, o = 0;
 
-	if (!v->counted) {	/* as perf stat says it */
-		snprintf(out, size, v->not_supported ? "<not supported>" : "<not counted>");
+	if (e->scale != 1.0) {	/* below 1, the digits that matter: 0.00265 msec, not 0.00 */
+		double v = (double)value * e->scale;
+
+		snprintf(out, size, v >= 1 || v == 0 ? "%.2f" : "%.3g", v);
 		return;
 	}
-	if (e->scale != 1.0) {
-		snprintf(out, size, "%.2f", (double)v->value * e->scale);
-		return;
-	}
-	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, v->value);
+	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, value);
 	for (size_t i = 0; i < n && o + 2 < size; i++) {
 		if (i && (n - i) % 3 == 0)
 			out[o++] = ',';
@@ -34,47 +32,60 @@ static void value_format(const struct summary_event *e, const struct summary_sum
 	out[o] = '\0';
 }
 
-/* Programs by their first event's sum (task-clock by default), largest first. */
-static int program_cmp(const void *a, const void *b)
+static void sum_format(const struct summary_event *e, const struct summary_sum *v, char *out,
+		       size_t size)
 {
-	const struct summary_program *x = a, *y = b;
-	uint64_t vx = x->sums ? x->sums[0].value : 0, vy = y->sums ? y->sums[0].value : 0;
-
-	if (vx != vy)
-		return vx < vy ? 1 : -1;
-	return strcmp(x->name, y->name);
+	if (!v->counted)	/* as perf stat says it */
+		snprintf(out, size, v->not_supported ? "<not supported>" : "<not counted>");
+	else
+		summary_value_format(e, v->value, out, size);
 }
 
-static struct summary_program *programs_sorted(const struct summary *s)
+/* A region metric's unit and scale: wall time is in ns, shown in msec. */
+static struct summary_event metric_event(const struct summary *s, int metric)
 {
-	struct summary_program *p = malloc((size_t)(s->nr_programs ? s->nr_programs : 1) * sizeof(*p));
-
-	if (!p)
-		return NULL;
-	if (s->nr_programs)	/* none: a job whose processes all died without a report */
-		memcpy(p, s->programs, (size_t)s->nr_programs * sizeof(*p));
-	if (s->nr_events && s->nr_programs)
-		qsort(p, (size_t)s->nr_programs, sizeof(*p), program_cmp);
-	return p;
+	if (metric == 0)
+		return (struct summary_event){ "wall", "msec", 1e-6 };
+	for (int i = 0; i < s->nr_events; i++)
+		if (strcmp(s->events[i].name, s->metrics.name[metric]) == 0)
+			return s->events[i];
+	return (struct summary_event){ s->metrics.name[metric], "", 1.0 };
 }
 
-void summary_print_text(const struct summary *s, const char *title, const char *where, FILE *out)
+static const char *plural(uint64_t n, const char *one, const char *many)
 {
-	struct summary_program *sorted = programs_sorted(s);
+	return n == 1 ? one : many;
+}
+
+/* "3 ranks", "1 process", "5 processes" */
+static const char *by_plural(enum summary_by by, uint64_t n)
+{
+	static const char *const many[] = { "programs", "ranks", "hosts", "processes" };
+
+	return n == 1 ? summary_by_name(by) : many[by];
+}
+
+static void group_label(const struct summary *s, int g, char *out, size_t size)
+{
+	if (s->opt.by == BY_PROCESS)
+		snprintf(out, size, "%s %s", s->groups[g].name,
+			 s->groups[g].program ? s->groups[g].program : "");
+	else
+		snprintf(out, size, "%s", s->groups[g].name);
+}
+
+static void print_groups(const struct summary *s, const int *sorted, FILE *out)
+{
 	int name_width = 20;
-	char v[48];
+	char v[48], label[400];
 
-	for (int p = 0; p < s->nr_programs; p++)
-		if ((int)strlen(s->programs[p].name) > name_width)
-			name_width = (int)strlen(s->programs[p].name);
-	fprintf(out, "\n pfshim: Performance counter stats for %s%s%s (%" PRIu64 " processes, %" PRIu64
-		" reports, %d programs):\n\n", title ? "'" : "", title ? title : "the job",
-		title ? "'" : "", s->processes, s->reports, s->nr_programs);
-	for (int i = 0; i < s->nr_events; i++) {
-		value_format(&s->events[i], &s->totals[i], v, sizeof(v));
-		fprintf(out, " %18s %-5s %s\n", v, s->events[i].unit, s->events[i].name);
+	for (int g = 0; g < s->nr_groups; g++) {
+		group_label(s, g, label, sizeof(label));
+		if ((int)strlen(label) > name_width)
+			name_width = (int)strlen(label);
 	}
-	fprintf(out, "\n %-*s %8s", name_width, "per program", "reports");
+	snprintf(label, sizeof(label), "per %s", summary_by_name(s->opt.by));
+	fprintf(out, "\n %-*s %8s", name_width, label, "images");
 	for (int i = 0; i < s->nr_events; i++) {
 		char head[96];
 
@@ -83,17 +94,221 @@ void summary_print_text(const struct summary *s, const char *title, const char *
 		fprintf(out, " %*s", (int)(strlen(head) > 14 ? strlen(head) : 14), head);
 	}
 	fputc('\n', out);
-	for (int p = 0; sorted && p < s->nr_programs; p++) {
-		fprintf(out, " %-*s %8" PRIu64, name_width, sorted[p].name, sorted[p].reports);
+	for (int k = 0; k < s->nr_groups; k++) {
+		int g = sorted[k];
+
+		if (!s->groups[g].images)	/* only interval reports so far: in the series */
+			continue;
+		group_label(s, g, label, sizeof(label));
+		fprintf(out, " %-*s %8" PRIu64, name_width, label, s->groups[g].images);
 		for (int i = 0; i < s->nr_events; i++) {
 			size_t w = strlen(s->events[i].name) +
 				   (*s->events[i].unit ? strlen(s->events[i].unit) + 1 : 0);
 
-			value_format(&s->events[i], &sorted[p].sums[i], v, sizeof(v));
+			sum_format(&s->events[i], &s->groups[g].sums[i], v, sizeof(v));
 			fprintf(out, " %*s", (int)(w > 14 ? w : 14), v);
 		}
 		fputc('\n', out);
 	}
+}
+
+static void print_regions(const struct summary *s, FILE *out)
+{
+	const char *by = summary_by_name(s->opt.by);
+
+	fprintf(out, "\n pfshim: regions, each %s's sum over its threads and images; sum, min, max\n"
+		" and mean over the %s that have it, imbalance = max/mean; per thread: min..max\n",
+		by, by_plural(s->opt.by, 2));
+	for (int r = 0; r < s->region_names.n; r++) {
+		struct summary_stats st;
+		char calls[48];
+
+		summary_region_stats(s, r, 0, &st);
+		summary_value_format(&(struct summary_event){ .scale = 1.0 }, st.calls, calls, sizeof(calls));
+		fprintf(out, "\n   region '%s': %s %s, %" PRIu64 " %s, %d %s", s->region_names.name[r],
+			calls, plural(st.calls, "call", "calls"), st.threads,
+			plural(st.threads, "thread", "threads"), st.groups,
+			by_plural(s->opt.by, (uint64_t)st.groups));
+		if (st.reentries)
+			fprintf(out, ", %" PRIu64 " re-entries counted once", st.reentries);
+		if (st.unclosed)
+			fprintf(out, ", MISUSE: left open %" PRIu64 " times", st.unclosed);
+		fprintf(out, "\n %14s %13s %13s %13s %9s %25s\n", "sum", "min", "max", "mean",
+			"imbalance", "per thread min..max");
+		for (int m = 0; m < s->metrics.n; m++) {
+			struct summary_event e = metric_event(s, m);
+			char sum[48], mn[48], mx[48], mean[48], tmin[48], tmax[48], range[100];
+
+			summary_region_stats(s, r, m, &st);
+			if (!st.counted) {
+				if (summary_cell(s, r, 0, m) || m == 0)
+					fprintf(out, " %14s %-5s %s\n", "<not counted>", e.unit, e.name);
+				continue;
+			}
+			summary_value_format(&e, st.sum, sum, sizeof(sum));
+			summary_value_format(&e, st.min, mn, sizeof(mn));
+			summary_value_format(&e, st.max, mx, sizeof(mx));
+			summary_value_format(&e, (uint64_t)st.mean, mean, sizeof(mean));
+			summary_value_format(&e, st.thread_min, tmin, sizeof(tmin));
+			summary_value_format(&e, st.thread_max, tmax, sizeof(tmax));
+			snprintf(range, sizeof(range), "%s..%s", tmin, tmax);
+			fprintf(out, " %14s %13s %13s %13s %9.2f %25s %-5s %s\n", sum, mn, mx, mean,
+				st.imbalance, range, e.unit, e.name);
+		}
+	}
+	if (s->misuse.end_without_begin || s->misuse.bad_handle || s->misuse.table_full ||
+	    s->misuse.names_refused)
+		fprintf(out, "\n   MISUSE: %" PRIu64 " end without begin, %" PRIu64 " bad region handles, %"
+			PRIu64 " begins refused (table full), %" PRIu64 " region names refused\n",
+			s->misuse.end_without_begin, s->misuse.bad_handle, s->misuse.table_full,
+			s->misuse.names_refused);
+}
+
+static int point_cmp(const void *a, const void *b)
+{
+	const struct summary_point *x = a, *y = b;
+
+	if (x->event != y->event)
+		return x->event - y->event;
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	return x->group - y->group;
+}
+
+struct summary_point *summary_points_sorted(const struct summary *s)
+{
+	struct summary_point *p = xrealloc(NULL, (size_t)s->nr_points * sizeof(*p));
+
+	if (s->nr_points)
+		memcpy(p, s->points, (size_t)s->nr_points * sizeof(*p));
+	qsort(p, (size_t)s->nr_points, sizeof(*p), point_cmp);
+	return p;
+}
+
+int64_t summary_bucket_time(const struct summary *s, int64_t bucket)
+{
+	int64_t t = bucket * (int64_t)s->bucket_ns - (int64_t)s->series_start_ns;
+
+	return t > 0 ? t : 0;
+}
+
+static int bucket_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The series summed over groups: one row per step that has a point, one column per event. */
+static void print_series(const struct summary *s, FILE *out)
+{
+	int64_t *bucket = xrealloc(NULL, (size_t)s->nr_points * sizeof(*bucket));
+	uint64_t *sum;
+	bool *have;
+	int nb = 0;
+	char v[48];
+
+	for (int i = 0; i < s->nr_points; i++)
+		bucket[i] = s->points[i].bucket;
+	qsort(bucket, (size_t)s->nr_points, sizeof(*bucket), bucket_cmp);
+	for (int i = 0; i < s->nr_points; i++)
+		if (!nb || bucket[nb - 1] != bucket[i])
+			bucket[nb++] = bucket[i];
+	sum = xrealloc(NULL, (size_t)nb * (size_t)s->nr_events * sizeof(*sum));
+	have = xrealloc(NULL, (size_t)nb * (size_t)s->nr_events * sizeof(*have));
+	memset(sum, 0, (size_t)nb * (size_t)s->nr_events * sizeof(*sum));
+	memset(have, 0, (size_t)nb * (size_t)s->nr_events * sizeof(*have));
+	for (int i = 0; i < s->nr_points; i++) {
+		const int64_t *at = bsearch(&s->points[i].bucket, bucket, (size_t)nb, sizeof(*bucket),
+					    bucket_cmp);
+		size_t cell = (size_t)(at - bucket) * (size_t)s->nr_events + (size_t)s->points[i].event;
+
+		sum[cell] += s->points[i].delta;
+		have[cell] = true;
+	}
+	fprintf(out, "\n pfshim: interval series, every %.3f s (each event's change per step, summed"
+		" over the %s; --json, --csv and --html have each %s's)\n\n %10s",
+		(double)s->bucket_ns / 1e9, by_plural(s->opt.by, 2), summary_by_name(s->opt.by),
+		"time s");
+	for (int i = 0; i < s->nr_events; i++) {
+		char head[96];
+
+		snprintf(head, sizeof(head), "%s%s%s", s->events[i].name,
+			 *s->events[i].unit ? " " : "", s->events[i].unit);
+		fprintf(out, " %*s", (int)(strlen(head) > 14 ? strlen(head) : 14), head);
+	}
+	fputc('\n', out);
+	for (int b = 0; b < nb; b++) {
+		fprintf(out, " %10.3f", (double)summary_bucket_time(s, bucket[b]) / 1e9);
+		for (int e = 0; e < s->nr_events; e++) {
+			size_t w = strlen(s->events[e].name) +
+				   (*s->events[e].unit ? strlen(s->events[e].unit) + 1 : 0);
+			size_t cell = (size_t)b * (size_t)s->nr_events + (size_t)e;
+
+			if (have[cell])
+				summary_value_format(&s->events[e], sum[cell], v, sizeof(v));
+			else
+				snprintf(v, sizeof(v), "-");
+			fprintf(out, " %*s", (int)(w > 14 ? w : 14), v);
+		}
+		fputc('\n', out);
+	}
+	free(bucket);
+	free(sum);
+	free(have);
+}
+
+void summary_print_tree(const struct summary *s, FILE *out)
+{
+	int *order, *depth, n = summary_tree(s, &order, &depth);
+	char v[48];
+
+	fprintf(out, "\n pfshim: process tree (by pid and ppid; '>' an exec, same pid; [why the "
+		"report was written])\n\n");
+	for (int k = 0; k < n; k++) {
+		const struct summary_image *im = &s->image_list[order[k]];
+		bool exec = k && s->image_list[order[k - 1]].pid == im->pid &&
+			    s->image_list[order[k - 1]].host == im->host &&
+			    s->image_list[order[k - 1]].pid_ns == im->pid_ns;
+
+		fprintf(out, " %*s%s%s%s%d %s [%s]", 2 * depth[k], "", exec ? "> " : "",
+			s->hosts.n > 1 ? s->hosts.name[im->host] : "pid", s->hosts.n > 1 ? ":" : " ",
+			im->pid, s->programs.name[im->program], im->reason);
+		for (int e = 0; e < s->nr_events && e < im->nr_values; e++) {
+			if (im->value[e] == UINT64_MAX)
+				continue;
+			summary_value_format(&s->events[e], im->value[e], v, sizeof(v));
+			fprintf(out, "%s %s%s%s %s", e ? "," : " ", v, *s->events[e].unit ? " " : "",
+				s->events[e].unit, s->events[e].name);
+		}
+		fputc('\n', out);
+	}
+	free(order);
+	free(depth);
+}
+
+void summary_print_text(const struct summary *s, const char *title, const char *where, FILE *out)
+{
+	int *sorted = summary_groups_sorted(s);
+	char v[48];
+
+	fprintf(out, "\n pfshim: Performance counter stats for %s%s%s (%" PRIu64 " %s, %" PRIu64
+		" %s, %" PRIu64 " %s, %d %s):\n\n", title ? "'" : "", title ? title : "the job",
+		title ? "'" : "", s->processes, plural(s->processes, "process", "processes"),
+		s->images, plural(s->images, "image", "images"), s->reports,
+		plural(s->reports, "report", "reports"), s->nr_groups,
+		by_plural(s->opt.by, (uint64_t)s->nr_groups));
+	for (int i = 0; i < s->nr_events; i++) {
+		sum_format(&s->events[i], &s->totals[i], v, sizeof(v));
+		fprintf(out, " %18s %-5s %s\n", v, s->events[i].unit, s->events[i].name);
+	}
+	print_groups(s, sorted, out);
+	if (s->region_names.n)
+		print_regions(s, out);
+	if (s->nr_points)
+		print_series(s, out);
+	if (s->opt.tree)
+		summary_print_tree(s, out);
 	if (s->skipped)
 		fprintf(out, "\n pfshim: %" PRIu64 " inputs skipped (named above)\n", s->skipped);
 	if (where)
@@ -107,38 +322,183 @@ static json_t *sum_json(const struct summary_sum *v)
 	return v->counted ? json_integer((json_int_t)v->value) : json_null();
 }
 
+static json_t *sum_object(const struct summary_event *e, const struct summary_sum *v)
+{
+	return json_pack("{s:s, s:o, s:I, s:I}", "name", e->name, "value", sum_json(v),
+			 "counted", (json_int_t)v->counted, "not_supported", (json_int_t)v->not_supported);
+}
+
+static json_t *regions_json(const struct summary *s, const int *sorted)
+{
+	json_t *regions = json_array();
+
+	for (int r = 0; r < s->region_names.n; r++) {
+		json_t *metrics = json_array();
+		struct summary_stats st;
+
+		summary_region_stats(s, r, 0, &st);
+		json_t *region = json_pack("{s:s, s:I, s:I, s:I, s:I}", "name", s->region_names.name[r],
+					   "calls", (json_int_t)st.calls, "reentries",
+					   (json_int_t)st.reentries, "unclosed", (json_int_t)st.unclosed,
+					   "threads", (json_int_t)st.threads);
+
+		for (int m = 0; m < s->metrics.n; m++) {
+			struct summary_event e = metric_event(s, m);
+			json_t *values = json_array();
+
+			summary_region_stats(s, r, m, &st);
+			for (int k = 0; k < s->nr_groups; k++) {
+				const struct summary_cell *c = summary_cell(s, r, sorted[k], m);
+
+				if (c)
+					json_array_append_new(values, json_pack("{s:s, s:o, s:I}",
+						"group", s->groups[sorted[k]].name,
+						"value", c->counted ? json_integer((json_int_t)c->sum) : json_null(),
+						"threads", (json_int_t)c->threads));
+			}
+			if (!json_array_size(values)) {
+				json_decref(values);
+				continue;
+			}
+			json_array_append_new(metrics, json_pack("{s:s, s:s, s:f, s:b, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+				"name", e.name, "unit", e.unit, "scale", e.scale, "counted", st.counted,
+				"groups", st.groups,
+				"sum", st.counted ? json_integer((json_int_t)st.sum) : json_null(),
+				"min", st.counted ? json_integer((json_int_t)st.min) : json_null(),
+				"max", st.counted ? json_integer((json_int_t)st.max) : json_null(),
+				"mean", st.counted ? json_real(st.mean) : json_null(),
+				"imbalance", st.counted ? json_real(st.imbalance) : json_null(),
+				"thread_min", st.counted ? json_integer((json_int_t)st.thread_min) : json_null(),
+				"thread_max", st.counted ? json_integer((json_int_t)st.thread_max) : json_null(),
+				"values", values));
+		}
+		json_object_set_new(region, "metrics", metrics);
+		json_array_append_new(regions, region);
+	}
+	return regions;
+}
+
+static json_t *series_json(const struct summary *s)
+{
+	struct summary_point *p = summary_points_sorted(s);
+	json_t *events = json_array(), *groups = NULL, *points = NULL;
+	int event = -1, group = -1;
+
+	/* p is by event, then time: gather each (event, group) series in a map */
+	for (int e = 0; e < s->nr_events; e++) {
+		json_t *by_group = json_object();
+
+		event = e;
+		for (int i = 0; i < s->nr_points; i++) {
+			json_t *list;
+
+			if (p[i].event != e)
+				continue;
+			group = p[i].group;
+			list = json_object_get(by_group, s->groups[group].name);
+			if (!list) {
+				list = json_array();
+				json_object_set_new(by_group, s->groups[group].name, list);
+			}
+			json_array_append_new(list, json_pack("{s:I, s:I, s:I}",
+				"t_ns", (json_int_t)summary_bucket_time(s, p[i].bucket),
+				"delta", (json_int_t)p[i].delta, "reports", (json_int_t)p[i].reports));
+		}
+		if (!json_object_size(by_group)) {
+			json_decref(by_group);
+			continue;
+		}
+		groups = json_array();
+		{
+			const char *key;
+			json_t *value;
+
+			json_object_foreach(by_group, key, value)
+				json_array_append_new(groups, json_pack("{s:s, s:O}", "group", key,
+									"points", value));
+		}
+		json_decref(by_group);
+		json_array_append_new(events, json_pack("{s:s, s:s, s:f, s:o}", "name",
+			s->events[event].name, "unit", s->events[event].unit, "scale",
+			s->events[event].scale, "groups", groups));
+	}
+	(void)points;
+	free(p);
+	return json_pack("{s:I, s:I, s:o}", "step_ns", (json_int_t)s->bucket_ns, "start_ns",
+			 (json_int_t)s->series_start_ns, "events", events);
+}
+
+static json_t *tree_json(const struct summary *s)
+{
+	int *order, *depth, n = summary_tree(s, &order, &depth);
+	json_t *tree = json_array();
+
+	for (int k = 0; k < n; k++) {
+		const struct summary_image *im = &s->image_list[order[k]];
+		json_t *values = json_object();
+
+		for (int e = 0; e < s->nr_events && e < im->nr_values; e++)
+			json_object_set_new(values, s->events[e].name, im->value[e] == UINT64_MAX ?
+					    json_null() : json_integer((json_int_t)im->value[e]));
+		json_array_append_new(tree, json_pack("{s:i, s:s, s:o, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:o}",
+			"depth", depth[k], "hostname", s->hosts.name[im->host],
+			"pid_ns", im->pid_ns ? json_integer((json_int_t)im->pid_ns) : json_null(),
+			"pid", im->pid, "ppid", im->ppid, "program", s->programs.name[im->program],
+			"argv0", im->argv0, "reason", im->reason, "start_ns", (json_int_t)im->start_ns,
+			"wall_ns", (json_int_t)im->wall_ns, "events", values));
+	}
+	free(order);
+	free(depth);
+	return tree;
+}
+
 void summary_print_json(const struct summary *s, FILE *out)
 {
-	json_t *root = json_object(), *events = json_array(), *programs = json_array();
+	json_t *root = json_object(), *events = json_array(), *groups = json_array();
+	int *sorted = summary_groups_sorted(s);
 
 	json_object_set_new(root, "schema", json_string("pfshim.summary"));
-	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "version", json_integer(2));
+	json_object_set_new(root, "by", json_string(summary_by_name(s->opt.by)));
+	json_object_set_new(root, "title", s->title ? json_string(s->title) : json_null());
+	json_object_set_new(root, "start_ns", json_integer((json_int_t)s->first_start_ns));
 	json_object_set_new(root, "reports", json_integer((json_int_t)s->reports));
+	json_object_set_new(root, "images", json_integer((json_int_t)s->images));
 	json_object_set_new(root, "processes", json_integer((json_int_t)s->processes));
 	json_object_set_new(root, "skipped", json_integer((json_int_t)s->skipped));
-	for (int i = 0; i < s->nr_events; i++)
-		json_array_append_new(events, json_pack("{s:s, s:s, s:f, s:o, s:I, s:I}",
-			"name", s->events[i].name, "unit", s->events[i].unit,
-			"scale", s->events[i].scale, "value", sum_json(&s->totals[i]),
-			"counted", (json_int_t)s->totals[i].counted,
-			"not_supported", (json_int_t)s->totals[i].not_supported));
-	for (int p = 0; p < s->nr_programs; p++) {
-		json_t *sums = json_array();
+	for (int i = 0; i < s->nr_events; i++) {
+		json_t *e = sum_object(&s->events[i], &s->totals[i]);
+
+		json_object_set_new(e, "unit", json_string(s->events[i].unit));
+		json_object_set_new(e, "scale", json_real(s->events[i].scale));
+		json_array_append_new(events, e);
+	}
+	for (int k = 0; k < s->nr_groups; k++) {
+		const struct summary_group *g = &s->groups[sorted[k]];
+		json_t *sums = json_array(), *o;
 
 		for (int i = 0; i < s->nr_events; i++)
-			json_array_append_new(sums, json_pack("{s:s, s:o, s:I, s:I}",
-				"name", s->events[i].name, "value", sum_json(&s->programs[p].sums[i]),
-				"counted", (json_int_t)s->programs[p].sums[i].counted,
-				"not_supported", (json_int_t)s->programs[p].sums[i].not_supported));
-		json_array_append_new(programs, json_pack("{s:s, s:I, s:o}",
-			"program", s->programs[p].name, "reports", (json_int_t)s->programs[p].reports,
-			"events", sums));
+			json_array_append_new(sums, sum_object(&s->events[i], &g->sums[i]));
+		o = json_pack("{s:s, s:I, s:I, s:o}", "group", g->name, "reports",
+			      (json_int_t)g->reports, "images", (json_int_t)g->images, "events", sums);
+		if (s->opt.by == BY_PROCESS)
+			json_object_set_new(o, "program", g->program ? json_string(g->program) : json_null());
+		json_array_append_new(groups, o);
 	}
 	json_object_set_new(root, "events", events);
-	json_object_set_new(root, "programs", programs);
+	json_object_set_new(root, "groups", groups);
+	json_object_set_new(root, "regions", regions_json(s, sorted));
+	json_object_set_new(root, "misuse", json_pack("{s:I, s:I, s:I, s:I}",
+		"end_without_begin", (json_int_t)s->misuse.end_without_begin,
+		"bad_handle", (json_int_t)s->misuse.bad_handle,
+		"table_full", (json_int_t)s->misuse.table_full,
+		"names_refused", (json_int_t)s->misuse.names_refused));
+	json_object_set_new(root, "series", s->nr_points ? series_json(s) : json_null());
+	json_object_set_new(root, "tree", s->opt.tree ? tree_json(s) : json_null());
 	json_dumpf(root, out, JSON_COMPACT | JSON_REAL_PRECISION(15));
 	fputc('\n', out);
 	json_decref(root);
+	free(sorted);
 }
 
 /* A field quoted as RFC 4180 asks when it holds a comma, a quote or a line break. */
@@ -157,29 +517,124 @@ static void csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void csv_row(FILE *out, const char *scope, const char *program, uint64_t reports,
-		    const struct summary_event *e, const struct summary_sum *v)
+static void csv_row(FILE *out, const char *scope, const char *group, uint64_t reports,
+		    uint64_t images, const struct summary_event *e, const struct summary_sum *v)
 {
 	fprintf(out, "%s,", scope);
-	csv_field(out, program);
-	fprintf(out, ",%" PRIu64 ",", reports);
+	csv_field(out, group);
+	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",", reports, images);
 	csv_field(out, e->name);
 	if (v->counted)
 		fprintf(out, ",%" PRIu64, v->value);
 	else
 		fputc(',', out);
-	fprintf(out, ",%" PRIu64 ",", v->counted);
+	fprintf(out, ",%" PRIu64 ",%" PRIu64 ",", v->counted, v->not_supported);
 	csv_field(out, e->unit);
 	fprintf(out, ",%.15g\n", e->scale);
 }
 
+static void csv_u64(FILE *out, bool have, uint64_t v)
+{
+	if (have)
+		fprintf(out, ",%" PRIu64, v);
+	else
+		fputc(',', out);
+}
+
+static void csv_regions(const struct summary *s, const int *sorted, FILE *out)
+{
+	const char *by = summary_by_name(s->opt.by);
+
+	fprintf(out, "\nscope,%s,region,metric,unit,scale,calls,unclosed,threads,groups,value,min,max,"
+		"mean,imbalance,thread_min,thread_max\n", by);
+	for (int r = 0; r < s->region_names.n; r++) {
+		for (int m = 0; m < s->metrics.n; m++) {
+			struct summary_event e = metric_event(s, m);
+			struct summary_stats st;
+
+			summary_region_stats(s, r, m, &st);
+			if (!st.counted && m)
+				continue;
+			for (int k = 0; k < s->nr_groups; k++) {
+				const struct summary_cell *c = summary_cell(s, r, sorted[k], m);
+				const struct summary_cell *c0 = summary_cell(s, r, sorted[k], 0);
+
+				if (!c)
+					continue;
+				fputs("region", out);
+				fputc(',', out);
+				csv_field(out, s->groups[sorted[k]].name);
+				fputc(',', out);
+				csv_field(out, s->region_names.name[r]);
+				fputc(',', out);
+				csv_field(out, e.name);
+				fputc(',', out);
+				csv_field(out, e.unit);
+				fprintf(out, ",%.15g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",1", e.scale,
+					c0 ? c0->calls : 0, c0 ? c0->unclosed : 0, c->threads);
+				csv_u64(out, c->counted, c->sum);
+				fputs(",,,,", out);
+				csv_u64(out, c->counted, c->thread_min);
+				csv_u64(out, c->counted, c->thread_max);
+				fputc('\n', out);
+			}
+			fputs("region-total,,", out);
+			csv_field(out, s->region_names.name[r]);
+			fputc(',', out);
+			csv_field(out, e.name);
+			fputc(',', out);
+			csv_field(out, e.unit);
+			fprintf(out, ",%.15g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d", e.scale, st.calls,
+				st.unclosed, st.threads, st.groups);
+			csv_u64(out, st.counted, st.sum);
+			csv_u64(out, st.counted, st.min);
+			csv_u64(out, st.counted, st.max);
+			if (st.counted)
+				fprintf(out, ",%.15g,%.15g", st.mean, st.imbalance);
+			else
+				fputs(",,", out);
+			csv_u64(out, st.counted, st.thread_min);
+			csv_u64(out, st.counted, st.thread_max);
+			fputc('\n', out);
+		}
+	}
+}
+
+static void csv_series(const struct summary *s, FILE *out)
+{
+	struct summary_point *p = summary_points_sorted(s);
+
+	fprintf(out, "\nscope,%s,event,t_ns,delta,reports,unit,scale\n", summary_by_name(s->opt.by));
+	for (int i = 0; i < s->nr_points; i++) {
+		const struct summary_event *e = &s->events[p[i].event];
+
+		fputs("series,", out);
+		csv_field(out, s->groups[p[i].group].name);
+		fputc(',', out);
+		csv_field(out, e->name);
+		fprintf(out, ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",", summary_bucket_time(s, p[i].bucket),
+			p[i].delta, p[i].reports);
+		csv_field(out, e->unit);
+		fprintf(out, ",%.15g\n", e->scale);
+	}
+	free(p);
+}
+
 void summary_print_csv(const struct summary *s, FILE *out)
 {
-	fputs("scope,program,reports,event,value,counted,unit,scale\n", out);
+	int *sorted = summary_groups_sorted(s);
+	const char *by = summary_by_name(s->opt.by);
+
+	fprintf(out, "scope,%s,reports,images,event,value,counted,not_supported,unit,scale\n", by);
 	for (int i = 0; i < s->nr_events; i++)
-		csv_row(out, "total", "", s->reports, &s->events[i], &s->totals[i]);
-	for (int p = 0; p < s->nr_programs; p++)
+		csv_row(out, "total", "", s->reports, s->images, &s->events[i], &s->totals[i]);
+	for (int k = 0; k < s->nr_groups; k++)
 		for (int i = 0; i < s->nr_events; i++)
-			csv_row(out, "program", s->programs[p].name, s->programs[p].reports,
-				&s->events[i], &s->programs[p].sums[i]);
+			csv_row(out, by, s->groups[sorted[k]].name, s->groups[sorted[k]].reports,
+				s->groups[sorted[k]].images, &s->events[i], &s->groups[sorted[k]].sums[i]);
+	if (s->region_names.n)
+		csv_regions(s, sorted, out);
+	if (s->nr_points)
+		csv_series(s, out);
+	free(sorted);
 }

@@ -1,42 +1,39 @@
 /*
- * summary.c: pfshim.report JSON -> sums per job and per program. Inputs are
- * trusted to be nothing: every object is checked for the schema and the
- * types it needs, and whatever is not a whole report (truncated, malformed,
- * foreign) is named on stderr and skipped, never fatal.
+ * summary.c: which inputs to read (files, directories walked in name order,
+ * stdin; input.c parses them) and which report of each process image counts.
+ * Inputs are trusted to be nothing: every object is
+ * checked for the schema and the types it needs, and whatever is not a whole
+ * report (truncated, malformed, foreign) is named on stderr and skipped,
+ * never fatal. An image (host, pid namespace, pid, start_ns) may leave
+ * several reports: interval ones, one per PFSHIM_SIGNAL, pfshim_report()'s,
+ * then its exit or exec one. Its counters only grow, so its last report
+ * holds the whole count: summing them all would count it twice. The final
+ * (exit, exec) report is counted as soon as it is read; an earlier one waits
+ * here, one per image, until the final one replaces it or the input ends.
  */
 #include "tools/pfshim/summary.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "export/report.h"	/* REPORT_SCHEMA_VERSION: the newest we read */
+#include "export/report.h"	/* REPORT_SCHEMA_VERSION: what the shim writes */
+#include "tools/pfshim/arena.h"
+#include "tools/pfshim/input.h"
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "pfshim: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
+_Static_assert(REPORT_SCHEMA_VERSION <= SUMMARY_READS_VERSION,
+	       "the shim writes a report version pfshim report does not read yet");
 
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
-void summary_init(struct summary *s)
+void summary_init(struct summary *s, const struct summary_options *opt)
 {
 	memset(s, 0, sizeof(*s));
+	arena_install();
+	if (opt)
+		s->opt = *opt;
+	names_add(&s->metrics, "wall");
 }
 
 void summary_free(struct summary *s)
@@ -45,15 +42,40 @@ void summary_free(struct summary *s)
 		free(s->events[i].name);
 		free(s->events[i].unit);
 	}
-	for (int i = 0; i < s->nr_programs; i++) {
-		free(s->programs[i].name);
-		free(s->programs[i].sums);
+	for (int i = 0; i < s->nr_groups; i++) {
+		free(s->groups[i].name);
+		free(s->groups[i].program);
+		free(s->groups[i].sums);
 	}
+	for (int i = 0; i < s->nr_images; i++) {
+		free(s->image_list[i].argv0);
+		free(s->image_list[i].reason);
+		free(s->image_list[i].value);
+	}
+	for (int i = 0; i < s->nr_pending; i++)
+		json_decref(s->pending[i].report);
 	free(s->events);
 	free(s->totals);
-	free(s->programs);
-	free(s->pid_set);
-	summary_init(s);
+	free(s->groups);
+	free(s->cells);
+	free(s->points);
+	free(s->image_list);
+	free(s->seen);
+	free(s->pending);
+	free(s->process_keys);
+	free(s->title);
+	names_free(&s->group_keys);
+	names_free(&s->hosts);
+	names_free(&s->programs);
+	names_free(&s->region_names);
+	names_free(&s->metrics);
+	names_free(&s->opt.events);
+	names_free(&s->opt.regions);
+	table_free(&s->cell_index);
+	table_free(&s->point_index);
+	table_free(&s->seen_index);
+	table_free(&s->process_index);
+	memset(s, 0, sizeof(*s));
 }
 
 static void skipped(struct summary *s, const char *path, const char *why, const char *detail)
@@ -63,86 +85,13 @@ static void skipped(struct summary *s, const char *path, const char *why, const 
 	s->skipped++;
 }
 
-/* 1 when (host, pid) is new; the key is 0 only by accident, then counted anyway. */
-static int pid_insert(struct summary *s, const char *host, int pid)
-{
-	uint64_t key = 1469598103934665603ULL;
-
-	for (const char *h = host; *h; h++)
-		key = (key ^ (unsigned char)*h) * 1099511628211ULL;
-	key = (key << 22) ^ (uint64_t)(unsigned)pid;
-	if (!key)
-		return 1;
-	if (s->processes * 2 >= s->pid_cap) {
-		size_t cap = s->pid_cap ? s->pid_cap * 2 : 1024;
-		uint64_t *set = xrealloc(NULL, cap * sizeof(*set));
-
-		memset(set, 0, cap * sizeof(*set));
-		for (size_t i = 0; i < s->pid_cap; i++) {
-			size_t j = s->pid_set[i] % cap;
-
-			if (!s->pid_set[i])
-				continue;
-			while (set[j])
-				j = (j + 1) % cap;
-			set[j] = s->pid_set[i];
-		}
-		free(s->pid_set);
-		s->pid_set = set;
-		s->pid_cap = cap;
-	}
-	for (size_t j = key % s->pid_cap;; j = (j + 1) % s->pid_cap) {
-		if (s->pid_set[j] == key)
-			return 0;
-		if (!s->pid_set[j]) {
-			s->pid_set[j] = key;
-			return 1;
-		}
-	}
-}
-
-static int event_index(struct summary *s, const char *name, const char *unit, double scale)
-{
-	int i;
-
-	for (i = 0; i < s->nr_events; i++)
-		if (strcmp(s->events[i].name, name) == 0)
-			return i;
-	s->events = xrealloc(s->events, (size_t)(i + 1) * sizeof(*s->events));
-	s->events[i] = (struct summary_event){ xstrdup(name), xstrdup(unit), scale };
-	s->totals = xrealloc(s->totals, (size_t)(i + 1) * sizeof(*s->totals));
-	s->totals[i] = (struct summary_sum){ 0 };
-	for (int p = 0; p < s->nr_programs; p++) {
-		s->programs[p].sums = xrealloc(s->programs[p].sums,
-					       (size_t)(i + 1) * sizeof(struct summary_sum));
-		s->programs[p].sums[i] = (struct summary_sum){ 0 };
-	}
-	s->nr_events = i + 1;
-	return i;
-}
-
-static struct summary_program *program_find(struct summary *s, const char *name)
-{
-	struct summary_program *p;
-
-	for (int i = 0; i < s->nr_programs; i++)
-		if (strcmp(s->programs[i].name, name) == 0)
-			return &s->programs[i];
-	s->programs = xrealloc(s->programs, (size_t)(s->nr_programs + 1) * sizeof(*s->programs));
-	p = &s->programs[s->nr_programs++];
-	p->name = xstrdup(name);
-	p->reports = 0;
-	p->sums = xrealloc(NULL, (size_t)s->nr_events * sizeof(*p->sums));
-	memset(p->sums, 0, (size_t)s->nr_events * sizeof(*p->sums));
-	return p;
-}
-
 /* NULL when @report is a whole pfshim.report we can read, else why not. */
 static const char *report_check(json_t *report)
 {
 	json_t *schema = json_object_get(report, "schema");
 	json_t *version = json_object_get(report, "version");
 	json_t *events = json_object_get(report, "events");
+	json_t *seq = json_object_get(report, "seq");
 	size_t i;
 	json_t *e;
 
@@ -151,120 +100,242 @@ static const char *report_check(json_t *report)
 		return "not a pfshim report (no \"schema\":\"pfshim.report\")";
 	if (!json_is_integer(version) || json_integer_value(version) < 1)
 		return "a pfshim report without a valid \"version\"";
-	if (json_integer_value(version) > REPORT_SCHEMA_VERSION)
+	if (json_integer_value(version) > SUMMARY_READS_VERSION)
 		return "a report of a newer schema version than this pfshim reads";
 	if (!json_is_integer(json_object_get(report, "pid")) || !json_is_array(events))
 		return "a pfshim report without \"pid\" or \"events\"";
+	if (seq && !json_is_null(seq) && !is_count(seq))
+		return "a pfshim report with a malformed \"seq\"";
 	json_array_foreach(events, i, e) {
-		json_t *value = json_object_get(e, "value");
+		json_t *value = json_object_get(e, "value"), *delta = json_object_get(e, "delta");
 
 		if (!json_is_string(json_object_get(e, "name")) ||
-		    !(json_is_null(value) || (json_is_integer(value) && json_integer_value(value) >= 0)))
+		    !(json_is_null(value) || is_count(value)) ||
+		    (delta && !json_is_null(delta) && !is_count(delta)))
 			return "a pfshim report with a malformed event";
 	}
 	return NULL;
 }
 
-static const char *string_or(json_t *v, const char *otherwise)
+/* (host, pid namespace, pid), and with start_ns: one image of it. */
+static uint64_t process_hash(json_t *r)
 {
-	return json_is_string(v) ? json_string_value(v) : otherwise;
+	uint64_t ns = count_or(json_object_get(r, "pid_ns"), 0);
+	int64_t pid = json_integer_value(json_object_get(r, "pid"));
+	uint64_t h = hash_string(HASH_SEED, string_or(json_object_get(r, "hostname"), ""));
+
+	h = hash_bytes(h, &ns, sizeof(ns));
+	return hash_bytes(h, &pid, sizeof(pid));
 }
 
-static void report_add(struct summary *s, json_t *report)
+/* Records whose first member is a 64-bit key, found by it. */
+struct key_probe {
+	const void *base;
+	size_t stride;
+	uint64_t key;
+};
+
+static uint64_t key_at(const void *ctx, int pos)
 {
-	const char *program = string_or(json_object_get(report, "program"), "?");
-	struct summary_program *p = program_find(s, program);
-	json_t *events = json_object_get(report, "events"), *e;
-	size_t i;
+	const struct key_probe *p = ctx;
+
+	return *(const uint64_t *)((const char *)p->base + (size_t)pos * p->stride);
+}
+
+static bool key_match(const void *ctx, int pos)
+{
+	return key_at(ctx, pos) == ((const struct key_probe *)ctx)->key;
+}
+
+/*
+ * Distinct processes and images are told apart by a 64-bit hash: two that
+ * collide (about one chance in 10^11 among 10,000) would count as one.
+ */
+static void process_note(struct summary *s, uint64_t key)
+{
+	struct key_probe p = { s->process_keys, sizeof(uint64_t), key };
+
+	if (table_find(&s->process_index, key, key_match, &p) >= 0)
+		return;
+	s->process_keys = xrealloc(s->process_keys, (s->processes + 1) * sizeof(uint64_t));
+	s->process_keys[s->processes] = key;
+	p.base = s->process_keys;
+	table_add(&s->process_index, key, (int)s->processes, key_at, &p);
+	s->processes++;
+}
+
+static struct summary_seen *seen_get(struct summary *s, uint64_t key)
+{
+	struct key_probe p = { s->seen, sizeof(*s->seen), key };
+	int i = table_find(&s->seen_index, key, key_match, &p);
+
+	if (i >= 0)
+		return &s->seen[i];
+	s->seen = xrealloc(s->seen, (size_t)(s->nr_seen + 1) * sizeof(*s->seen));
+	s->seen[s->nr_seen] = (struct summary_seen){ .key = key, .pending = -1, .seq = -1 };
+	p.base = s->seen;
+	table_add(&s->seen_index, key, s->nr_seen, key_at, &p);
+	return &s->seen[s->nr_seen++];
+}
+
+/* Is a report of (seq, wall) later than the one @seen holds? seq first, when both have one. */
+static bool later(const struct summary_seen *seen, int64_t seq, int64_t wall_ns)
+{
+	if (seq >= 0 && seen->seq >= 0 && seq != seen->seq)
+		return seq > seen->seq;
+	return wall_ns > seen->wall_ns;
+}
+
+static void report_take(struct summary *s, json_t *r)
+{
+	const char *reason = string_or(json_object_get(r, "reason"), "");
+	bool final = strcmp(reason, "exit") == 0 || strcmp(reason, "exec") == 0;
+	uint64_t start = count_or(json_object_get(r, "start_ns"), 0), key = process_hash(r);
+	int64_t seq = (int64_t)count_or(json_object_get(r, "seq"), (uint64_t)-1);
+	int64_t wall = (int64_t)count_or(json_object_get(r, "wall_ns"), 0);
+	struct summary_seen *seen;
+	int group = summary_group_of(s, r);
 
 	s->reports++;
-	p->reports++;
-	s->processes += (uint64_t)pid_insert(s, string_or(json_object_get(report, "hostname"), ""),
-					     (int)json_integer_value(json_object_get(report, "pid")));
-	json_array_foreach(events, i, e) {
-		json_t *value = json_object_get(e, "value"), *scale = json_object_get(e, "scale");
-		int k = event_index(s, json_string_value(json_object_get(e, "name")),
-				    string_or(json_object_get(e, "unit"), ""),
-				    json_is_number(scale) ? json_number_value(scale) : 1.0);
-
-		p = program_find(s, program);	/* event_index() may have moved them */
-		if (!json_is_integer(value)) {
-			if (strcmp(string_or(json_object_get(e, "status"), ""), "not-supported") == 0) {
-				s->totals[k].not_supported++;
-				p->sums[k].not_supported++;
-			}
-			continue;
-		}
-		s->totals[k].value += (uint64_t)json_integer_value(value);
-		s->totals[k].counted++;
-		p->sums[k].value += (uint64_t)json_integer_value(value);
-		p->sums[k].counted++;
+	s->groups[group].reports++;
+	process_note(s, key);
+	if (start && (!s->first_start_ns || start < s->first_start_ns))
+		s->first_start_ns = start;
+	if (!s->title || (start && start < s->title_start_ns)) {
+		free(s->title);
+		s->title = xstrdup(string_or(json_object_get(r, "argv0"),
+					     string_or(json_object_get(r, "program"), "?")));
+		s->title_start_ns = start;
 	}
+	if (seq >= 0)
+		summary_series_add(s, r);
+	seen = seen_get(s, hash_bytes(key, &start, sizeof(start)));
+	if (seen->final)		/* its last report is counted; a copy read twice too */
+		return;
+	if (final) {
+		if (seen->pending >= 0) {
+			json_decref(s->pending[seen->pending].report);
+			s->pending[seen->pending].report = NULL;
+			seen->pending = -1;
+		}
+		seen->final = true;
+		seen->seq = seq;
+		seen->wall_ns = wall;
+		summary_count(s, r);
+		return;
+	}
+	if (seen->pending < 0) {
+		s->pending = xrealloc(s->pending, (size_t)(s->nr_pending + 1) * sizeof(*s->pending));
+		s->pending[s->nr_pending].report = NULL;
+		seen->pending = s->nr_pending++;
+	} else if (!later(seen, seq, wall)) {
+		return;
+	}
+	json_decref(s->pending[seen->pending].report);
+	s->pending[seen->pending].report = arena_keep(r);	/* r dies with the arena */
+	seen->seq = seq;
+	seen->wall_ns = wall;
+}
+
+static void names_unmatched(const struct names *wanted, const struct names *had, const char *option)
+{
+	for (int i = 0; i < wanted->n; i++)
+		if (names_find(had, wanted->name[i]) < 0)
+			fprintf(stderr, "pfshim report: %s: no report has '%s'; left out\n", option,
+				wanted->name[i]);
+}
+
+void summary_finish(struct summary *s)
+{
+	struct names events = { 0 };
+
+	for (int i = 0; i < s->nr_pending; i++) {
+		if (s->pending[i].report)
+			summary_count(s, s->pending[i].report);
+		json_decref(s->pending[i].report);
+		s->pending[i].report = NULL;
+	}
+	s->nr_pending = 0;
+	for (int i = 0; i < s->nr_events; i++)
+		names_add(&events, s->events[i].name);
+	names_unmatched(&s->opt.events, &events, "--events");
+	names_unmatched(&s->opt.regions, &s->region_names, "--regions");
+	names_free(&events);
+}
+
+/* A batch's objects, in order: each report checked and taken; then why the rest was skipped. */
+static void batch_take(void *ctx, struct batch *b)
+{
+	struct summary *s = ctx;
+	struct arena *was = arena_bind(&b->arena);	/* what report_take frees is in it */
+
+	if (b->read_errno) {
+		fprintf(stderr, "pfshim: %s: %s; skipped\n", b->path, strerror(b->read_errno));
+		s->skipped++;
+	}
+	for (int i = 0; i < b->n; i++) {
+		const char *why = report_check(b->object[i]);
+
+		if (why)
+			skipped(s, b->path, why, NULL);
+		else
+			report_take(s, b->object[i]);
+	}
+	if (b->error[0])
+		skipped(s, b->path, b->error, NULL);
+	arena_bind(was);
 }
 
 void summary_add_text(struct summary *s, const char *path, const char *text, size_t len)
 {
-	size_t at = 0;
-	int line = 1;
+	struct batch b = { .path = path };
 
-	for (;;) {
-		json_error_t err;
-		const char *why;
-		json_t *report;
-
-		while (at < len && strchr(" \t\r\n", text[at]))
-			line += text[at++] == '\n';
-		if (at >= len)
-			return;
-		report = json_loadb(text + at, len - at, JSON_DISABLE_EOF_CHECK, &err);
-		if (!report) {
-			char where[256];
-
-			snprintf(where, sizeof(where), "line %d: %s", line + err.line - 1, err.text);
-			skipped(s, path, "truncated or malformed JSON", where);
-			return;
-		}
-		why = report_check(report);
-		if (why)
-			skipped(s, path, why, NULL);
-		else
-			report_add(s, report);
-		json_decref(report);
-		at += err.position;
-	}
+	batch_parse(&b, text, len);
+	batch_take(s, &b);
+	batch_clear(&b);
+	free(b.object);
+	arena_free_all(&b.arena);
 }
 
-static int stream_add(struct summary *s, const char *path, FILE *f)
+struct file_list {
+	char **path;
+	int n, cap;
+};
+
+static void list_add(struct file_list *l, const char *path)
 {
-	size_t len = 0, cap = 65536;
-	char *text = xrealloc(NULL, cap);
-	size_t n;
-
-	while ((n = fread(text + len, 1, cap - len, f)) > 0) {
-		len += n;
-		if (len == cap)
-			text = xrealloc(text, cap *= 2);
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->path = xrealloc(l->path, (size_t)l->cap * sizeof(*l->path));
 	}
-	if (ferror(f)) {
-		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
-		s->skipped++;
-		free(text);
-		return -1;
-	}
-	summary_add_text(s, path, text, len);
-	free(text);
-	return 0;
+	l->path[l->n++] = xstrdup(path);
 }
 
-static int dir_add(struct summary *s, const char *path)
+/* The regular files under @path (itself when it is one), in name order; the rest said and skipped. */
+static void list_walk(struct summary *s, struct file_list *l, const char *path)
 {
 	struct dirent **names;
-	int n = scandir(path, &names, NULL, alphasort);
+	struct stat st;
+	int n;
 
+	if (stat(path, &st) < 0) {
+		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
+		s->skipped++;
+		return;
+	}
+	if (S_ISREG(st.st_mode)) {
+		list_add(l, path);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		skipped(s, path, "not a regular file or directory", NULL);
+		return;
+	}
+	n = scandir(path, &names, NULL, alphasort);
 	if (n < 0) {
 		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
 		s->skipped++;
-		return -1;
+		return;
 	}
 	for (int i = 0; i < n; i++) {
 		if (names[i]->d_name[0] != '.') {	/* ., .., and hidden temporary files */
@@ -273,41 +344,33 @@ static int dir_add(struct summary *s, const char *path)
 
 			snprintf(child, len, "%s%s%s", path,
 				 path[strlen(path) - 1] == '/' ? "" : "/", names[i]->d_name);
-			summary_add_path(s, child);
+			list_walk(s, l, child);
 			free(child);
 		}
 		free(names[i]);
 	}
 	free(names);
-	return 0;
 }
 
 int summary_add_path(struct summary *s, const char *path)
 {
-	struct stat st;
-	FILE *f;
-	int ret;
+	struct file_list l = { 0 };
+	uint64_t skipped_before = s->skipped;
 
-	if (strcmp(path, "-") == 0)
-		return stream_add(s, "(stdin)", stdin);
-	if (stat(path, &st) < 0) {
-		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
-		s->skipped++;
-		return -1;
+	if (strcmp(path, "-") == 0) {
+		struct batch b = { .path = "(stdin)" };
+
+		batch_read(&b, NULL);
+		batch_take(s, &b);
+		batch_clear(&b);
+		free(b.object);
+		arena_free_all(&b.arena);
+		return 0;
 	}
-	if (S_ISDIR(st.st_mode))
-		return dir_add(s, path);
-	if (!S_ISREG(st.st_mode)) {
-		skipped(s, path, "not a regular file or directory", NULL);
-		return -1;
-	}
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
-		s->skipped++;
-		return -1;
-	}
-	ret = stream_add(s, path, f);
-	fclose(f);
-	return ret;
+	list_walk(s, &l, path);
+	input_files(l.path, l.n, batch_take, s);
+	for (int i = 0; i < l.n; i++)
+		free(l.path[i]);
+	free(l.path);
+	return s->skipped > skipped_before && !l.n ? -1 : 0;
 }

@@ -1,16 +1,37 @@
 /*
- * summary.h: a job's reports summed: totals over every report, and per
- * program the number of reports and the sums of each event. Built from
- * pfshim.report JSON (files, directories, JSON Lines, stdin) with jansson;
- * what is not a whole report is named on stderr and skipped.
+ * summary.h: a job's reports combined. Read from pfshim.report JSON (files,
+ * directories, JSON Lines, stdin) with jansson; what is not a whole report
+ * is named on stderr and skipped. A process image's LAST report is what
+ * counts (its counters only grow): interval, signal and explicit reports
+ * before it feed the time series only. Combined: totals, one row per group
+ * (--by program, rank, host or process), the regions per group, the interval
+ * series, and, when asked for, one record per image for the process tree.
  */
 #ifndef PFSHIM_TOOLS_SUMMARY_H
 #define PFSHIM_TOOLS_SUMMARY_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* One event, summed over reports where it was counted. */
+#include "tools/pfshim/table.h"
+
+/* Report schema versions this reader knows: 3 added interval reports. */
+#define SUMMARY_READS_VERSION 3
+
+enum summary_by { BY_PROGRAM, BY_RANK, BY_HOST, BY_PROCESS };
+
+/* What to combine, from the command line. */
+struct summary_options {
+	enum summary_by by;
+	struct names events;	/* only these events, in this order; none: all */
+	struct names regions;	/* only these regions; none: all */
+	bool images;		/* keep one record per image (the tree; --tree, --html) */
+	bool tree;		/* print the tree in the text and JSON (--tree) */
+};
+
+/* One event, as the reports describe it. */
 struct summary_event {
 	char *name;
 	char *unit;		/* "msec" for the clocks, or "" */
@@ -19,31 +40,122 @@ struct summary_event {
 
 struct summary_sum {
 	uint64_t value;		/* sum of "value" where counted */
-	uint64_t counted;	/* reports where it was counted */
-	uint64_t not_supported;	/* reports where it could not be opened */
+	uint64_t counted;	/* images where it was counted */
+	uint64_t not_supported;	/* images where it could not be opened */
 };
 
-struct summary_program {
-	char *name;
+struct summary_group {
+	char *name;		/* program, rank ("-": none), host, or HOST:PID */
+	char *program;		/* --by process: the program of its latest image */
+	uint64_t reports;	/* reports read, interval ones included */
+	uint64_t images;	/* process images counted */
+	int64_t order;		/* rank or pid: how --by rank/process sort */
+	struct summary_sum *sums;	/* [nr_events] */
+};
+
+/*
+ * One region metric in one group: "wall" (metric 0, ns) or a region event,
+ * summed over the group's images; min and max are over single threads.
+ */
+struct summary_cell {
+	int region, group, metric;
+	bool counted;
+	uint64_t sum, thread_min, thread_max, threads;
+	uint64_t calls, reentries, unclosed;	/* in metric 0's cell */
+};
+
+/* One report's "delta" of one event, summed per group and time bucket. */
+struct summary_point {
+	int group, event;
+	int64_t bucket;		/* (start_ns + wall_ns) / bucket_ns */
+	uint64_t delta;
 	uint64_t reports;
-	struct summary_sum *sums;	/* [summary.nr_events] */
+};
+
+/* One process image, for the tree (options.images). */
+struct summary_image {
+	int host;		/* in summary.hosts */
+	uint64_t pid_ns;
+	int pid, ppid;
+	int program;		/* in summary.programs */
+	char *argv0;
+	char *reason;
+	uint64_t start_ns, wall_ns;
+	int nr_values;
+	uint64_t *value;	/* [nr_values]; UINT64_MAX: not counted */
+};
+
+/* An image whose final (exit, exec) report has not been read yet. */
+struct summary_pending {
+	json_t *report;		/* its latest report so far */
+};
+
+/* The state of one image: its final report seen, or its pending one. */
+struct summary_seen {
+	uint64_t key;		/* hash of host, pid namespace, pid, start_ns */
+	int pending;		/* in summary.pending, or -1 */
+	bool final;
+	int64_t seq, wall_ns;	/* of the report held or counted: which is later */
+};
+
+struct summary_misuse {
+	uint64_t end_without_begin, bad_handle, table_full, names_refused;
 };
 
 struct summary {
+	struct summary_options opt;
 	uint64_t reports;		/* whole pfshim.report objects read */
-	uint64_t processes;		/* distinct (host, pid) among them */
+	uint64_t images;		/* process images counted (their last report) */
+	uint64_t processes;		/* distinct (host, pid namespace, pid) */
 	uint64_t skipped;		/* inputs named on stderr and skipped */
+	uint64_t first_start_ns;	/* earliest start_ns: the job's date */
+	uint64_t series_start_ns;	/* earliest start_ns of a report with a seq: t=0 of the series */
+	uint64_t bucket_ns;		/* the first interval_ns read: the series' step */
 	int nr_events;
 	struct summary_event *events;
 	struct summary_sum *totals;	/* [nr_events] */
-	int nr_programs;
-	struct summary_program *programs;
-	/* distinct (host, pid): a small open-addressing set */
-	uint64_t *pid_set;
-	size_t pid_cap;
+	int nr_groups;
+	struct summary_group *groups;
+	struct names group_keys;	/* groups[i] is group_keys.name[i] */
+	struct names hosts, programs, region_names, metrics;	/* metrics[0] = "wall" */
+	int nr_cells;
+	struct summary_cell *cells;
+	struct table_index cell_index;
+	struct summary_misuse misuse;
+	int nr_points;
+	struct summary_point *points;
+	struct table_index point_index;
+	int nr_images;
+	struct summary_image *image_list;
+	int nr_seen;
+	struct summary_seen *seen;
+	struct table_index seen_index;
+	int nr_pending;
+	struct summary_pending *pending;
+	struct table_index process_index;	/* of (host, ns, pid) hashes in process_keys */
+	uint64_t *process_keys;			/* [processes] */
+	char *title;			/* argv0 of the earliest image read */
+	uint64_t title_start_ns;
 };
 
-void summary_init(struct summary *s);
+/* JSON helpers for untrusted input: the value when it has the type, else @otherwise. */
+static inline bool is_count(json_t *v)
+{
+	return json_is_integer(v) && json_integer_value(v) >= 0;
+}
+
+static inline uint64_t count_or(json_t *v, uint64_t otherwise)
+{
+	return is_count(v) ? (uint64_t)json_integer_value(v) : otherwise;
+}
+
+static inline const char *string_or(json_t *v, const char *otherwise)
+{
+	return json_is_string(v) ? json_string_value(v) : otherwise;
+}
+
+/* summary_init - an empty summary; it owns @opt's lists from now on. */
+void summary_init(struct summary *s, const struct summary_options *opt);
 void summary_free(struct summary *s);
 
 /*
@@ -61,9 +173,53 @@ int summary_add_path(struct summary *s, const char *path);
  */
 void summary_add_text(struct summary *s, const char *path, const char *text, size_t len);
 
-/* The three ways to print it (docs/pfshim.md). @title: the command, or NULL. */
+/*
+ * summary_finish - count the images whose last report was not an exit or
+ * exec one (killed after a signal report, or still running), and say on
+ * stderr which --events/--regions names no report had. Call once, after the
+ * last input and before printing.
+ */
+void summary_finish(struct summary *s);
+
+/* combine.c: count one checked report as its image's last one. */
+void summary_count(struct summary *s, json_t *report);
+/* combine.c: a report with a "seq": its deltas into the series. */
+void summary_series_add(struct summary *s, json_t *report);
+/* combine.c: the group of a report under --by, created when new. */
+int summary_group_of(struct summary *s, json_t *report);
+
+/* The order groups are printed in: by first event (program, host), or by rank/pid. */
+int *summary_groups_sorted(const struct summary *s);
+/* The cell of (region, group, metric), or NULL. */
+const struct summary_cell *summary_cell(const struct summary *s, int region, int group, int metric);
+
+/* Statistics of one region metric over the groups that have it. */
+struct summary_stats {
+	int groups;
+	bool counted;
+	uint64_t sum, min, max, threads, thread_min, thread_max;
+	uint64_t calls, reentries, unclosed;
+	double mean, imbalance;		/* imbalance: max / mean (1: balanced) */
+};
+void summary_region_stats(const struct summary *s, int region, int metric, struct summary_stats *st);
+
+/* The ways to print it (docs/pfshim.md). @title: the command, or NULL. */
 void summary_print_text(const struct summary *s, const char *title, const char *where, FILE *out);
+void summary_print_tree(const struct summary *s, FILE *out);
 void summary_print_json(const struct summary *s, FILE *out);
 void summary_print_csv(const struct summary *s, FILE *out);
+void summary_print_html(const struct summary *s, const char *title, FILE *out);
+
+/* print.c: 1234567 -> "1,234,567"; a scaled value (the clocks) -> "1234.57". */
+void summary_value_format(const struct summary_event *e, uint64_t value, char *out, size_t size);
+const char *summary_by_name(enum summary_by by);
+
+/* print.c: the points by event, then time, then group (a copy the caller frees). */
+struct summary_point *summary_points_sorted(const struct summary *s);
+/* print.c: a step's time in ns since the job's first start (0 for a report just after it). */
+int64_t summary_bucket_time(const struct summary *s, int64_t bucket);
+
+/* tree.c: images in tree order, with their depth; returns how many. */
+int summary_tree(const struct summary *s, int **order, int **depth);
 
 #endif

@@ -1,0 +1,240 @@
+/*
+ * test_summary.c: tools/pfshim/summary.c, combine.c and tree.c on reports
+ * written here as text: an image's last report counts once whatever the
+ * order it is read in (exit first or last, seq against wall time, a report
+ * read twice); regions' statistics over groups; the series' steps; the tree
+ * of an exec chain with children placed under the image that forked them,
+ * and a cycle of ppids that must end.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tools/pfshim/summary.h"
+
+/* One report line: pid, ppid, start, wall, reason, seq (-1: null), value, delta (-1: null), rank. */
+static char *report(int pid, int ppid, long long start, long long wall, const char *reason,
+		    int seq, int value, int delta, int rank, const char *regions)
+{
+	static char buf[8][2048];
+	static int at;
+	char *b = buf[at++ % 8];
+	char seqs[16] = "null", deltas[16] = "null", ranks[16] = "null";
+
+	if (seq >= 0)
+		snprintf(seqs, sizeof(seqs), "%d", seq);
+	if (delta >= 0)
+		snprintf(deltas, sizeof(deltas), "%d", delta);
+	if (rank >= 0)
+		snprintf(ranks, sizeof(ranks), "%d", rank);
+	snprintf(b, 2048, "{\"schema\":\"pfshim.report\",\"version\":3,\"program\":\"p%d\",\"pid\":%d,"
+		 "\"ppid\":%d,\"hostname\":\"h\",\"rank\":%s,\"start_ns\":%lld,\"wall_ns\":%lld,"
+		 "\"reason\":\"%s\",\"seq\":%s,\"interval_ns\":100,\"events\":[{\"name\":\"e\","
+		 "\"status\":\"counted\",\"value\":%d,\"delta\":%s,\"unit\":\"\",\"scale\":1}]%s%s}\n",
+		 pid, pid, ppid, ranks, start, wall, reason, seqs, value, deltas,
+		 regions ? ",\"regions\":" : "", regions ? regions : "");
+	return b;
+}
+
+static void add(struct summary *s, const char *text)
+{
+	summary_add_text(s, "test", text, strlen(text));
+}
+
+static uint64_t total(const struct summary *s)
+{
+	return s->nr_events ? s->totals[0].value : 0;
+}
+
+static void test_last_report_counts(void **state)
+{
+	const char *lines[] = {
+		report(10, 1, 1000, 100, "interval", 1, 10, 10, -1, NULL),
+		report(10, 1, 1000, 200, "interval", 2, 30, 20, -1, NULL),
+		report(10, 1, 1000, 300, "exit", 3, 35, 5, -1, NULL),
+		report(11, 1, 2000, 50, "signal", -1, 7, -1, -1, NULL),
+		report(11, 1, 2000, 90, "exit", -1, 9, -1, -1, NULL),
+		report(12, 1, 3000, 50, "signal", -1, 3, -1, -1, NULL),	/* killed after it */
+		report(12, 1, 3000, 40, "explicit", -1, 2, -1, -1, NULL),	/* earlier: loses */
+	};
+
+	(void)state;
+	/* every order: forwards, backwards, and each line twice */
+	for (int order = 0; order < 3; order++) {
+		struct summary s;
+
+		summary_init(&s, NULL);
+		for (int k = 0; k < 7; k++) {
+			add(&s, lines[order == 1 ? 6 - k : k]);
+			if (order == 2)
+				add(&s, lines[k]);
+		}
+		summary_finish(&s);
+		assert_int_equal(total(&s), 35 + 9 + 3);
+		assert_int_equal(s.images, 3);
+		assert_int_equal(s.processes, 3);
+		assert_int_equal(s.reports, order == 2 ? 14 : 7);
+		summary_free(&s);
+	}
+}
+
+static void test_seq_before_wall(void **state)
+{
+	struct summary s;
+
+	(void)state;
+	summary_init(&s, NULL);
+	/* the higher seq wins even with a smaller wall_ns (a clock that stepped) */
+	add(&s, report(5, 1, 1000, 900, "interval", 1, 1, 1, -1, NULL));
+	add(&s, report(5, 1, 1000, 800, "interval", 2, 4, 3, -1, NULL));
+	summary_finish(&s);
+	assert_int_equal(total(&s), 4);
+	summary_free(&s);
+}
+
+static void test_exec_is_new_image(void **state)
+{
+	struct summary_options opt = { .by = BY_PROCESS };
+	struct summary s;
+
+	(void)state;
+	summary_init(&s, &opt);
+	add(&s, report(7, 1, 1000, 10, "exec", -1, 100, -1, -1, NULL));
+	add(&s, report(7, 1, 1020, 10, "exit", -1, 50, -1, -1, NULL));
+	summary_finish(&s);
+	assert_int_equal(s.images, 2);
+	assert_int_equal(s.nr_groups, 1);
+	assert_int_equal(s.groups[0].images, 2);
+	assert_int_equal(s.groups[0].sums[0].value, 150);
+	summary_free(&s);
+}
+
+#define REGION(sum, min, max) \
+	"{\"threads\":[{\"misuse\":{\"end_without_begin\":1,\"bad_handle\":0,\"table_full\":0}}]," \
+	"\"totals\":[{\"name\":\"work\",\"threads\":2,\"calls\":4,\"reentries\":0,\"unclosed\":1," \
+	"\"wall_ns\":{\"status\":\"counted\",\"threads\":2,\"sum\":" #sum ",\"min\":" #min ",\"max\":" #max "}," \
+	"\"events\":[{\"name\":\"e\",\"status\":\"counted\",\"threads\":2,\"sum\":1,\"min\":0,\"max\":1}]}]}"
+
+static void test_regions_over_ranks(void **state)
+{
+	struct summary_options opt = { .by = BY_RANK };
+	struct summary_stats st;
+	struct summary s;
+
+	(void)state;
+	summary_init(&s, &opt);
+	add(&s, report(1, 0, 1000, 1, "exit", -1, 1, -1, 0, REGION(100, 40, 60)));
+	add(&s, report(2, 0, 1000, 1, "exit", -1, 1, -1, 1, REGION(300, 100, 200)));
+	add(&s, report(3, 0, 1000, 1, "exit", -1, 1, -1, 1, REGION(200, 90, 110)));	/* rank 1 again */
+	summary_finish(&s);
+	assert_int_equal(s.region_names.n, 1);
+	summary_region_stats(&s, 0, 0, &st);
+	assert_true(st.counted);
+	assert_int_equal(st.groups, 2);
+	assert_int_equal(st.sum, 600);
+	assert_int_equal(st.min, 100);		/* rank 0 */
+	assert_int_equal(st.max, 500);		/* rank 1: 300 + 200 */
+	assert_true(st.mean == 300.0);
+	assert_true(st.imbalance > 1.6666 && st.imbalance < 1.6667);
+	assert_int_equal(st.thread_min, 40);
+	assert_int_equal(st.thread_max, 200);
+	assert_int_equal(st.threads, 6);
+	assert_int_equal(st.calls, 12);
+	assert_int_equal(st.unclosed, 3);
+	assert_int_equal(s.misuse.end_without_begin, 3);
+	summary_free(&s);
+}
+
+static void test_series_steps(void **state)
+{
+	struct summary s;
+	struct summary_point *p;
+
+	(void)state;
+	summary_init(&s, NULL);
+	/* interval 100 ns from start 1000: reports at +100 (late by 4) and +200, +250 -> 1100, 1200, 1300 */
+	add(&s, report(9, 1, 1000, 104, "interval", 1, 5, 5, -1, NULL));
+	add(&s, report(9, 1, 1000, 200, "interval", 2, 12, 7, -1, NULL));
+	add(&s, report(9, 1, 1000, 250, "exit", 3, 13, 1, -1, NULL));
+	summary_finish(&s);
+	assert_int_equal(s.bucket_ns, 100);
+	assert_int_equal(s.nr_points, 3);
+	p = summary_points_sorted(&s);
+	assert_int_equal(summary_bucket_time(&s, p[0].bucket), 100);
+	assert_int_equal(p[0].delta, 5);
+	assert_int_equal(summary_bucket_time(&s, p[1].bucket), 200);
+	assert_int_equal(p[1].delta, 7);
+	assert_int_equal(summary_bucket_time(&s, p[2].bucket), 300);
+	assert_int_equal(p[2].delta, 1);
+	assert_int_equal(total(&s), 13);
+	free(p);
+	summary_free(&s);
+}
+
+static void test_tree(void **state)
+{
+	struct summary_options opt = { .images = true };
+	struct summary s;
+	int *order, *depth, n;
+	char got[256] = "";
+
+	(void)state;
+	summary_init(&s, &opt);
+	/* 20 (sh) forks 21 at t=1100; 21 execs at 1500; 22 forked by the first image at 1200,
+	 * 23 by the second at 1600; 30 and 31, started together, are each other's parent: a
+	 * cycle, cut where it closes */
+	add(&s, report(23, 21, 1600, 1, "exit", -1, 1, -1, -1, NULL));
+	add(&s, report(21, 20, 1500, 1, "exit", -1, 1, -1, -1, NULL));
+	add(&s, report(22, 21, 1200, 1, "exit", -1, 1, -1, -1, NULL));
+	add(&s, report(21, 20, 1100, 1, "exec", -1, 1, -1, -1, NULL));
+	add(&s, report(20, 1, 1000, 1, "exit", -1, 1, -1, -1, NULL));
+	add(&s, report(30, 31, 5000, 1, "exit", -1, 1, -1, -1, NULL));
+	add(&s, report(31, 30, 5000, 1, "exit", -1, 1, -1, -1, NULL));
+	summary_finish(&s);
+	n = summary_tree(&s, &order, &depth);
+	assert_int_equal(n, 7);
+	for (int k = 0; k < n; k++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%d:%d ", depth[k],
+			 s.image_list[order[k]].pid);
+	assert_string_equal(got, "0:20 1:21 2:22 1:21 2:23 0:30 1:31 ");
+	free(order);
+	free(depth);
+	summary_free(&s);
+}
+
+static void test_filters(void **state)
+{
+	struct summary_options opt = { 0 };
+	struct summary s;
+
+	(void)state;
+	names_add_list(&opt.events, "other");
+	names_add_list(&opt.regions, "nowhere");
+	summary_init(&s, &opt);
+	add(&s, report(1, 0, 1000, 1, "exit", -1, 1, -1, 0, REGION(100, 40, 60)));
+	summary_finish(&s);
+	assert_int_equal(s.nr_events, 0);
+	assert_int_equal(s.region_names.n, 0);
+	assert_int_equal(s.images, 1);
+	summary_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_last_report_counts),
+		cmocka_unit_test(test_seq_before_wall),
+		cmocka_unit_test(test_exec_is_new_image),
+		cmocka_unit_test(test_regions_over_ranks),
+		cmocka_unit_test(test_series_steps),
+		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_filters),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,629 @@
+/*
+ * html.c: the combined picture as ONE self-contained HTML page: inline CSS,
+ * charts drawn here as inline SVG, no script, no font, nothing fetched. A
+ * bar chart per event (one bar per group), one per region metric (with the
+ * mean line, for imbalance), a line chart per event of the interval series,
+ * the tables and the process tree. Every string from a report (program
+ * names, hosts, regions, events: all chosen by whoever ran the job) goes
+ * through html_text(), so a program named <script> is shown, never run.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tools/pfshim/summary.h"
+
+#define CHART_W 760		/* the viewBox width; the page scales it */
+#define MAX_BARS 60		/* more groups than this: the first ones, said so */
+#define MAX_LINES 8		/* lines per series chart beside the total */
+
+static const char *const palette[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+};
+
+/* Text or attribute content: the five characters HTML gives a meaning. */
+static void html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+/* A tick step of 1, 2 or 5 times a power of ten giving about @n ticks up to @max. */
+static double tick_step(double max, int n)
+{
+	double raw = max / n, p = pow(10, floor(log10(raw)));
+
+	if (!(raw > 0) || !isfinite(raw) || !isfinite(p) || p <= 0)
+		return max > 0 && isfinite(max) ? max : 1;	/* one tick: at the end */
+	return raw / p <= 1 ? p : raw / p <= 2 ? 2 * p : raw / p <= 5 ? 5 * p : 10 * p;
+}
+
+/* A tick label: 0.25, 500; on an axis reaching @max >= 10,000 in k, M or G: 5k, 1.5M. */
+static void tick_format(double v, double step, double max, char *out, size_t size)
+{
+	if (v == 0)
+		snprintf(out, size, "0");
+	else if (max >= 1e10 && step >= 1e8)
+		snprintf(out, size, "%gG", v / 1e9);
+	else if (max >= 1e7 && step >= 1e5)
+		snprintf(out, size, "%gM", v / 1e6);
+	else if (max >= 1e4 && step >= 1e2)
+		snprintf(out, size, "%gk", v / 1e3);
+	else if (step >= 1)
+		snprintf(out, size, "%.0f", v);
+	else
+		snprintf(out, size, "%.*f", (int)ceil(-log10(step)), v);
+}
+
+/* A value in its unit: counts exact with commas, times with the digits that matter. */
+static void value_label(const struct summary_event *e, double v, char *out, size_t size)
+{
+	if (e->scale != 1.0)
+		snprintf(out, size, fabs(v) >= 1 || v == 0 ? "%.2f" : "%.3g", v);
+	else
+		summary_value_format(e, (uint64_t)llround(v), out, size);
+}
+
+/* An axis title: "page-faults (count)", "task-clock (msec)". */
+static void axis_title(FILE *out, const struct summary_event *e)
+{
+	html_text(out, e->name);
+	fputs(" (", out);
+	html_text(out, *e->unit ? e->unit : "count");
+	fputc(')', out);
+}
+
+#define LABEL_MAX 40	/* characters of a bar's label; the rest is in its tooltip */
+
+/* Characters (not bytes) of a UTF-8 label, at most LABEL_MAX. */
+static int label_chars(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n > LABEL_MAX ? LABEL_MAX : n;
+}
+
+/* A label cut to LABEL_MAX characters: its start, "...", and its end (a pid, a rank). */
+static void label_text(FILE *out, const char *s)
+{
+	size_t len = strlen(s), head, tail;
+	char *cut;
+
+	if (label_chars(s) < LABEL_MAX || len <= LABEL_MAX) {
+		html_text(out, s);
+		return;
+	}
+	head = LABEL_MAX / 2 - 2;
+	tail = LABEL_MAX / 2 - 1;
+	while (head && ((unsigned char)s[head] & 0xc0) == 0x80)	/* no cut inside a character */
+		head--;
+	while (tail < len && ((unsigned char)s[len - tail] & 0xc0) == 0x80)
+		tail++;
+	cut = xrealloc(NULL, head + 4 + tail + 1);
+	memcpy(cut, s, head);
+	memcpy(cut + head, "...", 3);
+	memcpy(cut + head + 3, s + len - tail, tail + 1);
+	html_text(out, cut);
+	free(cut);
+}
+
+struct bars {
+	const char *kind;		/* class: "bars" or "region" */
+	const struct summary_event *e;	/* unit and scale of the values */
+	int n, total;			/* bars drawn, groups there were */
+	const char **label;
+	double *value;			/* in the event's unit; NAN: not counted */
+	double mean;			/* NAN: no mean line */
+};
+
+/* A horizontal bar chart: one row per group, value at the bar's end, x axis below. */
+static void chart_bars(FILE *out, const struct bars *b)
+{
+	const int right = 90, top = 20, row = 20, axis = 42;
+	int left = 60, h = top + b->n * row + axis, w, ticks;
+	double max = 0, step;
+	char v[64];
+
+	/* room for the longest label, at about 7 px a character; longer ones are cut */
+	for (int i = 0; i < b->n; i++)
+		if (label_chars(b->label[i]) * 7 + 12 > left)
+			left = label_chars(b->label[i]) * 7 + 12;
+	if (left > 12 + LABEL_MAX * 7)
+		left = 12 + LABEL_MAX * 7;
+	w = CHART_W - left - right;
+
+	for (int i = 0; i < b->n; i++)
+		if (isfinite(b->value[i]) && b->value[i] > max)
+			max = b->value[i];
+	if (isfinite(b->mean) && b->mean > max)
+		max = b->mean;
+	step = tick_step(max > 0 ? max : 1, 5);
+	max = ceil((max > 0 ? max : 1) / step) * step;
+	ticks = (int)lround(max / step);
+	fprintf(out, "<svg class=\"chart %s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", b->kind, CHART_W, h, CHART_W, h);
+	for (int i = 0; i <= ticks; i++) {
+		double t = i * step;
+		int x = left + (int)lround(t / max * w);
+
+		tick_format(t, step, max, v, sizeof(v));
+		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
+			"<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+			x, top, x, top + b->n * row, x, top + b->n * row + 14, v);
+	}
+	fprintf(out, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">", left + w / 2,
+		h - 6);
+	axis_title(out, b->e);
+	fputs("</text>\n", out);
+	for (int i = 0; i < b->n; i++) {
+		int y = top + i * row;
+
+		fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6,
+			y + 14);
+		label_text(out, b->label[i]);
+		fputs("</text>", out);
+		if (!isfinite(b->value[i])) {
+			fprintf(out, "<text class=\"value\" x=\"%d\" y=\"%d\">not counted</text>\n",
+				left + 4, y + 14);
+			continue;
+		}
+		value_label(b->e, b->value[i], v, sizeof(v));
+		fprintf(out, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+			"fill=\"%s\"><title>", left, y + 3, fmax(0, b->value[i] / max * w), row - 6,
+			palette[0]);	/* one colour: the bars are one quantity, not categories */
+		html_text(out, b->label[i]);
+		fprintf(out, ": %s %s</title></rect><text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>\n",
+			v, b->e->unit, left + fmax(0, b->value[i] / max * w) + 4, y + 14, v);
+	}
+	if (isfinite(b->mean)) {
+		double x = left + b->mean / max * w;
+
+		value_label(b->e, b->mean, v, sizeof(v));
+		fprintf(out, "<line class=\"mean\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+			"<text class=\"meanlabel\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">mean %s</text>\n",
+			x, top - 4, x, top + b->n * row, x, top - 8, v);
+	}
+	fputs("</svg>\n", out);
+	if (b->n < b->total)
+		fprintf(out, "<p class=\"note\">The first %d of %d shown (the order of the table).</p>\n",
+			b->n, b->total);
+}
+
+/* How a group is named on a chart: "rank 3", "no rank", "vm:1234 make", "cc1". */
+static void group_display(const struct summary *s, int g, char *out, size_t size)
+{
+	const struct summary_group *gr = &s->groups[g];
+
+	if (s->opt.by == BY_PROCESS)
+		snprintf(out, size, "%s %s", gr->name, gr->program ? gr->program : "");
+	else if (s->opt.by == BY_RANK)
+		snprintf(out, size, gr->order < 0 ? "no rank" : "rank %s", gr->name);
+	else
+		snprintf(out, size, "%s", gr->name);
+}
+
+static void section_events(FILE *out, const struct summary *s, const int *sorted)
+{
+	const char *by = summary_by_name(s->opt.by);
+	const char **label = xrealloc(NULL, MAX_BARS * sizeof(*label));
+	double *value = xrealloc(NULL, MAX_BARS * sizeof(*value));
+	char (*text)[300] = xrealloc(NULL, MAX_BARS * sizeof(*text));
+	int n = 0;
+
+	for (int k = 0; k < s->nr_groups && n < MAX_BARS; k++) {
+		const struct summary_group *g = &s->groups[sorted[k]];
+
+		if (!g->images)
+			continue;
+		group_display(s, sorted[k], text[n], sizeof(text[n]));
+		label[n] = text[n];
+		n++;
+	}
+	if (s->opt.by == BY_PROCESS)
+		fputs("<h2>Events per process</h2>\n<p>Each event's count per process: the sum over "
+		      "its images (an exec starts a new one), each image's last report.</p>\n", out);
+	else
+		fprintf(out, "<h2>Events per %s</h2>\n<p>Each event's count summed over the processes "
+			"of each %s (each process image's last report).</p>\n", by, by);
+	for (int i = 0; i < s->nr_events; i++) {
+		struct bars b = { "bars", &s->events[i], n, 0, label, value, NAN };
+		int m = 0;
+
+		for (int k = 0; k < s->nr_groups; k++) {
+			const struct summary_group *g = &s->groups[sorted[k]];
+
+			if (!g->images)
+				continue;
+			b.total++;
+			if (m < n) {
+				value[m] = g->sums[i].counted ? (double)g->sums[i].value * s->events[i].scale
+							      : NAN;
+				m++;
+			}
+		}
+		fputs("<figure><figcaption>", out);
+		html_text(out, s->events[i].name);
+		fprintf(out, " per %s</figcaption>\n", by);
+		chart_bars(out, &b);
+		fputs("</figure>\n", out);
+	}
+	free(label);
+	free(value);
+	free(text);
+}
+
+static struct summary_event metric_of(const struct summary *s, int metric)
+{
+	if (metric == 0)
+		return (struct summary_event){ "wall time", "msec", 1e-6 };
+	for (int i = 0; i < s->nr_events; i++)
+		if (strcmp(s->events[i].name, s->metrics.name[metric]) == 0)
+			return s->events[i];
+	return (struct summary_event){ s->metrics.name[metric], "", 1.0 };
+}
+
+static void section_regions(FILE *out, const struct summary *s, const int *sorted)
+{
+	const char *by = summary_by_name(s->opt.by);
+	const char **label = xrealloc(NULL, MAX_BARS * sizeof(*label));
+	double *value = xrealloc(NULL, MAX_BARS * sizeof(*value));
+	char (*text)[300] = xrealloc(NULL, MAX_BARS * sizeof(*text));
+
+	fprintf(out, "<h2>Regions per %s</h2>\n<p>Each bar: one %s's region total, summed over its "
+		"threads and processes. The dashed line is the mean over the %ss that ran the "
+		"region; <b>imbalance</b> = max / mean (1.00: balanced; 2.00: the slowest took twice "
+		"the mean, and the others waited).</p>\n", by, by, by);
+	for (int r = 0; r < s->region_names.n; r++) {
+		struct summary_stats st;
+		char calls[48];
+
+		summary_region_stats(s, r, 0, &st);
+		fputs("<h3>region <code>", out);
+		html_text(out, s->region_names.name[r]);
+		summary_value_format(&(struct summary_event){ .scale = 1.0 }, st.calls, calls, sizeof(calls));
+		fprintf(out, "</code></h3>\n<p>%s calls over %" PRIu64 " threads", calls, st.threads);
+		if (st.unclosed)
+			fprintf(out, "; <b>misuse</b>: left open %" PRIu64 " times", st.unclosed);
+		if (st.reentries)
+			fprintf(out, "; %" PRIu64 " re-entries counted once", st.reentries);
+		fputs(".</p>\n", out);
+		for (int m = 0; m < s->metrics.n; m++) {
+			struct summary_event e = metric_of(s, m);
+			struct bars b = { "region", &e, 0, 0, label, value, NAN };
+			char mx[64], mean[64];
+
+			summary_region_stats(s, r, m, &st);
+			if (!st.counted)
+				continue;
+			if (!st.max) {	/* nothing to compare: said in a line, not drawn */
+				fputs("<p>", out);
+				html_text(out, e.name);
+				fprintf(out, ": 0 in every %s.</p>\n", by);
+				continue;
+			}
+			for (int k = 0; k < s->nr_groups; k++) {
+				const struct summary_cell *c = summary_cell(s, r, sorted[k], m);
+
+				if (!c)
+					continue;
+				b.total++;
+				if (b.n == MAX_BARS)
+					continue;
+				group_display(s, sorted[k], text[b.n], sizeof(text[b.n]));
+				label[b.n] = text[b.n];
+				value[b.n++] = c->counted ? (double)c->sum * e.scale : NAN;
+			}
+			b.mean = st.mean * e.scale;
+			value_label(&e, st.max * e.scale, mx, sizeof(mx));
+			value_label(&e, st.mean * e.scale, mean, sizeof(mean));
+			fputs("<figure><figcaption>region <code>", out);
+			html_text(out, s->region_names.name[r]);
+			fputs("</code>: ", out);
+			html_text(out, e.name);
+			fprintf(out, " per %s &mdash; imbalance %.2f (max %s / mean %s", by,
+				st.imbalance, mx, mean);
+			if (*e.unit) {
+				fputc(' ', out);
+				html_text(out, e.unit);
+			}
+			fputs(")</figcaption>\n", out);
+			chart_bars(out, &b);
+			fputs("</figure>\n", out);
+		}
+	}
+	if (s->misuse.end_without_begin || s->misuse.bad_handle || s->misuse.table_full ||
+	    s->misuse.names_refused)
+		fprintf(out, "<p><b>Marker misuse</b>: %" PRIu64 " end without begin, %" PRIu64
+			" bad region handles, %" PRIu64 " begins refused (table full), %" PRIu64
+			" region names refused.</p>\n", s->misuse.end_without_begin,
+			s->misuse.bad_handle, s->misuse.table_full, s->misuse.names_refused);
+	free(label);
+	free(value);
+	free(text);
+}
+
+struct line {
+	const char *name;
+	int n;
+	double *x, *y;		/* seconds; the event's unit */
+};
+
+static void chart_lines(FILE *out, const struct summary_event *e, const struct line *l, int nl,
+			double step_s)
+{
+	const int left = 80, right = 20, top = 10, plot_h = 220, axis = 44, legend_row = 18;
+	int legend_rows = (nl + 3) / 4, h = top + plot_h + axis + legend_rows * legend_row;
+	int w = CHART_W - left - right;
+	double xmax = step_s, ymax = 0, xs, ys;
+	char v[64];
+
+	for (int i = 0; i < nl; i++)
+		for (int p = 0; p < l[i].n; p++) {
+			if (l[i].x[p] > xmax)
+				xmax = l[i].x[p];
+			if (l[i].y[p] > ymax)
+				ymax = l[i].y[p];
+		}
+	if (!isfinite(ymax))
+		ymax = 1;
+	ymax *= 1.05;	/* a line at the maximum stays clear of the frame */
+	xs = tick_step(xmax, 8);
+	ys = tick_step(ymax > 0 ? ymax : 1, 5);
+	xmax = ceil(xmax / xs) * xs;
+	ymax = ceil((ymax > 0 ? ymax : 1) / ys) * ys;
+	fprintf(out, "<svg class=\"chart series\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", CHART_W, h, CHART_W, h);
+	for (int i = 0; i <= lround(ymax / ys); i++) {
+		double t = i * ys, y = top + plot_h - t / ymax * plot_h;
+
+		tick_format(t, ys, ymax, v, sizeof(v));
+		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			left, y, left + w, y, left - 6, y + 4, v);
+	}
+	for (int i = 0; i <= lround(xmax / xs); i++) {
+		double t = i * xs, x = left + t / xmax * w;
+
+		tick_format(t, xs, xmax, v, sizeof(v));
+		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+			x, top, x, top + plot_h, x, top + plot_h + 14, v);
+	}
+	fprintf(out, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since the "
+		"job started (s)</text>\n", left + w / 2, top + plot_h + 32);
+	fprintf(out, "<text class=\"axis\" transform=\"translate(14 %d) rotate(-90)\" "
+		"text-anchor=\"middle\">", top + plot_h / 2);
+	axis_title(out, e);
+	fputs(" per step</text>\n", out);
+	for (int i = 0; i < nl; i++) {
+		const char *color = i ? palette[(i - 1) % 10] : "#000";
+
+		fprintf(out, "<polyline class=\"line\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" "
+			"points=\"", color, i ? "1.5" : "2.5");
+		for (int p = 0; p < l[i].n; p++)
+			fprintf(out, "%.1f,%.1f ", left + l[i].x[p] / xmax * w,
+				top + plot_h - l[i].y[p] / ymax * plot_h);
+		fputs("\"/>\n", out);
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+			"<text class=\"legend\" x=\"%d\" y=\"%d\">", left + (i % 4) * 170,
+			top + plot_h + axis + (i / 4) * legend_row + 2, color, left + (i % 4) * 170 + 18,
+			top + plot_h + axis + (i / 4) * legend_row + 8);
+		html_text(out, l[i].name);
+		fputs("</text>\n", out);
+	}
+	fputs("</svg>\n", out);
+}
+
+static void section_series(FILE *out, const struct summary *s, const int *sorted)
+{
+	struct summary_point *p = summary_points_sorted(s);
+	const char *by = summary_by_name(s->opt.by);
+	int *line_of = xrealloc(NULL, (size_t)s->nr_groups * sizeof(*line_of));
+	struct line l[MAX_LINES + 1];
+	char names[MAX_LINES + 1][300];
+
+	fprintf(out, "<h2>Interval series</h2>\n<p>Each event's change per step of %.3f s (the "
+		"interval reports' <code>delta</code>, put at the nearest step), summed over all %ss "
+		"(black) and for each of the first %d %ss.</p>\n", (double)s->bucket_ns / 1e9, by,
+		MAX_LINES, by);
+	for (int e = 0, at = 0; e < s->nr_events; e++) {
+		int nl = 1, shown = 0;
+
+		for (int g = 0; g < s->nr_groups; g++)
+			line_of[g] = -1;
+		for (int i = at; i < s->nr_points && p[i].event == e; i++)
+			line_of[p[i].group] = 0;	/* has points of this event */
+		for (int k = 0; k < s->nr_groups && s->nr_groups > 1; k++)
+			if (line_of[sorted[k]] == 0 && shown++ < MAX_LINES)
+				line_of[sorted[k]] = nl++;
+		for (int i = 0; i < nl; i++)
+			l[i] = (struct line){ "total", 0, NULL, NULL };
+		for (int g = 0; g < s->nr_groups; g++)
+			if (line_of[g] > 0) {
+				group_display(s, g, names[line_of[g]], sizeof(names[0]));
+				l[line_of[g]].name = names[line_of[g]];
+			}
+		for (; at < s->nr_points && p[at].event == e; at++) {
+			double x = (double)summary_bucket_time(s, p[at].bucket) / 1e9;
+			double y = (double)p[at].delta * s->events[e].scale;
+			int targets[2] = { 0, line_of[p[at].group] };
+
+			if (!isfinite(y) || y < 0)	/* a report's own scale: not drawn when absurd */
+				continue;
+
+			for (int t = 0; t < 2; t++) {
+				struct line *ln;
+
+				if (t && targets[t] <= 0)
+					continue;
+				ln = &l[targets[t]];
+				if (ln->n && ln->x[ln->n - 1] == x) {	/* same step: add */
+					ln->y[ln->n - 1] += y;
+					continue;
+				}
+				ln->x = xrealloc(ln->x, (size_t)(ln->n + 1) * sizeof(double));
+				ln->y = xrealloc(ln->y, (size_t)(ln->n + 1) * sizeof(double));
+				ln->x[ln->n] = x;
+				ln->y[ln->n++] = y;
+			}
+		}
+		if (l[0].n) {
+			fputs("<figure><figcaption>", out);
+			html_text(out, s->events[e].name);
+			fputs(" over time", out);
+			if (shown > MAX_LINES)
+				fprintf(out, " (total, and the first %d of %d %ss)", MAX_LINES, shown, by);
+			fputs("</figcaption>\n", out);
+			chart_lines(out, &s->events[e], l, nl, (double)s->bucket_ns / 1e9);
+			fputs("</figure>\n", out);
+		}
+		for (int i = 0; i < nl; i++) {
+			free(l[i].x);
+			free(l[i].y);
+		}
+	}
+	free(line_of);
+	free(p);
+}
+
+static void section_tables(FILE *out, const struct summary *s, const int *sorted)
+{
+	char v[64];
+	int shown = 0;
+
+	fputs("<h2>Totals</h2>\n<table><tr><th>event</th><th>total</th><th>unit</th>"
+	      "<th>images counted</th><th>not supported in</th></tr>\n", out);
+	for (int i = 0; i < s->nr_events; i++) {
+		fputs("<tr><td>", out);
+		html_text(out, s->events[i].name);
+		if (s->totals[i].counted)
+			summary_value_format(&s->events[i], s->totals[i].value, v, sizeof(v));
+		else
+			snprintf(v, sizeof(v), "not counted");
+		fprintf(out, "</td><td class=\"num\">%s</td><td>", v);
+		html_text(out, s->events[i].unit);
+		fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64
+			"</td></tr>\n", s->totals[i].counted, s->totals[i].not_supported);
+	}
+	fprintf(out, "</table>\n<h2>Per %s</h2>\n<table><tr><th>%s</th><th>images</th>",
+		summary_by_name(s->opt.by), summary_by_name(s->opt.by));
+	for (int i = 0; i < s->nr_events; i++) {
+		fputs("<th>", out);
+		html_text(out, s->events[i].name);
+		if (*s->events[i].unit) {
+			fputs(" (", out);
+			html_text(out, s->events[i].unit);
+			fputc(')', out);
+		}
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+	for (int k = 0; k < s->nr_groups && shown < 500; k++) {
+		const struct summary_group *g = &s->groups[sorted[k]];
+
+		if (!g->images)
+			continue;
+		shown++;
+		fputs("<tr><td>", out);
+		html_text(out, g->name);
+		if (g->program) {
+			fputc(' ', out);
+			html_text(out, g->program);
+		}
+		fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td>", g->images);
+		for (int i = 0; i < s->nr_events; i++) {
+			if (g->sums[i].counted)
+				summary_value_format(&s->events[i], g->sums[i].value, v, sizeof(v));
+			else
+				snprintf(v, sizeof(v), "&ndash;");
+			fprintf(out, "<td class=\"num\">%s</td>", v);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	if (shown == 500)
+		fputs("<p class=\"note\">The first 500 rows shown; <code>pfshim report --csv</code> "
+		      "has them all.</p>\n", out);
+}
+
+static void section_tree(FILE *out, const struct summary *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	summary_print_tree(s, mem);
+	fclose(mem);
+	fputs("<h2>Process tree</h2>\n<p>Each line is one process image and its last report: "
+	      "children under the image that forked them, <code>&gt;</code> an image that "
+	      "replaced the one above it (exec, same pid).</p>\n<pre class=\"tree\">", out);
+	html_text(out, strstr(text, "\n\n") ? strstr(text, "\n\n") + 2 : text);
+	fputs("</pre>\n", out);
+	free(text);
+}
+
+static const char style[] =
+	"body{font-family:sans-serif;max-width:800px;margin:1em auto;padding:0 1em;color:#222}"
+	"h1{font-size:1.5em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}"
+	"figure{margin:1.2em 0}figcaption{font-weight:bold;margin-bottom:.3em}"
+	"svg.chart{max-width:100%;height:auto;font-size:12px}"
+	"svg .grid{stroke:#ddd;stroke-width:1}svg .tick{fill:#555;font-size:11px}"
+	"svg .axis{fill:#222;font-size:12px}svg .label{fill:#222}svg .value{fill:#444;font-size:11px}"
+	"svg .mean{stroke:#000;stroke-dasharray:5 3;stroke-width:1.5}svg .meanlabel{font-size:11px}"
+	"svg .legend{font-size:11px}"
+	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px}"
+	"td.num{text-align:right;font-variant-numeric:tabular-nums}td:first-child{white-space:nowrap}"
+	".meta{color:#444}.note{color:#666;font-size:.9em}pre.tree{font-size:12px;overflow-x:auto}";
+
+void summary_print_html(const struct summary *s, const char *title, FILE *out)
+{
+	const char *name = title ? title : s->title ? s->title : "(no reports)";
+	int *sorted = summary_groups_sorted(s);
+	time_t start = (time_t)(s->first_start_ns / 1000000000u);
+	char when[64] = "unknown";
+	struct tm tm;
+
+	if (s->first_start_ns && gmtime_r(&start, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>pfshim report: ", out);
+	html_text(out, name);
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>pfshim report: <code>", style);
+	html_text(out, name);
+	fprintf(out, "</code></h1>\n<p class=\"meta\">Started %s &middot; %" PRIu64 " processes, %"
+		PRIu64 " process images, %" PRIu64 " reports read", when, s->processes, s->images,
+		s->reports);
+	if (s->skipped)
+		fprintf(out, ", %" PRIu64 " inputs skipped", s->skipped);
+	fprintf(out, " &middot; grouped by %s (<code>--by</code>).</p>\n<p class=\"note\">Counts "
+		"from Linux perf events, read by libpfshim in each process; a process image's last "
+		"report holds its whole count. Clocks (task-clock, cpu-clock) are in msec of CPU "
+		"time.</p>\n", summary_by_name(s->opt.by));
+	section_tables(out, s, sorted);
+	section_events(out, s, sorted);
+	if (s->region_names.n)
+		section_regions(out, s, sorted);
+	if (s->nr_points)
+		section_series(out, s, sorted);
+	if (s->opt.images && s->nr_images)
+		section_tree(out, s);
+	fputs("<p class=\"note\">Written by <code>pfshim report --html</code>.</p>\n</body>\n</html>\n",
+	      out);
+	free(sorted);
+}

@@ -1,0 +1,41 @@
+/*
+ * input.h: turning inputs into parsed JSON objects. A file (or stdin, or a
+ * text) becomes a batch: the objects it holds in order, then why the rest
+ * could not be read, if it could not. A list of files is parsed by a few
+ * threads ahead of the caller, who receives the batches in list order, so
+ * that the combined result and every message are those of one thread.
+ */
+#ifndef PFSHIM_TOOLS_INPUT_H
+#define PFSHIM_TOOLS_INPUT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "tools/pfshim/arena.h"
+
+struct batch {
+	const char *path;	/* as named in messages */
+	json_t **object;	/* nodes of @arena */
+	int n, cap;
+	char error[300];	/* "" or why the rest was skipped: "truncated or malformed JSON: line 3: ..." */
+	int read_errno;		/* the file could not be read: nothing else is set */
+	struct arena arena;
+};
+
+/* batch_parse - the JSON objects of @text into @b (in @b's arena), until the first malformed one. */
+void batch_parse(struct batch *b, const char *text, size_t len);
+
+/* batch_read - @path's (or, for NULL, stdin's) objects into @b. */
+void batch_read(struct batch *b, const char *path);
+
+/* batch_clear - free the objects (binding @b's arena to do so) and reset the arena. */
+void batch_clear(struct batch *b);
+
+/*
+ * input_files - batch_read() each of @paths (@n of them), on up to 4 threads
+ * when there are many, and hand each batch to @take in list order, on the
+ * calling thread. @take must not keep the objects (arena_keep() copies one).
+ */
+void input_files(char *const *paths, int n, void (*take)(void *ctx, struct batch *b), void *ctx);
+
+#endif
