@@ -126,8 +126,46 @@ for f in os.listdir(d):
         sums[e["name"]] = sums.get(e["name"], 0) + e["value"]
 assert (s["reports"], s["processes"], s["skipped"]) == (4, 4, 0), s
 assert {e["name"]: e["value"] for e in s["events"]} == sums, (s["events"], sums)
-assert [(p["program"], p["reports"]) for p in s["programs"]] == [("mpi_halo", 4)], s["programs"]
-assert {e["name"]: e["value"] for e in s["programs"][0]["events"]} == sums
+assert s["by"] == "program"
+assert [(g["group"], g["reports"]) for g in s["groups"]] == [("mpi_halo", 4)], s["groups"]
+assert {e["name"]: e["value"] for e in s["groups"][0]["events"]} == sums
+PY
+}
+
+@test "pfshim report --by rank: ranks 0..3, each rank's region calls, and the imbalance built in" {
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
+	run -0 shim_ranks rep
+	run -0 --separate-stderr "$BUILD/pfshim" report --by rank --json rep
+	[ -z "$stderr" ]
+	echo "$output" >summary.json
+	python3 - rep summary.json "$ITER" "$PAGES" <<'PY'
+import json, os, sys
+
+d, s = sys.argv[1], json.load(open(sys.argv[2]))
+iterations, pages = int(sys.argv[3]), int(sys.argv[4])
+assert s["by"] == "rank"
+assert [g["group"] for g in s["groups"]] == ["0", "1", "2", "3"], s["groups"]
+# each rank's sums are its own file's values
+for f in os.listdir(d):
+    r = json.load(open(os.path.join(d, f)))
+    g = [g for g in s["groups"] if g["group"] == str(r["rank"])][0]
+    assert {e["name"]: e["value"] for e in g["events"]} == \
+        {e["name"]: e["value"] for e in r["events"]}, (g, r["events"])
+regions = {r["name"]: r for r in s["regions"]}
+want = {"compute": iterations, "exchange": iterations, "reduce": iterations // 10}
+for name, calls in want.items():
+    per = {c["group"]: c["calls"] for c in regions[name]["group_calls"]}
+    assert per == {str(k): calls for k in range(4)}, (name, per)
+    assert regions[name]["calls"] == 4 * calls
+# compute faults in (rank+1)*PAGES pages a call: ranks 1:2:3:4, so max/mean = 4/2.5 = 1.6
+m = [m for m in regions["compute"]["metrics"] if m["name"] == "page-faults"][0]
+per = {v["group"]: v["value"] for v in m["values"]}
+for k in range(4):
+    work = (k + 1) * pages * iterations
+    assert work <= per[str(k)] <= work + 16, (k, per)
+assert abs(m["imbalance"] - max(per.values()) / (sum(per.values()) / 4)) < 1e-9, m
+assert 1.59 < m["imbalance"] < 1.61, m["imbalance"]
+print("compute page-faults imbalance:", m["imbalance"])
 PY
 }
 

@@ -341,6 +341,17 @@ static json_t *regions_json(const struct summary *s, const int *sorted)
 					   "calls", (json_int_t)st.calls, "reentries",
 					   (json_int_t)st.reentries, "unclosed", (json_int_t)st.unclosed,
 					   "threads", (json_int_t)st.threads);
+		json_t *calls = json_array();
+
+		for (int k = 0; k < s->nr_groups; k++) {	/* the calls of each group, as its wall cell holds them */
+			const struct summary_cell *c = summary_cell(s, r, sorted[k], 0);
+
+			if (c)
+				json_array_append_new(calls, json_pack("{s:s, s:I, s:I, s:I}",
+					"group", s->groups[sorted[k]].name, "calls", (json_int_t)c->calls,
+					"unclosed", (json_int_t)c->unclosed, "threads", (json_int_t)c->threads));
+		}
+		json_object_set_new(region, "group_calls", calls);
 
 		for (int m = 0; m < s->metrics.n; m++) {
 			struct summary_event e = metric_event(s, m);
