@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""openmetrics_check.py: parse an OpenMetrics exposition with a real parser
+and print its samples, one per line, for the tests to query.
+
+The parser is Debian's python3-prometheus-client,
+prometheus_client.openmetrics.parser, which is strict: it refuses a blank
+line, anything after "# EOF" or a missing one, a family named twice or whose
+name clashes with another's samples (x and x_total), a unit its name does
+not end with, a bad escape, a counter sample that is negative or NaN. The
+file is read as bytes and decoded as strict UTF-8, as the format demands.
+
+Also checked here, for node_exporter's textfile collector (which parses the
+Prometheus text format, not OpenMetrics): only counter and gauge families,
+no timestamps, no '\\' or '"' in a HELP text, and every family's samples
+with the same label names.
+
+Output, one line per sample:  NAME<TAB>LABELS-AS-JSON<TAB>VALUE
+and on the last line:         families=N samples=M
+
+Usage: openmetrics_check.py FILE   (or - for stdin); exit 1 with the
+parser's message when the exposition is refused.
+"""
+import json
+import sys
+
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else "-"
+    data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
+    try:
+        text = data.decode("utf-8", errors="strict")
+        families = list(text_string_to_metric_families(text))
+        for line in text.splitlines():
+            if line.startswith("# HELP ") and ("\\" in line or '"' in line):
+                raise ValueError("HELP with a backslash or quote: " + line)
+        samples = 0
+        for f in families:
+            if f.type not in ("counter", "gauge"):
+                raise ValueError("type the text format refuses: %s %s" % (f.name, f.type))
+            label_names = None
+            for s in f.samples:
+                if s.timestamp is not None:
+                    raise ValueError("timestamp: " + s.name)
+                names = sorted(s.labels)
+                if label_names is not None and names != label_names:
+                    raise ValueError("label names differ within " + f.name)
+                label_names = names
+                print("%s\t%s\t%r" % (s.name, json.dumps(s.labels, sort_keys=True), s.value))
+                samples += 1
+        print("families=%d samples=%d" % (len(families), samples))
+    except ValueError as e:  # UnicodeDecodeError is one
+        print("openmetrics_check: refused: %s" % e, file=sys.stderr)
+        sys.exit(1)
+
+
+main()
