@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "export/buf.h"
+#include "preload/fd.h"
 
 /* The file this image published first: its later reports replace it. */
 static struct {
@@ -88,7 +89,7 @@ int output_mkdirs(const char *path, mode_t mode)
 /* The text in a file of its own, not yet in the directory (O_TMPFILE), or named @tmp. */
 static int text_write(int dirfd, const char *tmp, bool *named, const char *buf, size_t len)
 {
-	int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644), err;
 
 	*named = false;
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
@@ -97,21 +98,13 @@ static int text_write(int dirfd, const char *tmp, bool *named, const char *buf, 
 	}
 	if (fd < 0)
 		return -errno;
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {	/* ENOSPC, EDQUOT, EFBIG: never publish a short report */
-			int err = n < 0 ? -errno : -ENOSPC;
-
-			close(fd);
-			if (*named)
-				unlinkat(dirfd, tmp, 0);
-			return err;
-		}
-		buf += n;
-		len -= (size_t)n;
+	/* Past RLIMIT_FSIZE: EFBIG, and no SIGXFSZ to kill the host (fd.c). */
+	fd_write_bounded(fd, buf, len, 0, &err);
+	if (err) {	/* ENOSPC, EDQUOT, EFBIG: never publish a short report */
+		close(fd);
+		if (*named)
+			unlinkat(dirfd, tmp, 0);
+		return -err;
 	}
 	return fd;
 }
