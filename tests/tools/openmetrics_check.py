@@ -14,8 +14,8 @@ Prometheus text format, not OpenMetrics): only counter and gauge families,
 no timestamps, no '\\' or '"' in a HELP text, and every family's samples
 with the same label names.
 
-Output, one line per sample:  NAME<TAB>LABELS-AS-JSON<TAB>VALUE
-and on the last line:         families=N samples=M
+Output: one JSON object per sample, {"name": ..., "labels": {...},
+"value": ...}, for jq.
 
 Usage: openmetrics_check.py FILE   (or - for stdin); exit 1 with the
 parser's message when the exposition is refused.
@@ -35,7 +35,6 @@ def main():
         for line in text.splitlines():
             if line.startswith("# HELP ") and ("\\" in line or '"' in line):
                 raise ValueError("HELP with a backslash or quote: " + line)
-        samples = 0
         for f in families:
             if f.type not in ("counter", "gauge"):
                 raise ValueError("type the text format refuses: %s %s" % (f.name, f.type))
@@ -47,9 +46,7 @@ def main():
                 if label_names is not None and names != label_names:
                     raise ValueError("label names differ within " + f.name)
                 label_names = names
-                print("%s\t%s\t%r" % (s.name, json.dumps(s.labels, sort_keys=True), s.value))
-                samples += 1
-        print("families=%d samples=%d" % (len(families), samples))
+                print(json.dumps({"name": s.name, "labels": s.labels, "value": s.value}))
     except ValueError as e:  # UnicodeDecodeError is one
         print("openmetrics_check: refused: %s" % e, file=sys.stderr)
         sys.exit(1)

@@ -95,9 +95,8 @@ static void assert_parsed(const char *text, const char *check)
 	snprintf(cmd, sizeof(cmd),
 		 "/usr/bin/python3 tests/tools/openmetrics_check.py - | /usr/bin/python3 -c '"
 		 "import json,os,sys\n"
-		 "lines = sys.stdin.read().splitlines()\n"
-		 "assert lines and lines[-1].startswith(\"families=\"), lines\n"
-		 "s = [(n, json.loads(l), eval(v)) for n, l, v in (x.split(\"\\t\") for x in lines[:-1])]\n"
+		 "d = [json.loads(l) for l in sys.stdin.read().splitlines()]\n"
+		 "s = [(x[\"name\"], x[\"labels\"], x[\"value\"]) for x in d]\n"
 		 "assert eval(os.environ[\"PFSHIM_OM_CHECK\"]), s\n'");
 	py = popen(cmd, "w");
 	assert_non_null(py);
