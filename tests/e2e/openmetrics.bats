@@ -214,3 +214,40 @@ sample() {
 		"$PROGS/touch_pages" 1
 	[[ "$stderr" == *"PFSHIM_FORMAT"*"expected text, csv, json or openmetrics; using text"* ]]
 }
+
+# node_exporter itself, where one is installed (Debian's prometheus-node-exporter, or
+# NODE_EXPORTER=/path/to/binary): it is not a test dependency, since its package sets up a
+# service. Its textfile collector parses the Prometheus text format, not OpenMetrics.
+@test "node_exporter's textfile collector scrapes the files as they are" {
+	ne=${NODE_EXPORTER:-$(command -v prometheus-node-exporter || command -v node_exporter || true)}
+	[ -n "$ne" ] || skip "no node_exporter here (set NODE_EXPORTER=/path/to/binary)"
+	command -v curl >/dev/null || skip "no curl to scrape it with"
+	mkdir textfile
+	for n in 1000 2000; do
+		env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=openmetrics PFSHIM_EVENTS=task-clock,page-faults,cycles \
+			PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/textfile/" "$PROGS/touch_pages" $n
+	done
+	om PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_calls" 100
+	cp "$PROM" textfile/markers.prom
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$ne" --collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$BATS_TEST_TMPDIR/textfile" \
+		--web.listen-address="127.0.0.1:$port" 2>ne.log 3>&- &
+	ne_pid=$!
+	for _ in $(seq 100); do
+		curl -sf "http://127.0.0.1:$port/metrics" >metrics && break
+		sleep 0.1
+	done
+	kill $ne_pid
+	wait $ne_pid || true
+	grep -q '^node_textfile_scrape_error 0$' metrics
+	! grep -q 'error gathering metrics' ne.log
+	# the counts, through node_exporter (counters arrive untyped: the text format's reading)
+	[ "$(grep -c '^pfshim_page_faults_total{event="page-faults",.*program="touch_pages"' metrics)" -eq 2 ]
+	for v in $(sed -n 's/^pfshim_page_faults_total{.*program="touch_pages".*} //p' metrics); do
+		[ "$v" -ge 1000 ]
+	done
+	grep -q '^pfshim_region_calls_total{.*region="pairs"} 100$' metrics
+	grep -q '^pfshim_event_status{error="ENOENT",event="cycles",.*status="not-supported"' metrics ||
+		grep -q '^pfshim_cycles_total' metrics	# a machine with a PMU
+}
