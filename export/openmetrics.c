@@ -414,6 +414,17 @@ static bool region_value_sampled(const struct report *r, int e,
 	return ev && t->values[e].status == STATUS_COUNTED && value_usable(ev, t->values[e].sum);
 }
 
+/* A region event listed twice as written (an event listed twice): one sample only. */
+static bool region_event_repeated(const struct report *r, int k)
+{
+	const char *name = report_region_event_name(r, k);
+
+	for (int j = 0; j < k; j++)
+		if (strcmp(report_region_event_name(r, j), name) == 0)
+			return true;
+	return false;
+}
+
 /* Region event @e's family, and whether an earlier region event has it already. */
 static bool region_family_seen(const struct report *r, int e, char family[FAMILY_MAX])
 {
@@ -443,7 +454,8 @@ static void put_region_event(struct buf *b, const struct report *r, int e)
 	for (int k = e; k < g->nr_events; k++) {
 		const struct report_event *ev = report_region_event(r, k);
 
-		if (!ev || (k > e && (event_family(ev, other), strcmp(family, other) != 0)))
+		if (!ev || region_event_repeated(r, k) ||
+		    (k > e && (event_family(ev, other), strcmp(family, other) != 0)))
 			continue;
 		for (int i = 0; i < g->nr_totals; i++) {
 			const struct report_region_total *t = &g->totals[i];

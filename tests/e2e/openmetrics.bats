@@ -138,6 +138,14 @@ sample() {
 	! grep -qP '[\x00-\x09\x0b-\x1f\x7f]' "$PROM"
 }
 
+@test "an event listed twice gives one sample, in the totals and in the regions" {
+	om PFSHIM_EVENTS=page-faults,task-clock,page-faults "$PROGS/markers_calls" 10
+	parse	# refuses two samples alike
+	[ "$(sample pfshim_page_faults_total | wc -l)" -eq 1 ]
+	[ "$(sample pfshim_event_status '.event == "page-faults"' | wc -l)" -eq 1 ]
+	[ "$(sample pfshim_region_page_faults_total '.region == "pairs"' | wc -l)" -eq 1 ]
+}
+
 @test "a marker program: region calls exact, region values as their own families" {
 	om PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_calls" 1000
 	parse

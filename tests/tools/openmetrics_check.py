@@ -11,8 +11,9 @@ file is read as bytes and decoded as strict UTF-8, as the format demands.
 
 Also checked here, for node_exporter's textfile collector (which parses the
 Prometheus text format, not OpenMetrics): only counter and gauge families,
-no timestamps, no '\\' or '"' in a HELP text, and every family's samples
-with the same label names.
+no timestamps, no '\\' or '"' in a HELP text, every family's samples
+with the same label names, and no two samples alike (name and labels: a
+scrape refuses the whole file for one).
 
 Output: one JSON object per sample, {"name": ..., "labels": {...},
 "value": ...}, for jq.
@@ -35,6 +36,7 @@ def main():
         for line in text.splitlines():
             if line.startswith("# HELP ") and ("\\" in line or '"' in line):
                 raise ValueError("HELP with a backslash or quote: " + line)
+        seen = set()
         for f in families:
             if f.type not in ("counter", "gauge"):
                 raise ValueError("type the text format refuses: %s %s" % (f.name, f.type))
@@ -46,6 +48,10 @@ def main():
                 if label_names is not None and names != label_names:
                     raise ValueError("label names differ within " + f.name)
                 label_names = names
+                key = (s.name, tuple(sorted(s.labels.items())))
+                if key in seen:
+                    raise ValueError("two samples alike: %s %s" % key)
+                seen.add(key)
                 print(json.dumps({"name": s.name, "labels": s.labels, "value": s.value}))
     except ValueError as e:  # UnicodeDecodeError is one
         print("openmetrics_check: refused: %s" % e, file=sys.stderr)

@@ -320,6 +320,28 @@ static void test_regions(void **state)
 	assert_parsed(out, "sum(v for n, l, v in s if n == 'pfshim_region_calls_total') == 30"
 			   " and len([1 for n, l, v in s if n.startswith('pfshim_region_')]) == 5");
 
+	/* a region event listed twice (the same event twice): one sample */
+	{
+		static const int twice[] = { 0, 1, 0 };
+		static const struct report_region_stat stats3[] = {
+			{ .sum = 5700000, .threads = 2 }, { .sum = 10, .threads = 2 },
+			{ .sum = 5700000, .threads = 2 },
+		};
+		struct report_region_total t = totals[0];
+		struct report_regions g = regions;
+
+		t.values = stats3;
+		g.nr_events = 3;
+		g.event = twice;
+		g.nr_totals = 1;
+		g.totals = &t;
+		r.regions = &g;
+		format(&r);
+		assert_ptr_equal(strstr(strstr(out, "region=\"solve\",event=\"task-clock\"}") + 1,
+					"region=\"solve\",event=\"task-clock\"}"), NULL);
+		assert_parsed(out, "len([1 for n, l, v in s if n == 'pfshim_region_task_clock_seconds_total']) == 1");
+	}
+
 	/* without regions, nothing of them */
 	format(&sample_report);
 	assert_null(strstr(out, "region"));
