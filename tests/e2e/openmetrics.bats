@@ -159,6 +159,18 @@ sample() {
 		"$SAMPLES")" = "" ]
 }
 
+@test "a report signal on a small alternate stack, or a thread with the smallest stack" {
+	skip_under_sanitizer "instrumented code needs more stack than PTHREAD_STACK_MIN leaves" asan
+	events=task-clock,page-faults,page-faults:u,cpu-clock:k,faults,cs,migrations,minor-faults
+	for prog in small_altstack small_stack_thread; do
+		run --separate-stderr om PFSHIM_SIGNAL=USR1 PFSHIM_EVENTS=$events "$PROGS/$prog" 10
+		[ "$status" -eq 0 ]
+		[ "$output" = after ]
+		parse	# the exit report, which replaced the signal one
+		[ "$(sample pfshim_report_info '.reason == "exit"')" = 1 ]
+	done
+}
+
 @test "directory output: one .prom file per process, whole, that parses" {
 	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=openmetrics PFSHIM_EVENTS=page-faults \
 		PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/textfile/" "$PROGS/touch_pages" 100
