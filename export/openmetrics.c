@@ -89,18 +89,26 @@ static bool in_seconds(const struct report_event *e)
 	return e->unit && strcmp(e->unit, "msec") == 0 && e->scale == 1e-6;
 }
 
+/* @s (of length @n) ends with a counter's own suffix: "_total", "_created". */
+static bool ends_as_counter(const char *s, size_t n)
+{
+	return ends_with(s, n, "_total") || ends_with(s, n, "_created");
+}
+
 /*
  * The family's unit: "seconds" for the clocks, a sysfs .unit sanitized
- * ("Joules" is "joules"), or "" (none). A unit that would read as a
- * counter's own suffix (_total, _created) is dropped.
+ * ("Joules" is "joules"), or "" (none). A unit that would end the family's
+ * name as a counter's own suffix ("total", "grand_total") is dropped.
  */
 static const char *event_unit(const struct report_event *e, char unit[UNIT_MAX])
 {
+	size_t n;
+
 	if (in_seconds(e))
 		return "seconds";
-	if (!e->unit || !sanitize(e->unit, unit, UNIT_MAX))
+	if (!e->unit || !(n = sanitize(e->unit, unit, UNIT_MAX)))
 		return "";
-	if (strcmp(unit, "total") == 0 || strcmp(unit, "created") == 0)
+	if (strcmp(unit, "total") == 0 || strcmp(unit, "created") == 0 || ends_as_counter(unit, n))
 		return "";
 	return unit;
 }
@@ -135,7 +143,7 @@ static void event_family(const struct report_event *e, char family[FAMILY_MAX])
 	struct buf b;
 
 	/* "x_total" and "x" would clash (x reserves x_total): both become x. */
-	while (ends_with(base, n, "_total") || ends_with(base, n, "_created")) {
+	while (ends_as_counter(base, n)) {
 		n -= ends_with(base, n, "_total") ? 6 : 8;
 		base[n] = '\0';
 	}

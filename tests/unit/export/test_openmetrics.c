@@ -215,6 +215,9 @@ static const struct report_event odd_events[] = {
 	{ .name = "power/energy-pkg/", .unit = "Joules", .scale = 0x1p-32, .value = 1ull << 33 },
 	/* a scale that makes no number: a status only */
 	{ .name = "bad-scale", .unit = "", .scale = -1.0, .value = 1 },
+	/* a unit that would end the name as a counter's suffix is dropped: no x beside x_grand */
+	{ .name = "x", .unit = "Grand Total", .scale = 1.0, .value = 15 },
+	{ .name = "x-grand", .scale = 1.0, .value = 16 },
 	/* a hostile name */
 	{ .name = "x\"y\\z\nw\x1b", .scale = 1.0, .value = 14 },
 };
@@ -246,6 +249,9 @@ static void test_names(void **state)
 	assert_null(strstr(out, "pfshim_bad_scale"));
 	assert_non_null(strstr(out, "event=\"bad-scale\",status=\"counted\""));
 	assert_event_sample(out, "pfshim_x_y_z_w_total", "x\\\"y\\\\z\\nw?", "14");
+	assert_event_sample(out, "pfshim_x_total", "x", "15");
+	assert_event_sample(out, "pfshim_x_grand_total", "x-grand", "16");
+	assert_null(strstr(out, "# UNIT pfshim_x_grand_total"));
 	/* one TYPE per family */
 	assert_int_equal(strstr(strstr(out, "# TYPE pfshim_page_faults counter\n") + 1,
 				"# TYPE pfshim_page_faults counter\n"), NULL);
