@@ -8,8 +8,8 @@
  * once and last, no family declared twice, and no counter family x beside a
  * family x_total or x_created.
  *
- * Input: 8 bytes of count, 8 of scale (a double's bits), a byte of flags,
- * then fields program \0 argv0 \0 host \0 unit \0 region \0 up to six events.
+ * Input: 8 bytes of count, 8 of scale (a double's bits), a byte of flags, a
+ * byte saying which events have the unit, then fields program \0 argv0 \0 host \0 unit \0 region \0 up to six events.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@
 #include "tests/fuzz/fuzz.h"
 
 #define EVENTS 6
-#define HEAD 17
+#define HEAD 18
 
 typedef size_t (*writer)(const struct report *, char *, size_t);
 
@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct report r;
 	uint64_t value;
 	double scale;
-	uint8_t flags;
+	uint8_t flags, with_unit;
 	int nr;
 
 	if (size < HEAD)
@@ -134,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&value, data, 8);
 	memcpy(&scale, data + 8, 8);
 	flags = data[16];
+	with_unit = data[17];
 	fuzz_split(data + HEAD, size - HEAD, 5 + EVENTS, &f);
 	for (int i = 0; i < 5 + EVENTS; i++)
 		name[i] = fuzz_exact(f.field[i]);
@@ -141,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (int i = 0; i < nr; i++) {
 		events[i] = (struct report_event){
-			.name = name[5 + i], .unit = (flags & 1) ? name[3] : "",
+			.name = name[5 + i], .unit = ((with_unit >> i) & 1) ? name[3] : "",
 			.scale = (flags & 2) ? scale : (flags & 1) ? 1e-6 : 1.0,
 			.raw = value, .value = value + (uint64_t)i,
 			.enabled = value, .running = value / 2,
