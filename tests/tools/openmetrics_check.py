@@ -13,7 +13,9 @@ Also checked here, for node_exporter's textfile collector (which parses the
 Prometheus text format, not OpenMetrics): only counter and gauge families,
 no timestamps, no '\\' or '"' in a HELP text, every family's samples
 with the same label names, and no two samples alike (name and labels: a
-scrape refuses the whole file for one).
+scrape refuses the whole file for one). The same text is also read by the
+client's Prometheus text format parser, which must find the same samples
+(a counter's _total sample is untyped there, as in node_exporter).
 
 Output: one JSON object per sample, {"name": ..., "labels": {...},
 "value": ...}, for jq.
@@ -25,6 +27,7 @@ import json
 import sys
 
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
+from prometheus_client.parser import text_string_to_metric_families as text_format_families
 
 
 def main():
@@ -53,6 +56,12 @@ def main():
                     raise ValueError("two samples alike: %s %s" % key)
                 seen.add(key)
                 print(json.dumps({"name": s.name, "labels": s.labels, "value": s.value}))
+        text_samples = sorted((x.name, tuple(sorted(x.labels.items())), float(x.value))
+                              for f in text_format_families(text) for x in f.samples)
+        om_samples = sorted((x.name, tuple(sorted(x.labels.items())), float(x.value))
+                            for f in families for x in f.samples)
+        if text_samples != om_samples:
+            raise ValueError("the text format parser reads other samples")
     except ValueError as e:  # UnicodeDecodeError is one
         print("openmetrics_check: refused: %s" % e, file=sys.stderr)
         sys.exit(1)
