@@ -4,6 +4,8 @@
  * that blocks, nothing but a regular file, a character device or a FIFO
  * with a reader, never another user's file in a directory others may
  * write in, and no empty or partial file left behind when a write fails.
+ * A report is appended, or (OpenMetrics, whose text cannot be appended to)
+ * replaces the file whole after the same checks.
  *
  * Everything after the directory's open is relative to its descriptor
  * (openat, renameat2, unlinkat): the checks and the writes see the same
