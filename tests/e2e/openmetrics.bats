@@ -159,16 +159,24 @@ sample() {
 		"$SAMPLES")" = "" ]
 }
 
-@test "a report signal on a small alternate stack, or a thread with the smallest stack" {
+# om_small_stack PROGRAM: a report signal while PROGRAM runs on a small stack; many events.
+om_small_stack() {
+	run --separate-stderr om PFSHIM_SIGNAL=USR1 \
+		PFSHIM_EVENTS=task-clock,page-faults,page-faults:u,cpu-clock:k,faults,cs,migrations,minor-faults \
+		"$PROGS/$1" 10
+	[ "$status" -eq 0 ]
+	[ "$output" = after ]
+	parse	# the exit report, which replaced the signal one
+	[ "$(sample pfshim_report_info '.reason == "exit"')" = 1 ]
+}
+
+@test "a report signal on a small alternate signal stack" {
+	om_small_stack small_altstack
+}
+
+@test "a report signal on a thread with the smallest stack allowed" {
 	skip_under_sanitizer "instrumented code needs more stack than PTHREAD_STACK_MIN leaves" asan
-	events=task-clock,page-faults,page-faults:u,cpu-clock:k,faults,cs,migrations,minor-faults
-	for prog in small_altstack small_stack_thread; do
-		run --separate-stderr om PFSHIM_SIGNAL=USR1 PFSHIM_EVENTS=$events "$PROGS/$prog" 10
-		[ "$status" -eq 0 ]
-		[ "$output" = after ]
-		parse	# the exit report, which replaced the signal one
-		[ "$(sample pfshim_report_info '.reason == "exit"')" = 1 ]
-	done
+	om_small_stack small_stack_thread
 }
 
 @test "directory output: one .prom file per process, whole, that parses" {
