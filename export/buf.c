@@ -400,6 +400,25 @@ void buf_put_printable(struct buf *b, const char *str)
 	}
 }
 
+void buf_put_label_value(struct buf *b, const char *s)
+{
+	if (!s)
+		return;
+	for (const unsigned char *u = (const unsigned char *)s; *u;) {
+		const char *out;
+		unsigned n;
+
+		if (*u == '\n' || *u == '\\' || *u == '"') {
+			buf_putc(b, '\\');
+			buf_putc(b, *u == '\n' ? 'n' : (char)*u);
+			u++;
+			continue;
+		}
+		u += printable_at(u, &out, &n);
+		buf_putn(b, out, n);
+	}
+}
+
 void buf_put_csv_field(struct buf *b, const char *s)
 {
 	const char *q;

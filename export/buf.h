@@ -73,6 +73,16 @@ void buf_put_json_string(struct buf *b, const char *s);
 void buf_put_csv_field(struct buf *b, const char *s);
 
 /*
+ * buf_put_label_value - @s as the inside of an OpenMetrics (and Prometheus
+ * text format) label value, without the quotes: backslash, '"' and LF
+ * escaped as both formats define (\\, \", \n); the other bytes as
+ * buf_put_printable() writes them (control bytes, DEL, C1 controls and
+ * invalid UTF-8 become '?'), so the value is valid UTF-8 on one line.
+ * NULL is empty.
+ */
+void buf_put_label_value(struct buf *b, const char *s);
+
+/*
  * buf_put_printable - @s for a terminal: control bytes, DEL, the C1
  * controls (U+0080..U+009F) and each byte of invalid UTF-8 become '?', so a
  * name cannot break the report's lines or send escape sequences.

@@ -2,9 +2,9 @@
  * report.h: the report model, the one structure every writer formats.
  *
  * preload/ fills a struct report from what it read; export/ turns it into
- * text, CSV or JSON. The writers are async-signal-safe (PFSHIM_SIGNAL reports
- * are formatted inside a signal handler): they only write into the caller's
- * buffer, never allocate, lock or use stdio.
+ * text, CSV, JSON or OpenMetrics. The writers are async-signal-safe
+ * (PFSHIM_SIGNAL reports are formatted inside a signal handler): they only
+ * write into the caller's buffer, never allocate, lock or use stdio.
  */
 #ifndef PFSHIM_EXPORT_REPORT_H
 #define PFSHIM_EXPORT_REPORT_H
@@ -162,7 +162,7 @@ struct report {
 };
 
 /*
- * report_format_text/csv/json - format @r into @buf (at most @size bytes,
+ * report_format_text/csv/json/openmetrics - format @r into @buf (at most @size bytes,
  * always NUL-terminated when size > 0).
  *
  * Return: the length the whole report needs, excluding the NUL, as snprintf
@@ -172,6 +172,7 @@ struct report {
 size_t report_format_text(const struct report *r, char *buf, size_t size);
 size_t report_format_csv(const struct report *r, char *buf, size_t size);
 size_t report_format_json(const struct report *r, char *buf, size_t size);
+size_t report_format_openmetrics(const struct report *r, char *buf, size_t size);
 
 const char *report_reason_name(enum report_reason reason);
 const char *report_status_name(enum report_status status);

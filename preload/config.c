@@ -76,8 +76,10 @@ static void read_format(struct config *c, const char *value, events_warn_fn warn
 		c->format = FORMAT_CSV;
 	else if (strcmp(value, "json") == 0)
 		c->format = FORMAT_JSON;
+	else if (strcmp(value, "openmetrics") == 0)
+		c->format = FORMAT_OPENMETRICS;
 	else
-		warn((void *)"PFSHIM_FORMAT", "expected text, csv or json; using text");
+		warn((void *)"PFSHIM_FORMAT", "expected text, csv, json or openmetrics; using text");
 }
 
 static void read_output(struct config *c, const char *value, events_warn_fn warn)

@@ -156,6 +156,8 @@ static enum config_format report_format_chosen(void)
 
 static const char *const format_ext[] = {
 	[FORMAT_TEXT] = ".txt", [FORMAT_CSV] = ".csv", [FORMAT_JSON] = ".json",
+	/* node_exporter's textfile collector reads only *.prom */
+	[FORMAT_OPENMETRICS] = ".prom",
 };
 
 static size_t report_format(const struct report *r, char *buf, size_t size)
@@ -165,6 +167,8 @@ static size_t report_format(const struct report *r, char *buf, size_t size)
 		return report_format_csv(r, buf, size);
 	case FORMAT_JSON:
 		return report_format_json(r, buf, size);
+	case FORMAT_OPENMETRICS:
+		return report_format_openmetrics(r, buf, size);
 	case FORMAT_TEXT:
 	default:
 		return report_format_text(r, buf, size);
@@ -194,7 +198,9 @@ static void report_format_write(const struct report *r)
 		job_write(&names, buf, len);
 		break;
 	default:
-		output_write(process.config.output, process.stream_fd, &names, buf, len);
+		/* An exposition ends with "# EOF": a second one appended would spoil it. */
+		output_write(process.config.output, process.stream_fd, &names,
+			     report_format_chosen() == FORMAT_OPENMETRICS, buf, len);
 	}
 	munmap(buf, size);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "export/buf.h"
+#include "preload/fd.h"
 
 /* The file this image published first: its later reports replace it. */
 static struct {
@@ -88,7 +89,7 @@ int output_mkdirs(const char *path, mode_t mode)
 /* The text in a file of its own, not yet in the directory (O_TMPFILE), or named @tmp. */
 static int text_write(int dirfd, const char *tmp, bool *named, const char *buf, size_t len)
 {
-	int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644), err;
 
 	*named = false;
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
@@ -97,21 +98,13 @@ static int text_write(int dirfd, const char *tmp, bool *named, const char *buf, 
 	}
 	if (fd < 0)
 		return -errno;
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {	/* ENOSPC, EDQUOT, EFBIG: never publish a short report */
-			int err = n < 0 ? -errno : -ENOSPC;
-
-			close(fd);
-			if (*named)
-				unlinkat(dirfd, tmp, 0);
-			return err;
-		}
-		buf += n;
-		len -= (size_t)n;
+	/* Past RLIMIT_FSIZE: EFBIG, and no SIGXFSZ to kill the host (fd.c). */
+	fd_write_bounded(fd, buf, len, 0, &err);
+	if (err) {	/* ENOSPC, EDQUOT, EFBIG: never publish a short report */
+		close(fd);
+		if (*named)
+			unlinkat(dirfd, tmp, 0);
+		return -err;
 	}
 	return fd;
 }
@@ -157,25 +150,67 @@ static int publish_new(int dirfd, int fd, bool named, const char *tmp,
 	return -EEXIST;
 }
 
-/* A later report: linked beside it under a hidden name, then renamed over it. */
-static int publish_again(int dirfd, int fd, bool named, const char *tmp)
+/*
+ * Put the text (@fd, or the file named @tmp) in place of @name: linked
+ * beside it under the hidden ".NAME.tmp", then renamed over it, so that
+ * @name always holds one whole report. rename(2) replaces the entry, never
+ * what a symbolic link there points to.
+ */
+static int rename_over(int dirfd, int fd, bool named, const char *tmp, const char *name)
 {
 	char hidden[NAME_MAX + 1];
 	struct buf b;
 	int err;
 
 	if (named)
-		return renameat(dirfd, tmp, dirfd, published.name) < 0 ? -errno : 0;
+		return renameat(dirfd, tmp, dirfd, name) < 0 ? -errno : 0;
 	buf_init(&b, hidden, sizeof(hidden));
 	buf_putc(&b, '.');
-	buf_puts(&b, published.name);
+	buf_puts(&b, name);
 	buf_puts(&b, ".tmp");
 	if (buf_finish(&b) >= sizeof(hidden))
 		return -ENAMETOOLONG;
 	unlinkat(dirfd, hidden, 0);
 	err = text_link(dirfd, fd, false, NULL, hidden);
-	if (err == 0 && renameat(dirfd, hidden, dirfd, published.name) < 0)
+	if (err == 0 && renameat(dirfd, hidden, dirfd, name) < 0) {
 		err = -errno;
+		unlinkat(dirfd, hidden, 0);
+	}
+	return err;
+}
+
+/* ".pfshim.PID.TID.tmp": the text's name where the file system has no O_TMPFILE. */
+static void tmp_name(char *tmp, size_t size, int pid)
+{
+	struct buf b;
+
+	buf_init(&b, tmp, size);
+	buf_puts(&b, ".pfshim.");
+	buf_put_u64(&b, (uint64_t)pid);
+	buf_putc(&b, '.');
+	buf_put_u64(&b, (uint64_t)syscall(SYS_gettid));
+	buf_puts(&b, ".tmp");
+	buf_finish(&b);
+}
+
+int output_replace_at(int dirfd, const char *name, const char *buf, size_t len)
+{
+	int saved_errno = errno;
+	char tmp[64];
+	bool named;
+	int fd, err;
+
+	tmp_name(tmp, sizeof(tmp), getpid());
+	fd = text_write(dirfd, tmp, &named, buf, len);
+	if (fd < 0) {
+		errno = saved_errno;
+		return fd;
+	}
+	err = rename_over(dirfd, fd, named, tmp, name);
+	if (named && err < 0)
+		unlinkat(dirfd, tmp, 0);
+	close(fd);
+	errno = saved_errno;
 	return err;
 }
 
@@ -186,19 +221,12 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 	bool again = published.pid == names->pid && published.name[0] &&
 		     strcmp(published.dir, dir) == 0;
 	char tmp[64];
-	struct buf b;
 	bool named;
 	int dirfd, fd, err;
 
 	if (strlen(dir) >= sizeof(published.dir))
 		return -ENAMETOOLONG;
-	buf_init(&b, tmp, sizeof(tmp));
-	buf_puts(&b, ".pfshim.");
-	buf_put_u64(&b, (uint64_t)names->pid);
-	buf_putc(&b, '.');
-	buf_put_u64(&b, (uint64_t)syscall(SYS_gettid));
-	buf_puts(&b, ".tmp");
-	buf_finish(&b);
+	tmp_name(tmp, sizeof(tmp), names->pid);
 
 	dirfd = dir_open(dir, mode);
 	if (dirfd < 0) {
@@ -212,7 +240,7 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 		return fd;
 	}
 	if (again) {
-		err = publish_again(dirfd, fd, named, tmp);
+		err = rename_over(dirfd, fd, named, tmp, published.name);
 	} else {
 		err = publish_new(dirfd, fd, named, tmp, names);
 		if (err == 0) {

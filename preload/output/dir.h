@@ -36,6 +36,17 @@ int output_dir_write(const char *dir, const struct output_names *names, const ch
 		     size_t len);
 
 /*
+ * output_replace_at - replace the entry @name of the directory @dirfd by a
+ * file holding exactly @buf, the way output_dir_write() replaces a report:
+ * the text is written whole to an unnamed file (or a hidden
+ * ".pfshim.PID.TID.tmp"), linked as ".NAME.tmp" and renamed over @name, so
+ * a reader sees the old file or the new one, never a mix. Whatever @name
+ * was (a file, a symbolic link, nothing) is replaced, never written
+ * through: the caller decides whether it may be. Return: 0 or a negative errno.
+ */
+int output_replace_at(int dirfd, const char *name, const char *buf, size_t len);
+
+/*
  * output_mkdirs - mkdir -p @path with @mode (subject to the umask).
  * Return: 0 (also when it exists) or a negative errno.
  */

@@ -4,6 +4,8 @@
  * that blocks, nothing but a regular file, a character device or a FIFO
  * with a reader, never another user's file in a directory others may
  * write in, and no empty or partial file left behind when a write fails.
+ * A report is appended, or (OpenMetrics, whose text cannot be appended to)
+ * replaces the file whole after the same checks.
  *
  * Everything after the directory's open is relative to its descriptor
  * (openat, renameat2, unlinkat): the checks and the writes see the same
@@ -24,6 +26,7 @@
 
 #include "export/buf.h"
 #include "preload/fd.h"
+#include "preload/output/dir.h"
 
 /* O_NONBLOCK: a FIFO must not block the open (ENXIO without a reader). */
 #define OPEN_FLAGS (O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
@@ -257,7 +260,46 @@ static int write_to(const struct place *pl, const char *buf, size_t len, const c
 	return ret;
 }
 
-int report_file_write(char *path, const char *buf, size_t len, const char **why)
+/*
+ * The file is replaced, not appended to: a regular file (or none yet) gets
+ * a new one renamed over it (output_replace_at()), after the checks an
+ * append would pass; a character device or a FIFO is written as before.
+ * A symbolic link to a regular file is refused: renaming over it would
+ * replace the link, and writing through it would append.
+ */
+static int replace_to(const struct place *pl, const char *buf, size_t len, const char **why)
+{
+	int fd = openat(pl->dir_fd, pl->name, OPEN_FLAGS | O_NOFOLLOW), ret;
+	bool link = false;
+	struct stat st;
+
+	if (fd < 0 && errno == ELOOP) {
+		link = true;
+		fd = open_symlink(pl, why);
+	} else if (fd < 0) {
+		fd = -errno;
+	}
+	if (fd == -ENOENT && !*why)
+		return output_replace_at(pl->dir_fd, pl->name, buf, len);
+	if (fd == -ENXIO)
+		*why = "a FIFO nobody reads";
+	if (fd < 0)
+		return fd;
+	ret = check_open_file(fd, pl, &st, why);
+	if (ret == 0 && S_ISREG(st.st_mode) && link) {
+		*why = "a symbolic link to a file, which is replaced at each report: name the file itself";
+		ret = -ELOOP;
+	} else if (ret == 0 && S_ISREG(st.st_mode)) {
+		ret = output_replace_at(pl->dir_fd, pl->name, buf, len);
+	} else if (ret == 0) {
+		ret = append(fd, &st, buf, len, why);
+	}
+	close(fd);
+	return ret;
+}
+
+static int report_file_put(char *path, const char *buf, size_t len, bool replace,
+			   const char **why)
 {
 	struct place pl;
 	int ret;
@@ -266,9 +308,19 @@ int report_file_write(char *path, const char *buf, size_t len, const char **why)
 	ret = place_open(path, &pl);
 	if (ret)
 		return ret;
-	ret = write_to(&pl, buf, len, why);
+	ret = replace ? replace_to(&pl, buf, len, why) : write_to(&pl, buf, len, why);
 	close(pl.dir_fd);
 	if (ret == -EFBIG && !*why)
 		*why = "past the file size limit (RLIMIT_FSIZE)";
 	return ret;
+}
+
+int report_file_replace(char *path, const char *buf, size_t len, const char **why)
+{
+	return report_file_put(path, buf, len, true, why);
+}
+
+int report_file_write(char *path, const char *buf, size_t len, const char **why)
+{
+	return report_file_put(path, buf, len, false, why);
 }

@@ -36,4 +36,17 @@
  */
 int report_file_write(char *path, const char *buf, size_t len, const char **why);
 
+/*
+ * report_file_replace - report_file_write(), but the file is made to hold
+ * exactly @buf, the latest report, for a format whose text cannot be
+ * appended to (an OpenMetrics exposition ends with "# EOF"). The same
+ * checks decide which names may be written; a regular file (or a name not
+ * yet taken) is then replaced atomically: the text is written whole
+ * elsewhere in the same directory and rename(2)d over the name. A
+ * character device or a FIFO gets one write, as report_file_write() does;
+ * a symbolic link to a regular file is refused (-ELOOP), since renaming
+ * over the link would replace the link.
+ */
+int report_file_replace(char *path, const char *buf, size_t len, const char **why);
+
 #endif

@@ -79,10 +79,11 @@ static int stream_write(int std_fd, const char *buf, size_t len)
 }
 
 /* A report the file could not take goes to stderr instead, with one line saying why. */
-static void file_write(char *path, const char *buf, size_t len)
+static void file_write(char *path, bool replace, const char *buf, size_t len)
 {
 	const char *why;
-	int err = report_file_write(path, buf, len, &why);
+	int err = replace ? report_file_replace(path, buf, len, &why) :
+			    report_file_write(path, buf, len, &why);
 
 	if (!err)
 		return;
@@ -114,7 +115,7 @@ static void seq_write(const char *template, struct output_names *names, char *pa
 }
 
 void output_write(const char *target, int stream_fd, const struct output_names *names,
-		  const char *buf, size_t len)
+		  bool replace, const char *buf, size_t len)
 {
 	int saved_errno = errno;
 	struct output_names named = *names;
@@ -148,7 +149,7 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 	} else if (output_uses_seq(target)) {
 		seq_write(target, &named, path, buf, len);
 	} else {
-		file_write(path, buf, len);
+		file_write(path, replace, buf, len);
 	}
 	errno = saved_errno;
 }

@@ -34,9 +34,12 @@ int output_stream_open(const char *target);
  * is still provably the stream the program started with; nowhere if
  * neither), or a template expanded and written by report_file_write(). A
  * file that cannot be written gets one "pfshim:" line and the report goes
- * to stderr instead. @stream_fd is unused (kept for callers; fd.c holds it).
+ * to stderr instead. With @replace, a file named by a template without %n
+ * is replaced by each report instead of appended to (report_file_replace()):
+ * for a format whose text cannot follow another (OpenMetrics). @stream_fd is
+ * unused (kept for callers; fd.c holds it).
  */
 void output_write(const char *target, int stream_fd, const struct output_names *names,
-		  const char *buf, size_t len);
+		  bool replace, const char *buf, size_t len);
 
 #endif

@@ -9,7 +9,7 @@ FUZZ_TIME    ?= 20
 FUZZ_RSS_MB  ?= 2048
 FUZZ_B       := $(BUILD)/fuzz
 FUZZ_DIR     := tests/fuzz
-FUZZ_TARGETS := events sysfs output signal config report
+FUZZ_TARGETS := events sysfs output signal config report writers
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_BIN     := $(addprefix $(FUZZ_B)/fuzz_,$(FUZZ_TARGETS))
 # clang's libFuzzer and sanitizer runtimes: compiler-rt is only recommended

@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	config_read(&c, fuzz_getenv, count_warning);
 
-	if (c.format != FORMAT_TEXT && c.format != FORMAT_CSV && c.format != FORMAT_JSON)
+	if (c.format != FORMAT_TEXT && c.format != FORMAT_CSV && c.format != FORMAT_JSON &&
+	    c.format != FORMAT_OPENMETRICS)
 		abort();
 	if (strnlen(c.output, sizeof(c.output)) >= sizeof(c.output) || !c.output[0])
 		abort();

@@ -78,6 +78,29 @@ static void test_every_variable(void **state)
 	assert_string_equal(c.sysfs_root, "/fake");
 }
 
+/* Each format by its name, and nothing else: "OpenMetrics" or "prometheus" is a typo. */
+static void test_formats(void **state)
+{
+	static const char *const names[] = { "text", "csv", "json", "openmetrics" };
+	static const enum config_format formats[] = {
+		FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS,
+	};
+	const char *env[] = { "PFSHIM_FORMAT", NULL, NULL };
+	struct config c;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		env[1] = names[i];
+		read_with(env, &c);
+		assert_int_equal(warnings, 0);
+		assert_int_equal(c.format, formats[i]);
+	}
+	env[1] = "OpenMetrics";
+	read_with(env, &c);
+	assert_int_equal(warnings, 1);
+	assert_int_equal(c.format, FORMAT_TEXT);
+}
+
 /* The first rank variable holding digits wins; a malformed one is passed over. */
 static void test_rank(void **state)
 {
@@ -231,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_variable),
+		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_rank),
 		cmocka_unit_test(test_disable),
 		cmocka_unit_test(test_secure_execution_is_inert),

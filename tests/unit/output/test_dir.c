@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -110,12 +111,42 @@ static void test_write_publish_replace(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/*
+ * Past RLIMIT_FSIZE: -EFBIG and no SIGXFSZ (its default action would end
+ * the host, and this test), nothing published, the last report kept.
+ */
+static void test_file_size_limit(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], name[128], path[256];
+	struct output_names n = names;
+	struct rlimit old, rl;
+	char big[300];
+
+	(void)state;
+	n.pid = 4244;	/* an image of its own: test_write_publish_replace published 4242 */
+	memset(big, 'r', sizeof(big));
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/", top);
+	assert_int_equal(output_dir_write(dir, &n, "small\n", 6), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	rl = old;
+	rl.rlim_cur = 100;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	assert_int_equal(output_dir_write(dir, &n, big, sizeof(big)), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+	file_is(dir, name, "small\n");
+	snprintf(path, sizeof(path), "rm -r %s", top);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_name),
 		cmocka_unit_test(test_name_hostile_host),
 		cmocka_unit_test(test_write_publish_replace),
+		cmocka_unit_test(test_file_size_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

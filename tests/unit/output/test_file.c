@@ -2,7 +2,8 @@
  * test_report_file.c: preload/output/file.c, a report written into a file
  * the careful way: new files whole or not at all, appends cut back when
  * they fall short, planted symlinks, FIFOs and other users' files in
- * shared directories refused, nothing that blocks.
+ * shared directories refused, nothing that blocks; and files replaced
+ * whole at each report (report_file_replace(), for OpenMetrics).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -230,6 +231,119 @@ static void test_file_size_limit(void **state)
 	assert_int_equal(entries(), 1);
 }
 
+/*
+ * report_file_replace(): each report replaces the file, atomically (a new
+ * inode renamed over the name), leaving nothing else in the directory, for
+ * any number of reports.
+ */
+static void test_replace_holds_the_latest(void **state)
+{
+	struct stat after;
+	const char *why;
+	char first[8] = "";
+	int fd;
+
+	(void)state;
+	assert_int_equal(report_file_replace(in_dir("r.prom"), "one\n", 4, &why), 0);
+	assert_string_equal(read_file(in_dir("r.prom")), "one\n");
+	fd = open(in_dir("r.prom"), O_RDONLY);	/* the first file, as a reader holds it */
+	assert_true(fd >= 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(report_file_replace(in_dir("r.prom"), "two\n", 4, &why), 0);
+	assert_int_equal(report_file_replace(in_dir("r.prom"), "three\n", 6, &why), 0);
+	assert_string_equal(read_file(in_dir("r.prom")), "three\n");
+	/* renamed over, not rewritten: a reader of the old file still reads it whole */
+	assert_int_equal(read(fd, first, sizeof(first) - 1), 4);
+	assert_string_equal(first, "one\n");
+	close(fd);
+	assert_int_equal(entries(), 1);	/* no temporary left, hidden or not */
+
+	/* a character device is written, not replaced */
+	assert_int_equal(report_file_replace(dev("null"), "x", 1, &why), 0);
+	assert_int_equal(stat("/dev/null", &after), 0);
+	assert_true(S_ISCHR(after.st_mode));
+}
+
+/* A link to a regular file is refused (renaming would replace the link); one to a device is written. */
+static void test_replace_symlinks(void **state)
+{
+	struct stat st;
+	const char *why;
+
+	(void)state;
+	write_file(in_dir("target"), "kept\n");
+	assert_int_equal(symlink(in_dir("target"), in_dir("link")), 0);
+	assert_int_equal(report_file_replace(in_dir("link"), "new\n", 4, &why), -ELOOP);
+	assert_non_null(why);
+	assert_string_equal(read_file(in_dir("target")), "kept\n");
+	assert_int_equal(lstat(in_dir("link"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+
+	assert_int_equal(symlink("/dev/null", in_dir("null")), 0);
+	assert_int_equal(report_file_replace(in_dir("null"), "x", 1, &why), 0);
+	assert_int_equal(lstat(in_dir("null"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+
+	/* a dangling link is not followed, nor replaced */
+	assert_int_equal(symlink(in_dir("nothing"), in_dir("dangling")), 0);
+	assert_int_equal(report_file_replace(in_dir("dangling"), "x", 1, &why), -ENOENT);
+	assert_int_equal(access(in_dir("nothing"), F_OK), -1);
+	assert_int_equal(entries(), 4);
+}
+
+/* In a shared directory, the checks of an append hold for a replacement. */
+static void test_replace_sticky_directory(void **state)
+{
+	const char *why;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(chmod(dir, 01777), 0);
+	write_file(in_dir("secret"), "root only\n");
+	assert_int_equal(symlink(in_dir("secret"), in_dir("planted")), 0);
+	assert_int_equal(lchown(in_dir("planted"), OTHER_UID, OTHER_UID), 0);
+	assert_int_equal(report_file_replace(in_dir("planted"), "x\n", 2, &why), -ELOOP);
+	assert_string_equal(read_file(in_dir("secret")), "root only\n");
+
+	write_file(in_dir("theirs"), "theirs\n");
+	assert_int_equal(chown(in_dir("theirs"), OTHER_UID, OTHER_UID), 0);
+	assert_int_equal(report_file_replace(in_dir("theirs"), "x\n", 2, &why), -EACCES);
+	assert_string_equal(read_file(in_dir("theirs")), "theirs\n");
+
+	write_file(in_dir("elsewhere"), "keep\n");
+	assert_int_equal(link(in_dir("elsewhere"), in_dir("hardlink")), 0);
+	assert_int_equal(report_file_replace(in_dir("hardlink"), "x\n", 2, &why), -EACCES);
+	assert_string_equal(read_file(in_dir("elsewhere")), "keep\n");
+
+	write_file(in_dir("mine"), "old\n");
+	assert_int_equal(report_file_replace(in_dir("mine"), "new\n", 4, &why), 0);
+	assert_string_equal(read_file(in_dir("mine")), "new\n");
+	assert_int_equal(entries(), 6);
+}
+
+/* Past RLIMIT_FSIZE: EFBIG, no signal, the old report kept whole, nothing left behind. */
+static void test_replace_file_size_limit(void **state)
+{
+	struct rlimit old, rl;
+	char big[300];
+	const char *why;
+
+	(void)state;
+	memset(big, 'r', sizeof(big));
+	write_file(in_dir("old"), "0123456789\n");
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	rl = old;
+	rl.rlim_cur = 100;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	assert_int_equal(report_file_replace(in_dir("old"), big, sizeof(big), &why), -EFBIG);
+	assert_int_equal(report_file_replace(in_dir("new"), big, sizeof(big), &why), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_string_equal(read_file(in_dir("old")), "0123456789\n");
+	assert_int_equal(access(in_dir("new"), F_OK), -1);
+	assert_int_equal(entries(), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +355,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_own_symlink_followed, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_sticky_directory_other_users_entries, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_file_size_limit, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_replace_holds_the_latest, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_replace_symlinks, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_replace_sticky_directory, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_replace_file_size_limit, make_dir, remove_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,400 @@
+/*
+ * test_openmetrics.c: export/openmetrics.c: exact lines for the shared
+ * sample, the naming rules (sanitizing, modifiers, names that would meet
+ * pfshim's own families, units), what an uncounted event gives, escaping of
+ * hostile labels, the regions' families, and truncation. Every output is
+ * also given to a real parser, Debian's python3-prometheus-client, through
+ * tests/tools/openmetrics_check.py, when it is installed (tests/deps.sh
+ * installs it for make e2e; the unit tests only skip that step without it).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "report_sample.h"
+
+static char out[65536];
+
+static const char *format(const struct report *r)
+{
+	size_t n = report_format_openmetrics(r, out, sizeof(out));
+
+	assert_true(n < sizeof(out));
+	assert_int_equal(strlen(out), n);
+	return out;
+}
+
+static int is_name_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+}
+
+static int is_name_char(char c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+/*
+ * The shape every line must have, checked here whether or not Python is
+ * installed: metadata ("# TYPE|UNIT|HELP NAME ..."), a sample
+ * "NAME{...} VALUE" with a valid metric name, no blank line, and "# EOF"
+ * last with its newline.
+ */
+static void assert_shape(const char *text)
+{
+	size_t n = strlen(text);
+	const char *line = text;
+
+	assert_true(n >= 6);
+	assert_string_equal(text + n - 6, "# EOF\n");
+	assert_ptr_equal(strstr(text, "# EOF\n"), text + n - 6);	/* none earlier */
+	while (*line) {
+		const char *end = strchr(line, '\n');
+		const char *p = line;
+
+		assert_non_null(end);
+		assert_true(end > line);
+		if (*p == '#') {
+			assert_true(strncmp(p, "# TYPE ", 7) == 0 || strncmp(p, "# UNIT ", 7) == 0 ||
+				    strncmp(p, "# HELP ", 7) == 0 || strncmp(p, "# EOF\n", 6) == 0);
+			if (p[2] != 'E') {
+				p += 7;
+				assert_true(strncmp(p, "pfshim_", 7) == 0);
+			}
+		} else {
+			assert_true(strncmp(p, "pfshim_", 7) == 0);
+			while (is_name_char(*p))
+				p++;
+			assert_int_equal(*p, '{');
+		}
+		line = end + 1;
+	}
+}
+
+/*
+ * The real parser accepts @text and @check (a Python expression on s, the
+ * list of (name, labels, value) samples) holds. Skipped where
+ * python3-prometheus-client is not installed.
+ */
+static void assert_parsed(const char *text, const char *check)
+{
+	char cmd[1024];
+	FILE *py;
+	int status;
+
+	assert_shape(text);
+	if (system("/usr/bin/python3 -c 'import prometheus_client' >/dev/null 2>&1") != 0)
+		return;
+	assert_int_equal(setenv("PFSHIM_OM_CHECK", check, 1), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "/usr/bin/python3 tests/tools/openmetrics_check.py - | /usr/bin/python3 -c '"
+		 "import json,os,sys\n"
+		 "d = [json.loads(l) for l in sys.stdin.read().splitlines()]\n"
+		 "s = [(x[\"name\"], x[\"labels\"], x[\"value\"]) for x in d]\n"
+		 "assert eval(os.environ[\"PFSHIM_OM_CHECK\"]), s\n'");
+	py = popen(cmd, "w");
+	assert_non_null(py);
+	fputs(text, py);
+	status = pclose(py);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static const char *const process_labels = "{program=\"demo\",pid=\"4242\",host=\"build1\",rank=\"\"";
+
+/* @line (without its newline) is one of @text's lines. */
+static void assert_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)); p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return;
+	fail_msg("missing line: %s", line);
+}
+
+/* The sample of @family (with its suffix) for @event: "NAME{process labels,event=...} VALUE". */
+static void assert_event_sample(const char *text, const char *name, const char *event,
+				const char *value)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "%s%s,event=\"%s\"} %s", name, process_labels, event, value);
+	assert_line(text, line);
+}
+
+static void test_sample(void **state)
+{
+	(void)state;
+	format(&sample_report);
+	assert_line(out, "# TYPE pfshim_report_info gauge");
+	assert_line(out, "pfshim_report_info{program=\"demo\",pid=\"4242\",host=\"build1\","
+			 "rank=\"\",argv0=\"./demo\",ppid=\"4241\",pid_ns=\"\",reason=\"exit\","
+			 "signal=\"\"} 1");
+	assert_line(out, "# UNIT pfshim_wall_seconds seconds");
+	assert_line(out, "pfshim_wall_seconds{program=\"demo\",pid=\"4242\",host=\"build1\","
+			 "rank=\"\"} 1.234567890");
+	assert_line(out, "pfshim_start_time_seconds{program=\"demo\",pid=\"4242\",host=\"build1\","
+			 "rank=\"\"} 1700000000.123456789");
+	/* the clocks count ns and are shown in seconds, exactly */
+	assert_line(out, "# TYPE pfshim_task_clock_seconds counter");
+	assert_line(out, "# UNIT pfshim_task_clock_seconds seconds");
+	assert_event_sample(out, "pfshim_task_clock_seconds_total", "task-clock", "0.987654321");
+	assert_line(out, "# TYPE pfshim_cycles counter");
+	assert_event_sample(out, "pfshim_cycles_total", "cycles", "3000000000");
+	assert_event_sample(out, "pfshim_instructions_total", "instructions", "4500000000");
+	/* a modifier stays in the name: not the family of branch-misses */
+	assert_event_sample(out, "pfshim_branch_misses_u_total", "branch-misses:u", "12345");
+	/* not supported, not counted, always 0 in user mode: no sample, a status */
+	assert_null(strstr(out, "pfshim_cache_references"));
+	assert_null(strstr(out, "pfshim_cache_misses"));
+	assert_null(strstr(out, "pfshim_cpu_migrations"));
+	assert_line(out, "pfshim_event_status{program=\"demo\",pid=\"4242\",host=\"build1\",rank=\"\","
+			 "event=\"cache-references\",status=\"not-supported\",error=\"ENOENT\","
+			 "user_only=\"false\"} 1");
+	assert_line(out, "pfshim_event_status{program=\"demo\",pid=\"4242\",host=\"build1\",rank=\"\","
+			 "event=\"cache-misses\",status=\"not-counted\",error=\"\",user_only=\"false\"} 1");
+	assert_line(out, "pfshim_event_status{program=\"demo\",pid=\"4242\",host=\"build1\",rank=\"\","
+			 "event=\"cpu-migrations\",status=\"zero-when-user-only\",error=\"\","
+			 "user_only=\"true\"} 1");
+	/* multiplexed: ran 1 ms of 1.5 */
+	assert_event_sample(out, "pfshim_event_enabled_seconds_total", "cycles", "0.001500000");
+	assert_event_sample(out, "pfshim_event_running_seconds_total", "cycles", "0.001000000");
+	assert_parsed(out, "len(s) == 1 + 2 + 6 + 9 + 2 * 6"
+			   " and ('pfshim_cycles_total', {'program': 'demo', 'pid': '4242',"
+			   " 'host': 'build1', 'rank': '', 'event': 'cycles'}, 3000000000) in s");
+}
+
+static void test_signal_and_rank(void **state)
+{
+	struct report r = sample_report;
+
+	(void)state;
+	r.reason = REPORT_SIGNAL;
+	r.signo = SIGUSR1;
+	r.rank = "17";
+	r.pid_ns = 4026532177u;
+	format(&r);
+	assert_non_null(strstr(out, "rank=\"17\",argv0=\"./demo\",ppid=\"4241\","
+				    "pid_ns=\"4026532177\",reason=\"signal\",signal=\"SIGUSR1\"} 1\n"));
+	r.signo = 1000;	/* no name: its number */
+	r.start_ns = 0;	/* unknown (an unforked copy): no start time */
+	format(&r);
+	assert_non_null(strstr(out, "reason=\"signal\",signal=\"1000\"} 1\n"));
+	assert_null(strstr(out, "start_time"));
+	assert_parsed(out, "all(l['rank'] == '17' for n, l, v in s)");
+}
+
+/* Names perf accepts, and names that would meet pfshim's own families. */
+static const struct report_event odd_events[] = {
+	{ .name = "L1-dcache-loads", .scale = 1.0, .value = 1 },
+	{ .name = "cpu/event=0x3c,umask=0x00/u", .scale = 1.0, .value = 2 },
+	{ .name = "software/page-faults/", .scale = 1.0, .value = 3 },
+	/* sanitize alike: one family, two samples told apart by event */
+	{ .name = "page-faults", .scale = 1.0, .value = 4 },
+	{ .name = "page_faults", .scale = 1.0, .value = 5 },
+	/* would be x and x_total: one family */
+	{ .name = "faults_total", .scale = 1.0, .value = 6 },
+	{ .name = "faults", .scale = 1.0, .value = 7 },
+	/* pfshim's own names: moved under pfshim_event_ */
+	{ .name = "wall-seconds", .scale = 1.0, .value = 8 },
+	{ .name = "region-calls", .scale = 1.0, .value = 9 },
+	{ .name = "event_status", .scale = 1.0, .value = 10 },
+	{ .name = "calls", .scale = 1.0, .value = 11 },
+	/* nothing left of the name */
+	{ .name = "::", .scale = 1.0, .value = 12 },
+	/* listed twice: once */
+	{ .name = "L1-dcache-loads", .scale = 1.0, .value = 13 },
+	/* a sysfs unit and scale (power/energy-pkg/: 2^-32 J) */
+	{ .name = "power/energy-pkg/", .unit = "Joules", .scale = 0x1p-32, .value = 1ull << 33 },
+	/* a scale that makes no number: a status only */
+	{ .name = "bad-scale", .unit = "", .scale = -1.0, .value = 1 },
+	/* a unit that would end the name as a counter's suffix is dropped: no x beside x_grand */
+	{ .name = "x", .unit = "Grand Total", .scale = 1.0, .value = 15 },
+	{ .name = "x-grand", .scale = 1.0, .value = 16 },
+	/* a hostile name */
+	{ .name = "x\"y\\z\nw\x1b", .scale = 1.0, .value = 14 },
+};
+
+static void test_names(void **state)
+{
+	struct report r = sample_report;
+
+	(void)state;
+	r.events = odd_events;
+	r.nr_events = sizeof(odd_events) / sizeof(odd_events[0]);
+	format(&r);
+	assert_event_sample(out, "pfshim_l1_dcache_loads_total", "L1-dcache-loads", "1");
+	assert_event_sample(out, "pfshim_cpu_event_0x3c_umask_0x00_u_total",
+			    "cpu/event=0x3c,umask=0x00/u", "2");
+	assert_event_sample(out, "pfshim_software_page_faults_total", "software/page-faults/", "3");
+	assert_event_sample(out, "pfshim_page_faults_total", "page-faults", "4");
+	assert_event_sample(out, "pfshim_page_faults_total", "page_faults", "5");
+	assert_event_sample(out, "pfshim_faults_total", "faults_total", "6");
+	assert_event_sample(out, "pfshim_faults_total", "faults", "7");
+	assert_event_sample(out, "pfshim_event_wall_seconds_total", "wall-seconds", "8");
+	assert_event_sample(out, "pfshim_event_region_calls_total", "region-calls", "9");
+	assert_event_sample(out, "pfshim_event_event_status_total", "event_status", "10");
+	assert_event_sample(out, "pfshim_event_calls_total", "calls", "11");
+	assert_event_sample(out, "pfshim_event_total", "::", "12");
+	assert_null(strstr(out, "event=\"L1-dcache-loads\"} 13"));
+	assert_line(out, "# UNIT pfshim_power_energy_pkg_joules joules");
+	assert_event_sample(out, "pfshim_power_energy_pkg_joules_total", "power/energy-pkg/", "2");
+	assert_null(strstr(out, "pfshim_bad_scale"));
+	assert_non_null(strstr(out, "event=\"bad-scale\",status=\"counted\""));
+	assert_event_sample(out, "pfshim_x_y_z_w_total", "x\\\"y\\\\z\\nw?", "14");
+	assert_event_sample(out, "pfshim_x_total", "x", "15");
+	assert_event_sample(out, "pfshim_x_grand_total", "x-grand", "16");
+	assert_null(strstr(out, "# UNIT pfshim_x_grand_total"));
+	/* one TYPE per family */
+	assert_int_equal(strstr(strstr(out, "# TYPE pfshim_page_faults counter\n") + 1,
+				"# TYPE pfshim_page_faults counter\n"), NULL);
+	assert_parsed(out, "('pfshim_x_y_z_w_total', {'program': 'demo', 'pid': '4242', "
+			   "'host': 'build1', 'rank': '', 'event': 'x\"y\\\\z\\nw?'}, 14) in s"
+			   " and sum(1 for n, l, v in s if n == 'pfshim_l1_dcache_loads_total') == 1");
+}
+
+/* Hostile names in every label: the exposition still parses and says them back. */
+static void test_hostile_labels(void **state)
+{
+	struct report r = sample_report;
+
+	(void)state;
+	r.program = "a\"b\\c\nd";
+	r.argv0 = "./\x01\x7f\xc2\x9b\xff\"";
+	r.hostname = "h\\\"";
+	format(&r);
+	assert_non_null(strstr(out, "{program=\"a\\\"b\\\\c\\nd\",pid=\"4242\",host=\"h\\\\\\\"\","));
+	assert_non_null(strstr(out, "argv0=\"./????\\\"\""));
+	assert_parsed(out, "all(l['program'] == 'a\"b\\\\c\\nd' and l['host'] == 'h\\\\\"'"
+			   " for n, l, v in s)"
+			   " and [l['argv0'] for n, l, v in s if n == 'pfshim_report_info']"
+			   " == ['./????\"']");
+}
+
+/* The regions of test_regions.c, in short: two regions, two region events. */
+static const int region_events[] = { 0, 1 };
+
+static const struct report_region_stat solve_stats[] = {
+	{ .sum = 5700000, .threads = 2 },
+	{ .sum = 10, .threads = 2, .scaled = 1 },
+};
+
+static const struct report_region_stat open_stats[] = {
+	{ .status = STATUS_NOT_COUNTED },
+	{ .status = STATUS_NOT_COUNTED },
+};
+
+static const struct report_region_total totals[] = {
+	{ .name = "solve", .threads = 2, .calls = 30, .values = solve_stats,
+	  .wall = { .sum = 6000000, .threads = 2 } },
+	{ .name = "a \"b\"", .threads = 1, .unclosed = 1, .values = open_stats,
+	  .wall = { .status = STATUS_NOT_COUNTED } },
+};
+
+static const struct report_regions regions = {
+	.nr_events = 2, .event = region_events, .nr_totals = 2, .totals = totals,
+};
+
+static void test_regions(void **state)
+{
+	struct report r = sample_report;
+
+	(void)state;
+	r.regions = &regions;
+	format(&r);
+	assert_line(out, "# TYPE pfshim_region_calls counter");
+	assert_line(out, "pfshim_region_calls_total{program=\"demo\",pid=\"4242\",host=\"build1\","
+			 "rank=\"\",region=\"solve\"} 30");
+	assert_line(out, "pfshim_region_calls_total{program=\"demo\",pid=\"4242\",host=\"build1\","
+			 "rank=\"\",region=\"a \\\"b\\\"\"} 0");
+	assert_line(out, "pfshim_region_wall_seconds_total{program=\"demo\",pid=\"4242\","
+			 "host=\"build1\",rank=\"\",region=\"solve\"} 0.006000000");
+	assert_null(strstr(out, "pfshim_region_wall_seconds_total{program=\"demo\",pid=\"4242\","
+				"host=\"build1\",rank=\"\",region=\"a"));
+	assert_line(out, "# UNIT pfshim_region_task_clock_seconds seconds");
+	assert_line(out, "pfshim_region_task_clock_seconds_total{program=\"demo\",pid=\"4242\","
+			 "host=\"build1\",rank=\"\",region=\"solve\",event=\"task-clock\"} 0.005700000");
+	assert_line(out, "pfshim_region_context_switches_total{program=\"demo\",pid=\"4242\","
+			 "host=\"build1\",rank=\"\",region=\"solve\",event=\"context-switches\"} 10");
+	assert_parsed(out, "sum(v for n, l, v in s if n == 'pfshim_region_calls_total') == 30"
+			   " and len([1 for n, l, v in s if n.startswith('pfshim_region_')]) == 5");
+
+	/* a region event listed twice (the same event twice): one sample */
+	{
+		static const int twice[] = { 0, 1, 0 };
+		static const struct report_region_stat stats3[] = {
+			{ .sum = 5700000, .threads = 2 }, { .sum = 10, .threads = 2 },
+			{ .sum = 5700000, .threads = 2 },
+		};
+		struct report_region_total t = totals[0];
+		struct report_regions g = regions;
+
+		t.values = stats3;
+		g.nr_events = 3;
+		g.event = twice;
+		g.nr_totals = 1;
+		g.totals = &t;
+		r.regions = &g;
+		format(&r);
+		assert_ptr_equal(strstr(strstr(out, "region=\"solve\",event=\"task-clock\"}") + 1,
+					"region=\"solve\",event=\"task-clock\"}"), NULL);
+		assert_parsed(out, "len([1 for n, l, v in s if n == 'pfshim_region_task_clock_seconds_total']) == 1");
+	}
+
+	/* without regions, nothing of them */
+	format(&sample_report);
+	assert_null(strstr(out, "region"));
+}
+
+/* Two reports in a row are two expositions: each parses alone, never appended. */
+static void test_nothing_after_eof(void **state)
+{
+	static char two[2 * 65536];
+	size_t n;
+
+	(void)state;
+	n = report_format_openmetrics(&sample_report, two, sizeof(two));
+	report_format_openmetrics(&sample_report, two + n, sizeof(two) - n);
+	if (system("/usr/bin/python3 -c 'import prometheus_client' >/dev/null 2>&1") == 0) {
+		FILE *py = popen("/usr/bin/python3 tests/tools/openmetrics_check.py - "
+				 ">/dev/null 2>&1", "w");
+
+		assert_non_null(py);
+		fputs(two, py);
+		assert_int_not_equal(pclose(py), 0);	/* "Received line after # EOF" */
+	}
+}
+
+static void test_truncation(void **state)
+{
+	struct report r = sample_report;
+
+	(void)state;
+	check_truncation(report_format_openmetrics, &sample_report);
+	r.regions = &regions;
+	check_truncation(report_format_openmetrics, &r);
+	r.events = odd_events;
+	r.nr_events = sizeof(odd_events) / sizeof(odd_events[0]);
+	check_truncation(report_format_openmetrics, &r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_signal_and_rank),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_hostile_labels),
+		cmocka_unit_test(test_regions),
+		cmocka_unit_test(test_nothing_after_eof),
+		cmocka_unit_test(test_truncation),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
