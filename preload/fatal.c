@@ -164,6 +164,8 @@ static struct sigaction handler_for(const struct sigaction *a)
 	return ours;
 }
 
+/* Not instrumented: a sanitizer's runtime reaches it through sigaction() as it starts (shim.c). */
+__attribute__((no_sanitize_address, no_sanitize_thread, no_sanitize_undefined))
 bool fatal_manages(int signo)
 {
 	return signo > 0 && signo < NSIG && atomic_load_explicit(&managed[signo], memory_order_acquire);

@@ -29,6 +29,12 @@
 #include "preload/process.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
+/*
+ * A sanitizer's runtime (make check-sanitize) sets its own signal handlers
+ * while it starts, through the first sigaction() after it: ours. Code on
+ * that path runs before the runtime can take instrumented calls.
+ */
+#define UNINSTRUMENTED __attribute__((no_sanitize_address, no_sanitize_thread, no_sanitize_undefined))
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
@@ -49,7 +55,7 @@ static struct {
 	signal_fn signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset;
 } real;
 
-static void *real_lookup(void **slot, const char *name)
+UNINSTRUMENTED static void *real_lookup(void **slot, const char *name)
 {
 	/* Only reached before the constructor ran (another library's constructor execs). */
 	if (!*slot)
@@ -377,7 +383,8 @@ static __sighandler_t no_real_handler(void)
 
 #define CALL_REAL_SIGNAL(name, ...) (REAL(name) ? real.name(__VA_ARGS__) : no_real_handler())
 
-PFSHIM_EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction *oldact)
+UNINSTRUMENTED PFSHIM_EXPORT int sigaction(int signo, const struct sigaction *act,
+					   struct sigaction *oldact)
 {
 	if (fatal_manages(signo))
 		return fatal_sigaction(signo, act, oldact);

@@ -240,6 +240,8 @@ ended_by_prog() {
 }
 
 @test "PFSHIM_ON_FATAL=1: the old action a program is given back is the one it set, as the kernel keeps it" {
+	# Measured with libtsan.so preloaded alone: "after h1: h1 flags=0x50000000 mask=9,10,".
+	skip_under_sanitizer "the runtime's sigaction() answers from its own table (SIGKILL kept, no SA_RESTORER), with or without the shim" tsan
 	for sig in 15 11 1; do
 		run "$PROGS/late_handler" old "$sig"
 		want=$output
@@ -345,11 +347,14 @@ early() {
 		"$PROGS/fatal" term
 	[ "$status" -eq 143 ]
 	[ "$stderr" = "pfshim: PFSHIM_ON_FATAL: expected 0 or 1; off" ]
-	# sigaction() and signal() go to libc unchanged: the program's handler, its old actions.
-	run "$PROGS/late_handler" old 15
-	want=$output
-	run shim "$PROGS/late_handler" old 15
-	[ "$output" = "$want" ]
+	# sigaction() and signal() go to libc unchanged: the program's handler, its old actions
+	# (not under TSan, whose own sigaction() answers from its table: see above).
+	if [ "${PFSHIM_SANITIZER:-}" != tsan ]; then
+		run "$PROGS/late_handler" old 15
+		want=$output
+		run shim "$PROGS/late_handler" old 15
+		[ "$output" = "$want" ]
+	fi
 	: >"$REPORTS"
 	run shim "$PROGS/late_handler" sysv_signal return 15 2
 	[ "$status $output" = "143 $(printf 'handler\nsurvived 1')" ]
