@@ -29,10 +29,10 @@
  * SIGKILL and SIGSTOP, SA_RESTORER added by glibc), read back after ours is
  * installed with the same flags and mask.
  *
- * A program's handler may set actions from inside a handler, and its
- * threads may race: the action is kept under a sequence count, written with
- * the nine signals blocked in the writing thread (a handler there would
- * spin on its own half-written copy), read by fatal_handler() until stable.
+ * A program's handler may set or read actions from inside a handler, and
+ * its threads may race: the action is kept under a sequence count, written
+ * with every signal blocked in the writing thread (a handler there would
+ * spin on its own half-written copy), read until stable.
  */
 #include "preload/fatal.h"
 
@@ -201,7 +201,7 @@ int fatal_sigaction(int signo, const struct sigaction *act, struct sigaction *ol
 {
 	int saved_errno = errno, ret = 0;
 	struct sigaction want, old;
-	sigset_t nine, saved;
+	sigset_t all, saved;
 	unsigned seq;
 
 	if (!act) {
@@ -210,10 +210,8 @@ int fatal_sigaction(int signo, const struct sigaction *act, struct sigaction *ol
 		return 0;
 	}
 	want = *act;			/* act and oldact may be one struct */
-	sigemptyset(&nine);
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		sigaddset(&nine, fatal_signals[i]);
-	pthread_sigmask(SIG_BLOCK, &nine, &saved);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	/* Writers in other threads: take the seq from even to odd. */
 	do {
 		seq = atomic_load_explicit(&action_seq[signo], memory_order_relaxed) & ~1u;
