@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -53,6 +54,7 @@ static struct {
 	daemon_fn daemon;
 	fatal_sigaction_fn sigaction;
 	signal_fn signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset;
+	int (*siginterrupt)(int, int);
 } real;
 
 UNINSTRUMENTED static void *real_lookup(void **slot, const char *name)
@@ -122,7 +124,7 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	(void)envp;
 	/* Always: sigaction() and its kin forward even when the shim is off. */
 	REAL(sigaction); REAL(signal); REAL(bsd_signal); REAL(ssignal);
-	REAL(sysv_signal); REAL(__sysv_signal); REAL(sigset);
+	REAL(sysv_signal); REAL(__sysv_signal); REAL(sigset); REAL(siginterrupt);
 	process_start(argc > 0 ? argv[0] : NULL, env_get);
 	if (process.active) {
 		REAL(execve); REAL(execvpe); REAL(execv); REAL(execvp);
@@ -371,9 +373,7 @@ PFSHIM_EXPORT int execle(const char *path, const char *arg, ...)
  * keeps the program's, and ours stays in the kernel. Any other call goes to
  * libc unchanged. glibc's signal() and its kin set the action by an
  * internal call no preload sees: each is interposed, and made from the
- * sigaction() glibc makes of it. (siginterrupt() is not: it edits the
- * flags of the handler in the kernel, ours, which keeps the program's
- * flags; an old action read afterwards shows them as they were before it.)
+ * sigaction() glibc makes of it.
  */
 static __sighandler_t no_real_handler(void)
 {
@@ -406,10 +406,20 @@ static __sighandler_t signal_as_sigaction(int signo, __sighandler_t handler, int
 	return fatal_sigaction(signo, &sa, &old) < 0 ? SIG_ERR : old.sa_handler;
 }
 
+/*
+ * glibc's siginterrupt(sig, 1) also makes later signal() calls on sig set
+ * no SA_RESTART (its hidden _sigintr set): the same, here, for the signals
+ * whose siginterrupt() came to us.
+ */
+static atomic_bool signal_interrupts[NSIG];
+
 /* BSD semantics (signal, bsd_signal, ssignal): blocked in its own handler, calls restart. */
 #define SIGNAL_BSD(name, signo, handler)                                                  \
-	(fatal_manages(signo) ? signal_as_sigaction(signo, handler, SA_RESTART, true) :   \
-				CALL_REAL_SIGNAL(name, signo, handler))
+	(fatal_manages(signo) ?                                                           \
+		 signal_as_sigaction(signo, handler,                                      \
+				     atomic_load(&signal_interrupts[signo]) ? 0 : SA_RESTART, \
+				     true) :                                              \
+		 CALL_REAL_SIGNAL(name, signo, handler))
 
 /* System V semantics (sysv_signal, and signal() under strict ISO C): run once, not blocked. */
 #define SIGNAL_SYSV(name, signo, handler)                                                 \
@@ -464,4 +474,20 @@ PFSHIM_EXPORT __sighandler_t sigset(int signo, __sighandler_t disp)
 	if (fatal_sigaction(signo, &sa, &old) < 0 || pthread_sigmask(SIG_UNBLOCK, &set, &oset) != 0)
 		return SIG_ERR;
 	return sigismember(&oset, signo) ? SIG_HOLD : old.sa_handler;
+}
+
+/* The program's action with SA_RESTART off (@interrupt) or on, as glibc's. */
+PFSHIM_EXPORT int siginterrupt(int signo, int interrupt)
+{
+	struct sigaction sa;
+
+	if (!fatal_manages(signo))
+		return REAL(siginterrupt) ? real.siginterrupt(signo, interrupt) : no_real();
+	fatal_sigaction(signo, NULL, &sa);
+	atomic_store(&signal_interrupts[signo], interrupt != 0);
+	if (interrupt)
+		sa.sa_flags &= ~SA_RESTART;
+	else
+		sa.sa_flags |= SA_RESTART;
+	return fatal_sigaction(signo, &sa, NULL);
 }

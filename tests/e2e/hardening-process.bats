@@ -249,6 +249,16 @@ ended_by_prog() {
 		echo "$output"
 		[ "$output" = "$want" ]
 	done
+	# siginterrupt(), and glibc's memory of it for later signal() calls.
+	run "$PROGS/late_handler" interrupt 15
+	want=$output
+	run shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" interrupt 15
+	echo "$output"
+	[ "$output" = "$want" ]
+	[ "$(sed -n 3p <<<"$want")" = "then signal: h2 flags=0x4000000 mask=15," ]
+	[ "$(sed -n 5p <<<"$want")" = "then signal: h2 flags=0x14000000 mask=15," ]
+	run "$PROGS/late_handler" old 1
+	want=$output
 	# What it shows: the kernel's copy (SIGKILL dropped from the mask, glibc's
 	# SA_RESTORER added), SA_RESETHAND and SA_SIGINFO as set, signal()'s own.
 	[ "$(sed -n 1p <<<"$want")" = "before: default flags=0 mask=" ]

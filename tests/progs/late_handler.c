@@ -9,6 +9,8 @@
  *       default and returns: the faulting write runs again, and kills
  *   late_handler old SIGNO              sets two actions with sigaction(),
  *       then signal(), printing each old action it is given back
+ *   late_handler interrupt SIGNO        signal(), siginterrupt() on and off,
+ *       signal() after each, printing the action after each call
  *   late_handler ignore-exec SIGNO PROGRAM ARGS...  SIG_IGN, then exec
  *   late_handler overflow ALTSIZE       overflows its stack; a SIGSEGV
  *       handler on an ALTSIZE-byte alternate stack prints "caught overflow"
@@ -135,6 +137,24 @@ static int old_actions(int signo)
 
 static volatile int forever = 1;
 
+static int interrupt_flags(int signo)
+{
+	struct sigaction now;
+
+	signal(signo, h1);
+	sigaction(signo, NULL, &now);
+	print_action("signal", &now);
+	for (int on = 1; on >= 0; on--) {
+		siginterrupt(signo, on);
+		sigaction(signo, NULL, &now);
+		print_action(on ? "siginterrupt 1" : "siginterrupt 0", &now);
+		signal(signo, h2);
+		sigaction(signo, NULL, &now);
+		print_action("then signal", &now);
+	}
+	return 0;
+}
+
 static void recurse(volatile char *above)
 {
 	volatile char frame[4096];
@@ -168,6 +188,8 @@ int main(int argc, char **argv)
 	style = argc > 1 ? argv[1] : "";
 	if (!strcmp(style, "old") && argc > 2)
 		return old_actions(atoi(argv[2]));
+	if (!strcmp(style, "interrupt") && argc > 2)
+		return interrupt_flags(atoi(argv[2]));
 	if (!strcmp(style, "ignore-exec") && argc > 3) {
 		signal(atoi(argv[2]), SIG_IGN);
 		execvp(argv[3], argv + 3);
