@@ -35,7 +35,7 @@ load helpers
 	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" PFSHIM_SIGNAL=USR2 \
 		PFSHIM_EVENTS=task-clock "$PROGS/burn_threads" 2 600 &
 	pid=$!
-	sleep 0.2
+	wait_caught "$pid" USR2
 	for i in 1 2 3 4 5; do kill -USR2 "$pid"; sleep 0.05; done
 	wait "$pid"
 	[ "$(reports '.reason == "signal"')" -eq 5 ]
