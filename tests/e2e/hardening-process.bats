@@ -474,8 +474,12 @@ except OSError as e: print(e.errno)'
 	mkfifo "$fifo"
 	shim PFSHIM_EVENTS=task-clock unshare --pid --fork \
 		sh -c 'read x <"$0"; exec "$1"' "$fifo" "$PROGS/first_fd" >/dev/null &
-	shim PFSHIM_EVENTS=task-clock unshare --pid --fork "$PROGS/first_fd" >/dev/null
-	timeout 10 sh -c 'echo go >"$0"' "$fifo"
+	# The second starts once the FIFO is open for writing: that open returns when the
+	# first container's shell opens it for reading, its namespace made (started one
+	# after the other, the second could run and end before the first namespace existed).
+	timeout 20 sh -c 'exec 3>"$0"; "$@" >/dev/null; echo go >&3' "$fifo" \
+		env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+		PFSHIM_EVENTS=task-clock unshare --pid --fork "$PROGS/first_fd"
 	wait
 	run jq -s -c 'map(select(.program == "first_fd")) | map([.pid, .pid_ns])' "$REPORTS"
 	echo "$output"
