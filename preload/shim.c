@@ -1,14 +1,16 @@
 /*
  * shim.c: where libpfshim.so meets the host program: the constructor, the
  * exit paths (destructor, _exit, _Exit, quick_exit, daemon's parent), the
- * interposed exec*() functions, fork and the report signal (the fatal
- * signals are fatal.c's). Each entry point does as little as it can and
- * hands over to process.c.
+ * interposed exec*() functions, fork, the report signal, and sigaction()
+ * and its kin, which only PFSHIM_ON_FATAL=1 changes (the fatal signals are
+ * fatal.c's). Each entry point does as little as it can and hands over to
+ * process.c or fatal.c.
  *
  * glibc's exec functions call each other through internal aliases that no
  * preload can see, so every variant is interposed on its own. The real
  * functions are looked up in the constructor: dlsym() is not
- * async-signal-safe, and exec may be called in a child of a threaded fork.
+ * async-signal-safe, exec may be called in a child of a threaded fork, and
+ * sigaction() in a signal handler.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
@@ -29,6 +32,12 @@
 #include "preload/warn.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
+/*
+ * A sanitizer's runtime (make check-sanitize) sets its own signal handlers
+ * while it starts, through the first sigaction() after it: ours. Code on
+ * that path runs before the runtime can take instrumented calls.
+ */
+#define UNINSTRUMENTED __attribute__((no_sanitize_address, no_sanitize_thread, no_sanitize_undefined))
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
@@ -36,6 +45,7 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 typedef void (*exit_fn)(int);
 typedef int (*daemon_fn)(int, int);
+typedef __sighandler_t (*signal_fn)(int, __sighandler_t);
 
 static struct {
 	execve_fn execve, execvpe;
@@ -44,9 +54,12 @@ static struct {
 	execveat_fn execveat;
 	exit_fn _exit, _Exit;
 	daemon_fn daemon;
+	fatal_sigaction_fn sigaction;
+	signal_fn signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset;
+	int (*siginterrupt)(int, int);
 } real;
 
-static void *real_lookup(void **slot, const char *name)
+UNINSTRUMENTED static void *real_lookup(void **slot, const char *name)
 {
 	/* Only reached before the constructor ran (another library's constructor execs). */
 	if (!*slot)
@@ -128,6 +141,9 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	int saved_errno = errno;
 
 	(void)envp;
+	/* Always: sigaction() and its kin forward even when the shim is off. */
+	REAL(sigaction); REAL(signal); REAL(bsd_signal); REAL(ssignal);
+	REAL(sysv_signal); REAL(__sysv_signal); REAL(sigset); REAL(siginterrupt);
 	process_start(argc > 0 ? argv[0] : NULL, env_get);
 	if (process.active) {
 		REAL(execve); REAL(execvpe); REAL(execv); REAL(execvp);
@@ -135,7 +151,7 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 		pthread_atfork(NULL, NULL, after_fork_in_child);
 		at_quick_exit(shim_quick_exit);
 		if (process.config.on_fatal)
-			fatal_install(process.config.signal);
+			fatal_install(process.config.signal, real.sigaction);
 		if (process.config.signal)
 			report_signal_install(process.config.signal);
 	}
@@ -369,4 +385,128 @@ PFSHIM_EXPORT int execlp(const char *file, const char *arg, ...)
 PFSHIM_EXPORT int execle(const char *path, const char *arg, ...)
 {
 	EXEC_LIST(EXEC_LIST_LE, path, arg);
+}
+
+/*
+ * The actions of the nine fatal signals under PFSHIM_ON_FATAL=1: fatal.c
+ * keeps the program's, and ours stays in the kernel. Any other call goes to
+ * libc unchanged. glibc's signal() and its kin set the action by an
+ * internal call no preload sees: each is interposed, and made from the
+ * sigaction() glibc makes of it.
+ */
+static __sighandler_t no_real_handler(void)
+{
+	errno = ENOSYS;
+	return SIG_ERR;
+}
+
+#define CALL_REAL_SIGNAL(name, ...) (REAL(name) ? real.name(__VA_ARGS__) : no_real_handler())
+
+UNINSTRUMENTED PFSHIM_EXPORT int sigaction(int signo, const struct sigaction *act,
+					   struct sigaction *oldact)
+{
+	if (fatal_manages(signo))
+		return fatal_sigaction(signo, act, oldact);
+	return CALL_REAL(sigaction, signo, act, oldact);
+}
+
+static __sighandler_t signal_as_sigaction(int signo, __sighandler_t handler, int flags,
+					  bool block_self)
+{
+	struct sigaction sa = { .sa_handler = handler, .sa_flags = flags }, old;
+
+	if (handler == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	sigemptyset(&sa.sa_mask);
+	if (block_self)
+		sigaddset(&sa.sa_mask, signo);
+	return fatal_sigaction(signo, &sa, &old) < 0 ? SIG_ERR : old.sa_handler;
+}
+
+/*
+ * glibc's siginterrupt(sig, 1) also makes later signal() calls on sig set
+ * no SA_RESTART (its hidden _sigintr set): the same, here, for the signals
+ * whose siginterrupt() came to us.
+ */
+static atomic_bool signal_interrupts[NSIG];
+
+/* BSD semantics (signal, bsd_signal, ssignal): blocked in its own handler, calls restart. */
+#define SIGNAL_BSD(name, signo, handler)                                                  \
+	(fatal_manages(signo) ?                                                           \
+		 signal_as_sigaction(signo, handler,                                      \
+				     atomic_load(&signal_interrupts[signo]) ? 0 : SA_RESTART, \
+				     true) :                                              \
+		 CALL_REAL_SIGNAL(name, signo, handler))
+
+/* System V semantics (sysv_signal, and signal() under strict ISO C): run once, not blocked. */
+#define SIGNAL_SYSV(name, signo, handler)                                                 \
+	(fatal_manages(signo) ?                                                           \
+		 signal_as_sigaction(signo, handler, SA_RESETHAND | SA_NODEFER, false) :  \
+		 CALL_REAL_SIGNAL(name, signo, handler))
+
+PFSHIM_EXPORT __sighandler_t signal(int signo, __sighandler_t handler)
+{
+	return SIGNAL_BSD(signal, signo, handler);
+}
+
+PFSHIM_EXPORT __sighandler_t bsd_signal(int signo, __sighandler_t handler)
+{
+	return SIGNAL_BSD(bsd_signal, signo, handler);
+}
+
+PFSHIM_EXPORT __sighandler_t ssignal(int signo, __sighandler_t handler)
+{
+	return SIGNAL_BSD(ssignal, signo, handler);
+}
+
+PFSHIM_EXPORT __sighandler_t sysv_signal(int signo, __sighandler_t handler)
+{
+	return SIGNAL_SYSV(sysv_signal, signo, handler);
+}
+
+PFSHIM_EXPORT __sighandler_t __sysv_signal(int signo, __sighandler_t handler)
+{
+	return SIGNAL_SYSV(__sysv_signal, signo, handler);
+}
+
+/* System V's sigset(): SIG_HOLD blocks the signal; anything else is set, and unblocks it. */
+PFSHIM_EXPORT __sighandler_t sigset(int signo, __sighandler_t disp)
+{
+	struct sigaction sa = { .sa_handler = disp }, old;
+	sigset_t set, oset;
+
+	if (!fatal_manages(signo))
+		return CALL_REAL_SIGNAL(sigset, signo, disp);
+	sigemptyset(&set);
+	sigaddset(&set, signo);
+	if (disp == SIG_HOLD) {
+		if (pthread_sigmask(SIG_BLOCK, &set, &oset) != 0)
+			return SIG_ERR;
+		if (sigismember(&oset, signo))
+			return SIG_HOLD;
+		fatal_sigaction(signo, NULL, &old);
+		return old.sa_handler;
+	}
+	sigemptyset(&sa.sa_mask);
+	if (fatal_sigaction(signo, &sa, &old) < 0 || pthread_sigmask(SIG_UNBLOCK, &set, &oset) != 0)
+		return SIG_ERR;
+	return sigismember(&oset, signo) ? SIG_HOLD : old.sa_handler;
+}
+
+/* The program's action with SA_RESTART off (@interrupt) or on, as glibc's. */
+PFSHIM_EXPORT int siginterrupt(int signo, int interrupt)
+{
+	struct sigaction sa;
+
+	if (!fatal_manages(signo))
+		return REAL(siginterrupt) ? real.siginterrupt(signo, interrupt) : no_real();
+	fatal_sigaction(signo, NULL, &sa);
+	atomic_store(&signal_interrupts[signo], interrupt != 0);
+	if (interrupt)
+		sa.sa_flags &= ~SA_RESTART;
+	else
+		sa.sa_flags |= SA_RESTART;
+	return fatal_sigaction(signo, &sa, NULL);
 }

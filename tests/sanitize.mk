@@ -35,9 +35,12 @@ TSAN_E2E_ENV := PFSHIM_SANITIZER=tsan \
 	TSAN_OPTIONS=halt_on_error=1:report_signal_unsafe=0:history_size=7:suppressions=$(TSAN_SUPP):$(SAN_SIGNALS):log_path=$(SAN_LOGS)/tsan/tsan
 
 # The threaded tests: the unit tests that start threads, and the end-to-end
-# suites whose programs run threads through the shim.
+# suites whose programs run threads through the shim, or whose reports run in
+# signal handlers while threads run (hardening-process: 32 threads reporting
+# at once, fatal signals; signals: PFSHIM_SIGNAL on threads).
 TSAN_UNIT   := fastread/test_read markers/test_regions
-TSAN_E2E    := tests/e2e/threads.bats tests/e2e/markers.bats
+TSAN_E2E    := tests/e2e/threads.bats tests/e2e/markers.bats \
+	tests/e2e/hardening-process.bats tests/e2e/signals.bats
 
 SAN_MAKE_ASAN := $(MAKE) -s --no-print-directory BUILD=$(ASAN_B) CC=$(SAN_CC) \
 	CFLAGS="$(SAN_CFLAGS) $(ASAN_SAN)" LDFLAGS="$(ASAN_SAN)"

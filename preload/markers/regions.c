@@ -318,8 +318,17 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
 	return ret;
 }
 
+/*
+ * Every pfshim_report() names its thread again (a name may be given at any
+ * time): the same name is not written. A write makes the sequence counter
+ * move, and reports of other threads copying this table meanwhile retry;
+ * with many threads reporting at once they ran out of tries and left the
+ * regions out. The owner is the only writer: it may read its own name.
+ */
 void region_thread_set_name(struct region_thread *t, const char *name)
 {
+	if (strncmp(t->name, name, sizeof(t->name) - 1) == 0)
+		return;
 	write_begin(t);
 	strncpy(t->name, name, sizeof(t->name) - 1);
 	t->name[sizeof(t->name) - 1] = '\0';

@@ -104,7 +104,7 @@ struct region_slot {
 struct region_thread {
 	_Atomic uint32_t seq;
 	int tid;
-	char name[16];			/* comm, read at thread setup and exit */
+	char name[16];			/* comm, read at thread setup, exit and pfshim_report() */
 	uint32_t nr_slots;
 	int open_error;			/* errno of a group that failed to open in this thread */
 	uint64_t end_without_begin;	/* misuse: end of a region not open in this thread */
@@ -168,7 +168,11 @@ bool region_end_closes(const struct region_thread *t, const struct region_layout
 int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,
 	       uint32_t nr_names, const uint64_t *now);
 
-/* region_thread_set_name - @name (a comm, 15 bytes at most) under the sequence counter. */
+/*
+ * region_thread_set_name - @name (a comm, 15 bytes at most) under the
+ * sequence counter; nothing is written (the counter does not move) when the
+ * name is already @name. Owner thread only.
+ */
 void region_thread_set_name(struct region_thread *t, const char *name);
 
 /* region_thread_close - the thread exits: each open region counts as unclosed, then is closed. */

@@ -109,16 +109,23 @@ load helpers
 # ended_by ARGS...: how `fatal ARGS` ends, under waitcore, cores allowed, in the
 # test's directory; under the shim (PFSHIM_ON_FATAL=1) when WITH_SHIM is set.
 ended_by() {
+	ended_by_prog fatal "$@"
+}
+
+# ended_by_prog PROG ARGS...: the same for another program of tests/progs.
+ended_by_prog() {
+	local prog=$1
+	shift
 	cd "$BATS_TEST_TMPDIR" && ulimit -c unlimited || return
 	if [ -n "${WITH_SHIM:-}" ]; then
-		shim PFSHIM_ON_FATAL=1 PFSHIM_EVENTS=task-clock "$PROGS/waitcore" "$PROGS/fatal" "$@"
+		shim PFSHIM_ON_FATAL=1 PFSHIM_EVENTS=task-clock "$PROGS/waitcore" "$PROGS/$prog" "$@"
 	else
-		"$PROGS/waitcore" "$PROGS/fatal" "$@"
+		"$PROGS/waitcore" "$PROGS/$prog" "$@"
 	fi
 }
 
 @test "PFSHIM_ON_FATAL=1: segfault, FPE, abort and SIGTERM die as without the shim, with a report" {
-	skip_under_sanitizer "its runtime turns core dumps off (disable_coredump) and takes SIGSEGV for itself" asan
+	skip_under_sanitizer "its runtime turns core dumps off (disable_coredump) and takes SIGSEGV for itself" asan tsan
 	for how in segv fpe abort term; do
 		: >"$REPORTS"
 		want=$(ended_by "$how")
@@ -139,7 +146,7 @@ ended_by() {
 }
 
 @test "PFSHIM_ON_FATAL=1: each of the nine signals, sent by kill, ends as without the shim" {
-	skip_under_sanitizer "its runtime turns core dumps off (disable_coredump) and takes SIGSEGV for itself" asan
+	skip_under_sanitizer "its runtime turns core dumps off (disable_coredump) and takes SIGSEGV for itself" asan tsan
 	for sig in SEGV BUS FPE ILL ABRT TERM INT HUP QUIT; do
 		: >"$REPORTS"
 		n=$(kill -l "$sig")
@@ -172,15 +179,123 @@ ended_by() {
 	[ "$got" = "$want" ]
 }
 
-@test "PFSHIM_ON_FATAL=1: a handler the program installs after the shim replaces it" {
+@test "PFSHIM_ON_FATAL=1: a handler the program installs after the shim runs, and the program lives on" {
+	for style in sigaction signal bsd_signal sigset; do
+		: >"$REPORTS"
+		run "$PROGS/late_handler" "$style" return 15 2
+		want="$status $output"
+		[ "$want" = "0 $(printf 'handler\nsurvived 1\nhandler\nsurvived 2')" ]
+		run shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" "$style" return 15 2
+		echo "$style: $status $output"
+		[ "$status $output" = "$want" ]
+		[ "$(reports '.reason == "exit"')" -eq 1 ]
+		[ "$(reports)" -eq 1 ]
+	done
+	# fatal's own-term: signal() in main, a handler that exits 3.
 	run "$PROGS/fatal" own-term
 	want="$status $output"
-	run env PFSHIM_ON_FATAL=1 LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
-		"$PROGS/fatal" own-term
-	[ "$status $output" = "$want" ]
 	[ "$want" = "3 own handler" ]
+	run shim PFSHIM_ON_FATAL=1 "$PROGS/fatal" own-term
+	[ "$status $output" = "$want" ]
 	[ "$(reports '.reason == "signal"')" -eq 0 ]
-	[ "$(reports '.reason == "exit"')" -eq 1 ]
+}
+
+@test "PFSHIM_ON_FATAL=1: a System V handler set after the shim runs once, then the report and the default" {
+	run "$PROGS/late_handler" sysv_signal return 15 2
+	want="$status $output"
+	[ "$want" = "143 $(printf 'handler\nsurvived 1')" ]
+	run shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" sysv_signal return 15 2
+	[ "$status $output" = "$want" ]
+	[ "$(reports '.reason == "signal" and .signal == 15')" -eq 1 ]
+	[ "$(reports)" -eq 1 ]
+}
+
+@test "PFSHIM_ON_FATAL=1: a handler set after the shim that restores the default and re-raises dies as without it, reported" {
+	skip_under_sanitizer "its runtime turns core dumps off (disable_coredump)" asan tsan
+	for style in sigaction signal sysv_signal sigset; do
+		for sig in TERM ABRT SEGV; do
+			: >"$REPORTS"
+			n=$(kill -l "$sig")
+			want=$(ended_by_prog late_handler "$style" reraise "$n")
+			got=$(WITH_SHIM=1 ended_by_prog late_handler "$style" reraise "$n")
+			echo "$style $sig: without '$want', with '$got'"
+			[ "$got" = "$want" ]
+			[ "$(head -1 <<<"$want")" = handler ]
+			[ "$(tail -1 <<<"$want" | cut -d' ' -f1)" = "signal=$n" ]
+			[ "$(reports ".program == \"late_handler\" and .reason == \"signal\" and .signal == $n")" -eq 1 ]
+			[ "$(reports '.program == "late_handler"')" -eq 1 ]
+		done
+		# A SIGSEGV handler that restores the default and returns: the fault again, and death.
+		: >"$REPORTS"
+		want=$(ended_by_prog late_handler "$style" fault)
+		got=$(WITH_SHIM=1 ended_by_prog late_handler "$style" fault)
+		echo "$style fault: without '$want', with '$got'"
+		[ "$got" = "$want" ]
+		[ "$(reports '.program == "late_handler" and .reason == "signal" and .signal == 11')" -eq 1 ]
+	done
+	if [ "$(cat /proc/sys/kernel/core_pattern)" = core ]; then
+		[ "$(WITH_SHIM=1 ended_by_prog late_handler signal fault | tail -1)" = "signal=11 core=1" ]
+	fi
+	rm -f "$BATS_TEST_TMPDIR"/core*
+}
+
+@test "PFSHIM_ON_FATAL=1: the old action a program is given back is the one it set, as the kernel keeps it" {
+	# Measured with libtsan.so preloaded alone: "after h1: h1 flags=0x50000000 mask=9,10,".
+	skip_under_sanitizer "the runtime's sigaction() answers from its own table (SIGKILL kept, no SA_RESTORER), with or without the shim" tsan
+	for sig in 15 11 1; do
+		run "$PROGS/late_handler" old "$sig"
+		want=$output
+		run shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" old "$sig"
+		echo "$output"
+		[ "$output" = "$want" ]
+	done
+	# siginterrupt(), and glibc's memory of it for later signal() calls.
+	run "$PROGS/late_handler" interrupt 15
+	want=$output
+	run shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" interrupt 15
+	echo "$output"
+	[ "$output" = "$want" ]
+	[ "$(sed -n 3p <<<"$want")" = "then signal: h2 flags=0x4000000 mask=15," ]
+	[ "$(sed -n 5p <<<"$want")" = "then signal: h2 flags=0x14000000 mask=15," ]
+	run "$PROGS/late_handler" old 1
+	want=$output
+	# What it shows: the kernel's copy (SIGKILL dropped from the mask, glibc's
+	# SA_RESTORER added), SA_RESETHAND and SA_SIGINFO as set, signal()'s own.
+	[ "$(sed -n 1p <<<"$want")" = "before: default flags=0 mask=" ]
+	[ "$(sed -n 2p <<<"$want")" = "after h1: h1 flags=0x54000000 mask=10," ]
+	[ "$(sed -n 3p <<<"$want" | cut -d' ' -f1-3)" = "now: h2 flags=0x8c000004" ]
+	[ "$(sed -n 4p <<<"$want")" = "signal gave back h2" ]
+	[ "$(sed -n 5p <<<"$want")" = "after signal: ignored flags=0x14000000 mask=1," ]
+	[ "$(sed -n 6p <<<"$want")" = "after same struct: ignored flags=0x14000000 mask=1," ]
+}
+
+@test "PFSHIM_ON_FATAL=1: SIG_IGN set after the shim is the kernel's: an exec'd child inherits it" {
+	for sig in HUP TERM; do
+		n=$(kill -l "$sig")
+		run "$PROGS/late_handler" ignore-exec "$n" grep SigIgn /proc/self/status
+		want=$output
+		# What this test's environment already ignores, and the bit of that signal.
+		base=$(grep SigIgn /proc/self/status | cut -f2)
+		[ "$want" = "$(printf 'SigIgn:\t%016x' $((0x$base | (1 << (n - 1)))))" ]
+		run shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" ignore-exec "$n" grep SigIgn /proc/self/status
+		[ "$output" = "$want" ]
+		[ "$(reports '.reason == "exec" and .program == "late_handler"')" -eq 1 ]
+		: >"$REPORTS"
+	done
+}
+
+@test "PFSHIM_ON_FATAL=1: a stack overflow caught on the program's alternate stack is caught with the shim too" {
+	for size in 65536 16384 8192; do
+		: >"$REPORTS"
+		run "$PROGS/late_handler" overflow "$size"
+		want="$status $output"
+		[ "$want" = "5 caught overflow" ]
+		run shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" overflow "$size"
+		echo "$size: $status $output"
+		[ "$status $output" = "$want" ]
+		# Its _exit() from the handler reports.
+		[ "$(reports '.reason == "exit"')" -eq 1 ]
+	done
 }
 
 # early HOW ARGS...: `fatal ARGS` with a library whose constructor installed a
@@ -243,6 +358,18 @@ early() {
 		"$PROGS/fatal" term
 	[ "$status" -eq 143 ]
 	[ "$stderr" = "pfshim: PFSHIM_ON_FATAL: expected 0 or 1; off" ]
+	# sigaction() and signal() go to libc unchanged: the program's handler, its old actions
+	# (not under TSan, whose own sigaction() answers from its table: see above).
+	if [ "${PFSHIM_SANITIZER:-}" != tsan ]; then
+		run "$PROGS/late_handler" old 15
+		want=$output
+		run shim "$PROGS/late_handler" old 15
+		[ "$output" = "$want" ]
+	fi
+	: >"$REPORTS"
+	run shim "$PROGS/late_handler" sysv_signal return 15 2
+	[ "$status $output" = "143 $(printf 'handler\nsurvived 1')" ]
+	[ "$(reports)" -eq 0 ]
 }
 
 # ---- class 7: every process reports once per image, with what identifies it
@@ -299,6 +426,10 @@ wait_reports() {
 }
 
 @test "a clone(CLONE_VM) child shares the parent's memory: it touches nothing, reports nothing" {
+	# Measured with libtsan.so preloaded alone, no shim: its clone() interceptor takes the
+	# call for a fork ("forked new process"), redoes its fork-child set-up in memory the
+	# child shares with its parent, and the child dies of SIGSEGV at pc 0x2: "child exited -1".
+	skip_under_sanitizer "the runtime's clone() interceptor kills a CLONE_VM child, with or without the shim" tsan
 	run shim PFSHIM_EVENTS=task-clock "$PROGS/proc_ways" clone-vm
 	[ "$status" -eq 0 ]
 	[ "$output" = "child exited 0" ]
@@ -343,8 +474,12 @@ except OSError as e: print(e.errno)'
 	mkfifo "$fifo"
 	shim PFSHIM_EVENTS=task-clock unshare --pid --fork \
 		sh -c 'read x <"$0"; exec "$1"' "$fifo" "$PROGS/first_fd" >/dev/null &
-	shim PFSHIM_EVENTS=task-clock unshare --pid --fork "$PROGS/first_fd" >/dev/null
-	timeout 10 sh -c 'echo go >"$0"' "$fifo"
+	# The second starts once the FIFO is open for writing: that open returns when the
+	# first container's shell opens it for reading, its namespace made (started one
+	# after the other, the second could run and end before the first namespace existed).
+	timeout 20 sh -c 'exec 3>"$0"; "$@" >/dev/null; echo go >&3' "$fifo" \
+		env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+		PFSHIM_EVENTS=task-clock unshare --pid --fork "$PROGS/first_fd"
 	wait
 	run jq -s -c 'map(select(.program == "first_fd")) | map([.pid, .pid_ns])' "$REPORTS"
 	echo "$output"

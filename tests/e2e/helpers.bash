@@ -53,6 +53,19 @@ between() {
 	fi
 }
 
+# wait_caught PID SIGNAL: wait (bounded) until PID catches SIGNAL (its SigCgt
+# bit), i.e. the shim's constructor installed the report handler: a report
+# signal sent before that kills the program, however long the start-up takes.
+wait_caught() {
+	local bit=$((1 << ($(kill -l "$2") - 1))) cgt
+	for _ in $(seq 1000); do
+		cgt=$(awk '/^SigCgt:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 0
+		[ -n "$cgt" ] || return 0
+		(( 0x$cgt & bit )) && return 0
+		sleep 0.01
+	done
+}
+
 # skip_under_sanitizer REASON [asan|tsan...]: skip this test in the
 # `make check-sanitize` runs of those sanitizers (of any, when none is named).
 skip_under_sanitizer() {

@@ -198,6 +198,7 @@ total() {
 	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" PFSHIM_SIGNAL=USR2 \
 		PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_threads" 4 200000 0 &
 	pid=$!
+	wait_caught "$pid" USR2
 	for i in $(seq 30); do
 		sleep 0.02
 		kill -USR2 "$pid" 2>/dev/null || break

@@ -12,8 +12,14 @@ load helpers
 	[ "$(reports '.reason == "signal" and .signal == 10')" -eq 1 ]
 	mid=$(value page-faults '.reason == "signal"')
 	end=$(value page-faults '.reason == "exit"')
+	echo "mid $mid, end $end"
+	# Each of the 4000 fresh pages touched before the signal faults once, and so
+	# does each of the 4000 after it: the report came between the two halves
+	# exactly when it holds the first 4000 and the exit report 4000 more. (How
+	# many other faults start-up, the report and exit take varies from run to
+	# run, by one or two, and by more under a sanitizer's runtime: no bound.)
 	[ "$mid" -ge 4000 ]
-	between 4000 $((end - mid)) 4100
+	[ $((end - mid)) -ge 4000 ]
 }
 
 @test "a report signal given by number, and a real-time one" {
@@ -29,7 +35,7 @@ load helpers
 	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" PFSHIM_SIGNAL=USR2 \
 		PFSHIM_EVENTS=task-clock "$PROGS/burn_threads" 2 600 &
 	pid=$!
-	sleep 0.2
+	wait_caught "$pid" USR2
 	for i in 1 2 3 4 5; do kill -USR2 "$pid"; sleep 0.05; done
 	wait "$pid"
 	[ "$(reports '.reason == "signal"')" -eq 5 ]

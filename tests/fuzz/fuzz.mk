@@ -62,3 +62,35 @@ $(addprefix fuzz-,$(FUZZ_TARGETS)): fuzz-%: $(FUZZ_B)/fuzz_%
 		corpus $(abspath $(FUZZ_DIR)/corpus/$*) 2>log || \
 		{ tail -n 60 log; echo "fuzz_$*: crash input in $(FUZZ_B)/$*/"; exit 1; }
 	$(Q)grep -E '^stat::number_of_executed_units|^Done' $(FUZZ_B)/$*/log | tr '\n' ' '; echo
+
+# fuzz-replay: every committed input of each target, seeds and kept crash-*
+# files, fed once to the target by tests/fuzz/replay.c. Built with $(CC) and
+# linked as the unit tests are (no clang, no libFuzzer); `make unit` runs it,
+# so `make check` and `make check-asan` (under ASan and UBSan) do too.
+REPLAY_B     := $(BUILD)/fuzz-replay
+REPLAY_BIN   := $(addprefix $(REPLAY_B)/fuzz_,$(FUZZ_TARGETS))
+REPLAY_FLAGS := -DFUZZ_SYSFS_FIXTURES='"$(abspath tests/fixtures/sysfs)"'
+
+.PHONY: fuzz-replay
+unit: fuzz-replay
+fuzz-replay: deps $(REPLAY_BIN)
+	$(Q)set -e; for t in $(FUZZ_TARGETS); do \
+		$(REPLAY_B)/fuzz_$$t $(FUZZ_DIR)/corpus/$$t 2>$(REPLAY_B)/fuzz_$$t.log || \
+		{ tail -n 20 $(REPLAY_B)/fuzz_$$t.log; echo "fuzz-replay: fuzz_$$t failed on" \
+		  "$$(sed -n 's/^replay: //p' $(REPLAY_B)/fuzz_$$t.log | tail -n 1)"; exit 1; }; done
+
+$(REPLAY_BIN): | deps
+
+$(REPLAY_B)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/replay.c $(FUZZ_DIR)/fuzz.h \
+		$(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(PF_CFLAGS) $(REPLAY_FLAGS) -o $@ $< $(FUZZ_DIR)/replay.c \
+		$(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a -lpthread -lm
+
+$(REPLAY_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(FUZZ_DIR)/replay.c \
+		$(wildcard tools/pfshim/*.c tools/pfshim/*.h) export/report.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(PF_CFLAGS) $(REPLAY_FLAGS) -o $@ $< $(FUZZ_DIR)/replay.c \
+		tools/pfshim/summary.c tools/pfshim/print.c $$(pkg-config --cflags --libs jansson)

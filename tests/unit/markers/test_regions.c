@@ -368,6 +368,28 @@ static void test_snapshot(void **state)
 	free(copy);
 }
 
+/* A report names its thread each time: the same name moves no sequence counter. */
+static void test_set_name_unchanged_writes_nothing(void **state)
+{
+	uint32_t seq;
+
+	(void)state;
+	region_thread_set_name(thread, "worker-1");
+	assert_string_equal(thread->name, "worker-1");
+	seq = atomic_load(&thread->seq);
+	region_thread_set_name(thread, "worker-1");
+	assert_int_equal(atomic_load(&thread->seq), seq);
+	region_thread_set_name(thread, "worker-2");
+	assert_string_equal(thread->name, "worker-2");
+	assert_int_equal(atomic_load(&thread->seq), seq + 2);
+	/* Longer than a comm: cut at 15 bytes, and the same cut name is unchanged. */
+	region_thread_set_name(thread, "a-very-long-thread-name");
+	assert_string_equal(thread->name, "a-very-long-thr");
+	seq = atomic_load(&thread->seq);
+	region_thread_set_name(thread, "a-very-long-thread-name");
+	assert_int_equal(atomic_load(&thread->seq), seq);
+}
+
 /* Three threads enter "work" with first-event totals 10, 30 and 20. */
 static void test_totals_merge(void **state)
 {
@@ -432,6 +454,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scaled_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_name_unchanged_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_totals_merge, setup, teardown),
 	};
 
