@@ -142,6 +142,15 @@ static enum report_kind software_kind(uint64_t config)
 	}
 }
 
+enum report_kind event_builtin_kind(uint32_t type, uint64_t config)
+{
+	switch (type) {
+	case PERF_TYPE_HARDWARE: return hardware_kind(config & 0xffffffffu);	/* less a PMU type */
+	case PERF_TYPE_HW_CACHE: return REPORT_KIND_CACHE;
+	default: return REPORT_KIND_PMU;
+	}
+}
+
 int event_builtin_lookup(const char *name, struct event_builtin *out, const char **why)
 {
 	uint64_t config;

@@ -35,6 +35,13 @@ int event_builtin_lookup(const char *name, struct event_builtin *out, const char
  */
 int event_raw_parse(const char *name, uint64_t *config);
 
+/*
+ * What an encoding another resolver made counts, where the built-in names
+ * say (a generic hardware event of libpfm4's "perf::" PMU is cycles too):
+ * a hardware or hardware-cache kind, else REPORT_KIND_PMU.
+ */
+enum report_kind event_builtin_kind(uint32_t type, uint64_t config);
+
 /* Call @fn with every built-in name (aliases included), for did-you-mean. */
 void event_builtin_names(void (*fn)(void *ctx, const char *name), void *ctx);
 

@@ -4,13 +4,15 @@
  * specifications in two phases: syntax.c yields one item at a time, and
  * each is resolved at once, by the first source that knows its name:
  * built-in names, then raw rNNNN (builtin.c), then sysfs (sysfs.c, read
- * only from the first name that is not built in). Every problem is one
+ * only from the first name that is not built in), then libpfm4's vendor
+ * names (pfm.c, loaded only by a name none of the others knows). Every problem is one
  * sentence through the caller's warn function (diag.c), and the item is
  * skipped, so one typo does not cost the whole measurement.
  */
 #include "preload/events/events.h"
 #include "preload/events/builtin.h"
 #include "preload/events/diag.h"
+#include "preload/events/pfm.h"
 #include "preload/events/syntax.h"
 #include "preload/events/sysfs.h"
 
@@ -25,6 +27,7 @@ struct parser {
 	struct event_list *out;
 	struct diag diag;
 	struct sysfs_names sysfs;
+	struct pfm_names pfm;
 	int dropped;		/* events beyond EVENTS_MAX */
 	int first;		/* out->nr when the open group began */
 	unsigned char mods[EVENTS_MAX];	/* SYNTAX_MOD_* each event was given */
@@ -39,7 +42,8 @@ static void mods_apply(struct event_spec *spec, unsigned mods)
 	spec->modifiers = true;
 }
 
-static void name_unknown(struct parser *p, const char *name, const char *item)
+/* @name is known to no resolver; @pfm_err is what libpfm4 said (-ENOSYS: not loadable). */
+static void name_unknown(struct parser *p, const char *name, const char *item, int pfm_err)
 {
 	struct suggest s;
 
@@ -48,20 +52,61 @@ static void name_unknown(struct parser *p, const char *name, const char *item)
 		event_builtin_names(suggest_consider, &s);
 		sysfs_alias_names(&p->sysfs, suggest_consider, &s);
 	}
+	/* Without libpfm4 any unknown name may be a vendor one: say what to install,
+	 * unless a close built-in or sysfs name makes a typo likelier. */
+	if (pfm_err == -ENOSYS && !s.name[0]) {
+		if (strcmp(name, item))
+			diag_warn(&p->diag, "unknown event '%s' in '%s' (%s); the event is skipped",
+				  name, item, pfm_names_why(&p->pfm));
+		else
+			diag_warn(&p->diag, "unknown event '%s' (%s); the event is skipped", name,
+				  pfm_names_why(&p->pfm));
+		return;
+	}
 	if (strcmp(name, item))
 		diag_unknown(&p->diag, &s, "unknown event '%s' in '%s'", name, item);
 	else
 		diag_unknown(&p->diag, &s, "unknown event '%s'", name);
 }
 
-/* A name: built in, raw, or an alias some PMU lists in sysfs, in that order. */
+/* Does a resolver before libpfm4 know @name? Then "cycles:x" is a bad modifier. */
+static bool name_known(struct parser *p, const char *name)
+{
+	struct event_builtin b;
+	const char *why;
+	uint64_t config;
+	int err = event_builtin_lookup(name, &b, &why);
+
+	return err != -ENOENT || !event_raw_parse(name, &config) ||
+	       sysfs_alias_known(&p->sysfs, name);
+}
+
+/* A vendor name, or a known name with a bad modifier ("cycles:x"). */
+static int vendor_resolve(struct parser *p, const struct syntax_item *it, struct event_spec *spec)
+{
+	int err;
+
+	if (name_known(p, it->event)) {
+		syntax_bad_modifier(&p->diag, it->name, it->tail);
+		return -EINVAL;
+	}
+	err = pfm_resolve(&p->pfm, it->name, it->vendor, spec);
+	if (err == -ENOENT || err == -ENOSYS)
+		name_unknown(p, it->vendor, it->name, err);
+	return err;
+}
+
+/* A name: built in, raw, an alias some PMU lists in sysfs, or libpfm4's, in that order. */
 static int name_resolve(struct parser *p, const struct syntax_item *it, struct event_spec *spec)
 {
 	struct event_builtin b;
 	const char *why = NULL;
 	uint64_t config;
-	int err = event_builtin_lookup(it->event, &b, &why);
+	int err;
 
+	if (it->vendor)
+		return vendor_resolve(p, it, spec);
+	err = event_builtin_lookup(it->event, &b, &why);
 	if (!err) {
 		spec->attr.type = b.type;
 		spec->attr.config = b.config;
@@ -83,8 +128,11 @@ static int name_resolve(struct parser *p, const struct syntax_item *it, struct e
 		return 0;
 	}
 	err = sysfs_resolve_alias(&p->sysfs, it->name, it->event, spec);
-	if (err == -ENOENT)
-		name_unknown(p, it->event, it->name);
+	if (err != -ENOENT)
+		return err;
+	err = pfm_resolve(&p->pfm, it->name, it->event, spec);
+	if (err == -ENOENT || err == -ENOSYS)
+		name_unknown(p, it->event, it->name, err);
 	return err;
 }
 
@@ -114,7 +162,7 @@ static void item_add(struct parser *p, struct syntax *s, struct syntax_item *it)
 	if (err)
 		return;
 	if (it->mods)
-		mods_apply(spec, it->mods);
+		mods_apply(spec, it->mods);	/* libpfm4's u=/k=/h= too are overridden */
 	p->mods[out->nr] = (unsigned char)it->mods;
 	out->nr++;
 }
@@ -159,6 +207,7 @@ int events_parse(const char *text, const char *sysfs_root, struct event_list *ou
 	/* Not all 18 KiB: item_add() clears each entry it fills, and none past nr is read. */
 	memset(out, 0, offsetof(struct event_list, ev));
 	sysfs_names_start(&p.sysfs, sysfs_root ? sysfs_root : PMU_SYSFS_ROOT, &p.diag);
+	pfm_names_start(&p.pfm, &p.diag);
 	syntax_start(&s, text, &p.diag);
 	while ((t = syntax_next(&s, &it)) != SYNTAX_END) {
 		switch (t) {
@@ -183,5 +232,6 @@ int events_parse(const char *text, const char *sysfs_root, struct event_list *ou
 			  "(the limit is %d)", EVENTS_MAX, p.dropped, EVENTS_MAX);
 	diag_finish(&p.diag);
 	sysfs_names_end(&p.sysfs);
+	pfm_names_end(&p.pfm);
 	return out->nr;
 }

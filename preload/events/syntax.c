@@ -79,13 +79,34 @@ static int mods_parse(const char *text, unsigned *mods)
 	return 0;
 }
 
+void syntax_bad_modifier(struct diag *d, const char *item, const char *text)
+{
+	diag_warn(d, "bad modifier '%s' in '%s': pfshim accepts u, k and h (e.g. 'cycles:u'); "
+		  "the event is skipped", text, item);
+}
+
 static int item_mods(struct syntax *s, const char *item, const char *text, unsigned *mods)
 {
 	if (!mods_parse(text, mods))
 		return 0;
-	diag_warn(s->diag, "bad modifier '%s' in '%s': pfshim accepts u, k and h "
-		  "(e.g. 'cycles:u'); the event is skipped", text, item);
+	syntax_bad_modifier(s->diag, item, text);
 	return -EINVAL;
+}
+
+/* "INST_RETIRED:ANY_P[:mods]", "skl::L1D:REPLACEMENT": the item in it->qualified,
+ * less a last ":mods" (pfshim's), as it->vendor; it->tail after the first ':'. */
+static void item_split_vendor(struct syntax_item *it, size_t first_colon)
+{
+	char *last;
+
+	memcpy(it->qualified, it->name, it->len + 1);
+	it->vendor = it->qualified;
+	it->tail = it->name + first_colon + 1;
+	last = strrchr(it->qualified, ':');
+	if ((size_t)(last - it->qualified) > first_colon && !mods_parse(last + 1, &it->mods))
+		*last = '\0';
+	else
+		it->mods = 0;
 }
 
 /* ---- one item --------------------------------------------------------- */
@@ -126,15 +147,15 @@ static int item_split_pmu(struct syntax *s, struct syntax_item *it)
 	return 0;
 }
 
-/* "name[:mods]". */
+/* "name[:mods]", or a vendor name the resolvers judge. */
 static int item_split_name(struct syntax *s, struct syntax_item *it)
 {
 	char *colon = strchr(it->cut, ':');
 
 	if (colon) {
 		*colon = '\0';
-		if (item_mods(s, it->name, colon + 1, &it->mods))
-			return -EINVAL;
+		if (mods_parse(colon + 1, &it->mods))
+			item_split_vendor(it, (size_t)(colon - it->cut));
 	}
 	if (!it->cut[0]) {
 		diag_warn(s->diag, "missing event name before ':' in '%s'; the event is skipped",
@@ -150,7 +171,7 @@ int syntax_item_split(struct syntax *s, struct syntax_item *it)
 	memcpy(it->name, it->text, it->len);
 	it->name[it->len] = '\0';
 	memcpy(it->cut, it->name, it->len + 1);
-	it->event = it->pmu = NULL;
+	it->event = it->pmu = it->vendor = it->tail = NULL;
 	it->terms = NULL;
 	it->mods = 0;
 	if (strchr(it->cut, '/'))

@@ -46,6 +46,12 @@ struct syntax_item {
 	char name[EVENTS_NAME_MAX];	/* the item, terminated: the event's name */
 	char cut[EVENTS_NAME_MAX];	/* a copy of name that event, pmu and terms point into */
 	const char *event;	/* "cycles" of "cycles:u"; NULL for pmu/terms/ */
+	/* When what follows the first ':' is no modifier set, the item is either
+	 * a vendor name ("INST_RETIRED:ANY_P:u") or a bad modifier ("cycles:x"):
+	 * only the resolvers can tell (events.c). Else NULL. */
+	const char *vendor;	/* "INST_RETIRED:ANY_P": the item less a last ":mods" */
+	const char *tail;	/* "ANY_P:u": after the first ':', for "bad modifier" */
+	char qualified[EVENTS_NAME_MAX];	/* what vendor and tail point into */
 	const char *pmu;	/* "cpu" of "cpu/event=1/u"; NULL for a name */
 	char *terms;		/* "event=1" of it; writable, for syntax_terms_split() */
 };
@@ -78,10 +84,15 @@ enum syntax_token syntax_next(struct syntax *s, struct syntax_item *it);
 /*
  * syntax_item_split - cut the item @it (of SYNTAX_ITEM) into a name and its
  * modifiers ("cycles:u") or a PMU, terms and modifiers ("cpu/event=1/u",
- * "cpu/event=1/:u"). Return: 0, or -EINVAL after a message (bad modifier,
+ * "cpu/event=1/:u"). A name whose first ':' starts no modifier set sets
+ * @it->vendor and @it->tail (see there) and is no error here.
+ * Return: 0, or -EINVAL after a message (bad modifier of a PMU event,
  * missing name, unbalanced '/').
  */
 int syntax_item_split(struct syntax *s, struct syntax_item *it);
+
+/* "bad modifier '@text' in '@item': ..."; the one wording of it. */
+void syntax_bad_modifier(struct diag *d, const char *item, const char *text);
 
 /*
  * syntax_terms_split - call @fn once per term of @terms ("event=0x3c, umask=1,
