@@ -123,37 +123,15 @@ static int encode(struct pfm_names *r, const char *name, struct perf_event_attr 
 	return PFM_ABI_SUCCESS;
 }
 
-/* perf's "inst_retired.any_p" as libpfm4 writes it, "INST_RETIRED:ANY_P": only
- * a name with exactly one '.' and no ':', where the two spellings map one to
- * one (perf's names with more dots, e.g. offcore ones, are spelled otherwise). */
-static int perf_spelling(const char *name, char *out, size_t size)
-{
-	const char *dot = strchr(name, '.');
-	size_t len = strlen(name);
-
-	if (!dot || strchr(dot + 1, '.') || strchr(name, ':') || dot == name || !dot[1] ||
-	    len >= size)
-		return -ENOENT;
-	for (size_t i = 0; i <= len; i++) {
-		char c = name[i];
-
-		out[i] = c == '.' ? ':' : (c >= 'a' && c <= 'z') ? (char)(c - 'a' + 'A') : c;
-	}
-	return 0;
-}
-
 int pfm_resolve(struct pfm_names *r, const char *item, const char *name,
 		struct event_spec *spec)
 {
 	struct perf_event_attr attr;
-	char upper[EVENTS_NAME_MAX];
 	int err;
 
 	if (pfm_names_load(r))
 		return -ENOSYS;
 	err = encode(r, name, &attr);
-	if (err == PFM_ABI_ERR_NOTFOUND && !perf_spelling(name, upper, sizeof(upper)))
-		err = encode(r, upper, &attr);
 	if (err == PFM_ABI_ERR_NOTFOUND)
 		return -ENOENT;
 	if (err != PFM_ABI_SUCCESS) {

@@ -49,8 +49,9 @@ int pfm_names_load(struct pfm_names *r);
  * pfm_resolve - @name (no pfshim modifiers) into @spec's attr: type,
  * config, config1, config2 and the exclude_* bits libpfm4 sets (its own u=,
  * k=, h=, mg=, mh= attributes; none by default), with @spec->kind
- * REPORT_KIND_PMU (or a built-in kind for libpfm4's perf:: names). A perf spelling with one '.' ("inst_retired.any_p") is
- * tried as "INST_RETIRED:ANY_P" when libpfm4 does not know it as written.
+ * REPORT_KIND_PMU (or a built-in kind for libpfm4's perf:: names).
+ * perf's spelling ("inst_retired.any_p") needs nothing here: libpfm4 4.13
+ * reads a '.' as it reads a ':'.
  * @item is the whole item, for messages.
  *
  * Return: 0; -ENOENT when libpfm4 has no such event (nothing was said);
