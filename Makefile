@@ -57,7 +57,8 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 LIB := $(BUILD)/libpfshim.so
 
-# The pfshim command (tools/pfshim/): run a job under the shim, sum reports.
+# The pfshim command (tools/pfshim/): run a job under the shim, sum reports,
+# list events.
 # It links libjansson (Debian libjansson-dev); the shim never does. `make`
 # builds it when jansson is installed; `make e2e` and `make tool` install it.
 TOOL     := $(BUILD)/pfshim
@@ -70,11 +71,12 @@ all: $(LIB) $(BUILD)/libfastread.a $(if $(HAVE_JANSSON),$(TOOL))
 tool: deps
 	$(Q)$(MAKE) --no-print-directory $(TOOL)
 
-$(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
+# `pfshim list` takes its names from the shim's own resolvers: libpfshim-core.a.
+$(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h $(BUILD)/libpfshim-core.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
-		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson)
+		$(TOOL_SRC) $(BUILD)/libpfshim-core.a $$(pkg-config --cflags --libs jansson)
 
 # Every target a person types; the fragments' own are listed here too.
 help:

@@ -91,11 +91,7 @@ const char *pfm_names_why(const struct pfm_names *r)
 	return r->why;
 }
 
-/*
- * libpfm4's encoding of @name for perf_event_open, counting at every
- * privilege level unless the name says otherwise (its u=, k=, h=): pfshim's
- * own :u/:k/:h are applied by the caller, as for every event.
- */
+/* libpfm4's encoding of @name, as a PFM_ABI_* code. */
 static int encode(struct pfm_names *r, const char *name, struct perf_event_attr *attr)
 {
 	struct pfm_abi_perf_encode_arg arg;
@@ -106,6 +102,8 @@ static int encode(struct pfm_names *r, const char *name, struct perf_event_attr 
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = attr;
 	arg.size = sizeof(arg);
+	/* Every privilege level unless the name says otherwise (its u=, k=, h=):
+	 * pfshim's own :u/:k/:h are applied by the caller, as for every event. */
 	err = r->encode(name, PFM_ABI_PLM0 | PFM_ABI_PLM3 | PFM_ABI_PLMH,
 			PFM_ABI_OS_PERF_EVENT_EXT, &arg);
 	/* PFM_ERR_INVAL: a string it cannot even cut ("cycles instructions"). */
@@ -123,22 +121,35 @@ static int encode(struct pfm_names *r, const char *name, struct perf_event_attr 
 	return PFM_ABI_SUCCESS;
 }
 
+int pfm_encode(struct pfm_names *r, const char *name, struct perf_event_attr *attr,
+	       const char **why)
+{
+	int err;
+
+	*why = NULL;
+	if (pfm_names_load(r))
+		return -ENOSYS;
+	err = encode(r, name, attr);
+	if (err == PFM_ABI_ERR_NOTFOUND)
+		return -ENOENT;
+	if (err != PFM_ABI_SUCCESS) {
+		*why = r->strerror(err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int pfm_resolve(struct pfm_names *r, const char *item, const char *name,
 		struct event_spec *spec)
 {
 	struct perf_event_attr attr;
-	int err;
+	const char *why;
+	int err = pfm_encode(r, name, &attr, &why);
 
-	if (pfm_names_load(r))
-		return -ENOSYS;
-	err = encode(r, name, &attr);
-	if (err == PFM_ABI_ERR_NOTFOUND)
-		return -ENOENT;
-	if (err != PFM_ABI_SUCCESS) {
-		diag_warn(r->diag, "libpfm4 cannot encode '%s': %s; the event is skipped", item,
-			  r->strerror(err));
-		return -EINVAL;
-	}
+	if (err == -EINVAL)
+		diag_warn(r->diag, "libpfm4 cannot encode '%s': %s; the event is skipped", item, why);
+	if (err)
+		return err;
 	spec->attr.type = attr.type;
 	spec->attr.config = attr.config;
 	spec->attr.config1 = attr.config1;

@@ -62,6 +62,15 @@ int pfm_names_load(struct pfm_names *r);
 int pfm_resolve(struct pfm_names *r, const char *item, const char *name,
 		struct event_spec *spec);
 
+/*
+ * pfm_encode - libpfm4's whole encoding of @name, for perf_event_open, at
+ * every privilege level unless the name says otherwise. Return: 0; -ENOENT
+ * (no such event); -ENOSYS (libpfm4 cannot be loaded); -EINVAL, with @why
+ * libpfm4's reason ("invalid or missing unit mask"). Says nothing.
+ */
+int pfm_encode(struct pfm_names *r, const char *name, struct perf_event_attr *attr,
+	       const char **why);
+
 /* After -ENOSYS: what to do, for the unknown-event message
  * ("vendor names need libpfm4: apt-get install libpfm4"). */
 const char *pfm_names_why(const struct pfm_names *r);

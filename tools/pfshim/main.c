@@ -1,8 +1,8 @@
 /*
  * main.c: the pfshim command. `pfshim run` runs a command under the shim
  * with every process's report in one directory and prints one summary of
- * the job; `pfshim report` sums reports already written. (`pfshim list`
- * will list events.) The manual is `pfshim --help` and docs/pfshim.md.
+ * the job; `pfshim report` sums reports already written; `pfshim list`
+ * lists the events this machine can count (list.c). The manual is `pfshim --help` and docs/pfshim.md.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tools/pfshim/list.h"
 #include "tools/pfshim/summary.h"
 
 static const char usage_main[] =
@@ -32,8 +33,12 @@ static const char usage_main[] =
 "  report [--json|--csv] [FILE|DIR|-]...\n"
 "        sum reports written earlier: files of one report or JSON Lines,\n"
 "        directories (recursively), '-' for stdin.\n"
+"  list [PATTERN]\n"
+"        the events PFSHIM_EVENTS accepts (built-in, sysfs PMU events,\n"
+"        tracepoints, libpfm4's vendor names), each marked available here or\n"
+"        not, with what it counts.\n"
 "\n"
-"Run `pfshim run --help` or `pfshim report --help` for each command's options.\n"
+"Run `pfshim COMMAND --help` for each command's options.\n"
 "Reports are described in docs/output.md; this command in docs/pfshim.md.\n";
 
 static const char usage_run[] =
@@ -302,6 +307,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(argv[1], "list") == 0)
+		return cmd_list(argc - 1, argv + 1);
 	fprintf(stderr, "pfshim: unknown command '%s'\n\n%s", argv[1], usage_main);
 	return 2;
 }
