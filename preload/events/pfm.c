@@ -56,7 +56,7 @@ int pfm_names_load(struct pfm_names *r)
 		return 0;
 	if (r->state != PFM_UNTRIED)
 		return -ENOSYS;
-	r->lib = dlopen(pfm_library, RTLD_NOW | RTLD_LOCAL);
+	r->lib = pfm_library ? dlopen(pfm_library, RTLD_NOW | RTLD_LOCAL) : NULL;
 	if (!r->lib) {
 		r->state = PFM_MISSING;
 		snprintf(r->why, sizeof(r->why), "vendor names need libpfm4: apt-get install libpfm4");

@@ -17,7 +17,8 @@
 #include "preload/events/pfm_abi.h"
 #include "preload/events/spec.h"
 
-/* The library dlopen() loads: PFM_ABI_SONAME; unit tests name a missing one. */
+/* The library dlopen() loads: PFM_ABI_SONAME. Unit tests name a missing one;
+ * NULL stands for "not installed" without a dlopen() (the fuzz targets). */
 extern const char *pfm_library;
 
 enum pfm_state { PFM_UNTRIED, PFM_READY, PFM_MISSING, PFM_BROKEN };
