@@ -35,7 +35,7 @@ void pfm_names_end(struct pfm_names *r)
 	r->state = PFM_UNTRIED;
 }
 
-/* Not -Wpedantic's "object to function pointer" worry: POSIX dlsym() returns both. */
+/* @name from the library; the first one missing is said in r->why. */
 static void *symbol(struct pfm_names *r, const char *name, int *missing)
 {
 	void *f = dlsym(r->lib, name);

@@ -132,6 +132,10 @@ sched:sched_wakeup no" ]
 	[ "$status" -eq 0 ]
 	[ "$(section "libpfm4 events of skl" | awk '{print $1, $2}')" = "INST_RETIRED:ANY_P no" ]
 	[[ "$output" =~ "  INST_RETIRED:ANY_P "\ +"no   Number of instructions retired [ENOENT]" ]]
+	# libpfm4's perf:: and perf_raw:: names are pfshim's built-in ones: not listed twice
+	run "$PFSHIM" list PERF_COUNT_HW_CPU_CYCLES
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
 	# an event that needs a unit mask says so
 	run env LIBPFM_FORCE_PMU=skl "$PFSHIM" list FP_ARITH_INST_RETIRED
 	[[ "$output" =~ "  FP_ARITH_INST_RETIRED "\ +"no   Floating-point instructions retired [invalid or missing unit mask]" ]]

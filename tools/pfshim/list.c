@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,21 +297,19 @@ static char **tracepoint_names(const char *events, int *count)
 			uint64_t id;
 			char *name;
 
-			if (evs[j]->d_name[0] != '.' &&
-			    !tracepoint_id(events, subs[i]->d_name, evs[j]->d_name, &id) &&
-			    asprintf(&name, "%s:%s", subs[i]->d_name, evs[j]->d_name) >= 0) {
-				if (n == cap) {
-					char **grown = realloc(names, (size_t)(cap = cap ? 2 * cap : 256) *
-								      sizeof(*names));
+			if (n == cap) {
+				char **grown = realloc(names, (size_t)(cap ? 2 * cap : 256) *
+							      sizeof(*names));
 
-					if (!grown) {
-						free(name);
-						break;
-					}
+				if (grown) {
 					names = grown;
+					cap = cap ? 2 * cap : 256;
 				}
-				names[n++] = name;
 			}
+			if (n < cap && evs[j]->d_name[0] != '.' &&
+			    !tracepoint_id(events, subs[i]->d_name, evs[j]->d_name, &id) &&
+			    asprintf(&name, "%s:%s", subs[i]->d_name, evs[j]->d_name) >= 0)
+				names[n++] = name;
 			free(evs[j]);
 		}
 		free(evs);
