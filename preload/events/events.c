@@ -5,9 +5,9 @@
  * each is resolved at once, by the first source that knows its name:
  * built-in names, then raw rNNNN (builtin.c), then sysfs (sysfs.c, read
  * only from the first name that is not built in), then libpfm4's vendor
- * names (pfm.c, loaded only by a name none of the others knows). Every problem is one
- * sentence through the caller's warn function (diag.c), and the item is
- * skipped, so one typo does not cost the whole measurement.
+ * names (pfm.c, loaded only by a name none of the others knows). Every
+ * problem is one sentence through the caller's warn function (diag.c), and
+ * the item is skipped, so one typo does not cost the whole measurement.
  */
 #include "preload/events/events.h"
 #include "preload/events/builtin.h"

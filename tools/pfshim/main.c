@@ -2,7 +2,8 @@
  * main.c: the pfshim command. `pfshim run` runs a command under the shim
  * with every process's report in one directory and prints one summary of
  * the job; `pfshim report` sums reports already written; `pfshim list`
- * lists the events this machine can count (list.c). The manual is `pfshim --help` and docs/pfshim.md.
+ * lists the events this machine can count (list.c). The manual is
+ * `pfshim --help` and docs/pfshim.md.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,9 +35,9 @@ static const char usage_main[] =
 "        sum reports written earlier: files of one report or JSON Lines,\n"
 "        directories (recursively), '-' for stdin.\n"
 "  list [PATTERN]\n"
-"        the events PFSHIM_EVENTS accepts (built-in, sysfs PMU events,\n"
-"        tracepoints, libpfm4's vendor names), each marked available here or\n"
-"        not, with what it counts.\n"
+"        the events this machine has, as perf list shows them (built-in names,\n"
+"        sysfs PMU events, tracepoints, libpfm4's vendor names), each marked\n"
+"        available here or not, with what it counts.\n"
 "\n"
 "Run `pfshim COMMAND --help` for each command's options.\n"
 "Reports are described in docs/output.md; this command in docs/pfshim.md.\n";
