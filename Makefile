@@ -83,7 +83,7 @@ help:
 	@echo 'Build'
 	@echo '  make, make all       build/libpfshim.so and build/libfastread.a (V=1: every command),'
 	@echo '                       and build/pfshim when libjansson-dev is installed'
-	@echo '  make tool            build/pfshim (pfshim run / pfshim report), installing libjansson-dev'
+	@echo '  make tool            build/pfshim (pfshim run / report / list), installing libjansson-dev'
 	@echo '  make install         the libraries, pfshim.h, fastread/fastread.h, their pkg-config'
 	@echo '                       files and bin/pfshim under PREFIX (/usr/local), staged under DESTDIR'
 	@echo '  make uninstall       remove what install wrote'
