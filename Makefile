@@ -60,7 +60,8 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRC))
 
 LIB := $(BUILD)/libpfshim.so
 
-# The pfshim command (tools/pfshim/): run a job under the shim, sum reports.
+# The pfshim command (tools/pfshim/): run a job under the shim, sum reports,
+# list events.
 # It links libjansson (Debian libjansson-dev); the shim never does. `make`
 # builds it when jansson is installed; `make e2e` and `make tool` install it.
 TOOL     := $(BUILD)/pfshim
@@ -86,11 +87,15 @@ mpi: mpi-deps
 mpi-deps:
 	$(Q)tests/deps.sh openmpi-bin libopenmpi-dev
 
-$(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
+# `pfshim list` takes its names from the shim's own resolvers: libpfshim-core.a
+# (and libfastread.a, whose sysfile_read() pmu.c reads sysfs with).
+$(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h $(BUILD)/libpfshim-core.a \
+		$(BUILD)/libfastread.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
-		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson) -lm -pthread
+		$(TOOL_SRC) $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a \
+		$$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # Every target a person types; the fragments' own are listed here too.
 help:
@@ -98,7 +103,7 @@ help:
 	@echo '  make, make all       build/libpfshim.so and build/libfastread.a (V=1: every command),'
 	@echo '                       build/pfshim when libjansson-dev is installed, and'
 	@echo '                       build/examples/mpi_halo when mpicc is'
-	@echo '  make tool            build/pfshim (pfshim run / pfshim report), installing libjansson-dev'
+	@echo '  make tool            build/pfshim (pfshim run / report / list), installing libjansson-dev'
 	@echo '  make mpi             build/examples/mpi_halo with mpicc, installing Open MPI (make mpi-deps)'
 	@echo '  make install         the libraries, pfshim.h, fastread/fastread.h, their pkg-config'
 	@echo '                       files, bin/pfshim and its man page under PREFIX (/usr/local),'
@@ -169,8 +174,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 		$(BUILD)/libfastread.a -lcmocka -lpthread -lm
 
 # tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
-# main.c), which link libjansson instead of the shim's archives.
-TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c,$(TOOL_SRC))
+# main.c and list.c, which takes its names from libpfshim-core.a), which
+# link libjansson instead of the shim's archives.
+TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/list.c,$(TOOL_SRC))
 $(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")

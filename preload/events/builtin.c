@@ -142,6 +142,15 @@ static enum report_kind software_kind(uint64_t config)
 	}
 }
 
+enum report_kind event_builtin_kind(uint32_t type, uint64_t config)
+{
+	switch (type) {
+	case PERF_TYPE_HARDWARE: return hardware_kind(config & 0xffffffffu);	/* less a PMU type */
+	case PERF_TYPE_HW_CACHE: return REPORT_KIND_CACHE;
+	default: return REPORT_KIND_PMU;
+	}
+}
+
 int event_builtin_lookup(const char *name, struct event_builtin *out, const char **why)
 {
 	uint64_t config;
@@ -189,20 +198,43 @@ int event_raw_parse(const char *name, uint64_t *config)
 	return 0;
 }
 
-void event_builtin_names(void (*fn)(void *ctx, const char *name), void *ctx)
+void event_builtin_each(void (*fn)(void *ctx, const char *name, uint32_t type,
+				   uint64_t config), void *ctx)
 {
 	char name[64];
 
 	for (size_t i = 0; i < ARRAY_LEN(hardware); i++)
-		fn(ctx, hardware[i].name);
+		fn(ctx, hardware[i].name, PERF_TYPE_HARDWARE, hardware[i].config);
 	for (size_t i = 0; i < ARRAY_LEN(software); i++)
-		fn(ctx, software[i].name);
+		fn(ctx, software[i].name, PERF_TYPE_SOFTWARE, software[i].config);
 	for (size_t c = 0; c < ARRAY_LEN(caches); c++) {
 		for (size_t o = 0; o < ARRAY_LEN(cache_ops); o++) {
 			if (!(caches[c].ops & (1u << cache_ops[o].op)))
 				continue;
 			snprintf(name, sizeof(name), "%s-%s", caches[c].name, cache_ops[o].suffix);
-			fn(ctx, name);
+			fn(ctx, name, PERF_TYPE_HW_CACHE, caches[c].id |
+			   (uint64_t)cache_ops[o].op << 8 | (uint64_t)cache_ops[o].result << 16);
 		}
 	}
+}
+
+struct names_only {
+	void (*fn)(void *ctx, const char *name);
+	void *ctx;
+};
+
+static void name_only(void *ctx, const char *name, uint32_t type, uint64_t config)
+{
+	struct names_only *n = ctx;
+
+	(void)type;
+	(void)config;
+	n->fn(n->ctx, name);
+}
+
+void event_builtin_names(void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	struct names_only n = { fn, ctx };
+
+	event_builtin_each(name_only, &n);
 }

@@ -35,7 +35,26 @@ int event_builtin_lookup(const char *name, struct event_builtin *out, const char
  */
 int event_raw_parse(const char *name, uint64_t *config);
 
+/*
+ * What an encoding another resolver made counts, where the built-in names
+ * say (a generic hardware event of libpfm4's "perf::" PMU is cycles too):
+ * a hardware or hardware-cache kind, else REPORT_KIND_PMU.
+ */
+enum report_kind event_builtin_kind(uint32_t type, uint64_t config);
+
 /* Call @fn with every built-in name (aliases included), for did-you-mean. */
 void event_builtin_names(void (*fn)(void *ctx, const char *name), void *ctx);
+
+/* The same, with each name's encoding; an alias follows the name it stands
+ * for (cycles, then cpu-cycles). For `pfshim list`. */
+void event_builtin_each(void (*fn)(void *ctx, const char *name, uint32_t type,
+				   uint64_t config), void *ctx);
+
+/*
+ * What a built-in encoding counts, in a few words ("CPU cycles"), or NULL.
+ * In builtin_desc.c, which only `pfshim list` links: the shim carries no text
+ * it never prints.
+ */
+const char *event_builtin_desc(uint32_t type, uint64_t config);
 
 #endif

@@ -4,15 +4,19 @@
  * specifications in two phases: syntax.c yields one item at a time, and
  * each is resolved at once, by the first source that knows its name:
  * built-in names, then raw rNNNN (builtin.c), then sysfs (sysfs.c, read
- * only from the first name that is not built in); a tracepoint
- * ("sched:sched_switch") by tracefs (tracefs.c), a glob into one event per
- * match. Every problem is one
- * sentence through the caller's warn function (diag.c), and the item is
- * skipped, so one typo does not cost the whole measurement.
+ * only from the first name that is not built in), then libpfm4's vendor
+ * names (pfm.c, loaded only by a name none of the others knows). A
+ * qualified name "a:b", b no modifier set, is a tracepoint of tracefs
+ * (tracefs.c, "sched:sched_switch", a glob into one event per match) when
+ * tracefs has subsystem a, else libpfm4's ("INST_RETIRED:ANY_P"); see
+ * qualified_resolve(). Every problem is one sentence through the caller's
+ * warn function (diag.c), and the item is skipped, so one typo does not
+ * cost the whole measurement.
  */
 #include "preload/events/events.h"
 #include "preload/events/builtin.h"
 #include "preload/events/diag.h"
+#include "preload/events/pfm.h"
 #include "preload/events/syntax.h"
 #include "preload/events/sysfs.h"
 #include "preload/events/tracefs.h"
@@ -29,6 +33,7 @@ struct parser {
 	struct diag diag;
 	struct sysfs_names sysfs;
 	struct tracefs_names tracefs;
+	struct pfm_names pfm;
 	int dropped;		/* events beyond EVENTS_MAX */
 	int first;		/* out->nr when the open group began */
 	unsigned mods[EVENTS_MAX];	/* SYNTAX_MOD_* each event was given */
@@ -50,9 +55,12 @@ static void mods_apply(struct event_spec *spec, unsigned mods)
 		spec->attr.exclude_hv = !(mods & SYNTAX_MOD_H);
 		spec->modifiers = true;
 	}
-	/* Set both ways: a member's :G and its group's :H make G and H, so neither. */
-	spec->attr.exclude_host = (mods & (SYNTAX_MOD_GUEST | SYNTAX_MOD_HOST)) == SYNTAX_MOD_GUEST;
-	spec->attr.exclude_guest = (mods & (SYNTAX_MOD_GUEST | SYNTAX_MOD_HOST)) == SYNTAX_MOD_HOST;
+	/* Set both ways: a member's :G and its group's :H make G and H, so neither.
+	 * Without G or H, libpfm4's own mg=/mh= stay. */
+	if (mods & (SYNTAX_MOD_GUEST | SYNTAX_MOD_HOST)) {
+		spec->attr.exclude_host = !(mods & SYNTAX_MOD_HOST);
+		spec->attr.exclude_guest = !(mods & SYNTAX_MOD_GUEST);
+	}
 	spec->attr.exclude_idle = !!(mods & SYNTAX_MOD_IDLE);
 	spec->attr.pinned = !!(mods & SYNTAX_MOD_PINNED);
 	spec->attr.exclusive = !!(mods & SYNTAX_MOD_EXCL);
@@ -69,7 +77,8 @@ static void mods_precise_note(struct parser *p, unsigned mods, const char *text,
 			  item ? "'" : "");
 }
 
-static void name_unknown(struct parser *p, const char *name, const char *item)
+/* @name is known to no resolver; @pfm_err is what libpfm4 said (-ENOSYS: not loadable). */
+static void name_unknown(struct parser *p, const char *name, const char *item, int pfm_err)
 {
 	struct suggest s;
 
@@ -78,13 +87,36 @@ static void name_unknown(struct parser *p, const char *name, const char *item)
 		event_builtin_names(suggest_consider, &s);
 		sysfs_alias_names(&p->sysfs, suggest_consider, &s);
 	}
+	/* Without libpfm4 any unknown name may be a vendor one: say what to install,
+	 * unless a close built-in or sysfs name makes a typo likelier. */
+	if (pfm_err == -ENOSYS && !s.name[0]) {
+		if (strcmp(name, item))
+			diag_warn(&p->diag, "unknown event '%s' in '%s' (%s); the event is skipped",
+				  name, item, pfm_names_why(&p->pfm));
+		else
+			diag_warn(&p->diag, "unknown event '%s' (%s); the event is skipped", name,
+				  pfm_names_why(&p->pfm));
+		return;
+	}
 	if (strcmp(name, item))
 		diag_unknown(&p->diag, &s, "unknown event '%s' in '%s'", name, item);
 	else
 		diag_unknown(&p->diag, &s, "unknown event '%s'", name);
 }
 
-/* A name: built in, raw, or an alias some PMU lists in sysfs, in that order. */
+/* Does a resolver before tracefs and libpfm4 know @name? Then "cycles:x" is a bad modifier. */
+static bool name_known(struct parser *p, const char *name)
+{
+	struct event_builtin b;
+	const char *why;
+	uint64_t config;
+	int err = event_builtin_lookup(name, &b, &why);
+
+	return err != -ENOENT || !event_raw_parse(name, &config) ||
+	       sysfs_alias_known(&p->sysfs, name);
+}
+
+/* A name: built in, raw, an alias some PMU lists in sysfs, or libpfm4's, in that order. */
 static int name_resolve(struct parser *p, const struct syntax_item *it, struct event_spec *spec)
 {
 	struct event_builtin b;
@@ -113,8 +145,11 @@ static int name_resolve(struct parser *p, const struct syntax_item *it, struct e
 		return 0;
 	}
 	err = sysfs_resolve_alias(&p->sysfs, it->name, it->event, spec);
-	if (err == -ENOENT)
-		name_unknown(p, it->event, it->name);
+	if (err != -ENOENT)
+		return err;
+	err = pfm_resolve(&p->pfm, it->name, it->event, spec);
+	if (err == -ENOENT || err == -ENOSYS)
+		name_unknown(p, it->event, it->name, err);
 	return err;
 }
 
@@ -141,7 +176,7 @@ static struct event_spec *spec_start(struct parser *p, const struct syntax_item 
 static void spec_add(struct parser *p, struct event_spec *spec, unsigned mods)
 {
 	if (mods)
-		mods_apply(spec, mods);
+		mods_apply(spec, mods);	/* libpfm4's u=/k=/h= too are overridden */
 	p->mods[p->out->nr] = mods;
 	p->out->nr++;
 }
@@ -171,20 +206,81 @@ static void tracepoint_add(void *ctx, const char *subsys, const char *name, uint
 	spec_add(ta->p, spec, ta->it->mods);
 }
 
-/* "subsys:name[:mods]": "cycles:x" is a bad modifier, the rest is tracefs's. */
+/*
+ * "a:b..." where tracefs has subsystem a: the tracepoint a:b (a glob: every
+ * match), else "sched:sched_switch:x" has a bad modifier and "sched::u" no
+ * tracepoint's name.
+ */
 static void tracepoint_resolve(struct parser *p, const struct syntax_item *it)
 {
 	struct tracepoint_add ta = { p, it };
-	struct event_builtin b;
-	const char *why;
-	uint64_t config;
-	int known = event_builtin_lookup(it->subsys, &b, &why);
+	const char *rest = strchr(it->tail, ':');
 
-	if (known != -ENOENT || !event_raw_parse(it->subsys, &config)) {
-		syntax_mods_refuse(&p->diag, it->name, it->name + strlen(it->subsys) + 1);
+	if (it->subsys)
+		tracefs_resolve(&p->tracefs, it->name, it->subsys, it->tracepoint, tracepoint_add,
+				&ta);
+	else if (it->tail[0] && it->tail[0] != ':' && rest)
+		syntax_mods_refuse(&p->diag, it->name, rest + 1);
+	else
+		diag_warn(&p->diag, "missing tracepoint name after ':' in '%s'; the event is "
+			  "skipped", it->name);
+}
+
+/* Is "a:b" tracefs's: a subsystem it has, or a glob (libpfm4 has none)? */
+static bool tracefs_first(struct parser *p, const struct syntax_item *it)
+{
+	if (it->subsys && (strpbrk(it->subsys, "*?[") || strpbrk(it->tracepoint, "*?[")))
+		return true;
+	return tracefs_has_subsys(&p->tracefs, it->event);
+}
+
+/* Written as tracefs writes its names, in lower case ("sched:sched_switch");
+ * the vendors' tables write theirs in capitals ("INST_RETIRED:ANY_P"). */
+static bool lower_case(const char *name)
+{
+	for (; *name; name++) {
+		if (*name >= 'A' && *name <= 'Z')
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A qualified name "a:b[:...]", b no modifier set (syntax.h), perf's
+ * "a:b" being a tracepoint and libpfm4's a vendor name:
+ *   1. a is a built-in, raw or sysfs name: a bad modifier ("cycles:x");
+ *   2. tracefs has subsystem a, or "a:b" is a glob: a tracepoint (tracefs
+ *      first, so no tracepoint ever loads libpfm4);
+ *   3. else libpfm4's ("INST_RETIRED:ANY_P", "skl::L1D:REPLACEMENT");
+ *   4. neither knows it: the message is for what it looks like. A
+ *      lower-case "subsys:name" is a tracepoint, and tracefs says why it has
+ *      none (not mounted, not readable, no such subsystem: did you mean);
+ *      any other is an unknown event, with libpfm4's install hint when
+ *      libpfm4 is missing.
+ */
+static void qualified_resolve(struct parser *p, const struct syntax_item *it)
+{
+	struct event_spec *spec;
+	int err;
+
+	if (name_known(p, it->event)) {
+		syntax_mods_refuse(&p->diag, it->name, it->tail);
 		return;
 	}
-	tracefs_resolve(&p->tracefs, it->name, it->subsys, it->event, tracepoint_add, &ta);
+	if (tracefs_first(p, it)) {
+		tracepoint_resolve(p, it);
+		return;
+	}
+	spec = spec_start(p, it);
+	err = pfm_resolve(&p->pfm, it->name, it->qualified, spec);
+	if (!err)
+		spec_add(p, spec, it->mods);
+	else if (err != -ENOENT && err != -ENOSYS)
+		return;	/* libpfm4 knows the event, and said what is wrong with it */
+	else if (it->subsys && lower_case(it->qualified))
+		tracepoint_resolve(p, it);
+	else
+		name_unknown(p, it->qualified, it->name, err);
 }
 
 /* One item: split, resolved, and on success out->ev[out->nr++] (a glob: several). */
@@ -200,8 +296,8 @@ static void item_add(struct parser *p, struct syntax *s, struct syntax_item *it)
 	if (syntax_item_split(s, it))
 		return;
 	mods_precise_note(p, it->mods, it->mods_at, it->name);
-	if (it->subsys) {
-		tracepoint_resolve(p, it);
+	if (it->qualified) {
+		qualified_resolve(p, it);
 		return;
 	}
 	spec = spec_start(p, it);
@@ -256,6 +352,7 @@ int events_parse(const char *text, const char *sysfs_root, const char *tracefs_r
 	memset(out, 0, offsetof(struct event_list, ev));
 	sysfs_names_start(&p.sysfs, sysfs_root ? sysfs_root : PMU_SYSFS_ROOT, &p.diag);
 	tracefs_names_start(&p.tracefs, tracefs_root, &p.diag);
+	pfm_names_start(&p.pfm, &p.diag);
 	syntax_start(&s, text, &p.diag);
 	while ((t = syntax_next(&s, &it)) != SYNTAX_END) {
 		switch (t) {
@@ -281,5 +378,6 @@ int events_parse(const char *text, const char *sysfs_root, const char *tracefs_r
 	diag_finish(&p.diag);
 	sysfs_names_end(&p.sysfs);
 	tracefs_names_end(&p.tracefs);
+	pfm_names_end(&p.pfm);
 	return out->nr;
 }

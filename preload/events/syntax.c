@@ -148,55 +148,55 @@ static int item_split_pmu(struct syntax *s, struct syntax_item *it)
 }
 
 /*
- * "subsys:tracepoint[:mods]", @colon at the first ':' (cut there). perf's
- * lexer reads "a:b" as modifiers only when b is made of modifier letters, so
- * "cycles:x" is a tracepoint here too: the driver says "bad modifier" when
- * "cycles" is a name it knows.
+ * "A:B[:...]" where B is no modifier set, @colon at the first ':' (cut
+ * there). perf's lexer reads "a:b" as modifiers only when b is made of
+ * modifier letters; the rest is a tracepoint ("sched:sched_switch"), a
+ * vendor name ("INST_RETIRED:ANY_P", "skl::L1D:REPLACEMENT") or a known
+ * name with a bad modifier ("cycles:x"), which only the resolvers can tell
+ * apart (events.c). The item less a last ":mods" is it->qualified; when
+ * that is two non-empty parts, they are it->subsys and it->tracepoint too.
  */
-static int item_split_tracepoint(struct syntax *s, struct syntax_item *it, char *colon)
+static void item_split_qualified(struct syntax_item *it, char *colon)
 {
-	char *colon2 = strchr(colon + 1, ':');
+	size_t first = (size_t)(colon - it->cut);
+	char *last;
 
-	if (colon2) {
-		*colon2 = '\0';
-		it->mods_at = it->name + (colon2 + 1 - it->cut);
-		if (item_mods(s, it->name, colon2 + 1, &it->mods))
-			return -EINVAL;
-		if (!colon[1]) {
-			diag_warn(s->diag, "missing tracepoint name after ':' in '%s'; the event is "
-				  "skipped", it->name);
-			return -EINVAL;
-		}
+	memcpy(it->qualified_text, it->name, it->len + 1);
+	it->qualified = it->qualified_text;
+	it->tail = it->name + first + 1;
+	last = strrchr(it->qualified_text, ':');
+	if ((size_t)(last - it->qualified_text) > first && !mods_parse(last + 1, &it->mods)) {
+		*last = '\0';
+		it->cut[last - it->qualified_text] = '\0';
+		it->mods_at = it->name + (last + 1 - it->qualified_text);
+	} else {
+		it->mods = 0;
 	}
-	it->subsys = it->cut;
-	it->event = colon + 1;
-	return 0;
+	if (colon[1] && !strchr(colon + 1, ':')) {
+		it->subsys = it->cut;
+		it->tracepoint = colon + 1;
+	}
 }
 
-/* "name[:mods]" or "subsys:tracepoint[:mods]". */
+/* "name[:mods]", or a qualified name the resolvers judge. */
 static int item_split_name(struct syntax *s, struct syntax_item *it)
 {
 	char *colon = strchr(it->cut, ':');
 
 	if (colon) {
-		char *rest = colon + 1;
-
 		*colon = '\0';
-		if (!it->cut[0])
-			goto no_name;
-		if (*rest && (strchr(rest, ':') || mods_parse(rest, &it->mods)))
-			return item_split_tracepoint(s, it, colon);
-		it->mods_at = it->name + (rest - it->cut);
-		if (item_mods(s, it->name, rest, &it->mods))
-			return -EINVAL;
+		if (mods_parse(colon + 1, &it->mods))
+			item_split_qualified(it, colon);
+		else
+			it->mods_at = it->name + (colon + 1 - it->cut);
 	}
-	if (!it->cut[0])
-		goto no_name;
+	if (!it->cut[0]) {
+		diag_warn(s->diag, "missing event name before ':' in '%s'; the event is skipped",
+			  it->name);
+		return -EINVAL;
+	}
 	it->event = it->cut;
 	return 0;
-no_name:
-	diag_warn(s->diag, "missing event name before ':' in '%s'; the event is skipped", it->name);
-	return -EINVAL;
 }
 
 int syntax_item_split(struct syntax *s, struct syntax_item *it)
@@ -204,7 +204,7 @@ int syntax_item_split(struct syntax *s, struct syntax_item *it)
 	memcpy(it->name, it->text, it->len);
 	it->name[it->len] = '\0';
 	memcpy(it->cut, it->name, it->len + 1);
-	it->event = it->pmu = it->subsys = NULL;
+	it->event = it->pmu = it->qualified = it->tail = it->subsys = it->tracepoint = NULL;
 	it->terms = NULL;
 	it->mods = 0;
 	it->mods_at = it->name + it->len;

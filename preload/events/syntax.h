@@ -6,8 +6,8 @@
  * group's modifiers, or "drop the group". Every syntax problem is a message
  * through the diag, in text order, and the cursor moves on. Nothing here
  * reads sysfs or knows a name: syntax_item_split() cuts an item into a name
- * or a PMU and terms, and the resolvers (builtin.c, sysfs.c) say what those
- * mean. One item at a time, so that the driver resolves each before the
+ * or a PMU and terms, and the resolvers (builtin.c, sysfs.c, tracefs.c,
+ * pfm.c) say what those mean. One item at a time, so that the driver resolves each before the
  * next is read: its messages stay in text order and memory stays one item.
  */
 #ifndef PFSHIM_PRELOAD_EVENTS_SYNTAX_H
@@ -56,9 +56,18 @@ struct syntax_item {
 	/* syntax_item_split() */
 	char name[EVENTS_NAME_MAX];	/* the item, terminated: the event's name */
 	char cut[EVENTS_NAME_MAX];	/* a copy of name that event, pmu and terms point into */
-	const char *event;	/* "cycles" of "cycles:u", "sched_switch" of
-				 * "sched:sched_switch:u"; NULL for pmu/terms/ */
-	const char *subsys;	/* "sched" of "sched:sched_switch": a tracepoint; else NULL */
+	const char *event;	/* "cycles" of "cycles:u"; of a qualified name (below)
+				 * what precedes its first ':'; NULL for pmu/terms/ */
+	/* A qualified name: what follows the first ':' is no modifier set. It is a
+	 * tracepoint ("sched:sched_switch:u"), a vendor name ("INST_RETIRED:ANY_P:u",
+	 * "skl::L1D:REPLACEMENT") or a bad modifier ("cycles:x"): only the
+	 * resolvers can tell (events.c). Else all four are NULL. */
+	const char *qualified;	/* "INST_RETIRED:ANY_P": the item less a last ":mods" */
+	const char *tail;	/* "ANY_P:u": after the first ':', for "bad modifier" */
+	const char *subsys;	/* "sched" of "sched:sched_switch[:mods]", when the
+				 * qualified name is two non-empty parts; else NULL */
+	const char *tracepoint;	/* "sched_switch" of it */
+	char qualified_text[EVENTS_NAME_MAX];	/* what qualified points into */
 	const char *mods_at;	/* in name: the modifiers' first letter ("" when none) */
 	const char *pmu;	/* "cpu" of "cpu/event=1/u"; NULL for a name */
 	char *terms;		/* "event=1" of it; writable, for syntax_terms_split() */
@@ -91,11 +100,12 @@ enum syntax_token syntax_next(struct syntax *s, struct syntax_item *it);
 
 /*
  * syntax_item_split - cut the item @it (of SYNTAX_ITEM) into a name and its
- * modifiers ("cycles:u"), a tracepoint and its modifiers
- * ("sched:sched_switch:u"), or a PMU, terms and modifiers ("cpu/event=1/u",
+ * modifiers ("cycles:u"), or a PMU, terms and modifiers ("cpu/event=1/u",
  * "cpu/event=1/:u"). As in perf, "a:b" is a name and modifiers when b is a
- * set of modifier letters, else the tracepoint b of subsystem a. Return: 0,
- * or -EINVAL after a message (bad modifier, missing name, unbalanced '/').
+ * set of modifier letters; else it is a qualified name (@it->qualified, see
+ * there), no error here: a tracepoint, a vendor name or a bad modifier.
+ * Return: 0, or -EINVAL after a message (bad modifier of a name or a PMU
+ * event, missing name, unbalanced '/').
  */
 int syntax_item_split(struct syntax *s, struct syntax_item *it);
 
@@ -109,7 +119,7 @@ int syntax_item_split(struct syntax *s, struct syntax_item *it);
 int syntax_terms_split(char *terms, const char *item, struct diag *d,
 		       int (*fn)(void *arg, char *key, char *value), void *arg);
 
-/* The message for modifiers @text that are no set of modifiers, in @item. */
+/* "bad modifier '@text' in '@item': ..."; the one wording of it. */
 void syntax_mods_refuse(struct diag *d, const char *item, const char *text);
 
 /* A term's value: decimal, or hex after 0x. 0, -EINVAL, or -ERANGE (over 64 bits). */

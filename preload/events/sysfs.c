@@ -290,6 +290,12 @@ int sysfs_resolve_alias(struct sysfs_names *r, const char *item, const char *nam
 	return err == -ENOENT ? -EINVAL : err;	/* -ENOENT means "not mine" */
 }
 
+bool sysfs_alias_known(struct sysfs_names *r, const char *name)
+{
+	pmu_catalog_load(&r->cat, r->root);
+	return pmu_catalog_find(&r->cat, name) != NULL;
+}
+
 void sysfs_alias_names(struct sysfs_names *r, void (*fn)(void *ctx, const char *name),
 		       void *ctx)
 {

@@ -8,6 +8,8 @@
 #ifndef PFSHIM_PRELOAD_EVENTS_SYSFS_H
 #define PFSHIM_PRELOAD_EVENTS_SYSFS_H
 
+#include <stdbool.h>
+
 #include "preload/events/diag.h"
 #include "preload/events/pmu.h"
 #include "preload/events/pmu_catalog.h"
@@ -45,6 +47,9 @@ int sysfs_resolve_pmu(struct sysfs_names *r, const char *item, const char *pmu, 
  */
 int sysfs_resolve_alias(struct sysfs_names *r, const char *item, const char *name,
 			struct event_spec *spec);
+
+/* Does some PMU list the alias @name? */
+bool sysfs_alias_known(struct sysfs_names *r, const char *name);
 
 /* Call @fn with every alias of every PMU, for did-you-mean. */
 void sysfs_alias_names(struct sysfs_names *r, void (*fn)(void *ctx, const char *name),

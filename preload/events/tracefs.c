@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ID_TEXT_MAX 32	/* a decimal u64 and a newline */
@@ -156,6 +157,18 @@ static void suggest_in(const struct tracefs_names *t, struct suggest *s, const c
 	}
 	if (n >= 0)
 		dir_free(list, n);
+}
+
+bool tracefs_has_subsys(struct tracefs_names *t, const char *subsys)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!part_valid(subsys) || is_glob(subsys) || root_find(t))
+		return false;
+	if (snprintf(path, sizeof(path), "%s/events/%s", t->root, subsys) >= (int)sizeof(path))
+		return false;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);	/* not events/enable */
 }
 
 /* One tracepoint, no glob: its id, or why not. */

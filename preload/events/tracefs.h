@@ -2,14 +2,16 @@
  * tracefs.h: the resolver of tracepoints, "subsys:name" as perf writes them
  * ("sched:sched_switch", "syscalls:sys_enter_write", "block:*"): each is
  * PERF_TYPE_TRACEPOINT with config = <tracefs>/events/<subsys>/<name>/id.
- * It looks for tracefs once per events_parse(), on the first tracepoint
- * named, never for any other name, and keeps no descriptor open.
+ * It looks for tracefs once per events_parse(), on the first name of the
+ * shape "a:b" that no built-in, raw or sysfs name explains (events.c), never
+ * for any other name, and keeps no descriptor open.
  * It mounts nothing: when tracefs is not there, or not readable (its files
  * are root's only by default), a message says so and what to do.
  */
 #ifndef PFSHIM_PRELOAD_EVENTS_TRACEFS_H
 #define PFSHIM_PRELOAD_EVENTS_TRACEFS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "preload/events/diag.h"
@@ -28,6 +30,13 @@ struct tracefs_names {
 /* Start with nothing opened; @root stands for TRACEFS_ROOT (NULL: the real ones). */
 void tracefs_names_start(struct tracefs_names *t, const char *root, struct diag *d);
 void tracefs_names_end(struct tracefs_names *t);
+
+/*
+ * tracefs_has_subsys - is there a readable tracefs with a subsystem @subsys
+ * (a plain name, no glob)? Says nothing: the driver asks it to choose
+ * between tracefs and libpfm4 for "a:b" (events.c).
+ */
+bool tracefs_has_subsys(struct tracefs_names *t, const char *subsys);
 
 /* Called once per tracepoint found, in alphabetical order; @ctx is the caller's. */
 typedef void tracefs_add_fn(void *ctx, const char *subsys, const char *name, uint64_t id);

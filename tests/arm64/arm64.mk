@@ -33,7 +33,9 @@ ARM64_BIN := $(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64 \
 	$(ARM64_B)/bin/test_fastread_arm64 $(ARM64_B)/bin/bench_read_arm64 \
 	$(ARM64_B)/bin/test_shim_arm64 $(ARM64_B)/bin/shim_target_arm64 \
 	$(ARM64_B)/bin/markers_target_arm64 $(ARM64_B)/bin/markers_loop \
-	$(ARM64_B)/libpfshim.so $(ARM64_UNIT_BIN)
+	$(ARM64_B)/bin/test_pfm_arm64 $(ARM64_B)/libpfshim.so $(ARM64_UNIT_BIN)
+# Debian's arm64 libpfm4, for vendor event names (the x86_64 one has no Arm tables).
+ARM64_LIBPFM  := $(ARM64_CACHE)/libpfm/usr/lib/aarch64-linux-gnu/libpfm.so.4
 
 .PHONY: test-arm64 bench-arm64 arm64-deps arm64-initramfs $(addprefix test-arm64-,$(ARM64_CPUS))
 
@@ -58,12 +60,15 @@ $(ARM64_KERNEL): | arm64-deps
 $(ARM64_CACHE)/busybox: | arm64-deps
 	$(Q)$(ARM64_DIR)/fetch.sh $(ARM64_CACHE) busybox >/dev/null
 
+$(ARM64_LIBPFM): | arm64-deps
+	$(Q)$(ARM64_DIR)/fetch.sh $(ARM64_CACHE) libpfm >/dev/null
+
 $(ARM64_CMOCKA)/usr/include/cmocka.h: | arm64-deps
 	$(Q)$(ARM64_DIR)/fetch.sh $(ARM64_CACHE) cmocka >/dev/null
 
 # Rebuilt on every run (about a second): what it holds depends on which
 # sources exist now, not on timestamps make could compare.
-arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests $(ARM64_CACHE)/busybox
+arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests $(ARM64_CACHE)/busybox $(ARM64_LIBPFM)
 	@$(if $(Q),echo "  CPIO    $(ARM64_INITRD)")
 	$(Q)ARM64_LIBDIRS=$(ARM64_SYSROOT)/lib:$(ARM64_CMOCKA)/usr/lib/aarch64-linux-gnu \
 		$(ARM64_DIR)/initramfs.sh $(ARM64_INITRD) \
@@ -72,6 +77,7 @@ arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests $(ARM64_CACHE)/busybox
 		$(foreach b,$(filter $(ARM64_B)/bin/%,$(ARM64_BIN)),$(if $(filter %/init,$(b)),,/bin/$(notdir $(b))=$(b))) \
 		$(foreach b,$(ARM64_UNIT_BIN),/bin/$(notdir $(b))=$(b)) \
 		/lib/libpfshim.so=$(ARM64_B)/libpfshim.so \
+		/lib/aarch64-linux-gnu/libpfm.so.4=$(ARM64_LIBPFM) \
 		$(if $(wildcard tests/fixtures/*),/src/tests/fixtures=tests/fixtures/)
 
 # The list /init runs: NAME CPUS [VAR=value...] PROGRAM [ARG...] (see init.c).
@@ -84,6 +90,8 @@ $(ARM64_B)/pfshim-tests: FORCE_ARM64
 	echo "shim * /bin/test_shim_arm64 report"; \
 	echo "markers * /bin/test_shim_arm64 markers"; \
 	echo "regions * /bin/test_shim_arm64 regions"; \
+	echo "pfm * /bin/test_pfm_arm64"; \
+	echo "vendor cortex-a57 /bin/test_shim_arm64 vendor"; \
 	} > $@
 .PHONY: FORCE_ARM64
 FORCE_ARM64:
@@ -134,6 +142,14 @@ $(ARM64_B)/bin/shim_target_arm64 $(ARM64_B)/bin/markers_target_arm64: $(ARM64_B)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC64    $@")
 	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $<
+
+# Vendor names through the guest's libpfm4: dynamic, since the parser dlopen()s it.
+# libfastread.a: pmu.c reads sysfs with its sysfile_read().
+$(ARM64_B)/bin/test_pfm_arm64: $(ARM64_DIR)/test_pfm_arm64.c $(ARM64_DIR)/pmu_arm64.h \
+		$(ARM64_B)/libpfshim-core.a $(ARM64_B)/libfastread.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $@")
+	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $< $(ARM64_B)/libpfshim-core.a $(ARM64_B)/libfastread.a
 
 # The end-to-end suite's program, as it is: regions around a known loop.
 $(ARM64_B)/bin/markers_loop: tests/progs/markers_loop.c include/pfshim.h

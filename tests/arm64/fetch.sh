@@ -1,11 +1,13 @@
 #!/bin/sh
-# fetch.sh CACHE kernel|cmocka: fetch, once, what the arm64 guest needs from
+# fetch.sh CACHE kernel|cmocka|busybox|libpfm: fetch, once, what the arm64 guest needs from
 # Debian's arm64 archive into CACHE (outside the source tree, so `make clean`
 # keeps it) and print the path to use. A second run downloads nothing.
 #   kernel -> CACHE/vmlinuz (the Image of linux-image-<ABI>-arm64[-unsigned])
 #   cmocka -> CACHE/cmocka (usr/include + usr/lib/aarch64-linux-gnu)
 #   busybox -> CACHE/busybox (static: the guest's /bin/sh, for tests that
 #              call system())
+#   libpfm -> CACHE/libpfm (libpfm4's usr/lib/aarch64-linux-gnu/libpfm.so.4, with
+#             its Arm tables, which Debian's x86_64 build lacks)
 set -eu
 cache=$1 what=$2
 mkdir -p "$cache"
@@ -96,11 +98,27 @@ fetch_busybox() {
 	echo "$cache/busybox"
 }
 
+# libpfm4 for vendor event names (preload/events/pfm.c): the arm64 build holds
+# the Arm cores' tables, so the guest can force and count them.
+fetch_libpfm() {
+	lib=$cache/libpfm/usr/lib/aarch64-linux-gnu/libpfm.so.4
+	[ -s "$lib" ] && { echo "$lib"; return 0; }
+	arch_enable
+	say "downloading libpfm4:arm64 (once)"
+	download libpfm4:arm64 || { apt_update; download libpfm4:arm64; } ||
+		die "could not download libpfm4:arm64"
+	rm -rf "$cache/libpfm.new" && mkdir -p "$cache/libpfm.new"
+	dpkg-deb -x "$tmp"/libpfm4_*.deb "$cache/libpfm.new"
+	rm -rf "$cache/libpfm" && mv "$cache/libpfm.new" "$cache/libpfm"
+	echo "$lib"
+}
+
 tmp=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 case $what in
 kernel) fetch_kernel ;;
 cmocka) fetch_cmocka ;;
 busybox) fetch_busybox ;;
-*) die "usage: fetch.sh CACHE kernel|cmocka|busybox" ;;
+libpfm) fetch_libpfm ;;
+*) die "usage: fetch.sh CACHE kernel|cmocka|busybox|libpfm" ;;
 esac

@@ -5,8 +5,9 @@
  * checks that the report counts the loop's instructions: two loop lengths
  * must differ by exactly 2 * (difference of iterations), up to a small slack.
  * Also: threads, more events than counters, unprivileged runs, (argument
- * "markers") the marker API through markers_target_arm64, and (argument
- * "regions") exact region counts from tests/progs/markers_loop's JSON report.
+ * "markers") the marker API through markers_target_arm64, (argument
+ * "regions") exact region counts from tests/progs/markers_loop's JSON report,
+ * and (argument "vendor") libpfm4's names counting the same loop.
  */
 #include <stdbool.h>
 #include <sys/wait.h>
@@ -540,6 +541,32 @@ static void check_markers_costs(const char *events)
 	      PRIu64 ", syscall_reads %" PRIu64, events, user, sys);
 }
 
+/*
+ * Vendor names through libpfm4 (preload/events/pfm.c), on -cpu cortex-a57,
+ * which libpfm4 finds in /proc/cpuinfo: INST_RETIRED is Arm's common event
+ * 0x08, the one the generic instructions event maps to, so it counts the
+ * known loop, and counts what instructions counts beside it in one group.
+ */
+static void check_vendor_names(void)
+{
+	uint64_t generic = 0, vendor = 0;
+	int status;
+
+	check_known_loop("INST_RETIRED:u", "INST_RETIRED:u", 1000);
+	/* Not "inst_retired": that is the kernel's sysfs alias, resolved before libpfm4 */
+	check_known_loop("Inst_Retired:u,CPU_CYCLES:u", "Inst_Retired:u", 1000);
+	status = shim_run("{instructions:u,INST_RETIRED:u}", 1000000, last_report,
+			  sizeof(last_report));
+	if (!CHECK(status == 0 && report_value(last_report, "instructions:u", &generic) == 0 &&
+		   report_value(last_report, "INST_RETIRED:u", &vendor) == 0,
+		   "{instructions:u,INST_RETIRED:u}: both counted (exit %d)", status)) {
+		report_print(last_report);
+		return;
+	}
+	CHECK(generic == vendor, "{instructions:u,INST_RETIRED:u}: %" PRIu64 " = %" PRIu64,
+	      generic, vendor);
+}
+
 int main(int argc, char **argv)
 {
 	if (access(SHIM, R_OK) != 0 || access(TARGET, X_OK) != 0 ||
@@ -557,6 +584,10 @@ int main(int argc, char **argv)
 			check_markers("instructions:u,cycles:u");
 			check_markers_costs("instructions:u,cycles:u,instructions,cycles");
 		}
+		return pmu_exit_status();
+	}
+	if (argc > 1 && strcmp(argv[1], "vendor") == 0) {
+		check_vendor_names();
 		return pmu_exit_status();
 	}
 	if (argc > 1 && strcmp(argv[1], "regions") == 0) {

@@ -1,7 +1,8 @@
 /*
  * main.c: the pfshim command. `pfshim run` runs a command under the shim
  * with every process's report in one directory and prints one summary of
- * the job; `pfshim report` combines reports already written. The manual is
+ * the job; `pfshim report` combines reports already written; `pfshim list`
+ * lists the events this machine can count (list.c). The manual is
  * `pfshim --help`, pfshim.1 and docs/pfshim.md.
  */
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tools/pfshim/list.h"
 #include "tools/pfshim/summary.h"
 
 static const char usage_main[] =
@@ -34,10 +36,14 @@ static const char usage_main[] =
 "        combine reports written earlier (files of one report or JSON Lines,\n"
 "        directories read recursively, '-' for stdin): totals, per group,\n"
 "        regions with their imbalance, interval series, the process tree.\n"
+"  list [PATTERN]\n"
+"        the events this machine has, as perf list shows them (built-in names,\n"
+"        sysfs PMU events, tracepoints, libpfm4's vendor names), each marked\n"
+"        available here or not, with what it counts.\n"
 "\n"
-"Run `pfshim run --help` or `pfshim report --help` for each command's options,\n"
-"`man pfshim` for the manual. Reports are described in docs/output.md; this\n"
-"command in docs/pfshim.md.\n";
+"Run `pfshim COMMAND --help` for each command's options, `man pfshim` for the\n"
+"manual. Reports are described in docs/output.md; this command in\n"
+"docs/pfshim.md.\n";
 
 static const char usage_run[] =
 "Usage: pfshim run [-e EVENTS] [-o DIR] [--] COMMAND [ARGS...]\n"
@@ -388,6 +394,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(argv[1], "list") == 0)
+		return cmd_list(argc - 1, argv + 1);
 	fprintf(stderr, "pfshim: unknown command '%s'\n\n%s", argv[1], usage_main);
 	return 2;
 }

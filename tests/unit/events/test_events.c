@@ -726,6 +726,15 @@ static void test_tracepoint_messages(void **state)
 		      "'sched:sched_switch'); the event is skipped");
 	assert_int_equal(parse("sched:..:u"), 0);
 	assert_warned("bad tracepoint name 'sched:..:u'");
+	/* More than a tracepoint after a subsystem tracefs has (no longer the
+	 * syntax's to say: "A:B:C" may be a vendor name, test_pfm.c). */
+	assert_int_equal(parse("sched:sched_switch:x"), 0);
+	assert_warned("bad modifier 'x' in 'sched:sched_switch:x': pfshim accepts u, k, h, G, H, "
+		      "I, D, S, W, e, p and P (e.g. 'cycles:u'); the event is skipped");
+	assert_int_equal(parse("sched::u"), 0);
+	assert_warned("missing tracepoint name after ':' in 'sched::u'; the event is skipped");
+	assert_int_equal(parse("sched:"), 0);
+	assert_warned("missing tracepoint name after ':' in 'sched:'");
 	/* "enable" is a file of events/sched/, with no id: no tracepoint. */
 	assert_int_equal(parse("sched:enable"), 0);
 	assert_warned("unknown tracepoint 'enable' in subsystem 'sched'");

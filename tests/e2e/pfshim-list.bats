@@ -1,0 +1,167 @@
+#!/usr/bin/env bats
+# pfshim-list.bats: `pfshim list [PATTERN]` on this machine (software events
+# count, hardware ones do not: no PMU here), on the fake sysfs trees of
+# tests/fixtures/sysfs, on a fake and a real tracefs, and with libpfm4
+# assuming a CPU model or missing. The built-in names and the tracepoints it
+# lists are fed back to the shim, which must accept them.
+
+load helpers
+
+PFSHIM="$BUILD/pfshim"
+FIXTURES="$ROOT/tests/fixtures/sysfs"
+
+# section HEADING-PREFIX: the lines of one section of the last output.
+section() {
+	awk -v h="$1" 'index($0, h) == 1 { on = 1; next } !/^  / { on = 0 } on' <<<"$output"
+}
+
+no_cpu_pmu() {
+	[ ! -e /sys/bus/event_source/devices/cpu ] && [ ! -e /sys/bus/event_source/devices/armv8_pmuv3 ]
+}
+
+@test "on this machine: every built-in name, software events available, hardware ones not" {
+	run "$PFSHIM" list
+	[ "$status" -eq 0 ]
+	builtin=$(section "Built-in events")
+	# 10 hardware events, 9 software ones, 32 cache ones (docs/events.md's tables),
+	# an alias on its name's line
+	[ "$(wc -l <<<"$builtin")" -eq 51 ]
+	[[ "$builtin" =~ "  task-clock "\ +"yes  time on CPU, the task's clock (msec)" ]]
+	[[ "$builtin" =~ "  page-faults, faults "\ +"yes  page faults" ]]
+	[[ "$builtin" =~ "  context-switches, cs "\ +"yes  context switches" ]]
+	[ "$(grep -c ' yes  ' <<<"$builtin")" -eq 9 ]
+	if no_cpu_pmu; then
+		[[ "$builtin" =~ "  cycles, cpu-cycles "\ +"no   CPU cycles [ENOENT]" ]]
+		[ "$(grep -c ' no   .*\[ENOENT\]$' <<<"$builtin")" -eq 42 ]
+	fi
+	# the sysfs section lists what this machine's sysfs has
+	want=$(cd /sys/bus/event_source/devices && for p in *; do
+		[ -d "$p/events" ] || continue
+		for e in "$p"/events/*; do
+			case $e in *.scale|*.unit|*.per-pkg|*.snapshot) ;; *) echo "$p/${e##*/}/" ;; esac
+		done
+	done | LC_ALL=C sort)
+	got=$(section "sysfs PMU events" | awk '{print $1}')
+	[ "$got" = "$want" ]
+}
+
+@test "the shim accepts every built-in name pfshim list prints" {
+	run "$PFSHIM" list
+	names=$(section "Built-in events" | awk '{print $1}' | tr -d , | paste -sd,)
+	[ "$(tr , '\n' <<<"$names" | wc -l)" -eq 51 ]
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+		PFSHIM_EVENTS="$names" "$PROGS/touch_pages" 1
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(jq '.events | length' "$REPORTS")" -eq 51 ]
+	# and what it marked available is what the shim counted
+	for e in task-clock page-faults minor-faults context-switches; do
+		[ "$(field "$e" status)" = counted ]
+	done
+}
+
+@test "PATTERN: a case-blind substring, or a glob; nothing matched is status 1" {
+	run "$PFSHIM" list FAULT
+	[ "$status" -eq 0 ]
+	[ "$(section "Built-in events" | awk -F'  +' '{print $2}' | paste -sd'|')" = \
+		"page-faults, faults|minor-faults|major-faults|alignment-faults|emulation-faults" ]
+	run "$PFSHIM" list 'L1-?cache-load*'
+	[ "$status" -eq 0 ]
+	[ "$(awk '/^  /{print $1}' <<<"$output" | paste -sd' ')" = \
+		"L1-dcache-loads L1-dcache-load-misses L1-icache-loads L1-icache-load-misses" ]
+	run "$PFSHIM" list no-such-event-anywhere
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	run "$PFSHIM" list a b
+	[ "$status" -eq 2 ]
+}
+
+@test "a fake sysfs tree: its aliases, their terms and units, tried on this kernel" {
+	for tree in intel arm64; do
+		run "$PFSHIM" list --sysfs "$FIXTURES/$tree"
+		[ "$status" -eq 0 ]
+		got=$(section "sysfs PMU events ($FIXTURES/$tree)")
+		# the names and terms, computed here from the files themselves
+		want=$(cd "$FIXTURES/$tree" && for p in */; do
+			p=${p%/}
+			[ -d "$p/events" ] || continue
+			for e in "$p"/events/*; do
+				case $e in *.scale|*.unit) continue ;; esac
+				echo "$p/${e##*/}/ $(cat "$e")"
+			done
+		done | LC_ALL=C sort)
+		[ "$(awk '{print $1, $3}' <<<"$got")" = "$want" ]
+	done
+	run "$PFSHIM" list --sysfs "$FIXTURES/intel" energy
+	[[ "$output" =~ "  power/energy-pkg/ "\ +("yes  "|"no   ")"event=0x02 (Joules)" ]]
+	if no_cpu_pmu; then
+		# type 4 is PERF_TYPE_RAW, which no PMU here serves
+		[[ "$(section "sysfs PMU events")" != *"cpu/"*" yes "* ]]
+		run "$PFSHIM" list --sysfs "$FIXTURES/intel" mem-loads
+		[[ "$output" =~ "  cpu/mem-loads/ "\ +"no   event=0xcd,umask=0x1,ldlat=3 [ENOENT]" ]]
+	fi
+	# PFSHIM_SYSFS_ROOT, as the shim reads it, does the same
+	run env PFSHIM_SYSFS_ROOT="$FIXTURES/arm64" "$PFSHIM" list armv8
+	[ "$(awk '/^  /{print $1}' <<<"$output" | paste -sd' ')" = \
+		"armv8_pmuv3/br_mis_pred/ armv8_pmuv3/cpu_cycles/ armv8_pmuv3/inst_retired/" ]
+}
+
+@test "tracepoints: a fake tracefs, and the real one where root can mount it" {
+	t="$BATS_TEST_TMPDIR/tracefs"
+	mkdir -p "$t/events/sched/sched_switch" "$t/events/sched/sched_wakeup" "$t/events/irq/irq_handler_entry"
+	echo 999999 >"$t/events/sched/sched_switch/id"
+	echo 999998 >"$t/events/sched/sched_wakeup/id"
+	echo 999997 >"$t/events/irq/irq_handler_entry/id"
+	: >"$t/events/enable"	# tracefs has files beside the subsystems
+	run "$PFSHIM" list --tracefs "$t"
+	[ "$status" -eq 0 ]
+	# no tracepoint has such an id: none opens
+	[ "$(section "Tracepoints ($t/events)" | awk '{print $1, $2}')" = \
+		"irq:irq_handler_entry no
+sched:sched_switch no
+sched:sched_wakeup no" ]
+	# PFSHIM_TRACEFS_ROOT, as the shim reads it, does the same
+	run env PFSHIM_TRACEFS_ROOT="$t" "$PFSHIM" list sched_
+	[ "$(awk '/^  /{print $1}' <<<"$output" | paste -sd,)" = sched:sched_switch,sched:sched_wakeup ]
+	# the shim takes every tracepoint listed, by the ids of that tracefs (none opens)
+	run env PFSHIM_TRACEFS_ROOT="$t" "$PFSHIM" list
+	names=$(section "Tracepoints ($t/events)" | awk '{print $1}' | paste -sd,)
+	[ "$names" = irq:irq_handler_entry,sched:sched_switch,sched:sched_wakeup ]
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_TRACEFS_ROOT="$t" PFSHIM_FORMAT=json \
+		PFSHIM_OUTPUT="$REPORTS" PFSHIM_EVENTS="$names" "$PROGS/touch_pages" 1
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(jq -r '[.events[].name] | join(",")' "$REPORTS")" = "$names" ]
+	[ "$(id -u)" -eq 0 ] || skip "needs root to mount tracefs"
+	# the real tracefs: listed available, and counted by the shim (3 forks)
+	: >"$REPORTS"
+	run unshare -m sh -c 'mount --make-rprivate / && mount -t tracefs nodev /sys/kernel/tracing &&
+		"$1" list sched:sched_process_fork &&
+		env LD_PRELOAD="$2" PFSHIM_EVENTS=sched:sched_process_fork PFSHIM_FORMAT=json \
+			PFSHIM_OUTPUT="$3" "$4" 0 3' sh "$PFSHIM" "$SHIM" "$REPORTS" "$PROGS/write_fork"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ "  sched:sched_process_fork "\ +"yes" ]]
+	[ "$(jq -s '[.[] | .events[] | select(.name == "sched:sched_process_fork") | .value] | max' \
+		"$REPORTS")" -eq 3 ]
+}
+
+@test "libpfm4's names of a forced CPU model, and their absence without libpfm4" {
+	run env LIBPFM_FORCE_PMU=skl "$PFSHIM" list INST_RETIRED:ANY_P
+	[ "$status" -eq 0 ]
+	[ "$(section "libpfm4 events of skl" | awk '{print $1, $2}')" = "INST_RETIRED:ANY_P no" ]
+	[[ "$output" =~ "  INST_RETIRED:ANY_P "\ +"no   Number of instructions retired [ENOENT]" ]]
+	# libpfm4's perf:: and perf_raw:: names are pfshim's built-in ones: not listed twice
+	run "$PFSHIM" list PERF_COUNT_HW_CPU_CYCLES
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	# an event that needs a unit mask says so
+	run env LIBPFM_FORCE_PMU=skl "$PFSHIM" list FP_ARITH_INST_RETIRED
+	[[ "$output" =~ "  FP_ARITH_INST_RETIRED "\ +"no   Floating-point instructions retired [invalid or missing unit mask]" ]]
+	[ "$(id -u)" -eq 0 ] || skip "needs root (a mount namespace hiding libpfm.so.4)"
+	lib=$(readlink -f "$(ldconfig -p | awk '/libpfm\.so\.4 /{print $NF; exit}')")
+	run unshare -m sh -c 'mount --make-rprivate / && mount --bind /dev/null "$1" && "$2" list' \
+		sh "$lib" "$PFSHIM"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"libpfm4 events: none (vendor names need libpfm4: apt-get install libpfm4)" ]]
+	[ "$(section "Built-in events" | wc -l)" -eq 51 ]
+}

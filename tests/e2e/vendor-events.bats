@@ -1,0 +1,125 @@
+#!/usr/bin/env bats
+# Vendor event names through libpfm4 (docs/events.md): loaded only when such a
+# name is asked for, counted where the PMU is, said clearly where libpfm4 is not.
+# This machine has no hardware PMU: LIBPFM_FORCE_PMU makes libpfm4 assume one,
+# and its events are then <not supported> here, as cycles is.
+
+load helpers
+
+# The real file behind the name dlopen() asks for, whatever the multiarch directory.
+libpfm_file() {
+	readlink -f "$(ldconfig -p | awk '/libpfm\.so\.4 /{print $NF; exit}')"
+}
+
+@test "the default events never load libpfm4" {
+	run --separate-stderr env LD_DEBUG=files LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null \
+		"$PROGS/touch_pages" 10
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"libpfshim.so"* ]]	# LD_DEBUG does list what is loaded
+	[[ "$stderr" != *libpfm* ]]
+	# nor does a list of built-in and sysfs names, nor an unknown-event typo of one
+	run --separate-stderr env LD_DEBUG=files LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null \
+		PFSHIM_EVENTS='task-clock,cycles:u,{page-faults,cs}' "$PROGS/touch_pages" 10
+	[[ "$stderr" != *libpfm* ]]
+	# nor a tracepoint of a subsystem tracefs has, nor a glob: tracefs is asked first
+	run --separate-stderr env LD_DEBUG=files LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null \
+		PFSHIM_TRACEFS_ROOT="$ROOT/tests/fixtures/tracefs" \
+		PFSHIM_EVENTS='sched:sched_switch:u,block:*,task-clock' "$PROGS/touch_pages" 10
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"libpfshim.so"* ]]
+	[[ "$stderr" != *libpfm* ]]
+}
+
+@test "a:b with tracefs and libpfm4: tracepoints tracefs has, vendor names the rest" {
+	shim PFSHIM_TRACEFS_ROOT="$ROOT/tests/fixtures/tracefs" LIBPFM_FORCE_PMU=skl \
+		PFSHIM_EVENTS='sched:sched_switch,INST_RETIRED:ANY_P,page-faults' "$PROGS/touch_pages" 10
+	[ "$(jq -r '[.events[].name] | join(",")' "$REPORTS")" = \
+		"sched:sched_switch,INST_RETIRED:ANY_P,page-faults" ]
+	# and when neither knows a name, the message is for what it looks like
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null LIBPFM_FORCE_PMU=skl \
+		PFSHIM_TRACEFS_ROOT=/nonexistent PFSHIM_EVENTS=sched:sched_switch,NOT_AN_EVENT:ANY,task-clock \
+		"$PROGS/touch_pages" 10
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "pfshim: PFSHIM_EVENTS: 'sched:sched_switch': no tracefs events directory in /nonexistent; the event is skipped
+pfshim: PFSHIM_EVENTS: unknown event 'NOT_AN_EVENT:ANY'; the event is skipped" ]
+}
+
+@test "a vendor name loads libpfm4 for the parse and unloads it before the program runs" {
+	run --separate-stderr env LD_DEBUG=files LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null \
+		PFSHIM_EVENTS=INST_RETIRED:ANY_P,task-clock LIBPFM_FORCE_PMU=skl "$PROGS/touch_pages" 10
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"file=libpfm.so.4 [0];  dynamically loaded by"*libpfshim.so* ]]
+	[[ "$stderr" == *"calling fini: "*libpfm.so.4* ]]
+	# the program's own view: no libpfm4 in its address space
+	run env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null PFSHIM_EVENTS=INST_RETIRED:ANY_P,task-clock \
+		LIBPFM_FORCE_PMU=skl cat /proc/self/maps
+	[ "$status" -eq 0 ]
+	[[ "$output" == *libpfshim.so* ]]
+	[[ "$output" != *libpfm* ]]
+}
+
+@test "a vendor name of a PMU this machine lacks is <not supported>, named as written" {
+	shim PFSHIM_EVENTS='{INST_RETIRED:ANY_P,cycles}:u,inst_retired.any_p,page-faults' \
+		LIBPFM_FORCE_PMU=skl "$PROGS/touch_pages" 100
+	[ "$(jq -r '[.events[].name] | join(",")' "$REPORTS")" = \
+		"INST_RETIRED:ANY_P:u,cycles:u,inst_retired.any_p,page-faults" ]
+	if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+		[ "$(field INST_RETIRED:ANY_P:u status)" = not-supported ]
+		[ "$(field INST_RETIRED:ANY_P:u error)" = ENOENT ]
+		[ "$(field inst_retired.any_p status)" = not-supported ]
+	fi
+	[ "$(field page-faults status)" = counted ]
+	# and in the text report, as perf stat shows it
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=skl::L1D:REPLACEMENT,task-clock \
+		LIBPFM_FORCE_PMU=skl "$PROGS/touch_pages" 10
+	[ "$status" -eq 0 ]
+	if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+		[[ "$stderr" =~ "<not supported>"\ +"skl::L1D:REPLACEMENT" ]]
+	fi
+}
+
+@test "libpfm4's generic perf:: names count for real: page faults as the built-in name does" {
+	shim PFSHIM_EVENTS='{page-faults,PERF_COUNT_SW_PAGE_FAULTS,perf::PERF_COUNT_SW_PAGE_FAULTS:u}' \
+		"$PROGS/touch_pages" 5000
+	n=$(value page-faults)
+	[ "$n" -ge 5000 ]
+	# one group, read together: the same faults (all of them are in user space)
+	[ "$(value PERF_COUNT_SW_PAGE_FAULTS)" -eq "$n" ]
+	[ "$(value perf::PERF_COUNT_SW_PAGE_FAULTS:u)" -eq "$n" ]
+}
+
+@test "an unknown name: libpfm4 lacks it too, the message is the usual one" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null \
+		PFSHIM_EVENTS=NOT_AN_EVENT:ANY,INST_RETIRED:BOGUS,cylces,task-clock LIBPFM_FORCE_PMU=skl \
+		"$PROGS/touch_pages" 10
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "pfshim: PFSHIM_EVENTS: unknown event 'NOT_AN_EVENT:ANY'; the event is skipped
+pfshim: PFSHIM_EVENTS: libpfm4 cannot encode 'INST_RETIRED:BOGUS': invalid event attribute; the event is skipped
+pfshim: PFSHIM_EVENTS: unknown event 'cylces' (did you mean 'cycles'?); the event is skipped" ]
+}
+
+@test "without libpfm4 installed: one clear message, and nothing else changes" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (a mount namespace hiding libpfm.so.4)"
+	lib=$(libpfm_file)
+	[ -n "$lib" ] || skip "libpfm4 is not installed here"
+	# An empty file over libpfm.so.4, seen only inside this mount namespace.
+	run --separate-stderr unshare -m sh -c '
+		mount --make-rprivate / && mount --bind /dev/null "$1" &&
+		env LD_PRELOAD="$2" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$3" \
+			PFSHIM_EVENTS=inst_retired.any_p,INST_RETIRED:ANY_P:u,cylces,page-faults \
+			"$4" 100 &&
+		env LD_PRELOAD="$2" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$3" "$4" 100' \
+		sh "$lib" "$SHIM" "$REPORTS" "$PROGS/touch_pages"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "pfshim: PFSHIM_EVENTS: unknown event 'inst_retired.any_p' (vendor names need libpfm4: apt-get install libpfm4); the event is skipped
+pfshim: PFSHIM_EVENTS: unknown event 'INST_RETIRED:ANY_P' in 'INST_RETIRED:ANY_P:u' (vendor names need libpfm4: apt-get install libpfm4); the event is skipped
+pfshim: PFSHIM_EVENTS: unknown event 'cylces' (did you mean 'cycles'?); the event is skipped" ]
+	[ "$(reports)" -eq 2 ]
+	# the first run counts what it can; the second, the default events, as ever
+	[ "$(jq -s -r '.[0].events | map(.name) | join(",")' "$REPORTS")" = page-faults ]
+	[ "$(jq -s -r '.[0].events[0].status' "$REPORTS")" = counted ]
+	[ "$(jq -s -r '.[1].events | map(.name) | join(",")' "$REPORTS")" = \
+		task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses ]
+	[ "$(jq -s -r '.[1].events[3].status' "$REPORTS")" = counted ]
+}
