@@ -94,5 +94,5 @@ $(REPLAY_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(FUZZ_DIR)/replay.c \
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(PF_CFLAGS) $(REPLAY_FLAGS) -o $@ $< $(FUZZ_DIR)/replay.c \
-		$(filter-out tools/pfshim/main.c,$(wildcard tools/pfshim/*.c)) \
+		$(filter-out tools/pfshim/main.c tools/pfshim/list.c,$(wildcard tools/pfshim/*.c)) \
 		$$(pkg-config --cflags --libs jansson) -lm -pthread
