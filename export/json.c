@@ -96,6 +96,12 @@ static void put_event(struct buf *b, const struct report_event *e)
 	put_string_field(b, "name", e->name);
 	put_string_field(b, "status", report_status_name(e->status));
 	put_count_field(b, "value", e->status, e->value);
+	put_key(b, "delta");	/* null unless counted: a plausible 0 would lie */
+	if (e->status == STATUS_COUNTED && e->has_delta)
+		buf_put_i64(b, e->delta);
+	else
+		buf_puts(b, "null");
+	buf_putc(b, ',');
 	put_u64_field(b, "raw", e->raw);
 	put_u64_field(b, "enabled_ns", e->enabled);
 	put_u64_field(b, "running_ns", e->running);
@@ -318,6 +324,18 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	} else {
 		buf_puts(&b, "null,\"signal_name\":null,");
 	}
+	put_key(&b, "seq");	/* null without PFSHIM_INTERVAL */
+	if (r->seq)
+		buf_put_u64(&b, r->seq);
+	else
+		buf_puts(&b, "null");
+	buf_putc(&b, ',');
+	put_key(&b, "interval_ns");
+	if (r->interval_ns)
+		buf_put_u64(&b, r->interval_ns);
+	else
+		buf_puts(&b, "null");
+	buf_putc(&b, ',');
 	put_key(&b, "events");
 	buf_putc(&b, '[');
 	for (int i = 0; i < r->nr_events; i++) {

@@ -18,14 +18,21 @@
 #include <unistd.h>
 
 #include "preload/fd.h"
+#include "preload/interval.h"
 #include "preload/output/job.h"
 #include "preload/markers/markers.h"
 #include "preload/output/output.h"
 #include "preload/warn.h"
 
-/* process.final_report, besides the tid of the thread writing it. */
+/*
+ * process.final_report, the claim that keeps this image's reports one at a
+ * time (the series' numbers and deltas, dir.c's published name): NONE, the
+ * tid of the thread writing the exit/exec report, WRITTEN once it is
+ * written, or CLAIM_OTHER(tid) while a thread writes any other report.
+ */
 #define FINAL_REPORT_NONE	0
 #define FINAL_REPORT_WRITTEN	(-1)
+#define CLAIM_OTHER(tid)	(-(tid) - 1)
 /* How long a second exit waits for the first one's report: a blocked write must not hang it. */
 #define FINAL_REPORT_WAIT_MS	2000
 
@@ -90,6 +97,9 @@ static void report_explicit(void)
  */
 static void counters_start(void)
 {
+	/* The events of the previous image or the parent: this image's deltas start from 0. */
+	process.seq = 0;
+	memset(process.previous, 0, sizeof(process.previous));
 	if (fd_room_away()) {
 		counters_open(&process.counters, &process.events);
 		return;
@@ -100,6 +110,23 @@ static void counters_start(void)
 			  "that small, and counts nothing (raise the limit, or its hard limit, to count)",
 			  NULL);
 	process.budget_warned = true;
+}
+
+static void report_interval_tick(void)
+{
+	process_report_interval();
+}
+
+/* The interval thread, before the counters are opened: it must not inherit them (interval.c). */
+static void interval_begin(void)
+{
+	if (!process.config.interval_ns)
+		return;
+	if (interval_start(process.config.interval_ns, report_interval_tick) < 0) {
+		warn_line("PFSHIM_INTERVAL: no thread for the interval reports (pthread_create "
+			  "failed); only the final report", NULL);
+		process.config.interval_ns = 0;
+	}
 }
 
 void process_start(const char *argv0, config_getenv_fn get_env)
@@ -118,6 +145,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	program_name_read();
 	clocks_start();
 	process.stream_fd = output_stream_open(process.config.output);
+	interval_begin();
 	counters_start();
 	markers_start(&(struct markers_host){
 		.events = &process.events,
@@ -126,6 +154,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 		.report = report_explicit,
 	});
 	process.active = true;
+	atomic_store(&process.interval_ready, true);
 }
 
 void process_restart_in_child(void)
@@ -136,6 +165,10 @@ void process_restart_in_child(void)
 	counters_close(&process.counters);
 	clocks_start();
 	job_restart_in_child();
+	/* Before the counters: a thread made after them would be counted (interval.c). */
+	if (process.config.interval_ns && interval_restart_in_child() < 0)
+		warn_line("PFSHIM_INTERVAL: no thread for the interval reports of this child "
+			  "(pthread_create failed); only its final report", NULL);
 	counters_start();
 	markers_restart_in_child();
 }
@@ -257,6 +290,23 @@ static void events_uncounted(struct report_event *events, int nr)
 }
 
 /*
+ * The report's place in this image's series: its number (with
+ * PFSHIM_INTERVAL) and each event's change since the previous report, so
+ * that the deltas of a series add up to its last totals exactly. Called
+ * under the report claim.
+ */
+static void series_next(struct report_event *events, int nr)
+{
+	process.seq++;
+	for (int i = 0; i < nr; i++) {
+		events[i].delta = (int64_t)(events[i].value - process.previous[i]);
+		events[i].has_delta = 1;
+		if (events[i].status == STATUS_COUNTED)
+			process.previous[i] = events[i].value;
+	}
+}
+
+/*
  * The events and the text are mmap()ed, not on the stack: the signal may
  * land on any thread, and a thread's stack may be as small as
  * PTHREAD_STACK_MIN (16 KiB), the signal frame included.
@@ -279,6 +329,8 @@ static void report_write(enum report_reason reason, int signo, bool unforked)
 	counters_read(&process.counters, &process.events, events);
 	if (unforked)
 		events_uncounted(events, process.events.nr);
+	else
+		series_next(events, process.events.nr);
 	if (uname(&uts) < 0)
 		strcpy(uts.nodename, "");
 	r = (struct report){
@@ -294,6 +346,8 @@ static void report_write(enum report_reason reason, int signo, bool unforked)
 		.wall_ns = unforked ? 0 : clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns,
 		.reason = reason,
 		.signo = signo,
+		.seq = unforked || !process.config.interval_ns ? 0 : process.seq,
+		.interval_ns = unforked ? 0 : process.config.interval_ns,
 		.nr_events = process.events.nr,
 		.events = events,
 		.regions = markers_report_build(&regions, reason == REPORT_EXIT ||
@@ -305,10 +359,55 @@ static void report_write(enum report_reason reason, int signo, bool unforked)
 	errno = saved_errno;
 }
 
+/* Give back a claim of CLAIM_OTHER(@self), unless a final report took it over meanwhile. */
+static void claim_release(int self)
+{
+	int mine = CLAIM_OTHER(self);
+
+	atomic_compare_exchange_strong(&process.final_report, &mine, FINAL_REPORT_NONE);
+}
+
+/*
+ * A signal or explicit report waits, for a while, for a report being
+ * written in another thread. It writes unclaimed when it interrupted its own
+ * thread's report (a signal handler), or after the final report.
+ */
 void process_report(enum report_reason reason, int signo)
 {
-	if (process_is_self())
-		report_write(reason, signo, false);
+	const struct timespec ms = { 0, 1000000 };
+	int self = gettid();
+	bool claimed = false;
+
+	if (!process_is_self())
+		return;
+	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
+		int writer = FINAL_REPORT_NONE;
+
+		if (atomic_compare_exchange_strong(&process.final_report, &writer,
+						   CLAIM_OTHER(self))) {
+			claimed = true;
+			break;
+		}
+		if (writer == FINAL_REPORT_WRITTEN || writer == self || writer == CLAIM_OTHER(self))
+			break;
+		nanosleep(&ms, NULL);
+	}
+	report_write(reason, signo, false);
+	if (claimed)
+		claim_release(self);
+}
+
+/* The interval thread never waits: a tick that finds a report being written is skipped. */
+void process_report_interval(void)
+{
+	int self = gettid(), writer = FINAL_REPORT_NONE;
+
+	if (!atomic_load(&process.interval_ready) || !process_is_self())
+		return;
+	if (!atomic_compare_exchange_strong(&process.final_report, &writer, CLAIM_OTHER(self)))
+		return;
+	report_write(REPORT_INTERVAL, 0, false);
+	claim_release(self);
 }
 
 /*
@@ -328,7 +427,10 @@ static void report_final(enum report_reason reason, int signo)
 	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
 		int writer = FINAL_REPORT_NONE;
 
-		if (atomic_compare_exchange_strong(&process.final_report, &writer, self)) {
+		if (atomic_compare_exchange_strong(&process.final_report, &writer, self) ||
+		    /* a signal handler that exits while its thread writes another report */
+		    (writer == CLAIM_OTHER(self) &&
+		     atomic_compare_exchange_strong(&process.final_report, &writer, self))) {
 			if (unforked)
 				job_restart_in_child();	/* a descendant, as a fork child is */
 			report_write(reason, signo, unforked);
