@@ -218,6 +218,7 @@ static void report_format_write(const struct report *r)
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
 		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
+		.series = r->seq != 0,
 	};
 	size_t len;
 
@@ -230,6 +231,7 @@ static void report_format_write(const struct report *r)
 	switch (job_role()) {
 	case JOB_DESCENDANT:
 	case JOB_DROPPED:
+		names.series = false;	/* pfshim report reads every file of a job directory */
 		job_write(&names, buf, len);
 		break;
 	default:

@@ -179,6 +179,45 @@ static int publish_again(int dirfd, int fd, bool named, const char *tmp)
 	return err;
 }
 
+int output_dir_series_name(const char *name, const char *ext, char *series, size_t size)
+{
+	size_t n = strlen(name), e = ext ? strlen(ext) : 0;
+	struct buf b;
+
+	if (e > n || strcmp(name + n - e, ext ? ext : "") != 0)
+		e = 0;
+	buf_init(&b, series, size);
+	buf_putn(&b, name, n - e);
+	buf_puts(&b, ".series");
+	buf_puts(&b, e == 0 ? "" : strcmp(ext, ".json") == 0 ? ".jsonl" : ext);
+	return buf_finish(&b) < size ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * The series file: appended, never replaced, one write(2) per report
+ * (O_APPEND: writers never overwrite each other). A short write (a full
+ * disk) is the only way to leave a last line without its newline.
+ */
+static int series_append(int dirfd, const struct output_names *names, const char *buf,
+			 size_t len)
+{
+	char series[NAME_MAX + 1];
+	ssize_t n;
+	int fd, err = output_dir_series_name(published.name, names->ext, series, sizeof(series));
+
+	if (err < 0)
+		return err;
+	fd = openat(dirfd, series, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	err = n < 0 ? -errno : (size_t)n < len ? -ENOSPC : 0;
+	close(fd);
+	return err;
+}
+
 int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
 			  const char *buf, size_t len)
 {
@@ -222,6 +261,8 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 	}
 	if (named && (err < 0 || !again))
 		unlinkat(dirfd, tmp, 0);
+	if (err == 0 && names->series)
+		err = series_append(dirfd, names, buf, len);
 	close(fd);
 	close(dirfd);
 	errno = saved_errno;
