@@ -62,6 +62,8 @@ LIB := $(BUILD)/libpfshim.so
 # builds it when jansson is installed; `make e2e` and `make tool` install it.
 TOOL     := $(BUILD)/pfshim
 TOOL_SRC := $(wildcard tools/pfshim/*.c)
+# run -I checks its interval with the shim's own parser (PFSHIM_INTERVAL).
+TOOL_SHARED_SRC := preload/config.c export/names.c
 HAVE_JANSSON := $(shell pkg-config --exists jansson 2>/dev/null && echo yes)
 
 .PHONY: all check unit e2e demo bench install uninstall clean deps help tool
@@ -70,11 +72,11 @@ all: $(LIB) $(BUILD)/libfastread.a $(if $(HAVE_JANSSON),$(TOOL))
 tool: deps
 	$(Q)$(MAKE) --no-print-directory $(TOOL)
 
-$(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h
+$(TOOL): $(TOOL_SRC) $(TOOL_SHARED_SRC) $(wildcard tools/pfshim/*.h) export/report.h preload/config.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
-		$(TOOL_SRC) $$(pkg-config --cflags --libs jansson)
+		$(TOOL_SRC) $(TOOL_SHARED_SRC) $$(pkg-config --cflags --libs jansson)
 
 # Every target a person types; the fragments' own are listed here too.
 help:

@@ -267,7 +267,11 @@ static int dir_add(struct summary *s, const char *path)
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
-		if (names[i]->d_name[0] != '.') {	/* ., .., and hidden temporary files */
+		/*
+		 * Not ., .., hidden temporary files, nor an image's series
+		 * (PFSHIM_INTERVAL): its file beside holds the last report.
+		 */
+		if (names[i]->d_name[0] != '.' && !strstr(names[i]->d_name, ".series.")) {
 			size_t len = strlen(path) + strlen(names[i]->d_name) + 2;
 			char *child = xrealloc(NULL, len);
 
