@@ -96,12 +96,6 @@ static void put_event(struct buf *b, const struct report_event *e)
 	put_string_field(b, "name", e->name);
 	put_string_field(b, "status", report_status_name(e->status));
 	put_count_field(b, "value", e->status, e->value);
-	put_key(b, "delta");	/* null unless counted: a plausible 0 would lie */
-	if (e->status == STATUS_COUNTED && e->has_delta)
-		buf_put_i64(b, e->delta);
-	else
-		buf_puts(b, "null");
-	buf_putc(b, ',');
 	put_u64_field(b, "raw", e->raw);
 	put_u64_field(b, "enabled_ns", e->enabled);
 	put_u64_field(b, "running_ns", e->running);
@@ -116,6 +110,12 @@ static void put_event(struct buf *b, const struct report_event *e)
 	put_key(b, "error");
 	if (err)
 		buf_put_json_string(b, err);
+	else
+		buf_puts(b, "null");
+	buf_putc(b, ',');
+	put_key(b, "delta");	/* null unless counted: a plausible 0 would lie */
+	if (e->status == STATUS_COUNTED && e->has_delta)
+		buf_put_i64(b, e->delta);
 	else
 		buf_puts(b, "null");
 	buf_putc(b, '}');
