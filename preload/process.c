@@ -210,23 +210,63 @@ static void *report_map(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* Formatted twice: once to learn the size, once into memory of that size. */
-static void report_format_write(const struct report *r)
+/*
+ * Where a report is read into and formatted: mapped for each report and
+ * unmapped after it, since a report may be written from a signal handler on
+ * any thread; but the interval thread's is mapped once and reused. An
+ * munmap() in a process whose other thread runs on another CPU sends that
+ * CPU a TLB-shootdown interrupt: with it, an interval report cost ~5 times
+ * as much CPU in a VM (docs/performance.md, "Interval reports").
+ */
+struct report_memory {
+	struct report_event *events;	/* EVENTS_MAX of them */
+	char *text;
+	size_t text_size;
+};
+
+#define REPORT_EVENTS_SIZE ((size_t)EVENTS_MAX * sizeof(struct report_event))
+
+/* The interval thread's: only the claim holder of an interval report uses it. */
+static struct report_memory interval_memory;
+
+/* @size bytes of text in @mem, grown (by whole 64 KiB) when a report needs more. */
+static char *memory_text(struct report_memory *mem, size_t size)
 {
-	size_t size = report_format(r, NULL, 0) + 1;
-	char *buf = report_map(size);
+	size_t want = (size + 0xffff) & ~(size_t)0xffff;
+
+	if (mem->text && mem->text_size >= size)
+		return mem->text;
+	if (mem->text)
+		munmap(mem->text, mem->text_size);
+	mem->text = report_map(want);
+	mem->text_size = mem->text ? want : 0;
+	return mem->text;
+}
+
+/*
+ * Formatted twice: once to learn the size, once into memory of that size
+ * (@mem's, kept, or mapped for this report alone when @mem is NULL). Into
+ * kept memory the report is formatted first: when it fits, once is enough.
+ */
+static void report_format_write(const struct report *r, struct report_memory *mem)
+{
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
 		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
 		.series = r->seq != 0,
 	};
-	size_t len;
+	size_t size = 0, len = mem && mem->text ? report_format(r, mem->text, mem->text_size) : 0;
+	char *buf = mem ? mem->text : NULL;
 
-	if (!buf) {
-		warn_line("no memory to format the report; it is lost", NULL);
-		return;
+	if (!buf || len >= mem->text_size) {
+		size = report_format(r, NULL, 0) + 1;
+		buf = mem ? memory_text(mem, size) : report_map(size);
+		if (!buf) {
+			warn_line("no memory to format the report; it is lost", NULL);
+			return;
+		}
+		len = report_format(r, buf, size);
 	}
-	len = report_format(r, buf, size);
 
 	switch (job_role()) {
 	case JOB_DESCENDANT:
@@ -237,7 +277,8 @@ static void report_format_write(const struct report *r)
 	default:
 		output_write(process.config.output, process.stream_fd, &names, buf, len);
 	}
-	munmap(buf, size);
+	if (!mem)
+		munmap(buf, size);
 }
 
 /*
@@ -280,6 +321,24 @@ static uint64_t pid_ns_read(void)
 	return st.st_ino;
 }
 
+/*
+ * The interval reports' pid namespace: read once per process, since a
+ * process never changes its own (unshare and setns of CLONE_NEWPID move its
+ * children): stat()ing /proc/self/ns/pid makes the kernel build an nsfs
+ * inode and dentry each time, a good share of an interval report's cost.
+ */
+static uint64_t pid_ns_cached(void)
+{
+	static uint64_t ns;
+	static int for_pid;
+
+	if (for_pid != getpid()) {
+		ns = pid_ns_read();
+		for_pid = getpid();
+	}
+	return ns;
+}
+
 /* Nothing of an unforked copy was counted: ECHILD says why, in every format. */
 static void events_uncounted(struct report_event *events, int nr)
 {
@@ -311,18 +370,21 @@ static void series_next(struct report_event *events, int nr)
 /*
  * The events and the text are mmap()ed, not on the stack: the signal may
  * land on any thread, and a thread's stack may be as small as
- * PTHREAD_STACK_MIN (16 KiB), the signal frame included.
+ * PTHREAD_STACK_MIN (16 KiB), the signal frame included. @mem: see
+ * struct report_memory.
  */
-static void report_write(enum report_reason reason, int signo, bool unforked)
+static void report_write(enum report_reason reason, int signo, bool unforked,
+			 struct report_memory *mem)
 {
-	size_t events_size = (size_t)EVENTS_MAX * sizeof(struct report_event);
 	struct report_event *events;
 	struct markers_report regions;
 	struct utsname uts;
 	struct report r;
 	int saved_errno = errno;
 
-	events = report_map(events_size);
+	if (mem && !mem->events)
+		mem->events = report_map(REPORT_EVENTS_SIZE);
+	events = mem ? mem->events : report_map(REPORT_EVENTS_SIZE);
 	if (!events) {
 		warn_line("no memory to read the counters; the report is lost", NULL);
 		errno = saved_errno;
@@ -340,7 +402,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked)
 		.argv0 = process.argv0,
 		.pid = unforked ? getpid() : process.pid,
 		.ppid = getppid(),
-		.pid_ns = pid_ns_read(),
+		.pid_ns = mem ? pid_ns_cached() : pid_ns_read(),
 		.hostname = uts.nodename,
 		.rank = process.config.rank[0] ? process.config.rank : NULL,
 		/* An unforked copy's start is unknown: the parent's clocks are all it has. */
@@ -355,9 +417,10 @@ static void report_write(enum report_reason reason, int signo, bool unforked)
 		.regions = markers_report_build(&regions, reason == REPORT_EXIT ||
 							    reason == REPORT_EXEC),
 	};
-	report_format_write(&r);
+	report_format_write(&r, mem);
 	markers_report_release(&regions);
-	munmap(events, events_size);
+	if (!mem)
+		munmap(events, REPORT_EVENTS_SIZE);
 	errno = saved_errno;
 }
 
@@ -394,7 +457,7 @@ void process_report(enum report_reason reason, int signo)
 			break;
 		nanosleep(&ms, NULL);
 	}
-	report_write(reason, signo, false);
+	report_write(reason, signo, false, NULL);
 	if (claimed)
 		claim_release(self);
 }
@@ -408,7 +471,7 @@ void process_report_interval(void)
 		return;
 	if (!atomic_compare_exchange_strong(&process.final_report, &writer, CLAIM_OTHER(self)))
 		return;
-	report_write(REPORT_INTERVAL, 0, false);
+	report_write(REPORT_INTERVAL, 0, false, &interval_memory);
 	claim_release(self);
 }
 
@@ -435,7 +498,7 @@ static void report_final(enum report_reason reason, int signo)
 		     atomic_compare_exchange_strong(&process.final_report, &writer, self))) {
 			if (unforked)
 				job_restart_in_child();	/* a descendant, as a fork child is */
-			report_write(reason, signo, unforked);
+			report_write(reason, signo, unforked, NULL);
 			job_finish(reason);
 			atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
 			return;
