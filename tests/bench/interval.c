@@ -1,11 +1,13 @@
 /*
- * interval SECONDS: the cost of PFSHIM_INTERVAL. Burns the CPU on one
- * thread for SECONDS, then reads, exactly, the CPU time of the whole
+ * interval SECONDS MS: the cost of PFSHIM_INTERVAL=MSms. Burns the CPU on
+ * one thread for SECONDS, then reads, exactly, the CPU time of the whole
  * process (every thread, the shim's included) and of the shim's thread
  * "pfshim-intv" (its own thread CPU clock, found in /proc/self/task), and
- * prints both and their ratio: the share of the program's CPU time that
- * pfshim took to write its interval reports. Run under LD_PRELOAD with
- * PFSHIM_INTERVAL set; without the thread it says so.
+ * prints both, their ratio (the share of the program's CPU time that
+ * pfshim took to write its interval reports), the share of the wall time
+ * (what it is for a program with a CPU of its own: on a loaded machine the
+ * program gets less CPU than wall time, the shim's cost does not shrink),
+ * and the cost of one report. Run under LD_PRELOAD with PFSHIM_INTERVAL.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -65,6 +67,7 @@ static int thread_find(const char *name)
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 3.0;
+	double ms = argc > 2 ? atof(argv[2]) : 100.0;
 	uint64_t end = clock_ns(CLOCK_MONOTONIC) + (uint64_t)(seconds * 1e9);
 	volatile uint64_t spin = 0;
 	uint64_t process, shim;
@@ -82,7 +85,11 @@ int main(int argc, char **argv)
 	shim = clock_ns(thread_cpu_clock(tid));
 	printf("  process CPU time      %10.3f ms (all threads)\n", (double)process / 1e6);
 	printf("  pfshim-intv CPU time  %10.3f ms\n", (double)shim / 1e6);
-	printf("  ratio                 %10.4f %%  (of the process's CPU time)\n",
+	printf("  ratio                 %10.4f %%  of the process's CPU time\n",
 	       100.0 * (double)shim / (double)process);
+	printf("                        %10.4f %%  of the wall time (a CPU of its own)\n",
+	       100.0 * (double)shim / (seconds * 1e9));
+	printf("  per report            %10.1f us  (%.0f reports)\n",
+	       (double)shim / 1e3 / (seconds * 1000.0 / ms), seconds * 1000.0 / ms);
 	return 0;
 }
