@@ -418,8 +418,8 @@ PFSHIM_EXPORT int setns(int fd, int nstype)
 {
 	int saved_errno = errno;
 
-	if ((nstype & CLONE_NEWUSER) ||
-	    (nstype == 0 && ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWUSER))
+	if (interval_running() && ((nstype & CLONE_NEWUSER) ||
+				   (nstype == 0 && ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWUSER)))
 		interval_make_way();
 	errno = saved_errno;
 	return CALL_REAL(setns, fd, nstype);

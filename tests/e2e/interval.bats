@@ -185,6 +185,23 @@ series() {
 	[ $((end - last)) -ge 100000000 ]
 }
 
+@test "setns(fd, 0) into a user namespace works as without pfshim: the shim asks the fd its type" {
+	run -0 "$PROGS/unshare_user" 100 setns
+	alone=$output
+	[ "${lines[0]}" = "setns: 0" ]
+	run -0 --separate-stderr shim PFSHIM_EVENTS=page-faults PFSHIM_INTERVAL=20ms \
+		"$PROGS/unshare_user" 100 setns
+	[ "$output" = "$alone" ]
+	# the child's unshare and the parent's setns: each stops its own thread
+	[ "$(grep -c 'interval reports stop here' <<<"$stderr")" -eq 2 ]
+	# the parent's series ends at the call; its final report still comes
+	parent=$(jq -s 'map(select(.reason == "exit")) | max_by(.wall_ns) | .pid' "$REPORTS")
+	[ "$(reports ".pid == $parent and .reason == \"exit\"")" -eq 1 ]
+	last=$(jq -s "map(select(.pid == $parent and .reason == \"interval\")) | last | .wall_ns" "$REPORTS")
+	end=$(jq -s "map(select(.pid == $parent and .reason == \"exit\")) | last | .wall_ns" "$REPORTS")
+	[ $((end - last)) -ge 100000000 ]
+}
+
 @test "a program with threads of its own fails unshare(CLONE_NEWUSER) as always, and keeps its series" {
 	run -0 "$PROGS/unshare_user" 100 threaded
 	[ "${lines[0]}" = "unshare: EINVAL" ]
