@@ -98,8 +98,9 @@ static void report_explicit(void)
 static void counters_start(void)
 {
 	/* The events of the previous image or the parent: this image's deltas start from 0. */
-	process.seq = 0;
-	memset(process.previous, 0, sizeof(process.previous));
+	atomic_store(&process.seq, 0);
+	for (int i = 0; i < EVENTS_MAX; i++)
+		atomic_store(&process.previous[i], 0);
 	if (fd_room_away()) {
 		counters_open(&process.counters, &process.events);
 		return;
@@ -161,6 +162,8 @@ void process_restart_in_child(void)
 {
 	if (!process.active)
 		return;
+	/* The child's interval thread waits until its counters are open. */
+	atomic_store(&process.interval_ready, false);
 	/* The inherited fds count the parent (inherit_thread: not us). */
 	counters_close(&process.counters);
 	clocks_start();
@@ -171,6 +174,7 @@ void process_restart_in_child(void)
 			  "(pthread_create failed); only its final report", NULL);
 	counters_start();
 	markers_restart_in_child();
+	atomic_store(&process.interval_ready, true);
 }
 
 bool process_is_self(void)
@@ -351,20 +355,24 @@ static void events_uncounted(struct report_event *events, int nr)
 }
 
 /*
- * The report's place in this image's series: its number (with
- * PFSHIM_INTERVAL) and each event's change since the previous report, so
- * that the deltas of a series add up to its last totals exactly. Called
- * under the report claim.
+ * The report's place in this image's series: its number, returned (used
+ * with PFSHIM_INTERVAL), and each event's change since the previous report,
+ * so that the deltas of a series add up to its last totals exactly. With
+ * PFSHIM_INTERVAL the reports of an image are one at a time (the claim);
+ * without it, two threads' pfshim_report() may run at once, and the
+ * atomic exchanges still make their deltas add up to the last value.
  */
-static void series_next(struct report_event *events, int nr)
+static uint64_t series_next(struct report_event *events, int nr)
 {
-	process.seq++;
 	for (int i = 0; i < nr; i++) {
-		events[i].delta = (int64_t)(events[i].value - process.previous[i]);
 		events[i].has_delta = 1;
 		if (events[i].status == STATUS_COUNTED)
-			process.previous[i] = events[i].value;
+			events[i].delta = (int64_t)(events[i].value -
+				atomic_exchange(&process.previous[i], events[i].value));
+		else
+			events[i].delta = 0;	/* shown as null: no count */
 	}
+	return atomic_fetch_add(&process.seq, 1) + 1;
 }
 
 /*
@@ -380,6 +388,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	struct markers_report regions;
 	struct utsname uts;
 	struct report r;
+	uint64_t seq = 0;
 	int saved_errno = errno;
 
 	if (mem && !mem->events)
@@ -394,7 +403,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	if (unforked)
 		events_uncounted(events, process.events.nr);
 	else
-		series_next(events, process.events.nr);
+		seq = series_next(events, process.events.nr);
 	if (uname(&uts) < 0)
 		strcpy(uts.nodename, "");
 	r = (struct report){
@@ -410,7 +419,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 		.wall_ns = unforked ? 0 : clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns,
 		.reason = reason,
 		.signo = signo,
-		.seq = unforked || !process.config.interval_ns ? 0 : process.seq,
+		.seq = process.config.interval_ns ? seq : 0,	/* 0 for an unforked copy */
 		.interval_ns = unforked ? 0 : process.config.interval_ns,
 		.nr_events = process.events.nr,
 		.events = events,
@@ -433,8 +442,9 @@ static void claim_release(int self)
 }
 
 /*
- * A signal or explicit report waits, for a while, for a report being
- * written in another thread. It writes unclaimed when it interrupted its own
+ * With PFSHIM_INTERVAL, a signal or explicit report waits, for a while, for
+ * a report being written in another thread, so that the series is one
+ * report at a time. It writes unclaimed when it interrupted its own
  * thread's report (a signal handler), or after the final report.
  */
 void process_report(enum report_reason reason, int signo)
@@ -445,7 +455,8 @@ void process_report(enum report_reason reason, int signo)
 
 	if (!process_is_self())
 		return;
-	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
+	/* Without an interval thread, as before it: reports of several threads run at once. */
+	for (int waited = 0; process.config.interval_ns && waited < FINAL_REPORT_WAIT_MS; waited++) {
 		int writer = FINAL_REPORT_NONE;
 
 		if (atomic_compare_exchange_strong(&process.final_report, &writer,

@@ -27,8 +27,8 @@ struct process {
 	char argv0[256];
 	bool budget_warned;		/* the low-RLIMIT_NOFILE line was written (once per image) */
 	atomic_int final_report;	/* the report claim: see process.c */
-	uint64_t seq;			/* reports of this image's series so far (PFSHIM_INTERVAL) */
-	uint64_t previous[EVENTS_MAX];	/* each event's value at the previous report: deltas */
+	_Atomic uint64_t seq;		/* reports of this image's series so far (PFSHIM_INTERVAL) */
+	_Atomic uint64_t previous[EVENTS_MAX];	/* each event's value at the previous report: deltas */
 	atomic_bool interval_ready;	/* the interval thread may report (after process_start) */
 };
 
