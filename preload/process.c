@@ -258,6 +258,7 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
 		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
 		.series = r->seq != 0,
+		.series_only = r->reason == REPORT_INTERVAL,
 	};
 	size_t size = 0, len = mem && mem->text ? report_format(r, mem->text, mem->text_size) : 0;
 	char *buf = mem ? mem->text : NULL;
@@ -275,7 +276,6 @@ static void report_format_write(const struct report *r, struct report_memory *me
 	switch (job_role()) {
 	case JOB_DESCENDANT:
 	case JOB_DROPPED:
-		names.series = false;	/* pfshim report reads every file of a job directory */
 		job_write(&names, buf, len);
 		break;
 	default:

@@ -19,11 +19,16 @@
 
 #include "export/buf.h"
 
-/* The file this image published first: its later reports replace it. */
+/*
+ * The file this image published first: its later reports replace it. An
+ * image whose first reports are interval ones only reserves the name (its
+ * series file is created, the file itself not yet linked).
+ */
 static struct {
 	int pid;
 	char dir[PATH_MAX];
 	char name[NAME_MAX + 1];
+	bool linked;
 } published;
 
 /*
@@ -140,12 +145,18 @@ static int dir_open(const char *dir, mode_t mode)
 	return dirfd < 0 ? -errno : dirfd;
 }
 
-/* The first report of this image: the first free name. */
+/* The first report of this image: the name its series reserved, or the first free one. */
 static int publish_new(int dirfd, int fd, bool named, const char *tmp,
-		       const struct output_names *names)
+		       const struct output_names *names, bool reserved)
 {
 	struct output_names n = *names;
 
+	if (reserved) {
+		int err = text_link(dirfd, fd, named, tmp, published.name);
+
+		if (err != -EEXIST)
+			return err;
+	}
 	for (n.seq = 0; n.seq < OUTPUT_SEQ_MAX; n.seq++) {
 		int err = output_dir_name(&n, published.name, sizeof(published.name));
 
@@ -218,12 +229,70 @@ static int series_append(int dirfd, const struct output_names *names, const char
 	return err;
 }
 
+/*
+ * The first interval report of an image: a name N that neither the image's
+ * file nor its series has, the series created O_EXCL to hold it. The file
+ * itself is linked under that name by the image's first other report.
+ */
+static int series_reserve(int dirfd, const struct output_names *names)
+{
+	char series[NAME_MAX + 1];
+	struct output_names n = *names;
+	struct stat st;
+
+	for (n.seq = 0; n.seq < OUTPUT_SEQ_MAX; n.seq++) {
+		int fd, err = output_dir_name(&n, published.name, sizeof(published.name));
+
+		if (err == 0)
+			err = output_dir_series_name(published.name, n.ext, series, sizeof(series));
+		if (err < 0)
+			return err;
+		if (fstatat(dirfd, published.name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		fd = openat(dirfd, series, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/*
+ * An interval report (@names->series_only): appended to the image's series,
+ * and nothing else. Replacing the image's file at every interval would cost
+ * a file system's create, rename and delete each time (0.8 ms of CPU on
+ * ext4 in the build VM, against ~0.07 ms for the whole report otherwise):
+ * the file holds the image's other reports, its final one at the end.
+ */
+static int series_only_write(const char *dir, const struct output_names *names, mode_t mode,
+			     bool again, const char *buf, size_t len)
+{
+	int dirfd = dir_open(dir, mode), err;
+
+	if (dirfd < 0)
+		return dirfd;
+	err = again ? 0 : series_reserve(dirfd, names);
+	if (err == 0 && !again) {
+		published.pid = names->pid;
+		published.linked = false;
+		memcpy(published.dir, dir, strlen(dir) + 1);
+	}
+	if (err == 0)
+		err = series_append(dirfd, names, buf, len);
+	close(dirfd);
+	return err;
+}
+
 int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
 			  const char *buf, size_t len)
 {
 	int saved_errno = errno;
 	bool again = published.pid == names->pid && published.name[0] &&
 		     strcmp(published.dir, dir) == 0;
+	bool replace = again && published.linked;
 	char tmp[64];
 	struct buf b;
 	bool named;
@@ -231,6 +300,11 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 
 	if (strlen(dir) >= sizeof(published.dir))
 		return -ENAMETOOLONG;
+	if (names->series_only) {
+		err = series_only_write(dir, names, mode, again, buf, len);
+		errno = saved_errno;
+		return err;
+	}
 	buf_init(&b, tmp, sizeof(tmp));
 	buf_puts(&b, ".pfshim.");
 	buf_put_u64(&b, (uint64_t)names->pid);
@@ -250,16 +324,17 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 		errno = saved_errno;
 		return fd;
 	}
-	if (again) {
+	if (replace) {
 		err = publish_again(dirfd, fd, named, tmp);
 	} else {
-		err = publish_new(dirfd, fd, named, tmp, names);
+		err = publish_new(dirfd, fd, named, tmp, names, again);
 		if (err == 0) {
 			published.pid = names->pid;
+			published.linked = true;
 			memcpy(published.dir, dir, strlen(dir) + 1);
 		}
 	}
-	if (named && (err < 0 || !again))
+	if (named && (err < 0 || !replace))
 		unlinkat(dirfd, tmp, 0);
 	if (err == 0 && names->series)
 		err = series_append(dirfd, names, buf, len);

@@ -27,7 +27,8 @@ int output_dir_name(const struct output_names *names, char *name, size_t size);
  * The first report of an image takes the first free N; later ones (a
  * signal, exec) replace that same file with rename(2). With
  * @names->series, each report is also appended, in one write(2), to
- * output_dir_series_name()'s file beside it: the whole series of an image.
+ * output_dir_series_name()'s file beside it: the whole series of an image;
+ * with @names->series_only (an interval report), it is only appended there.
  * Return: 0 or a negative errno.
  */
 int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,

@@ -20,6 +20,7 @@ struct output_names {
 	unsigned seq;		/* %n: raised until the name is free */
 	const char *ext;	/* a directory's files end so: ".json", ".csv", ".txt" */
 	bool series;		/* PFSHIM_INTERVAL: a directory also keeps NAME.series.EXT */
+	bool series_only;	/* an interval report: a directory appends it to the series only */
 };
 
 /*

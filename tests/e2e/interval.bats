@@ -115,7 +115,7 @@ series() {
 	done
 }
 
-@test "a directory keeps each image's latest report, and its whole series in NAME.series.jsonl" {
+@test "a directory keeps each image's final report, and its whole series in NAME.series.jsonl" {
 	out="$BATS_TEST_TMPDIR/out"
 	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=json PFSHIM_OUTPUT="$out/" \
 		PFSHIM_INTERVAL=30ms "$PROGS/interval_tree" 50 10 200 "$PROGS/touch_rate"
@@ -132,6 +132,32 @@ series() {
 	done
 	# no hidden temporary file left behind
 	[ "$(ls -A "$out" | grep -c '^\.')" -eq 0 ]
+}
+
+@test "a directory, kill -9 in the middle of a series: whole lines, seq from 1, no half file" {
+	out="$BATS_TEST_TMPDIR/out"
+	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=json PFSHIM_OUTPUT="$out/" \
+		PFSHIM_INTERVAL=10ms "$PROGS/touch_rate" 10 10 60000 &
+	pid=$!
+	for _ in $(seq 500); do
+		[ "$(cat "$out"/*.series.jsonl 2>/dev/null | wc -l)" -ge 5 ] && break
+		sleep 0.02
+	done
+	kill -9 "$pid"
+	wait "$pid" || true
+	ls -A "$out"
+	s=$(ls "$out"/*.series.jsonl)
+	python3 - "$s" <<-'EOF'
+	import json, sys
+	data = open(sys.argv[1]).read()
+	assert data.endswith("\n"), "a line without its newline"
+	reps = [json.loads(line) for line in data.splitlines()]
+	assert len(reps) >= 5, len(reps)
+	assert [r["seq"] for r in reps] == list(range(1, len(reps) + 1))
+	assert all(r["reason"] == "interval" for r in reps)
+	EOF
+	# interval reports touch only the series: no file of the image, nothing hidden
+	[ "$(ls -A "$out" | wc -l)" -eq 1 ]
 }
 
 @test "text and CSV show the series: a time column, the change and the total" {
