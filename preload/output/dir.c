@@ -230,6 +230,38 @@ static int series_append(int dirfd, const struct output_names *names, const char
 }
 
 /*
+ * series_append() without the directory's descriptor, through the whole
+ * path (only interval reports come here: the interval thread has the stack
+ * for PATH_MAX). SERIES_NOT_OPENED, for the caller to take the directory's
+ * way, when the series cannot be opened (removed, say); else 0 or a
+ * negative errno of the write.
+ */
+#define SERIES_NOT_OPENED 1
+
+static int series_append_path(const struct output_names *names, const char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	size_t dir_len = strlen(published.dir);
+	ssize_t n;
+	int fd, err;
+
+	if (dir_len >= sizeof(path) ||
+	    output_dir_series_name(published.name, names->ext, path + dir_len,
+				   sizeof(path) - dir_len) < 0)
+		return SERIES_NOT_OPENED;
+	memcpy(path, published.dir, dir_len);
+	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return SERIES_NOT_OPENED;
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	err = n < 0 ? -errno : (size_t)n < len ? -ENOSPC : 0;
+	close(fd);
+	return err;
+}
+
+/*
  * The first interval report of an image: a name N that neither the image's
  * file nor its series has, the series created O_EXCL to hold it. The file
  * itself is linked under that name by the image's first other report.
@@ -270,7 +302,12 @@ static int series_reserve(int dirfd, const struct output_names *names)
 static int series_only_write(const char *dir, const struct output_names *names, mode_t mode,
 			     bool again, const char *buf, size_t len)
 {
-	int dirfd = dir_open(dir, mode), err;
+	int dirfd, err;
+
+	/* A series already made is opened by its path: no directory to open and close. */
+	if (again && (err = series_append_path(names, buf, len)) != SERIES_NOT_OPENED)
+		return err;
+	dirfd = dir_open(dir, mode);
 
 	if (dirfd < 0)
 		return dirfd;

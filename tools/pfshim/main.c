@@ -58,7 +58,7 @@ static const char usage_run[] =
 "                       every process also reports every INTERVAL (500ms, 2s,\n"
 "                       1m; a plain number is milliseconds; at least 10ms):\n"
 "                       PFSHIM_INTERVAL. Each image's series is kept in DIR\n"
-"                       as NAME.series.jsonl; the summary sums the last\n"
+"                       as NAME.series.jsonl; the summary sums the final\n"
 "                       report of each image, as without -I.\n"
 "  -h, --help           this text\n"
 "\n"
