@@ -5,7 +5,7 @@
 # With no arguments: what `make check` needs on the build machine.
 set -eu
 [ $# -gt 0 ] || set -- libcmocka-dev bats jq pkg-config libjansson-dev g++ gfortran likwid \
-	libpapi-dev
+	libpapi-dev python3
 
 missing=
 for p in "$@"; do
