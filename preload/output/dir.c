@@ -3,7 +3,10 @@
  * (PFSHIM_OUTPUT=DIR/ and the job directory of preload/output/job.c). A report is
  * written in full to an unnamed file (O_TMPFILE) and only then linked under
  * its name, so a reader, or a SIGKILL at any instant, never leaves half a
- * report behind. Async-signal-safe: system calls and export/buf.h only.
+ * report behind. With PFSHIM_INTERVAL each image also keeps its series,
+ * every report appended whole to NAME.series.EXT beside its file; interval
+ * reports go there only. Async-signal-safe: system calls and export/buf.h
+ * only.
  */
 #include "preload/output/dir.h"
 
