@@ -66,6 +66,7 @@ LIB := $(BUILD)/libpfshim.so
 # builds it when jansson is installed; `make e2e` and `make tool` install it.
 TOOL     := $(BUILD)/pfshim
 TOOL_SRC := $(wildcard tools/pfshim/*.c)
+# run -I checks its interval with the shim's own parser (PFSHIM_INTERVAL).
 HAVE_JANSSON := $(shell pkg-config --exists jansson 2>/dev/null && echo yes)
 
 # The MPI examples need Open MPI's mpicc (Debian openmpi-bin libopenmpi-dev);

@@ -15,7 +15,7 @@
 static const char csv_header[] =
 	"pid,program,reason,signal,wall_ns,event,value,unit,scale,raw,"
 	"enabled_ns,running_ns,running_percent,status,user_only,"
-	"zero_when_user_only,error,pid_ns\n";
+	"zero_when_user_only,error,pid_ns,seq,interval_ns,delta\n";
 static const char csv_regions_header[] =
 	"pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,"
 	"wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean\n";
@@ -79,6 +79,15 @@ static void put_row(struct buf *b, const struct report *r,
 	buf_putc(b, ',');
 	if (r->pid_ns)	/* empty in the initial pid namespace */
 		buf_put_u64(b, r->pid_ns);
+	buf_putc(b, ',');
+	if (r->seq)	/* the series columns: empty without PFSHIM_INTERVAL */
+		buf_put_u64(b, r->seq);
+	buf_putc(b, ',');
+	if (r->interval_ns)
+		buf_put_u64(b, r->interval_ns);
+	buf_putc(b, ',');
+	if (e->status == STATUS_COUNTED && e->has_delta)
+		buf_put_i64(b, e->delta);
 	buf_putc(b, '\n');
 }
 

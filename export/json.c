@@ -112,6 +112,12 @@ static void put_event(struct buf *b, const struct report_event *e)
 		buf_put_json_string(b, err);
 	else
 		buf_puts(b, "null");
+	buf_putc(b, ',');
+	put_key(b, "delta");	/* null unless counted: a plausible 0 would lie */
+	if (e->status == STATUS_COUNTED && e->has_delta)
+		buf_put_i64(b, e->delta);
+	else
+		buf_puts(b, "null");
 	buf_putc(b, '}');
 }
 
@@ -318,6 +324,18 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	} else {
 		buf_puts(&b, "null,\"signal_name\":null,");
 	}
+	put_key(&b, "seq");	/* null without PFSHIM_INTERVAL */
+	if (r->seq)
+		buf_put_u64(&b, r->seq);
+	else
+		buf_puts(&b, "null");
+	buf_putc(&b, ',');
+	put_key(&b, "interval_ns");
+	if (r->interval_ns)
+		buf_put_u64(&b, r->interval_ns);
+	else
+		buf_puts(&b, "null");
+	buf_putc(&b, ',');
 	put_key(&b, "events");
 	buf_putc(&b, '[');
 	for (int i = 0; i < r->nr_events; i++) {

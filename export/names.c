@@ -89,6 +89,7 @@ const char *report_reason_name(enum report_reason reason)
 	case REPORT_EXEC:	return "exec";
 	case REPORT_SIGNAL:	return "signal";
 	case REPORT_EXPLICIT:	return "explicit";
+	case REPORT_INTERVAL:	return "interval";
 	}
 	return "unknown";
 }

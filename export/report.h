@@ -12,13 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REPORT_SCHEMA_VERSION 2
+#define REPORT_SCHEMA_VERSION 3	/* 3: reason "interval", seq, interval_ns, delta */
 
 enum report_reason {
 	REPORT_EXIT,		/* exit(), return from main, _exit(), _Exit() */
 	REPORT_EXEC,		/* just before an exec*() replaces the image */
 	REPORT_SIGNAL,		/* the PFSHIM_SIGNAL signal arrived */
 	REPORT_EXPLICIT,	/* pfshim_report() */
+	REPORT_INTERVAL,	/* every PFSHIM_INTERVAL (preload/interval.c) */
 };
 
 enum report_status {
@@ -60,11 +61,13 @@ struct report_event {
 	uint64_t value;		/* raw scaled by enabled/running */
 	uint64_t enabled;	/* ns */
 	uint64_t running;	/* ns */
+	int64_t delta;		/* value - value at the previous report of this image */
 	enum report_status status;
 	int error;		/* errno of the failed open when NOT_SUPPORTED */
 	unsigned user_only : 1;	/* retried with exclude_kernel/hv (permissions) */
 	unsigned zero_when_user_only : 1; /* the kernel never counts it in user mode */
 	unsigned scaled : 1;	/* enabled != running: value was extrapolated */
+	unsigned has_delta : 1;	/* delta was computed (a report built by hand has none) */
 };
 
 /*
@@ -156,6 +159,8 @@ struct report {
 	uint64_t wall_ns;	/* CLOCK_MONOTONIC from constructor to report */
 	enum report_reason reason;
 	int signo;		/* with REPORT_SIGNAL */
+	uint64_t seq;		/* number in this image's series (1, 2, ...); 0 without PFSHIM_INTERVAL */
+	uint64_t interval_ns;	/* PFSHIM_INTERVAL; 0 when off */
 	int nr_events;
 	const struct report_event *events;
 	const struct report_regions *regions;	/* NULL: the marker API was not used */

@@ -189,6 +189,7 @@ static void put_reason(struct buf *b, const struct report *r)
 	case REPORT_EXEC:	buf_puts(b, "before exec"); break;
 	case REPORT_SIGNAL:	buf_puts(b, "on "); put_signal(b, r->signo); break;
 	case REPORT_EXPLICIT:	buf_puts(b, "by pfshim_report()"); break;
+	case REPORT_INTERVAL:	buf_puts(b, "at an interval"); break;
 	default:		buf_puts(b, "for an unknown reason"); break;
 	}
 }
@@ -457,11 +458,111 @@ static void put_regions(struct buf *b, const struct report *r)
 	buf_putc(b, '\n');
 }
 
+/* ---- the series of PFSHIM_INTERVAL: perf stat -I's columns (time, change, event) */
+
+/* "every 100 ms", "every 2 s": PFSHIM_INTERVAL is whole milliseconds (preload/config.c). */
+static void put_every(struct buf *b, uint64_t ns)
+{
+	buf_puts(b, "every ");
+	if (ns % 1000000000u == 0) {
+		buf_put_u64(b, ns / 1000000000u);
+		buf_puts(b, " s");
+	} else {
+		buf_put_u64(b, ns / 1000000u);
+		buf_puts(b, " ms");
+	}
+}
+
+/* Seconds since the start with 9 decimals, in perf stat -I's 16 columns. */
+#define TIME_WIDTH	16
+
+static void put_time(struct buf *b, uint64_t ns)
+{
+	struct buf count;
+
+	buf_init(&count, 0, 0);
+	buf_put_u64(&count, ns / 1000000000u);
+	if (count.len + 10 < TIME_WIDTH)
+		buf_pad(b, ' ', TIME_WIDTH - count.len - 10);
+	buf_put_u64(b, ns / 1000000000u);
+	buf_putc(b, '.');
+	buf_put_u64_width(b, ns % 1000000000u, 9);
+}
+
+/* A change, signed: a scaled (multiplexed) count can move back. */
+static void put_delta(struct buf *b, const struct report_event *e)
+{
+	if (e->status != STATUS_COUNTED || !e->has_delta) {
+		put_value(b, e);
+		return;
+	}
+	if (e->delta < 0)
+		buf_putc(b, '-');
+	if (event_has_unit(e)) {
+		uint64_t v = e->delta < 0 ? -(uint64_t)e->delta : (uint64_t)e->delta;
+
+		buf_put_fixed(b, (double)v * e->scale, 2, 1);
+	} else {
+		buf_put_u64_grouped(b, e->delta < 0 ? -(uint64_t)e->delta : (uint64_t)e->delta);
+	}
+}
+
+static void put_series_line(struct buf *b, const struct report *r, const struct report_event *e)
+{
+	size_t w = measure(put_delta, e);
+
+	put_time(b, r->wall_ns);
+	buf_pad(b, ' ', w < VALUE_WIDTH ? VALUE_WIDTH - w + 1 : 1);
+	put_delta(b, e);
+	put_unit_column(b, e->status == STATUS_COUNTED && event_has_unit(e) && e->unit ?
+				   e->unit : "");
+	put_name(b, e);
+	if (e->status == STATUS_COUNTED) {
+		w = measure(put_name, e);
+		buf_pad(b, ' ', w < NAME_WIDTH ? NAME_WIDTH - w : 1);
+		buf_puts(b, "total ");
+		put_value(b, e);
+		if (event_has_unit(e) && e->unit && e->unit[0]) {
+			buf_putc(b, ' ');
+			buf_put_printable(b, e->unit);
+		}
+	}
+	buf_putc(b, '\n');
+}
+
+/*
+ * The change of each event since the previous report of the series, with
+ * the running total beside it. An interval report is this table alone;
+ * any other report in interval mode ends with it.
+ */
+static void put_series(struct buf *b, const struct report *r)
+{
+	buf_puts(b, r->reason == REPORT_INTERVAL ? "\n pfshim: interval report " :
+						  " pfshim: report ");
+	buf_put_u64(b, r->seq);
+	buf_puts(b, " of '");
+	buf_put_printable(b, r->program ? r->program : "?");
+	buf_puts(b, "' (pid ");
+	buf_put_i64(b, r->pid);
+	buf_puts(b, ", ");
+	put_every(b, r->interval_ns);
+	buf_puts(b, "), change since the previous one:\n"
+		 "#           time             change unit event\n");
+	for (int i = 0; i < r->nr_events; i++)
+		put_series_line(b, r, &r->events[i]);
+	if (r->reason != REPORT_INTERVAL)
+		buf_putc(b, '\n');
+}
+
 size_t report_format_text(const struct report *r, char *out, size_t size)
 {
 	struct buf b;
 
 	buf_init(&b, out, size);
+	if (r->reason == REPORT_INTERVAL) {
+		put_series(&b, r);
+		return buf_finish(&b);
+	}
 	buf_puts(&b, "\n pfshim: Performance counter stats for '");
 	buf_put_printable(&b, r->program ? r->program : "?");
 	buf_puts(&b, "' (pid ");
@@ -496,6 +597,8 @@ size_t report_format_text(const struct report *r, char *out, size_t size)
 		buf_puts(&b, " pfshim: ':u' events count user space only: the kernel"
 			 " refused kernel counting (perf_event_paranoid)\n");
 	buf_putc(&b, '\n');
+	if (r->seq)
+		put_series(&b, r);
 	put_regions(&b, r);
 	return buf_finish(&b);
 }

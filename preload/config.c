@@ -128,6 +128,50 @@ static void read_on_fatal(struct config *c, const char *value, events_warn_fn wa
 		warn((void *)"PFSHIM_ON_FATAL", "expected 0 or 1; off");
 }
 
+int64_t config_interval_parse(const char *text)
+{
+	static const struct { const char *suffix; uint64_t ns; } units[] = {
+		{ "", 1000000u }, { "ms", 1000000u }, { "s", 1000000000u }, { "m", 60000000000u },
+	};
+	uint64_t n = 0;
+	const char *p = text;
+
+	/* Digits by hand: strtol would take a sign, blanks and "0x". */
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > CONFIG_INTERVAL_MAX_NS)
+			return -ERANGE;
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == text)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(p, units[i].suffix) != 0)
+			continue;
+		if (n > CONFIG_INTERVAL_MAX_NS / units[i].ns)
+			return -ERANGE;
+		n *= units[i].ns;
+		return n < CONFIG_INTERVAL_MIN_NS || n > CONFIG_INTERVAL_MAX_NS ? -ERANGE : (int64_t)n;
+	}
+	return -EINVAL;
+}
+
+static void read_interval(struct config *c, const char *value, events_warn_fn warn)
+{
+	int64_t ns;
+
+	if (strcmp(value, "0") == 0)	/* off, as when unset */
+		return;
+	ns = config_interval_parse(value);
+	if (ns == -ERANGE)
+		warn((void *)"PFSHIM_INTERVAL", "out of range (10ms to 1 day, e.g. 100ms, 2s, 1m); "
+		     "no interval reports");
+	else if (ns < 0)
+		warn((void *)"PFSHIM_INTERVAL", "expected a duration such as 500ms, 2s or 1m "
+		     "(a plain number is milliseconds); no interval reports");
+	else
+		c->interval_ns = (uint64_t)ns;
+}
+
 /*
  * Secure-execution mode (AT_SECURE: setuid, setgid, file capabilities): the
  * environment belongs to the user who started a program that runs with
@@ -169,6 +213,8 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		read_signal(c, value, warn);
 	if ((value = get_env("PFSHIM_ON_FATAL")) && *value)
 		read_on_fatal(c, value, warn);
+	if ((value = get_env("PFSHIM_INTERVAL")) && *value)
+		read_interval(c, value, warn);
 	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)
 		c->sysfs_root = value;
 	if ((value = get_env("PFSHIM_TRACEFS_ROOT")) && *value)

@@ -6,6 +6,7 @@
 #define PFSHIM_PRELOAD_CONFIG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <limits.h>
 
 #include "preload/events/events.h"
@@ -31,6 +32,7 @@ struct config {
 	char rank[CONFIG_RANK_MAX];	/* the launcher's rank (OMPI_COMM_WORLD_RANK, ...), or "" */
 	int signal;			/* PFSHIM_SIGNAL, 0 when off */
 	bool on_fatal;			/* PFSHIM_ON_FATAL=1: report on a fatal signal */
+	uint64_t interval_ns;		/* PFSHIM_INTERVAL, 0 when off */
 	const char *sysfs_root;		/* PFSHIM_SYSFS_ROOT (tests), or CONFIG_SYSFS_DEFAULT */
 	const char *tracefs_root;	/* PFSHIM_TRACEFS_ROOT (tests), or NULL: the real ones */
 };
@@ -66,6 +68,17 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
  */
 const char *pfshim_compat_v1_getenv(const char *name, config_getenv_fn get_env,
 				    events_warn_fn warn);
+
+/* PFSHIM_INTERVAL's bounds: shorter would make the reports the work; longer is a typo. */
+#define CONFIG_INTERVAL_MIN_NS	10000000ull		/* 10 ms */
+#define CONFIG_INTERVAL_MAX_NS	86400000000000ull	/* 1 day */
+
+/*
+ * config_interval_parse - "500ms", "2s", "1m" or a plain number of
+ * milliseconds ("250", as perf stat -I takes it) -> ns; -EINVAL if not a
+ * duration, -ERANGE if outside CONFIG_INTERVAL_MIN_NS..CONFIG_INTERVAL_MAX_NS.
+ */
+int64_t config_interval_parse(const char *text);
 
 /* config_signal_parse - "USR1", "SIGUSR1", "10", "RTMIN+2" -> number; -EINVAL if none. */
 int config_signal_parse(const char *text);

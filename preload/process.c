@@ -18,14 +18,21 @@
 #include <unistd.h>
 
 #include "preload/fd.h"
+#include "preload/interval.h"
 #include "preload/output/job.h"
 #include "preload/markers/markers.h"
 #include "preload/output/output.h"
 #include "preload/warn.h"
 
-/* process.final_report, besides the tid of the thread writing it. */
+/*
+ * process.final_report, the claim that keeps this image's reports one at a
+ * time (the series' numbers and deltas, dir.c's published name): NONE, the
+ * tid of the thread writing the exit/exec report, WRITTEN once it is
+ * written, or CLAIM_OTHER(tid) while a thread writes any other report.
+ */
 #define FINAL_REPORT_NONE	0
 #define FINAL_REPORT_WRITTEN	(-1)
+#define CLAIM_OTHER(tid)	(-(tid) - 1)
 /* How long a second exit waits for the first one's report: a blocked write must not hang it. */
 #define FINAL_REPORT_WAIT_MS	2000
 
@@ -90,6 +97,10 @@ static void report_explicit(void)
  */
 static void counters_start(void)
 {
+	/* The events of the previous image or the parent: this image's deltas start from 0. */
+	atomic_store(&process.seq, 0);
+	for (int i = 0; i < EVENTS_MAX; i++)
+		atomic_store(&process.previous[i], 0);
 	if (fd_room_away()) {
 		counters_open(&process.counters, &process.events);
 		return;
@@ -100,6 +111,23 @@ static void counters_start(void)
 			  "that small, and counts nothing (raise the limit, or its hard limit, to count)",
 			  NULL);
 	process.budget_warned = true;
+}
+
+static void report_interval_tick(void)
+{
+	process_report_interval();
+}
+
+/* The interval thread, before the counters are opened: it must not inherit them (interval.c). */
+static void interval_begin(void)
+{
+	if (!process.config.interval_ns)
+		return;
+	if (interval_start(process.config.interval_ns, report_interval_tick) < 0) {
+		warn_line("PFSHIM_INTERVAL: no thread for the interval reports (pthread_create "
+			  "failed); only the final report", NULL);
+		process.config.interval_ns = 0;
+	}
 }
 
 void process_start(const char *argv0, config_getenv_fn get_env)
@@ -119,6 +147,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	program_name_read();
 	clocks_start();
 	process.stream_fd = output_stream_open(process.config.output);
+	interval_begin();
 	counters_start();
 	markers_start(&(struct markers_host){
 		.events = &process.events,
@@ -127,18 +156,26 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 		.report = report_explicit,
 	});
 	process.active = true;
+	atomic_store(&process.interval_ready, true);
 }
 
 void process_restart_in_child(void)
 {
 	if (!process.active)
 		return;
+	/* The child's interval thread waits until its counters are open. */
+	atomic_store(&process.interval_ready, false);
 	/* The inherited fds count the parent (inherit_thread: not us). */
 	counters_close(&process.counters);
 	clocks_start();
 	job_restart_in_child();
+	/* Before the counters: a thread made after them would be counted (interval.c). */
+	if (process.config.interval_ns && interval_restart_in_child() < 0)
+		warn_line("PFSHIM_INTERVAL: no thread for the interval reports of this child "
+			  "(pthread_create failed); only its final report", NULL);
 	counters_start();
 	markers_restart_in_child();
+	atomic_store(&process.interval_ready, true);
 }
 
 bool process_is_self(void)
@@ -175,22 +212,64 @@ static size_t report_format(const struct report *r, char *buf, size_t size)
 	}
 }
 
-/* Formatted twice: once to learn the size, once into memory of that size. */
-static void report_format_write(const struct report *r)
+/*
+ * Where a report is read into and formatted: mapped for each report and
+ * unmapped after it, since a report may be written from a signal handler on
+ * any thread; but the interval thread's is mapped once and reused. An
+ * munmap() in a process whose other thread runs on another CPU sends that
+ * CPU a TLB-shootdown interrupt: with it, an interval report cost ~5 times
+ * as much CPU in a VM (docs/performance.md, "Interval reports").
+ */
+struct report_memory {
+	struct report_event *events;	/* EVENTS_MAX of them */
+	char *text;
+	size_t text_size;
+};
+
+#define REPORT_EVENTS_SIZE ((size_t)EVENTS_MAX * sizeof(struct report_event))
+
+/* The interval thread's: only the claim holder of an interval report uses it. */
+static struct report_memory interval_memory;
+
+/* @size bytes of text in @mem, grown (by whole 64 KiB) when a report needs more. */
+static char *memory_text(struct report_memory *mem, size_t size)
 {
-	size_t size = report_format(r, NULL, 0) + 1;
-	char *buf = fd_map_zeroed(size);
+	size_t want = (size + 0xffff) & ~(size_t)0xffff;
+
+	if (mem->text && mem->text_size >= size)
+		return mem->text;
+	if (mem->text)
+		munmap(mem->text, mem->text_size);
+	mem->text = fd_map_zeroed(want);
+	mem->text_size = mem->text ? want : 0;
+	return mem->text;
+}
+
+/*
+ * Formatted twice: once to learn the size, once into memory of that size
+ * (@mem's, kept, or mapped for this report alone when @mem is NULL). Into
+ * kept memory the report is formatted first: when it fits, once is enough.
+ */
+static void report_format_write(const struct report *r, struct report_memory *mem)
+{
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
 		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
+		.series = r->seq != 0,
+		.series_only = r->reason == REPORT_INTERVAL,
 	};
-	size_t len;
+	size_t size = 0, len = mem && mem->text ? report_format(r, mem->text, mem->text_size) : 0;
+	char *buf = mem ? mem->text : NULL;
 
-	if (!buf) {
-		warn_line("no memory to format the report; it is lost", NULL);
-		return;
+	if (!buf || len >= mem->text_size) {
+		size = report_format(r, NULL, 0) + 1;
+		buf = mem ? memory_text(mem, size) : fd_map_zeroed(size);
+		if (!buf) {
+			warn_line("no memory to format the report; it is lost", NULL);
+			return;
+		}
+		len = report_format(r, buf, size);
 	}
-	len = report_format(r, buf, size);
 
 	switch (job_role()) {
 	case JOB_DESCENDANT:
@@ -202,7 +281,8 @@ static void report_format_write(const struct report *r)
 		output_write(process.config.output, process.stream_fd, &names,
 			     report_format_chosen() == FORMAT_OPENMETRICS, buf, len);
 	}
-	munmap(buf, size);
+	if (!mem)
+		munmap(buf, size);
 }
 
 /*
@@ -246,6 +326,24 @@ static uint64_t pid_ns_read(void)
 	return st.st_ino;
 }
 
+/*
+ * The interval reports' pid namespace: read once per process, since a
+ * process never changes its own (unshare and setns of CLONE_NEWPID move its
+ * children): stat()ing /proc/self/ns/pid makes the kernel build an nsfs
+ * inode and dentry each time, a good share of an interval report's cost.
+ */
+static uint64_t pid_ns_cached(void)
+{
+	static uint64_t ns;
+	static int for_pid;
+
+	if (for_pid != getpid()) {
+		ns = pid_ns_read();
+		for_pid = getpid();
+	}
+	return ns;
+}
+
 /* Nothing of an unforked copy was counted: ECHILD says why, in every format. */
 static void events_uncounted(struct report_event *events, int nr)
 {
@@ -258,20 +356,45 @@ static void events_uncounted(struct report_event *events, int nr)
 }
 
 /*
+ * The report's place in this image's series: its number, returned (used
+ * with PFSHIM_INTERVAL), and each event's change since the previous report,
+ * so that the deltas of a series add up to its last totals exactly. With
+ * PFSHIM_INTERVAL the reports of an image are one at a time (the claim);
+ * without it, two threads' pfshim_report() may run at once, and the
+ * atomic exchanges still make their deltas add up to the last value.
+ */
+static uint64_t series_next(struct report_event *events, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		events[i].has_delta = 1;
+		if (events[i].status == STATUS_COUNTED)
+			events[i].delta = (int64_t)(events[i].value -
+				atomic_exchange(&process.previous[i], events[i].value));
+		else
+			events[i].delta = 0;	/* shown as null: no count */
+	}
+	return atomic_fetch_add(&process.seq, 1) + 1;
+}
+
+/*
  * The events and the text are mmap()ed, not on the stack: the signal may
  * land on any thread, and a thread's stack may be as small as
- * PTHREAD_STACK_MIN (16 KiB), the signal frame included.
+ * PTHREAD_STACK_MIN (16 KiB), the signal frame included. @mem: see
+ * struct report_memory.
  */
-static void report_write(enum report_reason reason, int signo, bool unforked)
+static void report_write(enum report_reason reason, int signo, bool unforked,
+			 struct report_memory *mem)
 {
-	size_t events_size = (size_t)EVENTS_MAX * sizeof(struct report_event);
 	struct report_event *events;
 	struct markers_report regions;
 	struct utsname uts;
 	struct report r;
+	uint64_t seq = 0;
 	int saved_errno = errno;
 
-	events = fd_map_zeroed(events_size);
+	if (mem && !mem->events)
+		mem->events = fd_map_zeroed(REPORT_EVENTS_SIZE);
+	events = mem ? mem->events : fd_map_zeroed(REPORT_EVENTS_SIZE);
 	if (!events) {
 		warn_line("no memory to read the counters; the report is lost", NULL);
 		errno = saved_errno;
@@ -280,6 +403,8 @@ static void report_write(enum report_reason reason, int signo, bool unforked)
 	counters_read(&process.counters, &process.events, events);
 	if (unforked)
 		events_uncounted(events, process.events.nr);
+	else
+		seq = series_next(events, process.events.nr);
 	if (uname(&uts) < 0)
 		strcpy(uts.nodename, "");
 	r = (struct report){
@@ -287,7 +412,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked)
 		.argv0 = process.argv0,
 		.pid = unforked ? getpid() : process.pid,
 		.ppid = getppid(),
-		.pid_ns = pid_ns_read(),
+		.pid_ns = mem ? pid_ns_cached() : pid_ns_read(),
 		.hostname = uts.nodename,
 		.rank = process.config.rank[0] ? process.config.rank : NULL,
 		/* An unforked copy's start is unknown: the parent's clocks are all it has. */
@@ -295,21 +420,71 @@ static void report_write(enum report_reason reason, int signo, bool unforked)
 		.wall_ns = unforked ? 0 : clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns,
 		.reason = reason,
 		.signo = signo,
+		.seq = process.config.interval_ns ? seq : 0,	/* 0 for an unforked copy */
+		.interval_ns = unforked ? 0 : process.config.interval_ns,
 		.nr_events = process.events.nr,
 		.events = events,
 		.regions = markers_report_build(&regions, reason == REPORT_EXIT ||
 							    reason == REPORT_EXEC),
 	};
-	report_format_write(&r);
+	report_format_write(&r, mem);
 	markers_report_release(&regions);
-	munmap(events, events_size);
+	if (!mem)
+		munmap(events, REPORT_EVENTS_SIZE);
 	errno = saved_errno;
 }
 
+/* Give back a claim of CLAIM_OTHER(@self), unless a final report took it over meanwhile. */
+static void claim_release(int self)
+{
+	int mine = CLAIM_OTHER(self);
+
+	atomic_compare_exchange_strong(&process.final_report, &mine, FINAL_REPORT_NONE);
+}
+
+/*
+ * With PFSHIM_INTERVAL, a signal or explicit report waits, for a while, for
+ * a report being written in another thread, so that the series is one
+ * report at a time. It writes unclaimed when it interrupted its own
+ * thread's report (a signal handler), or after the final report.
+ */
 void process_report(enum report_reason reason, int signo)
 {
-	if (process_is_self())
-		report_write(reason, signo, false);
+	const struct timespec ms = { 0, 1000000 };
+	int self = gettid();
+	bool claimed = false;
+
+	if (!process_is_self())
+		return;
+	/* Without an interval thread, as before it: reports of several threads run at once. */
+	for (int waited = 0; process.config.interval_ns && waited < FINAL_REPORT_WAIT_MS; waited++) {
+		int writer = FINAL_REPORT_NONE;
+
+		if (atomic_compare_exchange_strong(&process.final_report, &writer,
+						   CLAIM_OTHER(self))) {
+			claimed = true;
+			break;
+		}
+		if (writer == FINAL_REPORT_WRITTEN || writer == self || writer == CLAIM_OTHER(self))
+			break;
+		nanosleep(&ms, NULL);
+	}
+	report_write(reason, signo, false, NULL);
+	if (claimed)
+		claim_release(self);
+}
+
+/* The interval thread never waits: a tick that finds a report being written is skipped. */
+void process_report_interval(void)
+{
+	int self = gettid(), writer = FINAL_REPORT_NONE;
+
+	if (!atomic_load(&process.interval_ready) || !process_is_self())
+		return;
+	if (!atomic_compare_exchange_strong(&process.final_report, &writer, CLAIM_OTHER(self)))
+		return;
+	report_write(REPORT_INTERVAL, 0, false, &interval_memory);
+	claim_release(self);
 }
 
 /*
@@ -329,10 +504,13 @@ static void report_final(enum report_reason reason, int signo)
 	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
 		int writer = FINAL_REPORT_NONE;
 
-		if (atomic_compare_exchange_strong(&process.final_report, &writer, self)) {
+		if (atomic_compare_exchange_strong(&process.final_report, &writer, self) ||
+		    /* a signal handler that exits while its thread writes another report */
+		    (writer == CLAIM_OTHER(self) &&
+		     atomic_compare_exchange_strong(&process.final_report, &writer, self))) {
 			if (unforked)
 				job_restart_in_child();	/* a descendant, as a fork child is */
-			report_write(reason, signo, unforked);
+			report_write(reason, signo, unforked, NULL);
 			job_finish(reason);
 			atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
 			return;

@@ -26,7 +26,10 @@ struct process {
 	char program[256];		/* basename of /proc/self/exe */
 	char argv0[256];
 	bool budget_warned;		/* the low-RLIMIT_NOFILE line was written (once per image) */
-	atomic_int final_report;	/* 0, the tid writing the exit/exec report, or -1 once written */
+	atomic_int final_report;	/* the report claim: see process.c */
+	_Atomic uint64_t seq;		/* reports of this image's series so far (PFSHIM_INTERVAL) */
+	_Atomic uint64_t previous[EVENTS_MAX];	/* each event's value at the previous report: deltas */
+	atomic_bool interval_ready;	/* the interval thread may report (after process_start) */
 };
 
 extern struct process process;
@@ -65,6 +68,13 @@ void process_report_final(enum report_reason reason);
  * report is. Async-signal-safe.
  */
 void process_report_fatal(int signo);
+
+/*
+ * process_report_interval - the PFSHIM_INTERVAL report, from the interval
+ * thread: written unless another report of this image is being written
+ * (then this tick is skipped) or the final one was.
+ */
+void process_report_interval(void);
 
 /* process_report_final_undo - exec failed: the image lives on and will report again. */
 void process_report_final_undo(void);

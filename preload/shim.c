@@ -14,6 +14,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -23,11 +24,15 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/auxv.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <linux/nsfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload/fatal.h"
+#include "preload/interval.h"
 #include "preload/process.h"
 #include "preload/warn.h"
 
@@ -46,6 +51,8 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int)
 typedef void (*exit_fn)(int);
 typedef int (*daemon_fn)(int, int);
 typedef __sighandler_t (*signal_fn)(int, __sighandler_t);
+typedef int (*unshare_fn)(int);
+typedef int (*setns_fn)(int, int);
 
 static struct {
 	execve_fn execve, execvpe;
@@ -57,6 +64,8 @@ static struct {
 	fatal_sigaction_fn sigaction;
 	signal_fn signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset;
 	int (*siginterrupt)(int, int);
+	unshare_fn unshare;
+	setns_fn setns;
 } real;
 
 UNINSTRUMENTED static void *real_lookup(void **slot, const char *name)
@@ -148,6 +157,7 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	if (process.active) {
 		REAL(execve); REAL(execvpe); REAL(execv); REAL(execvp);
 		REAL(fexecve); REAL(execveat); REAL(_exit); REAL(_Exit); REAL(daemon);
+		REAL(unshare); REAL(setns);
 		pthread_atfork(NULL, NULL, after_fork_in_child);
 		at_quick_exit(shim_quick_exit);
 		if (process.config.on_fatal)
@@ -509,4 +519,66 @@ PFSHIM_EXPORT int siginterrupt(int signo, int interrupt)
 	else
 		sa.sa_flags |= SA_RESTART;
 	return fatal_sigaction(signo, &sa, NULL);
+}
+
+/*
+ * unshare() and setns() that need a single-threaded process (a new or
+ * another user namespace; CLONE_VM, CLONE_SIGHAND, CLONE_THREAD) would
+ * fail with EINVAL because of the interval thread alone: it is stopped for
+ * good first, so the program sees what it would see without pfshim. A
+ * program with threads of its own fails as it always did, and keeps its
+ * interval reports. Stopped means for the rest of this image: a new thread
+ * would inherit the counters (interval.c); the final report still comes.
+ */
+#define NEEDS_ONE_THREAD (CLONE_NEWUSER | CLONE_VM | CLONE_SIGHAND | CLONE_THREAD)
+
+/* The program's own threads, besides ours: /proc/self/stat's num_threads, field 20. */
+static bool program_is_single_threaded(void)
+{
+	char stat[1024], *p;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), fields = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return true;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	stat[n] = '\0';
+	p = strrchr(stat, ')');	/* comm may hold spaces and parentheses */
+	for (; p && *p && fields < 18; p++)	/* ") S ppid ..." field 3 onwards */
+		if (*p == ' ')
+			fields++;
+	return !p || atol(p) <= 2;
+}
+
+static void interval_make_way(void)
+{
+	int saved_errno = errno;
+
+	if (interval_running() && program_is_single_threaded() && interval_stop_for_good())
+		warn_line("PFSHIM_INTERVAL: interval reports stop here: unshare()/setns() into a "
+			  "user namespace needs a single-threaded process; the final report still "
+			  "comes", NULL);
+	errno = saved_errno;
+}
+
+PFSHIM_EXPORT int unshare(int flags)
+{
+	if (flags & NEEDS_ONE_THREAD)
+		interval_make_way();
+	return CALL_REAL(unshare, flags);
+}
+
+/* nstype 0 takes any namespace: NS_GET_NSTYPE says whether @fd is a user namespace. */
+PFSHIM_EXPORT int setns(int fd, int nstype)
+{
+	int saved_errno = errno;
+
+	if (interval_running() && ((nstype & CLONE_NEWUSER) ||
+				   (nstype == 0 && ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWUSER)))
+		interval_make_way();
+	errno = saved_errno;
+	return CALL_REAL(setns, fd, nstype);
 }

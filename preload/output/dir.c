@@ -3,7 +3,10 @@
  * (PFSHIM_OUTPUT=DIR/ and the job directory of preload/output/job.c). A report is
  * written in full to an unnamed file (O_TMPFILE) and only then linked under
  * its name, so a reader, or a SIGKILL at any instant, never leaves half a
- * report behind. Async-signal-safe: system calls and export/buf.h only.
+ * report behind. With PFSHIM_INTERVAL each image also keeps its series,
+ * every report appended whole to NAME.series.EXT beside its file; interval
+ * reports go there only. Async-signal-safe: system calls and export/buf.h
+ * only.
  */
 #include "preload/output/dir.h"
 
@@ -20,11 +23,16 @@
 #include "export/buf.h"
 #include "preload/fd.h"
 
-/* The file this image published first: its later reports replace it. */
+/*
+ * The file this image published first: its later reports replace it. An
+ * image whose first reports are interval ones only reserves the name (its
+ * series file is created, the file itself not yet linked).
+ */
 static struct {
 	int pid;
 	char dir[PATH_MAX];
 	char name[NAME_MAX + 1];
+	bool linked;
 } published;
 
 /*
@@ -133,12 +141,18 @@ static int dir_open(const char *dir, mode_t mode)
 	return dirfd < 0 ? -errno : dirfd;
 }
 
-/* The first report of this image: the first free name. */
+/* The first report of this image: the name its series reserved, or the first free one. */
 static int publish_new(int dirfd, int fd, bool named, const char *tmp,
-		       const struct output_names *names)
+		       const struct output_names *names, bool reserved)
 {
 	struct output_names n = *names;
 
+	if (reserved) {
+		int err = text_link(dirfd, fd, named, tmp, published.name);
+
+		if (err != -EEXIST)
+			return err;
+	}
 	for (n.seq = 0; n.seq < OUTPUT_SEQ_MAX; n.seq++) {
 		int err = output_dir_name(&n, published.name, sizeof(published.name));
 
@@ -214,18 +228,157 @@ int output_replace_at(int dirfd, const char *name, const char *buf, size_t len)
 	return err;
 }
 
+int output_dir_series_name(const char *name, const char *ext, char *series, size_t size)
+{
+	size_t n = strlen(name), e = ext ? strlen(ext) : 0;
+	struct buf b;
+
+	if (e > n || strcmp(name + n - e, ext ? ext : "") != 0)
+		e = 0;
+	buf_init(&b, series, size);
+	buf_putn(&b, name, n - e);
+	buf_puts(&b, ".series");
+	buf_puts(&b, e == 0 ? "" : strcmp(ext, ".json") == 0 ? ".jsonl" : ext);
+	return buf_finish(&b) < size ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * The series file: appended, never replaced, one write(2) per report
+ * (O_APPEND: writers never overwrite each other). A short write (a full
+ * disk) is the only way to leave a last line without its newline.
+ */
+static int series_append(int dirfd, const struct output_names *names, const char *buf,
+			 size_t len)
+{
+	char series[NAME_MAX + 1];
+	ssize_t n;
+	int fd, err = output_dir_series_name(published.name, names->ext, series, sizeof(series));
+
+	if (err < 0)
+		return err;
+	fd = openat(dirfd, series, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	err = n < 0 ? -errno : (size_t)n < len ? -ENOSPC : 0;
+	close(fd);
+	return err;
+}
+
+/*
+ * series_append() without the directory's descriptor, through the whole
+ * path (only interval reports come here: the interval thread has the stack
+ * for PATH_MAX). SERIES_NOT_OPENED, for the caller to take the directory's
+ * way, when the series cannot be opened (removed, say); else 0 or a
+ * negative errno of the write.
+ */
+#define SERIES_NOT_OPENED 1
+
+static int series_append_path(const struct output_names *names, const char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	size_t dir_len = strlen(published.dir);
+	ssize_t n;
+	int fd, err;
+
+	if (dir_len >= sizeof(path) ||
+	    output_dir_series_name(published.name, names->ext, path + dir_len,
+				   sizeof(path) - dir_len) < 0)
+		return SERIES_NOT_OPENED;
+	memcpy(path, published.dir, dir_len);
+	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return SERIES_NOT_OPENED;
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	err = n < 0 ? -errno : (size_t)n < len ? -ENOSPC : 0;
+	close(fd);
+	return err;
+}
+
+/*
+ * The first interval report of an image: a name N that neither the image's
+ * file nor its series has, the series created O_EXCL to hold it. The file
+ * itself is linked under that name by the image's first other report.
+ */
+static int series_reserve(int dirfd, const struct output_names *names)
+{
+	char series[NAME_MAX + 1];
+	struct output_names n = *names;
+	struct stat st;
+
+	for (n.seq = 0; n.seq < OUTPUT_SEQ_MAX; n.seq++) {
+		int fd, err = output_dir_name(&n, published.name, sizeof(published.name));
+
+		if (err == 0)
+			err = output_dir_series_name(published.name, n.ext, series, sizeof(series));
+		if (err < 0)
+			return err;
+		if (fstatat(dirfd, published.name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		fd = openat(dirfd, series, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/*
+ * An interval report (@names->series_only): appended to the image's series,
+ * and nothing else. Replacing the image's file at every interval would cost
+ * a file system's create, rename and delete each time (0.8 ms of CPU on
+ * ext4 in the build VM, against ~0.07 ms for the whole report otherwise):
+ * the file holds the image's other reports, its final one at the end.
+ */
+static int series_only_write(const char *dir, const struct output_names *names, mode_t mode,
+			     bool again, const char *buf, size_t len)
+{
+	int dirfd, err;
+
+	/* A series already made is opened by its path: no directory to open and close. */
+	if (again && (err = series_append_path(names, buf, len)) != SERIES_NOT_OPENED)
+		return err;
+	dirfd = dir_open(dir, mode);
+
+	if (dirfd < 0)
+		return dirfd;
+	err = again ? 0 : series_reserve(dirfd, names);
+	if (err == 0 && !again) {
+		published.pid = names->pid;
+		published.linked = false;
+		memcpy(published.dir, dir, strlen(dir) + 1);
+	}
+	if (err == 0)
+		err = series_append(dirfd, names, buf, len);
+	close(dirfd);
+	return err;
+}
+
 int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
 			  const char *buf, size_t len)
 {
 	int saved_errno = errno;
 	bool again = published.pid == names->pid && published.name[0] &&
 		     strcmp(published.dir, dir) == 0;
+	bool replace = again && published.linked;
 	char tmp[64];
 	bool named;
 	int dirfd, fd, err;
 
 	if (strlen(dir) >= sizeof(published.dir))
 		return -ENAMETOOLONG;
+	if (names->series_only) {
+		err = series_only_write(dir, names, mode, again, buf, len);
+		errno = saved_errno;
+		return err;
+	}
 	tmp_name(tmp, sizeof(tmp), names->pid);
 
 	dirfd = dir_open(dir, mode);
@@ -239,17 +392,20 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 		errno = saved_errno;
 		return fd;
 	}
-	if (again) {
+	if (replace) {
 		err = rename_over(dirfd, fd, named, tmp, published.name);
 	} else {
-		err = publish_new(dirfd, fd, named, tmp, names);
+		err = publish_new(dirfd, fd, named, tmp, names, again);
 		if (err == 0) {
 			published.pid = names->pid;
+			published.linked = true;
 			memcpy(published.dir, dir, strlen(dir) + 1);
 		}
 	}
-	if (named && (err < 0 || !again))
+	if (named && (err < 0 || !replace))
 		unlinkat(dirfd, tmp, 0);
+	if (err == 0 && names->series)
+		err = series_append(dirfd, names, buf, len);
 	close(fd);
 	close(dirfd);
 	errno = saved_errno;

@@ -25,11 +25,21 @@ int output_dir_name(const struct output_names *names, char *name, size_t size);
  * file system has none) and linked into place complete: a reader never
  * sees half a report, and a process killed at any instant leaves none.
  * The first report of an image takes the first free N; later ones (a
- * signal, exec) replace that same file with rename(2).
+ * signal, exec) replace that same file with rename(2). With
+ * @names->series, each report is also appended, in one write(2), to
+ * output_dir_series_name()'s file beside it: the whole series of an image;
+ * with @names->series_only (an interval report), it is only appended there.
  * Return: 0 or a negative errno.
  */
 int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
 			  const char *buf, size_t len);
+
+/*
+ * output_dir_series_name - @name (HOST.rRANK.pPID.TIME.N.EXT) with EXT
+ * replaced by ".series.EXT" (".series.jsonl" for ".json": one report per
+ * line). Return: 0 or -ENAMETOOLONG.
+ */
+int output_dir_series_name(const char *name, const char *ext, char *series, size_t size);
 
 /* output_dir_write - output_dir_write_mode() with 0755 directories (PFSHIM_OUTPUT=DIR/). */
 int output_dir_write(const char *dir, const struct output_names *names, const char *buf,

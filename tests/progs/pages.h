@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 static inline void pages_touch(long n)
@@ -25,6 +26,28 @@ static inline void pages_touch(long n)
 	for (long i = 0; i < n; i++)
 		p[i * page] = 1;
 	munmap(p, n * page);
+}
+
+/*
+ * pages_touch_rate - @pages fresh pages every @period_ms for @duration_ms:
+ * duration/period rounds on a fixed CLOCK_MONOTONIC grid, so a program's
+ * page-faults grow at a known rate (the interval reports' tests).
+ */
+static inline void pages_touch_rate(long pages, long period_ms, long duration_ms)
+{
+	struct timespec next;
+
+	if (period_ms <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (long round = 0; round < duration_ms / period_ms; round++) {
+		pages_touch(pages);
+		next.tv_nsec += period_ms % 1000 * 1000000;
+		next.tv_sec += period_ms / 1000 + next.tv_nsec / 1000000000;
+		next.tv_nsec %= 1000000000;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL))
+			;
+	}
 }
 
 #endif

@@ -219,6 +219,67 @@ static void test_on_fatal(void **state)
 	assert_string_equal(last_warning, "PFSHIM_ON_FATAL");
 }
 
+/* PFSHIM_INTERVAL: a unit of ms, s or m, or none (milliseconds, as perf stat -I). */
+static void test_interval_spellings(void **state)
+{
+	(void)state;
+	assert_int_equal(config_interval_parse("500ms"), 500000000);
+	assert_int_equal(config_interval_parse("2s"), 2000000000);
+	assert_int_equal(config_interval_parse("1m"), 60000000000);
+	assert_int_equal(config_interval_parse("250"), 250000000);
+	assert_int_equal(config_interval_parse("10ms"), CONFIG_INTERVAL_MIN_NS);
+	assert_int_equal(config_interval_parse("1440m"), CONFIG_INTERVAL_MAX_NS);
+	assert_int_equal(config_interval_parse("86400s"), CONFIG_INTERVAL_MAX_NS);
+}
+
+static void test_interval_refused(void **state)
+{
+	static const char *const invalid[] = {
+		"", "ms", "-5ms", "+5ms", " 5ms", "5 ms", "5MS", "1.5s", "0x10", "5h", "5us",
+		"5ms ", "s5",
+	};
+	static const char *const out_of_range[] = {
+		"9ms", "9", "0ms", "1441m", "86401s", "99999999999999999999999ms",
+		"18446744073709551616", "307445734561825861m",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
+		print_message("%s\n", invalid[i]);
+		assert_int_equal(config_interval_parse(invalid[i]), -EINVAL);
+	}
+	for (size_t i = 0; i < sizeof(out_of_range) / sizeof(out_of_range[0]); i++) {
+		print_message("%s\n", out_of_range[i]);
+		assert_int_equal(config_interval_parse(out_of_range[i]), -ERANGE);
+	}
+}
+
+/* Read into struct config: off by default and with "0"; a bad value warns once and is off. */
+static void test_interval_variable(void **state)
+{
+	struct config c;
+
+	(void)state;
+	read_with((const char *const[]){ NULL }, &c);
+	assert_int_equal(c.interval_ns, 0);
+	read_with((const char *const[]){ "PFSHIM_INTERVAL", "100ms", NULL }, &c);
+	assert_int_equal(c.interval_ns, 100000000);
+	assert_int_equal(warnings, 0);
+	read_with((const char *const[]){ "PFSHIM_INTERVAL", "0", NULL }, &c);
+	assert_int_equal(c.interval_ns, 0);
+	assert_int_equal(warnings, 0);
+	read_with((const char *const[]){ "PFSHIM_INTERVAL", "", NULL }, &c);
+	assert_int_equal(c.interval_ns, 0);
+	assert_int_equal(warnings, 0);
+	read_with((const char *const[]){ "PFSHIM_INTERVAL", "fast", NULL }, &c);
+	assert_int_equal(c.interval_ns, 0);
+	assert_int_equal(warnings, 1);
+	assert_string_equal(last_warning, "PFSHIM_INTERVAL");
+	read_with((const char *const[]){ "PFSHIM_INTERVAL", "1ms", NULL }, &c);
+	assert_int_equal(c.interval_ns, 0);
+	assert_int_equal(warnings, 1);
+}
+
 static void test_signal_spellings(void **state)
 {
 	(void)state;
@@ -260,6 +321,9 @@ int main(void)
 		cmocka_unit_test(test_secure_execution_is_inert),
 		cmocka_unit_test(test_bad_values_warn_once_and_default),
 		cmocka_unit_test(test_on_fatal),
+		cmocka_unit_test(test_interval_spellings),
+		cmocka_unit_test(test_interval_refused),
+		cmocka_unit_test(test_interval_variable),
 		cmocka_unit_test(test_signal_spellings),
 		cmocka_unit_test(test_signal_refused),
 	};

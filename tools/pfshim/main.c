@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tools/pfshim/list.h"
+#include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "tools/pfshim/summary.h"
 
 static const char usage_main[] =
@@ -26,7 +27,7 @@ static const char usage_main[] =
 "with libpfshim.so, and combine the reports of its processes.\n"
 "\n"
 "Commands:\n"
-"  run [-e EVENTS] [-o DIR] -- COMMAND [ARGS...]\n"
+"  run [-e EVENTS] [-o DIR] [-I INTERVAL] -- COMMAND [ARGS...]\n"
 "        run COMMAND with libpfshim.so preloaded; every process it starts\n"
 "        writes its report (JSON) into DIR; when COMMAND ends, print one summary\n"
 "        on stderr: totals over all processes, then per program the number of\n"
@@ -46,7 +47,7 @@ static const char usage_main[] =
 "docs/pfshim.md.\n";
 
 static const char usage_run[] =
-"Usage: pfshim run [-e EVENTS] [-o DIR] [--] COMMAND [ARGS...]\n"
+"Usage: pfshim run [-e EVENTS] [-o DIR] [-I INTERVAL] [--] COMMAND [ARGS...]\n"
 "\n"
 "Run COMMAND under libpfshim.so. Every process of the job (COMMAND, and all it\n"
 "starts) writes its report as JSON into DIR, one file per process image\n"
@@ -62,10 +63,17 @@ static const char usage_run[] =
 "  -o, --output DIR     keep the reports in DIR (created, with its parents; it\n"
 "                       must hold no reports yet). Default: a new directory\n"
 "                       $TMPDIR/pfshim-run.XXXXXX (/tmp without TMPDIR), kept.\n"
+"  -I, --interval INTERVAL\n"
+"                       every process also reports every INTERVAL (500ms, 2s,\n"
+"                       1m; a plain number is milliseconds; at least 10ms):\n"
+"                       PFSHIM_INTERVAL. Each image's series is kept in DIR\n"
+"                       as NAME.series.jsonl; the summary sums the final\n"
+"                       report of each image, as without -I.\n"
 "  -h, --help           this text\n"
 "\n"
 "COMMAND sees LD_PRELOAD (the shim, then any libraries already there),\n"
-"PFSHIM_OUTPUT=DIR/, PFSHIM_FORMAT=json and, with -e, PFSHIM_EVENTS: the shim\n"
+"PFSHIM_OUTPUT=DIR/, PFSHIM_FORMAT=json, with -e PFSHIM_EVENTS and with -I\n"
+"PFSHIM_INTERVAL: the shim\n"
 "reads them, and the processes of the job inherit them.\n"
 "\n"
 "Exit status: COMMAND's; 128+N when a signal N ended it; 127 when it could not\n"
@@ -204,9 +212,11 @@ static int cmd_run(int argc, char **argv)
 	static const struct option options[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	const char *interval = NULL;
 	char lib[PATH_MAX], dir[PATH_MAX], preload[2 * PATH_MAX], output[PATH_MAX + 1];
 	const char *events = NULL, *out = NULL, *old;
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
@@ -214,16 +224,24 @@ static int cmd_run(int argc, char **argv)
 	int c, status;
 	pid_t pid;
 
-	while ((c = getopt_long(argc, argv, "+e:o:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:I:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'o': out = optarg; break;
+		case 'I': interval = optarg; break;
 		case 'h': fputs(usage_run, stdout); return 0;
 		default: fputs(usage_run, stderr); return 2;
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "pfshim run: no command to run\n\n%s", usage_run);
+		return 2;
+	}
+	if (interval && config_interval_parse(interval) < 0) {
+		fprintf(stderr, "pfshim run: -I %s: %s\n", interval,
+			config_interval_parse(interval) == -ERANGE ?
+				"out of range (10ms to 1 day)" :
+				"not a duration (500ms, 2s, 1m; a plain number is milliseconds)");
 		return 2;
 	}
 	if (library_find(lib, sizeof(lib)) < 0) {
@@ -257,6 +275,8 @@ static int cmd_run(int argc, char **argv)
 	setenv("PFSHIM_FORMAT", "json", 1);
 	if (events)
 		setenv("PFSHIM_EVENTS", events, 1);
+	if (interval)
+		setenv("PFSHIM_INTERVAL", interval, 1);
 
 	/* As time(1) does: ^C and ^\ are the command's to handle; we wait for it. */
 	sigemptyset(&ignore.sa_mask);

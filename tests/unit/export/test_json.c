@@ -228,37 +228,38 @@ static void assert_python(const char *text, const char *check)
 }
 
 static const char sample_json[] =
-	"{\"schema\":\"pfshim.report\",\"version\":2,\"program\":\"demo\",\"argv0\":\"./demo\","
+	"{\"schema\":\"pfshim.report\",\"version\":3,\"program\":\"demo\",\"argv0\":\"./demo\","
 	"\"pid\":4242,\"ppid\":4241,\"pid_ns\":null,\"hostname\":\"build1\",\"rank\":null,\"start_ns\":1700000000123456789,"
 	"\"start_time\":\"2023-11-14T22:13:20.123456789Z\",\"wall_ns\":1234567890,"
-	"\"reason\":\"exit\",\"signal\":null,\"signal_name\":null,\"events\":["
+	"\"reason\":\"exit\",\"signal\":null,\"signal_name\":null,\"seq\":null,\"interval_ns\":null,"
+	"\"events\":["
 	"{\"name\":\"task-clock\",\"status\":\"counted\",\"value\":987654321,\"raw\":987654321,"
 	"\"enabled_ns\":987654321,\"running_ns\":987654321,\"scaled\":false,\"user_only\":false,"
-	"\"zero_when_user_only\":false,\"unit\":\"msec\",\"scale\":1e-06,\"errno\":0,\"error\":null},"
+	"\"zero_when_user_only\":false,\"unit\":\"msec\",\"scale\":1e-06,\"errno\":0,\"error\":null,\"delta\":null},"
 	"{\"name\":\"context-switches\",\"status\":\"counted\",\"value\":1234,\"raw\":1234,"
 	"\"enabled_ns\":987654321,\"running_ns\":987654321,\"scaled\":false,\"user_only\":false,"
-	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null},"
+	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null,\"delta\":null},"
 	"{\"name\":\"cycles\",\"status\":\"counted\",\"value\":3000000000,\"raw\":2000000000,"
 	"\"enabled_ns\":1500000,\"running_ns\":1000000,\"scaled\":true,\"user_only\":false,"
-	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null},"
+	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null,\"delta\":null},"
 	"{\"name\":\"instructions\",\"status\":\"counted\",\"value\":4500000000,\"raw\":4500000000,"
 	"\"enabled_ns\":1500000,\"running_ns\":1500000,\"scaled\":false,\"user_only\":true,"
-	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null},"
+	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null,\"delta\":null},"
 	"{\"name\":\"branches\",\"status\":\"counted\",\"value\":1000000,\"raw\":1000000,"
 	"\"enabled_ns\":1500000,\"running_ns\":1500000,\"scaled\":false,\"user_only\":false,"
-	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null},"
+	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null,\"delta\":null},"
 	"{\"name\":\"branch-misses:u\",\"status\":\"counted\",\"value\":12345,\"raw\":12345,"
 	"\"enabled_ns\":1500000,\"running_ns\":1500000,\"scaled\":false,\"user_only\":false,"
-	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null},"
+	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null,\"delta\":null},"
 	"{\"name\":\"cache-references\",\"status\":\"not-supported\",\"value\":null,\"raw\":0,"
 	"\"enabled_ns\":0,\"running_ns\":0,\"scaled\":false,\"user_only\":false,"
-	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":2,\"error\":\"ENOENT\"},"
+	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":2,\"error\":\"ENOENT\",\"delta\":null},"
 	"{\"name\":\"cache-misses\",\"status\":\"not-counted\",\"value\":null,\"raw\":0,"
 	"\"enabled_ns\":1500000,\"running_ns\":0,\"scaled\":false,\"user_only\":false,"
-	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null},"
+	"\"zero_when_user_only\":false,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null,\"delta\":null},"
 	"{\"name\":\"cpu-migrations\",\"status\":\"counted\",\"value\":0,\"raw\":0,"
 	"\"enabled_ns\":987654321,\"running_ns\":987654321,\"scaled\":false,\"user_only\":true,"
-	"\"zero_when_user_only\":true,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null}"
+	"\"zero_when_user_only\":true,\"unit\":\"\",\"scale\":1,\"errno\":0,\"error\":null,\"delta\":null}"
 	"]}\n";
 
 static void test_sample(void **state)
@@ -266,7 +267,7 @@ static void test_sample(void **state)
 	(void)state;
 	assert_string_equal(format(&sample_report), sample_json);
 	assert_json_lines(out);
-	assert_python(out, "d['schema'] == 'pfshim.report' and d['version'] == 2"
+	assert_python(out, "d['schema'] == 'pfshim.report' and d['version'] == 3"
 		      " and d['start_ns'] == 1700000000123456789"
 		      " and [e['value'] for e in d['events']][6:8] == [None, None]"
 		      " and d['events'][0]['scale'] == 1e-6");
@@ -322,6 +323,26 @@ static void test_odd_names(void **state)
 		      " and d['events'][0]['unit'] == '\\u00b5s'");
 }
 
+/* The series: seq and interval_ns, each event's signed delta, null when not counted. */
+static void test_series(void **state)
+{
+	struct report_event ev[] = {
+		{ .name = "a", .unit = "", .scale = 1.0, .value = 10, .delta = -3, .has_delta = 1 },
+		{ .name = "b", .unit = "", .scale = 1.0, .value = 7, .delta = 7, .has_delta = 1 },
+		{ .name = "c", .unit = "", .scale = 1.0, .status = STATUS_NOT_COUNTED,
+		  .delta = 5, .has_delta = 1 },
+		{ .name = "d", .unit = "", .scale = 1.0, .value = 1 },
+	};
+	struct report r = { .program = "p", .pid = 1, .reason = REPORT_INTERVAL, .seq = 4,
+			    .interval_ns = 100000000, .nr_events = 4, .events = ev };
+	(void)state;
+	format(&r);
+	assert_non_null(strstr(out, ",\"reason\":\"interval\",\"signal\":null,\"signal_name\":null,"
+				    "\"seq\":4,\"interval_ns\":100000000,"));
+	assert_json_lines(out);
+	assert_python(out, "[e['delta'] for e in d['events']] == [-3, 7, None, None]");
+}
+
 /* u64 counts stay exact: they never pass through a double. */
 static void test_exact_integers(void **state)
 {
@@ -371,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_odd_names),
+		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_exact_integers),
 		cmocka_unit_test(test_json_lines),
 		cmocka_unit_test(test_truncation),

@@ -90,6 +90,43 @@ static void test_reasons(void **state)
 	assert_line(out, " pfshim: reported by pfshim_report()");
 }
 
+/* An interval report is perf stat -I's table: time, change, event, and the total beside. */
+static void test_interval(void **state)
+{
+	struct report_event ev[] = {
+		{ .name = "page-faults", .unit = "", .scale = 1.0, .value = 1507, .delta = 500,
+		  .has_delta = 1 },
+		{ .name = "task-clock", .kind = REPORT_KIND_TASK_CLOCK, .unit = "msec",
+		  .scale = 1e-6, .value = 4630000, .delta = 1910000, .has_delta = 1 },
+		{ .name = "cycles", .unit = "", .scale = 1.0, .status = STATUS_NOT_SUPPORTED,
+		  .error = ENOENT },
+		{ .name = "scaled", .unit = "", .scale = 1.0, .value = 5, .delta = -2, .has_delta = 1 },
+	};
+	struct report r = { .program = "touch_rate", .pid = 1035, .reason = REPORT_INTERVAL,
+			    .seq = 3, .interval_ns = 100000000, .wall_ns = 301704402,
+			    .nr_events = 4, .events = ev };
+	(void)state;
+	format(&r);
+	assert_line(out, " pfshim: interval report 3 of 'touch_rate' (pid 1035, every 100 ms), "
+			 "change since the previous one:");
+	assert_line(out, "#           time             change unit event");
+	assert_line(out, "     0.301704402                500      page-faults                      total 1,507");
+	assert_line(out, "     0.301704402               1.91 msec task-clock                       total 4.63 msec");
+	assert_line(out, "     0.301704402    <not supported>      cycles");
+	assert_line(out, "     0.301704402                 -2      scaled                           total 5");
+	/* the table alone: no perf stat block */
+	assert_null(strstr(out, "Performance counter stats"));
+
+	/* any other report in interval mode: the usual block, then the same table */
+	r.reason = REPORT_EXIT;
+	r.seq = 4;
+	r.interval_ns = 2000000000;
+	format(&r);
+	assert_line(out, " pfshim: Performance counter stats for 'touch_rate' (pid 1035, exit):");
+	assert_line(out, " pfshim: report 4 of 'touch_rate' (pid 1035, every 2 s), "
+			 "change since the previous one:");
+}
+
 static void test_clock_grouping_and_elapsed(void **state)
 {
 	struct report_event ev[] = {
@@ -180,6 +217,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_reasons),
 		cmocka_unit_test(test_clock_grouping_and_elapsed),
 		cmocka_unit_test(test_odd_names),
