@@ -252,11 +252,18 @@ static char *memory_text(struct report_memory *mem, size_t size)
  */
 static void report_format_write(const struct report *r, struct report_memory *mem)
 {
+	/*
+	 * An OpenMetrics file is one exposition that a scraper reads whole at
+	 * any moment: each report, an interval one too, replaces it, and it has
+	 * no series (appended expositions parse as none, and node_exporter would
+	 * read a .series.prom as one more file of duplicates).
+	 */
+	bool exposition = report_format_chosen() == FORMAT_OPENMETRICS;
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
 		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
-		.series = r->seq != 0,
-		.series_only = r->reason == REPORT_INTERVAL,
+		.series = r->seq != 0 && !exposition,
+		.series_only = r->reason == REPORT_INTERVAL && !exposition,
 	};
 	size_t size = 0, len = mem && mem->text ? report_format(r, mem->text, mem->text_size) : 0;
 	char *buf = mem ? mem->text : NULL;

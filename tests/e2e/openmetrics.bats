@@ -279,3 +279,35 @@ om_small_stack() {
 	grep -q '^pfshim_event_status{error="ENOENT",event="cycles",.*status="not-supported"' metrics ||
 		grep -q '^pfshim_cycles_total' metrics	# a machine with a PMU
 }
+
+# PFSHIM_INTERVAL with a directory: the service recipe of docs/jobs.md. Every
+# report, the interval ones too, replaces the one .prom file of the process,
+# and no series file is kept (an appended exposition is no exposition, and
+# node_exporter would read a .series.prom as one more file).
+@test "PFSHIM_INTERVAL into a directory: one .prom file, replaced at each interval, always whole" {
+	out="$BATS_TEST_TMPDIR/textfile"
+	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=openmetrics PFSHIM_INTERVAL=50ms \
+		PFSHIM_EVENTS=page-faults PFSHIM_OUTPUT="$out/" "$PROGS/touch_rate" 100 20 1500 &
+	pid=$!
+	seen=()
+	for _ in $(seq 1 400); do	# read it while it changes, as a scraper would
+		files=("$out"/*.prom)
+		if [ -e "${files[0]}" ]; then
+			[ "${#files[@]}" -eq 1 ]
+			parse "${files[0]}"
+			v=$(sample pfshim_page_faults_total)
+			[ "${#seen[@]}" -eq 0 ] || [ "$v" -ge "${seen[-1]}" ]
+			[ "${#seen[@]}" -gt 0 ] && [ "$v" -eq "${seen[-1]}" ] || seen+=("$v")
+			[ "${#seen[@]}" -lt 3 ] || break
+		fi
+		sleep 0.02
+	done
+	wait "$pid"
+	echo "values seen while it ran: ${seen[*]}"
+	[ "${#seen[@]}" -ge 3 ]		# three different expositions, each whole
+	[ "$(ls -A "$out" | tr '\n' ' ')" = "$(basename "$out"/*.prom) " ]	# no series, no temporary
+	parse "$out"/*.prom
+	[ "$(sample pfshim_page_faults_total)" -ge 7500 ]	# the exit report: 100 pages x 75 rounds
+	[ "$(sample pfshim_report_info | head -1)" = 1 ]
+	grep -q 'reason="exit"' "$out"/*.prom
+}
