@@ -6,12 +6,14 @@
  * built-in names, then raw rNNNN (builtin.c), then sysfs (sysfs.c, read
  * only from the first name that is not built in); a tracepoint
  * ("sched:sched_switch") by tracefs (tracefs.c), a glob into one event per
- * match. Every problem is one
+ * match. On a machine of several core PMUs each generic hardware or cache
+ * event then becomes one per core PMU and a sum (core_pmus.c). Every problem is one
  * sentence through the caller's warn function (diag.c), and the item is
  * skipped, so one typo does not cost the whole measurement.
  */
 #include "preload/events/events.h"
 #include "preload/events/builtin.h"
+#include "preload/events/core_pmus.h"
 #include "preload/events/diag.h"
 #include "preload/events/syntax.h"
 #include "preload/events/sysfs.h"
@@ -275,6 +277,8 @@ int events_parse(const char *text, const char *sysfs_root, const char *tracefs_r
 			break;
 		}
 	}
+	/* The one place a resolved generic event becomes its attrs per core PMU. */
+	p.dropped += core_pmus_expand(p.sysfs.root, out);
 	if (p.dropped)
 		diag_warn(&p.diag, "too many events: the first %d are kept and %d more are skipped "
 			  "(the limit is %d)", EVENTS_MAX, p.dropped, EVENTS_MAX);
