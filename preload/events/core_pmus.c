@@ -8,7 +8,9 @@
  */
 #include "preload/events/core_pmus.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,24 +24,63 @@ struct core_pmus_walk {
 	struct core_pmus *cp;
 };
 
-/* pmu_name_fn: a PMU with a `cpus` file is a core PMU (arm64, Intel hybrid). */
-static int core_pmu_consider(void *ctx, const char *pmu, const char *name)
+/* The PMUs every kernel registers, never core PMUs: not asked for a `cpus` file. */
+static bool pmu_never_core(const char *pmu)
 {
-	struct core_pmus_walk *w = ctx;
-	struct core_pmus *cp = w->cp;
-	char path[PATH_MAX];
-	uint32_t type;
-	int n = snprintf(path, sizeof(path), "%s/%s/cpus", w->root, pmu);
+	static const char *const names[] = {
+		"software", "tracepoint", "breakpoint", "kprobe", "uprobe", "msr",
+	};
 
-	(void)name;
-	if (n < 0 || (size_t)n >= sizeof(path) || access(path, F_OK))
-		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(pmu, names[i]))
+			return true;
+	return false;
+}
+
+/* A PMU with a `cpus` file is a core PMU (arm64, Intel hybrid). */
+static void core_pmu_consider(struct core_pmus_walk *w, int dirfd, const char *pmu)
+{
+	struct core_pmus *cp = w->cp;
+	char path[PMU_NAME_MAX + sizeof("/cpus")];
+	uint32_t type;
+
+	if (!pmu_name_valid(pmu) || pmu_never_core(pmu))
+		return;
+	memcpy(path, pmu, strlen(pmu));	/* valid: < PMU_NAME_MAX */
+	memcpy(path + strlen(pmu), "/cpus", sizeof("/cpus"));
+	/* Relative to the open root: no walk of /sys/bus/event_source/devices again. */
+	if (faccessat(dirfd, path, F_OK, 0))
+		return;
 	if (cp->nr >= EVENTS_CORE_PMUS_MAX || pmu_type_read(w->root, pmu, &type))
-		return 0;
-	snprintf(cp->pmu[cp->nr].name, PMU_NAME_MAX, "%s", pmu);
+		return;
+	memcpy(cp->pmu[cp->nr].name, pmu, strlen(pmu) + 1);	/* valid: < PMU_NAME_MAX */
 	cp->pmu[cp->nr].type = type;
 	cp->nr++;
-	return 0;
+}
+
+/*
+ * Each directory entry of @w->root, through getdents64() into a buffer on
+ * the stack: the default events name "cycles", so this runs in every
+ * process, and opendir() would malloc in the program's heap (brk) before
+ * its main(); the rest of the default path allocates nothing.
+ */
+static void core_pmus_walk(struct core_pmus_walk *w)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	int fd = open(w->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ssize_t len;
+
+	if (fd < 0)
+		return;
+	while ((len = getdents64(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < len;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+
+			core_pmu_consider(w, fd, d->d_name);
+			off += d->d_reclen;
+		}
+	}
+	close(fd);
 }
 
 int core_pmus_load(const char *root, struct core_pmus *cp)
@@ -52,7 +93,7 @@ int core_pmus_load(const char *root, struct core_pmus *cp)
 		cp->nr = 1;
 		return 1;
 	}
-	pmu_list(root, core_pmu_consider, &w);
+	core_pmus_walk(&w);
 	/* readdir's order is the file system's: by type, as perf lists them. */
 	for (int i = 1; i < cp->nr; i++)
 		for (int j = i; j > 0 && cp->pmu[j - 1].type > cp->pmu[j].type; j--) {

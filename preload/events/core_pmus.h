@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "preload/events/events.h"
 #include "preload/events/pmu.h"
+#include "preload/events/spec.h"
 
 /* The kernel's since 5.16 (linux/perf_event.h); spelled here for older headers. */
 #ifndef PERF_PMU_TYPE_SHIFT

@@ -1,6 +1,6 @@
 /*
- * spec.h: one event specification, what a resolver makes of a name and
- * what the list of events.h holds. A header of its own so that the parts of
+ * spec.h: one event specification, what a resolver makes of a name, and
+ * the list of them that events.h fills. A header of its own so that the parts of
  * the parser (the resolvers, suggest.c) need not include the parser's.
  */
 #ifndef PFSHIM_PRELOAD_EVENTS_SPEC_H
@@ -35,6 +35,15 @@ struct event_spec {
 	char pmu[EVENTS_PMU_NAME_MAX];	/* a part: its core PMU ("cpu_core") */
 	int nr_parts;			/* a sum: how many parts, at parts[] */
 	int parts[EVENTS_CORE_PMUS_MAX];	/* indices in the event list */
+};
+
+#define EVENTS_MAX 64
+
+/* The parser's result (events.h), and what core_pmus.c rewrites on a hybrid machine. */
+struct event_list {
+	int nr;
+	int nr_groups;		/* how many {...} groups */
+	struct event_spec ev[EVENTS_MAX];
 };
 
 #endif
