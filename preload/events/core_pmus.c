@@ -43,17 +43,19 @@ static void core_pmu_consider(struct core_pmus_walk *w, int dirfd, const char *p
 	struct core_pmus *cp = w->cp;
 	char path[PMU_NAME_MAX + sizeof("/cpus")];
 	uint32_t type;
+	size_t len;
 
 	if (!pmu_name_valid(pmu) || pmu_never_core(pmu))
 		return;
-	memcpy(path, pmu, strlen(pmu));	/* valid: < PMU_NAME_MAX */
-	memcpy(path + strlen(pmu), "/cpus", sizeof("/cpus"));
+	len = strlen(pmu);	/* < PMU_NAME_MAX: pmu_name_valid() */
+	memcpy(path, pmu, len);
+	memcpy(path + len, "/cpus", sizeof("/cpus"));
 	/* Relative to the open root: no walk of /sys/bus/event_source/devices again. */
 	if (faccessat(dirfd, path, F_OK, 0))
 		return;
 	if (cp->nr >= EVENTS_CORE_PMUS_MAX || pmu_type_read(w->root, pmu, &type))
 		return;
-	memcpy(cp->pmu[cp->nr].name, pmu, strlen(pmu) + 1);	/* valid: < PMU_NAME_MAX */
+	memcpy(cp->pmu[cp->nr].name, pmu, len + 1);
 	cp->pmu[cp->nr].type = type;
 	cp->nr++;
 }
@@ -94,10 +96,10 @@ int core_pmus_load(const char *root, struct core_pmus *cp)
 		return 1;
 	}
 	core_pmus_walk(&w);
-	/* readdir's order is the file system's: by type, as perf lists them. */
+	/* A directory's order is the file system's: by type, as perf lists them. */
 	for (int i = 1; i < cp->nr; i++)
 		for (int j = i; j > 0 && cp->pmu[j - 1].type > cp->pmu[j].type; j--) {
-			__typeof__(cp->pmu[0]) t = cp->pmu[j];
+			struct core_pmu t = cp->pmu[j];
 
 			cp->pmu[j] = cp->pmu[j - 1];
 			cp->pmu[j - 1] = t;
@@ -156,7 +158,7 @@ static int part_push(struct expand *x, const struct event_spec *e, int k, int gr
 	return x->out->nr - 1;
 }
 
-/* The sum of @e: never opened, the sum of its @nr parts. */
+/* The sum of @e: never opened, the sum of the @parts that fitted (-1: dropped). */
 static void sum_push(struct expand *x, const struct event_spec *e, const int *parts)
 {
 	struct event_spec *s = spec_push(x, e, -1);

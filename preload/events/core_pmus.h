@@ -18,12 +18,15 @@
 #define PERF_PMU_TYPE_SHIFT 32
 #endif
 
+struct core_pmu {
+	char name[PMU_NAME_MAX];
+	uint32_t type;
+};
+
 struct core_pmus {
 	int nr;
-	struct {
-		char name[PMU_NAME_MAX];
-		uint32_t type;
-	} pmu[EVENTS_CORE_PMUS_MAX];	/* by type, as perf lists them: cpu_core before cpu_atom */
+	struct core_pmu pmu[EVENTS_CORE_PMUS_MAX];	/* by type, as perf lists them:
+							 * cpu_core (4) before cpu_atom (10) */
 };
 
 /*
