@@ -7,6 +7,7 @@
  * plus a sum that the report adds up (preload/counters/totals.c).
  */
 #include "preload/events/core_pmus.h"
+#include "preload/events/builtin.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -105,6 +106,32 @@ int core_pmus_load(const char *root, struct core_pmus *cp)
 			cp->pmu[j - 1] = t;
 		}
 	return cp->nr;
+}
+
+int core_pmus_resolve(const char *root, const char *pmu, const char *terms,
+		      struct event_spec *spec)
+{
+	struct event_builtin b;
+	struct core_pmus cp;
+	const char *why;
+	uint32_t type;
+	char alias[8];
+
+	if (event_builtin_lookup(terms, &b, &why) ||
+	    (b.type != PERF_TYPE_HARDWARE && b.type != PERF_TYPE_HW_CACHE))
+		return -ENOENT;
+	/* The PMU's own alias of that name wins, as in perf (cpu_core/cpu-cycles/). */
+	if (pmu_alias_read(root, pmu, terms, alias, sizeof(alias)) != -ENOENT ||
+	    pmu_type_read(root, pmu, &type))
+		return -ENOENT;
+	spec->attr.type = b.type;
+	spec->attr.config = b.config | (uint64_t)type << PERF_PMU_TYPE_SHIFT;
+	spec->kind = b.kind;
+	core_pmus_load(root, &cp);
+	for (int k = 0; cp.nr > 1 && k < cp.nr; k++)
+		if (!strcmp(cp.pmu[k].name, pmu))
+			memcpy(spec->pmu, pmu, strlen(pmu) + 1);	/* < PMU_NAME_MAX */
+	return 0;
 }
 
 static bool is_generic(const struct event_spec *e)

@@ -39,6 +39,18 @@ struct core_pmus {
 int core_pmus_load(const char *root, struct core_pmus *cp);
 
 /*
+ * core_pmus_resolve - "<pmu>/<generic name>/" as perf reads it
+ * ("cpu_atom/cycles/", "cpu_core/L1-icache-loads/"): @terms is one generic
+ * hardware or cache name and <pmu> lists no alias of that name, so @spec is
+ * the generic event with <pmu>'s type in config's upper bits; on a machine
+ * of several core PMUs it is that PMU's part (spec.h), counted as read.
+ * Return: 0; -ENOENT when @terms is not such a name or <pmu> has no type
+ * (the sysfs resolver's then, which says what is wrong).
+ */
+int core_pmus_resolve(const char *root, const char *pmu, const char *terms,
+		      struct event_spec *spec);
+
+/*
  * core_pmus_expand - on a machine of two or more core PMUs, every generic
  * hardware or cache event of @list becomes one part per core PMU, named
  * "<pmu>/<event>/<modifiers>" and with config |= type << PERF_PMU_TYPE_SHIFT,

@@ -207,7 +207,9 @@ static void item_add(struct parser *p, struct syntax *s, struct syntax_item *it)
 		return;
 	}
 	spec = spec_start(p, it);
-	if (it->pmu)
+	if (it->pmu && !core_pmus_resolve(p->sysfs.root, it->pmu, it->terms, spec))
+		err = 0;
+	else if (it->pmu)
 		err = sysfs_resolve_pmu(&p->sysfs, it->name, it->pmu, it->terms, spec);
 	else
 		err = name_resolve(p, it, spec);

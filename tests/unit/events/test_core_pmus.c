@@ -206,6 +206,31 @@ static void test_hybrid_leaves_the_rest(void **state)
 	assert_event(3, "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, -1, "");
 }
 
+/* perf's "<pmu>/<generic name>/": one PMU's part, as written. */
+static void test_pmu_generic_names(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_in("intel-hybrid", "cpu_atom/cycles/,cpu_core/L1-icache-load-misses/u,"
+				  "cpu_core/cpu-cycles/"), 3);
+	assert_int_equal(warned, 0);
+	assert_event(0, "cpu_atom/cycles/", PERF_TYPE_HARDWARE, 0xa00000000ULL, -1, "cpu_atom");
+	assert_int_equal(list.ev[0].kind, REPORT_KIND_CYCLES);
+	/* L1I 1 | READ 0 | MISS 1 << 16 */
+	assert_event(1, "cpu_core/L1-icache-load-misses/u", PERF_TYPE_HW_CACHE, 0x400010001ULL, -1,
+		     "cpu_core");
+	assert_int_equal(list.ev[1].attr.exclude_kernel, 1);
+	/* The PMU's own alias wins. */
+	assert_event(2, "cpu_core/cpu-cycles/", 4, 0x3c, -1, "");
+	/* A machine of one core PMU: the type in config, but no part of anything. */
+	assert_int_equal(parse_in("intel", "cpu/branch-misses/,cpu/instructions/"), 2);
+	assert_event(0, "cpu/branch-misses/", PERF_TYPE_HARDWARE, 0x400000005ULL, -1, "");
+	assert_event(1, "cpu/instructions/", 4, 0xc0, -1, "");	/* its alias */
+	/* Not a generic name: the sysfs resolver's message, as before. */
+	assert_int_equal(parse_in("intel-hybrid", "cpu_atom/cylces/"), 0);
+	assert_int_equal(warned, 1);
+	assert_non_null(strstr(last_warning, "cylces"));
+}
+
 static void test_big_little(void **state)
 {
 	(void)state;
@@ -269,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_hybrid_groups),
 		cmocka_unit_test(test_hybrid_group_with_software),
 		cmocka_unit_test(test_hybrid_leaves_the_rest),
+		cmocka_unit_test(test_pmu_generic_names),
 		cmocka_unit_test(test_big_little),
 		cmocka_unit_test(test_single_core_pmu_unchanged),
 		cmocka_unit_test(test_hybrid_too_many),
