@@ -88,13 +88,34 @@ static void put_double(struct buf *b, double v)
 		buf_put_double(b, v);
 }
 
-static void put_event(struct buf *b, const struct report_event *e)
+/* Hybrid machines only: a part's "pmu", a sum's "parts" (names); nothing otherwise. */
+static void put_core_pmu_fields(struct buf *b, const struct report *r,
+				const struct report_event *e)
+{
+	if (e->pmu)
+		put_string_field(b, "pmu", e->pmu);
+	if (e->nr_parts <= 0)
+		return;
+	put_key(b, "parts");
+	buf_putc(b, '[');
+	for (int k = 0; k < e->nr_parts; k++) {
+		int i = e->parts[k];
+
+		if (k)
+			buf_putc(b, ',');
+		buf_put_json_string(b, i >= 0 && i < r->nr_events ? r->events[i].name : "?");
+	}
+	buf_puts(b, "],");
+}
+
+static void put_event(struct buf *b, const struct report *r, const struct report_event *e)
 {
 	const char *err = errno_name(e->error);
 
 	buf_putc(b, '{');
 	put_string_field(b, "name", e->name);
 	put_string_field(b, "status", report_status_name(e->status));
+	put_core_pmu_fields(b, r, e);
 	put_count_field(b, "value", e->status, e->value);
 	put_u64_field(b, "raw", e->raw);
 	put_u64_field(b, "enabled_ns", e->enabled);
@@ -341,7 +362,7 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	for (int i = 0; i < r->nr_events; i++) {
 		if (i)
 			buf_putc(&b, ',');
-		put_event(&b, &r->events[i]);
+		put_event(&b, r, &r->events[i]);
 	}
 	buf_putc(&b, ']');
 	put_regions(&b, r);

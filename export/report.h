@@ -68,6 +68,15 @@ struct report_event {
 	unsigned zero_when_user_only : 1; /* the kernel never counts it in user mode */
 	unsigned scaled : 1;	/* enabled != running: value was extrapolated */
 	unsigned has_delta : 1;	/* delta was computed (a report built by hand has none) */
+	/*
+	 * A machine of several core PMUs (Intel hybrid, arm64 big.LITTLE) counts
+	 * a generic event once per core PMU: each part names its PMU, and the
+	 * sum of the parts lists them (docs/events.md "Hybrid machines").
+	 * NULL and 0 everywhere else.
+	 */
+	const char *pmu;	/* a part: its core PMU ("cpu_core"); value never extrapolated */
+	int nr_parts;		/* a sum: how many parts */
+	const int *parts;	/* a sum: their indices in report.events */
 };
 
 /*

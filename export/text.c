@@ -135,10 +135,13 @@ static void put_unit_column(struct buf *b, const char *unit)
 	buf_pad(b, ' ', w < UNIT_WIDTH ? UNIT_WIDTH - w + 1 : 1);
 }
 
-/* perf stat's "(66.67%)": the share of enabled time the event ran. */
+/*
+ * perf stat's "(66.67%)": the share of enabled time the event ran; for a
+ * part of a hybrid machine, the share the program ran on its PMU's cores.
+ */
 static void put_running_share(struct buf *b, const struct report_event *e)
 {
-	if (!e->scaled || e->status != STATUS_COUNTED || e->enabled == 0)
+	if (!(e->scaled || e->pmu) || e->status != STATUS_COUNTED || e->enabled == 0)
 		return;
 	buf_puts(b, "  (");
 	buf_put_fixed(b, 100.0 * (double)e->running / (double)e->enabled, 2, 0);

@@ -167,6 +167,29 @@ static enum bucket bucket_of(const struct perf_event_attr *attr)
 }
 
 /*
+ * The core bucket @members[0..n-1], one group per core PMU: on a hybrid
+ * machine cpu_core's and cpu_atom's parts cannot share a group (the kernel
+ * schedules a group on one PMU). Elsewhere every pmu is "": one group.
+ */
+static void core_groups_open(struct counter_set *s, const struct event_list *events,
+			     int *members, int n)
+{
+	while (n > 0) {
+		const char *pmu = events->ev[members[0]].pmu;
+		int same[EVENTS_MAX], nr_same = 0, rest = 0;
+
+		for (int k = 0; k < n; k++) {
+			if (!strcmp(events->ev[members[k]].pmu, pmu))
+				same[nr_same++] = members[k];
+			else
+				members[rest++] = members[k];
+		}
+		group_open(s, events, same, nr_same, false);
+		n = rest;
+	}
+}
+
+/*
  * glibc's fstat() is fstatat(fd, "", st, AT_EMPTY_PATH) with that "" in libc's
  * .rodata, which /bin/true never reads: the page fault maps up to 64 KiB of it
  * (fault-around). The same call with our own "".
@@ -226,7 +249,7 @@ int counters_open(struct counter_set *s, const struct event_list *events)
 		for (int i = 0; i < events->nr; i++) {
 			const struct event_spec *e = &events->ev[i];
 
-			if (e->group >= 0 || bucket_of(&e->attr) != b)
+			if (e->group >= 0 || e->nr_parts || bucket_of(&e->attr) != b)
 				continue;
 			if (b == BUCKET_OTHER || e->attr.pinned || e->attr.exclusive)
 				group_open(s, events, &i, 1, false);
@@ -234,7 +257,7 @@ int counters_open(struct counter_set *s, const struct event_list *events)
 				members[n++] = i;
 		}
 		if (n)
-			group_open(s, events, members, n, false);
+			core_groups_open(s, events, members, n);
 	}
 	remember_perf_inode(s);
 	/* Enable each group only now that all its members are in: docs/kernel-notes.md. */
@@ -281,12 +304,22 @@ static void event_fill(struct report_event *out, const struct event_spec *spec,
 				   is_software_zero_in_user_mode(&spec->attr);
 	out->error = c->error;
 	out->status = c->fd < 0 ? STATUS_NOT_SUPPORTED : STATUS_NOT_COUNTED;
+	out->pmu = spec->pmu[0] ? spec->pmu : NULL;
+	out->nr_parts = spec->nr_parts;
+	out->parts = spec->nr_parts ? spec->parts : NULL;
 }
 
 static void value_fill(struct report_event *out, uint64_t value, uint64_t enabled,
 		       uint64_t running)
 {
-	struct fastread_count count = { value, enabled, running };
+	/*
+	 * A part of a hybrid machine's event runs only while the program is on
+	 * its PMU's cores, and is enabled all along (the kernel's
+	 * event_filter_match() keeps it inactive elsewhere): scaling would
+	 * extrapolate cpu_atom's count over the time spent on cpu_core. Its
+	 * count is taken as read; docs/events.md "Hybrid machines".
+	 */
+	struct fastread_count count = { value, out->pmu ? running : enabled, running };
 
 	out->raw = value;
 	out->enabled = enabled;
@@ -294,7 +327,39 @@ static void value_fill(struct report_event *out, uint64_t value, uint64_t enable
 	/* read(2) has exact times: running 0 means the group never ran, even when enabled is 0 too. */
 	if (running > 0 && fastread_scale(&count, &out->value) == 0) {
 		out->status = STATUS_COUNTED;
-		out->scaled = running != enabled;
+		out->scaled = count.running != count.enabled;
+	}
+}
+
+/*
+ * A sum on a hybrid machine: its counted parts added up. Enabled is the
+ * longest part's (each is enabled as long as the program runs), running
+ * the parts' total: the time the program ran on any of the core PMUs.
+ * Not counted when no part was, and then with the first part's error.
+ */
+static void sum_fill(struct report_event *out, const struct report_event *all)
+{
+	bool counted = false;
+
+	for (int k = 0; k < out->nr_parts; k++) {
+		const struct report_event *p = &all[out->parts[k]];
+
+		if (p->status != STATUS_COUNTED)
+			continue;
+		counted = true;
+		out->value += p->value;
+		out->raw += p->raw;
+		out->user_only |= p->user_only;
+		out->running += p->running;
+		if (p->enabled > out->enabled)
+			out->enabled = p->enabled;
+	}
+	if (counted) {
+		out->status = STATUS_COUNTED;
+		out->error = 0;
+	} else if (out->nr_parts) {
+		out->status = all[out->parts[0]].status;
+		out->error = all[out->parts[0]].error;
 	}
 }
 
@@ -345,6 +410,9 @@ void counters_read(const struct counter_set *s, const struct event_list *events,
 	for (int i = 0; i < s->nr; i++)
 		if (s->c[i].fd >= 0 && s->c[i].leader == i)
 			group_read(s, i, out);
+	for (int i = 0; i < s->nr; i++)
+		if (out[i].nr_parts)
+			sum_fill(&out[i], out);
 	errno = saved_errno;
 }
 

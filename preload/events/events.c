@@ -9,12 +9,15 @@
  * qualified name "a:b", b no modifier set, is a tracepoint of tracefs
  * (tracefs.c, "sched:sched_switch", a glob into one event per match) when
  * tracefs has subsystem a, else libpfm4's ("INST_RETIRED:ANY_P"); see
- * qualified_resolve(). Every problem is one sentence through the caller's
+ * qualified_resolve(). On a machine of several core PMUs each generic
+ * hardware or cache event then becomes one per core PMU and a sum
+ * (core_pmus.c). Every problem is one sentence through the caller's
  * warn function (diag.c), and the item is skipped, so one typo does not
  * cost the whole measurement.
  */
 #include "preload/events/events.h"
 #include "preload/events/builtin.h"
+#include "preload/events/core_pmus.h"
 #include "preload/events/diag.h"
 #include "preload/events/pfm.h"
 #include "preload/events/syntax.h"
@@ -301,7 +304,9 @@ static void item_add(struct parser *p, struct syntax *s, struct syntax_item *it)
 		return;
 	}
 	spec = spec_start(p, it);
-	if (it->pmu)
+	if (it->pmu && !core_pmus_resolve(p->sysfs.root, it->pmu, it->terms, spec))
+		err = 0;
+	else if (it->pmu)
 		err = sysfs_resolve_pmu(&p->sysfs, it->name, it->pmu, it->terms, spec);
 	else
 		err = name_resolve(p, it, spec);
@@ -372,6 +377,8 @@ int events_parse(const char *text, const char *sysfs_root, const char *tracefs_r
 			break;
 		}
 	}
+	/* The one place a resolved generic event becomes its attrs per core PMU. */
+	p.dropped += core_pmus_expand(p.sysfs.root, out);
 	if (p.dropped)
 		diag_warn(&p.diag, "too many events: the first %d are kept and %d more are skipped "
 			  "(the limit is %d)", EVENTS_MAX, p.dropped, EVENTS_MAX);

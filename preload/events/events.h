@@ -16,18 +16,11 @@
 
 #include <stddef.h>
 
-#include "preload/events/spec.h"	/* struct event_spec, EVENTS_NAME_MAX */
+#include "preload/events/spec.h"	/* struct event_list, EVENTS_MAX, EVENTS_NAME_MAX */
 
-#define EVENTS_MAX 64
 #define EVENTS_DEFAULT \
 	"task-clock,context-switches,cpu-migrations,page-faults," \
 	"cycles,instructions,branches,branch-misses"
-
-struct event_list {
-	int nr;
-	int nr_groups;		/* how many {...} groups */
-	struct event_spec ev[EVENTS_MAX];
-};
 
 /* Called once per problem with one self-contained sentence (no "pfshim:"). */
 typedef void (*events_warn_fn)(void *ctx, const char *message);

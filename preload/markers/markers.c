@@ -153,9 +153,14 @@ static int group_try_open(int first, int nr, void *arg)
 static void groups_split(int *group_of)
 {
 	group_plan_split(markers.group, &markers.nr_groups, EVENTS_MAX, group_try_open, NULL);
-	for (int g = 0; g < markers.nr_groups; g++)
+	for (int g = 0; g < markers.nr_groups; g++) {
+		int first = markers.group[g].first;
+
 		for (int k = 0; k < markers.group[g].nr; k++)
-			group_of[markers.group[g].first + k] = g;
+			group_of[first + k] = g;
+		/* totals.c gave each core PMU groups of its own: one event tells. */
+		markers.group_is_part[g] = markers.host.events->ev[markers.event_index[first]].pmu[0];
+	}
 }
 
 static size_t page_round(size_t n)
@@ -298,8 +303,16 @@ static inline __attribute__((always_inline)) int group_sample(struct marker_thre
 		return 0;
 	}
 	/* Scaled by the group's times (regions.h): the leader's are enough. */
-	if (LIKELY(fastread_group_read_sample(&t->groups[g], value, &dst[en], &dst[run]) == 0))
+	if (LIKELY(fastread_group_read_sample(&t->groups[g], value, &dst[en], &dst[run]) == 0)) {
+		/*
+		 * A hybrid part is enabled all along but runs only on its PMU's
+		 * cores (read(2) there, index 0 elsewhere): its count is exact
+		 * as read, and equal times say so to every scaling after this.
+		 */
+		if (UNLIKELY(markers.group_is_part[g]))
+			dst[en] = dst[run];
 		return 0;
+	}
 	return group_keep(t, g, dst, keep);
 }
 
@@ -628,6 +641,28 @@ PFSHIM_EXPORT int pfshim_v1_region_end(const char *name)
 	return pfshim_v1_end(region);
 }
 
+/*
+ * A hybrid machine's sums, never opened: their parts added up, enabled the
+ * longest part's, running the parts' total (as totals.c sums them).
+ */
+static void counts_fill_sums(struct pfshim_counts *counts)
+{
+	const struct event_list *events = markers.host.events;
+
+	for (int i = 0; i < events->nr; i++) {
+		const struct event_spec *sum = &events->ev[i];
+
+		for (int k = 0; k < sum->nr_parts; k++) {
+			int p = sum->parts[k];
+
+			counts->value[i] += counts->value[p];
+			counts->running[i] += counts->running[p];
+			if (counts->enabled[p] > counts->enabled[i])
+				counts->enabled[i] = counts->enabled[p];
+		}
+	}
+}
+
 /* The calling thread's counts in PFSHIM_EVENTS order; events it does not count read running 0. */
 static void counts_fill(const struct marker_thread *t, struct pfshim_counts *counts)
 {
@@ -647,6 +682,7 @@ static void counts_fill(const struct marker_thread *t, struct pfshim_counts *cou
 		counts->enabled[i] = c.enabled;
 		counts->running[i] = c.running;
 	}
+	counts_fill_sums(counts);
 }
 
 PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)

@@ -48,6 +48,8 @@ struct markers_state {
 	int nr_groups;
 	struct group_spec group[EVENTS_MAX];
 	int event_index[EVENTS_MAX];	/* region event -> process.events index */
+	/* The group counts one core PMU's parts on a hybrid machine: read, never scaled. */
+	bool group_is_part[EVENTS_MAX];
 	struct perf_event_attr attr[EVENTS_MAX];	/* in region event order */
 	pthread_key_t key;
 	size_t block_size;

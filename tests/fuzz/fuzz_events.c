@@ -2,10 +2,13 @@
  * fuzz_events.c: events_parse(), perf's event syntax (PFSHIM_EVENTS),
  * against the fake sysfs trees of tests/fixtures/sysfs and the fake tracefs
  * of tests/fixtures/tracefs. Input: one byte
- * choosing the tree (intel, amd, arm64), then the event text. Whatever the
+ * choosing the tree (intel, amd, arm64, intel-hybrid, arm64-biglittle), then
+ * the event text. Whatever the
  * text, the list that comes back is well formed (counts in range, names and
  * units NUL-terminated, groups that exist) and the warnings are few and
- * non-empty: one per problem up to the parser's cap, then one summary.
+ * non-empty: one per problem up to the parser's cap, then one summary. On the
+ * hybrid trees each sum lists parts that exist, come before it and carry a
+ * core PMU's type in config's upper bits.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,7 +35,8 @@ static void count_warning(void *ctx, const char *message)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const trees[] = { "intel", "amd", "arm64" };
+	static const char *const trees[] = { "intel", "amd", "arm64", "intel-hybrid",
+					     "arm64-biglittle" };
 	static struct event_list list;
 	const char *base = getenv("PFSHIM_FUZZ_SYSFS");
 	char root[4096], tracefs[4096];
@@ -43,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	snprintf(root, sizeof(root), "%s/%s", base ? base : FUZZ_SYSFS_FIXTURES,
-		 trees[data[0] % 3]);
+		 trees[data[0] % 5]);
 	fuzz_split(data + 1, size - 1, 1, &f);
 	text = fuzz_exact(f.field[0]);
 	/* libpfm4 is not ours to fuzz, and loading it costs milliseconds per
@@ -67,6 +71,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ev->group < -1 || ev->group >= list.nr_groups)
 			abort();
 		if (!(ev->scale > 0))
+			abort();
+		if (ev->nr_parts < 0 || ev->nr_parts > EVENTS_CORE_PMUS_MAX ||
+		    (ev->nr_parts && ev->pmu[0]))
+			abort();
+		for (int k = 0; k < ev->nr_parts; k++) {
+			const struct event_spec *part = &list.ev[ev->parts[k] < 0 ? 0 : ev->parts[k]];
+
+			if (ev->parts[k] < 0 || ev->parts[k] >= i || !part->pmu[0] ||
+			    !(part->attr.config >> 32) || part->attr.type != ev->attr.type ||
+			    (uint32_t)part->attr.config != (uint32_t)ev->attr.config)
+				abort();
+		}
+		if (strnlen(ev->pmu, sizeof(ev->pmu)) >= sizeof(ev->pmu))
 			abort();
 	}
 	if (nr_warnings > 16)
