@@ -32,7 +32,7 @@ LAYERS = [
     ["preload/fatal"],
     ["preload/process"],
     ["preload/config", "preload/output/", "preload/output", "preload/markers/",
-     "preload/markers"],
+     "preload/markers", "preload/interval"],
     ["preload/markers_report"],
     ["preload/markers_state", "preload/regions"],
     ["preload/counters/", "preload/group"],
@@ -79,8 +79,20 @@ def include_edges(files, unit=unit_of):
     return edges
 
 
+def interposed_libc():
+    """The libc functions the shim interposes (preload/libpfshim.map): a call
+    to one of them is a call to libc, whichever object answers it, not a
+    dependency on shim.c (fatal.c installs its handlers through the global
+    sigaction() on purpose, so that a sanitizer's runtime sees them)."""
+    text = open("preload/libpfshim.map").read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    names = re.search(r"global:(.*?)local:", text, flags=re.S).group(1)
+    return {n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", names) if not n.startswith("pfshim_")}
+
+
 def symbol_edges(files, build, unit=unit_of):
     defined, used = {}, {}
+    libc = interposed_libc()
     for f in files:
         if not f.endswith(".c"):
             continue
@@ -90,7 +102,7 @@ def symbol_edges(files, build, unit=unit_of):
         nm = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
         for line in nm.splitlines():
             fields = line.split()
-            if len(fields) == 2 and fields[0] == "U":
+            if len(fields) == 2 and fields[0] == "U" and fields[1] not in libc:
                 used.setdefault(f, set()).add(fields[1])
             elif len(fields) == 3 and fields[1] in "TDBR":
                 defined.setdefault(fields[2], []).append(f)
