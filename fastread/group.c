@@ -21,11 +21,49 @@ int fastread_perf_event_open(struct perf_event_attr *attr, int group_fd)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Has the PMU 64-bit user-readable event counters? -1 not asked yet, 0 no, 1 yes or unknown. */
+static int wide_counters = -1;
+
+/*
+ * Should the cycles event @attr skip the 64-bit try? On a PMU without 64-bit
+ * event counters a 64-bit cycles opens, but can only ever be scheduled on the
+ * cycle counter: while another event holds that one (the shim's inherited
+ * totals, a perf stat of the machine), it never runs and every read falls
+ * back to read(2) with nothing counted (measured under QEMU -cpu cortex-a57:
+ * running 0 for the whole program). At 32 bits it fits on any counter, and
+ * the read path already sign-extends from pmc_width and the kernel moves the
+ * offset on each overflow. Asked once per process with one disabled open,
+ * and only for cycles; any answer but EOPNOTSUPP keeps the 64-bit try.
+ */
+static bool cycles_narrow(const struct perf_event_attr *attr)
+{
+	struct perf_event_attr probe;
+	int known = __atomic_load_n(&wide_counters, __ATOMIC_RELAXED), fd;
+
+	if (!arch_attr_wide_probe(attr, &probe))
+		return false;
+	if (known < 0) {
+		probe.disabled = 1;
+		probe.enable_on_exec = 0;
+		probe.inherit = 0;
+		probe.read_format = 0;
+		probe.exclude_kernel = 1;	/* allowed at any perf_event_paranoid below 3 */
+		probe.exclude_hv = 1;
+		fd = fastread_perf_event_open(&probe, -1);
+		if (fd >= 0)
+			close(fd);
+		known = fd != -EOPNOTSUPP;
+		__atomic_store_n(&wide_counters, known, __ATOMIC_RELAXED);
+	}
+	return known == 0;
+}
+
 /*
  * Where the attr must ask for user reads (arm64: config1 bits), try each way
  * the architecture offers (arch_attr_user_read) while the kernel answers
- * EOPNOTSUPP or EINVAL; a last try without user access keeps the event
- * counting through read(2). Elsewhere one plain open.
+ * EOPNOTSUPP or EINVAL, starting at 32 bits for a cycles event that 64 bits
+ * would tie to one counter (cycles_narrow); a last try without user access
+ * keeps the event counting through read(2). Elsewhere one plain open.
  */
 static int event_open(struct perf_event_attr *attr, int group_fd)
 {
@@ -33,7 +71,7 @@ static int event_open(struct perf_event_attr *attr, int group_fd)
 	int fd;
 
 	if (FASTREAD_ARCH_USER_BIT && fastread_pmu_takes_user_bit(attr->type, FASTREAD_SYSFS_PMUS)) {
-		for (int n = 0; arch_attr_user_read(attr, config1, n); n++) {
+		for (int n = cycles_narrow(attr); arch_attr_user_read(attr, config1, n); n++) {
 			fd = fastread_perf_event_open(attr, group_fd);
 			if (fd != -EOPNOTSUPP && fd != -EINVAL)
 				return fd;

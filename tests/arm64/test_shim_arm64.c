@@ -458,6 +458,47 @@ static void check_markers_loop(const char *events, uint64_t n)
 		      "loop - base = 2N %+" PRId64 " ns (want within 128 ns)", n, events, wall_extra);
 }
 
+/*
+ * The default event list (no PFSHIM_EVENTS): its hardware group holds cycles
+ * and instructions, beside the totals' inherited cycles. Every read of that
+ * group must come from user space (user_reads: 2 per call, 4 calls), the
+ * software group's through read(2) (their pages say index 0); cycles and
+ * instructions count the kernel too, so a region of 2N more is at least 2N
+ * more (a timer tick inside adds its kernel part).
+ */
+static void check_markers_defaults(uint64_t n)
+{
+	uint64_t user = 0, loop[2] = { 0, 0 }, base[2] = { 0, 0 };
+	static const char *const names[2] = { "cycles", "instructions" };
+	int status;
+
+	report_format = "json";
+	bind_now = true;
+	status = shim_run_program(MARKERS_LOOP, NULL, n, 0, last_report, sizeof(last_report));
+	bind_now = false;
+	report_format = "csv";
+	if (!CHECK(status == 0 && json_number_after(last_report, "\"user_reads\":", &user) == 0,
+		   "markers_loop %" PRIu64 ", default events: exit %d, the thread's reads", n,
+		   status)) {
+		report_print(last_report);
+		return;
+	}
+	CHECK(user == 8, "markers_loop %" PRIu64 ", default events: the hardware group read from "
+	      "user space at every begin and end: user_reads %" PRIu64 " (want 8)", n, user);
+	for (int e = 0; e < 2; e++) {
+		if (!CHECK(json_region_value(last_report, "loop", names[e], &loop[e]) == 0 &&
+			   json_region_value(last_report, "base", names[e], &base[e]) == 0,
+			   "markers_loop %" PRIu64 ", default events: %s counted in both regions", n,
+			   names[e])) {
+			report_print(last_report);
+			continue;
+		}
+		CHECK(loop[e] - base[e] >= 2 * n && loop[e] - base[e] < 2 * n + 100000,
+		      "markers_loop %" PRIu64 ", default events: %s loop - base = 2N + %" PRId64, n,
+		      names[e], (int64_t)(loop[e] - base[e] - 2 * n));
+	}
+}
+
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
 
 /*
@@ -550,24 +591,30 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "markers") == 0) {
 		check_markers("instructions:u");
-		/* The shim's process-wide group and the markers' per-thread group
-		 * both want a 64-bit cycles: only PMUv3p5 (-cpu max) has room for
-		 * two; on cortex-a57 they would take turns (multiplexing). */
-		if (strcmp(pmu_cpu_model(), "max") == 0) {
-			check_markers("instructions:u,cycles:u");
+		/* The totals' cycles and the thread's: on cortex-a57 (no 64-bit
+		 * event counters) the thread's is 32-bit, so both find a counter. */
+		check_markers("instructions:u,cycles:u");
+		/* 4 + 4 events and the program's own counter: only -cpu max has room. */
+		if (strcmp(pmu_cpu_model(), "max") == 0)
 			check_markers_costs("instructions:u,cycles:u,instructions,cycles");
-		}
 		return pmu_exit_status();
 	}
 	if (argc > 1 && strcmp(argv[1], "regions") == 0) {
 		check_markers_loop("instructions:u", 1000);
 		check_markers_loop("instructions:u", 20000);
-		/* Two 64-bit cycles (the totals' and the thread's) fit only on
-		 * PMUv3p5 (-cpu max); on cortex-a57 they take turns. */
-		if (strcmp(pmu_cpu_model(), "max") == 0) {
-			check_markers_loop("instructions:u,cycles:u", 1000);
-			check_markers_loop("instructions:u,cycles:u", 20000);
-		}
+		/*
+		 * cycles beside the totals' cycles, on both CPUs: on cortex-a57
+		 * the one 64-bit counter is the cycle counter, and the totals'
+		 * take it first; the thread's must still read from user space
+		 * (docs/kernel-notes.md "The cycle counter on a PMU without
+		 * 64-bit event counters"). Under -icount a user cycle is a user
+		 * instruction, so cycles are exact too.
+		 */
+		check_markers_loop("instructions:u,cycles:u", 1000);
+		check_markers_loop("instructions:u,cycles:u", 20000);
+		check_markers_loop("cycles:u,instructions:u", 1000);
+		check_markers_loop("cycles:u", 20000);
+		check_markers_defaults(20000);
 		return pmu_exit_status();
 	}
 	/* User space only: the two runs differ only by the loop. */
