@@ -69,36 +69,65 @@ static bool bracket_ok(struct fastread_group *g, const char *what, bool quiet)
 	return ok;
 }
 
-/* Every event counts the known loop as 2n + a constant, the same every run. */
+/*
+ * Every event counts the known loop as 2n + a constant: the same in every run
+ * whose two reads were both served from fastread's cache. A run in which the
+ * kernel rewrote a page (a timer tick in a 2-20 ms loop can) takes the full
+ * pass in one of its reads (cache.full_passes moves), which costs more
+ * instructions inside the bracket: such a run is held to at most
+ * LOOP_FULL_EXTRA more. At least one run must be all cached.
+ */
+#define LOOP_FULL_EXTRA 400
+
 static void check_exact_loop(struct fastread_group *g, const char *what)
 {
 	static const uint64_t lengths[] = { 1000000, 10000000 };
 	struct fastread_count a[NR_MAX], b[NR_MAX];
-	int64_t first[NR_MAX], o;
+	int64_t cached[NR_MAX], o;
 	bool same[NR_MAX], read_ok = true;
-	int i;
+	int i, nr_cached = 0, nr_full = 0;
 
-	for (i = 0; i < g->nr; i++)
+	for (i = 0; i < g->nr; i++) {
 		same[i] = true;
-	for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++) {
-		for (int run = 0; run < 3; run++) {
-			read_ok &= fastread_group_read(g, a) == 0;
-			pmu_loop(lengths[l]);
-			read_ok &= fastread_group_read(g, b) == 0;
-			for (i = 0; i < g->nr; i++) {
-				o = (int64_t)(b[i].value - a[i].value) -
-				    (int64_t)(lengths[l] * PMU_LOOP_BODY_INSNS);
-				if (l == 0 && run == 0)
-					first[i] = o;
-				same[i] &= o == first[i];
+		cached[i] = INT64_MIN;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		/* Pass 0 finds the cached constants, pass 1 holds the full runs to them. */
+		for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++) {
+			for (int run = 0; run < 3; run++) {
+				uint64_t full = g->cache.full_passes;
+				bool all_cached;
+
+				read_ok &= fastread_group_read(g, a) == 0;
+				pmu_loop(lengths[l]);
+				read_ok &= fastread_group_read(g, b) == 0;
+				all_cached = g->cache.full_passes == full;
+				if (pass == 0) {
+					nr_cached += all_cached;
+					nr_full += !all_cached;
+				}
+				for (i = 0; i < g->nr; i++) {
+					o = (int64_t)(b[i].value - a[i].value) -
+					    (int64_t)(lengths[l] * PMU_LOOP_BODY_INSNS);
+					if (all_cached && cached[i] == INT64_MIN)
+						cached[i] = o;
+					if (all_cached)
+						same[i] &= o == cached[i];
+					else if (pass == 1 && cached[i] != INT64_MIN)
+						same[i] &= o >= cached[i] &&
+							   o <= cached[i] + LOOP_FULL_EXTRA;
+				}
 			}
 		}
 	}
 	CHECK(read_ok, "%s: every read of the loop succeeded", what);
+	CHECK(nr_cached > 0, "%s: %d of 6 runs read only from the cache, %d took a full pass",
+	      what, nr_cached, nr_full);
 	for (i = 0; i < g->nr; i++)
-		CHECK(same[i] && first[i] > 0 && first[i] <= LOOP_OVERHEAD_MAX,
-		      "%s: event %d counts the known loop exactly: 2n + %" PRId64 " %s", what, i,
-		      first[i], same[i] ? "every run" : "the first run only");
+		CHECK(same[i] && cached[i] > 0 && cached[i] <= LOOP_OVERHEAD_MAX,
+		      "%s: event %d counts the known loop exactly: 2n + %" PRId64 " every cached "
+		      "run, and runs with a full pass within +%d of it", what, i, cached[i],
+		      LOOP_FULL_EXTRA);
 }
 
 /* n reads, all from user space: nr_user_reads moves by n, nr_syscall_reads not. */
