@@ -288,6 +288,68 @@ out:
 }
 
 /*
+ * A counter rescheduled to another index between two reads. A group of one
+ * instructions beside two groups of 4 (6 event counters): the kernel rotates
+ * the groups, and the one-event group lands on PMEVCNTR0 when it is
+ * scheduled first, on PMEVCNTR4 after a group of 4, or is off the PMU. Its
+ * page's lock moves with the index, so the first read after a move must take
+ * the full pass: a cache that read the old register would be far from the
+ * kernel's count. Each round: fastread, a loop, fastread, read(2) at once;
+ * the read(2) must exceed the second fastread by no more than the few
+ * instructions between them (user space only), whatever moved.
+ */
+static void check_index_moves(void)
+{
+	enum { ROUNDS = 200, N = 200000, GAP_MAX = 1000 };
+	struct perf_event_attr one = attr_hw(PERF_COUNT_HW_INSTRUCTIONS), four[4];
+	struct fastread_group g, other[2];
+	struct fastread_count a, b;
+	uint64_t r[1], gap_max = 0;
+	int moved = 0, k, opened = 0;
+	uint32_t seen = 0;
+	bool ok = true;
+
+	for (k = 0; k < 4; k++)
+		four[k] = attr_hw(PERF_COUNT_HW_INSTRUCTIONS);
+	if (!CHECK(fastread_group_open(&g, &one, 1) == 0, "index moves: group of one opened"))
+		return;
+	for (k = 0; k < 2; k++, opened++)
+		if (!CHECK(fastread_group_open(&other[k], four, 4) == 0,
+			   "index moves: group %d of 4 opened", k))
+			goto out;
+	for (int round = 0; round < ROUNDS; round++) {
+		uint32_t before = g.page[0]->index, after;
+		uint64_t gap;
+
+		ok &= fastread_group_read(&g, &a) == 0;
+		pmu_loop(N);
+		ok &= fastread_group_read(&g, &b) == 0;
+		after = g.page[0]->index;
+		ok &= own_group_read(&g, r) == 0;
+		seen |= 1u << (before & 31) | 1u << (after & 31);
+		moved += before != after && before != 0 && after != 0;
+		gap = r[0] - b.value;
+		ok &= gap <= GAP_MAX && b.value >= a.value;
+		gap_max = gap > gap_max ? gap : gap_max;
+		/* Let the rotation (every 4 ms of guest time) move it. */
+		pmu_loop(1000000);
+	}
+	CHECK(moved > 0 && (seen & 0x3e) != (seen & -(seen & 0x3e)),
+	      "index moves: the group of one sat on indexes (mask 0x%x), and moved from one "
+	      "counter to another between the two reads of %d of %d rounds", seen, moved, ROUNDS);
+	CHECK(ok, "index moves: every read after the loop within %" PRIu64 " (at most %d) of the "
+	      "kernel's read(2) just after it", gap_max, GAP_MAX);
+	CHECK(g.nr_user_reads > 0 && g.cache.full_passes > (uint64_t)moved,
+	      "index moves: %" PRIu64 " reads from user space, %" PRIu64 " full passes (at least "
+	      "one per move; a group that takes turns has enabled != running, whose times are "
+	      "never cached)", g.nr_user_reads, g.cache.full_passes);
+out:
+	for (k = 0; k < opened; k++)
+		fastread_group_close(&other[k]);
+	fastread_group_close(&g);
+}
+
+/*
  * More groups than the PMU has counters: the kernel rotates them (every
  * perf_event_mux_interval_ms, 4 ms), so each group is on the PMU part of
  * the time. A read while a group is off must take read(2) and still be
@@ -669,6 +731,7 @@ int main(void)
 	check_every_counter();
 	check_cycles_pair();
 	check_multiplexed_groups();
+	check_index_moves();
 	check_user_access_off();
 	check_threads();
 	check_unprivileged();
