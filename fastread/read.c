@@ -356,10 +356,11 @@ static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, i
 {
 	int err;
 
-	if (nr < 1 || nr > FASTREAD_MAX_EVENTS)
-		return -EINVAL;
+	/* A valid cache was filled by a pass over these nr pages: nr is in range. */
 	if (cache && __builtin_expect(pages_read_cached(pages, nr, h, cache, out) == 0, 1))
 		return 0;
+	if (nr < 1 || nr > FASTREAD_MAX_EVENTS)
+		return -EINVAL;
 	do {
 		if (nr != 1)
 			return pages_read_many(pages, nr, h, cache, out);
