@@ -489,8 +489,9 @@ static void check_markers_loop(const char *events, uint64_t n)
  * and instructions, beside the totals' inherited cycles. Every read of that
  * group must come from user space (user_reads: 2 per call, 4 calls), the
  * software group's through read(2) (their pages say index 0); cycles and
- * instructions count the kernel too, so a region of 2N more is at least 2N
- * more (a timer tick inside adds its kernel part).
+ * instructions count the kernel too, so a timer tick or an interrupt inside
+ * either region adds a few thousand to it (-2,818 seen in "base"): loop -
+ * base is 2N within 50,000.
  */
 static void check_markers_defaults(uint64_t n)
 {
@@ -519,7 +520,8 @@ static void check_markers_defaults(uint64_t n)
 			report_print(last_report);
 			continue;
 		}
-		CHECK(loop[e] - base[e] >= 2 * n && loop[e] - base[e] < 2 * n + 100000,
+		CHECK((int64_t)(loop[e] - base[e] - 2 * n) > -50000 &&
+		      (int64_t)(loop[e] - base[e] - 2 * n) < 50000,
 		      "markers_loop %" PRIu64 ", default events: %s loop - base = 2N + %" PRId64, n,
 		      names[e], (int64_t)(loop[e] - base[e] - 2 * n));
 	}
