@@ -30,6 +30,26 @@ struct fastread_count {
 	uint64_t running;	/* ns */
 };
 
+/*
+ * What one page said at its last full read, kept beside the lock value it was
+ * read under (fastread/read.c, "the cached read"). Private to fastread.
+ */
+struct fastread_page_cache {
+	uint32_t lock;		/* even: the page's lock while these held */
+	uint32_t index;		/* 1-based counter index, never 0 */
+	uint64_t offset;
+	uint64_t time;		/* time_enabled == time_running then */
+	uint32_t shift;		/* 64 - pmc_width */
+	uint32_t unused;
+};
+
+struct fastread_cache {
+	uint32_t valid;		/* 0: take the full read */
+	uint32_t lock_sum;	/* the sum of page[i].lock */
+	uint64_t full_passes;	/* reads that took the full pass (tests tell the paths apart) */
+	struct fastread_page_cache page[FASTREAD_MAX_EVENTS];
+};
+
 struct fastread_group {
 	int nr;
 	int fd[FASTREAD_MAX_EVENTS];
@@ -37,6 +57,7 @@ struct fastread_group {
 	uint64_t id[FASTREAD_MAX_EVENTS];	/* PERF_EVENT_IOC_ID: matches read(2) values */
 	uint64_t nr_user_reads;		/* reads served from user space */
 	uint64_t nr_syscall_reads;	/* reads that fell back to read(2) */
+	struct fastread_cache cache;	/* fastread/read.c: the cached read */
 };
 
 /*
