@@ -88,6 +88,20 @@ int fastread_perf_event_open(struct perf_event_attr *attr, int group_fd);
 int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *attrs, int nr);
 
 /*
+ * fastread_group_settle - fill @g's cache again, as fastread_group_open()
+ * leaves it (with a disable and re-enable of the group when the pass cannot
+ * cache its times), so that the next read is a cached one. For a caller that
+ * makes system calls between the open and its first read (a context switch
+ * in them rewrites the pages and empties the cache: that read would take the
+ * full pass, whose longer tail lands inside whatever interval it begins).
+ * Must be called by the thread that reads @g, with no read in progress.
+ *
+ * Return: 0, or -errno of the re-enable (the group may then be disabled:
+ * close it).
+ */
+int fastread_group_settle(struct fastread_group *g);
+
+/*
  * fastread_group_read - read every event of @g into @out[0..nr-1].
  * No allocation, lock or system call when all counters are readable from
  * user space; otherwise exactly one read(2). Async-signal-safe.

@@ -175,7 +175,7 @@ static int member_open(struct fastread_group *g, const struct perf_event_attr *i
  * on a counter now: software events (index 0) cost one pass that falls back
  * at once. Return: 0, or -errno of the re-enable.
  */
-static int group_settle(struct fastread_group *g)
+int fastread_group_settle(struct fastread_group *g)
 {
 	fastread_group_cache_fill(g);
 	if (g->cache.valid || !g->page[0] || g->page[0]->index == 0)
@@ -203,7 +203,7 @@ int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *
 		err = -errno;
 		goto fail;
 	}
-	err = group_settle(g);
+	err = fastread_group_settle(g);
 	if (err < 0)
 		goto fail;
 	return 0;
