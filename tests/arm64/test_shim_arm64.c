@@ -413,8 +413,14 @@ static int json_region_first(const char *report, const char *region, uint64_t *m
 
 #define MARKERS_LOOP_TRIES 3
 
-/* One run; returns wall(loop) - wall(base) - 2N, or INT64_MAX when the report had no wall times. */
-static int64_t markers_loop_run(const char *events, uint64_t n)
+/*
+ * One run; returns wall(loop) - wall(base) - 2N, or INT64_MAX when the report
+ * had no wall times. A run whose wall times say a timer tick fell inside a
+ * region is not judged when @may_retry: the kernel rewrote the page there
+ * (a context switch), and the read after it took fastread's full pass, which
+ * counts its own user instructions (+43 seen in "loop", cycles:u).
+ */
+static int64_t markers_loop_run(const char *events, uint64_t n, bool may_retry)
 {
 	uint64_t loop = 0, base = 0, user = 0, sys = 1, wall_loop = 0, wall_base = 0;
 	uint64_t first_min = 0, first_max = 1;
@@ -438,6 +444,16 @@ static int64_t markers_loop_run(const char *events, uint64_t n)
 		   "thread's reads", n)) {
 		report_print(last_report);
 		return INT64_MAX;
+	}
+	if (may_retry && json_region_wall(last_report, "loop", &wall_loop) == 0 &&
+	    json_region_wall(last_report, "base", &wall_base) == 0) {
+		int64_t wall_extra = (int64_t)(wall_loop - wall_base) - (int64_t)(2 * n);
+
+		if (wall_extra < -128 || wall_extra > 128) {
+			printf("  note markers_loop %" PRIu64 ", %s: %s loop %" PRIu64 " - base %"
+			       PRIu64 " not judged\n", n, events, event, loop, base);
+			return wall_extra;
+		}
 	}
 	CHECK(loop - base == 2 * n, "markers_loop %" PRIu64 ", %s: %s loop %" PRIu64
 	      " - base %" PRIu64 " = %" PRId64 " (want exactly 2N = %" PRIu64 ")", n, events, event, loop,
@@ -474,7 +490,7 @@ static void check_markers_loop(const char *events, uint64_t n)
 	 * off by one tick: 128 ns at most, unless a timer tick fell inside.
 	 */
 	for (int try = 1; try <= MARKERS_LOOP_TRIES; try++) {
-		wall_extra = markers_loop_run(events, n);
+		wall_extra = markers_loop_run(events, n, try < MARKERS_LOOP_TRIES);
 		if (wall_extra == INT64_MAX || (wall_extra >= -128 && wall_extra <= 128))
 			break;
 		printf("  note markers_loop %" PRIu64 ", %s: wall 2N %+" PRId64 " ns: a timer tick "
