@@ -1,7 +1,8 @@
 /*
  * fastread/arch.h: pick the counter and timestamp hooks of this architecture
- * (arch/<arch>.h), and the attr hook of an open (arch_attr_user_read, in
- * aarch64.h only); everything else in fastread/ is architecture-neutral.
+ * (arch/<arch>.h), and the attr hooks of an open (arch_attr_user_read,
+ * arch_attr_wide_probe, in aarch64.h only); everything else in fastread/ is
+ * architecture-neutral.
  */
 #ifndef PFSHIM_FASTREAD_ARCH_H
 #define PFSHIM_FASTREAD_ARCH_H
@@ -30,6 +31,14 @@ static inline bool arch_attr_user_read(struct perf_event_attr *attr, uint64_t co
 	(void)attr;
 	(void)config1;
 	(void)n;
+	return false;
+}
+
+static inline bool arch_attr_wide_probe(const struct perf_event_attr *attr,
+					struct perf_event_attr *probe)
+{
+	(void)attr;
+	(void)probe;
 	return false;
 }
 #endif

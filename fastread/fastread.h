@@ -30,6 +30,26 @@ struct fastread_count {
 	uint64_t running;	/* ns */
 };
 
+/*
+ * What one page said at its last full read, kept beside the lock value it was
+ * read under (fastread/read.c, "the cached read"). Private to fastread.
+ */
+struct fastread_page_cache {
+	uint32_t lock;		/* even: the page's lock while these held */
+	uint32_t index;		/* 1-based counter index, never 0 */
+	uint64_t offset;
+	uint64_t time;		/* time_enabled == time_running then */
+	uint32_t shift;		/* 64 - pmc_width */
+	uint32_t unused;
+};
+
+struct fastread_cache {
+	uint32_t valid;		/* 0: take the full read */
+	uint32_t lock_sum;	/* the sum of page[i].lock */
+	uint64_t full_passes;	/* reads that took the full pass (tests tell the paths apart) */
+	struct fastread_page_cache page[FASTREAD_MAX_EVENTS];
+};
+
 struct fastread_group {
 	int nr;
 	int fd[FASTREAD_MAX_EVENTS];
@@ -37,6 +57,7 @@ struct fastread_group {
 	uint64_t id[FASTREAD_MAX_EVENTS];	/* PERF_EVENT_IOC_ID: matches read(2) values */
 	uint64_t nr_user_reads;		/* reads served from user space */
 	uint64_t nr_syscall_reads;	/* reads that fell back to read(2) */
+	struct fastread_cache cache;	/* fastread/read.c: the cached read */
 };
 
 /*
@@ -65,6 +86,20 @@ int fastread_perf_event_open(struct perf_event_attr *attr, int group_fd);
  * A page that cannot be mapped is left NULL: that group is read with read(2).
  */
 int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *attrs, int nr);
+
+/*
+ * fastread_group_settle - fill @g's cache again, as fastread_group_open()
+ * leaves it (with a disable and re-enable of the group when the pass cannot
+ * cache its times), so that the next read is a cached one. For a caller that
+ * makes system calls between the open and its first read (a context switch
+ * in them rewrites the pages and empties the cache: that read would take the
+ * full pass, whose longer tail lands inside whatever interval it begins).
+ * Must be called by the thread that reads @g, with no read in progress.
+ *
+ * Return: 0, or -errno of the re-enable (the group may then be disabled:
+ * close it).
+ */
+int fastread_group_settle(struct fastread_group *g);
 
 /*
  * fastread_group_read - read every event of @g into @out[0..nr-1].

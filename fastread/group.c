@@ -21,11 +21,49 @@ int fastread_perf_event_open(struct perf_event_attr *attr, int group_fd)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Has the PMU 64-bit user-readable event counters? -1 not asked yet, 0 no, 1 yes or unknown. */
+static int wide_counters = -1;
+
+/*
+ * Should the cycles event @attr skip the 64-bit try? On a PMU without 64-bit
+ * event counters a 64-bit cycles opens, but can only ever be scheduled on the
+ * cycle counter: while another event holds that one (the shim's inherited
+ * totals, a perf stat of the machine), it never runs and every read falls
+ * back to read(2) with nothing counted (measured under QEMU -cpu cortex-a57:
+ * running 0 for the whole program). At 32 bits it fits on any counter, and
+ * the read path already sign-extends from pmc_width and the kernel moves the
+ * offset on each overflow. Asked once per process with one disabled open,
+ * and only for cycles; any answer but EOPNOTSUPP keeps the 64-bit try.
+ */
+static bool cycles_narrow(const struct perf_event_attr *attr)
+{
+	struct perf_event_attr probe;
+	int known = __atomic_load_n(&wide_counters, __ATOMIC_RELAXED), fd;
+
+	if (!arch_attr_wide_probe(attr, &probe))
+		return false;
+	if (known < 0) {
+		probe.disabled = 1;
+		probe.enable_on_exec = 0;
+		probe.inherit = 0;
+		probe.read_format = 0;
+		probe.exclude_kernel = 1;	/* allowed at any perf_event_paranoid below 3 */
+		probe.exclude_hv = 1;
+		fd = fastread_perf_event_open(&probe, -1);
+		if (fd >= 0)
+			close(fd);
+		known = fd != -EOPNOTSUPP;
+		__atomic_store_n(&wide_counters, known, __ATOMIC_RELAXED);
+	}
+	return known == 0;
+}
+
 /*
  * Where the attr must ask for user reads (arm64: config1 bits), try each way
  * the architecture offers (arch_attr_user_read) while the kernel answers
- * EOPNOTSUPP or EINVAL; a last try without user access keeps the event
- * counting through read(2). Elsewhere one plain open.
+ * EOPNOTSUPP or EINVAL, starting at 32 bits for a cycles event that 64 bits
+ * would tie to one counter (cycles_narrow); a last try without user access
+ * keeps the event counting through read(2). Elsewhere one plain open.
  */
 static int event_open(struct perf_event_attr *attr, int group_fd)
 {
@@ -33,7 +71,7 @@ static int event_open(struct perf_event_attr *attr, int group_fd)
 	int fd;
 
 	if (FASTREAD_ARCH_USER_BIT && fastread_pmu_takes_user_bit(attr->type, FASTREAD_SYSFS_PMUS)) {
-		for (int n = 0; arch_attr_user_read(attr, config1, n); n++) {
+		for (int n = cycles_narrow(attr); arch_attr_user_read(attr, config1, n); n++) {
 			fd = fastread_perf_event_open(attr, group_fd);
 			if (fd != -EOPNOTSUPP && fd != -EINVAL)
 				return fd;
@@ -127,6 +165,28 @@ static int member_open(struct fastread_group *g, const struct perf_event_attr *i
 	return 0;
 }
 
+/*
+ * Leave @g with its cache filled (fastread/read.c, "the cached read"), so that
+ * its first read costs what the others cost and no one-time work lands inside
+ * a caller's first interval. The pages written at the enable say enabled =
+ * running = 0 (measured under QEMU), times that every read must bring
+ * forward, so they cannot be cached; a disable and re-enable rewrites them
+ * with the few ns since, equal and nonzero. Only for a group whose leader is
+ * on a counter now: software events (index 0) cost one pass that falls back
+ * at once. Return: 0, or -errno of the re-enable.
+ */
+int fastread_group_settle(struct fastread_group *g)
+{
+	fastread_group_cache_fill(g);
+	if (g->cache.valid || !g->page[0] || g->page[0]->index == 0)
+		return 0;
+	if (ioctl(g->fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0 ||
+	    ioctl(g->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0)
+		return -errno;
+	fastread_group_cache_fill(g);
+	return 0;
+}
+
 int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *attrs, int nr)
 {
 	int i, err;
@@ -143,6 +203,9 @@ int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *
 		err = -errno;
 		goto fail;
 	}
+	err = fastread_group_settle(g);
+	if (err < 0)
+		goto fail;
 	return 0;
 fail:
 	fastread_group_close(g);

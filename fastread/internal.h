@@ -123,6 +123,28 @@ int fastread_pages_read_sample(struct perf_event_mmap_page *const *pages, int nr
 			       const struct fastread_hooks *h, uint64_t *value,
 			       uint64_t *enabled, uint64_t *running);
 
+/*
+ * fastread_pages_read() and fastread_pages_read_sample() through @cache, as
+ * a group's reads go (fastread/read.c, "the cached read"): the cache is
+ * used while every page's lock holds the value it was filled under, and
+ * refilled by a full pass otherwise. A zeroed cache is empty.
+ */
+int fastread_pages_read_cached(struct perf_event_mmap_page *const *pages, int nr,
+			       const struct fastread_hooks *h, struct fastread_cache *cache,
+			       struct fastread_count *out);
+int fastread_pages_read_sample_cached(struct perf_event_mmap_page *const *pages, int nr,
+				      const struct fastread_hooks *h,
+				      struct fastread_cache *cache, uint64_t *value,
+				      uint64_t *enabled, uint64_t *running);
+
+/*
+ * fastread_group_cache_fill - one full pass over @g's pages into its cache,
+ * counted nowhere and returning nothing, so that the group's first read is
+ * a cached one like the others (fastread_group_open() calls it last).
+ */
+void fastread_group_cache_fill(struct fastread_group *g);
+void fastread_group_cache_fill_hooked(struct fastread_group *g, const struct fastread_hooks *h);
+
 /* fastread_group_read() with other hooks: the seam the unit tests use. */
 int fastread_group_read_hooked(struct fastread_group *g, const struct fastread_hooks *h,
 			       struct fastread_count *out);

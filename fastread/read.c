@@ -40,7 +40,7 @@ static ALWAYS_INLINE uint32_t locks_end(struct perf_event_mmap_page *const *page
  */
 static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 				   const struct fastread_hooks *h, uint64_t *caps,
-				   struct fastread_count *c)
+				   struct fastread_count *c, struct fastread_page_cache *fill)
 {
 	uint32_t index = READ_ONCE(pc->index);
 	uint32_t width = READ_ONCE(pc->pmc_width);
@@ -58,6 +58,11 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 		return -EAGAIN;
 	offset = (uint64_t)READ_ONCE(pc->offset);
 	c->value = offset + fastread_counter_extend(h->read_counter(index), width);
+	if (fill) {
+		fill->index = index;
+		fill->shift = 64 - width;
+		fill->offset = offset;
+	}
 	/*
 	 * Plain loads: these two feed values, never a decision, so a pair torn
 	 * by a writer is thrown away with the pass, and one ldp takes both.
@@ -149,29 +154,80 @@ static ALWAYS_INLINE bool out_wants_times(const struct read_out *o, int i)
 }
 
 /*
+ * The cache a full pass fills (NULL: none, and its code folds away): what
+ * each page said, beside the lock it said it under. valid is cleared before
+ * the first entry is written and set after the last, so that a signal
+ * handler reading the same group never sees a half-written cache as valid.
+ * CACHE_LEADER: the values and the leader's time; CACHE_ALL: every page's.
+ */
+enum { CACHE_NONE = 0, CACHE_LEADER = 1, CACHE_ALL = 2 };
+
+static ALWAYS_INLINE void cache_open(struct fastread_cache *cache)
+{
+	if (cache) {
+		cache->valid = CACHE_NONE;
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
+static ALWAYS_INLINE void cache_close(struct fastread_cache *cache, uint32_t lock_sum, int valid)
+{
+	if (cache) {
+		cache->full_passes++;
+		cache->lock_sum = lock_sum;
+		__asm__ volatile("" ::: "memory");
+		cache->valid = (uint32_t)valid;
+	}
+}
+
+/*
+ * May a page's reading be served from the cache until its lock moves? Only
+ * when its times need no bringing forward: then they are the page's own,
+ * equal, and as fixed as its other fields while the lock stands.
+ */
+static ALWAYS_INLINE bool times_cacheable(uint64_t caps, const struct fastread_count *c)
+{
+	return c->enabled == c->running && !times_stale(caps, c);
+}
+
+static ALWAYS_INLINE int cache_level(const struct read_out *o)
+{
+	return o->form == READ_OUT_COUNTS ? CACHE_ALL : CACHE_LEADER;
+}
+
+/*
  * A group of one, the common case: one lock, no sums. Return: 0 with @out
  * filled, -EAGAIN when read(2) is needed, or -EINPROGRESS when the lock was
  * odd (a write in progress: nothing read during it can be trusted, not even
  * to decide on the fallback) or moved: the caller takes the pass again.
  */
 static ALWAYS_INLINE int page_pass(const struct perf_event_mmap_page *pc,
-				   const struct fastread_hooks *h, const struct read_out *out)
+				   const struct fastread_hooks *h, struct fastread_cache *cache,
+				   const struct read_out *out)
 {
 	struct fastread_count c;
 	uint64_t caps;
 	uint32_t seq;
+	bool keep;
 
+	cache_open(cache);
 	if (!pc)
 		return -EAGAIN;
 	seq = fastread_lock_begin(pc);
 	if (__builtin_expect(seq & 1, 0))
 		return -EINPROGRESS;
-	if (page_take(pc, h, &caps, &c) < 0)
+	if (page_take(pc, h, &caps, &c, cache ? &cache->page[0] : NULL) < 0)
 		return -EAGAIN;
+	keep = times_cacheable(caps, &c);
 	if (__builtin_expect(times_stale(caps, &c), 0))
 		times_advance(pc, caps, h->read_timestamp(), &c);
 	if (fastread_lock_end(pc) != seq)
 		return -EINPROGRESS;
+	if (cache) {
+		cache->page[0].lock = seq;
+		cache->page[0].time = c.enabled;
+	}
+	cache_close(cache, seq, keep ? cache_level(out) : CACHE_NONE);
 	out_store(out, 0, &c);
 	return 0;
 }
@@ -186,18 +242,21 @@ static ALWAYS_INLINE int page_pass(const struct perf_event_mmap_page *pc,
  * Return: 0, or -EAGAIN when read(2) is needed.
  */
 static ALWAYS_INLINE int pages_read_many(struct perf_event_mmap_page *const *pages, int nr,
-					 const struct fastread_hooks *h, const struct read_out *out)
+					 const struct fastread_hooks *h,
+					 struct fastread_cache *cache, const struct read_out *out)
 {
 	struct fastread_count c;
 	uint32_t seq, begin;
 	uint64_t caps, cyc;
-	bool have_cyc;
+	bool have_cyc, keep;
 	int i;
 
 again:
+	cache_open(cache);
 	begin = 0;
 	cyc = 0;
 	have_cyc = false;
+	keep = true;
 	for (i = 0; i < nr; i++) {
 		const struct perf_event_mmap_page *pc = pages[i];
 
@@ -207,12 +266,17 @@ again:
 		if (__builtin_expect(seq & 1, 0))
 			goto again;
 		begin += seq;
-		if (page_take(pc, h, &caps, &c) < 0)
+		if (page_take(pc, h, &caps, &c, cache ? &cache->page[i] : NULL) < 0)
 			return -EAGAIN;
+		if (cache)
+			cache->page[i].lock = seq;
 		if (!out_wants_times(out, i)) {
 			out_store(out, i, &c);
 			continue;
 		}
+		keep &= times_cacheable(caps, &c);
+		if (cache)
+			cache->page[i].time = c.enabled;
 		if (__builtin_expect(times_stale(caps, &c), 0)) {
 			if (!have_cyc) {
 				cyc = h->read_timestamp();
@@ -224,6 +288,58 @@ again:
 	}
 	if (locks_end(pages, nr) != begin)
 		goto again;
+	cache_close(cache, begin, keep ? cache_level(out) : CACHE_NONE);
+	return 0;
+}
+
+/*
+ * The cached read: while every page's lock still holds the value the cache
+ * was filled under (even: no write was in progress), the page's index,
+ * offset, width and times are the cached ones, so a read is the counter
+ * instruction per event and one re-check of the locks after them. No lock is
+ * read before the counters: the kernel only ever increments a lock, and the
+ * cached values were seen before this read began, so locks that equal them
+ * after the counters were read (their sum does: each lock can only have
+ * grown) held them throughout (the torn-read unit test fails without the
+ * re-check). The sum is the one loaded at the start, never reloaded: a
+ * signal handler that refills the cache in between refills it under the same
+ * locks, or the re-check fails.
+ * Return: 0, or -ESTALE when the full pass must be taken.
+ */
+static ALWAYS_INLINE int pages_read_cached(struct perf_event_mmap_page *const *pages, int nr,
+					   const struct fastread_hooks *h,
+					   const struct fastread_cache *cache,
+					   const struct read_out *out)
+{
+	uint32_t sum = cache->lock_sum;
+	int i;
+
+	if (__builtin_expect(cache->valid < (uint32_t)cache_level(out), 0))
+		return -ESTALE;
+	__asm__ volatile("" ::: "memory");
+	if (nr == 1) {
+		/* The common case without the loop: straight-line code. */
+		const struct fastread_page_cache *e = &cache->page[0];
+		struct fastread_count c;
+
+		c.value = e->offset + (uint64_t)((int64_t)(h->read_counter(e->index) << e->shift) >>
+						 e->shift);
+		c.enabled = c.running = e->time;
+		out_store(out, 0, &c);
+		return fastread_lock_end(pages[0]) == sum ? 0 : -ESTALE;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct fastread_page_cache *e = &cache->page[i];
+		struct fastread_count c;
+
+		c.value = e->offset + (uint64_t)((int64_t)(h->read_counter(e->index) << e->shift) >>
+						 e->shift);
+		if (out_wants_times(out, i))
+			c.enabled = c.running = e->time;
+		out_store(out, i, &c);
+	}
+	if (__builtin_expect(locks_end(pages, nr) != sum, 0))
+		return -ESTALE;
 	return 0;
 }
 
@@ -235,15 +351,20 @@ again:
  * "Figures behind the code").
  */
 static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
-				    const struct fastread_hooks *h, const struct read_out *out)
+				    const struct fastread_hooks *h, struct fastread_cache *cache,
+				    const struct read_out *out)
 {
 	int err;
 
+	/* A valid cache was filled by a pass over these nr pages: nr is in range. */
+	if (cache && __builtin_expect(pages_read_cached(pages, nr, h, cache, out) == 0, 1))
+		return 0;
+	if (nr < 1 || nr > FASTREAD_MAX_EVENTS)
+		return -EINVAL;
 	do {
 		if (nr != 1)
-			return nr < 1 || nr > FASTREAD_MAX_EVENTS ?
-				       -EINVAL : pages_read_many(pages, nr, h, out);
-		err = page_pass(pages[0], h, out);
+			return pages_read_many(pages, nr, h, cache, out);
+		err = page_pass(pages[0], h, cache, out);
 	} while (__builtin_expect(err == -EINPROGRESS, 0));
 	return err;
 }
@@ -253,7 +374,7 @@ int fastread_pages_read(struct perf_event_mmap_page *const *pages, int nr,
 {
 	const struct read_out o = { .form = READ_OUT_COUNTS, .count = out };
 
-	return pages_read(pages, nr, h, &o);
+	return pages_read(pages, nr, h, NULL, &o);
 }
 
 int fastread_pages_read_leader_times(struct perf_event_mmap_page *const *pages, int nr,
@@ -261,7 +382,7 @@ int fastread_pages_read_leader_times(struct perf_event_mmap_page *const *pages, 
 {
 	const struct read_out o = { .form = READ_OUT_LEADER_TIMES, .count = out };
 
-	return pages_read(pages, nr, h, &o);
+	return pages_read(pages, nr, h, NULL, &o);
 }
 
 int fastread_pages_read_sample(struct perf_event_mmap_page *const *pages, int nr,
@@ -272,7 +393,28 @@ int fastread_pages_read_sample(struct perf_event_mmap_page *const *pages, int nr
 		.form = READ_OUT_SAMPLE, .value = value, .enabled = enabled, .running = running
 	};
 
-	return pages_read(pages, nr, h, &o);
+	return pages_read(pages, nr, h, NULL, &o);
+}
+
+int fastread_pages_read_cached(struct perf_event_mmap_page *const *pages, int nr,
+			       const struct fastread_hooks *h, struct fastread_cache *cache,
+			       struct fastread_count *out)
+{
+	const struct read_out o = { .form = READ_OUT_COUNTS, .count = out };
+
+	return pages_read(pages, nr, h, cache, &o);
+}
+
+int fastread_pages_read_sample_cached(struct perf_event_mmap_page *const *pages, int nr,
+				      const struct fastread_hooks *h,
+				      struct fastread_cache *cache, uint64_t *value,
+				      uint64_t *enabled, uint64_t *running)
+{
+	const struct read_out o = {
+		.form = READ_OUT_SAMPLE, .value = value, .enabled = enabled, .running = running
+	};
+
+	return pages_read(pages, nr, h, cache, &o);
 }
 
 /* What read(2) of a PERF_FORMAT_GROUP leader returns (with ID and both times). */
@@ -352,11 +494,20 @@ static ALWAYS_INLINE int group_read_syscall(struct fastread_group *g, const stru
 static ALWAYS_INLINE int group_read(struct fastread_group *g, const struct fastread_hooks *h,
 				    const struct read_out *out)
 {
-	if (pages_read(g->page, g->nr, h, out) == 0) {
+	if (pages_read(g->page, g->nr, h, &g->cache, out) == 0) {
 		g->nr_user_reads++;
 		return 0;
 	}
 	return group_read_syscall(g, out);
+}
+
+void fastread_group_cache_fill_hooked(struct fastread_group *g, const struct fastread_hooks *h)
+{
+	struct fastread_count scratch[FASTREAD_MAX_EVENTS];
+	const struct read_out o = { .form = READ_OUT_COUNTS, .count = scratch };
+
+	g->cache.valid = CACHE_NONE;
+	(void)pages_read(g->page, g->nr, h, &g->cache, &o);
 }
 
 int fastread_group_read_hooked(struct fastread_group *g, const struct fastread_hooks *h,
@@ -374,6 +525,15 @@ static const struct fastread_hooks arch_hooks = {
 	.read_timestamp = arch_read_timestamp,
 };
 #endif
+
+void fastread_group_cache_fill(struct fastread_group *g)
+{
+#if FASTREAD_ARCH_USER_READ
+	fastread_group_cache_fill_hooked(g, &arch_hooks);
+#else
+	(void)g;
+#endif
+}
 
 int fastread_group_read(struct fastread_group *g, struct fastread_count *out)
 {

@@ -107,7 +107,10 @@ static inline int pfshim_region_end(const char *name)
 	return pfshim_v1_region_end ? pfshim_v1_region_end(name) : PFSHIM_INACTIVE;
 }
 
-/* pfshim_read - the calling thread's counts now. */
+/*
+ * pfshim_read - the calling thread's counts now: counts->nr entries of each
+ * array, in PFSHIM_EVENTS order; the entries past nr are left as they were.
+ */
 static inline int pfshim_read(struct pfshim_counts *counts)
 {
 	return pfshim_v1_read ? pfshim_v1_read(counts) : PFSHIM_INACTIVE;

@@ -95,4 +95,37 @@ static inline bool arch_attr_user_read(struct perf_event_attr *attr, uint64_t co
 	return n <= 1;
 }
 
+/* PMUv3 event numbers (the "event" field of config): the two fastread names. */
+#define ARM64_EVENT_INST_RETIRED	0x08
+#define ARM64_EVENT_CPU_CYCLES		0x11
+
+/*
+ * arch_attr_wide_probe - is @attr the cycles event, whose 64-bit user-readable
+ * form may sit only on the cycle counter where the PMU has no 64-bit event
+ * counters (before PMUv3p5: Cortex-A57/A72, Neoverse N1)? If so, fill
+ * @probe with inst_retired of the same PMU asking for a 64-bit user counter:
+ * the kernel refuses that one with EOPNOTSUPP exactly on such a PMU
+ * (arm_pmu's __armv8_pmuv3_map_event(), which exempts cycles and says "this
+ * may still fail later on if the CPU cycle counter is in use": it does, the
+ * event then never runs while another holds that counter).
+ */
+static inline bool arch_attr_wide_probe(const struct perf_event_attr *attr,
+					struct perf_event_attr *probe)
+{
+	bool cycles;
+
+	*probe = *attr;
+	if (attr->type == PERF_TYPE_HARDWARE) {
+		/* The upper 32 bits of config name a PMU (PERF_PMU_TYPE_SHIFT): kept. */
+		cycles = (uint32_t)attr->config == PERF_COUNT_HW_CPU_CYCLES;
+		probe->config = (attr->config & ~0xffffffffULL) | PERF_COUNT_HW_INSTRUCTIONS;
+	} else {
+		/* A raw event or the core PMU's own type: event number in config bits 0-15. */
+		cycles = (attr->config & 0xffff) == ARM64_EVENT_CPU_CYCLES;
+		probe->config = (attr->config & ~0xffffULL) | ARM64_EVENT_INST_RETIRED;
+	}
+	probe->config1 = attr->config1 | ARM64_CONFIG1_RDPMC | ARM64_CONFIG1_LONG;
+	return cycles;
+}
+
 #endif

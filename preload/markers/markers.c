@@ -408,6 +408,33 @@ static void fds_release(struct marker_thread *t)
 	t->fds_reserved = 0;
 }
 
+/*
+ * Each group's cache filled again, after the last system call of the
+ * thread's setup: fastread_group_open() fills it, but the descriptor moves
+ * and the later groups' opens are system calls, and a context switch in them
+ * rewrites the pages (the kernel moves their locks), which empties the
+ * cache. The thread's first pfshim_begin() would then read through the full
+ * pass, whose tail after the counter instruction is 13 instructions longer
+ * (QEMU -cpu max, one event): the first call of a region would count more
+ * than the others. From here to the first read there is no system call.
+ */
+static void groups_settle(struct marker_thread *t)
+{
+	for (int g = 0; g < markers.nr_groups; g++) {
+		int err;
+
+		if (t->groups[g].nr == 0)
+			continue;
+		err = fastread_group_settle(&t->groups[g]);
+		if (err == 0)
+			continue;
+		fastread_group_close(&t->groups[g]);
+		if (!t->regions->open_error)
+			t->regions->open_error = -err;
+		t->open_failed = 1;
+	}
+}
+
 static void groups_open(struct marker_thread *t)
 {
 	if (!fds_reserve(t))
@@ -422,6 +449,7 @@ static void groups_open(struct marker_thread *t)
 			t->regions->open_error = -err;
 		t->open_failed |= err < 0;
 	}
+	groups_settle(t);
 }
 
 static struct marker_thread *thread_open(void)
@@ -663,13 +691,23 @@ static void counts_fill_sums(struct pfshim_counts *counts)
 	}
 }
 
-/* The calling thread's counts in PFSHIM_EVENTS order; events it does not count read running 0. */
+/*
+ * The calling thread's counts in PFSHIM_EVENTS order; events it does not
+ * count read 0, running 0. Only the first nr entries are written: clearing
+ * the whole struct (1.5 KiB) cost a one-event read nearly half its
+ * instructions (docs/performance.md "Figures behind the code").
+ */
 static void counts_fill(const struct marker_thread *t, struct pfshim_counts *counts)
 {
 	const struct region_layout *l = &markers.layout;
+	const int nr = markers.host.events->nr;
 
-	memset(counts, 0, sizeof(*counts));
-	counts->nr = markers.host.events->nr;
+	counts->nr = nr;
+	if (l->nr_events < nr) {
+		memset(counts->value, 0, (size_t)nr * sizeof(counts->value[0]));
+		memset(counts->enabled, 0, (size_t)nr * sizeof(counts->enabled[0]));
+		memset(counts->running, 0, (size_t)nr * sizeof(counts->running[0]));
+	}
 	for (int e = 0; e < l->nr_events; e++) {
 		int i = markers.event_index[e], g = l->group_of[e];
 		struct fastread_count c = {

@@ -70,30 +70,41 @@ static uint64_t reps_cost(void (*fn)(void))
 	return best;
 }
 
-/* pfshim_read before and after the loop: 2n + the same constant every time. */
+/*
+ * pfshim_read before and after the loop: 2n + a constant. Two constants, in
+ * fact: a read is served from fastread's cache of the page's fields until
+ * the kernel rewrites the page (a timer tick inside a 2-20 ms loop can:
+ * fastread/read.c, "the cached read"), and the read after that takes the
+ * full pass, which refills the cache. So every run is the cached constant,
+ * or at most READ_FULL_EXTRA more, and the cached one is seen.
+ */
+#define READ_FULL_EXTRA 250
+
 static void check_read_exact(void)
 {
 	static const uint64_t lengths[] = { 1000000, 10000000 };
 	static struct pfshim_counts a, b;
-	int64_t first = INT64_MIN, o;
-	bool same = true, ok = true;
+	int64_t o[6], least = INT64_MAX, most = INT64_MIN;
+	bool ok = true;
+	int k = 0;
 
 	for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++) {
-		for (int run = 0; run < 3; run++) {
+		for (int run = 0; run < 3; run++, k++) {
 			ok &= pfshim_read(&a) == 0;
 			pmu_loop(lengths[l]);
 			ok &= pfshim_read(&b) == 0;
-			o = (int64_t)(b.value[0] - a.value[0]) - (int64_t)(lengths[l] * 2);
-			if (first == INT64_MIN)
-				first = o;
-			same &= o == first;
+			o[k] = (int64_t)(b.value[0] - a.value[0]) - (int64_t)(lengths[l] * 2);
+			least = o[k] < least ? o[k] : least;
+			most = o[k] > most ? o[k] : most;
 		}
 	}
+	printf("  pfshim_read brackets: 2n + %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+	       " %" PRId64 " %" PRId64 "\n", o[0], o[1], o[2], o[3], o[4], o[5]);
 	CHECK(ok && a.nr >= 1 && a.running[0] > 0 && a.running[0] == a.enabled[0],
 	      "pfshim_read: %d events, the first counted and never multiplexed", a.nr);
-	CHECK(same && first > 0 && first < READ_OVERHEAD_MAX,
-	      "pfshim_read brackets the known loop exactly: 2n + %" PRId64 " %s", first,
-	      same ? "every run" : "the first run only");
+	CHECK(least > 0 && least < READ_OVERHEAD_MAX && most - least <= READ_FULL_EXTRA,
+	      "pfshim_read brackets the known loop exactly: 2n + %" PRId64 " (cached reads), at "
+	      "most 2n + %" PRId64 " (a full read after the kernel rewrote the page)", least, most);
 }
 
 /*

@@ -538,6 +538,110 @@ static void test_read_sample(void **state)
  * inside overlapping write sections, so a pass that mixes their snapshots is
  * caught as well ("a group read returns all events from the same instant").
  */
+/*
+ * The cached read: once a full pass has filled the cache, a read whose page
+ * locks still hold their values takes index, offset, width and times from
+ * the cache (one counter read, no capability or width checks); any lock
+ * that moved sends it to the full pass, which refills the cache.
+ */
+static void test_cached_read_follows_the_lock(void **state)
+{
+	struct perf_event_mmap_page *list[2] = { &pages[0], &pages[1] };
+	struct fastread_cache cache;
+	struct fastread_count c[2];
+
+	(void)state;
+	memset(&cache, 0, sizeof(cache));
+	page_set(&pages[0], 3, 100, 48, 0xffff000000000005ULL);	/* sign-extended: 5 */
+	page_set(&pages[1], 7, -10, 64, 50);
+	pages[0].lock = pages[1].lock = 2;
+	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), 0);
+	assert_int_equal(c[0].value, 105);
+	assert_int_equal(c[1].value, 40);
+	assert_int_equal(cache.valid, 2);
+
+	/* The lock stands: the cache is used, even where the page now lies. */
+	pages[0].cap_user_rdpmc = 0;
+	pages[1].pmc_width = 0;
+	fake_counter[3] = 0xffff000000000009ULL;
+	fake_counter[7] = 60;
+	nr_counter_reads = 0;
+	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), 0);
+	assert_int_equal(c[0].value, 109);
+	assert_int_equal(c[1].value, 50);
+	assert_int_equal(c[0].enabled, 1000);
+	assert_int_equal(c[1].running, 1000);
+	assert_int_equal(nr_counter_reads, 2);
+
+	/* Page 1 moved to another index and offset (its lock moved): never the cache. */
+	page_set(&pages[0], 3, 100, 48, 0xffff000000000009ULL);
+	page_set(&pages[1], 12, 1000, 64, 70);
+	pages[1].time_enabled = pages[1].time_running = 2000;
+	pages[1].lock += 2;
+	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), 0);
+	assert_int_equal(c[0].value, 109);
+	assert_int_equal(c[1].value, 1070);
+	assert_int_equal(c[1].enabled, 2000);
+	assert_int_equal(last_index, 12);
+	assert_int_equal(cache.page[1].index, 12);
+
+	/* A page that says index 0 now: read(2), and the cache stays empty. */
+	pages[0].index = 0;
+	pages[0].lock += 2;
+	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), -EAGAIN);
+	assert_int_equal(cache.valid, 0);
+	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), -EAGAIN);
+}
+
+/* Times that must be brought forward are never cached: each read advances them. */
+static void test_cached_read_multiplexed_not_cached(void **state)
+{
+	struct perf_event_mmap_page *list[1] = { &pages[0] };
+	struct fastread_cache cache;
+	struct fastread_count c;
+
+	(void)state;
+	memset(&cache, 0, sizeof(cache));
+	page_set(&pages[0], 1, 0, 64, 10);
+	pages[0].cap_user_time = 1;
+	pages[0].time_mult = 1;
+	pages[0].time_running = 500;	/* multiplexed: enabled 1000 */
+	fake_now = 100;
+	assert_int_equal(fastread_pages_read_cached(list, 1, &fake_hooks, &cache, &c), 0);
+	assert_int_equal(c.enabled, 1100);
+	assert_int_equal(cache.valid, 0);
+	fake_now = 200;
+	assert_int_equal(fastread_pages_read_cached(list, 1, &fake_hooks, &cache, &c), 0);
+	assert_int_equal(c.enabled, 1200);
+	assert_int_equal(c.running, 700);
+	assert_int_equal(nr_timestamp_reads, 2);
+}
+
+/* A cache filled for the leader's times only does not serve a read of every event's. */
+static void test_cached_sample_then_counts(void **state)
+{
+	struct perf_event_mmap_page *list[2] = { &pages[0], &pages[1] };
+	struct fastread_cache cache;
+	struct fastread_count c[2];
+	uint64_t value[2], enabled = 0, running = 0;
+
+	(void)state;
+	memset(&cache, 0, sizeof(cache));
+	page_set(&pages[0], 1, 0, 64, 10);
+	page_set(&pages[1], 2, 0, 64, 20);
+	pages[1].time_enabled = pages[1].time_running = 3000;
+	assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks, &cache, value,
+							   &enabled, &running), 0);
+	assert_int_equal(cache.valid, 1);
+	assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks, &cache, value,
+							   &enabled, &running), 0);
+	assert_int_equal(value[1], 20);
+	assert_int_equal(enabled, 1000);
+	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), 0);
+	assert_int_equal(c[1].enabled, 3000);
+	assert_int_equal(cache.valid, 2);
+}
+
 #define TORN_OFFSET_STEP	1000003ULL
 #define TORN_NOW		1000ULL
 
@@ -638,6 +742,7 @@ static void test_writer_never_tears_a_read(void **state)
 	struct perf_event_mmap_page *list[2] = { &pages[0], &pages[1] };
 	uint64_t reads = 0, changes = 0, last_k = 0, k, want = cpus_usable() > 1 ? 1000 : 50;
 	struct fastread_count c[2];
+	struct fastread_cache cache[3];
 	uint64_t sample[2];
 	struct timespec start, now;
 	long elapsed_ms;
@@ -653,11 +758,34 @@ static void test_writer_never_tears_a_read(void **state)
 		torn_page_fill(&pages[p], p, 0);
 	}
 	fake_now = TORN_NOW;
+	memset(cache, 0, sizeof(cache));
 	torn_stop = 0;
 	assert_int_equal(pthread_create(&writer, NULL, torn_writer, NULL), 0);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
-		switch (reads++ % 5) {
+		switch (reads++ % 8) {
+		case 5:
+			/* Cached, the group: a stale cache would mix snapshots. */
+			assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache[0],
+								    c), 0);
+			k = torn_check(&c[0]);
+			assert_int_equal(torn_check(&c[1]), k);
+			break;
+		case 6:
+			assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks,
+									   &cache[1], sample,
+									   &c[0].enabled,
+									   &c[0].running), 0);
+			c[0].value = sample[0];
+			k = torn_check(&c[0]);
+			assert_int_equal(sample[1], k * (TORN_OFFSET_STEP + 1));
+			break;
+		case 7:
+			/* Cached, one page: its index and offset change with every write. */
+			assert_int_equal(fastread_pages_read_cached(&list[1], 1, &fake_hooks,
+								    &cache[2], c), 0);
+			k = torn_check(&c[0]);
+			break;
 		case 0:
 			assert_int_equal(fastread_pages_read(list, 2, &fake_hooks, c), 0);
 			k = torn_check(&c[0]);
@@ -726,6 +854,9 @@ int main(void)
 		cmocka_unit_test_setup(test_read_advances_times, reset),
 		cmocka_unit_test_setup(test_read_leader_times_only, reset),
 		cmocka_unit_test_setup(test_read_sample, reset),
+		cmocka_unit_test_setup(test_cached_read_follows_the_lock, reset),
+		cmocka_unit_test_setup(test_cached_read_multiplexed_not_cached, reset),
+		cmocka_unit_test_setup(test_cached_sample_then_counts, reset),
 		cmocka_unit_test_setup(test_writer_never_tears_a_read, reset),
 	};
 
