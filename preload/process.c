@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <linux/kcmp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/counters/handover.h"
 #include "preload/fd.h"
 #include "preload/interval.h"
 #include "preload/output/job.h"
@@ -113,6 +115,33 @@ static void counters_start(void)
 	process.budget_warned = true;
 }
 
+/*
+ * The counters `pfshim run` opened before the exec that made this image
+ * (PFSHIM_ADOPT): counting since the exec, the loader's work included.
+ * The variable goes from the environment first, so that no child of the
+ * program sees numbers that are not its descriptors. An interval thread
+ * already made would be counted by them (interval.c): then, and when they
+ * do not prove to be what the variable says, the shim opens its own.
+ * Return: whether they were adopted.
+ */
+static bool counters_adopt(const char *handed)
+{
+	if (!handed)
+		return false;
+	unsetenv(HANDOVER_VAR);
+	if (handover_adopt(&process.counters, &process.events, process.config.events,
+			   handed) < 0) {
+		warn_line(HANDOVER_VAR ": not the counters of this program (see docs/usage.md); "
+			  "counting from the shim's start instead", NULL);
+		return false;
+	}
+	if (process.config.interval_ns) {
+		counters_close(&process.counters);
+		return false;
+	}
+	return true;
+}
+
 static void report_interval_tick(void)
 {
 	process_report_interval();
@@ -148,7 +177,8 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	clocks_start();
 	process.stream_fd = output_stream_open(process.config.output);
 	interval_begin();
-	counters_start();
+	if (!counters_adopt(get_env(HANDOVER_VAR)))
+		counters_start();
 	markers_start(&(struct markers_host){
 		.events = &process.events,
 		.totals = &process.counters,

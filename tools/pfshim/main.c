@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tools/pfshim/handover.h"
 #include "tools/pfshim/list.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "tools/pfshim/summary.h"
@@ -287,7 +288,11 @@ static int cmd_run(int argc, char **argv)
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		/* Counting from the exec itself: docs/pfshim.md "Counting from the exec". */
+		if (run_handover_target_ok(argv[optind]))
+			run_handover_open();
 		execvp(argv[optind], argv + optind);
+		run_handover_close();
 		fprintf(stderr, "pfshim run: %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);
 	}

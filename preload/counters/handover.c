@@ -1,0 +1,198 @@
+/*
+ * handover.c: the counters a previous image opened for this one, written
+ * into PFSHIM_ADOPT before the exec and checked, each, before the shim
+ * trusts them after it. Nothing here allocates: the constructor calls it.
+ */
+#include "preload/counters/handover.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "preload/fd.h"
+
+#define HANDOVER_VERSION 1
+#define FLAG_USER_ONLY		1
+#define FLAG_KERNEL_EXCLUDED	2
+
+/* Must be totals.c's: a group read in another format would not match. */
+#define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | \
+		     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
+
+/* FNV-1a: ties the descriptors to the event text both images parsed. */
+static unsigned long long text_hash(const char *text)
+{
+	unsigned long long h = 0xcbf29ce484222325ull;
+
+	for (; text && *text; text++)
+		h = (h ^ (unsigned char)*text) * 0x100000001b3ull;
+	return h;
+}
+
+int handover_format(const struct counter_set *s, const char *events_text, pid_t pid,
+		    char *buf, size_t size)
+{
+	size_t len;
+	int n;
+
+	n = snprintf(buf, size, "%d;%d;%llx;%d;", HANDOVER_VERSION, (int)pid,
+		     text_hash(events_text), s->nr);
+	for (int i = 0; n >= 0 && (size_t)n < size && i < s->nr; i++) {
+		const struct counter *c = &s->c[i];
+		int flags = (c->user_only ? FLAG_USER_ONLY : 0) |
+			    (c->kernel_excluded ? FLAG_KERNEL_EXCLUDED : 0);
+
+		len = (size_t)n;
+		n += snprintf(buf + len, size - len, "%s%d:%llu:%d:%d:%d", i ? "," : "", c->fd,
+			      (unsigned long long)c->id, c->leader, flags, c->error);
+	}
+	return n >= 0 && (size_t)n < size ? n : -1;
+}
+
+/* A decimal or hexadecimal field ended by @end; false when it is not one. */
+static bool field(const char **p, int base, char end, unsigned long long *out)
+{
+	char *stop;
+
+	if (**p < '0' || (**p > '9' && base == 10))
+		return false;
+	errno = 0;
+	*out = strtoull(*p, &stop, base);
+	if (errno || stop == *p || *stop != end)
+		return false;
+	*p = stop + (end != '\0');
+	return true;
+}
+
+static bool signed_field(const char **p, char end, long long *out)
+{
+	unsigned long long v;
+	bool negative = **p == '-';
+
+	if (negative)
+		(*p)++;
+	if (!field(p, 10, end, &v) || v > 0x7fffffff)
+		return false;
+	*out = negative ? -(long long)v : (long long)v;
+	return true;
+}
+
+static bool parse(const char *text, const char *events_text, int nr, struct counter_set *s)
+{
+	unsigned long long version, pid, hash, count, id, flags;
+	long long fd, leader, error;
+	const char *p = text;
+
+	if (!field(&p, 10, ';', &version) || version != HANDOVER_VERSION ||
+	    !field(&p, 10, ';', &pid) || pid != (unsigned long long)getpid() ||
+	    !field(&p, 16, ';', &hash) || hash != text_hash(events_text) ||
+	    !field(&p, 10, ';', &count) || count != (unsigned long long)nr)
+		return false;
+	memset(s, 0, sizeof(*s));
+	s->nr = nr;
+	for (int i = 0; i < nr; i++) {
+		char end = i + 1 < nr ? ',' : '\0';
+
+		if (!signed_field(&p, ':', &fd) || !field(&p, 10, ':', &id) ||
+		    !signed_field(&p, ':', &leader) || !field(&p, 10, ':', &flags) ||
+		    !signed_field(&p, end, &error))
+			return false;
+		if (fd < -1 || (fd >= 0 && fd <= 2) || leader < 0 || leader >= nr ||
+		    flags > 3 || error < 0 || error > 4095)
+			return false;
+		s->c[i] = (struct counter){
+			.fd = (int)fd, .id = id, .leader = (int)leader, .error = (int)error,
+			.user_only = flags & FLAG_USER_ONLY,
+			.kernel_excluded = flags & FLAG_KERNEL_EXCLUDED,
+		};
+	}
+	return *p == '\0';
+}
+
+static bool fd_is_perf_event(int fd)
+{
+	static const char want[] = "anon_inode:[perf_event]";
+	char path[32], link[sizeof(want) + 1];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link));
+	return n == (ssize_t)sizeof(want) - 1 && memcmp(link, want, (size_t)n) == 0;
+}
+
+/* Each descriptor a perf event with its ID, named once, leaders leading themselves. */
+static bool counters_check(const struct counter_set *s)
+{
+	for (int i = 0; i < s->nr; i++) {
+		const struct counter *c = &s->c[i];
+		uint64_t id;
+
+		if (c->fd < 0) {
+			if (c->leader != i || c->error == 0)
+				return false;
+			continue;
+		}
+		if (s->c[c->leader].fd < 0 || s->c[c->leader].leader != c->leader)
+			return false;
+		for (int j = 0; j < i; j++)
+			if (s->c[j].fd == c->fd)
+				return false;
+		if (!fd_is_perf_event(c->fd) || ioctl(c->fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+		    id != c->id)
+			return false;
+	}
+	return true;
+}
+
+/* One read of the group: in our format, exactly its members' IDs. */
+static bool group_check(const struct counter_set *s, int leader)
+{
+	uint64_t buf[3 + 2 * EVENTS_MAX];
+	int members = 0;
+	ssize_t len;
+
+	do
+		len = read(s->c[leader].fd, buf, sizeof(buf));
+	while (len < 0 && errno == EINTR);
+	for (int i = 0; i < s->nr; i++)
+		members += s->c[i].fd >= 0 && s->c[i].leader == leader;
+	if (len != (ssize_t)((3 + 2 * (size_t)members) * sizeof(uint64_t)) ||
+	    buf[0] != (uint64_t)members)
+		return false;
+	for (int k = 0; k < members; k++) {
+		bool found = false;
+
+		for (int i = 0; i < s->nr; i++)
+			found |= s->c[i].fd >= 0 && s->c[i].leader == leader &&
+				 s->c[i].id == buf[4 + 2 * k];
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+int handover_adopt(struct counter_set *s, const struct event_list *events,
+		   const char *events_text, const char *text)
+{
+	static struct counter_set handed;	/* the constructor's: one at a time */
+	int saved_errno = errno;
+	bool ok = parse(text, events_text, events->nr, &handed) && counters_check(&handed);
+
+	for (int i = 0; ok && i < handed.nr; i++)
+		if (handed.c[i].fd >= 0 && handed.c[i].leader == i)
+			ok = group_check(&handed, i);
+	errno = saved_errno;
+	if (!ok)
+		return -EINVAL;
+	for (int i = 0; i < handed.nr; i++)
+		if (handed.c[i].fd >= 0)
+			fcntl(handed.c[i].fd, F_SETFD, FD_CLOEXEC);
+	*s = handed;
+	counters_remember_inode(s);
+	errno = saved_errno;
+	return 0;
+}
