@@ -5,12 +5,16 @@
  */
 #include "preload/counters/handover.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "preload/fd.h"
@@ -81,27 +85,28 @@ static bool signed_field(const char **p, char end, long long *out)
 	return true;
 }
 
-static bool parse(const char *text, const char *events_text, int nr, struct counter_set *s)
+/* The header's version, pid, event-text hash and count; the counters into @s. */
+static bool parse(const char *text, unsigned long long *hash, struct counter_set *s)
 {
-	unsigned long long version, pid, hash, count, id, flags;
+	unsigned long long version, pid, count, id, flags;
 	long long fd, leader, error;
 	const char *p = text;
 
 	if (!field(&p, 10, ';', &version) || version != HANDOVER_VERSION ||
 	    !field(&p, 10, ';', &pid) || pid != (unsigned long long)getpid() ||
-	    !field(&p, 16, ';', &hash) || hash != text_hash(events_text) ||
-	    !field(&p, 10, ';', &count) || count != (unsigned long long)nr)
+	    !field(&p, 16, ';', hash) || !field(&p, 10, ';', &count) ||
+	    count == 0 || count > EVENTS_MAX)
 		return false;
 	memset(s, 0, sizeof(*s));
-	s->nr = nr;
-	for (int i = 0; i < nr; i++) {
-		char end = i + 1 < nr ? ',' : '\0';
+	s->nr = (int)count;
+	for (int i = 0; i < s->nr; i++) {
+		char end = i + 1 < s->nr ? ',' : '\0';
 
 		if (!signed_field(&p, ':', &fd) || !field(&p, 10, ':', &id) ||
 		    !signed_field(&p, ':', &leader) || !field(&p, 10, ':', &flags) ||
 		    !signed_field(&p, end, &error))
 			return false;
-		if (fd < -1 || (fd >= 0 && fd <= 2) || leader < 0 || leader >= nr ||
+		if (fd < -1 || (fd >= 0 && fd <= 2) || leader < 0 || leader >= s->nr ||
 		    flags > 3 || error < 0 || error > 4095)
 			return false;
 		s->c[i] = (struct counter){
@@ -176,11 +181,12 @@ static bool group_check(const struct counter_set *s, int leader)
 }
 
 int handover_adopt(struct counter_set *s, const struct event_list *events,
-		   const char *events_text, const char *text)
+		   const char *events_text, bool usable, const char *text)
 {
 	static struct counter_set handed;	/* the constructor's: one at a time */
 	int saved_errno = errno;
-	bool ok = parse(text, events_text, events->nr, &handed) && counters_check(&handed);
+	unsigned long long hash;
+	bool ok = parse(text, &hash, &handed) && counters_check(&handed);
 
 	for (int i = 0; ok && i < handed.nr; i++)
 		if (handed.c[i].fd >= 0 && handed.c[i].leader == i)
@@ -188,6 +194,12 @@ int handover_adopt(struct counter_set *s, const struct event_list *events,
 	errno = saved_errno;
 	if (!ok)
 		return -EINVAL;
+	/* Provably the descriptors handed to this process: ours to close. */
+	if (!usable || hash != text_hash(events_text) || handed.nr != events->nr) {
+		counters_close(&handed);
+		errno = saved_errno;
+		return -ESTALE;
+	}
 	for (int i = 0; i < handed.nr; i++)
 		if (handed.c[i].fd >= 0)
 			fcntl(handed.c[i].fd, F_SETFD, FD_CLOEXEC);
@@ -195,4 +207,106 @@ int handover_adopt(struct counter_set *s, const struct event_list *events,
 	counters_remember_inode(s);
 	errno = saved_errno;
 	return 0;
+}
+
+#if __SIZEOF_POINTER__ == 8
+#define OUR_CLASS ELFCLASS64
+typedef Elf64_Ehdr ehdr_t;
+typedef Elf64_Phdr phdr_t;
+#else
+#define OUR_CLASS ELFCLASS32
+typedef Elf32_Ehdr ehdr_t;
+typedef Elf32_Phdr phdr_t;
+#endif
+
+#if defined(__x86_64__)
+#define OUR_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define OUR_MACHINE EM_AARCH64
+#elif defined(__i386__)
+#define OUR_MACHINE EM_386
+#elif defined(__arm__)
+#define OUR_MACHINE EM_ARM
+#elif defined(__riscv)
+#define OUR_MACHINE EM_RISCV
+#else
+#define OUR_MACHINE EM_NONE	/* no hand-over: the check below never passes */
+#endif
+
+/* An ELF file of our class and machine with a PT_INTERP: the loader, so the preload. */
+static bool elf_dynamic(int fd)
+{
+	ehdr_t eh;
+	phdr_t ph;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != OUR_CLASS ||
+	    eh.e_machine != OUR_MACHINE || OUR_MACHINE == EM_NONE ||
+	    eh.e_phentsize != sizeof(ph))
+		return false;
+	for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			return false;
+		if (ph.p_type == PT_INTERP)
+			return true;
+	}
+	return false;
+}
+
+static bool path_ok(const char *path, int depth)
+{
+	char line[PATH_MAX + 3], *interp, *end;
+	struct stat st;
+	bool ok = false;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_mode & (S_ISUID | S_ISGID)) ||
+	    getxattr(path, "security.capability", NULL, 0) >= 0 || access(path, X_OK) < 0)
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = pread(fd, line, sizeof(line) - 1, 0);
+	if (n > 2 && line[0] == '#' && line[1] == '!' && depth == 0) {
+		/* The kernel runs the interpreter: the first word after "#!". */
+		line[n] = '\0';
+		interp = line + 2 + strspn(line + 2, " \t");
+		end = interp + strcspn(interp, " \t\n");
+		*end = '\0';
+		ok = *interp == '/' && path_ok(interp, 1);
+	} else {
+		ok = elf_dynamic(fd);
+	}
+	close(fd);
+	return ok;
+}
+
+bool handover_target_ok(const char *file, const char *path)
+{
+	const char *dir, *end;
+	char candidate[PATH_MAX];
+
+	if (!*file)
+		return false;
+	if (strchr(file, '/'))
+		return path_ok(file, 0);
+	/* As execvp() searches: glibc's default PATH, "" is the working directory. */
+	for (dir = path ? path : "/bin:/usr/bin"; ; dir = end + 1) {
+		size_t len, name = strlen(file);
+
+		end = strchrnul(dir, ':');
+		len = (size_t)(end - dir);
+		if (len + 1 + name < sizeof(candidate)) {
+			memcpy(candidate, dir, len);
+			if (len)
+				candidate[len++] = '/';
+			memcpy(candidate + len, file, name + 1);
+			if (access(candidate, X_OK) == 0)
+				return path_ok(candidate, 0);
+		}
+		if (!*end)
+			return false;
+	}
 }

@@ -8,6 +8,7 @@
 #ifndef PFSHIM_PRELOAD_COUNTERS_HANDOVER_H
 #define PFSHIM_PRELOAD_COUNTERS_HANDOVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -28,16 +29,31 @@ int handover_format(const struct counter_set *s, const char *events_text, pid_t 
 
 /*
  * handover_adopt - take the counters @text describes into @s, if every one
- * of them proves to be what it says: this process's pid, the same event
- * text (@events_text) and number of events, each descriptor a perf event
- * ("anon_inode:[perf_event]" in /proc/self/fd) with the ID it names, each
- * group read whole with our read format returning exactly its members' IDs.
- * They are made close-on-exec and keep their numbers (placed high by
- * fd_move_away() before the exec, and the limits are the same).
- * On any mismatch nothing is touched, no descriptor closed: a bogus value
- * may name the program's own files. Return: 0, or -EINVAL.
+ * of them proves to be what it says: for this process's pid, each
+ * descriptor a perf event ("anon_inode:[perf_event]" in /proc/self/fd) with
+ * the ID it names, each group read whole in our read format returning
+ * exactly its members' IDs; and then only when they are @usable and for
+ * the same event text (@events_text) and number of events as ours.
+ * Adopted, they are made close-on-exec and keep their numbers (placed by
+ * fd_move_away() before the exec, under the same limits).
+ * Return: 0 when adopted; -ESTALE when they proved to be handed to this
+ * process but were not for these events (or not @usable): closed then;
+ * -EINVAL when they did not prove anything, and then nothing is touched,
+ * no descriptor closed: a bogus value may name the program's own files.
  */
 int handover_adopt(struct counter_set *s, const struct event_list *events,
-		   const char *events_text, const char *text);
+		   const char *events_text, bool usable, const char *text);
+
+/*
+ * handover_target_ok - will a shim load into the image that execvp(@file)
+ * makes (@path: the PATH it searches, NULL for glibc's default), so that
+ * descriptors left open for it are adopted? Only for a regular file found
+ * as execvp() finds it, neither set-user-ID nor set-group-ID nor with file
+ * capabilities (the shim is inert under AT_SECURE), a dynamically linked
+ * ELF file of our class and machine (a static one loads no preload), or a
+ * "#!" script whose interpreter is one. Whether LD_PRELOAD names the shim
+ * is the caller's to know.
+ */
+bool handover_target_ok(const char *file, const char *path);
 
 #endif

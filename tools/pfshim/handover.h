@@ -8,14 +8,7 @@
 
 #include <stdbool.h>
 
-/*
- * run_handover_target_ok - will the shim load into the image that
- * execvp(@file) makes, to adopt the descriptors? Only for a regular file
- * found as execvp() finds it, neither set-user-ID nor set-group-ID nor with
- * file capabilities (the shim is inert under AT_SECURE), a dynamically
- * linked ELF file of this program's class and machine (a static one loads
- * no shim), or a "#!" script whose interpreter is one.
- */
+/* run_handover_target_ok - handover_target_ok() with this process's PATH. */
 bool run_handover_target_ok(const char *file);
 
 /*
