@@ -126,13 +126,35 @@ static void counters_start(void)
  * events, they are closed and the shim opens its own. Return: whether
  * they were adopted.
  */
+extern char **environ;
+
+/*
+ * Remove @name from environ in place, as glibc's unsetenv() does; not
+ * unsetenv() itself: bash defines its own, which before bash's main() knows
+ * no variables and removes nothing, and bash then exports PFSHIM_ADOPT to
+ * every command it runs.
+ */
+static void environ_remove(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (char **e = environ; e && *e; ) {
+		if (!strncmp(*e, name, len) && (*e)[len] == '=') {
+			for (char **d = e; (d[0] = d[1]) != NULL; d++)
+				;
+		} else {
+			e++;
+		}
+	}
+}
+
 static bool counters_adopt(const char *handed)
 {
 	int ret;
 
 	if (!handed)
 		return false;
-	unsetenv(HANDOVER_VAR);
+	environ_remove(HANDOVER_VAR);
 	ret = handover_adopt(&process.counters, &process.events, process.config.events,
 			     !process.config.interval_ns, handed);
 	if (ret == -EINVAL)

@@ -57,18 +57,38 @@ int handover_format(const struct counter_set *s, const char *events_text, pid_t 
 	return n >= 0 && (size_t)n < size ? n : -1;
 }
 
-/* A decimal or hexadecimal field ended by @end; false when it is not one. */
+static int digit(char c, int base)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (base == 16 && c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/*
+ * A decimal or hexadecimal field ended by @end; false when it is not one.
+ * Not strtoull(): it lies in a page of libc that a program such as
+ * /bin/true never reads, which one call would fault in (with fault-around:
+ * several), and the count this file hands over is meant to be perf stat's.
+ */
 static bool field(const char **p, int base, char end, unsigned long long *out)
 {
-	char *stop;
+	const char *q = *p;
+	unsigned long long v = 0;
+	int d;
 
-	if (**p < '0' || (**p > '9' && base == 10))
+	if (digit(*q, base) < 0)
 		return false;
-	errno = 0;
-	*out = strtoull(*p, &stop, base);
-	if (errno || stop == *p || *stop != end)
+	for (; (d = digit(*q, base)) >= 0; q++) {
+		if (v > (~0ull - (unsigned)d) / (unsigned)base)
+			return false;
+		v = v * (unsigned)base + (unsigned)d;
+	}
+	if (*q != end)
 		return false;
-	*p = stop + (end != '\0');
+	*out = v;
+	*p = q + (end != '\0');
 	return true;
 }
 
@@ -121,10 +141,16 @@ static bool parse(const char *text, unsigned long long *hash, struct counter_set
 static bool fd_is_perf_event(int fd)
 {
 	static const char want[] = "anon_inode:[perf_event]";
-	char path[32], link[sizeof(want) + 1];
+	char path[32] = "/proc/self/fd/", digits[12], link[sizeof(want) + 1];
+	size_t len = strlen(path), k = 0;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	do
+		digits[k++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0);
+	while (k > 0)
+		path[len++] = digits[--k];
+	path[len] = '\0';
 	n = readlink(path, link, sizeof(link));
 	return n == (ssize_t)sizeof(want) - 1 && memcmp(link, want, (size_t)n) == 0;
 }
