@@ -144,6 +144,16 @@ within_2pct() {
 	awk '/execve\(".\/suid-true"/ { exit } /perf_event_open/ { bad = 1 } END { exit bad }' trace
 	run -0 strace -f -e trace=perf_event_open,execve -o trace2 "$PFSHIM" run -o t -- /bin/true
 	! awk '/execve\("\/bin\/true"/ { exit } /perf_event_open/ { bad = 1 } END { exit bad }' trace2
+	# A static image loads no preload: nothing for it either.
+	if command -v cc >/dev/null && echo 'int main(void) { return 0; }' >st.c &&
+	   cc -static -o static-true st.c 2>/dev/null; then
+		run -0 strace -f -e trace=perf_event_open,execve -o trace3 "$PFSHIM" run -o u -- ./static-true
+		awk '/execve\(".\/static-true"/ { exit } /perf_event_open/ { bad = 1 } END { exit bad }' trace3
+	fi
+	# PFSHIM_HANDOVER=1 into an environment without the shim: no descriptor crosses.
+	run -0 --separate-stderr "$PFSHIM" run -o v -- env PFSHIM_HANDOVER=1 sh -c \
+		'exec env -u LD_PRELOAD ls -l /proc/self/fd'
+	[[ "$output" != *perf_event* ]]
 }
 
 @test "exec failure: pfshim run's child closes the descriptors it opened" {
