@@ -8,6 +8,7 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "preload/config.h"
@@ -33,8 +34,12 @@ static void quiet(void *ctx, const char *message)
 void run_handover_open(void)
 {
 	static char value[HANDOVER_MAX];
+	const char *off = getenv("PFSHIM_HANDOVER");
 	struct config config;
 
+	/* PFSHIM_HANDOVER=0 turns off the hand-over here too (docs/pfshim.md). */
+	if (off && !strcmp(off, "0"))
+		return;
 	config_read(&config, env_real, quiet);
 	if (config.disabled || config.interval_ns || !fd_room_away())
 		return;
