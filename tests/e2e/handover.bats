@@ -180,10 +180,10 @@ within_2pct() {
 	command -v cc >/dev/null || skip "no C compiler"
 	echo 'int main(void) { return 0; }' >bad.c
 	cc -o bad-interp -Wl,--dynamic-linker=/nonexistent/ld.so bad.c
-	run -0 --separate-stderr shim bash -c 'ls /proc/$$/fd | wc -l'
+	run -0 --separate-stderr shim bash -c 'ls /proc/$$/fd >fds.txt; wc -l <fds.txt'
 	local before=$output
 	: >"$REPORTS"
-	run -0 --separate-stderr shim env PFSHIM_HANDOVER=1 bash -c 'shopt -s execfail; exec ./bad-interp; ls /proc/$$/fd | wc -l'
+	run -0 --separate-stderr shim env PFSHIM_HANDOVER=1 bash -c 'shopt -s execfail; exec ./bad-interp; ls /proc/$$/fd >fds.txt; wc -l <fds.txt'
 	echo "before: $before; after the failed exec: ${lines[-1]}"
 	[ "${lines[-1]}" = "$before" ]
 }

@@ -44,8 +44,7 @@ $(FUZZ_B)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz.h $(FUZZ_B)/libpfshim-co
 		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(FUZZ_B)/libpfshim-core.a $(FUZZ_B)/libfastread.a
 
 # The pfshim command's report reader links libjansson, not the shim (list.c
-# and handover.c,
-# which do, are left out).
+# and handover.c, which do, are left out).
 $(FUZZ_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(wildcard tools/pfshim/*.c tools/pfshim/*.h) \
 		export/report.h | fuzz-deps
 	@mkdir -p $(dir $@)
