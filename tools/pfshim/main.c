@@ -77,6 +77,12 @@ static const char usage_run[] =
 "PFSHIM_INTERVAL: the shim\n"
 "reads them, and the processes of the job inherit them.\n"
 "\n"
+"COMMAND is counted from its exec, the dynamic loader included, as perf stat\n"
+"counts: its counters are opened before the exec (enable_on_exec) and handed\n"
+"to the shim in PFSHIM_ADOPT, not for a setuid/setgid or static COMMAND, nor\n"
+"with -I. PFSHIM_HANDOVER=0 turns that off; PFSHIM_HANDOVER=1 does it at\n"
+"every exec of the job.\n"
+"\n"
 "Exit status: COMMAND's; 128+N when a signal N ended it; 127 when it could not\n"
 "be started; 2 for a usage error.\n";
 
