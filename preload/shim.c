@@ -31,7 +31,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "preload/counters/handover.h"
 #include "preload/fatal.h"
 #include "preload/interval.h"
 #include "preload/process.h"
@@ -317,7 +316,7 @@ static int exec_handing_over(const char *file, bool search, char *const argv[],
 			     char *const envp[])
 {
 	const char *adopt = process_handover_open(file, search, envp);
-	size_t n = 0, k = 0, len = strlen(HANDOVER_VAR "=");
+	size_t n = 0, k = 0, len = adopt ? (size_t)(strchr(adopt, '=') - adopt) + 1 : 0;
 	int ret, saved_errno;
 
 	if (!adopt)
@@ -329,7 +328,7 @@ static int exec_handing_over(const char *file, bool search, char *const argv[],
 	char *env[n + 2];
 
 	for (char *const *e = envp; *e; e++)
-		if (strncmp(*e, HANDOVER_VAR "=", len))
+		if (strncmp(*e, adopt, len))	/* an older value of the variable */
 			env[k++] = *e;
 	env[k++] = (char *)adopt;
 	env[k] = NULL;
