@@ -175,9 +175,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 		$(BUILD)/libfastread.a -lcmocka -lpthread -lm
 
 # tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
-# main.c and list.c, which takes its names from libpfshim-core.a), which
+# main.c, list.c and handover.c, which use libpfshim-core.a), which
 # link libjansson instead of the shim's archives.
-TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/list.c,$(TOOL_SRC))
+TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/list.c tools/pfshim/handover.c,$(TOOL_SRC))
 $(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")

@@ -120,12 +120,14 @@ static void read_signal(struct config *c, const char *value, events_warn_fn warn
 		c->signal = signo;
 }
 
-static void read_on_fatal(struct config *c, const char *value, events_warn_fn warn)
+/* A variable that is 0 or 1; anything else is said, and off. */
+static bool read_switch(const char *name, const char *value, events_warn_fn warn)
 {
 	if (strcmp(value, "1") == 0)
-		c->on_fatal = true;
-	else if (strcmp(value, "0") != 0)
-		warn((void *)"PFSHIM_ON_FATAL", "expected 0 or 1; off");
+		return true;
+	if (strcmp(value, "0") != 0)
+		warn((void *)name, "expected 0 or 1; off");
+	return false;
 }
 
 int64_t config_interval_parse(const char *text)
@@ -212,7 +214,9 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 	if ((value = get_env("PFSHIM_SIGNAL")) && *value)
 		read_signal(c, value, warn);
 	if ((value = get_env("PFSHIM_ON_FATAL")) && *value)
-		read_on_fatal(c, value, warn);
+		c->on_fatal = read_switch("PFSHIM_ON_FATAL", value, warn);
+	if ((value = get_env("PFSHIM_HANDOVER")) && *value)
+		c->handover = read_switch("PFSHIM_HANDOVER", value, warn);
 	if ((value = get_env("PFSHIM_INTERVAL")) && *value)
 		read_interval(c, value, warn);
 	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)

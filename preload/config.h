@@ -32,6 +32,7 @@ struct config {
 	char rank[CONFIG_RANK_MAX];	/* the launcher's rank (OMPI_COMM_WORLD_RANK, ...), or "" */
 	int signal;			/* PFSHIM_SIGNAL, 0 when off */
 	bool on_fatal;			/* PFSHIM_ON_FATAL=1: report on a fatal signal */
+	bool handover;			/* PFSHIM_HANDOVER=1: open the next image's counters at exec */
 	uint64_t interval_ns;		/* PFSHIM_INTERVAL, 0 when off */
 	const char *sysfs_root;		/* PFSHIM_SYSFS_ROOT (tests), or CONFIG_SYSFS_DEFAULT */
 	const char *tracefs_root;	/* PFSHIM_TRACEFS_ROOT (tests), or NULL: the real ones */

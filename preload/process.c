@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <linux/kcmp.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -17,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/counters/handover.h"
 #include "preload/fd.h"
 #include "preload/interval.h"
 #include "preload/output/job.h"
@@ -113,6 +116,53 @@ static void counters_start(void)
 	process.budget_warned = true;
 }
 
+/*
+ * The counters opened before the exec that made this image, by `pfshim
+ * run` or by the previous image under PFSHIM_HANDOVER=1 (PFSHIM_ADOPT):
+ * counting since the exec, the loader's work included. The variable goes
+ * from the environment first, so that no child of the program sees numbers
+ * that are not its descriptors. An interval thread, already made, would be
+ * counted by them (interval.c): then, as when they are not for these
+ * events, they are closed and the shim opens its own. Return: whether
+ * they were adopted.
+ */
+extern char **environ;
+
+/*
+ * Remove @name from environ in place, as glibc's unsetenv() does; not
+ * unsetenv() itself: bash defines its own, which before bash's main() knows
+ * no variables and removes nothing, and bash then exports PFSHIM_ADOPT to
+ * every command it runs.
+ */
+static void environ_remove(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (char **e = environ; e && *e; ) {
+		if (!strncmp(*e, name, len) && (*e)[len] == '=') {
+			for (char **d = e; (d[0] = d[1]) != NULL; d++)
+				;
+		} else {
+			e++;
+		}
+	}
+}
+
+static bool counters_adopt(const char *handed)
+{
+	int ret;
+
+	if (!handed)
+		return false;
+	environ_remove(HANDOVER_VAR);
+	ret = handover_adopt(&process.counters, &process.events, process.config.events,
+			     !process.config.interval_ns, handed);
+	if (ret == -EINVAL)
+		warn_line(HANDOVER_VAR ": names no counters handed to this process; its "
+			  "descriptors are left alone, and counting starts with the shim", NULL);
+	return ret == 0;
+}
+
 static void report_interval_tick(void)
 {
 	process_report_interval();
@@ -148,7 +198,8 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	clocks_start();
 	process.stream_fd = output_stream_open(process.config.output);
 	interval_begin();
-	counters_start();
+	if (!counters_adopt(get_env(HANDOVER_VAR)))
+		counters_start();
 	markers_start(&(struct markers_host){
 		.events = &process.events,
 		.totals = &process.counters,
@@ -157,6 +208,76 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	});
 	process.active = true;
 	atomic_store(&process.interval_ready, true);
+}
+
+/* The next image's counters (PFSHIM_HANDOVER=1), from its exec until it adopts them. */
+static struct counter_set next_image;
+
+/* The value of @name in @envp, or NULL. */
+static const char *env_in(char *const envp[], const char *name)
+{
+	size_t len = strlen(name);
+
+	for (char *const *e = envp; e && *e; e++)
+		if (!strncmp(*e, name, len) && (*e)[len] == '=')
+			return *e + len + 1;
+	return NULL;
+}
+
+/* Does @envp's LD_PRELOAD name a libpfshim.so, and leave it on, for the same events? */
+static bool env_keeps_shim(char *const envp[])
+{
+	const char *preload = env_in(envp, "LD_PRELOAD"), *word, *end, *base;
+	const char *events = env_in(envp, "PFSHIM_EVENTS"), *ours = getenv("PFSHIM_EVENTS");
+	const char *disable = env_in(envp, "PFSHIM_DISABLE");
+	const char *interval = env_in(envp, "PFSHIM_INTERVAL");
+	bool named = false;
+
+	if ((disable && !strcmp(disable, "1")) || (interval && *interval) ||
+	    (events || ours ? !events || !ours || strcmp(events, ours) : false))
+		return false;
+	for (word = preload; word && *word; word = *end ? end + 1 : end) {
+		end = word + strcspn(word, " :");
+		base = word;
+		for (const char *c = word; c < end; c++)
+			if (*c == '/')
+				base = c + 1;
+		named |= end - base == (ptrdiff_t)strlen("libpfshim.so") &&
+			 !strncmp(base, "libpfshim.so", (size_t)(end - base));
+	}
+	return named;
+}
+
+const char *process_handover_open(const char *file, bool search, char *const envp[])
+{
+	static char value[sizeof(HANDOVER_VAR "=") + HANDOVER_MAX];
+	const size_t prefix = sizeof(HANDOVER_VAR "=") - 1;
+	int saved_errno = errno;
+	bool target;
+
+	if (!process.config.handover || !process_is_self() || !env_keeps_shim(envp))
+		return NULL;
+	/* execve() takes a name without '/' as a path in the working directory. */
+	target = handover_target_ok(file, search ? getenv("PATH") : "");
+	if (target && fd_room_away() && counters_open_for_exec(&next_image, &process.events) > 0) {
+		memcpy(value, HANDOVER_VAR "=", prefix);
+		if (handover_format(&next_image, process.config.events, process.pid, value + prefix,
+				    sizeof(value) - prefix) >= 0) {
+			errno = saved_errno;
+			return value;
+		}
+	}
+	counters_close(&next_image);
+	errno = saved_errno;
+	return NULL;
+}
+
+void process_handover_close(void)
+{
+	int saved_errno = errno;
+
+	counters_close(&next_image);
+	errno = saved_errno;
 }
 
 void process_restart_in_child(void)

@@ -76,6 +76,16 @@ void process_report_fatal(int signo);
  */
 void process_report_interval(void);
 
+/*
+ * process_handover_open - with PFSHIM_HANDOVER=1, before this image execs
+ * @file (searched in PATH when @search) with the environment @envp: when
+ * the new image will load the shim for the same events (handover.h), open
+ * its counters, started by the exec, and return "PFSHIM_ADOPT=..." to add
+ * to @envp; else NULL. process_handover_close() when the exec fails.
+ */
+const char *process_handover_open(const char *file, bool search, char *const envp[]);
+void process_handover_close(void);
+
 /* process_report_final_undo - exec failed: the image lives on and will report again. */
 void process_report_final_undo(void);
 

@@ -305,24 +305,58 @@ static int no_real(void)
 
 #define CALL_REAL(name, ...) (REAL(name) ? real.name(__VA_ARGS__) : no_real())
 
+extern char **environ;
+
+/*
+ * The exec itself, with PFSHIM_HANDOVER=1 the next image's counters in its
+ * environment (process_handover_open): @envp copied onto the stack with
+ * PFSHIM_ADOPT put in, no allocation. Closed again if the exec fails.
+ */
+static int exec_handing_over(const char *file, bool search, char *const argv[],
+			     char *const envp[])
+{
+	const char *adopt = process_handover_open(file, search, envp);
+	size_t n = 0, k = 0, len = adopt ? (size_t)(strchr(adopt, '=') - adopt) + 1 : 0;
+	int ret, saved_errno;
+
+	if (!adopt)
+		return search ? CALL_REAL(execvpe, file, argv, envp) :
+				CALL_REAL(execve, file, argv, envp);
+	for (char *const *e = envp; *e; e++)
+		n++;
+
+	char *env[n + 2];
+
+	for (char *const *e = envp; *e; e++)
+		if (strncmp(*e, adopt, len))	/* an older value of the variable */
+			env[k++] = *e;
+	env[k++] = (char *)adopt;
+	env[k] = NULL;
+	ret = search ? CALL_REAL(execvpe, file, argv, env) : CALL_REAL(execve, file, argv, env);
+	saved_errno = errno;
+	process_handover_close();
+	errno = saved_errno;
+	return ret;
+}
+
 PFSHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	EXEC_FORWARD_PATH(path, CALL_REAL(execve, path, argv, envp));
+	EXEC_FORWARD_PATH(path, exec_handing_over(path, false, argv, envp));
 }
 
 PFSHIM_EXPORT int execv(const char *path, char *const argv[])
 {
-	EXEC_FORWARD_PATH(path, CALL_REAL(execv, path, argv));
+	EXEC_FORWARD_PATH(path, exec_handing_over(path, false, argv, environ));
 }
 
 PFSHIM_EXPORT int execvp(const char *file, char *const argv[])
 {
-	EXEC_FORWARD_FILE(file, CALL_REAL(execvp, file, argv));
+	EXEC_FORWARD_FILE(file, exec_handing_over(file, true, argv, environ));
 }
 
 PFSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	EXEC_FORWARD_FILE(file, CALL_REAL(execvpe, file, argv, envp));
+	EXEC_FORWARD_FILE(file, exec_handing_over(file, true, argv, envp));
 }
 
 PFSHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -362,13 +396,13 @@ static int exec_list_forward(enum exec_list kind, const char *path, const char *
 	argv[n] = NULL;
 	switch (kind) {
 	case EXEC_LIST_LP:
-		EXEC_FORWARD_FILE(path, CALL_REAL(execvp, path, argv));
+		EXEC_FORWARD_FILE(path, exec_handing_over(path, true, argv, environ));
 	case EXEC_LIST_LE:
 		envp = va_arg(ap, char *const *);
-		EXEC_FORWARD_PATH(path, CALL_REAL(execve, path, argv, envp));
+		EXEC_FORWARD_PATH(path, exec_handing_over(path, false, argv, envp));
 	case EXEC_LIST_L:
 	default:
-		EXEC_FORWARD_PATH(path, CALL_REAL(execv, path, argv));
+		EXEC_FORWARD_PATH(path, exec_handing_over(path, false, argv, environ));
 	}
 }
 

@@ -199,7 +199,7 @@ static int fd_stat(int fd, struct stat *st)
 	return fstatat(fd, "", st, AT_EMPTY_PATH);
 }
 
-static void remember_perf_inode(struct counter_set *s)
+void counters_remember_inode(struct counter_set *s)
 {
 	struct stat st;
 
@@ -212,10 +212,10 @@ static void remember_perf_inode(struct counter_set *s)
 	}
 }
 
-int counters_open(struct counter_set *s, const struct event_list *events)
+/* Every group opened, leaders disabled with enable_on_exec; none enabled yet. */
+static void groups_open(struct counter_set *s, const struct event_list *events)
 {
 	int members[EVENTS_MAX];
-	int counting = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->nr = events->nr;
@@ -259,12 +259,31 @@ int counters_open(struct counter_set *s, const struct event_list *events)
 		if (n)
 			core_groups_open(s, events, members, n);
 	}
-	remember_perf_inode(s);
+	counters_remember_inode(s);
+}
+
+int counters_open(struct counter_set *s, const struct event_list *events)
+{
+	int counting = 0;
+
+	groups_open(s, events);
 	/* Enable each group only now that all its members are in: docs/kernel-notes.md. */
 	for (int i = 0; i < s->nr; i++) {
 		if (s->c[i].fd >= 0 && s->c[i].leader == i)
 			ioctl(s->c[i].fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 		counting += s->c[i].fd >= 0;
+	}
+	return counting;
+}
+
+int counters_open_for_exec(struct counter_set *s, const struct event_list *events)
+{
+	int counting = 0;
+
+	groups_open(s, events);
+	for (int i = 0; i < s->nr; i++) {
+		if (s->c[i].fd >= 0 && fcntl(s->c[i].fd, F_SETFD, 0) == 0)
+			counting++;
 	}
 	return counting;
 }

@@ -38,6 +38,17 @@ struct counter_set {
  */
 int counters_open(struct counter_set *s, const struct event_list *events);
 
+/*
+ * counters_open_for_exec - as counters_open(), but nothing is enabled and
+ * no descriptor is close-on-exec: the leaders' enable_on_exec starts every
+ * group at the next execve() of the calling process, which keeps them open
+ * (handover.h). Return: how many events are open.
+ */
+int counters_open_for_exec(struct counter_set *s, const struct event_list *events);
+
+/* counters_remember_inode - note the perf anon inode of @s's descriptors (fd_is_ours). */
+void counters_remember_inode(struct counter_set *s);
+
 /* counters_none - @s with every event of @events unopened, for @error (errno). */
 void counters_none(struct counter_set *s, const struct event_list *events, int error);
 

@@ -86,6 +86,22 @@ echo
 "$B/rss" 101 --exit "$TRUE" 256 :: "no preload" :: "shim (8 default events)" "LD_PRELOAD=$LIB" \
 	:: "context: empty LD_PRELOAD" "LD_PRELOAD=$(cd "$B" && pwd)/libempty.so"
 
+section "2b. pfshim run -- $TRUE: the hand-over (counting from the exec) against LD_PRELOAD"
+# The baseline is the shim as pfshim run's child gets it (JSON into a
+# directory); pfshim run adds its own process (exec, fork, the summary read
+# back) and the hand-over; PFSHIM_HANDOVER=0 shows the command without it:
+# the hand-over's own cost is the difference of the two (docs/performance.md).
+run_tmp=$(mktemp -d)
+mkdir -p "$run_tmp/r"
+"$B/startup" "$RUNS" 0 0 0.3 1 100000 \
+	:: "LD_PRELOAD, pfshim run's env" "LD_PRELOAD=$LIB" PFSHIM_FORMAT=json \
+		"PFSHIM_OUTPUT=$run_tmp/r/" "$TRUE" \
+	:: "pfshim run -- true" "TMPDIR=$run_tmp" "$(cd "$BUILD" && pwd)/pfshim" run -- "$TRUE" \
+	:: "perf stat -e (same 8)" "$PERF" stat -e "$DEFAULT_EVENTS" "$TRUE" \
+	:: "context: PFSHIM_HANDOVER=0 pfshim run" PFSHIM_HANDOVER=0 "TMPDIR=$run_tmp" \
+		"$(cd "$BUILD" && pwd)/pfshim" run -- "$TRUE" 2>&1 | sed '/^== 2\. Resident/,$d'
+rm -rf "$run_tmp"
+
 section "3. Read cost of one reading, 4 software events ($SW4)"
 "$B/reads" 200 1000 1.05
 

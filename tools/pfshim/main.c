@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tools/pfshim/handover.h"
 #include "tools/pfshim/list.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "tools/pfshim/summary.h"
@@ -75,6 +76,12 @@ static const char usage_run[] =
 "PFSHIM_OUTPUT=DIR/, PFSHIM_FORMAT=json, with -e PFSHIM_EVENTS and with -I\n"
 "PFSHIM_INTERVAL: the shim\n"
 "reads them, and the processes of the job inherit them.\n"
+"\n"
+"COMMAND is counted from its exec, the dynamic loader included, as perf stat\n"
+"counts: its counters are opened before the exec (enable_on_exec) and handed\n"
+"to the shim in PFSHIM_ADOPT, not for a setuid/setgid or static COMMAND, nor\n"
+"with -I. PFSHIM_HANDOVER=0 turns that off; PFSHIM_HANDOVER=1 does it at\n"
+"every exec of the job.\n"
 "\n"
 "Exit status: COMMAND's; 128+N when a signal N ended it; 127 when it could not\n"
 "be started; 2 for a usage error.\n";
@@ -287,7 +294,11 @@ static int cmd_run(int argc, char **argv)
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		/* Counting from the exec itself: docs/pfshim.md "Counting from the exec". */
+		if (run_handover_target_ok(argv[optind]))
+			run_handover_open();
 		execvp(argv[optind], argv + optind);
+		run_handover_close();
 		fprintf(stderr, "pfshim run: %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);
 	}

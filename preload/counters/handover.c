@@ -1,0 +1,338 @@
+/*
+ * handover.c: the counters a previous image opened for this one, written
+ * into PFSHIM_ADOPT before the exec and checked, each, before the shim
+ * trusts them after it. Nothing here allocates: the constructor calls it.
+ */
+#include "preload/counters/handover.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "preload/fd.h"
+
+#define HANDOVER_VERSION 1
+#define FLAG_USER_ONLY		1
+#define FLAG_KERNEL_EXCLUDED	2
+
+/* Must be totals.c's: a group read in another format would not match. */
+#define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | \
+		     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
+
+/* FNV-1a: ties the descriptors to the event text both images parsed. */
+static unsigned long long text_hash(const char *text)
+{
+	unsigned long long h = 0xcbf29ce484222325ull;
+
+	for (; text && *text; text++)
+		h = (h ^ (unsigned char)*text) * 0x100000001b3ull;
+	return h;
+}
+
+int handover_format(const struct counter_set *s, const char *events_text, pid_t pid,
+		    char *buf, size_t size)
+{
+	size_t len;
+	int n;
+
+	n = snprintf(buf, size, "%d;%d;%llx;%d;", HANDOVER_VERSION, (int)pid,
+		     text_hash(events_text), s->nr);
+	for (int i = 0; n >= 0 && (size_t)n < size && i < s->nr; i++) {
+		const struct counter *c = &s->c[i];
+		int flags = (c->user_only ? FLAG_USER_ONLY : 0) |
+			    (c->kernel_excluded ? FLAG_KERNEL_EXCLUDED : 0);
+
+		len = (size_t)n;
+		n += snprintf(buf + len, size - len, "%s%d:%llu:%d:%d:%d", i ? "," : "", c->fd,
+			      (unsigned long long)c->id, c->leader, flags, c->error);
+	}
+	return n >= 0 && (size_t)n < size ? n : -1;
+}
+
+static int digit(char c, int base)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (base == 16 && c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/*
+ * A decimal or hexadecimal field ended by @end; false when it is not one.
+ * Not strtoull(): it lies in a page of libc that a program such as
+ * /bin/true never reads, which one call would fault in (with fault-around:
+ * several), and the count this file hands over is meant to be perf stat's.
+ */
+static bool field(const char **p, int base, char end, unsigned long long *out)
+{
+	const char *q = *p;
+	unsigned long long v = 0;
+	int d;
+
+	if (digit(*q, base) < 0)
+		return false;
+	for (; (d = digit(*q, base)) >= 0; q++) {
+		if (v > (~0ull - (unsigned)d) / (unsigned)base)
+			return false;
+		v = v * (unsigned)base + (unsigned)d;
+	}
+	if (*q != end)
+		return false;
+	*out = v;
+	*p = q + (end != '\0');
+	return true;
+}
+
+static bool signed_field(const char **p, char end, long long *out)
+{
+	unsigned long long v;
+	bool negative = **p == '-';
+
+	if (negative)
+		(*p)++;
+	if (!field(p, 10, end, &v) || v > 0x7fffffff)
+		return false;
+	*out = negative ? -(long long)v : (long long)v;
+	return true;
+}
+
+/* The header's version, pid, event-text hash and count; the counters into @s. */
+static bool parse(const char *text, unsigned long long *hash, struct counter_set *s)
+{
+	unsigned long long version, pid, count, id, flags;
+	long long fd, leader, error;
+	const char *p = text;
+
+	if (!field(&p, 10, ';', &version) || version != HANDOVER_VERSION ||
+	    !field(&p, 10, ';', &pid) || pid != (unsigned long long)getpid() ||
+	    !field(&p, 16, ';', hash) || !field(&p, 10, ';', &count) ||
+	    count == 0 || count > EVENTS_MAX)
+		return false;
+	memset(s, 0, sizeof(*s));
+	s->nr = (int)count;
+	for (int i = 0; i < s->nr; i++) {
+		char end = i + 1 < s->nr ? ',' : '\0';
+
+		if (!signed_field(&p, ':', &fd) || !field(&p, 10, ':', &id) ||
+		    !signed_field(&p, ':', &leader) || !field(&p, 10, ':', &flags) ||
+		    !signed_field(&p, end, &error))
+			return false;
+		if (fd < -1 || (fd >= 0 && fd <= 2) || leader < 0 || leader >= s->nr ||
+		    flags > 3 || error < 0 || error > 4095)
+			return false;
+		s->c[i] = (struct counter){
+			.fd = (int)fd, .id = id, .leader = (int)leader, .error = (int)error,
+			.user_only = flags & FLAG_USER_ONLY,
+			.kernel_excluded = flags & FLAG_KERNEL_EXCLUDED,
+		};
+	}
+	return *p == '\0';
+}
+
+static bool fd_is_perf_event(int fd)
+{
+	static const char want[] = "anon_inode:[perf_event]";
+	char path[32] = "/proc/self/fd/", digits[12], link[sizeof(want) + 1];
+	size_t len = strlen(path), k = 0;
+	ssize_t n;
+
+	do
+		digits[k++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0);
+	while (k > 0)
+		path[len++] = digits[--k];
+	path[len] = '\0';
+	n = readlink(path, link, sizeof(link));
+	return n == (ssize_t)sizeof(want) - 1 && memcmp(link, want, (size_t)n) == 0;
+}
+
+/* Each descriptor a perf event with its ID, named once, leaders leading themselves. */
+static bool counters_check(const struct counter_set *s)
+{
+	for (int i = 0; i < s->nr; i++) {
+		const struct counter *c = &s->c[i];
+		uint64_t id;
+
+		if (c->fd < 0) {
+			if (c->leader != i || c->error == 0)
+				return false;
+			continue;
+		}
+		if (s->c[c->leader].fd < 0 || s->c[c->leader].leader != c->leader)
+			return false;
+		for (int j = 0; j < i; j++)
+			if (s->c[j].fd == c->fd)
+				return false;
+		if (!fd_is_perf_event(c->fd) || ioctl(c->fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+		    id != c->id)
+			return false;
+	}
+	return true;
+}
+
+/* One read of the group: in our format, exactly its members' IDs. */
+static bool group_check(const struct counter_set *s, int leader)
+{
+	uint64_t buf[3 + 2 * EVENTS_MAX];
+	int members = 0;
+	ssize_t len;
+
+	do
+		len = read(s->c[leader].fd, buf, sizeof(buf));
+	while (len < 0 && errno == EINTR);
+	for (int i = 0; i < s->nr; i++)
+		members += s->c[i].fd >= 0 && s->c[i].leader == leader;
+	if (len != (ssize_t)((3 + 2 * (size_t)members) * sizeof(uint64_t)) ||
+	    buf[0] != (uint64_t)members)
+		return false;
+	for (int k = 0; k < members; k++) {
+		bool found = false;
+
+		for (int i = 0; i < s->nr; i++)
+			found |= s->c[i].fd >= 0 && s->c[i].leader == leader &&
+				 s->c[i].id == buf[4 + 2 * k];
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+int handover_adopt(struct counter_set *s, const struct event_list *events,
+		   const char *events_text, bool usable, const char *text)
+{
+	static struct counter_set handed;	/* the constructor's: one at a time */
+	int saved_errno = errno;
+	unsigned long long hash;
+	bool ok = parse(text, &hash, &handed) && counters_check(&handed);
+
+	for (int i = 0; ok && i < handed.nr; i++)
+		if (handed.c[i].fd >= 0 && handed.c[i].leader == i)
+			ok = group_check(&handed, i);
+	errno = saved_errno;
+	if (!ok)
+		return -EINVAL;
+	/* Provably the descriptors handed to this process: ours to close. */
+	if (!usable || hash != text_hash(events_text) || handed.nr != events->nr) {
+		counters_close(&handed);
+		errno = saved_errno;
+		return -ESTALE;
+	}
+	for (int i = 0; i < handed.nr; i++)
+		if (handed.c[i].fd >= 0)
+			fcntl(handed.c[i].fd, F_SETFD, FD_CLOEXEC);
+	*s = handed;
+	counters_remember_inode(s);
+	errno = saved_errno;
+	return 0;
+}
+
+#if __SIZEOF_POINTER__ == 8
+#define OUR_CLASS ELFCLASS64
+typedef Elf64_Ehdr ehdr_t;
+typedef Elf64_Phdr phdr_t;
+#else
+#define OUR_CLASS ELFCLASS32
+typedef Elf32_Ehdr ehdr_t;
+typedef Elf32_Phdr phdr_t;
+#endif
+
+#if defined(__x86_64__)
+#define OUR_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define OUR_MACHINE EM_AARCH64
+#elif defined(__i386__)
+#define OUR_MACHINE EM_386
+#elif defined(__arm__)
+#define OUR_MACHINE EM_ARM
+#elif defined(__riscv)
+#define OUR_MACHINE EM_RISCV
+#else
+#define OUR_MACHINE EM_NONE	/* no hand-over: the check below never passes */
+#endif
+
+/* An ELF file of our class and machine with a PT_INTERP: the loader, so the preload. */
+static bool elf_dynamic(int fd)
+{
+	ehdr_t eh;
+	phdr_t ph;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != OUR_CLASS ||
+	    eh.e_machine != OUR_MACHINE || OUR_MACHINE == EM_NONE ||
+	    eh.e_phentsize != sizeof(ph))
+		return false;
+	for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			return false;
+		if (ph.p_type == PT_INTERP)
+			return true;
+	}
+	return false;
+}
+
+static bool path_ok(const char *path, int depth)
+{
+	char line[PATH_MAX + 3], *interp, *end;
+	struct stat st;
+	bool ok = false;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_mode & (S_ISUID | S_ISGID)) ||
+	    getxattr(path, "security.capability", NULL, 0) >= 0 || access(path, X_OK) < 0)
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = pread(fd, line, sizeof(line) - 1, 0);
+	if (n > 2 && line[0] == '#' && line[1] == '!' && depth == 0) {
+		/* The kernel runs the interpreter: the first word after "#!". */
+		line[n] = '\0';
+		interp = line + 2 + strspn(line + 2, " \t");
+		end = interp + strcspn(interp, " \t\n");
+		*end = '\0';
+		ok = *interp == '/' && path_ok(interp, 1);
+	} else {
+		ok = elf_dynamic(fd);
+	}
+	close(fd);
+	return ok;
+}
+
+bool handover_target_ok(const char *file, const char *path)
+{
+	const char *dir, *end;
+	char candidate[PATH_MAX];
+
+	if (!*file)
+		return false;
+	if (strchr(file, '/'))
+		return path_ok(file, 0);
+	/* As execvp() searches: glibc's default PATH, "" is the working directory. */
+	for (dir = path ? path : "/bin:/usr/bin"; ; dir = end + 1) {
+		size_t len, name = strlen(file);
+
+		end = strchrnul(dir, ':');
+		len = (size_t)(end - dir);
+		if (len + 1 + name < sizeof(candidate)) {
+			memcpy(candidate, dir, len);
+			if (len)
+				candidate[len++] = '/';
+			memcpy(candidate + len, file, name + 1);
+			if (access(candidate, X_OK) == 0)
+				return path_ok(candidate, 0);
+		}
+		if (!*end)
+			return false;
+	}
+}

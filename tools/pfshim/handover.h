@@ -1,0 +1,22 @@
+/*
+ * handover.h: `pfshim run`'s side of the hand-over (preload/counters/
+ * handover.h): in the child, before exec, open the counters the shim would
+ * open, for the exec to start them, and name them in PFSHIM_ADOPT.
+ */
+#ifndef PFSHIM_TOOLS_HANDOVER_H
+#define PFSHIM_TOOLS_HANDOVER_H
+
+#include <stdbool.h>
+
+/* run_handover_target_ok - handover_target_ok() with this process's PATH. */
+bool run_handover_target_ok(const char *file);
+
+/*
+ * run_handover_open - open the counters for the environment as it is now
+ * (PFSHIM_EVENTS...) and set PFSHIM_ADOPT; nothing when they cannot be.
+ * Call in the child, just before exec; run_handover_close() if exec fails.
+ */
+void run_handover_open(void);
+void run_handover_close(void);
+
+#endif
