@@ -45,6 +45,9 @@ within_2pct() {
 }
 
 @test "pfshim run: /bin/true's page-faults are perf stat's for the same image, the loader's included" {
+	# An instrumented shim faults in more of itself while it formats the
+	# report, after its read (ASan: 6-7 against 3-4); the plain run checks it.
+	skip_under_sanitizer "the instrumented report faults more pages after it reads its counters"
 	local perf ours bare=() plain=()
 	for i in 1 2 3 4 5; do
 		# perf stat counts the very image that adopts: perf runs under pfshim
