@@ -197,19 +197,25 @@ static void put_reason(struct buf *b, const struct report *r)
 	}
 }
 
-/* "       0.001234567 seconds time elapsed", exact from integer ns. */
-static void put_elapsed(struct buf *b, uint64_t ns)
+/* @ns as seconds with 9 decimals, exact from integer ns, right-aligned in @width. */
+static void put_seconds(struct buf *b, uint64_t ns, size_t width)
 {
 	struct buf count;
 
 	buf_init(&count, 0, 0);
 	buf_put_u64(&count, ns / 1000000000u);
-	/* integer digits + '.' + 9 decimals, right-aligned like the counts */
-	if (count.len + 10 < VALUE_WIDTH)
-		buf_pad(b, ' ', VALUE_WIDTH - count.len - 10);
+	/* integer digits + '.' + 9 decimals */
+	if (count.len + 10 < width)
+		buf_pad(b, ' ', width - count.len - 10);
 	buf_put_u64(b, ns / 1000000000u);
 	buf_putc(b, '.');
 	buf_put_u64_width(b, ns % 1000000000u, 9);
+}
+
+/* "       0.001234567 seconds time elapsed", right-aligned like the counts. */
+static void put_elapsed(struct buf *b, uint64_t ns)
+{
+	put_seconds(b, ns, VALUE_WIDTH);
 	buf_puts(b, " seconds time elapsed\n");
 }
 
@@ -481,15 +487,7 @@ static void put_every(struct buf *b, uint64_t ns)
 
 static void put_time(struct buf *b, uint64_t ns)
 {
-	struct buf count;
-
-	buf_init(&count, 0, 0);
-	buf_put_u64(&count, ns / 1000000000u);
-	if (count.len + 10 < TIME_WIDTH)
-		buf_pad(b, ' ', TIME_WIDTH - count.len - 10);
-	buf_put_u64(b, ns / 1000000000u);
-	buf_putc(b, '.');
-	buf_put_u64_width(b, ns % 1000000000u, 9);
+	put_seconds(b, ns, TIME_WIDTH);
 }
 
 /* A change, signed: a scaled (multiplexed) count can move back. */
