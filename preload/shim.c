@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/exec_search.h"
 #include "preload/fatal.h"
 #include "preload/interval.h"
 #include "preload/process.h"
@@ -254,33 +255,19 @@ static bool exec_path_missing(const char *path)
  * fails as a missing path does. A program that tries editors one by one
  * with execlp() gets one report, for the one that runs.
  */
+static bool exec_path_present(const char *candidate, void *arg)
+{
+	(void)arg;
+	return !exec_path_missing(candidate);
+}
+
 static bool exec_file_missing(const char *file)
 {
-	const char *path = getenv("PATH"), *dir, *end;
-	char candidate[PATH_MAX];
-
 	if (!*file)
 		return true;
 	if (strchr(file, '/'))
 		return exec_path_missing(file);
-	if (!path)
-		path = "/bin:/usr/bin";
-	for (dir = path; ; dir = end + 1) {
-		size_t len, name = strlen(file);
-
-		end = strchrnul(dir, ':');
-		len = (size_t)(end - dir);
-		if (len + 1 + name < sizeof(candidate)) {
-			memcpy(candidate, dir, len);
-			if (len)
-				candidate[len++] = '/';
-			memcpy(candidate + len, file, name + 1);
-			if (!exec_path_missing(candidate))
-				return false;
-		}
-		if (!*end)
-			return true;
-	}
+	return !exec_search(file, getenv("PATH"), exec_path_present, NULL);
 }
 
 #define EXEC_FORWARD_PATH(path, call)                        \

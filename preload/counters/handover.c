@@ -17,6 +17,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "preload/exec_search.h"
 #include "preload/fd.h"
 
 #define HANDOVER_VERSION 1
@@ -309,30 +310,22 @@ static bool path_ok(const char *path, int depth)
 	return ok;
 }
 
+/* The first candidate execvp() can execute decides, as execvp() runs it. */
+static bool target_take(const char *candidate, void *ok)
+{
+	if (access(candidate, X_OK) != 0)
+		return false;
+	*(bool *)ok = path_ok(candidate, 0);
+	return true;
+}
+
 bool handover_target_ok(const char *file, const char *path)
 {
-	const char *dir, *end;
-	char candidate[PATH_MAX];
+	bool ok = false;
 
 	if (!*file)
 		return false;
 	if (strchr(file, '/'))
 		return path_ok(file, 0);
-	/* As execvp() searches: glibc's default PATH, "" is the working directory. */
-	for (dir = path ? path : "/bin:/usr/bin"; ; dir = end + 1) {
-		size_t len, name = strlen(file);
-
-		end = strchrnul(dir, ':');
-		len = (size_t)(end - dir);
-		if (len + 1 + name < sizeof(candidate)) {
-			memcpy(candidate, dir, len);
-			if (len)
-				candidate[len++] = '/';
-			memcpy(candidate + len, file, name + 1);
-			if (access(candidate, X_OK) == 0)
-				return path_ok(candidate, 0);
-		}
-		if (!*end)
-			return false;
-	}
+	return exec_search(file, path, target_take, &ok) && ok;
 }
