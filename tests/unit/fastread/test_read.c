@@ -38,7 +38,9 @@ static uint64_t fake_read_timestamp(void)
 	return fake_now;
 }
 
-static const struct fastread_hooks fake_hooks = { fake_read_counter, fake_read_timestamp };
+static const struct fastread_hooks fake_hooks = {
+	.read_counter = fake_read_counter, .read_timestamp = fake_read_timestamp,
+};
 
 static struct perf_event_mmap_page pages[3];
 

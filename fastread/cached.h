@@ -1,0 +1,100 @@
+/*
+ * fastread/cached.h: the cached read of a group (fastread/read.c, "the
+ * cached read") as inline code, for a caller on a path where every
+ * instruction counts and lands in what it measures (the markers' begin and
+ * end): no call, no frame, and no check the cache already answers. Its
+ * pieces are the ones read.c builds its own cached read from.
+ *
+ * ASYNC-SIGNAL-SAFE: loads, the counter instructions and stores only.
+ */
+#ifndef PFSHIM_FASTREAD_CACHED_H
+#define PFSHIM_FASTREAD_CACHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fastread/arch.h"
+#include "fastread/fastread.h"
+
+#define FASTREAD_ALWAYS_INLINE inline __attribute__((always_inline))
+#define FASTREAD_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+
+/*
+ * What a valid cache serves: the leader's times (and values), or every
+ * page's; ONE: a group of one page, where the two are the same (one test
+ * tells the reader both that the cache is valid and that it needs no loop).
+ */
+enum {
+	FASTREAD_CACHE_NONE = 0,
+	FASTREAD_CACHE_LEADER = 1,
+	FASTREAD_CACHE_ALL = 2,
+	FASTREAD_CACHE_ONE = 3,
+};
+
+/*
+ * fastread_cache_value - the count of cached event @e for its raw counter
+ * @raw: the page's offset plus the counter sign-extended from pmc_width bits
+ * (bits above it are UNKNOWN on arm64), with the shift kept in the cache.
+ */
+static FASTREAD_ALWAYS_INLINE uint64_t fastread_cache_value(const struct fastread_page_cache *e,
+							   uint64_t raw)
+{
+	/* Shift as unsigned (a signed left shift of a negative value is UB). */
+	return e->offset + (uint64_t)((int64_t)(raw << e->shift) >> e->shift);
+}
+
+/*
+ * fastread_cache_locks_hold - do the locks of @nr @pages still add up to
+ * @sum, the sum the cache was filled under? Called after the counters were
+ * read: the kernel only ever increments a lock, so equal sums mean that no
+ * page was rewritten since the fill (short of 2^32 writes), and the cached
+ * fields were the page's throughout the read.
+ */
+static FASTREAD_ALWAYS_INLINE bool fastread_cache_locks_hold(struct perf_event_mmap_page *const *pages,
+							    int nr, uint32_t sum)
+{
+	uint32_t now = 0;
+
+	__asm__ volatile("" ::: "memory");
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (int i = 0; i < nr; i++)
+		now += FASTREAD_READ_ONCE(pages[i]->lock);
+	return now == sum;
+}
+
+/*
+ * fastread_group_read_cached - fastread_group_read_sample() served from @g's
+ * cache only: @value[i] for each event, the leader's time into *@enabled and
+ * *@running (equal: a cached page's times need no bringing forward).
+ * Return: true when the cache served it; false when the caller must take
+ * fastread_group_read_sample() (which refills the cache, or reads through
+ * read(2)): what was written then is worth nothing. nr_user_reads is the
+ * caller's to count. Must be called by the thread that opened @g.
+ */
+static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastread_group *g,
+							     uint64_t *value, uint64_t *enabled,
+							     uint64_t *running)
+{
+#if FASTREAD_ARCH_USER_READ
+	const struct fastread_cache *cache = &g->cache;
+	const uint32_t sum = cache->lock_sum;
+	const int nr = g->nr;
+
+	/* Valid implies 1 <= nr <= FASTREAD_MAX_EVENTS: a full pass over them filled it. */
+	if (__builtin_expect(cache->valid < FASTREAD_CACHE_LEADER, 0))
+		return false;
+	__asm__ volatile("" ::: "memory");
+	for (int i = 0; i < nr; i++)
+		value[i] = fastread_cache_value(&cache->page[i], arch_read_slot(cache->page[i].slot));
+	*enabled = *running = cache->page[0].time;
+	return fastread_cache_locks_hold(g->page, nr, sum);
+#else
+	(void)g;
+	(void)value;
+	(void)enabled;
+	(void)running;
+	return false;
+#endif
+}
+
+#endif
