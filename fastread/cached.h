@@ -63,6 +63,24 @@ static FASTREAD_ALWAYS_INLINE bool fastread_cache_locks_hold(struct perf_event_m
 }
 
 /*
+ * fastread_cycles_to_ns - @cyc timestamp cycles in ns with a page's time_mult
+ * and time_shift (@shift < 64): the formula of linux/perf_event.h, split so
+ * that it cannot overflow.
+ */
+static inline uint64_t fastread_cycles_to_ns(uint64_t cyc, uint32_t mult, uint16_t shift)
+{
+	uint64_t quot = cyc >> shift, rem = cyc & ((UINT64_C(1) << shift) - 1);
+
+	return quot * mult + ((rem * mult) >> shift);
+}
+
+/* fastread_timer_ns() inlined: the wall clock of a region's begin and end. */
+static FASTREAD_ALWAYS_INLINE uint64_t fastread_timer_now(const struct fastread_timer *t)
+{
+	return fastread_cycles_to_ns(arch_read_timestamp(), t->mult, t->shift);
+}
+
+/*
  * fastread_group_read_cached - fastread_group_read_sample() served from @g's
  * cache only: @value[i] for each event, the leader's time into *@enabled and
  * *@running (equal: a cached page's times need no bringing forward).

@@ -76,18 +76,6 @@ static FASTREAD_ALWAYS_INLINE uint32_t fastread_lock_end(const struct perf_event
 }
 
 /*
- * fastread_cycles_to_ns - @cyc timestamp cycles in ns with a page's time_mult
- * and time_shift (@shift < 64): the formula of linux/perf_event.h, split so
- * that it cannot overflow.
- */
-static inline uint64_t fastread_cycles_to_ns(uint64_t cyc, uint32_t mult, uint16_t shift)
-{
-	uint64_t quot = cyc >> shift, rem = cyc & ((UINT64_C(1) << shift) - 1);
-
-	return quot * mult + ((rem * mult) >> shift);
-}
-
-/*
  * fastread_counter_extend - sign-extend a raw counter of @width bits (1..64):
  * bits above the width are UNKNOWN on arm64 and must not reach the sum.
  */

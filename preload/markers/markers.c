@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fastread/cached.h"
 #include "fastread/fastread.h"
 #define PFSHIM_IMPLEMENTATION
 #include "pfshim.h"
@@ -255,7 +256,7 @@ static uint64_t monotonic_ns(void)
  */
 static inline uint64_t wall_ns(const struct marker_thread *t)
 {
-	return t->wall.mult ? fastread_timer_ns(&t->wall) : monotonic_ns();
+	return t->wall.mult ? fastread_timer_now(&t->wall) : monotonic_ns();
 }
 
 /*
@@ -452,6 +453,25 @@ static void groups_open(struct marker_thread *t)
 	groups_settle(t);
 }
 
+/*
+ * The fast path: a thread with one group, open, counting as a whole (not
+ * a hybrid part), and a wall clock from its pages, takes begin, end and
+ * read through fast_sample(): the cached read inlined, nothing tested that
+ * this thread cannot have. Everything else (several groups, a group that
+ * failed, read(2) only, a cache that misses) takes the general path, which
+ * is the same rules with the checks. Decided once, after the set-up.
+ */
+static void fast_path_init(struct marker_thread *t)
+{
+	t->fast = NULL;
+	if (markers.nr_groups != 1 || t->open_failed || t->groups[0].nr == 0 ||
+	    markers.group_is_part[0] || !t->wall.mult)
+		return;
+	/* One group: running is the value after enabled (regions.h). */
+	t->fast_time = (uint32_t)region_value_enabled(&markers.layout, 0);
+	t->fast = &t->groups[0];
+}
+
 static struct marker_thread *thread_open(void)
 {
 	const struct region_layout *l = &markers.layout;
@@ -478,6 +498,7 @@ static struct marker_thread *thread_open(void)
 	for (int g = 0; g < markers.nr_groups; g++)
 		if (fastread_timer_init(&t->wall, &t->groups[g]) == 0)
 			break;
+	fast_path_init(t);
 	live_register(t);
 	pthread_setspecific(markers.key, t);
 	self = t;
@@ -583,19 +604,34 @@ static int setup_failed(void)
 }
 
 /*
- * The counters are read last in begin and first in end, straight into the
- * region's own sample, so a region's counts hold as little of the markers'
- * work as possible; the wall clock is read around them (a region's wall
- * time includes both reads). Re-entries and misuse read nothing at all.
+ * The fast path's sample: the thread's one group from its cache, straight
+ * into @dst, counted as a user-space read. Return: false when the cache
+ * cannot serve it (a page was rewritten, or read(2) is needed): @dst is
+ * then worth nothing, and the caller takes the general path.
  */
-PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
+static inline __attribute__((always_inline)) bool fast_sample(struct marker_thread *t,
+							      struct fastread_group *g, uint64_t *dst)
 {
-	struct marker_thread *t = self;
+	if (UNLIKELY(!fastread_group_read_cached(g, dst + region_value_event(0),
+						 dst + t->fast_time, dst + t->fast_time + 1)))
+		return false;
+	g->nr_user_reads++;
+	return true;
+}
+
+/* A begin whose cached read missed: the full read, into the same sample. */
+static __attribute__((noinline)) int begin_read_full(struct marker_thread *t, uint64_t *start)
+{
+	return counters_sample(t, start, t->now) ? PFSHIM_FAILED : 0;
+}
+
+/* Begin in full: several groups, a failed group, no user-space read. */
+static __attribute__((noinline)) int begin_general(struct marker_thread *t,
+						   pfshim_region_t region)
+{
 	uint64_t *start;
 	int status;
 
-	if (UNLIKELY(!t) && !(t = thread_setup()))
-		return setup_failed();
 	start = region_begin_start(t->regions, &markers.layout, region - 1u, markers_names_nr(),
 				   &status);
 	if (!start)
@@ -604,23 +640,71 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 	return counters_sample(t, start, t->now) ? PFSHIM_FAILED : 0;
 }
 
-PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
+/* End in full, as begin_general(); also the fast path's end when its cached read missed. */
+static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim_region_t region)
 {
 	const struct region_layout *l = &markers.layout;
-	struct marker_thread *t = self;
 	uint32_t id = region - 1u, nr = markers_names_nr();
 	const uint64_t *start;
 	int failed = 0, status;
 
-	if (UNLIKELY(!t) && !(t = thread_setup()))
+	if (!t && !(t = thread_setup()))
 		return setup_failed();
 	/* A group that cannot be read adds 0 to this call: its begin values. */
-	if (LIKELY((start = region_end_start(t->regions, l, id, nr)) != NULL)) {
+	if ((start = region_end_start(t->regions, l, id, nr)) != NULL) {
 		failed = counters_sample(t, t->now, start);
 		t->now[region_value_wall()] = wall_ns(t);
 	}
 	status = status_of(region_end(t->regions, l, id, nr, t->now));
 	return status == 0 && failed ? PFSHIM_FAILED : status;
+}
+
+/*
+ * The counters are read last in begin and first in end, straight into the
+ * region's own sample, so a region's counts hold as little of the markers'
+ * work as possible; the wall clock is read around them (a region's wall
+ * time includes both reads). On the fast path, end reads before it even
+ * looks the region up: what lands in a region (the probe effect) is what
+ * begin does after its counter instructions and end before its own, and
+ * an end that closes nothing (re-entry, misuse) reads for nothing, which
+ * only misuse pays. Re-entered begins read nothing.
+ */
+PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
+{
+	struct marker_thread *t = self;
+	struct fastread_group *g;
+	uint64_t *start;
+	int status;
+
+	/* The thread's first call sets it up, then goes on as every other call. */
+	if (UNLIKELY(!t) && !(t = thread_setup()))
+		return setup_failed();
+	if (UNLIKELY(!(g = t->fast)))
+		return begin_general(t, region);
+	start = region_begin_start(t->regions, &markers.layout, region - 1u, markers_names_nr(),
+				   &status);
+	if (UNLIKELY(!start))
+		return status_of(status);
+	start[region_value_wall()] = fastread_timer_now(&t->wall);
+	if (LIKELY(fast_sample(t, g, start)))
+		return 0;
+	return begin_read_full(t, start);
+}
+
+PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
+{
+	struct marker_thread *t = self;
+	struct fastread_group *g;
+	uint64_t *now;
+
+	if (UNLIKELY(!t || !(g = t->fast)))
+		return end_general(t, region);
+	now = t->now;
+	if (UNLIKELY(!fast_sample(t, g, now)))
+		return end_general(t, region);
+	now[region_value_wall()] = fastread_timer_now(&t->wall);
+	return status_of(region_end(t->regions, &markers.layout, region - 1u, markers_names_nr(),
+				    now));
 }
 
 PFSHIM_EXPORT pfshim_region_t pfshim_v1_region(const char *name)
@@ -716,7 +800,11 @@ static void counts_fill(const struct marker_thread *t, struct pfshim_counts *cou
 			.running = t->now[region_value_running(l, g)],
 		};
 
-		fastread_scale(&c, &counts->value[i]);
+		/* Equal times: the count as read (fastread_scale() would say so too). */
+		if (LIKELY(c.enabled == c.running))
+			counts->value[i] = c.value;
+		else
+			fastread_scale(&c, &counts->value[i]);
 		counts->enabled[i] = c.enabled;
 		counts->running[i] = c.running;
 	}
@@ -738,7 +826,10 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 	 * read keeps its last values from now, and nothing is copied (a memcpy
 	 * here made the instructions of a read differ between calls on arm64).
 	 */
-	failed = counters_sample(t, t->spare, t->now);
+	if (LIKELY(t->fast) && LIKELY(fast_sample(t, t->fast, t->spare)))
+		failed = 0;
+	else
+		failed = counters_sample(t, t->spare, t->now);
 	t->spare[region_value_wall()] = wall_ns(t);
 	last = t->now;
 	t->now = t->spare;
