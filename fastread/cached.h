@@ -99,6 +99,13 @@ static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastr
 	const int nr = g->nr;
 
 	/* Valid implies 1 <= nr <= FASTREAD_MAX_EVENTS: a full pass over them filled it. */
+	__asm__ volatile("" ::: "memory");
+	if (__builtin_expect(cache->valid == FASTREAD_CACHE_ONE, 1)) {
+		/* One event: straight-line code, no loop to set up. */
+		value[0] = fastread_cache_value(&cache->page[0], arch_read_slot(cache->page[0].slot));
+		*enabled = *running = cache->page[0].time;
+		return fastread_cache_locks_hold(g->page, 1, sum);
+	}
 	if (__builtin_expect(cache->valid < FASTREAD_CACHE_LEADER, 0))
 		return false;
 	__asm__ volatile("" ::: "memory");

@@ -619,6 +619,13 @@ static inline __attribute__((always_inline)) bool fast_sample(struct marker_thre
 	return true;
 }
 
+/* A begin that is not the common case (regions.h): a new region, a re-entry, misuse. */
+static __attribute__((noinline)) uint64_t *begin_start_slow(struct marker_thread *t, uint32_t id,
+							    int *status)
+{
+	return region_begin_start(t->regions, &markers.layout, id, markers_names_nr(), status);
+}
+
 /* A begin whose cached read missed: the full read, into the same sample. */
 static __attribute__((noinline)) int begin_read_full(struct marker_thread *t, uint64_t *start)
 {
@@ -681,9 +688,8 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 		return setup_failed();
 	if (UNLIKELY(!(g = t->fast)))
 		return begin_general(t, region);
-	start = region_begin_start(t->regions, &markers.layout, region - 1u, markers_names_nr(),
-				   &status);
-	if (UNLIKELY(!start))
+	start = region_begin_fast(t->regions, &markers.layout, region - 1u);
+	if (UNLIKELY(!start) && !(start = begin_start_slow(t, region - 1u, &status)))
 		return status_of(status);
 	start[region_value_wall()] = fastread_timer_now(&t->wall);
 	if (LIKELY(fast_sample(t, g, start)))
@@ -703,6 +709,8 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 	if (UNLIKELY(!fast_sample(t, g, now)))
 		return end_general(t, region);
 	now[region_value_wall()] = fastread_timer_now(&t->wall);
+	if (LIKELY(region_end_fast(t->regions, &markers.layout, region - 1u, now) == 0))
+		return 0;
 	return status_of(region_end(t->regions, &markers.layout, region - 1u, markers_names_nr(),
 				    now));
 }

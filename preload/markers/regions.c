@@ -292,6 +292,20 @@ static void slot_close_call(struct region_slot *s, const struct region_layout *l
 		min_max(&s->first_min, &s->first_max, scaled);
 }
 
+int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		    const uint64_t *now)
+{
+	struct region_slot *s = region_slot_find(t, l, id);
+
+	if (!s || s->depth != 1)
+		return -EAGAIN;
+	write_begin(t);
+	slot_close_call(s, l, now);
+	s->depth = 0;
+	write_end(t);
+	return 0;
+}
+
 int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,
 	       uint32_t nr_names, const uint64_t *now)
 {

@@ -126,6 +126,54 @@ static inline struct region_slot *region_slot_at(const struct region_thread *t,
 }
 
 /*
+ * region_slot_find - the slot of region @id in @t, or NULL when it has none
+ * (none yet, refused for a full table, or an id no name can have). A slot
+ * exists only for an id that was checked against the names when the slot
+ * was made, so finding one needs no look at the names again.
+ */
+static inline struct region_slot *region_slot_find(const struct region_thread *t,
+						   const struct region_layout *l, uint32_t id)
+{
+	uint32_t k;
+
+	if (id >= REGIONS_NAMES_MAX)
+		return NULL;
+	k = t->slot_of[id];
+	/* 0 (none yet) and REGION_SLOT_REFUSED, in one unsigned test. */
+	if ((uint8_t)(k - 1) >= REGION_SLOT_REFUSED - 1)
+		return NULL;
+	return region_slot_at(t, l, k - 1);
+}
+
+/*
+ * region_begin_fast - region_begin_start() of the common case, a region with
+ * a slot here and not open: the vector its begin sample goes to. NULL for
+ * anything else (a new region, a re-entry, misuse), with nothing changed:
+ * the caller takes region_begin_start(). The depth is one store, outside the
+ * sequence counter: a report copying the table meanwhile sees it 0 or 1,
+ * each consistent with every other field, which this does not touch.
+ */
+static inline uint64_t *region_begin_fast(struct region_thread *t, const struct region_layout *l,
+					  uint32_t id)
+{
+	struct region_slot *s = region_slot_find(t, l, id);
+
+	if (!s || s->depth)
+		return NULL;
+	__atomic_store_n(&s->depth, 1, __ATOMIC_RELAXED);
+	return s->v + l->nr_values;
+}
+
+/*
+ * region_end_fast - region_end() of the common case, the outermost entry of
+ * a region closing with the sample @now. Return: 0 closed (one call added);
+ * -EAGAIN for anything else (a re-entry, misuse), with nothing changed: the
+ * caller takes region_end().
+ */
+int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		    const uint64_t *now);
+
+/*
  * region_begin - thread @t enters region @id with the sample @now.
  * Return: 0 entered; 1 already open (re-entry, counted once: only the
  * outermost entry's sample is kept); -EINVAL bad id (misuse bad_handle);

@@ -74,8 +74,9 @@ struct markers_state {
 	atomic_flag budget_warned;	/* the budget line was written */
 };
 
-extern struct markers_state markers;
-extern struct region_names markers_names;
+/* Hidden: the hot path takes their address PC-relative, not through the GOT. */
+extern struct markers_state markers __attribute__((visibility("hidden")));
+extern struct region_names markers_names __attribute__((visibility("hidden")));
 
 /* markers_names_nr - how many region names are interned (and readable). */
 static inline uint32_t markers_names_nr(void)
