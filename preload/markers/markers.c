@@ -619,11 +619,53 @@ static inline __attribute__((always_inline)) bool fast_sample(struct marker_thre
 	return true;
 }
 
-/* A begin that is not the common case (regions.h): a new region, a re-entry, misuse. */
-static __attribute__((noinline)) uint64_t *begin_start_slow(struct marker_thread *t, uint32_t id,
-							    int *status)
+/*
+ * The thread's first call, set up here: then the call every later one is
+ * (a tail call), so that no one-time work lands between its reads.
+ */
+static __attribute__((noinline)) int begin_first(pfshim_region_t region)
 {
-	return region_begin_start(t->regions, &markers.layout, id, markers_names_nr(), status);
+	if (!thread_setup())
+		return setup_failed();
+	return pfshim_v1_begin(region);
+}
+
+static __attribute__((noinline)) int end_first(pfshim_region_t region)
+{
+	if (!thread_setup())
+		return setup_failed();
+	return pfshim_v1_end(region);
+}
+
+/*
+ * A fast-path begin that is not the common case (regions.h): a region's
+ * first begin in this thread makes its slot and starts over, so that its
+ * counts are taken by the same instructions as every later call's; a
+ * re-entry is counted and reads nothing; misuse is counted.
+ */
+static __attribute__((noinline)) int begin_uncommon(struct marker_thread *t,
+						    pfshim_region_t region)
+{
+	const uint32_t id = region - 1u;
+	int status;
+
+	if (!region_slot_find(t->regions, &markers.layout, id)) {
+		if (region_slot_make(t->regions, &markers.layout, id, markers_names_nr()) < 0)
+			return PFSHIM_MISUSE;
+		return pfshim_v1_begin(region);
+	}
+	region_begin_start(t->regions, &markers.layout, id, markers_names_nr(), &status);
+	return status_of(status);
+}
+
+/* The fast path's end after its read: the close, or whatever else region_end() says. */
+static __attribute__((noinline)) int end_close(struct marker_thread *t, pfshim_region_t region,
+					       const uint64_t *now)
+{
+	if (LIKELY(region_end_fast(t->regions, &markers.layout, region - 1u, now) == 0))
+		return 0;
+	return status_of(region_end(t->regions, &markers.layout, region - 1u, markers_names_nr(),
+				    now));
 }
 
 /* A begin whose cached read missed: the full read, into the same sample. */
@@ -655,8 +697,6 @@ static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim
 	const uint64_t *start;
 	int failed = 0, status;
 
-	if (!t && !(t = thread_setup()))
-		return setup_failed();
 	/* A group that cannot be read adds 0 to this call: its begin values. */
 	if ((start = region_end_start(t->regions, l, id, nr)) != NULL) {
 		failed = counters_sample(t, t->now, start);
@@ -681,16 +721,14 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 	struct marker_thread *t = self;
 	struct fastread_group *g;
 	uint64_t *start;
-	int status;
 
-	/* The thread's first call sets it up, then goes on as every other call. */
-	if (UNLIKELY(!t) && !(t = thread_setup()))
-		return setup_failed();
+	if (UNLIKELY(!t))
+		return begin_first(region);
 	if (UNLIKELY(!(g = t->fast)))
 		return begin_general(t, region);
 	start = region_begin_fast(t->regions, &markers.layout, region - 1u);
-	if (UNLIKELY(!start) && !(start = begin_start_slow(t, region - 1u, &status)))
-		return status_of(status);
+	if (UNLIKELY(!start))
+		return begin_uncommon(t, region);
 	start[region_value_wall()] = fastread_timer_now(&t->wall);
 	if (LIKELY(fast_sample(t, g, start)))
 		return 0;
@@ -703,16 +741,15 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 	struct fastread_group *g;
 	uint64_t *now;
 
-	if (UNLIKELY(!t || !(g = t->fast)))
+	if (UNLIKELY(!t))
+		return end_first(region);
+	if (UNLIKELY(!(g = t->fast)))
 		return end_general(t, region);
 	now = t->now;
 	if (UNLIKELY(!fast_sample(t, g, now)))
 		return end_general(t, region);
 	now[region_value_wall()] = fastread_timer_now(&t->wall);
-	if (LIKELY(region_end_fast(t->regions, &markers.layout, region - 1u, now) == 0))
-		return 0;
-	return status_of(region_end(t->regions, &markers.layout, region - 1u, markers_names_nr(),
-				    now));
+	return end_close(t, region, now);
 }
 
 PFSHIM_EXPORT pfshim_region_t pfshim_v1_region(const char *name)

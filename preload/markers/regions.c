@@ -180,29 +180,53 @@ static __attribute__((noinline)) struct region_slot *slot_new(struct region_thre
 	return s;
 }
 
-uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
-			     uint32_t id, uint32_t nr_names, int *status)
+/*
+ * The slot of @id, made if it has none yet, inside a write: or NULL with
+ * the misuse counted (*@status -EINVAL for a bad id, -ENOSPC for a full
+ * table, remembered so that its end is not counted as a second misuse).
+ */
+static struct region_slot *slot_get(struct region_thread *t, const struct region_layout *l,
+				    uint32_t id, uint32_t nr_names, int *status)
 {
-	struct region_slot *s = NULL;
-
-	write_begin(t);
+	*status = 0;
 	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
 		t->bad_handle++;
 		*status = -EINVAL;
-	} else if (t->slot_of[id] == REGION_SLOT_REFUSED ||
-		   (!t->slot_of[id] && t->nr_slots >= (uint32_t)l->capacity)) {
-		/* Remembered, so that its end is not counted as a second misuse. */
+		return NULL;
+	}
+	if (t->slot_of[id] == REGION_SLOT_REFUSED ||
+	    (!t->slot_of[id] && t->nr_slots >= (uint32_t)l->capacity)) {
 		t->slot_of[id] = REGION_SLOT_REFUSED;
 		t->table_full++;
 		*status = -ENOSPC;
-	} else if (t->slot_of[id]) {
-		s = region_slot_at(t, l, t->slot_of[id] - 1u);
+		return NULL;
+	}
+	if (t->slot_of[id])
+		return region_slot_at(t, l, t->slot_of[id] - 1u);
+	return slot_new(t, l, id);
+}
+
+int region_slot_make(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		     uint32_t nr_names)
+{
+	int status;
+
+	write_begin(t);
+	slot_get(t, l, id, nr_names, &status);
+	write_end(t);
+	return status;
+}
+
+uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
+			     uint32_t id, uint32_t nr_names, int *status)
+{
+	struct region_slot *s;
+
+	write_begin(t);
+	s = slot_get(t, l, id, nr_names, status);
+	if (s) {
 		*status = s->depth++ > 0;
 		s->reentries += *status;
-	} else {
-		s = slot_new(t, l, id);
-		s->depth = 1;
-		*status = 0;
 	}
 	write_end(t);
 	/* Readers never use a begin sample: the caller may fill it after the write. */

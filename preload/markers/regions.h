@@ -165,6 +165,15 @@ static inline uint64_t *region_begin_fast(struct region_thread *t, const struct 
 }
 
 /*
+ * region_slot_make - make the slot of region @id in @t if it has none, not
+ * open, so that its begin is then the common case (region_begin_fast).
+ * Return: 0 (made now or before); -EINVAL bad id (misuse bad_handle);
+ * -ENOSPC no room for a new region (misuse table_full), as region_begin().
+ */
+int region_slot_make(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		     uint32_t nr_names);
+
+/*
  * region_end_fast - region_end() of the common case, the outermost entry of
  * a region closing with the sample @now. Return: 0 closed (one call added);
  * -EAGAIN for anything else (a re-entry, misuse), with nothing changed: the
