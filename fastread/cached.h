@@ -81,9 +81,20 @@ static FASTREAD_ALWAYS_INLINE uint64_t fastread_timer_now(const struct fastread_
 }
 
 /*
+ * Where a cached read puts its counter instructions among its other work,
+ * for a caller that measures an interval with two reads: what the first read
+ * does after its counter instructions, and the second before its own, lands
+ * inside the interval. LAST: the times stored and the page taken first, the
+ * counters at the end (the first read); FIRST: the counters before anything
+ * else (the second).
+ */
+enum fastread_counters_at { FASTREAD_COUNTERS_FIRST, FASTREAD_COUNTERS_LAST };
+
+/*
  * fastread_group_read_cached - fastread_group_read_sample() served from @g's
  * cache only: @value[i] for each event, the leader's time into *@enabled and
- * *@running (equal: a cached page's times need no bringing forward).
+ * *@running (equal: a cached page's times need no bringing forward), with
+ * the counter instructions placed @at.
  * Return: true when the cache served it; false when the caller must take
  * fastread_group_read_sample() (which refills the cache, or reads through
  * read(2)): what was written then is worth nothing. nr_user_reads is the
@@ -91,7 +102,8 @@ static FASTREAD_ALWAYS_INLINE uint64_t fastread_timer_now(const struct fastread_
  */
 static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastread_group *g,
 							     uint64_t *value, uint64_t *enabled,
-							     uint64_t *running)
+							     uint64_t *running,
+							     enum fastread_counters_at at)
 {
 #if FASTREAD_ARCH_USER_READ
 	const struct fastread_cache *cache = &g->cache;
@@ -102,22 +114,36 @@ static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastr
 	__asm__ volatile("" ::: "memory");
 	if (__builtin_expect(cache->valid == FASTREAD_CACHE_ONE, 1)) {
 		/* One event: straight-line code, no loop to set up. */
-		value[0] = fastread_cache_value(&cache->page[0], arch_read_slot(cache->page[0].slot));
-		*enabled = *running = cache->page[0].time;
-		return fastread_cache_locks_hold(g->page, 1, sum);
+		struct perf_event_mmap_page *pc = g->page[0];
+		uint64_t raw;
+
+		if (at == FASTREAD_COUNTERS_LAST) {
+			*enabled = *running = cache->page[0].time;
+			/* The page in a register before the counter: only the lock load after. */
+			__asm__ volatile("" : "+r"(pc));
+		}
+		raw = arch_read_slot(cache->page[0].slot);
+		value[0] = fastread_cache_value(&cache->page[0], raw);
+		if (at == FASTREAD_COUNTERS_FIRST)
+			*enabled = *running = cache->page[0].time;
+		return fastread_cache_locks_hold(&pc, 1, sum);
 	}
 	if (__builtin_expect(cache->valid < FASTREAD_CACHE_LEADER, 0))
 		return false;
 	__asm__ volatile("" ::: "memory");
+	if (at == FASTREAD_COUNTERS_LAST)
+		*enabled = *running = cache->page[0].time;
 	for (int i = 0; i < nr; i++)
 		value[i] = fastread_cache_value(&cache->page[i], arch_read_slot(cache->page[i].slot));
-	*enabled = *running = cache->page[0].time;
+	if (at == FASTREAD_COUNTERS_FIRST)
+		*enabled = *running = cache->page[0].time;
 	return fastread_cache_locks_hold(g->page, nr, sum);
 #else
 	(void)g;
 	(void)value;
 	(void)enabled;
 	(void)running;
+	(void)at;
 	return false;
 #endif
 }

@@ -605,17 +605,27 @@ static int setup_failed(void)
 
 /*
  * The fast path's sample: the thread's one group from its cache, straight
- * into @dst, counted as a user-space read. Return: false when the cache
- * cannot serve it (a page was rewritten, or read(2) is needed): @dst is
- * then worth nothing, and the caller takes the general path.
+ * into @dst, counted as a user-space read, with the counter instructions
+ * @at the end (begin) or first (end, read): fastread/cached.h. Return: false
+ * when the cache cannot serve it (a page was rewritten, or read(2) is
+ * needed): @dst is then worth nothing, and the caller takes the general path.
  */
 static inline __attribute__((always_inline)) bool fast_sample(struct marker_thread *t,
-							      struct fastread_group *g, uint64_t *dst)
+							      struct fastread_group *g, uint64_t *dst,
+							      enum fastread_counters_at at)
 {
+	/* Counted ahead of a begin's counters, so that it lands outside its region. */
+	if (at == FASTREAD_COUNTERS_LAST)
+		g->nr_user_reads++;
 	if (UNLIKELY(!fastread_group_read_cached(g, dst + region_value_event(0),
-						 dst + t->fast_time, dst + t->fast_time + 1)))
+						 dst + t->fast_time, dst + t->fast_time + 1,
+						 at))) {
+		if (at == FASTREAD_COUNTERS_LAST)
+			g->nr_user_reads--;
 		return false;
-	g->nr_user_reads++;
+	}
+	if (at == FASTREAD_COUNTERS_FIRST)
+		g->nr_user_reads++;
 	return true;
 }
 
@@ -730,7 +740,7 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 	if (UNLIKELY(!start))
 		return begin_uncommon(t, region);
 	start[region_value_wall()] = fastread_timer_now(&t->wall);
-	if (LIKELY(fast_sample(t, g, start)))
+	if (LIKELY(fast_sample(t, g, start, FASTREAD_COUNTERS_LAST)))
 		return 0;
 	return begin_read_full(t, start);
 }
@@ -746,7 +756,7 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 	if (UNLIKELY(!(g = t->fast)))
 		return end_general(t, region);
 	now = t->now;
-	if (UNLIKELY(!fast_sample(t, g, now)))
+	if (UNLIKELY(!fast_sample(t, g, now, FASTREAD_COUNTERS_FIRST)))
 		return end_general(t, region);
 	now[region_value_wall()] = fastread_timer_now(&t->wall);
 	return end_close(t, region, now);
@@ -871,7 +881,7 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 	 * read keeps its last values from now, and nothing is copied (a memcpy
 	 * here made the instructions of a read differ between calls on arm64).
 	 */
-	if (LIKELY(t->fast) && LIKELY(fast_sample(t, t->fast, t->spare)))
+	if (LIKELY(t->fast) && LIKELY(fast_sample(t, t->fast, t->spare, FASTREAD_COUNTERS_FIRST)))
 		failed = 0;
 	else
 		failed = counters_sample(t, t->spare, t->now);
