@@ -92,57 +92,70 @@ enum fastread_counters_at { FASTREAD_COUNTERS_FIRST, FASTREAD_COUNTERS_LAST };
 
 /*
  * fastread_group_read_cached - fastread_group_read_sample() served from @g's
- * cache only: @value[i] for each event, the leader's time into *@enabled and
- * *@running (equal: a cached page's times need no bringing forward), with
- * the counter instructions placed @at.
+ * cache only, into one vector: @sample[i] for each event i < nr, then the
+ * leader's times, enabled at @sample[nr] and running at @sample[nr + 1]
+ * (equal: a cached page's times need no bringing forward), with the counter
+ * instructions placed @at. Every load is written where it is needed: the
+ * counter instruction clobbers memory (fastread/arch/<arch>.h), so the
+ * compiler keeps what follows it in the source after it.
  * Return: true when the cache served it; false when the caller must take
  * fastread_group_read_sample() (which refills the cache, or reads through
  * read(2)): what was written then is worth nothing. nr_user_reads is the
  * caller's to count. Must be called by the thread that opened @g.
  */
 static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastread_group *g,
-							     uint64_t *value, uint64_t *enabled,
-							     uint64_t *running,
+							     uint64_t *sample,
 							     enum fastread_counters_at at)
 {
 #if FASTREAD_ARCH_USER_READ
 	const struct fastread_cache *cache = &g->cache;
 	const uint32_t sum = cache->lock_sum;
-	const int nr = g->nr;
 
-	/* Valid implies 1 <= nr <= FASTREAD_MAX_EVENTS: a full pass over them filled it. */
+	/* The sum before the fields it vouches for (a signal handler may refill them). */
 	__asm__ volatile("" ::: "memory");
 	if (__builtin_expect(cache->valid == FASTREAD_CACHE_ONE, 1)) {
 		/* One event: straight-line code, no loop to set up. */
-		struct perf_event_mmap_page *pc = g->page[0];
-		uint64_t raw;
+		const struct fastread_page_cache *e = &cache->page[0];
+		struct perf_event_mmap_page *pc;
+		uint64_t offset, raw;
+		uint32_t shift;
 
 		if (at == FASTREAD_COUNTERS_LAST) {
-			*enabled = *running = cache->page[0].time;
-			/* The page in a register before the counter: only the lock load after. */
-			__asm__ volatile("" : "+r"(pc));
+			sample[1] = sample[2] = e->time;
+			/* Everything but the arithmetic in registers before the counter. */
+			pc = g->page[0];
+			offset = e->offset;
+			shift = e->shift;
+			__asm__ volatile("" : "+r"(pc), "+r"(offset), "+r"(shift));
+			raw = arch_read_slot(e->slot);
+		} else {
+			raw = arch_read_slot(e->slot);
+			pc = g->page[0];
+			offset = e->offset;
+			shift = e->shift;
+			sample[1] = sample[2] = e->time;
 		}
-		raw = arch_read_slot(cache->page[0].slot);
-		value[0] = fastread_cache_value(&cache->page[0], raw);
-		if (at == FASTREAD_COUNTERS_FIRST)
-			*enabled = *running = cache->page[0].time;
+		sample[0] = offset + (uint64_t)((int64_t)(raw << shift) >> shift);
 		return fastread_cache_locks_hold(&pc, 1, sum);
 	}
 	if (__builtin_expect(cache->valid < FASTREAD_CACHE_LEADER, 0))
 		return false;
-	__asm__ volatile("" ::: "memory");
+	/* Several events: the loop's bounds in registers (the counter clobbers memory). */
+	const int nr = g->nr;
+	const struct fastread_page_cache *e = cache->page, *end = e + nr;
+	uint64_t *value = sample;
+
 	if (at == FASTREAD_COUNTERS_LAST)
-		*enabled = *running = cache->page[0].time;
-	for (int i = 0; i < nr; i++)
-		value[i] = fastread_cache_value(&cache->page[i], arch_read_slot(cache->page[i].slot));
+		sample[nr] = sample[nr + 1] = e->time;
+	do {
+		*value++ = fastread_cache_value(e, arch_read_slot(e->slot));
+	} while (++e < end);
 	if (at == FASTREAD_COUNTERS_FIRST)
-		*enabled = *running = cache->page[0].time;
+		sample[nr] = sample[nr + 1] = cache->page[0].time;
 	return fastread_cache_locks_hold(g->page, nr, sum);
 #else
 	(void)g;
-	(void)value;
-	(void)enabled;
-	(void)running;
+	(void)sample;
 	(void)at;
 	return false;
 #endif

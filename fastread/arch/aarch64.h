@@ -69,7 +69,12 @@ static inline __attribute__((always_inline)) uint32_t arch_counter_slot(uint32_t
 	return (index - 1) * FASTREAD_ARM64_STUB_SIZE;
 }
 
-/* arch_read_slot - the counter of a @slot that arch_counter_slot() gave (never NONE). */
+/*
+ * arch_read_slot - the counter of a @slot that arch_counter_slot() gave
+ * (never NONE). It clobbers memory so that no load written after it in the
+ * source is taken before it: a caller measuring an interval decides what
+ * lands inside it (fastread/cached.h).
+ */
 static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t slot)
 {
 	uint64_t v, at;
@@ -80,7 +85,8 @@ static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t sl
 			 "1:\n\t" FASTREAD_ARM64_STUBS
 			 "9:"
 			 : [v] "=r"(v), [at] "=&r"(at)
-			 : [slot] "r"((uint64_t)slot));
+			 : [slot] "r"((uint64_t)slot)
+			 : "memory");
 	return v;
 }
 

@@ -33,7 +33,8 @@ static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t sl
 {
 	uint32_t lo, hi;
 
-	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(slot));
+	/* The memory clobber as on arm64: no later load is taken ahead of it. */
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(slot) : "memory");
 	return (uint64_t)hi << 32 | lo;
 }
 

@@ -454,6 +454,18 @@ static void groups_open(struct marker_thread *t)
 }
 
 /*
+ * Where the fast path's end puts its sample: the thread's first sample
+ * vector, right after its one group (thread_open() lays the block out so),
+ * found without a load. pfshim_read() swaps now and spare, so it is either
+ * one: end's sample is scratch once the region is closed, and either vector
+ * may take it (pfshim_read() writes into spare and keeps now).
+ */
+static inline __attribute__((always_inline)) uint64_t *fast_end_sample(struct marker_thread *t)
+{
+	return (uint64_t *)((struct fastread_group *)(t + 1) + 1);
+}
+
+/*
  * The fast path: a thread with one group, open, counting as a whole (not
  * a hybrid part), and a wall clock from its pages, takes begin, end and
  * read through fast_sample(): the cached read inlined, nothing tested that
@@ -467,8 +479,9 @@ static void fast_path_init(struct marker_thread *t)
 	if (markers.nr_groups != 1 || t->open_failed || t->groups[0].nr == 0 ||
 	    markers.group_is_part[0] || !t->wall.mult)
 		return;
-	/* One group: running is the value after enabled (regions.h). */
-	t->fast_time = (uint32_t)region_value_enabled(&markers.layout, 0);
+	if (fast_end_sample(t) != t->now || region_value_event(0) + t->groups[0].nr !=
+					       region_value_enabled(&markers.layout, 0))
+		return;	/* not the layout the fast path assumes (thread_open) */
 	t->fast = &t->groups[0];
 }
 
@@ -610,16 +623,15 @@ static int setup_failed(void)
  * when the cache cannot serve it (a page was rewritten, or read(2) is
  * needed): @dst is then worth nothing, and the caller takes the general path.
  */
-static inline __attribute__((always_inline)) bool fast_sample(struct marker_thread *t,
-							      struct fastread_group *g, uint64_t *dst,
+static inline __attribute__((always_inline)) bool fast_sample(struct fastread_group *g,
+							      uint64_t *dst,
 							      enum fastread_counters_at at)
 {
 	/* Counted ahead of a begin's counters, so that it lands outside its region. */
 	if (at == FASTREAD_COUNTERS_LAST)
 		g->nr_user_reads++;
-	if (UNLIKELY(!fastread_group_read_cached(g, dst + region_value_event(0),
-						 dst + t->fast_time, dst + t->fast_time + 1,
-						 at))) {
+	/* One group: its values, then its enabled and running times (regions.h). */
+	if (UNLIKELY(!fastread_group_read_cached(g, dst + region_value_event(0), at))) {
 		if (at == FASTREAD_COUNTERS_LAST)
 			g->nr_user_reads--;
 		return false;
@@ -740,7 +752,7 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 	if (UNLIKELY(!start))
 		return begin_uncommon(t, region);
 	start[region_value_wall()] = fastread_timer_now(&t->wall);
-	if (LIKELY(fast_sample(t, g, start, FASTREAD_COUNTERS_LAST)))
+	if (LIKELY(fast_sample(g, start, FASTREAD_COUNTERS_LAST)))
 		return 0;
 	return begin_read_full(t, start);
 }
@@ -755,8 +767,8 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 		return end_first(region);
 	if (UNLIKELY(!(g = t->fast)))
 		return end_general(t, region);
-	now = t->now;
-	if (UNLIKELY(!fast_sample(t, g, now, FASTREAD_COUNTERS_FIRST)))
+	now = fast_end_sample(t);
+	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
 		return end_general(t, region);
 	now[region_value_wall()] = fastread_timer_now(&t->wall);
 	return end_close(t, region, now);
@@ -881,7 +893,7 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 	 * read keeps its last values from now, and nothing is copied (a memcpy
 	 * here made the instructions of a read differ between calls on arm64).
 	 */
-	if (LIKELY(t->fast) && LIKELY(fast_sample(t, t->fast, t->spare, FASTREAD_COUNTERS_FIRST)))
+	if (LIKELY(t->fast) && LIKELY(fast_sample(t->fast, t->spare, FASTREAD_COUNTERS_FIRST)))
 		failed = 0;
 	else
 		failed = counters_sample(t, t->spare, t->now);

@@ -26,11 +26,9 @@
 struct marker_thread {
 	/*
 	 * The fast path of begin, end and read (markers.c, "the fast path"):
-	 * the thread's one group when its calls may take it, else NULL; and
-	 * where that group's enabled time sits in a sample (running next).
+	 * the thread's one group when its calls may take it, else NULL.
 	 */
 	struct fastread_group *fast;
-	uint32_t fast_time;
 	struct fastread_group *groups;	/* [nr_groups] */
 	uint64_t *now;			/* [nr_values]: the latest sample of end or read */
 	uint64_t *spare;		/* [nr_values]: pfshim_read's next sample, then swapped with now */
