@@ -684,10 +684,8 @@ static __attribute__((noinline)) int begin_uncommon(struct marker_thread *t,
 static __attribute__((noinline)) int end_close(struct marker_thread *t, pfshim_region_t region,
 					       const uint64_t *now)
 {
-	if (LIKELY(region_end_fast(t->regions, &markers.layout, region - 1u, now) == 0))
-		return 0;
-	return status_of(region_end(t->regions, &markers.layout, region - 1u, markers_names_nr(),
-				    now));
+	return status_of(region_end_fast(t->regions, &markers.layout, region - 1u,
+					 &markers_names.nr, now));
 }
 
 /* A begin whose cached read missed: the full read, into the same sample. */

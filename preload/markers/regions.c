@@ -277,8 +277,9 @@ static void min_max(uint64_t *min, uint64_t *max, uint64_t v)
  * would reload them), and no call to scale the first event when its times
  * are equal, as they are unless its group was multiplexed.
  */
-static void slot_close_call(struct region_slot *s, const struct region_layout *l,
-			    const uint64_t *now)
+static inline __attribute__((always_inline)) void slot_close_call(struct region_slot *s,
+								   const struct region_layout *l,
+								   const uint64_t *now)
 {
 	uint64_t *sum = slot_sums(s), *start = slot_start(s, l);
 	const int nr_values = l->nr_values, nr_events = l->nr_events;
@@ -317,12 +318,13 @@ static void slot_close_call(struct region_slot *s, const struct region_layout *l
 }
 
 int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
-		    const uint64_t *now)
+		    const _Atomic uint32_t *nr_names, const uint64_t *now)
 {
 	struct region_slot *s = region_slot_find(t, l, id);
 
 	if (!s || s->depth != 1)
-		return -EAGAIN;
+		return region_end(t, l, id, atomic_load_explicit(nr_names, memory_order_acquire),
+				  now);
 	write_begin(t);
 	slot_close_call(s, l, now);
 	s->depth = 0;

@@ -174,13 +174,13 @@ int region_slot_make(struct region_thread *t, const struct region_layout *l, uin
 		     uint32_t nr_names);
 
 /*
- * region_end_fast - region_end() of the common case, the outermost entry of
- * a region closing with the sample @now. Return: 0 closed (one call added);
- * -EAGAIN for anything else (a re-entry, misuse), with nothing changed: the
- * caller takes region_end().
+ * region_end_fast - region_end() with the common case first, the outermost
+ * entry of a region closing with the sample @now: no look at the names'
+ * count (@nr_names, e.g. &region_names.nr) unless it is something else.
+ * Return: as region_end().
  */
 int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
-		    const uint64_t *now);
+		    const _Atomic uint32_t *nr_names, const uint64_t *now);
 
 /*
  * region_begin - thread @t enters region @id with the sample @now.
