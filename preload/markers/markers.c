@@ -197,6 +197,9 @@ static void markers_init(void)
 	groups_plan(group_of);
 	groups_split(group_of);
 	nr_events = markers.layout.nr_events;
+	markers.counts_direct = nr_events == markers.host.events->nr;
+	for (int e = 0; e < nr_events; e++)
+		markers.counts_direct &= markers.event_index[e] == e;
 	header = block_header_size(nr_events, markers.nr_groups);
 	/* The table gets what the page leaves: one page per thread unless events are many. */
 	if (region_layout_init(&markers.layout, nr_events, markers.nr_groups, group_of,
@@ -876,6 +879,25 @@ static void counts_fill(const struct marker_thread *t, struct pfshim_counts *cou
 	counts_fill_sums(counts);
 }
 
+/*
+ * counts_fill() of the fast path, where region event e is process event e
+ * (markers.counts_direct) in one group of @nr events whose times are equal
+ * (a cached read): the sample @s as it is. No wall clock is taken: a
+ * pfshim_counts has none.
+ */
+static inline __attribute__((always_inline)) void counts_fill_direct(const uint64_t *s, int nr,
+								     struct pfshim_counts *counts)
+{
+	const uint64_t *value = s + region_value_event(0), time = value[nr];
+
+	counts->nr = nr;
+	for (int e = 0; e < nr; e++) {
+		counts->value[e] = value[e];
+		counts->enabled[e] = time;
+		counts->running[e] = time;
+	}
+}
+
 PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 {
 	struct marker_thread *t = self;
@@ -891,10 +913,15 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 	 * read keeps its last values from now, and nothing is copied (a memcpy
 	 * here made the instructions of a read differ between calls on arm64).
 	 */
-	if (LIKELY(t->fast) && LIKELY(fast_sample(t->fast, t->spare, FASTREAD_COUNTERS_FIRST)))
-		failed = 0;
-	else
-		failed = counters_sample(t, t->spare, t->now);
+	if (LIKELY(t->fast) && LIKELY(markers.counts_direct) &&
+	    LIKELY(fast_sample(t->fast, t->spare, FASTREAD_COUNTERS_FIRST))) {
+		last = t->now;
+		t->now = t->spare;
+		t->spare = last;
+		counts_fill_direct(t->now, t->fast->nr, counts);
+		return 0;
+	}
+	failed = counters_sample(t, t->spare, t->now);
 	t->spare[region_value_wall()] = wall_ns(t);
 	last = t->now;
 	t->now = t->spare;

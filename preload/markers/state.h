@@ -53,6 +53,11 @@ struct markers_state {
 	int nr_groups;
 	struct group_spec group[EVENTS_MAX];
 	int event_index[EVENTS_MAX];	/* region event -> process.events index */
+	/*
+	 * Region event e is process event e, for every event (none failed to
+	 * open, no hybrid sum): pfshim_read() copies a sample as it is.
+	 */
+	bool counts_direct;
 	/* The group counts one core PMU's parts on a hybrid machine: read, never scaled. */
 	bool group_is_part[EVENTS_MAX];
 	struct perf_event_attr attr[EVENTS_MAX];	/* in region event order */
