@@ -113,6 +113,10 @@ int region_layout_init(struct region_layout *l, int nr_events, int nr_groups,
 			return -EINVAL;
 		l->group_of[e] = group_of[e];
 	}
+	if (nr_events > 0) {
+		l->first_enabled = region_value_enabled(l, group_of[0]);
+		l->first_running = region_value_running(l, group_of[0]);
+	}
 	/* Sums, then the sample taken at the outermost begin. */
 	l->slot_size = sizeof(struct region_slot) + 2 * (size_t)l->nr_values * sizeof(uint64_t);
 	room = budget > sizeof(struct region_thread) ? budget - sizeof(struct region_thread) : 0;
@@ -271,6 +275,18 @@ static void min_max(uint64_t *min, uint64_t *max, uint64_t v)
 		*max = v;
 }
 
+/* A call whose first event was multiplexed: its scaled count. Out of line (rare). */
+static __attribute__((noinline)) void first_scaled(struct region_slot *s, uint64_t value,
+						   uint64_t enabled, uint64_t running)
+{
+	const struct fastread_count c = { .value = value, .enabled = enabled, .running = running };
+	uint64_t scaled;
+
+	/* A call during which the counter never ran has no value to compare. */
+	if (fastread_scale(&c, &scaled) != -ENODATA)
+		min_max(&s->first_min, &s->first_max, scaled);
+}
+
 /*
  * One outermost call closes: add now - start to the sums, and its per-call
  * extremes. Bounds in locals (with -fno-strict-aliasing each store to a sum
@@ -282,10 +298,9 @@ static inline __attribute__((always_inline)) void slot_close_call(struct region_
 								   const uint64_t *now)
 {
 	uint64_t *sum = slot_sums(s), *start = slot_start(s, l);
-	const int nr_values = l->nr_values, nr_events = l->nr_events;
-	struct fastread_count first;
-	uint64_t scaled;
-	int en, run, i;
+	const int nr_values = l->nr_values;
+	uint64_t first, enabled, running;
+	int i;
 
 	/*
 	 * Two at a time, the last alone when 1 + E + 2G is odd: fewer loop
@@ -302,19 +317,16 @@ static inline __attribute__((always_inline)) void slot_close_call(struct region_
 		sum[i] += now[i] - start[i];
 	s->calls++;
 	min_max(&s->wall_min, &s->wall_max, now[0] - start[0]);
-	if (nr_events == 0)
+	if (l->nr_events == 0)
 		return;
-	en = region_value_enabled(l, l->group_of[0]);
-	run = region_value_running(l, l->group_of[0]);
-	first.value = now[1] - start[1];
-	first.enabled = now[en] - start[en];
-	first.running = now[run] - start[run];
+	first = now[1] - start[1];
+	enabled = now[l->first_enabled] - start[l->first_enabled];
+	running = now[l->first_running] - start[l->first_running];
 	/* Equal times: the exact count, as fastread_scale() would return it. */
-	if (first.enabled == first.running)
-		min_max(&s->first_min, &s->first_max, first.value);
-	/* A call during which the counter never ran has no value to compare. */
-	else if (fastread_scale(&first, &scaled) != -ENODATA)
-		min_max(&s->first_min, &s->first_max, scaled);
+	if (enabled == running)
+		min_max(&s->first_min, &s->first_max, first);
+	else
+		first_scaled(s, first, enabled, running);
 }
 
 int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
