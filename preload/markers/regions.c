@@ -275,9 +275,9 @@ static void min_max(uint64_t *min, uint64_t *max, uint64_t v)
 		*max = v;
 }
 
-/* A call whose first event was multiplexed: its scaled count. Out of line (rare). */
-static __attribute__((noinline)) void first_scaled(struct region_slot *s, uint64_t value,
-						   uint64_t enabled, uint64_t running)
+/* A call whose first event was multiplexed: its scaled count's extremes. */
+static void first_scaled(struct region_slot *s, uint64_t value, uint64_t enabled,
+			 uint64_t running)
 {
 	const struct fastread_count c = { .value = value, .enabled = enabled, .running = running };
 	uint64_t scaled;
@@ -292,8 +292,11 @@ static __attribute__((noinline)) void first_scaled(struct region_slot *s, uint64
  * extremes. Bounds in locals (with -fno-strict-aliasing each store to a sum
  * would reload them), and no call to scale the first event when its times
  * are equal, as they are unless its group was multiplexed.
+ * Return: true, or false when the first event's times differ: its
+ * extremes are then the caller's to take (slot_close_scaled), out of the
+ * common path, so that the close calls nothing and needs no frame.
  */
-static inline __attribute__((always_inline)) void slot_close_call(struct region_slot *s,
+static inline __attribute__((always_inline)) bool slot_close_call(struct region_slot *s,
 								   const struct region_layout *l,
 								   const uint64_t *now)
 {
@@ -318,15 +321,37 @@ static inline __attribute__((always_inline)) void slot_close_call(struct region_
 	s->calls++;
 	min_max(&s->wall_min, &s->wall_max, now[0] - start[0]);
 	if (l->nr_events == 0)
-		return;
+		return true;
 	first = now[1] - start[1];
 	enabled = now[l->first_enabled] - start[l->first_enabled];
 	running = now[l->first_running] - start[l->first_running];
 	/* Equal times: the exact count, as fastread_scale() would return it. */
-	if (enabled == running)
-		min_max(&s->first_min, &s->first_max, first);
-	else
-		first_scaled(s, first, enabled, running);
+	if (__builtin_expect(enabled != running, 0))
+		return false;
+	min_max(&s->first_min, &s->first_max, first);
+	return true;
+}
+
+/* The rest of a close whose first event's times differ (slot_close_call). */
+static void slot_close_scaled(struct region_slot *s, const struct region_layout *l,
+			      const uint64_t *now)
+{
+	const uint64_t *start = slot_start(s, l);
+
+	first_scaled(s, now[1] - start[1], now[l->first_enabled] - start[l->first_enabled],
+		     now[l->first_running] - start[l->first_running]);
+}
+
+/* region_end_fast()'s close when the first event was multiplexed: out of its path. */
+static __attribute__((noinline)) int region_close_scaled(struct region_thread *t,
+							 struct region_slot *s,
+							 const struct region_layout *l,
+							 const uint64_t *now)
+{
+	slot_close_scaled(s, l, now);
+	s->depth = 0;
+	write_end(t);
+	return 0;
 }
 
 int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
@@ -338,7 +363,8 @@ int region_end_fast(struct region_thread *t, const struct region_layout *l, uint
 		return region_end(t, l, id, atomic_load_explicit(nr_names, memory_order_acquire),
 				  now);
 	write_begin(t);
-	slot_close_call(s, l, now);
+	if (__builtin_expect(!slot_close_call(s, l, now), 0))
+		return region_close_scaled(t, s, l, now);
 	s->depth = 0;
 	write_end(t);
 	return 0;
@@ -363,7 +389,8 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
 	} else if (--s->depth > 0) {
 		ret = 1;
 	} else {
-		slot_close_call(s, l, now);
+		if (!slot_close_call(s, l, now))
+			slot_close_scaled(s, l, now);
 		ret = 0;
 	}
 	write_end(t);
