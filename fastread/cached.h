@@ -102,12 +102,13 @@ enum fastread_counters_at { FASTREAD_COUNTERS_FIRST, FASTREAD_COUNTERS_LAST };
  * fastread_group_read_sample() (which refills the cache, or reads through
  * read(2)): what was written then is worth nothing. nr_user_reads is the
  * caller's to count. Must be called by the thread that opened @g.
+ * fastread_group_read_cached_with() is the same with the counter read by
+ * @read_slot (the unit tests' synthetic counters); the arch's folds away.
  */
-static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastread_group *g,
-							     uint64_t *sample,
-							     enum fastread_counters_at at)
+static FASTREAD_ALWAYS_INLINE bool
+fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample,
+				enum fastread_counters_at at, uint64_t (*read_slot)(uint32_t slot))
 {
-#if FASTREAD_ARCH_USER_READ
 	const struct fastread_cache *cache = &g->cache;
 	const uint32_t sum = cache->lock_sum;
 
@@ -127,9 +128,9 @@ static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastr
 			offset = e->offset;
 			shift = e->shift;
 			__asm__ volatile("" : "+r"(pc), "+r"(offset), "+r"(shift));
-			raw = arch_read_slot(e->slot);
+			raw = read_slot(e->slot);
 		} else {
-			raw = arch_read_slot(e->slot);
+			raw = read_slot(e->slot);
 			pc = g->page[0];
 			offset = e->offset;
 			shift = e->shift;
@@ -148,11 +149,19 @@ static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastr
 	if (at == FASTREAD_COUNTERS_LAST)
 		sample[nr] = sample[nr + 1] = e->time;
 	do {
-		*value++ = fastread_cache_value(e, arch_read_slot(e->slot));
+		*value++ = fastread_cache_value(e, read_slot(e->slot));
 	} while (++e < end);
 	if (at == FASTREAD_COUNTERS_FIRST)
 		sample[nr] = sample[nr + 1] = cache->page[0].time;
 	return fastread_cache_locks_hold(g->page, nr, sum);
+}
+
+static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastread_group *g,
+							     uint64_t *sample,
+							     enum fastread_counters_at at)
+{
+#if FASTREAD_ARCH_USER_READ
+	return fastread_group_read_cached_with(g, sample, at, arch_read_slot);
 #else
 	(void)g;
 	(void)sample;
