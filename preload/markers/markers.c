@@ -8,7 +8,11 @@
  *
  * Once a thread is set up, begin/end take no lock, allocate nothing and make
  * no system call when the counters are readable from user space; otherwise
- * one read(2) per group (fastread). Wall time is the PMU pages' timestamp
+ * one read(2) per group (fastread). A thread with one group read from user
+ * space takes a fast path ("the fast path" below): fastread's cached read
+ * inlined, no frame, the uncommon cases as tail calls, so that what lands in
+ * a region is little more than the counter instructions (docs/performance.md).
+ * Wall time is the PMU pages' timestamp
  * counter where they offer one (fastread_timer), else CLOCK_MONOTONIC (vDSO).
  * At thread exit (pthread key destructor) the table is merged into the
  * process tables and its counters closed; after fork() the child starts

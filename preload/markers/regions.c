@@ -6,7 +6,9 @@
  *
  * A thread's table is written only by its thread, under a sequence counter,
  * because reports read it from other threads and from signal handlers,
- * which must never wait for a lock its owner might hold.
+ * which must never wait for a lock its owner might hold. One write goes
+ * without it: the common begin's depth 0 -> 1 (region_begin_fast), a single
+ * store that leaves the table consistent whichever value a copy sees.
  */
 #include "preload/markers/regions.h"
 
