@@ -464,8 +464,13 @@ static void groups_open(struct marker_thread *t)
  * Where the fast path's end puts its sample: the thread's first sample
  * vector, right after its one group (thread_open() lays the block out so),
  * found without a load. pfshim_read() swaps now and spare, so it is either
- * one: end's sample is scratch once the region is closed, and either vector
- * may take it (pfshim_read() writes into spare and keeps now).
+ * one; either may take it: end's sample is scratch once the region is
+ * closed, spare is pfshim_read()'s scratch, and as now it is a sample of
+ * this thread's counters as good as the last read's (a failed read keeps
+ * its group's values from now). A signal handler that reads or ends a
+ * region in between writes a whole later sample of the same counters there:
+ * the interrupted call then counts up to it, the handler's work included,
+ * which ran inside that region anyway.
  */
 static inline __attribute__((always_inline)) uint64_t *fast_end_sample(struct marker_thread *t)
 {
