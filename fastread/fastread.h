@@ -35,12 +35,12 @@ struct fastread_count {
  * read under (fastread/read.c, "the cached read"). Private to fastread.
  */
 struct fastread_page_cache {
+	uint64_t offset;
+	uint32_t slot;		/* what the counter instruction takes (fastread/arch/<arch>.h) */
+	uint32_t shift;		/* 64 - pmc_width */
 	uint32_t lock;		/* even: the page's lock while these held */
 	uint32_t index;		/* 1-based counter index, never 0 */
-	uint64_t offset;
 	uint64_t time;		/* time_enabled == time_running then */
-	uint32_t shift;		/* 64 - pmc_width */
-	uint32_t unused;
 };
 
 struct fastread_cache {

@@ -8,17 +8,27 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "fastread/cached.h"
 #include "fastread/fastread.h"
 
 /*
  * The two machine reads of the read path. Production passes the inline arch
- * hooks as a constant, so the compiler folds the pointers away; unit tests pass
- * their own to feed synthetic counters and timestamps.
+ * hooks as a constant, so the compiler folds the pointers away: read_counter
+ * NULL, and each counter read by the slot arch_counter_slot() gave for its
+ * index (computed once per full pass, kept in the cache). Unit tests pass
+ * their own read_counter, by index, to feed synthetic counters and timestamps.
  */
 struct fastread_hooks {
-	uint64_t (*read_counter)(uint32_t index);	/* the page's index, 1-based */
+	uint64_t (*read_counter)(uint32_t index);	/* the page's index, 1-based; or NULL */
 	uint64_t (*read_timestamp)(void);
+	uint64_t (*read_slot)(uint32_t slot);		/* when read_counter is NULL */
 };
+
+static FASTREAD_ALWAYS_INLINE uint64_t fastread_hooks_counter(const struct fastread_hooks *h,
+							     uint32_t index, uint32_t slot)
+{
+	return h->read_counter ? h->read_counter(index) : h->read_slot(slot);
+}
 
 /* The sysfs root of the PMUs: the only spelling of it in fastread/. */
 #define FASTREAD_SYSFS_PMUS "/sys/bus/event_source/devices"
@@ -37,9 +47,6 @@ struct fastread_clock {
 	uint64_t cycles;	/* time_cycles */
 	uint64_t mask;		/* time_mask */
 };
-
-#define FASTREAD_ALWAYS_INLINE inline __attribute__((always_inline))
-#define FASTREAD_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 
 /*
  * The seqlock of a metadata page, written once for read.c and timer.c: a pass
@@ -66,18 +73,6 @@ static FASTREAD_ALWAYS_INLINE uint32_t fastread_lock_end(const struct perf_event
 	__asm__ volatile("" ::: "memory");
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return FASTREAD_READ_ONCE(pc->lock);
-}
-
-/*
- * fastread_cycles_to_ns - @cyc timestamp cycles in ns with a page's time_mult
- * and time_shift (@shift < 64): the formula of linux/perf_event.h, split so
- * that it cannot overflow.
- */
-static inline uint64_t fastread_cycles_to_ns(uint64_t cyc, uint32_t mult, uint16_t shift)
-{
-	uint64_t quot = cyc >> shift, rem = cyc & ((UINT64_C(1) << shift) - 1);
-
-	return quot * mult + ((rem * mult) >> shift);
 }
 
 /*

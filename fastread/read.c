@@ -44,22 +44,25 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 {
 	uint32_t index = READ_ONCE(pc->index);
 	uint32_t width = READ_ONCE(pc->pmc_width);
+	uint32_t slot = arch_counter_slot(index);
 	uint64_t offset;
 
 	*caps = READ_ONCE(pc->capabilities);
 	/*
-	 * index 0: not on a counter now (multiplexed out, or a software event).
+	 * Slot NONE: index 0, not on a counter now (multiplexed out, or a
+	 * software event), or a register this architecture cannot name.
 	 * 64 - width > 63: a pmc_width outside 1..64, tested as the shift the
 	 * sign extension computes anyway.
 	 */
-	if (__builtin_expect((64 - width > 63) | (index == 0), 0))
+	if (__builtin_expect((64 - width > 63) | (slot == FASTREAD_SLOT_NONE), 0))
 		return -EAGAIN;
 	if (__builtin_expect(!(*caps & FASTREAD_CAP_USER_RDPMC), 0))
 		return -EAGAIN;
 	offset = (uint64_t)READ_ONCE(pc->offset);
-	c->value = offset + fastread_counter_extend(h->read_counter(index), width);
+	c->value = offset + fastread_counter_extend(fastread_hooks_counter(h, index, slot), width);
 	if (fill) {
 		fill->index = index;
+		fill->slot = slot;
 		fill->shift = 64 - width;
 		fill->offset = offset;
 	}
@@ -158,9 +161,15 @@ static ALWAYS_INLINE bool out_wants_times(const struct read_out *o, int i)
  * each page said, beside the lock it said it under. valid is cleared before
  * the first entry is written and set after the last, so that a signal
  * handler reading the same group never sees a half-written cache as valid.
- * CACHE_LEADER: the values and the leader's time; CACHE_ALL: every page's.
+ * CACHE_LEADER: the values and the leader's time; CACHE_ALL: every page's;
+ * CACHE_ONE: a group of one (fastread/cached.h).
  */
-enum { CACHE_NONE = 0, CACHE_LEADER = 1, CACHE_ALL = 2 };
+enum {
+	CACHE_NONE = FASTREAD_CACHE_NONE,
+	CACHE_LEADER = FASTREAD_CACHE_LEADER,
+	CACHE_ALL = FASTREAD_CACHE_ALL,
+	CACHE_ONE = FASTREAD_CACHE_ONE,
+};
 
 static ALWAYS_INLINE void cache_open(struct fastread_cache *cache)
 {
@@ -227,7 +236,7 @@ static ALWAYS_INLINE int page_pass(const struct perf_event_mmap_page *pc,
 		cache->page[0].lock = seq;
 		cache->page[0].time = c.enabled;
 	}
-	cache_close(cache, seq, keep ? cache_level(out) : CACHE_NONE);
+	cache_close(cache, seq, keep ? CACHE_ONE : CACHE_NONE);
 	out_store(out, 0, &c);
 	return 0;
 }
@@ -314,31 +323,29 @@ static ALWAYS_INLINE int pages_read_cached(struct perf_event_mmap_page *const *p
 	uint32_t sum = cache->lock_sum;
 	int i;
 
-	if (__builtin_expect(cache->valid < (uint32_t)cache_level(out), 0))
-		return -ESTALE;
 	__asm__ volatile("" ::: "memory");
-	if (nr == 1) {
-		/* The common case without the loop: straight-line code. */
+	if (__builtin_expect(cache->valid == CACHE_ONE, 1)) {
+		/* The common case, one event, without the loop: straight-line code. */
 		const struct fastread_page_cache *e = &cache->page[0];
 		struct fastread_count c;
 
-		c.value = e->offset + (uint64_t)((int64_t)(h->read_counter(e->index) << e->shift) >>
-						 e->shift);
+		c.value = fastread_cache_value(e, fastread_hooks_counter(h, e->index, e->slot));
 		c.enabled = c.running = e->time;
 		out_store(out, 0, &c);
 		return fastread_lock_end(pages[0]) == sum ? 0 : -ESTALE;
 	}
+	if (__builtin_expect(cache->valid < (uint32_t)cache_level(out), 0))
+		return -ESTALE;
 	for (i = 0; i < nr; i++) {
 		const struct fastread_page_cache *e = &cache->page[i];
 		struct fastread_count c;
 
-		c.value = e->offset + (uint64_t)((int64_t)(h->read_counter(e->index) << e->shift) >>
-						 e->shift);
+		c.value = fastread_cache_value(e, fastread_hooks_counter(h, e->index, e->slot));
 		if (out_wants_times(out, i))
 			c.enabled = c.running = e->time;
 		out_store(out, i, &c);
 	}
-	if (__builtin_expect(locks_end(pages, nr) != sum, 0))
+	if (__builtin_expect(!fastread_cache_locks_hold(pages, nr, sum), 0))
 		return -ESTALE;
 	return 0;
 }
@@ -521,8 +528,9 @@ int fastread_group_read_hooked(struct fastread_group *g, const struct fastread_h
 #if FASTREAD_ARCH_USER_READ
 /* A constant table of inline functions: the compiler calls nothing through it. */
 static const struct fastread_hooks arch_hooks = {
-	.read_counter = arch_read_counter,
+	.read_counter = NULL,
 	.read_timestamp = arch_read_timestamp,
+	.read_slot = arch_read_slot,
 };
 #endif
 

@@ -17,46 +17,78 @@
 
 /*
  * The register number is part of the mrs instruction, so reading counter n
- * needs one case per register. Each case is generated from ONE token: the
- * case label and the register name cannot disagree, and a repeated number is
- * a duplicate case label, i.e. a compile error (two widely used libraries
- * have entries 12 and 13 swapped in hand-written tables: docs/kernel-notes.md
- * "arm64").
- */
-#define FASTREAD_PMEVCNTR_CASE(n)                                             \
-	case (n) + 1:                                                         \
-		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v));     \
-		return v;
-#define FASTREAD_PMEVCNTR_TEN(tens)                                           \
-	FASTREAD_PMEVCNTR_CASE(tens##0) FASTREAD_PMEVCNTR_CASE(tens##1)       \
-	FASTREAD_PMEVCNTR_CASE(tens##2) FASTREAD_PMEVCNTR_CASE(tens##3)       \
-	FASTREAD_PMEVCNTR_CASE(tens##4) FASTREAD_PMEVCNTR_CASE(tens##5)       \
-	FASTREAD_PMEVCNTR_CASE(tens##6) FASTREAD_PMEVCNTR_CASE(tens##7)       \
-	FASTREAD_PMEVCNTR_CASE(tens##8) FASTREAD_PMEVCNTR_CASE(tens##9)
-
-/*
+ * needs one instruction per register. They sit in a table of equal stubs,
+ * "mrs; b out", in one asm block: a read is adr, add, br to the stub of its
+ * slot, which a cached read (fastread/read.c) computed once from the page's
+ * index, then the mrs and the branch out. 5 instructions where a switch took
+ * 9 (its bounds check and byte table: docs/performance.md). Each stub is
+ * generated from ONE token: the stub's position and the register named in it
+ * cannot disagree (two widely used libraries have entries 12 and 13 swapped
+ * in hand-written tables: docs/kernel-notes.md "arm64"), and
+ * tests/unit/fastread/test_aarch64.c reads the table's text back to check
+ * every index against its register.
+ *
  * Index n + 1 is PMEVCNTR<n>_EL0 (n = 0..30) and index 32 the cycle counter,
  * read directly: PMSELR_EL0 + PMXEVCNTR_EL0 returned 0 for it under QEMU.
+ * FASTREAD_ARM64_COUNTERS(X) lists them in slot order, X(register name).
  */
-static inline __attribute__((always_inline)) uint64_t arch_read_counter(uint32_t index)
-{
-	uint64_t v;
+#define FASTREAD_ARM64_PMEVCNTR(X, n) X("pmevcntr" #n "_el0")
+#define FASTREAD_ARM64_TEN(X, tens)                                             \
+	FASTREAD_ARM64_PMEVCNTR(X, tens##0) FASTREAD_ARM64_PMEVCNTR(X, tens##1) \
+	FASTREAD_ARM64_PMEVCNTR(X, tens##2) FASTREAD_ARM64_PMEVCNTR(X, tens##3) \
+	FASTREAD_ARM64_PMEVCNTR(X, tens##4) FASTREAD_ARM64_PMEVCNTR(X, tens##5) \
+	FASTREAD_ARM64_PMEVCNTR(X, tens##6) FASTREAD_ARM64_PMEVCNTR(X, tens##7) \
+	FASTREAD_ARM64_PMEVCNTR(X, tens##8) FASTREAD_ARM64_PMEVCNTR(X, tens##9)
+#define FASTREAD_ARM64_COUNTERS(X)                                              \
+	FASTREAD_ARM64_TEN(X, ) FASTREAD_ARM64_TEN(X, 1) FASTREAD_ARM64_TEN(X, 2) \
+	FASTREAD_ARM64_PMEVCNTR(X, 30) X("pmccntr_el0")
+#define FASTREAD_ARM64_NR_COUNTERS 32
 
-	switch (index) {
-	FASTREAD_PMEVCNTR_TEN()		/* PMEVCNTR0..9 */
-	FASTREAD_PMEVCNTR_TEN(1)	/* PMEVCNTR10..19 */
-	FASTREAD_PMEVCNTR_TEN(2)	/* PMEVCNTR20..29 */
-	FASTREAD_PMEVCNTR_CASE(30)
-	case 32:
-		__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
-		return v;
-	default:
-		return 0;	/* unreachable: the kernel hands out 1..32 */
-	}
+/*
+ * One stub. Where the build asks for branch protection, every target of the
+ * br starts with a landing pad (hint #36 is bti j: one instruction more per
+ * read).
+ */
+#if defined(__ARM_FEATURE_BTI_DEFAULT) && __ARM_FEATURE_BTI_DEFAULT
+#define FASTREAD_ARM64_STUB(reg) "hint #36\n\tmrs %[v], " reg "\n\tb 9f\n\t"
+#define FASTREAD_ARM64_STUB_SIZE 12
+#else
+#define FASTREAD_ARM64_STUB(reg) "mrs %[v], " reg "\n\tb 9f\n\t"
+#define FASTREAD_ARM64_STUB_SIZE 8
+#endif
+#define FASTREAD_ARM64_STUBS FASTREAD_ARM64_COUNTERS(FASTREAD_ARM64_STUB)
+
+/* What arch_counter_slot() returns for an index no register answers to. */
+#define FASTREAD_SLOT_NONE UINT32_MAX
+
+/* arch_counter_slot - the slot of the page's @index (1-based): the stub's byte offset. */
+static inline __attribute__((always_inline)) uint32_t arch_counter_slot(uint32_t index)
+{
+	if (index - 1 >= FASTREAD_ARM64_NR_COUNTERS)
+		return FASTREAD_SLOT_NONE;	/* 0: not on a counter; > 32: a register we lack */
+	return (index - 1) * FASTREAD_ARM64_STUB_SIZE;
 }
 
-#undef FASTREAD_PMEVCNTR_TEN
-#undef FASTREAD_PMEVCNTR_CASE
+/*
+ * arch_read_slot - the counter of a @slot that arch_counter_slot() gave
+ * (never NONE). It clobbers memory so that no load written after it in the
+ * source is taken before it: a caller measuring an interval decides what
+ * lands inside it (fastread/cached.h).
+ */
+static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t slot)
+{
+	uint64_t v, at;
+
+	__asm__ volatile("adr %[at], 1f\n\t"
+			 "add %[at], %[at], %[slot]\n\t"
+			 "br %[at]\n"
+			 "1:\n\t" FASTREAD_ARM64_STUBS
+			 "9:"
+			 : [v] "=r"(v), [at] "=&r"(at)
+			 : [slot] "r"((uint64_t)slot)
+			 : "memory");
+	return v;
+}
 
 /* The isb keeps the timer read from being taken ahead of earlier reads. */
 static inline __attribute__((always_inline)) uint64_t arch_read_timestamp(void)

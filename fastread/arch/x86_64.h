@@ -20,13 +20,21 @@
 /*
  * rdpmc takes ECX = index - 1: the kernel's index already carries bit 30 for
  * the fixed counters (docs/kernel-notes.md "x86"), so no translation is
- * needed.
+ * needed. The slot a cached read keeps (fastread/read.c) is that ECX.
  */
-static inline __attribute__((always_inline)) uint64_t arch_read_counter(uint32_t index)
+#define FASTREAD_SLOT_NONE UINT32_MAX
+
+static inline __attribute__((always_inline)) uint32_t arch_counter_slot(uint32_t index)
+{
+	return index ? index - 1 : FASTREAD_SLOT_NONE;
+}
+
+static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t slot)
 {
 	uint32_t lo, hi;
 
-	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(index - 1));
+	/* The memory clobber as on arm64: no later load is taken ahead of it. */
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(slot) : "memory");
 	return (uint64_t)hi << 32 | lo;
 }
 

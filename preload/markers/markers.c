@@ -8,7 +8,11 @@
  *
  * Once a thread is set up, begin/end take no lock, allocate nothing and make
  * no system call when the counters are readable from user space; otherwise
- * one read(2) per group (fastread). Wall time is the PMU pages' timestamp
+ * one read(2) per group (fastread). A thread with one group read from user
+ * space takes a fast path ("the fast path" below): fastread's cached read
+ * inlined, no frame, the uncommon cases as tail calls, so that what lands in
+ * a region is little more than the counter instructions (docs/performance.md).
+ * Wall time is the PMU pages' timestamp
  * counter where they offer one (fastread_timer), else CLOCK_MONOTONIC (vDSO).
  * At thread exit (pthread key destructor) the table is merged into the
  * process tables and its counters closed; after fork() the child starts
@@ -24,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fastread/cached.h"
 #include "fastread/fastread.h"
 #define PFSHIM_IMPLEMENTATION
 #include "pfshim.h"
@@ -196,6 +201,9 @@ static void markers_init(void)
 	groups_plan(group_of);
 	groups_split(group_of);
 	nr_events = markers.layout.nr_events;
+	markers.counts_direct = nr_events == markers.host.events->nr;
+	for (int e = 0; e < nr_events; e++)
+		markers.counts_direct &= markers.event_index[e] == e;
 	header = block_header_size(nr_events, markers.nr_groups);
 	/* The table gets what the page leaves: one page per thread unless events are many. */
 	if (region_layout_init(&markers.layout, nr_events, markers.nr_groups, group_of,
@@ -255,7 +263,7 @@ static uint64_t monotonic_ns(void)
  */
 static inline uint64_t wall_ns(const struct marker_thread *t)
 {
-	return t->wall.mult ? fastread_timer_ns(&t->wall) : monotonic_ns();
+	return t->wall.mult ? fastread_timer_now(&t->wall) : monotonic_ns();
 }
 
 /*
@@ -452,6 +460,43 @@ static void groups_open(struct marker_thread *t)
 	groups_settle(t);
 }
 
+/*
+ * Where the fast path's end puts its sample: the thread's first sample
+ * vector, right after its one group (thread_open() lays the block out so),
+ * found without a load. pfshim_read() swaps now and spare, so it is either
+ * one; either may take it: end's sample is scratch once the region is
+ * closed, spare is pfshim_read()'s scratch, and as now it is a sample of
+ * this thread's counters as good as the last read's (a failed read keeps
+ * its group's values from now). A signal handler that reads or ends a
+ * region in between writes a whole later sample of the same counters there:
+ * the interrupted call then counts up to it, the handler's work included,
+ * which ran inside that region anyway.
+ */
+static inline __attribute__((always_inline)) uint64_t *fast_end_sample(struct marker_thread *t)
+{
+	return (uint64_t *)((struct fastread_group *)(t + 1) + 1);
+}
+
+/*
+ * The fast path: a thread with one group, open, counting as a whole (not
+ * a hybrid part), and a wall clock from its pages, takes begin, end and
+ * read through fast_sample(): the cached read inlined, nothing tested that
+ * this thread cannot have. Everything else (several groups, a group that
+ * failed, read(2) only, a cache that misses) takes the general path, which
+ * is the same rules with the checks. Decided once, after the set-up.
+ */
+static void fast_path_init(struct marker_thread *t)
+{
+	t->fast = NULL;
+	if (markers.nr_groups != 1 || t->open_failed || t->groups[0].nr == 0 ||
+	    markers.group_is_part[0] || !t->wall.mult)
+		return;
+	if (fast_end_sample(t) != t->now || region_value_event(0) + t->groups[0].nr !=
+					       region_value_enabled(&markers.layout, 0))
+		return;	/* not the layout the fast path assumes (thread_open) */
+	t->fast = &t->groups[0];
+}
+
 static struct marker_thread *thread_open(void)
 {
 	const struct region_layout *l = &markers.layout;
@@ -478,6 +523,7 @@ static struct marker_thread *thread_open(void)
 	for (int g = 0; g < markers.nr_groups; g++)
 		if (fastread_timer_init(&t->wall, &t->groups[g]) == 0)
 			break;
+	fast_path_init(t);
 	live_register(t);
 	pthread_setspecific(markers.key, t);
 	self = t;
@@ -583,19 +629,90 @@ static int setup_failed(void)
 }
 
 /*
- * The counters are read last in begin and first in end, straight into the
- * region's own sample, so a region's counts hold as little of the markers'
- * work as possible; the wall clock is read around them (a region's wall
- * time includes both reads). Re-entries and misuse read nothing at all.
+ * The fast path's sample: the thread's one group from its cache, straight
+ * into @dst, counted as a user-space read, with the counter instructions
+ * @at the end (begin) or first (end, read): fastread/cached.h. Return: false
+ * when the cache cannot serve it (a page was rewritten, or read(2) is
+ * needed): @dst is then worth nothing, and the caller takes the general path.
  */
-PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
+static inline __attribute__((always_inline)) bool fast_sample(struct fastread_group *g,
+							      uint64_t *dst,
+							      enum fastread_counters_at at)
 {
-	struct marker_thread *t = self;
+	/* Counted ahead of a begin's counters, so that it lands outside its region. */
+	if (at == FASTREAD_COUNTERS_LAST)
+		g->nr_user_reads++;
+	/* One group: its values, then its enabled and running times (regions.h). */
+	if (UNLIKELY(!fastread_group_read_cached(g, dst + region_value_event(0), at))) {
+		if (at == FASTREAD_COUNTERS_LAST)
+			g->nr_user_reads--;
+		return false;
+	}
+	if (at == FASTREAD_COUNTERS_FIRST)
+		g->nr_user_reads++;
+	return true;
+}
+
+/*
+ * The thread's first call, set up here: then the call every later one is
+ * (a tail call), so that no one-time work lands between its reads.
+ */
+static __attribute__((noinline)) int begin_first(pfshim_region_t region)
+{
+	if (!thread_setup())
+		return setup_failed();
+	return pfshim_v1_begin(region);
+}
+
+static __attribute__((noinline)) int end_first(pfshim_region_t region)
+{
+	if (!thread_setup())
+		return setup_failed();
+	return pfshim_v1_end(region);
+}
+
+/*
+ * A fast-path begin that is not the common case (regions.h): a region's
+ * first begin in this thread makes its slot and starts over, so that its
+ * counts are taken by the same instructions as every later call's; a
+ * re-entry is counted and reads nothing; misuse is counted.
+ */
+static __attribute__((noinline)) int begin_uncommon(struct marker_thread *t,
+						    pfshim_region_t region)
+{
+	const uint32_t id = region - 1u;
+	int status;
+
+	if (!region_slot_find(t->regions, &markers.layout, id)) {
+		if (region_slot_make(t->regions, &markers.layout, id, markers_names_nr()) < 0)
+			return PFSHIM_MISUSE;
+		return pfshim_v1_begin(region);
+	}
+	region_begin_start(t->regions, &markers.layout, id, markers_names_nr(), &status);
+	return status_of(status);
+}
+
+/* The fast path's end after its read: the close, or whatever else region_end() says. */
+static __attribute__((noinline)) int end_close(struct marker_thread *t, pfshim_region_t region,
+					       const uint64_t *now)
+{
+	return status_of(region_end_fast(t->regions, &markers.layout, region - 1u,
+					 &markers_names.nr, now));
+}
+
+/* A begin whose cached read missed: the full read, into the same sample. */
+static __attribute__((noinline)) int begin_read_full(struct marker_thread *t, uint64_t *start)
+{
+	return counters_sample(t, start, t->now) ? PFSHIM_FAILED : 0;
+}
+
+/* Begin in full: several groups, a failed group, no user-space read. */
+static __attribute__((noinline)) int begin_general(struct marker_thread *t,
+						   pfshim_region_t region)
+{
 	uint64_t *start;
 	int status;
 
-	if (UNLIKELY(!t) && !(t = thread_setup()))
-		return setup_failed();
 	start = region_begin_start(t->regions, &markers.layout, region - 1u, markers_names_nr(),
 				   &status);
 	if (!start)
@@ -604,23 +721,67 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 	return counters_sample(t, start, t->now) ? PFSHIM_FAILED : 0;
 }
 
-PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
+/* End in full, as begin_general(); also the fast path's end when its cached read missed. */
+static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim_region_t region)
 {
 	const struct region_layout *l = &markers.layout;
-	struct marker_thread *t = self;
 	uint32_t id = region - 1u, nr = markers_names_nr();
 	const uint64_t *start;
 	int failed = 0, status;
 
-	if (UNLIKELY(!t) && !(t = thread_setup()))
-		return setup_failed();
 	/* A group that cannot be read adds 0 to this call: its begin values. */
-	if (LIKELY((start = region_end_start(t->regions, l, id, nr)) != NULL)) {
+	if ((start = region_end_start(t->regions, l, id, nr)) != NULL) {
 		failed = counters_sample(t, t->now, start);
 		t->now[region_value_wall()] = wall_ns(t);
 	}
 	status = status_of(region_end(t->regions, l, id, nr, t->now));
 	return status == 0 && failed ? PFSHIM_FAILED : status;
+}
+
+/*
+ * The counters are read last in begin and first in end, straight into the
+ * region's own sample, so a region's counts hold as little of the markers'
+ * work as possible; the wall clock is read around them (a region's wall
+ * time includes both reads). On the fast path, end reads before it even
+ * looks the region up: what lands in a region (the probe effect) is what
+ * begin does after its counter instructions and end before its own, and
+ * an end that closes nothing (re-entry, misuse) reads for nothing, which
+ * only misuse pays. Re-entered begins read nothing.
+ */
+PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
+{
+	struct marker_thread *t = self;
+	struct fastread_group *g;
+	uint64_t *start;
+
+	if (UNLIKELY(!t))
+		return begin_first(region);
+	if (UNLIKELY(!(g = t->fast)))
+		return begin_general(t, region);
+	start = region_begin_fast(t->regions, &markers.layout, region - 1u);
+	if (UNLIKELY(!start))
+		return begin_uncommon(t, region);
+	start[region_value_wall()] = fastread_timer_now(&t->wall);
+	if (LIKELY(fast_sample(g, start, FASTREAD_COUNTERS_LAST)))
+		return 0;
+	return begin_read_full(t, start);
+}
+
+PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
+{
+	struct marker_thread *t = self;
+	struct fastread_group *g;
+	uint64_t *now;
+
+	if (UNLIKELY(!t))
+		return end_first(region);
+	if (UNLIKELY(!(g = t->fast)))
+		return end_general(t, region);
+	now = fast_end_sample(t);
+	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
+		return end_general(t, region);
+	now[region_value_wall()] = fastread_timer_now(&t->wall);
+	return end_close(t, region, now);
 }
 
 PFSHIM_EXPORT pfshim_region_t pfshim_v1_region(const char *name)
@@ -716,11 +877,34 @@ static void counts_fill(const struct marker_thread *t, struct pfshim_counts *cou
 			.running = t->now[region_value_running(l, g)],
 		};
 
-		fastread_scale(&c, &counts->value[i]);
+		/* Equal times: the count as read (fastread_scale() would say so too). */
+		if (LIKELY(c.enabled == c.running))
+			counts->value[i] = c.value;
+		else
+			fastread_scale(&c, &counts->value[i]);
 		counts->enabled[i] = c.enabled;
 		counts->running[i] = c.running;
 	}
 	counts_fill_sums(counts);
+}
+
+/*
+ * counts_fill() of the fast path, where region event e is process event e
+ * (markers.counts_direct) in one group of @nr events whose times are equal
+ * (a cached read): the sample @s as it is. No wall clock is taken: a
+ * pfshim_counts has none.
+ */
+static inline __attribute__((always_inline)) void counts_fill_direct(const uint64_t *s, int nr,
+								     struct pfshim_counts *counts)
+{
+	const uint64_t *value = s + region_value_event(0), time = value[nr];
+
+	counts->nr = nr;
+	for (int e = 0; e < nr; e++) {
+		counts->value[e] = value[e];
+		counts->enabled[e] = time;
+		counts->running[e] = time;
+	}
 }
 
 PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
@@ -738,6 +922,14 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 	 * read keeps its last values from now, and nothing is copied (a memcpy
 	 * here made the instructions of a read differ between calls on arm64).
 	 */
+	if (LIKELY(t->fast) && LIKELY(markers.counts_direct) &&
+	    LIKELY(fast_sample(t->fast, t->spare, FASTREAD_COUNTERS_FIRST))) {
+		last = t->now;
+		t->now = t->spare;
+		t->spare = last;
+		counts_fill_direct(t->now, t->fast->nr, counts);
+		return 0;
+	}
 	failed = counters_sample(t, t->spare, t->now);
 	t->spare[region_value_wall()] = wall_ns(t);
 	last = t->now;

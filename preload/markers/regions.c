@@ -6,7 +6,9 @@
  *
  * A thread's table is written only by its thread, under a sequence counter,
  * because reports read it from other threads and from signal handlers,
- * which must never wait for a lock its owner might hold.
+ * which must never wait for a lock its owner might hold. One write goes
+ * without it: the common begin's depth 0 -> 1 (region_begin_fast), a single
+ * store that leaves the table consistent whichever value a copy sees.
  */
 #include "preload/markers/regions.h"
 
@@ -113,6 +115,10 @@ int region_layout_init(struct region_layout *l, int nr_events, int nr_groups,
 			return -EINVAL;
 		l->group_of[e] = group_of[e];
 	}
+	if (nr_events > 0) {
+		l->first_enabled = region_value_enabled(l, group_of[0]);
+		l->first_running = region_value_running(l, group_of[0]);
+	}
 	/* Sums, then the sample taken at the outermost begin. */
 	l->slot_size = sizeof(struct region_slot) + 2 * (size_t)l->nr_values * sizeof(uint64_t);
 	room = budget > sizeof(struct region_thread) ? budget - sizeof(struct region_thread) : 0;
@@ -180,29 +186,53 @@ static __attribute__((noinline)) struct region_slot *slot_new(struct region_thre
 	return s;
 }
 
-uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
-			     uint32_t id, uint32_t nr_names, int *status)
+/*
+ * The slot of @id, made if it has none yet, inside a write: or NULL with
+ * the misuse counted (*@status -EINVAL for a bad id, -ENOSPC for a full
+ * table, remembered so that its end is not counted as a second misuse).
+ */
+static struct region_slot *slot_get(struct region_thread *t, const struct region_layout *l,
+				    uint32_t id, uint32_t nr_names, int *status)
 {
-	struct region_slot *s = NULL;
-
-	write_begin(t);
+	*status = 0;
 	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
 		t->bad_handle++;
 		*status = -EINVAL;
-	} else if (t->slot_of[id] == REGION_SLOT_REFUSED ||
-		   (!t->slot_of[id] && t->nr_slots >= (uint32_t)l->capacity)) {
-		/* Remembered, so that its end is not counted as a second misuse. */
+		return NULL;
+	}
+	if (t->slot_of[id] == REGION_SLOT_REFUSED ||
+	    (!t->slot_of[id] && t->nr_slots >= (uint32_t)l->capacity)) {
 		t->slot_of[id] = REGION_SLOT_REFUSED;
 		t->table_full++;
 		*status = -ENOSPC;
-	} else if (t->slot_of[id]) {
-		s = region_slot_at(t, l, t->slot_of[id] - 1u);
+		return NULL;
+	}
+	if (t->slot_of[id])
+		return region_slot_at(t, l, t->slot_of[id] - 1u);
+	return slot_new(t, l, id);
+}
+
+int region_slot_make(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		     uint32_t nr_names)
+{
+	int status;
+
+	write_begin(t);
+	slot_get(t, l, id, nr_names, &status);
+	write_end(t);
+	return status;
+}
+
+uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
+			     uint32_t id, uint32_t nr_names, int *status)
+{
+	struct region_slot *s;
+
+	write_begin(t);
+	s = slot_get(t, l, id, nr_names, status);
+	if (s) {
 		*status = s->depth++ > 0;
 		s->reentries += *status;
-	} else {
-		s = slot_new(t, l, id);
-		s->depth = 1;
-		*status = 0;
 	}
 	write_end(t);
 	/* Readers never use a begin sample: the caller may fill it after the write. */
@@ -247,20 +277,35 @@ static void min_max(uint64_t *min, uint64_t *max, uint64_t v)
 		*max = v;
 }
 
+/* A call whose first event was multiplexed: its scaled count's extremes. */
+static void first_scaled(struct region_slot *s, uint64_t value, uint64_t enabled,
+			 uint64_t running)
+{
+	const struct fastread_count c = { .value = value, .enabled = enabled, .running = running };
+	uint64_t scaled;
+
+	/* A call during which the counter never ran has no value to compare. */
+	if (fastread_scale(&c, &scaled) != -ENODATA)
+		min_max(&s->first_min, &s->first_max, scaled);
+}
+
 /*
  * One outermost call closes: add now - start to the sums, and its per-call
  * extremes. Bounds in locals (with -fno-strict-aliasing each store to a sum
  * would reload them), and no call to scale the first event when its times
  * are equal, as they are unless its group was multiplexed.
+ * Return: true, or false when the first event's times differ: its
+ * extremes are then the caller's to take (slot_close_scaled), out of the
+ * common path, so that the close calls nothing and needs no frame.
  */
-static void slot_close_call(struct region_slot *s, const struct region_layout *l,
-			    const uint64_t *now)
+static inline __attribute__((always_inline)) bool slot_close_call(struct region_slot *s,
+								   const struct region_layout *l,
+								   const uint64_t *now)
 {
 	uint64_t *sum = slot_sums(s), *start = slot_start(s, l);
-	const int nr_values = l->nr_values, nr_events = l->nr_events;
-	struct fastread_count first;
-	uint64_t scaled;
-	int en, run, i;
+	const int nr_values = l->nr_values;
+	uint64_t first, enabled, running;
+	int i;
 
 	/*
 	 * Two at a time, the last alone when 1 + E + 2G is odd: fewer loop
@@ -277,19 +322,54 @@ static void slot_close_call(struct region_slot *s, const struct region_layout *l
 		sum[i] += now[i] - start[i];
 	s->calls++;
 	min_max(&s->wall_min, &s->wall_max, now[0] - start[0]);
-	if (nr_events == 0)
-		return;
-	en = region_value_enabled(l, l->group_of[0]);
-	run = region_value_running(l, l->group_of[0]);
-	first.value = now[1] - start[1];
-	first.enabled = now[en] - start[en];
-	first.running = now[run] - start[run];
+	if (l->nr_events == 0)
+		return true;
+	first = now[1] - start[1];
+	enabled = now[l->first_enabled] - start[l->first_enabled];
+	running = now[l->first_running] - start[l->first_running];
 	/* Equal times: the exact count, as fastread_scale() would return it. */
-	if (first.enabled == first.running)
-		min_max(&s->first_min, &s->first_max, first.value);
-	/* A call during which the counter never ran has no value to compare. */
-	else if (fastread_scale(&first, &scaled) != -ENODATA)
-		min_max(&s->first_min, &s->first_max, scaled);
+	if (__builtin_expect(enabled != running, 0))
+		return false;
+	min_max(&s->first_min, &s->first_max, first);
+	return true;
+}
+
+/* The rest of a close whose first event's times differ (slot_close_call). */
+static void slot_close_scaled(struct region_slot *s, const struct region_layout *l,
+			      const uint64_t *now)
+{
+	const uint64_t *start = slot_start(s, l);
+
+	first_scaled(s, now[1] - start[1], now[l->first_enabled] - start[l->first_enabled],
+		     now[l->first_running] - start[l->first_running]);
+}
+
+/* region_end_fast()'s close when the first event was multiplexed: out of its path. */
+static __attribute__((noinline)) int region_close_scaled(struct region_thread *t,
+							 struct region_slot *s,
+							 const struct region_layout *l,
+							 const uint64_t *now)
+{
+	slot_close_scaled(s, l, now);
+	s->depth = 0;
+	write_end(t);
+	return 0;
+}
+
+int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		    const _Atomic uint32_t *nr_names, const uint64_t *now)
+{
+	struct region_slot *s = region_slot_find(t, l, id);
+
+	if (!s || s->depth != 1)
+		return region_end(t, l, id, atomic_load_explicit(nr_names, memory_order_acquire),
+				  now);
+	write_begin(t);
+	if (__builtin_expect(!slot_close_call(s, l, now), 0))
+		return region_close_scaled(t, s, l, now);
+	s->depth = 0;
+	write_end(t);
+	return 0;
 }
 
 int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,
@@ -311,7 +391,8 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
 	} else if (--s->depth > 0) {
 		ret = 1;
 	} else {
-		slot_close_call(s, l, now);
+		if (!slot_close_call(s, l, now))
+			slot_close_scaled(s, l, now);
 		ret = 0;
 	}
 	write_end(t);

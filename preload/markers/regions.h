@@ -55,6 +55,7 @@ struct region_layout {
 	int nr_groups;			/* G */
 	int nr_values;			/* 1 + E + 2G */
 	int group_of[REGIONS_EVENTS_MAX];	/* the group of each event, for its scaling */
+	int first_enabled, first_running;	/* where the first event's group times sit */
 	int capacity;			/* regions per thread */
 	size_t slot_size;
 	size_t thread_size;		/* bytes of a struct region_thread with its slots */
@@ -124,6 +125,63 @@ static inline struct region_slot *region_slot_at(const struct region_thread *t,
 {
 	return (struct region_slot *)((char *)t->slots + i * l->slot_size);
 }
+
+/*
+ * region_slot_find - the slot of region @id in @t, or NULL when it has none
+ * (none yet, refused for a full table, or an id no name can have). A slot
+ * exists only for an id that was checked against the names when the slot
+ * was made, so finding one needs no look at the names again.
+ */
+static inline struct region_slot *region_slot_find(const struct region_thread *t,
+						   const struct region_layout *l, uint32_t id)
+{
+	uint32_t k;
+
+	if (id >= REGIONS_NAMES_MAX)
+		return NULL;
+	k = t->slot_of[id];
+	/* 0 (none yet) and REGION_SLOT_REFUSED, in one unsigned test. */
+	if ((uint8_t)(k - 1) >= REGION_SLOT_REFUSED - 1)
+		return NULL;
+	return region_slot_at(t, l, k - 1);
+}
+
+/*
+ * region_begin_fast - region_begin_start() of the common case, a region with
+ * a slot here and not open: the vector its begin sample goes to. NULL for
+ * anything else (a new region, a re-entry, misuse), with nothing changed:
+ * the caller takes region_begin_start(). The depth is one store, outside the
+ * sequence counter: a report copying the table meanwhile sees it 0 or 1,
+ * each consistent with every other field, which this does not touch.
+ */
+static inline uint64_t *region_begin_fast(struct region_thread *t, const struct region_layout *l,
+					  uint32_t id)
+{
+	struct region_slot *s = region_slot_find(t, l, id);
+
+	if (!s || s->depth)
+		return NULL;
+	__atomic_store_n(&s->depth, 1, __ATOMIC_RELAXED);
+	return s->v + l->nr_values;
+}
+
+/*
+ * region_slot_make - make the slot of region @id in @t if it has none, not
+ * open, so that its begin is then the common case (region_begin_fast).
+ * Return: 0 (made now or before); -EINVAL bad id (misuse bad_handle);
+ * -ENOSPC no room for a new region (misuse table_full), as region_begin().
+ */
+int region_slot_make(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		     uint32_t nr_names);
+
+/*
+ * region_end_fast - region_end() with the common case first, the outermost
+ * entry of a region closing with the sample @now: no look at the names'
+ * count (@nr_names, e.g. &region_names.nr) unless it is something else.
+ * Return: as region_end().
+ */
+int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		    const _Atomic uint32_t *nr_names, const uint64_t *now);
 
 /*
  * region_begin - thread @t enters region @id with the sample @now.

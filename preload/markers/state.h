@@ -24,6 +24,11 @@
 
 /* One thread's state: one mapping, laid out as this header, the groups, two samples, the table. */
 struct marker_thread {
+	/*
+	 * The fast path of begin, end and read (markers.c, "the fast path"):
+	 * the thread's one group when its calls may take it, else NULL.
+	 */
+	struct fastread_group *fast;
 	struct fastread_group *groups;	/* [nr_groups] */
 	uint64_t *now;			/* [nr_values]: the latest sample of end or read */
 	uint64_t *spare;		/* [nr_values]: pfshim_read's next sample, then swapped with now */
@@ -48,6 +53,11 @@ struct markers_state {
 	int nr_groups;
 	struct group_spec group[EVENTS_MAX];
 	int event_index[EVENTS_MAX];	/* region event -> process.events index */
+	/*
+	 * Region event e is process event e, for every event (none failed to
+	 * open, no hybrid sum): pfshim_read() copies a sample as it is.
+	 */
+	bool counts_direct;
 	/* The group counts one core PMU's parts on a hybrid machine: read, never scaled. */
 	bool group_is_part[EVENTS_MAX];
 	struct perf_event_attr attr[EVENTS_MAX];	/* in region event order */
@@ -67,8 +77,9 @@ struct markers_state {
 	atomic_flag budget_warned;	/* the budget line was written */
 };
 
-extern struct markers_state markers;
-extern struct region_names markers_names;
+/* Hidden: the hot path takes their address PC-relative, not through the GOT. */
+extern struct markers_state markers __attribute__((visibility("hidden")));
+extern struct region_names markers_names __attribute__((visibility("hidden")));
 
 /* markers_names_nr - how many region names are interned (and readable). */
 static inline uint32_t markers_names_nr(void)

@@ -128,9 +128,11 @@ int main(void)
 	printf("ARM64-BENCH cpu=%s syscall_read_group4 insns=%.1f\n", pmu_cpu_model(), sys4);
 	printf("ARM64-BENCH cpu=%s ratio_read1_over_fastread1=%.1f ratio_group4_over_fastread4=%.1f\n",
 	       pmu_cpu_model(), sys1 / fr1, sys4 / fr4);
-	/* The issue's goal, reported rather than asserted: emulated numbers. */
+	/* The issues' goals, reported rather than asserted: emulated numbers. */
 	printf("ARM64-BENCH cpu=%s goal one-event read <= 60 insns: %s; >= 25x fewer than read(2): %s\n",
 	       pmu_cpu_model(), fr1 <= 60 ? "met" : "NOT met", sys1 / fr1 >= 25 ? "met" : "NOT met");
+	printf("ARM64-BENCH cpu=%s goal one-event read <= 30 insns (issue 11, the call included): "
+	       "%s (%.1f)\n", pmu_cpu_model(), fr1 <= 30 ? "met" : "NOT met", fr1);
 
 	fastread_group_close(&g1);
 	fastread_group_close(&g4);

@@ -168,7 +168,9 @@ static uint64_t fake_read_timestamp(void)
 
 static void test_one_unreadable_page_costs_one_read2(void **state)
 {
-	static const struct fastread_hooks hooks = { fake_read_counter, fake_read_timestamp };
+	static const struct fastread_hooks hooks = {
+		.read_counter = fake_read_counter, .read_timestamp = fake_read_timestamp,
+	};
 	static struct perf_event_mmap_page fake[2];
 	struct perf_event_mmap_page *real[2];
 	struct fastread_group g;

@@ -38,7 +38,18 @@ static uint64_t fake_read_timestamp(void)
 	return fake_now;
 }
 
-static const struct fastread_hooks fake_hooks = { fake_read_counter, fake_read_timestamp };
+/* The fake PMU by slot, as fastread/cached.h reads it: the index that has this slot. */
+static uint64_t fake_read_slot(uint32_t slot)
+{
+	for (uint32_t index = 1; index < 33; index++)
+		if (arch_counter_slot(index) == slot)
+			return fake_read_counter(index);
+	return 0;
+}
+
+static const struct fastread_hooks fake_hooks = {
+	.read_counter = fake_read_counter, .read_timestamp = fake_read_timestamp,
+};
 
 static struct perf_event_mmap_page pages[3];
 
@@ -743,7 +754,8 @@ static void test_writer_never_tears_a_read(void **state)
 	uint64_t reads = 0, changes = 0, last_k = 0, k, want = cpus_usable() > 1 ? 1000 : 50;
 	struct fastread_count c[2];
 	struct fastread_cache cache[3];
-	uint64_t sample[2];
+	struct fastread_group group = { .nr = 2, .page = { &pages[0], &pages[1] } };
+	uint64_t sample[2], vector[4], served = 0;
 	struct timespec start, now;
 	long elapsed_ms;
 	pthread_t writer;
@@ -763,7 +775,27 @@ static void test_writer_never_tears_a_read(void **state)
 	assert_int_equal(pthread_create(&writer, NULL, torn_writer, NULL), 0);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
-		switch (reads++ % 8) {
+		switch (reads++ % 10) {
+		case 8:
+		case 9:
+			/*
+			 * The inlined cached read of the markers (fastread/cached.h), both
+			 * placements; when it declines, the full read the markers then take.
+			 */
+			if (fastread_group_read_cached_with(&group, vector, reads % 2 ?
+							    FASTREAD_COUNTERS_FIRST :
+							    FASTREAD_COUNTERS_LAST, fake_read_slot))
+				served++;
+			else
+				assert_int_equal(fastread_pages_read_sample_cached(
+							 group.page, 2, &fake_hooks, &group.cache,
+							 vector, &vector[2], &vector[3]), 0);
+			c[0].value = vector[0];
+			c[0].enabled = vector[2];
+			c[0].running = vector[3];
+			k = torn_check(&c[0]);
+			assert_int_equal(vector[1], k * (TORN_OFFSET_STEP + 1));
+			break;
 		case 5:
 			/* Cached, the group: a stale cache would mix snapshots. */
 			assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache[0],
@@ -823,15 +855,18 @@ static void test_writer_never_tears_a_read(void **state)
 	__atomic_store_n(&torn_stop, 1, __ATOMIC_RELAXED);
 	assert_int_equal(pthread_join(writer, NULL), 0);
 	print_message("torn-read test: %llu reads, %llu distinct snapshots seen, "
-		      "%llu writes, %u counter reads (retries included)\n",
+		      "%llu writes, %u counter reads (retries included), %llu served by "
+		      "fastread/cached.h\n",
 		      (unsigned long long)reads, (unsigned long long)changes,
-		      (unsigned long long)torn_writes, nr_counter_reads);
+		      (unsigned long long)torn_writes, nr_counter_reads,
+		      (unsigned long long)served);
 	/*
 	 * The test means something only if the reader really raced the writer;
 	 * on one CPU the two only meet at context switches.
 	 */
 	assert_true(torn_writes > 1000);
 	assert_true(changes > want);
+	assert_true(served > 0);
 }
 
 int main(void)

@@ -326,6 +326,73 @@ static void test_table_full(void **state)
 	assert_int_equal(region_begin(thread, &layout, 0, 200, sample(10, 10, 0)), 0);
 }
 
+/*
+ * The fast path's pieces (markers.c): region_begin_fast() serves only a
+ * region with a slot and not open, and changes nothing otherwise;
+ * region_slot_make() counts the same misuse as region_begin();
+ * region_end_fast() closes an outermost entry and hands everything else to
+ * region_end() with the same results.
+ */
+static void test_fast_path_pieces(void **state)
+{
+	static _Atomic uint32_t nr_names = 5;
+	uint64_t *start;
+
+	(void)state;
+	/* A new region: no slot yet, nothing changed; made, then served. */
+	assert_null(region_begin_fast(thread, &layout, 1));
+	assert_int_equal(thread->nr_slots, 0);
+	assert_int_equal(region_slot_make(thread, &layout, 1, 5), 0);
+	assert_int_equal(slot_of(1)->depth, 0);
+	start = region_begin_fast(thread, &layout, 1);
+	assert_non_null(start);
+	assert_int_equal(slot_of(1)->depth, 1);
+	memcpy(start, sample(100, 10, 20), 5 * sizeof(uint64_t));
+	/* A re-entry is not the fast path's: nothing changed. */
+	assert_null(region_begin_fast(thread, &layout, 1));
+	assert_int_equal(slot_of(1)->depth, 1);
+	assert_int_equal(slot_of(1)->reentries, 0);
+	/* Nested: end_fast hands it to region_end (1: an inner entry closed). */
+	assert_int_equal(region_begin(thread, &layout, 1, 5, sample(150, 15, 25)), 1);
+	assert_int_equal(region_end_fast(thread, &layout, 1, &nr_names, sample(160, 16, 26)), 1);
+	assert_int_equal(slot_of(1)->calls, 0);
+	/* The outermost entry: one call of the begin-to-end differences. */
+	assert_int_equal(region_end_fast(thread, &layout, 1, &nr_names, sample(300, 17, 60)), 0);
+	assert_int_equal(slot_of(1)->calls, 1);
+	assert_int_equal(slot_of(1)->depth, 0);
+	assert_int_equal(slot_of(1)->v[0], 200);
+	assert_int_equal(slot_of(1)->v[1], 7);
+	assert_int_equal(slot_of(1)->v[2], 40);
+	assert_int_equal(slot_of(1)->first_min, 7);
+	/* Misuse through the fast pieces counts as through the others. */
+	assert_int_equal(region_end_fast(thread, &layout, 1, &nr_names, sample(0, 0, 0)), -ENOENT);
+	assert_int_equal(region_end_fast(thread, &layout, 3, &nr_names, sample(0, 0, 0)), -ENOENT);
+	assert_int_equal(thread->end_without_begin, 2);
+	assert_int_equal(region_slot_make(thread, &layout, 5, 5), -EINVAL);
+	assert_int_equal(region_end_fast(thread, &layout, 999, &nr_names, sample(0, 0, 0)), -EINVAL);
+	assert_int_equal(thread->bad_handle, 2);
+	assert_null(region_begin_fast(thread, &layout, 999));
+	assert_int_equal(thread->nr_slots, 1);
+}
+
+/* A full table: region_slot_make refuses as region_begin does, once remembered. */
+static void test_fast_path_table_full(void **state)
+{
+	static _Atomic uint32_t nr_names = 200;
+	const uint32_t full = (uint32_t)layout.capacity;
+
+	(void)state;
+	for (uint32_t id = 0; id < full; id++)
+		assert_int_equal(region_slot_make(thread, &layout, id, 200), 0);
+	assert_int_equal(region_slot_make(thread, &layout, full, 200), -ENOSPC);
+	assert_int_equal(thread->table_full, 1);
+	assert_null(region_begin_fast(thread, &layout, full));
+	assert_int_equal(region_end_fast(thread, &layout, full, &nr_names, sample(1, 1, 0)), -ENOSPC);
+	assert_int_equal(thread->end_without_begin, 0);
+	assert_non_null(region_begin_fast(thread, &layout, 0));
+	assert_int_equal(region_end_fast(thread, &layout, 0, &nr_names, sample(9, 9, 0)), 0);
+}
+
 /* Multiplexed: the group ran 250 of 1000 ns enabled; 100 raw -> 400. */
 static void test_scaled_values(void **state)
 {
@@ -452,6 +519,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_begin_halves_and_end_closes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_misuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_pieces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scaled_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_name_unchanged_writes_nothing, setup, teardown),

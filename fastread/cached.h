@@ -1,0 +1,173 @@
+/*
+ * fastread/cached.h: the cached read of a group (fastread/read.c, "the
+ * cached read") as inline code, for a caller on a path where every
+ * instruction counts and lands in what it measures (the markers' begin and
+ * end): no call, no frame, and no check the cache already answers. Its
+ * pieces are the ones read.c builds its own cached read from.
+ *
+ * ASYNC-SIGNAL-SAFE: loads, the counter instructions and stores only.
+ */
+#ifndef PFSHIM_FASTREAD_CACHED_H
+#define PFSHIM_FASTREAD_CACHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fastread/arch.h"
+#include "fastread/fastread.h"
+
+#define FASTREAD_ALWAYS_INLINE inline __attribute__((always_inline))
+#define FASTREAD_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+
+/*
+ * What a valid cache serves: the leader's times (and values), or every
+ * page's; ONE: a group of one page, where the two are the same (one test
+ * tells the reader both that the cache is valid and that it needs no loop).
+ */
+enum {
+	FASTREAD_CACHE_NONE = 0,
+	FASTREAD_CACHE_LEADER = 1,
+	FASTREAD_CACHE_ALL = 2,
+	FASTREAD_CACHE_ONE = 3,
+};
+
+/*
+ * fastread_cache_value - the count of cached event @e for its raw counter
+ * @raw: the page's offset plus the counter sign-extended from pmc_width bits
+ * (bits above it are UNKNOWN on arm64), with the shift kept in the cache.
+ */
+static FASTREAD_ALWAYS_INLINE uint64_t fastread_cache_value(const struct fastread_page_cache *e,
+							   uint64_t raw)
+{
+	/* Shift as unsigned (a signed left shift of a negative value is UB). */
+	return e->offset + (uint64_t)((int64_t)(raw << e->shift) >> e->shift);
+}
+
+/*
+ * fastread_cache_locks_hold - do the locks of @nr @pages still add up to
+ * @sum, the sum the cache was filled under? Called after the counters were
+ * read: the kernel only ever increments a lock, so equal sums mean that no
+ * page was rewritten since the fill (short of 2^32 writes), and the cached
+ * fields were the page's throughout the read.
+ */
+static FASTREAD_ALWAYS_INLINE bool fastread_cache_locks_hold(struct perf_event_mmap_page *const *pages,
+							    int nr, uint32_t sum)
+{
+	uint32_t now = 0;
+
+	__asm__ volatile("" ::: "memory");
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (int i = 0; i < nr; i++)
+		now += FASTREAD_READ_ONCE(pages[i]->lock);
+	return now == sum;
+}
+
+/*
+ * fastread_cycles_to_ns - @cyc timestamp cycles in ns with a page's time_mult
+ * and time_shift (@shift < 64): the formula of linux/perf_event.h, split so
+ * that it cannot overflow.
+ */
+static inline uint64_t fastread_cycles_to_ns(uint64_t cyc, uint32_t mult, uint16_t shift)
+{
+	uint64_t quot = cyc >> shift, rem = cyc & ((UINT64_C(1) << shift) - 1);
+
+	return quot * mult + ((rem * mult) >> shift);
+}
+
+/* fastread_timer_ns() inlined: the wall clock of a region's begin and end. */
+static FASTREAD_ALWAYS_INLINE uint64_t fastread_timer_now(const struct fastread_timer *t)
+{
+	return fastread_cycles_to_ns(arch_read_timestamp(), t->mult, t->shift);
+}
+
+/*
+ * Where a cached read puts its counter instructions among its other work,
+ * for a caller that measures an interval with two reads: what the first read
+ * does after its counter instructions, and the second before its own, lands
+ * inside the interval. LAST: the times stored and the page taken first, the
+ * counters at the end (the first read); FIRST: the counters before anything
+ * else (the second).
+ */
+enum fastread_counters_at { FASTREAD_COUNTERS_FIRST, FASTREAD_COUNTERS_LAST };
+
+/*
+ * fastread_group_read_cached - fastread_group_read_sample() served from @g's
+ * cache only, into one vector: @sample[i] for each event i < nr, then the
+ * leader's times, enabled at @sample[nr] and running at @sample[nr + 1]
+ * (equal: a cached page's times need no bringing forward), with the counter
+ * instructions placed @at. Every load is written where it is needed: the
+ * counter instruction clobbers memory (fastread/arch/<arch>.h), so the
+ * compiler keeps what follows it in the source after it.
+ * Return: true when the cache served it; false when the caller must take
+ * fastread_group_read_sample() (which refills the cache, or reads through
+ * read(2)): what was written then is worth nothing. nr_user_reads is the
+ * caller's to count. Must be called by the thread that opened @g.
+ * fastread_group_read_cached_with() is the same with the counter read by
+ * @read_slot (the unit tests' synthetic counters); the arch's folds away.
+ */
+static FASTREAD_ALWAYS_INLINE bool
+fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample,
+				enum fastread_counters_at at, uint64_t (*read_slot)(uint32_t slot))
+{
+	const struct fastread_cache *cache = &g->cache;
+	const uint32_t sum = cache->lock_sum;
+
+	/* The sum before the fields it vouches for (a signal handler may refill them). */
+	__asm__ volatile("" ::: "memory");
+	if (__builtin_expect(cache->valid == FASTREAD_CACHE_ONE, 1)) {
+		/* One event: straight-line code, no loop to set up. */
+		const struct fastread_page_cache *e = &cache->page[0];
+		struct perf_event_mmap_page *pc;
+		uint64_t offset, raw;
+		uint32_t shift;
+
+		if (at == FASTREAD_COUNTERS_LAST) {
+			sample[1] = sample[2] = e->time;
+			/* Everything but the arithmetic in registers before the counter. */
+			pc = g->page[0];
+			offset = e->offset;
+			shift = e->shift;
+			__asm__ volatile("" : "+r"(pc), "+r"(offset), "+r"(shift));
+			raw = read_slot(e->slot);
+		} else {
+			raw = read_slot(e->slot);
+			pc = g->page[0];
+			offset = e->offset;
+			shift = e->shift;
+			sample[1] = sample[2] = e->time;
+		}
+		sample[0] = offset + (uint64_t)((int64_t)(raw << shift) >> shift);
+		return fastread_cache_locks_hold(&pc, 1, sum);
+	}
+	if (__builtin_expect(cache->valid < FASTREAD_CACHE_LEADER, 0))
+		return false;
+	/* Several events: the loop's bounds in registers (the counter clobbers memory). */
+	const int nr = g->nr;
+	const struct fastread_page_cache *e = cache->page, *end = e + nr;
+	uint64_t *value = sample;
+
+	if (at == FASTREAD_COUNTERS_LAST)
+		sample[nr] = sample[nr + 1] = e->time;
+	do {
+		*value++ = fastread_cache_value(e, read_slot(e->slot));
+	} while (++e < end);
+	if (at == FASTREAD_COUNTERS_FIRST)
+		sample[nr] = sample[nr + 1] = cache->page[0].time;
+	return fastread_cache_locks_hold(g->page, nr, sum);
+}
+
+static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastread_group *g,
+							     uint64_t *sample,
+							     enum fastread_counters_at at)
+{
+#if FASTREAD_ARCH_USER_READ
+	return fastread_group_read_cached_with(g, sample, at, arch_read_slot);
+#else
+	(void)g;
+	(void)sample;
+	(void)at;
+	return false;
+#endif
+}
+
+#endif
