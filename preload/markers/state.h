@@ -33,6 +33,8 @@ struct marker_thread {
 	int open_failed;		/* a group did not open: calls return PFSHIM_FAILED */
 	int fds_reserved;		/* descriptors counted in markers.fds_used */
 	struct fastread_timer wall;	/* regions' wall clock when mult != 0 (wall_ns) */
+	/* The probe's own reads (probe.c), left out of the thread's read counts. */
+	uint64_t probe_user_reads, probe_syscall_reads;
 };
 
 struct markers_state {
@@ -65,6 +67,7 @@ struct markers_state {
 	int fds_cap;			/* descriptors all threads' groups may hold (fd_band) */
 	atomic_int fds_used;
 	atomic_flag budget_warned;	/* the budget line was written */
+	bool probe_reserved;		/* id PROBE_REGION_ID is the probe's hidden region (probe.c) */
 };
 
 extern struct markers_state markers;

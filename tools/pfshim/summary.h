@@ -18,7 +18,7 @@
 #include "tools/pfshim/table.h"
 
 /* Report schema versions this reader knows: 3 added interval reports. */
-#define SUMMARY_READS_VERSION 3
+#define SUMMARY_READS_VERSION 4
 
 enum summary_by { BY_PROGRAM, BY_RANK, BY_HOST, BY_PROCESS };
 
