@@ -568,6 +568,8 @@ static int json_thread_copy(const char *report, int k, char *out, size_t size)
 	const char *p = strstr(report, "\"threads\":[{\"tid\":"), *end;
 	size_t len;
 
+	if (p)
+		p += strlen("\"threads\":[");
 	for (; p && k > 0; k--)
 		p = strstr(p + 1, "{\"tid\":");
 	if (!p)
