@@ -217,7 +217,8 @@ void probe_compensate(struct region_thread *t, const struct region_layout *l)
 			uint64_t run = s->v[region_value_running(l, g)];
 			uint64_t *sum = &s->v[region_value_event(e)];
 
-			if (have[e] && run > 0)
+			/* Never ran: no value to take from. Equal times, even 0 and 0, are exact. */
+			if (have[e] && (run > 0 || en == 0))
 				*sum = minus_clamped(*sum, raw_share(s->calls, per[e], en, run));
 		}
 		if (l->nr_events > 0 && have[0] && s->first_min != REGION_NONE) {

@@ -178,6 +178,21 @@ static void test_no_probe_changes_nothing(void **state)
 	assert_int_equal(atomic_load(&thread->seq), seq);
 }
 
+/*
+ * Counters read from user space leave a group's times as they were (0 and
+ * 0 summed): equal times are an exact count, and lose calls x probe.
+ */
+static void test_zero_times_are_exact(void **state)
+{
+	(void)state;
+	call(PROBE_REGION_ID, 100, 7, 0, 0);
+	call(1, 1000, 10, 0, 0);
+	call(1, 1000, 10, 0, 0);
+	probe_compensate(thread, &layout);
+	assert_int_equal(value(1, 0), 2 * 900);
+	assert_int_equal(value(1, 1), 2 * 3);
+}
+
 /* Compensation writes under the table's sequence counter: a copy taken meanwhile retries. */
 static void test_compensate_moves_the_sequence(void **state)
 {
@@ -201,6 +216,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scaled_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_not_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_probe_changes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_times_are_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compensate_moves_the_sequence, setup, teardown),
 	};
 
