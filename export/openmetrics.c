@@ -122,13 +122,13 @@ static const char *event_unit(const struct report_event *e, char unit[UNIT_MAX])
 static bool name_reserved(const char *x)
 {
 	static const char *const exact[] = {
-		"report_info", "wall_seconds", "start_time_seconds", "calls", "probe", "compensated",
+		"report_info", "wall_seconds", "start_time_seconds", "calls",
 	};
 
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
 		if (strcmp(x, exact[i]) == 0)
 			return true;
-	return starts_with(x, "event_") || starts_with(x, "region_");
+	return starts_with(x, "event_") || starts_with(x, "region_") || starts_with(x, "markers_");
 }
 
 /*
@@ -552,20 +552,20 @@ static void put_region_probe(struct buf *b, const struct report *r)
 		if (!ev || g->probe[e].status != STATUS_COUNTED || region_event_repeated(r, e))
 			continue;
 		if (!any)
-			put_family(b, "pfshim_", "region_probe", "gauge", NULL,
+			put_family(b, "pfshim_", "markers_probe", "gauge", NULL,
 				   "pfshim's own count in each region call, per event in its unit "
 				   "(clocks in seconds): the mean over threads of an empty begin/end "
 				   "pair measured at thread set-up");
 		any = true;
-		sample_begin(b, "pfshim_", "region_probe", "", r);
+		sample_begin(b, "pfshim_", "markers_probe", "", r);
 		put_label(b, "event", ev->name);
 		buf_puts(b, "} ");
 		put_value(b, ev, g->probe[e].mean);
 		buf_putc(b, '\n');
 	}
-	put_family(b, "pfshim_", "region_compensated", "gauge", NULL,
+	put_family(b, "pfshim_", "markers_compensated", "gauge", NULL,
 		   "1 when PFSHIM_COMPENSATE=1 took the probe out of every region call's counts");
-	sample_begin(b, "pfshim_", "region_compensated", "", r);
+	sample_begin(b, "pfshim_", "markers_compensated", "", r);
 	sample_end_u64(b, (uint64_t)g->compensated);
 }
 

@@ -346,8 +346,8 @@ total() {
 	# OpenMetrics: the mean probe per event, and whether it was subtracted.
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock \
 		PFSHIM_FORMAT=openmetrics "$PROGS/markers_compensate" 10
-	grep -q '^pfshim_region_probe{.*,event="page-faults"} 0$' <<<"$stderr"
-	grep -q '^pfshim_region_compensated{.*} 0$' <<<"$stderr"
+	grep -q '^pfshim_markers_probe{.*,event="page-faults"} 0$' <<<"$stderr"
+	grep -q '^pfshim_markers_compensated{.*} 0$' <<<"$stderr"
 }
 
 @test "PFSHIM_COMPENSATE=1: the probe is subtracted, no count goes below 0, totals agree" {
