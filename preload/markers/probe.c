@@ -150,7 +150,7 @@ void probe_measure(struct marker_thread *t)
 	uint64_t *before = t->spare;
 	struct probe_best best;
 	struct region_slot *s;
-	uint64_t user, syscall;
+	uint64_t user, syscall, user_after, syscall_after;
 
 	if (!markers.probe_reserved)
 		return;
@@ -173,9 +173,9 @@ void probe_measure(struct marker_thread *t)
 	}
 	s = region_slot_at(t->regions, l, t->regions->slot_of[PROBE_REGION_ID] - 1u);
 	probe_store(t->regions, s, &best, l);
-	reads_count(t, &t->probe_user_reads, &t->probe_syscall_reads);
-	t->probe_user_reads -= user;
-	t->probe_syscall_reads -= syscall;
+	reads_count(t, &user_after, &syscall_after);
+	t->probe_user_reads = (uint16_t)(user_after - user);
+	t->probe_syscall_reads = (uint16_t)(syscall_after - syscall);
 }
 
 /* @v less @sub, never below 0. */
