@@ -18,7 +18,7 @@ static const char csv_header[] =
 	"zero_when_user_only,error,pid_ns,seq,interval_ns,delta\n";
 static const char csv_regions_header[] =
 	"pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,"
-	"wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean\n";
+	"wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated\n";
 
 /* The columns both tables start with. */
 static void put_process(struct buf *b, const struct report *r)
@@ -133,7 +133,7 @@ static void put_thread_rows(struct buf *b, const struct report *r, const struct 
 			} else {
 				buf_puts(b, ",,,,,");
 			}
-			buf_puts(b, ",,,\n");
+			buf_puts(b, r->regions->compensated ? ",,,,1\n" : ",,,,0\n");
 		}
 	}
 }
@@ -158,7 +158,7 @@ static void put_total_rows(struct buf *b, const struct report *r, const struct r
 		buf_put_u64(b, t->wall.sum);
 		buf_putc(b, ',');
 		if (!s) {
-			buf_puts(b, ",,,,,,,,\n");
+			buf_puts(b, r->regions->compensated ? ",,,,,,,,,1\n" : ",,,,,,,,,0\n");
 			continue;
 		}
 		buf_put_csv_field(b, report_region_event_name(r, e));
@@ -177,7 +177,64 @@ static void put_total_rows(struct buf *b, const struct report *r, const struct r
 		} else {
 			buf_puts(b, ",,");
 		}
-		buf_putc(b, '\n');
+		buf_puts(b, r->regions->compensated ? ",1\n" : ",0\n");
+	}
+}
+
+/*
+ * The probe (pfshim's own count per call, preload/markers/probe.c): scope
+ * "probe" per thread (value, raw: the count per call), "probe_total" over
+ * threads (min, max, mean; no sum: a sum of per-call costs means nothing).
+ */
+static void put_probe_rows(struct buf *b, const struct report *r)
+{
+	const struct report_regions *g = r->regions;
+
+	for (int i = 0; i < g->nr_threads; i++) {
+		const struct report_thread *t = &g->threads[i];
+
+		for (int e = 0; t->probe && e < g->nr_events; e++) {
+			put_process(b, r);
+			buf_puts(b, "probe,");
+			buf_put_i64(b, t->tid);
+			buf_putc(b, ',');
+			buf_put_csv_field(b, t->name);
+			buf_puts(b, ",,1,,,,,");
+			buf_put_csv_field(b, report_region_event_name(r, e));
+			buf_putc(b, ',');
+			if (t->probe[e].status == STATUS_COUNTED) {
+				buf_put_u64(b, t->probe[e].value);
+				buf_putc(b, ',');
+				buf_put_u64(b, t->probe[e].value);
+			} else {
+				buf_putc(b, ',');
+			}
+			buf_puts(b, ",,,");
+			buf_puts(b, report_status_name(t->probe[e].status));
+			buf_puts(b, g->compensated ? ",,,,1\n" : ",,,,0\n");
+		}
+	}
+	for (int e = 0; g->probe && e < g->nr_events; e++) {
+		const struct report_region_stat *s = &g->probe[e];
+
+		put_process(b, r);
+		buf_puts(b, "probe_total,,,,");
+		buf_put_i64(b, s->threads);
+		buf_puts(b, ",,,,,");
+		buf_put_csv_field(b, report_region_event_name(r, e));
+		buf_puts(b, ",,,,,");
+		buf_puts(b, report_status_name(s->status));
+		buf_putc(b, ',');
+		if (s->status == STATUS_COUNTED) {
+			buf_put_u64(b, s->min);
+			buf_putc(b, ',');
+			buf_put_u64(b, s->max);
+			buf_putc(b, ',');
+			buf_put_u64(b, s->mean);
+		} else {
+			buf_puts(b, ",,");
+		}
+		buf_puts(b, g->compensated ? ",1\n" : ",0\n");
 	}
 }
 
@@ -194,6 +251,7 @@ static void put_regions(struct buf *b, const struct report *r)
 		put_thread_rows(b, r, &g->threads[i]);
 	for (int i = 0; i < g->nr_totals; i++)
 		put_total_rows(b, r, &g->totals[i]);
+	put_probe_rows(b, r);
 }
 
 size_t report_format_csv(const struct report *r, char *out, size_t size)

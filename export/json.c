@@ -191,6 +191,28 @@ static void put_region(struct buf *b, const struct report *r, const struct repor
 	buf_puts(b, "]}");
 }
 
+/* `"probe":[{"name":..,"value":..,"status":..},...]` or null: pfshim's own count per call. */
+static void put_thread_probe(struct buf *b, const struct report *r, const struct report_thread *t)
+{
+	put_key(b, "probe");
+	if (!t->probe) {
+		buf_puts(b, "null,");
+		return;
+	}
+	buf_putc(b, '[');
+	for (int e = 0; e < r->regions->nr_events; e++) {
+		if (e)
+			buf_putc(b, ',');
+		buf_putc(b, '{');
+		put_string_field(b, "name", report_region_event_name(r, e));
+		put_count_field(b, "value", t->probe[e].status, t->probe[e].value);
+		put_key(b, "status");
+		buf_put_json_string(b, report_status_name(t->probe[e].status));
+		buf_putc(b, '}');
+	}
+	buf_puts(b, "],");
+}
+
 static void put_thread(struct buf *b, const struct report *r, const struct report_thread *t)
 {
 	buf_putc(b, '{');
@@ -210,6 +232,7 @@ static void put_thread(struct buf *b, const struct report *r, const struct repor
 	put_key(b, "unclosed");
 	buf_put_u64(b, thread_unclosed(t));
 	buf_puts(b, "},");
+	put_thread_probe(b, r, t);
 	put_key(b, "regions");
 	buf_putc(b, '[');
 	for (int i = 0; i < t->nr_regions; i++) {
@@ -287,6 +310,22 @@ static void put_regions(struct buf *b, const struct report *r)
 	put_u64_field(b, "threads_failed", g->threads_failed);
 	put_string_or_null_field(b, "note", g->note);
 	put_string_or_null_field(b, "user_read_problem", g->user_read_problem);
+	put_bool_field(b, "compensated", g->compensated);
+	put_key(b, "probe");
+	if (g->probe) {
+		buf_putc(b, '[');
+		for (int e = 0; e < g->nr_events; e++) {
+			if (e)
+				buf_putc(b, ',');
+			buf_putc(b, '{');
+			put_string_field(b, "name", report_region_event_name(r, e));
+			put_stat(b, &g->probe[e]);
+			buf_putc(b, '}');
+		}
+		buf_puts(b, "],");
+	} else {
+		buf_puts(b, "null,");
+	}
 	put_key(b, "threads");
 	buf_putc(b, '[');
 	for (int i = 0; i < g->nr_threads; i++) {

@@ -128,7 +128,7 @@ static bool name_reserved(const char *x)
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
 		if (strcmp(x, exact[i]) == 0)
 			return true;
-	return starts_with(x, "event_") || starts_with(x, "region_");
+	return starts_with(x, "event_") || starts_with(x, "region_") || starts_with(x, "markers_");
 }
 
 /*
@@ -536,6 +536,39 @@ static void put_region_event(struct buf *b, const struct report *r, int e,
 	}
 }
 
+/*
+ * The probe (preload/markers/probe.c): pfshim's own count per call, the mean
+ * of the threads' probes, each event in its own unit (clocks in seconds);
+ * and whether the region families above had it subtracted.
+ */
+static void put_region_probe(struct buf *b, const struct report *r)
+{
+	const struct report_regions *g = r->regions;
+	bool any = false;
+
+	for (int e = 0; g->probe && e < g->nr_events; e++) {
+		const struct report_event *ev = report_region_event(r, e);
+
+		if (!ev || g->probe[e].status != STATUS_COUNTED || region_event_repeated(r, e))
+			continue;
+		if (!any)
+			put_family(b, "pfshim_", "markers_probe", "gauge", NULL,
+				   "pfshim's own count in each region call, per event in its unit "
+				   "(clocks in seconds): the mean over threads of an empty begin/end "
+				   "pair measured at thread set-up");
+		any = true;
+		sample_begin(b, "pfshim_", "markers_probe", "", r);
+		put_label(b, "event", ev->name);
+		buf_puts(b, "} ");
+		put_value(b, ev, g->probe[e].mean);
+		buf_putc(b, '\n');
+	}
+	put_family(b, "pfshim_", "markers_compensated", "gauge", NULL,
+		   "1 when PFSHIM_COMPENSATE=1 took the probe out of every region call's counts");
+	sample_begin(b, "pfshim_", "markers_compensated", "", r);
+	sample_end_u64(b, (uint64_t)g->compensated);
+}
+
 static void put_regions(struct buf *b, const struct report *r, const struct family_cache *c)
 {
 	const struct report_regions *g = r->regions;
@@ -558,6 +591,7 @@ static void put_regions(struct buf *b, const struct report *r, const struct fami
 	}
 	for (int e = 0; e < g->nr_events; e++)
 		put_region_event(b, r, e, c);
+	put_region_probe(b, r);
 }
 
 size_t report_format_openmetrics(const struct report *r, char *out, size_t size)

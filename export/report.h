@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REPORT_SCHEMA_VERSION 3	/* 3: reason "interval", seq, interval_ns, delta */
+/* 3: reason "interval", seq, interval_ns, delta; 4: region values less the probe (compensated) */
+#define REPORT_SCHEMA_VERSION 4
 
 enum report_reason {
 	REPORT_EXIT,		/* exit(), return from main, _exit(), _Exit() */
@@ -120,6 +121,12 @@ struct report_thread {
 	uint64_t syscall_reads;	/* ... that took read(2) */
 	uint64_t read_errors;
 	uint64_t end_without_begin, bad_handle, table_full;	/* misuse */
+	/*
+	 * [report_regions.nr_events] the markers' own count per call in this
+	 * thread (an empty begin/end pair, measured at its set-up:
+	 * preload/markers/probe.c); NULL when it has none.
+	 */
+	const struct report_region_value *probe;
 	int nr_regions;
 	const struct report_region *regions;
 };
@@ -154,6 +161,9 @@ struct report_regions {
 	uint64_t threads_failed;	/* threads whose marker state could not be set up */
 	const char *note;		/* why some region data is missing, or NULL */
 	const char *user_read_problem;	/* why reads cannot come from user space here, or NULL */
+	int compensated;		/* PFSHIM_COMPENSATE=1: region values are less calls x probe */
+	/* [nr_events] each thread's probe, over threads (sum, min, max, mean); NULL: none */
+	const struct report_region_stat *probe;
 };
 
 struct report {

@@ -328,6 +328,53 @@ static void text_region(struct buf *b, const struct report *r, const struct repo
 		text_value_line(b, r, e, &g->values[e]);
 }
 
+/*
+ * A per-call count of pfshim itself: a clock's ns as a duration (the event
+ * list's msec would print 0.00), other units with two decimals.
+ */
+static void text_probe_number(struct buf *b, const struct report_event *ev, uint64_t v)
+{
+	if (ev && (ev->kind == REPORT_KIND_TASK_CLOCK || ev->kind == REPORT_KIND_CPU_CLOCK)) {
+		text_duration(b, v);
+		return;
+	}
+	text_number(b, ev, v);
+	if (event_has_unit(ev) && ev->unit && ev->unit[0]) {
+		buf_putc(b, ' ');
+		buf_put_printable(b, ev->unit);
+	}
+}
+
+/*
+ * The probe beside a thread's regions: what an empty begin/end pair counted
+ * at the thread's set-up, which each call of every region holds too
+ * (or had subtracted, with PFSHIM_COMPENSATE=1).
+ */
+static void text_probe(struct buf *b, const struct report *r, const struct report_thread *t)
+{
+	const struct report_regions *g = r->regions;
+
+	if (!t->probe || g->nr_events == 0)
+		return;
+	buf_puts(b, g->compensated ? "   subtracted from each call (PFSHIM_COMPENSATE=1): " :
+				     "   each call includes ");
+	for (int e = 0; e < g->nr_events; e++) {
+		const struct report_event *ev = report_region_event(r, e);
+
+		if (e)
+			buf_puts(b, ", ");
+		if (t->probe[e].status == STATUS_COUNTED) {
+			buf_putc(b, '~');
+			text_probe_number(b, ev, t->probe[e].value);
+		} else {
+			buf_puts(b, "<not counted>");
+		}
+		buf_putc(b, ' ');
+		buf_put_printable(b, report_region_event_name(r, e));
+	}
+	buf_puts(b, " of pfshim itself\n");
+}
+
 static void text_misuse(struct buf *b, const char *what, uint64_t n)
 {
 	if (!n)
@@ -364,6 +411,7 @@ static void text_thread(struct buf *b, const struct report *r, const struct repo
 	text_misuse(b, "end without begin", t->end_without_begin);
 	text_misuse(b, "bad region handle", t->bad_handle);
 	text_misuse(b, "begin refused: this thread's region table is full", t->table_full);
+	text_probe(b, r, t);
 	for (int i = 0; i < t->nr_regions; i++)
 		text_region(b, r, &t->regions[i]);
 }
@@ -411,6 +459,37 @@ static void text_total(struct buf *b, const struct report *r, const struct repor
 		text_stat(b, report_region_event(r, e), NULL, report_region_event_name(r, e), &t->values[e]);
 }
 
+/* The probe over threads, in the totals' columns: its sum over threads means nothing. */
+static void text_probe_totals(struct buf *b, const struct report *r)
+{
+	const struct report_regions *g = r->regions;
+
+	if (!g->probe || g->nr_events == 0)
+		return;
+	buf_puts(b, g->compensated ?
+		    "   pfshim itself in each call, per thread, subtracted (PFSHIM_COMPENSATE=1):\n" :
+		    "   pfshim itself in each call, per thread (included in every region):\n");
+	for (int e = 0; e < g->nr_events; e++) {
+		const struct report_event *ev = report_region_event(r, e);
+		const struct report_region_stat *s = &g->probe[e];
+
+		if (s->status != STATUS_COUNTED) {
+			buf_pad(b, ' ', 4 * STAT_WIDTH - 13);
+			buf_puts(b, "<not counted>");
+			text_unit_name(b, ev, "", report_region_event_name(r, e));
+			buf_putc(b, '\n');
+			continue;
+		}
+		buf_pad(b, ' ', STAT_WIDTH - 1);
+		buf_putc(b, '-');
+		text_right_number(b, STAT_WIDTH, ev, s->min);
+		text_right_number(b, STAT_WIDTH, ev, s->max);
+		text_right_number(b, STAT_WIDTH, ev, s->mean);
+		text_unit_name(b, ev, NULL, report_region_event_name(r, e));
+		buf_putc(b, '\n');
+	}
+}
+
 static int any_syscall_reads(const struct report_regions *g)
 {
 	for (int i = 0; i < g->nr_threads; i++)
@@ -442,6 +521,7 @@ static void put_regions(struct buf *b, const struct report *r)
 	buf_puts(b, "max");
 	buf_pad(b, ' ', STAT_WIDTH - 4);
 	buf_puts(b, "mean\n");
+	text_probe_totals(b, r);
 	for (int i = 0; i < g->nr_totals; i++)
 		text_total(b, r, &g->totals[i]);
 	if (g->names_refused) {

@@ -34,6 +34,7 @@ struct config {
 	bool on_fatal;			/* PFSHIM_ON_FATAL=1: report on a fatal signal */
 	bool handover;			/* PFSHIM_HANDOVER=1: open the next image's counters at exec */
 	uint64_t interval_ns;		/* PFSHIM_INTERVAL, 0 when off */
+	bool compensate;		/* PFSHIM_COMPENSATE=1: regions less the markers' own cost */
 	const char *sysfs_root;		/* PFSHIM_SYSFS_ROOT (tests), or CONFIG_SYSFS_DEFAULT */
 	const char *tracefs_root;	/* PFSHIM_TRACEFS_ROOT (tests), or NULL: the real ones */
 };

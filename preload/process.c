@@ -205,6 +205,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 		.totals = &process.counters,
 		.is_self = process_is_self,
 		.report = report_explicit,
+		.compensate = process.config.compensate,
 	});
 	process.active = true;
 	atomic_store(&process.interval_ready, true);

@@ -20,6 +20,7 @@ struct markers_host {
 	const struct counter_set *totals;	/* which events opened, at which privilege */
 	bool (*is_self)(void);			/* false in a vfork()ed child */
 	void (*report)(void);			/* pfshim_report(): a report now */
+	bool compensate;			/* PFSHIM_COMPENSATE=1: regions less the probe (probe.c) */
 };
 
 #endif

@@ -34,6 +34,7 @@
 #include "pfshim.h"
 #include "preload/fd.h"
 #include "preload/counters/group_split.h"
+#include "preload/markers/probe.h"
 #include "preload/markers/state.h"
 #include "preload/counters/totals.h"
 #include "preload/markers/regions.h"
@@ -198,6 +199,9 @@ static void markers_init(void)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), header;
 	int nr_events;
 
+	/* Before any name: the probe's hidden region is id PROBE_REGION_ID in every table. */
+	probe_reserve(&markers_names);
+	markers.probe_reserved = true;
 	groups_plan(group_of);
 	groups_split(group_of);
 	nr_events = markers.layout.nr_events;
@@ -535,6 +539,9 @@ static struct marker_thread *thread_setup(void)
 	int saved_errno = errno;
 	struct marker_thread *t = thread_open();
 
+	/* Last: the groups are settled and self is set, so the pairs take the program's path. */
+	if (t)
+		probe_measure(t);
 	errno = saved_errno;
 	return t;
 }
@@ -576,6 +583,9 @@ static void thread_exit(void *arg)
 		region_thread_set_name(t->regions, name);
 	region_thread_close(t->regions, l);
 	markers_retire_lock_try(__INT_MAX__);
+	/* Once, here, for an exited thread; a report compensates its copies of live ones. */
+	if (markers.host.compensate)
+		probe_compensate(t->regions, l);
 	markers_reads_collect(t, t->regions);
 	k = atomic_load_explicit(&markers.retired_nr, memory_order_relaxed);
 	if (k < MARKERS_RETIRED_MAX) {

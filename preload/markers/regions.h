@@ -13,7 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define REGIONS_NAMES_MAX	256	/* distinct names per process */
+/*
+ * Distinct names per process: the program's 256, and one more for the
+ * probe's hidden region, reserved first as id 0 (preload/markers/probe.c).
+ */
+#define REGIONS_NAMES_MAX	257
 #define REGIONS_NAME_LEN	64	/* bytes, NUL included; longer names are refused */
 #define REGIONS_PER_THREAD_MAX	64	/* regions one thread can hold, at most */
 #define REGIONS_PER_THREAD_MIN	8	/* the thread table grows past its budget for these */

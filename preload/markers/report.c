@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "preload/fd.h"
+#include "preload/markers/probe.h"
 #include "preload/markers/state.h"
 #include "preload/markers/regions.h"
 
@@ -48,7 +49,8 @@ static void *arena_take(struct arena *a, size_t n)
  * values. arena_take() rounds each take up to 8 bytes, which the + 8 and
  * + 16 terms cover; the + 64s and EVENTS_MAX ints are spare. A new take in
  * regions_build() needs its term here (tests/unit/markers/test_report.c
- * builds a report with every kind of take).
+ * builds a report with every kind of take). The probe's values take the
+ * room of its hidden slot (per thread) and of its id's total (over threads).
  */
 static size_t arena_need(uint32_t nr_threads, uint32_t nr_live)
 {
@@ -94,11 +96,34 @@ static void region_fill(struct report_region *out, struct report_region_value *v
 	}
 }
 
+/* The probe's per-call values of a thread, from its hidden slot @p. */
+static void probe_fill(struct report_region_value *values, const struct region_slot *p)
+{
+	const struct region_layout *l = &markers.layout;
+
+	for (int e = 0; e < l->nr_events; e++) {
+		struct report_region_value *v = &values[e];
+
+		*v = (struct report_region_value){ .status = STATUS_NOT_COUNTED };
+		if (probe_per_call(p, l, e, &v->value) == 0) {
+			v->raw = v->value;
+			v->status = STATUS_COUNTED;
+		}
+	}
+}
+
+/* The probe's hidden slot of @t, when this process keeps one. */
+static const struct region_slot *thread_probe(const struct region_thread *t)
+{
+	return markers.probe_reserved ? probe_slot(t, &markers.layout) : NULL;
+}
+
 static int thread_fill(struct arena *a, struct report_thread *out,
 		       const struct region_thread *t, bool exited, bool final)
 {
 	const struct region_layout *l = &markers.layout;
 	uint32_t n = t->nr_slots < (uint32_t)l->capacity ? t->nr_slots : (uint32_t)l->capacity;
+	const struct region_slot *probe = thread_probe(t);
 	struct report_region *regions = arena_take(a, n * sizeof(*regions));
 
 	*out = (struct report_thread){
@@ -111,13 +136,18 @@ static int thread_fill(struct arena *a, struct report_thread *out,
 	if (!regions && n)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
+		const struct region_slot *s = region_slot_at(t, l, i);
 		struct report_region_value *values =
 			arena_take(a, (size_t)l->nr_events * sizeof(*values));
 
 		if (!values && l->nr_events)
 			return -ENOMEM;
-		region_fill(&regions[i], values, region_slot_at(t, l, i), final);
-		out->nr_regions++;
+		if (s == probe) {	/* shown apart, never as a region */
+			probe_fill(values, s);
+			out->probe = values;
+			continue;
+		}
+		region_fill(&regions[out->nr_regions++], values, s, final);
 	}
 	return 0;
 }
@@ -152,6 +182,13 @@ static int totals_fill(struct arena *a, struct report_regions *out,
 		values = arena_take(a, (size_t)l->nr_events * sizeof(*values));
 		if (!values && l->nr_events)
 			return -ENOMEM;
+		if (markers.probe_reserved && id == PROBE_REGION_ID) {
+			/* One call per thread: each thread's probe is one observation. */
+			for (int e = 0; e < l->nr_events; e++)
+				stat_fill(&values[e], region_total_stat(r, l, 1 + e), false);
+			out->probe = values;
+			continue;
+		}
 		o = &totals[out->nr_totals++];
 		*o = (struct report_region_total){
 			.name = region_names_get(&markers_names, (int)id), .threads = (int)r->threads,
@@ -208,7 +245,9 @@ static void regions_header(struct markers_report *m)
 
 	r->nr_events = markers.layout.nr_events;
 	r->event = markers.event_index;
-	r->capacity = markers.layout.capacity;
+	/* The probe's hidden region holds one slot of every table. */
+	r->capacity = markers.layout.capacity - (markers.probe_reserved ? 1 : 0);
+	r->compensated = markers.host.compensate;
 	r->threads_unlisted = atomic_load(&markers.threads_unlisted);
 	r->names_refused = atomic_load(&markers.names_refused);
 	r->threads_failed = atomic_load(&markers.threads_failed);
@@ -241,9 +280,14 @@ static void regions_build(struct markers_report *m, struct arena *a, bool final)
 	memcpy(tot, markers.totals, region_totals_size(l));
 	n = live_snapshot(a, snaps, skipped, nr_live);
 	markers_retire_unlock();
-	for (uint32_t i = 0; i < n; i++)
-		if (!skipped[i])
-			region_totals_merge(tot, l, snaps[i], final);
+	for (uint32_t i = 0; i < n; i++) {
+		if (skipped[i])
+			continue;
+		/* Copies of live tables; exited ones were compensated at their exit. */
+		if (markers.host.compensate)
+			probe_compensate(snaps[i], l);
+		region_totals_merge(tot, l, snaps[i], final);
+	}
 	threads = arena_take(a, (nr_retired + n) * sizeof(*threads));
 	r->threads = threads;
 	for (uint32_t i = 0; threads && i < nr_retired && !err; i++)

@@ -30,6 +30,9 @@ void markers_reads_collect(const struct marker_thread *t, struct region_thread *
 		into->user_reads += t->groups[g].nr_user_reads;
 		into->syscall_reads += t->groups[g].nr_syscall_reads;
 	}
+	/* The program's reads only: a report's counts of reads match its calls. */
+	into->user_reads -= t->probe_user_reads;
+	into->syscall_reads -= t->probe_syscall_reads;
 	into->read_errors = t->read_errors;
 }
 

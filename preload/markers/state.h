@@ -37,6 +37,12 @@ struct marker_thread {
 	int live_index;			/* slot in markers.live, or -1 */
 	int open_failed;		/* a group did not open: calls return PFSHIM_FAILED */
 	int fds_reserved;		/* descriptors counted in markers.fds_used */
+	/*
+	 * The probe's own reads (probe.c: 2 x PROBE_TRIES per group at most),
+	 * left out of the thread's read counts. In the padding before wall: the
+	 * header's size is taken from the region table's page.
+	 */
+	uint16_t probe_user_reads, probe_syscall_reads;
 	struct fastread_timer wall;	/* regions' wall clock when mult != 0 (wall_ns) */
 };
 
@@ -75,6 +81,7 @@ struct markers_state {
 	int fds_cap;			/* descriptors all threads' groups may hold (fd_band) */
 	atomic_int fds_used;
 	atomic_flag budget_warned;	/* the budget line was written */
+	bool probe_reserved;		/* id PROBE_REGION_ID is the probe's hidden region (probe.c) */
 };
 
 /* Hidden: the hot path takes their address PC-relative, not through the GOT. */

@@ -33,6 +33,7 @@ ARM64_BIN := $(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64 \
 	$(ARM64_B)/bin/test_fastread_arm64 $(ARM64_B)/bin/bench_read_arm64 \
 	$(ARM64_B)/bin/test_shim_arm64 $(ARM64_B)/bin/shim_target_arm64 \
 	$(ARM64_B)/bin/markers_target_arm64 $(ARM64_B)/bin/markers_loop \
+	$(ARM64_B)/bin/markers_compensate \
 	$(ARM64_B)/bin/test_pfm_arm64 $(ARM64_B)/libpfshim.so $(ARM64_UNIT_BIN)
 # Debian's arm64 libpfm4, for vendor event names (the x86_64 one has no Arm tables).
 ARM64_LIBPFM  := $(ARM64_CACHE)/libpfm/usr/lib/aarch64-linux-gnu/libpfm.so.4
@@ -152,7 +153,8 @@ $(ARM64_B)/bin/test_pfm_arm64: $(ARM64_DIR)/test_pfm_arm64.c $(ARM64_DIR)/pmu_ar
 	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $< $(ARM64_B)/libpfshim-core.a $(ARM64_B)/libfastread.a
 
 # The end-to-end suite's program, as it is: regions around a known loop.
-$(ARM64_B)/bin/markers_loop: tests/progs/markers_loop.c include/pfshim.h
+$(ARM64_B)/bin/markers_loop $(ARM64_B)/bin/markers_compensate: $(ARM64_B)/bin/%: \
+		tests/progs/%.c include/pfshim.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC64    $@")
 	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $<

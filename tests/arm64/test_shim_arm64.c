@@ -6,7 +6,8 @@
  * must differ by exactly 2 * (difference of iterations), up to a small slack.
  * Also: threads, more events than counters, unprivileged runs, (argument
  * "markers") the marker API through markers_target_arm64, (argument
- * "regions") exact region counts from tests/progs/markers_loop's JSON report,
+ * "regions") exact region counts from tests/progs/markers_loop's JSON report
+ * and the markers' own cost subtracted (tests/progs/markers_compensate),
  * and (argument "vendor") libpfm4's names counting the same loop.
  */
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 #define TARGET "/bin/shim_target_arm64"
 #define MARKERS_TARGET "/bin/markers_target_arm64"
 #define MARKERS_LOOP "/bin/markers_loop"
+#define MARKERS_COMPENSATE "/bin/markers_compensate"
 #define REPORT_MAX 16384
 
 static bool run_unprivileged;	/* the target runs as nobody */
@@ -544,6 +546,168 @@ static void check_markers_defaults(uint64_t n)
 	}
 }
 
+/*
+ * tests/progs/markers_compensate N: in 2 threads (one exited, one read live
+ * by the report), regions "empty" and "spin" (N iterations inline), CALLS
+ * calls each, nested in "outer". Without PFSHIM_COMPENSATE, spin - empty is
+ * exactly 2N per call, every call of a region counts as its first (no
+ * set-up inside a region: the probe's measurement included), and the thread
+ * has a probe; with PFSHIM_COMPENSATE=1, empty reads 0 + 2 at most per call
+ * and spin 2N +- 2 (the probe's pair and a program's differ by what the
+ * compiler puts between the calls), never below 0. A run is judged only
+ * when it is exact or is the last: a timer tick between two reads makes the
+ * next one take fastread's full pass (+13 seen), as in check_markers_loop.
+ */
+#define COMPENSATE_CALLS 3
+#define COMPENSATE_TRIES 3
+#define JUDGE(judge, cond, ...) ((judge) ? CHECK(cond, __VA_ARGS__) : !!(cond))
+
+/* Thread @k's object of the JSON report (threads in report order), copied into @out. */
+static int json_thread_copy(const char *report, int k, char *out, size_t size)
+{
+	const char *p = strstr(report, "\"threads\":[{\"tid\":"), *end;
+	size_t len;
+
+	if (p)
+		p += strlen("\"threads\":[");
+	for (; p && k > 0; k--)
+		p = strstr(p + 1, "{\"tid\":");
+	if (!p)
+		return -ENOENT;
+	end = strstr(p + 1, "{\"tid\":");
+	if (!end)
+		end = strstr(p, "\"totals\":");
+	len = end ? (size_t)(end - p) : strlen(p);
+	if (len >= size)
+		return -ENOSPC;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return 0;
+}
+
+static bool compensate_run(const char *events, uint64_t n, bool compensate, bool judge)
+{
+	static char thread[REPORT_MAX];
+	char names[2][32];
+	int nr = 0, status;
+	bool ok = true;
+
+	for (const char *p = events; *p && nr < 2; nr++) {
+		size_t len = strcspn(p, ",");
+
+		snprintf(names[nr], sizeof(names[nr]), "%.*s", (int)len, p);
+		p += len + (p[len] == ',');
+	}
+	report_format = "json";
+	bind_now = true;
+	if (compensate)
+		setenv("PFSHIM_COMPENSATE", "1", 1);
+	status = shim_run_program(MARKERS_COMPENSATE, events, n, 0, last_report,
+				  sizeof(last_report));
+	unsetenv("PFSHIM_COMPENSATE");
+	bind_now = false;
+	report_format = "csv";
+	if (!CHECK(status == 0, "markers_compensate %" PRIu64 ", %s: exit %d", n, events, status))
+		return false;
+	ok &= JUDGE(judge, strstr(last_report, compensate ? "\"compensated\":true" :
+						"\"compensated\":false") != NULL,
+		    "markers_compensate %" PRIu64 ", %s: the report says compensated %d", n, events,
+		    compensate);
+	for (int k = 0; k < 2; k++) {
+		uint64_t user = 0, sys = 1, calls = 0, fmin[2] = { 1, 1 }, fmax[2] = { 0, 0 };
+
+		if (!CHECK(json_thread_copy(last_report, k, thread, sizeof(thread)) == 0 &&
+			   json_number_after(thread, "\"user_reads\":", &user) == 0 &&
+			   json_number_after(thread, "\"syscall_reads\":", &sys) == 0 &&
+			   json_number_after(strstr(thread, "{\"name\":\"empty\",\"calls\":"),
+					     "\"calls\":", &calls) == 0 &&
+			   json_region_first(thread, "empty", &fmin[0], &fmax[0]) == 0 &&
+			   json_region_first(thread, "spin", &fmin[1], &fmax[1]) == 0,
+			   "markers_compensate %" PRIu64 ", %s: thread %d's reads and regions", n,
+			   events, k)) {
+			report_print(last_report);
+			return false;
+		}
+		ok &= JUDGE(judge, user > 0 && sys == 0 && calls == COMPENSATE_CALLS,
+			    "markers_compensate %" PRIu64 ", %s, thread %d: %" PRIu64 " calls, read "
+			    "from user space (user_reads %" PRIu64 ", syscall_reads %" PRIu64 ")", n,
+			    events, k, calls, user, sys);
+		for (int r = 0; r < 2; r++)
+			ok &= JUDGE(judge, fmin[r] == fmax[r], "markers_compensate %" PRIu64 ", %s, "
+				    "thread %d: every call of %s counts as its first: %" PRIu64
+				    " .. %" PRIu64, n, events, k, r ? "spin" : "empty", fmin[r],
+				    fmax[r]);
+		for (int e = 0; e < nr; e++) {
+			uint64_t empty = 0, spin = 0, probe = 0;
+			char key[64];
+			int64_t extra;
+
+			snprintf(key, sizeof(key), "{\"name\":\"%s\",\"value\":", names[e]);
+			if (!CHECK(json_region_value(thread, "empty", names[e], &empty) == 0 &&
+				   json_region_value(thread, "spin", names[e], &spin) == 0 &&
+				   json_number_after(strstr(thread, "\"probe\":["), key, &probe) == 0,
+				   "markers_compensate %" PRIu64 ", %s, thread %d: %s in empty, spin "
+				   "and the probe", n, events, k, names[e])) {
+				report_print(last_report);
+				return false;
+			}
+			extra = (int64_t)(spin - COMPENSATE_CALLS * 2 * n);
+			printf("  markers_compensate %" PRIu64 ", %s, thread %d, %s: probe %" PRIu64
+			       ", %d calls: empty %" PRIu64 ", spin 2N x calls %+" PRId64 "%s\n", n,
+			       events, k, names[e], probe, COMPENSATE_CALLS, empty, extra,
+			       compensate ? " (compensated)" : "");
+			ok &= JUDGE(judge, probe > 0, "markers_compensate %" PRIu64 ", %s, thread %d: "
+				    "a probe of %s measured: %" PRIu64, n, events, k, names[e], probe);
+			if (!compensate) {
+				ok &= JUDGE(judge, spin - empty == COMPENSATE_CALLS * 2 * n,
+					    "markers_compensate %" PRIu64 ", %s, thread %d: %s spin - "
+					    "empty = %" PRId64 " (want exactly calls x 2N = %" PRIu64 ")",
+					    n, events, k, names[e], (int64_t)(spin - empty),
+					    (uint64_t)COMPENSATE_CALLS * 2 * n);
+				continue;
+			}
+			ok &= JUDGE(judge, empty <= 2 * COMPENSATE_CALLS,
+				    "markers_compensate %" PRIu64 ", %s, thread %d: %s of empty, "
+				    "compensated, %" PRIu64 " over %d calls (want 0 + 2 at most per call)",
+				    n, events, k, names[e], empty, COMPENSATE_CALLS);
+			ok &= JUDGE(judge, extra >= -2 * COMPENSATE_CALLS &&
+					   extra <= 2 * COMPENSATE_CALLS,
+				    "markers_compensate %" PRIu64 ", %s, thread %d: %s of spin, "
+				    "compensated, calls x 2N %+" PRId64 " (want within 2 per call)", n,
+				    events, k, names[e], extra);
+		}
+	}
+	return ok;
+}
+
+static void check_compensate(const char *events, uint64_t n, bool compensate)
+{
+	for (int try = 1; try <= COMPENSATE_TRIES; try++) {
+		if (compensate_run(events, n, compensate, try == COMPENSATE_TRIES))
+			return;
+		printf("  note markers_compensate %" PRIu64 ", %s: not exact (a timer tick?); "
+		       "again\n", n, events);
+	}
+}
+
+/* The text report's regions of one run, printed for people (docs/markers.md quotes it). */
+static void compensate_text_print(const char *events, uint64_t n, bool compensate)
+{
+	const char *regions;
+
+	report_format = "text";
+	bind_now = true;
+	if (compensate)
+		setenv("PFSHIM_COMPENSATE", "1", 1);
+	if (shim_run_program(MARKERS_COMPENSATE, events, n, 0, last_report,
+			     sizeof(last_report)) == 0 &&
+	    (regions = strstr(last_report, " pfshim: regions per thread")) != NULL)
+		printf("%s", regions);
+	unsetenv("PFSHIM_COMPENSATE");
+	bind_now = false;
+	report_format = "csv";
+}
+
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
 
 /*
@@ -655,9 +819,10 @@ static void check_vendor_names(void)
 int main(int argc, char **argv)
 {
 	if (access(SHIM, R_OK) != 0 || access(TARGET, X_OK) != 0 ||
-	    access(MARKERS_TARGET, X_OK) != 0 || access(MARKERS_LOOP, X_OK) != 0) {
-		printf("  %s, %s, %s or %s missing from the initramfs\n", SHIM, TARGET,
-		       MARKERS_TARGET, MARKERS_LOOP);
+	    access(MARKERS_TARGET, X_OK) != 0 || access(MARKERS_LOOP, X_OK) != 0 ||
+	    access(MARKERS_COMPENSATE, X_OK) != 0) {
+		printf("  %s, %s, %s, %s or %s missing from the initramfs\n", SHIM, TARGET,
+		       MARKERS_TARGET, MARKERS_LOOP, MARKERS_COMPENSATE);
 		return 1;
 	}
 	if (argc > 1 && strcmp(argv[1], "markers") == 0) {
@@ -690,6 +855,11 @@ int main(int argc, char **argv)
 		check_markers_loop("cycles:u,instructions:u", 1000);
 		check_markers_loop("cycles:u", 20000);
 		check_markers_defaults(20000);
+		for (int c = 0; c < 2; c++) {
+			check_compensate("instructions:u,cycles:u", 1000, c);
+			check_compensate("instructions:u,cycles:u", 50000, c);
+			compensate_text_print("instructions:u,cycles:u", 1000, c);
+		}
 		return pmu_exit_status();
 	}
 	/* User space only: the two runs differ only by the loop. */

@@ -21,7 +21,7 @@ series() {
 	images = {}
 	for line in open(sys.argv[1]):
 	    r = json.loads(line)
-	    assert r["version"] == 3, r["version"]
+	    assert r["version"] == 4, r["version"]
 	    images.setdefault((r["pid"], r["start_ns"]), []).append(r)
 	total = 0
 	for key, reps in images.items():
@@ -58,7 +58,7 @@ series() {
 @test "without PFSHIM_INTERVAL: seq and interval_ns are null, delta is the whole value" {
 	shim PFSHIM_EVENTS=page-faults "$PROGS/touch_pages" 100
 	[ "$(reports)" -eq 1 ]
-	jq -e '.seq == null and .interval_ns == null and .version == 3
+	jq -e '.seq == null and .interval_ns == null and .version == 4
 		and (.events[0] | .delta == .value)' "$REPORTS"
 }
 

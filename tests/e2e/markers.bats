@@ -182,7 +182,7 @@ total() {
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock,page-faults \
 		PFSHIM_FORMAT=csv "$PROGS/markers_threads" 2 10 0
 	[ "$status" -eq 0 ]
-	header="pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean"
+	header="pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated"
 	[[ "$stderr" == *"$header"* ]]
 	# 2 threads x 2 regions x 2 events, then 2 regions x 2 events of totals
 	[ "$(grep -c ',exit,thread,' <<<"$stderr")" -eq 8 ]
@@ -312,4 +312,89 @@ total() {
 	run shim PFSHIM_EVENTS=task-clock,page-faults,cycles "$PROGS/markers_errno"
 	[ "$status" -eq 0 ]
 	[ "$output" = "errno kept" ]
+}
+
+# The markers' own cost (preload/markers/probe.c): measured at each thread's
+# set-up with an empty begin/end pair, shown beside the regions; subtracted
+# with PFSHIM_COMPENSATE=1. No PMU here: task-clock and page-faults only.
+@test "probe: every report shows pfshim's own count per call, for every event, per thread" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock \
+		"$PROGS/markers_compensate" 10
+	[ "$status" -eq 0 ]
+	# One line per thread (an exited one and main), every event on it.
+	[ "$(grep -c '   each call includes ~0 page-faults, ~[0-9.]* usec task-clock of pfshim itself$' <<<"$stderr")" -eq 2 ]
+	[[ "$stderr" == *"pfshim itself in each call, per thread (included in every region):"* ]]
+	shim PFSHIM_EVENTS=page-faults,task-clock "$PROGS/markers_compensate" 10
+	# The probe is no region: 3 regions per thread, and the probe's own reads
+	# (5 pairs) are not counted: 2 per call of outer, empty and spin (1 + 3 + 3).
+	[ "$(jq '[.regions.threads[] | .regions | length] == [3,3]' "$REPORTS")" = true ]
+	[ "$(jq '[.regions.threads[] | .syscall_reads] == [14,14]' "$REPORTS")" = true ]
+	[ "$(jq '[.regions.totals[].name] == ["outer","empty","spin"]' "$REPORTS")" = true ]
+	# A pair touches no new page: the least of 5 tries is 0 page-faults.
+	[ "$(jq -c '[.regions.threads[].probe[] | select(.name == "page-faults") | .value]' "$REPORTS")" = '[0,0]' ]
+	[ "$(jq '[.regions.threads[].probe[] | select(.name == "task-clock") | .value > 0] | all' "$REPORTS")" = true ]
+	# Over threads: min, max and mean of the threads' probes.
+	[ "$(jq -c '.regions.probe[] | select(.name == "page-faults") | [.threads, .min, .max, .mean]' "$REPORTS")" = '[2,0,0,0]' ]
+	[ "$(jq '.regions.compensated' "$REPORTS")" = false ]
+	# The program's table keeps its whole capacity but the probe's slot.
+	[ "$(jq '.regions.capacity > 0' "$REPORTS")" = true ]
+	# CSV: a probe row per thread and event, and one over threads per event.
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock \
+		PFSHIM_FORMAT=csv "$PROGS/markers_compensate" 10
+	[ "$(grep -c ',exit,probe,[0-9]*,markers_compens,,1,,,,,page-faults,0,0,,,counted,,,,0$' <<<"$stderr")" -eq 2 ]
+	[ "$(grep -c ',exit,probe_total,,,,2,,,,,page-faults,,,,,counted,0,0,0,0$' <<<"$stderr")" -eq 1 ]
+	# OpenMetrics: the mean probe per event, and whether it was subtracted.
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock \
+		PFSHIM_FORMAT=openmetrics "$PROGS/markers_compensate" 10
+	grep -q '^pfshim_markers_probe{.*,event="page-faults"} 0$' <<<"$stderr"
+	grep -q '^pfshim_markers_compensated{.*} 0$' <<<"$stderr"
+}
+
+@test "PFSHIM_COMPENSATE=1: the probe is subtracted, no count goes below 0, totals agree" {
+	shim PFSHIM_COMPENSATE=1 PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_compensate" 1000
+	[ "$(jq '.regions.compensated' "$REPORTS")" = true ]
+	# Never below zero: a wrapped unsigned count would read about 1.8e19.
+	[ "$(jq '[.regions.threads[].regions[] | .first_min, .first_max, (.events[] | .value, .raw)] | all(. >= 0 and . < 1e15)' "$REPORTS")" = true ]
+	# Compensated once per thread, exited (at its exit) and live (in the report):
+	# each total is the sum of its threads' values.
+	for r in outer empty spin; do
+		for e in task-clock page-faults; do
+			sum=$(jq --arg r "$r" --arg e "$e" '[.regions.threads[].regions[] | select(.name == $r)
+				| .events[] | select(.name == $e) | .value] | add' "$REPORTS")
+			[ "$(total "$r" ".events[] | select(.name == \"$e\") | .sum")" -eq "$sum" ]
+		done
+	done
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_COMPENSATE=1 \
+		PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_compensate" 10
+	[ "$(grep -c '   subtracted from each call (PFSHIM_COMPENSATE=1): ~[0-9.]* usec task-clock, ~0 page-faults of pfshim itself$' <<<"$stderr")" -eq 2 ]
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_COMPENSATE=1 PFSHIM_FORMAT=csv \
+		PFSHIM_EVENTS=task-clock "$PROGS/markers_compensate" 10
+	# Every region row says it: the last column.
+	[ "$(grep -c ',exit,thread,.*,1$' <<<"$stderr")" -eq 6 ]
+}
+
+@test "PFSHIM_COMPENSATE: a bad value is one pfshim: line, the program runs on uncompensated" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_COMPENSATE=yes PFSHIM_FORMAT=json \
+		PFSHIM_EVENTS=page-faults "$PROGS/markers_compensate" 10
+	[ "$status" -eq 0 ]
+	[ "$output" = "calls=3 spin_minus_empty_instructions=20" ]
+	[ "$(grep -c '^pfshim: ' <<<"$stderr")" -eq 1 ]
+	[[ "$stderr" == *"pfshim: PFSHIM_COMPENSATE: expected 0 or 1; off"* ]]
+	[ "$(grep -v '^pfshim: ' <<<"$stderr" | jq '.regions.compensated')" = false ]
+}
+
+@test "pfshim report carries the probe: min, max and mean over threads, and who subtracted it" {
+	PFSHIM="$BUILD/pfshim"
+	[ -x "$PFSHIM" ] || skip "pfshim (tools/) not built: no libjansson"
+	shim PFSHIM_EVENTS=page-faults,task-clock "$PROGS/markers_compensate" 10
+	shim PFSHIM_COMPENSATE=1 PFSHIM_EVENTS=page-faults,task-clock "$PROGS/markers_compensate" 10
+	run -0 --separate-stderr "$PFSHIM" report --json "$REPORTS"
+	[ "$(jq -c '.region_probe | [.reports, .compensated_reports]' <<<"$output")" = '[2,1]' ]
+	[ "$(jq -c '.region_probe.events[] | select(.name == "page-faults") | [.threads, .min, .max, .mean]' <<<"$output")" = '[4,0,0,0]' ]
+	want=$(jq -s '[.[].regions.threads[].probe[] | select(.name == "task-clock") | .value] | min' "$REPORTS")
+	[ "$(jq '.region_probe.events[] | select(.name == "task-clock") | .min' <<<"$output")" -eq "$want" ]
+	run -0 --separate-stderr "$PFSHIM" report "$REPORTS"
+	[[ "$output" == *"pfshim itself in each call, per thread (min, max, mean over 4 threads' probes): subtracted in 1 of 2 reports only (PFSHIM_COMPENSATE=1)"* ]]
+	run -0 --separate-stderr "$PFSHIM" report --csv "$REPORTS"
+	grep -q '^probe,,,page-faults,,1,,,4,,,,,0,,0,0$' <<<"$output"
 }

@@ -219,13 +219,13 @@ iv() {
 	iv 1 a exit 1 10 5 5 >good.jsonl
 	iv 2 b exit 1 10 5 5 | sed 's/"seq":1/"seq":"one"/' >badseq.jsonl
 	iv 3 c exit 1 10 5 5 | sed 's/"delta":5/"delta":-5/' >baddelta.jsonl
-	iv 4 d exit 1 10 5 5 | sed 's/"version":3/"version":4/' >v4.jsonl
-	run -0 --separate-stderr "$PFSHIM" report --json good.jsonl badseq.jsonl baddelta.jsonl v4.jsonl
+	iv 4 d exit 1 10 5 5 | sed 's/"version":3/"version":5/' >v5.jsonl
+	run -0 --separate-stderr "$PFSHIM" report --json good.jsonl badseq.jsonl baddelta.jsonl v5.jsonl
 	[ "$(jq .reports <<<"$output")" -eq 1 ]
 	[ "$(jq .skipped <<<"$output")" -eq 3 ]
 	[[ "$stderr" == *'badseq.jsonl: a pfshim report with a malformed "seq"; skipped'* ]]
 	[[ "$stderr" == *'baddelta.jsonl: a pfshim report with a malformed event; skipped'* ]]
-	[[ "$stderr" == *'v4.jsonl: a report of a newer schema version than this pfshim reads; skipped'* ]]
+	[[ "$stderr" == *'v5.jsonl: a report of a newer schema version than this pfshim reads; skipped'* ]]
 }
 
 @test "pfshim report --html: report strings are escaped, never markup" {

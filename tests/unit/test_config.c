@@ -219,6 +219,29 @@ static void test_on_fatal(void **state)
 	assert_string_equal(last_warning, "PFSHIM_ON_FATAL");
 }
 
+/* PFSHIM_COMPENSATE: 0 or 1; anything else is one warning, and off. */
+static void test_compensate(void **state)
+{
+	struct config c;
+
+	(void)state;
+	read_with((const char *const[]){ NULL }, &c);
+	assert_false(c.compensate);
+	read_with((const char *const[]){ "PFSHIM_COMPENSATE", "1", NULL }, &c);
+	assert_true(c.compensate);
+	assert_int_equal(warnings, 0);
+	read_with((const char *const[]){ "PFSHIM_COMPENSATE", "0", NULL }, &c);
+	assert_false(c.compensate);
+	assert_int_equal(warnings, 0);
+	read_with((const char *const[]){ "PFSHIM_COMPENSATE", "", NULL }, &c);
+	assert_false(c.compensate);
+	assert_int_equal(warnings, 0);
+	read_with((const char *const[]){ "PFSHIM_COMPENSATE", "yes", NULL }, &c);
+	assert_false(c.compensate);
+	assert_int_equal(warnings, 1);
+	assert_string_equal(last_warning, "PFSHIM_COMPENSATE");
+}
+
 /* PFSHIM_INTERVAL: a unit of ms, s or m, or none (milliseconds, as perf stat -I). */
 static void test_interval_spellings(void **state)
 {
@@ -321,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_secure_execution_is_inert),
 		cmocka_unit_test(test_bad_values_warn_once_and_default),
 		cmocka_unit_test(test_on_fatal),
+		cmocka_unit_test(test_compensate),
 		cmocka_unit_test(test_interval_spellings),
 		cmocka_unit_test(test_interval_refused),
 		cmocka_unit_test(test_interval_variable),

@@ -187,6 +187,33 @@ static void cell_add_stats(struct summary_cell *c, json_t *st)
 		c->thread_max = count_or(json_object_get(st, "max"), 0);
 }
 
+/* One event's probe over a report's threads (a region_stat object), into the job's. */
+static void probe_add(struct summary *s, json_t *st)
+{
+	const char *name = string_or(json_object_get(st, "name"), NULL);
+	struct summary_probe *p = NULL;
+	int metric;
+
+	if (!name || !event_wanted(s, name) || !is_count(json_object_get(st, "min")) ||
+	    !is_count(json_object_get(st, "max")) || !is_count(json_object_get(st, "sum")))
+		return;
+	metric = names_add(&s->metrics, name);
+	for (int i = 0; i < s->nr_probes; i++)
+		if (s->probes[i].metric == metric)
+			p = &s->probes[i];
+	if (!p) {
+		s->probes = xrealloc(s->probes, (size_t)(s->nr_probes + 1) * sizeof(*s->probes));
+		p = &s->probes[s->nr_probes++];
+		*p = (struct summary_probe){ .metric = metric, .min = UINT64_MAX };
+	}
+	p->sum += count_or(json_object_get(st, "sum"), 0);
+	p->threads += count_or(json_object_get(st, "threads"), 0);
+	if (count_or(json_object_get(st, "min"), 0) < p->min)
+		p->min = count_or(json_object_get(st, "min"), 0);
+	if (count_or(json_object_get(st, "max"), 0) > p->max)
+		p->max = count_or(json_object_get(st, "max"), 0);
+}
+
 static void regions_add(struct summary *s, int group, json_t *regions)
 {
 	json_t *threads = json_object_get(regions, "threads"), *totals = json_object_get(regions, "totals");
@@ -194,6 +221,10 @@ static void regions_add(struct summary *s, int group, json_t *regions)
 	size_t i, j;
 
 	s->misuse.names_refused += count_or(json_object_get(regions, "names_refused"), 0);
+	s->region_reports++;
+	s->compensated_reports += json_is_true(json_object_get(regions, "compensated"));
+	json_array_foreach(json_object_get(regions, "probe"), i, e)
+		probe_add(s, e);
 	json_array_foreach(threads, i, t) {
 		json_t *m = json_object_get(t, "misuse");
 

@@ -112,6 +112,32 @@ static void print_groups(const struct summary *s, const int *sorted, FILE *out)
 	}
 }
 
+/* The markers' own count per call (each thread's probe): least, most and mean over threads. */
+static void print_probe(const struct summary *s, FILE *out)
+{
+	if (!s->nr_probes)
+		return;
+	fprintf(out, "\n   pfshim itself in each call, per thread (min, max, mean over %" PRIu64
+		" threads' probes)", s->probes[0].threads);
+	if (s->compensated_reports == s->region_reports)
+		fputs(": subtracted from every region (PFSHIM_COMPENSATE=1)\n", out);
+	else if (s->compensated_reports)
+		fprintf(out, ": subtracted in %" PRIu64 " of %" PRIu64 " reports only (PFSHIM_COMPENSATE=1)\n",
+			s->compensated_reports, s->region_reports);
+	else
+		fputs(": included in every region\n", out);
+	for (int i = 0; i < s->nr_probes; i++) {
+		const struct summary_probe *p = &s->probes[i];
+		struct summary_event e = metric_event(s, p->metric);
+		char mn[48], mx[48], mean[48];
+
+		summary_value_format(&e, p->min, mn, sizeof(mn));
+		summary_value_format(&e, p->max, mx, sizeof(mx));
+		summary_value_format(&e, p->threads ? p->sum / p->threads : 0, mean, sizeof(mean));
+		fprintf(out, " %14s %13s %13s %13s %-5s %s\n", "-", mn, mx, mean, e.unit, e.name);
+	}
+}
+
 static void print_regions(const struct summary *s, FILE *out)
 {
 	const char *by = summary_by_name(s->opt.by);
@@ -119,6 +145,7 @@ static void print_regions(const struct summary *s, FILE *out)
 	fprintf(out, "\n pfshim: regions, each %s's sum over its threads and images; sum, min, max\n"
 		" and mean over the %s that have it, imbalance = max/mean; per thread: min..max\n",
 		by, by_plural(s->opt.by, 2));
+	print_probe(s, out);
 	for (int r = 0; r < s->region_names.n; r++) {
 		struct summary_stats st;
 		char calls[48];
@@ -389,6 +416,25 @@ static json_t *regions_json(const struct summary *s, const int *sorted)
 	return regions;
 }
 
+/* `"region_probe"`: each event's probe over threads; with how many reports subtracted it. */
+static json_t *probe_json(const struct summary *s)
+{
+	json_t *events = json_array();
+
+	for (int i = 0; i < s->nr_probes; i++) {
+		const struct summary_probe *p = &s->probes[i];
+		struct summary_event e = metric_event(s, p->metric);
+
+		json_array_append_new(events, json_pack("{s:s, s:s, s:f, s:I, s:I, s:I, s:f}",
+			"name", e.name, "unit", e.unit, "scale", e.scale,
+			"threads", (json_int_t)p->threads, "min", (json_int_t)p->min,
+			"max", (json_int_t)p->max,
+			"mean", p->threads ? (double)p->sum / (double)p->threads : 0.0));
+	}
+	return json_pack("{s:o, s:I, s:I}", "events", events, "reports", (json_int_t)s->region_reports,
+			 "compensated_reports", (json_int_t)s->compensated_reports);
+}
+
 static json_t *series_json(const struct summary *s)
 {
 	struct summary_point *p = summary_points_sorted(s);
@@ -499,6 +545,7 @@ void summary_print_json(const struct summary *s, FILE *out)
 	json_object_set_new(root, "events", events);
 	json_object_set_new(root, "groups", groups);
 	json_object_set_new(root, "regions", regions_json(s, sorted));
+	json_object_set_new(root, "region_probe", probe_json(s));
 	json_object_set_new(root, "misuse", json_pack("{s:I, s:I, s:I, s:I}",
 		"end_without_begin", (json_int_t)s->misuse.end_without_begin,
 		"bad_handle", (json_int_t)s->misuse.bad_handle,
@@ -608,6 +655,21 @@ static void csv_regions(const struct summary *s, const int *sorted, FILE *out)
 			csv_u64(out, st.counted, st.thread_max);
 			fputc('\n', out);
 		}
+	}
+	/* Each event's probe: threads, mean and the per-thread min..max (no sum: it means nothing). */
+	for (int i = 0; i < s->nr_probes; i++) {
+		const struct summary_probe *p = &s->probes[i];
+		struct summary_event e = metric_event(s, p->metric);
+
+		fputs("probe,,,", out);
+		csv_field(out, e.name);
+		fputc(',', out);
+		csv_field(out, e.unit);
+		fprintf(out, ",%.15g,,,%" PRIu64 ",,,,,%.15g,", e.scale, p->threads,
+			p->threads ? (double)p->sum / (double)p->threads : 0.0);
+		csv_u64(out, true, p->min);
+		csv_u64(out, true, p->max);
+		fputc('\n', out);
 	}
 }
 

@@ -58,6 +58,7 @@ void summary_free(struct summary *s)
 	free(s->totals);
 	free(s->groups);
 	free(s->cells);
+	free(s->probes);
 	free(s->points);
 	free(s->image_list);
 	free(s->seen);

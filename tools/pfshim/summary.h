@@ -18,7 +18,7 @@
 #include "tools/pfshim/table.h"
 
 /* Report schema versions this reader knows: 3 added interval reports. */
-#define SUMMARY_READS_VERSION 3
+#define SUMMARY_READS_VERSION 4
 
 enum summary_by { BY_PROGRAM, BY_RANK, BY_HOST, BY_PROCESS };
 
@@ -98,6 +98,18 @@ struct summary_seen {
 	int64_t seq, wall_ns;	/* of the report held or counted: which is later */
 };
 
+/*
+ * The markers' own count per call of one event (a report's regions.probe:
+ * each thread's empty begin/end pair, measured at its set-up), over every
+ * thread of every report read: the least and the most a thread measured,
+ * and their sum and number for the mean. A sum of per-call costs means
+ * nothing, so none is shown.
+ */
+struct summary_probe {
+	int metric;		/* in summary.metrics */
+	uint64_t sum, threads, min, max;
+};
+
 struct summary_misuse {
 	uint64_t end_without_begin, bad_handle, table_full, names_refused;
 };
@@ -122,6 +134,10 @@ struct summary {
 	struct summary_cell *cells;
 	struct table_index cell_index;
 	struct summary_misuse misuse;
+	int nr_probes;
+	struct summary_probe *probes;
+	/* Reports with regions, and how many of them had the probe subtracted (PFSHIM_COMPENSATE=1). */
+	uint64_t region_reports, compensated_reports;
 	int nr_points;
 	struct summary_point *points;
 	struct table_index point_index;

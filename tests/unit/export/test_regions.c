@@ -2,8 +2,9 @@
  * test_regions.c: the regions section of a report, which
  * export/text.c, csv.c and json.c each write after their events, on a
  * hand-made report whose numbers can be checked by eye: two threads, a
- * scaled and an uncounted value, misuse, a name that needs CSV quoting; and
- * a report without regions, which must not change.
+ * scaled and an uncounted value, misuse, a name that needs CSV quoting, the
+ * probe (pfshim's own count per call) of one thread, with and without
+ * PFSHIM_COMPENSATE; and a report without regions, which must not change.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,9 +51,20 @@ static const struct report_region thread1_regions[] = {
 	  .values = open_values },
 };
 
+/* worker-0's probe: 1.5 usec of task-clock per call; its context-switches never ran whole. */
+static const struct report_region_value probe0_values[] = {
+	{ .value = 1500, .raw = 1500 },
+	{ .status = STATUS_NOT_COUNTED },
+};
+
+static const struct report_region_stat probe_stats[] = {
+	{ .sum = 1500, .min = 1500, .max = 1500, .mean = 1500, .threads = 1 },
+	{ .status = STATUS_NOT_COUNTED },
+};
+
 static const struct report_thread threads[] = {
 	{ .tid = 101, .name = "worker-0", .exited = 1, .syscall_reads = 20,
-	  .nr_regions = 1, .regions = thread0_regions },
+	  .probe = probe0_values, .nr_regions = 1, .regions = thread0_regions },
 	{ .tid = 102, .name = "worker-1", .user_reads = 42, .end_without_begin = 3,
 	  .nr_regions = 2, .regions = thread1_regions },
 };
@@ -81,6 +93,7 @@ static const struct report_regions regions = {
 	.nr_threads = 2, .threads = threads, .nr_totals = 2, .totals = totals,
 	.names_refused = 1,
 	.user_read_problem = "rdpmc is \"off\"",
+	.probe = probe_stats,
 };
 
 static struct report with_regions(void)
@@ -119,6 +132,13 @@ static void test_text(void **state)
 				    "            10             4             6             5"
 				    "      context-switches  (scaled)\n"));
 	assert_non_null(strstr(out, " pfshim: MISUSE: 1 region names refused"));
+	/* The probe beside worker-0's regions (worker-1 has none), and over threads. */
+	assert_non_null(strstr(out, " with read(2)\n   each call includes ~1.500 usec task-clock, "
+				    "<not counted> context-switches of pfshim itself\n   region 'solve'"));
+	assert_null(strstr(out, " 0 with read(2)\n   each call"));
+	assert_non_null(strstr(out, "mean\n   pfshim itself in each call, per thread (included in "
+				    "every region):\n             -          0.00          0.00"
+				    "          0.00 msec task-clock\n"));
 	/* worker-0 took read(2): why, in the words of fastread_user_access_problem() */
 	assert_non_null(strstr(out, "\n pfshim: counter reads took read(2): rdpmc is \"off\"\n"));
 }
@@ -150,22 +170,32 @@ static void test_csv(void **state)
 	line = table + 2;
 	end = strchr(line, '\n');
 	header = csv_fields(line, end);
-	assert_int_equal(header, 21);
-	/* every row has the header's fields: 3 thread regions x 2 events, 2 totals x 2 */
+	assert_int_equal(header, 22);
+	/*
+	 * every row has the header's fields: 3 thread regions x 2 events, 2
+	 * totals x 2, worker-0's probe x 2 events, the probe over threads x 2
+	 */
 	for (line = end + 1; *line; line = end + 1, rows++) {
 		end = strchr(line, '\n');
 		assert_non_null(end);
 		assert_int_equal(csv_fields(line, end), header);
 	}
-	assert_int_equal(rows, 10);
+	assert_int_equal(rows, 14);
 	assert_non_null(strstr(table, "\n4242,demo,exit,thread,101,worker-0,solve,1,10,0,0,2000000,"
-				      "context-switches,4,2,1000,500,counted,,,\n"));
+				      "context-switches,4,2,1000,500,counted,,,,0\n"));
 	assert_non_null(strstr(table, "\n4242,demo,exit,thread,102,worker-1,\"a,b\",1,0,0,1,0,"
-				      "task-clock,,0,10,0,not-counted,,,\n"));
+				      "task-clock,,0,10,0,not-counted,,,,0\n"));
 	assert_non_null(strstr(table, "\n4242,demo,exit,total,,,solve,2,30,5,0,6000000,"
-				      "task-clock,5700000,,,,counted,1900000,3800000,2850000\n"));
+				      "task-clock,5700000,,,,counted,1900000,3800000,2850000,0\n"));
 	assert_non_null(strstr(table, "\n4242,demo,exit,total,,,\"a,b\",1,0,0,1,0,"
-				      "context-switches,,,,,not-counted,,,\n"));
+				      "context-switches,,,,,not-counted,,,,0\n"));
+	assert_non_null(strstr(table, "\n4242,demo,exit,probe,101,worker-0,,1,,,,,"
+				      "task-clock,1500,1500,,,counted,,,,0\n"));
+	assert_non_null(strstr(table, "\n4242,demo,exit,probe,101,worker-0,,1,,,,,"
+				      "context-switches,,,,,not-counted,,,,0\n"));
+	assert_non_null(strstr(table, "\n4242,demo,exit,probe_total,,,,1,,,,,"
+				      "task-clock,,,,,counted,1500,1500,1500,0\n"));
+	assert_null(strstr(table, ",probe,102,"));
 }
 
 /* Python's json module parses it and @check holds (skipped without python3). */
@@ -213,6 +243,35 @@ static void test_json(void **state)
 			   "d['regions']['totals'][1]['unclosed'] == 1");
 	assert_python(out, "d['regions']['names_refused'] == 1 and d['regions']['note'] is None");
 	assert_python(out, "d['regions']['user_read_problem'] == 'rdpmc is \"off\"'");
+	assert_python(out, "d['regions']['compensated'] is False and "
+			   "d['regions']['threads'][0]['probe'] == [{'name': 'task-clock', 'value': "
+			   "1500, 'status': 'counted'}, {'name': 'context-switches', 'value': None, "
+			   "'status': 'not-counted'}] and d['regions']['threads'][1]['probe'] is None");
+	assert_python(out, "d['regions']['probe'][0] == {'name': 'task-clock', 'status': "
+			   "'counted', 'scaled': False, 'threads': 1, 'sum': 1500, 'min': 1500, "
+			   "'max': 1500, 'mean': 1500} and d['regions']['probe'][1]['min'] is None");
+}
+
+/* PFSHIM_COMPENSATE=1: the same numbers, said to be less the probe. */
+static void test_compensated(void **state)
+{
+	struct report_regions g = regions;
+	struct report r = with_regions();
+
+	(void)state;
+	g.compensated = 1;
+	r.regions = &g;
+	report_format_text(&r, out, sizeof(out));
+	assert_non_null(strstr(out, " with read(2)\n   subtracted from each call "
+				    "(PFSHIM_COMPENSATE=1): ~1.500 usec task-clock, <not counted> "
+				    "context-switches of pfshim itself\n"));
+	assert_non_null(strstr(out, "   pfshim itself in each call, per thread, subtracted "
+				    "(PFSHIM_COMPENSATE=1):\n"));
+	report_format_csv(&r, out, sizeof(out));
+	assert_non_null(strstr(out, "task-clock,5700000,,,,counted,1900000,3800000,2850000,1\n"));
+	assert_null(strstr(strstr(out, "\n\npid,"), ",0\n"));
+	report_format_json(&r, out, sizeof(out));
+	assert_python(out, "d['regions']['compensated'] is True");
 }
 
 /* A program without markers gets exactly the report it got before regions existed. */
@@ -244,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_compensated),
 		cmocka_unit_test(test_no_regions_no_change),
 		cmocka_unit_test(test_truncation),
 	};

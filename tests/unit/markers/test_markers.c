@@ -49,7 +49,7 @@ static void spec_set(int i, const char *name, const char *pmu)
 
 static void test_sums_and_part_groups(void **state)
 {
-	struct markers_host host = { &list, &totals, always_self, no_report };
+	struct markers_host host = { &list, &totals, always_self, no_report, false };
 	struct pfshim_counts a, b;
 	long page = sysconf(_SC_PAGESIZE);
 	char *pages;
