@@ -34,6 +34,7 @@
 #define SELF "/bin/bench_papi_arm64"
 #define SHIM "/lib/libpfshim.so"
 #define TRACEFS "/sys/kernel/tracing"
+#define PARANOID "/proc/sys/kernel/perf_event_paranoid"
 
 /* ---- the meter: our counters, the same for every operation */
 
@@ -358,12 +359,27 @@ static void papi_eventset_end(void)
 	PAPI_destroy_eventset(&papi_eventset);
 }
 
+/* PAPI's components, and why any is disabled (once). */
+static void papi_components_print(void)
+{
+	for (int i = 0; i < PAPI_num_components(); i++) {
+		const PAPI_component_info_t *c = PAPI_get_component_info(i);
+
+		if (c)
+			printf("  PAPI component %s: %s%s\n", c->name,
+			       c->disabled ? "disabled: " : "enabled",
+			       c->disabled ? c->disabled_reason : "");
+	}
+}
+
 /* The first list of @nr events PAPI can count here, or NULL. */
 static const char *papi_list_choose(int nr)
 {
-	if (PAPI_is_initialized() == PAPI_NOT_INITED &&
-	    PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
-		return NULL;
+	if (PAPI_is_initialized() == PAPI_NOT_INITED) {
+		if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
+			return NULL;
+		papi_components_print();
+	}
 	for (int i = 0; papi_lists[nr][i]; i++) {
 		const char *failed = "";
 		int err = papi_eventset_start(papi_lists[nr][i], &failed);
@@ -551,6 +567,22 @@ static void table_print(void)
 static int parent(void)
 {
 	static const int sizes[] = { 1, 2, 4 };
+	char paranoid[8] = "";
+	FILE *f = fopen(PARANOID, "r");
+
+	/*
+	 * Debian's kernel starts at paranoid 3 (its own patch), and PAPI 7.0
+	 * then disables its perf_event component, root or not ("perf_event
+	 * support disabled by Linux with paranoid=3"). 2 is upstream's default;
+	 * the old value is put back at the end. pfshim counts the same at both.
+	 */
+	if (f) {
+		if (!fgets(paranoid, sizeof(paranoid), f))
+			paranoid[0] = '\0';
+		fclose(f);
+	}
+	CHECK(pmu_sysctl_write(PARANOID, "2") == 0, "perf_event_paranoid 2 for PAPI (was %.1s)",
+	      paranoid);
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		int nr = sizes[i];
@@ -588,6 +620,8 @@ static int parent(void)
 		}
 	}
 	table_print();
+	if (paranoid[0])
+		pmu_sysctl_write(PARANOID, paranoid);
 	return pmu_exit_status();
 }
 
