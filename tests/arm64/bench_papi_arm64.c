@@ -216,6 +216,61 @@ static void cost_print(const char *op, int nr, const struct cost *c)
 	fflush(stdout);
 }
 
+/*
+ * Which system calls @fn makes: every syscalls:sys_enter_* tracepoint open at
+ * once (software events: no PMU counter), REPS calls of @fn against REPS of
+ * nothing. The tracepoints' own read(2)s are the same in both and cancel.
+ * Prints "  OP: system calls per call: NAME COUNT ..." (nothing without tracefs).
+ */
+#define SYSCALLS_MAX 512
+
+static void syscalls_print(const char *op, void (*fn)(void))
+{
+	static struct {
+		char name[48];
+		int fd;
+		int64_t delta[2];
+	} sc[SYSCALLS_MAX];
+	struct dirent *d;
+	DIR *dir = opendir(TRACEFS "/events/syscalls");
+	int n = 0;
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir)) != NULL && n < SYSCALLS_MAX) {
+		char event[300];
+
+		if (strncmp(d->d_name, "sys_enter_", 10) != 0)
+			continue;
+		snprintf(event, sizeof(event), "syscalls/%s", d->d_name);
+		sc[n].fd = tracepoint_open(event);
+		if (sc[n].fd < 0)
+			continue;
+		snprintf(sc[n].name, sizeof(sc[n].name), "%s", d->d_name + 10);
+		n++;
+	}
+	closedir(dir);
+	for (int pass = 0; pass < 2; pass++) {
+		void (*call)(void) = pass ? fn : op_nothing;
+
+		for (int i = 0; i < n; i++)
+			sc[i].delta[pass] = count_or_zero(sc[i].fd);
+		for (int r = 0; r < REPS; r++)
+			call();
+		for (int i = 0; i < n; i++)
+			sc[i].delta[pass] = count_or_zero(sc[i].fd) - sc[i].delta[pass];
+	}
+	printf("  %s: system calls per call:", op);
+	for (int i = 0; i < n; i++) {
+		int64_t extra = sc[i].delta[1] - sc[i].delta[0];
+
+		if (extra != 0)
+			printf(" %s %.3g", sc[i].name, (double)extra / REPS);
+		close(sc[i].fd);
+	}
+	printf("\n");
+}
+
 static bool measure(const char *op, int nr, void (*fn)(void))
 {
 	struct cost c = { 0 };
@@ -223,6 +278,7 @@ static bool measure(const char *op, int nr, void (*fn)(void))
 	if (!CHECK(cost_measure(fn, &c), "%s: our counters stayed on the PMU", op))
 		return false;
 	cost_print(op, nr, &c);
+	syscalls_print(op, fn);
 	return true;
 }
 
