@@ -37,8 +37,18 @@ ARM64_BIN := $(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64 \
 	$(ARM64_B)/bin/test_pfm_arm64 $(ARM64_B)/libpfshim.so $(ARM64_UNIT_BIN)
 # Debian's arm64 libpfm4, for vendor event names (the x86_64 one has no Arm tables).
 ARM64_LIBPFM  := $(ARM64_CACHE)/libpfm/usr/lib/aarch64-linux-gnu/libpfm.so.4
+# Debian's arm64 PAPI 7 (libpapi7.0 + libpapi-dev), for bench-arm64's comparison
+# only: test-arm64 and `make check` never fetch it. Its initramfs is the tests'
+# plus bench_papi_arm64 and libpapi.so.7.0, with a test list of its own.
+ARM64_PAPI    := $(ARM64_CACHE)/papi
+ARM64_PAPI_LIB := $(ARM64_PAPI)/usr/lib/aarch64-linux-gnu
+ARM64_BENCH_INITRD := $(ARM64_B)/bench.cpio.gz
+# The CPUs bench-arm64 boots: max (64-bit event counters) and cortex-a57 (32-bit
+# ones, as Cortex-A72 or Neoverse N1 servers; libpfm4 knows it, so PAPI's presets work).
+ARM64_BENCH_CPUS ?= max cortex-a57
 
-.PHONY: test-arm64 bench-arm64 arm64-deps arm64-initramfs $(addprefix test-arm64-,$(ARM64_CPUS))
+.PHONY: test-arm64 bench-arm64 arm64-deps arm64-initramfs arm64-bench-initramfs \
+	$(addprefix test-arm64-,$(ARM64_CPUS))
 
 # Every CPU model is a separate boot; `make -j2` boots them side by side.
 test-arm64: $(addprefix test-arm64-,$(ARM64_CPUS))
@@ -47,10 +57,15 @@ $(addprefix test-arm64-,$(ARM64_CPUS)): test-arm64-%: $(ARM64_KERNEL) arm64-init
 	$(Q)V=$(V) $(ARM64_DIR)/run.sh $(ARM64_KERNEL) $(ARM64_INITRD) $* $(ARM64_B)/console-$*.log \
 		$(ARM64_APPEND)
 
-# The instruction cost of a read, on -cpu max only (see docs/testing-arm64.md).
-bench-arm64: $(ARM64_KERNEL) arm64-initramfs
-	$(Q)V=$(V) $(ARM64_DIR)/run.sh $(ARM64_KERNEL) $(ARM64_INITRD) max \
-		$(ARM64_B)/console-bench.log pfshim_only=bench,markers
+# The instruction cost of a read (bench_read_arm64, -cpu max only) and of a
+# marker pair, and pfshim against PAPI 7 in the same boot (bench_papi_arm64),
+# on each of ARM64_BENCH_CPUS, one boot after the other (see docs/testing-arm64.md).
+bench-arm64: $(ARM64_KERNEL) arm64-bench-initramfs
+	$(Q)for cpu in $(ARM64_BENCH_CPUS); do \
+		log=$(ARM64_B)/console-bench$$([ $$cpu = max ] || echo -$$cpu).log; \
+		V=$(V) $(ARM64_DIR)/run.sh $(ARM64_KERNEL) $(ARM64_BENCH_INITRD) $$cpu $$log \
+			pfshim_only=bench,markers,papi pfshim_timeout=300 || exit 1; \
+	done
 
 arm64-deps:
 	$(Q)tests/deps.sh $(ARM64_PKGS)
@@ -67,19 +82,33 @@ $(ARM64_LIBPFM): | arm64-deps
 $(ARM64_CMOCKA)/usr/include/cmocka.h: | arm64-deps
 	$(Q)$(ARM64_DIR)/fetch.sh $(ARM64_CACHE) cmocka >/dev/null
 
+$(ARM64_PAPI)/usr/include/papi.h: | arm64-deps
+	$(Q)$(ARM64_DIR)/fetch.sh $(ARM64_CACHE) papi >/dev/null
+
 # Rebuilt on every run (about a second): what it holds depends on which
 # sources exist now, not on timestamps make could compare.
+# GUEST=HOST pairs of both initramfs images (initramfs.sh), but the test list.
+ARM64_INITRD_FILES = /init=$(ARM64_B)/bin/init /bin/busybox=$(ARM64_CACHE)/busybox \
+	$(foreach b,$(filter $(ARM64_B)/bin/%,$(ARM64_BIN)),$(if $(filter %/init,$(b)),,/bin/$(notdir $(b))=$(b))) \
+	$(foreach b,$(ARM64_UNIT_BIN),/bin/$(notdir $(b))=$(b)) \
+	/lib/libpfshim.so=$(ARM64_B)/libpfshim.so \
+	/lib/aarch64-linux-gnu/libpfm.so.4=$(ARM64_LIBPFM) \
+	$(if $(wildcard tests/fixtures/*),/src/tests/fixtures=tests/fixtures/)
+ARM64_LIBDIRS = $(ARM64_SYSROOT)/lib:$(ARM64_CMOCKA)/usr/lib/aarch64-linux-gnu
+
 arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests $(ARM64_CACHE)/busybox $(ARM64_LIBPFM)
 	@$(if $(Q),echo "  CPIO    $(ARM64_INITRD)")
-	$(Q)ARM64_LIBDIRS=$(ARM64_SYSROOT)/lib:$(ARM64_CMOCKA)/usr/lib/aarch64-linux-gnu \
-		$(ARM64_DIR)/initramfs.sh $(ARM64_INITRD) \
-		/init=$(ARM64_B)/bin/init /etc/pfshim-tests=$(ARM64_B)/pfshim-tests \
-		/bin/busybox=$(ARM64_CACHE)/busybox \
-		$(foreach b,$(filter $(ARM64_B)/bin/%,$(ARM64_BIN)),$(if $(filter %/init,$(b)),,/bin/$(notdir $(b))=$(b))) \
-		$(foreach b,$(ARM64_UNIT_BIN),/bin/$(notdir $(b))=$(b)) \
-		/lib/libpfshim.so=$(ARM64_B)/libpfshim.so \
-		/lib/aarch64-linux-gnu/libpfm.so.4=$(ARM64_LIBPFM) \
-		$(if $(wildcard tests/fixtures/*),/src/tests/fixtures=tests/fixtures/)
+	$(Q)ARM64_LIBDIRS=$(ARM64_LIBDIRS) $(ARM64_DIR)/initramfs.sh $(ARM64_INITRD) \
+		/etc/pfshim-tests=$(ARM64_B)/pfshim-tests $(ARM64_INITRD_FILES)
+
+# libpapi.so.7.0 comes in as bench_papi_arm64's NEEDED, found in ARM64_PAPI_LIB.
+arm64-bench-initramfs: $(ARM64_BIN) $(ARM64_B)/bin/bench_papi_arm64 $(ARM64_B)/pfshim-bench-tests \
+		$(ARM64_CACHE)/busybox $(ARM64_LIBPFM)
+	@$(if $(Q),echo "  CPIO    $(ARM64_BENCH_INITRD)")
+	$(Q)ARM64_LIBDIRS=$(ARM64_LIBDIRS):$(ARM64_PAPI_LIB):$(dir $(ARM64_LIBPFM)) \
+		$(ARM64_DIR)/initramfs.sh $(ARM64_BENCH_INITRD) \
+		/etc/pfshim-tests=$(ARM64_B)/pfshim-bench-tests $(ARM64_INITRD_FILES) \
+		/bin/bench_papi_arm64=$(ARM64_B)/bin/bench_papi_arm64
 
 # The list /init runs: NAME CPUS [VAR=value...] PROGRAM [ARG...] (see init.c).
 $(ARM64_B)/pfshim-tests: FORCE_ARM64
@@ -94,6 +123,14 @@ $(ARM64_B)/pfshim-tests: FORCE_ARM64
 	echo "pfm * /bin/test_pfm_arm64"; \
 	echo "vendor cortex-a57 /bin/test_shim_arm64 vendor"; \
 	} > $@
+
+# libpfm4 4.13 knows no PMU for -cpu max (implementer 0, "no default PMU found",
+# and PAPI then disables its perf_event component): there it is told to use
+# the Cortex-A57 table, whose instructions and cycles are PMUv3's common
+# events 0x08 and 0x11, the same on every Armv8 core.
+$(ARM64_B)/pfshim-bench-tests: $(ARM64_B)/pfshim-tests
+	$(Q){ cat $<; echo "papi cortex-a57 /bin/bench_papi_arm64"; \
+	echo "papi max LIBPFM_FORCE_PMU=arm_ac57 /bin/bench_papi_arm64"; } > $@
 .PHONY: FORCE_ARM64
 FORCE_ARM64:
 
@@ -151,6 +188,15 @@ $(ARM64_B)/bin/test_pfm_arm64: $(ARM64_DIR)/test_pfm_arm64.c $(ARM64_DIR)/pmu_ar
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC64    $@")
 	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $< $(ARM64_B)/libpfshim-core.a $(ARM64_B)/libfastread.a
+
+# pfshim against PAPI 7: linked against Debian's arm64 libpapi.so (which needs
+# libpfm.so.4: -rpath-link finds it); the shim is preloaded by the program itself.
+$(ARM64_B)/bin/bench_papi_arm64: $(ARM64_DIR)/bench_papi_arm64.c $(ARM64_DIR)/pmu_arm64.h \
+		include/pfshim.h $(ARM64_PAPI)/usr/include/papi.h $(ARM64_LIBPFM)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $@")
+	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -I$(ARM64_PAPI)/usr/include -o $@ $< \
+		-L$(ARM64_PAPI_LIB) -lpapi -Wl,-rpath-link=$(dir $(ARM64_LIBPFM))
 
 # The end-to-end suite's program, as it is: regions around a known loop.
 $(ARM64_B)/bin/markers_loop $(ARM64_B)/bin/markers_compensate: $(ARM64_B)/bin/%: \

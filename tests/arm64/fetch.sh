@@ -1,5 +1,5 @@
 #!/bin/sh
-# fetch.sh CACHE kernel|cmocka|busybox|libpfm: fetch, once, what the arm64 guest needs from
+# fetch.sh CACHE kernel|cmocka|busybox|libpfm|papi: fetch, once, what the arm64 guest needs from
 # Debian's arm64 archive into CACHE (outside the source tree, so `make clean`
 # keeps it) and print the path to use. A second run downloads nothing.
 #   kernel -> CACHE/vmlinuz (the Image of linux-image-<ABI>-arm64[-unsigned])
@@ -8,6 +8,10 @@
 #              call system())
 #   libpfm -> CACHE/libpfm (libpfm4's usr/lib/aarch64-linux-gnu/libpfm.so.4, with
 #             its Arm tables, which Debian's x86_64 build lacks)
+#   papi -> CACHE/papi (PAPI 7: libpapi7.0's libpapi.so.7.0 and libpapi-dev's
+#           headers and libpapi.so link, for `make bench-arm64` only; at run time
+#           it needs libpfm4 (above) and libc, nothing else. papi.source names
+#           the two .deb files, i.e. the versions measured)
 set -eu
 cache=$1 what=$2
 mkdir -p "$cache"
@@ -113,6 +117,28 @@ fetch_libpfm() {
 	echo "$lib"
 }
 
+# PAPI 7 for the bench's comparison (tests/arm64/bench_papi_arm64.c). The
+# headers are the same bytes in the amd64 and arm64 libpapi-dev (checked with
+# cmp on 7.0.0-2), but the arm64 one also brings the libpapi.so link to link
+# against, so both packages come from the arm64 archive. libpapi-dev's
+# dependency libsde1 is not needed: the bench calls no SDE function.
+fetch_papi() {
+	lib=$cache/papi/usr/lib/aarch64-linux-gnu/libpapi.so.7.0
+	[ -s "$lib" ] && [ -s "$cache/papi/usr/include/papi.h" ] && { echo "$cache/papi"; return 0; }
+	arch_enable
+	say "downloading libpapi7.0:arm64 libpapi-dev:arm64 (once, under 1 MB)"
+	download libpapi7.0:arm64 libpapi-dev:arm64 ||
+		{ apt_update; download libpapi7.0:arm64 libpapi-dev:arm64; } ||
+		die "could not download libpapi7.0:arm64 libpapi-dev:arm64"
+	rm -rf "$cache/papi.new" && mkdir -p "$cache/papi.new"
+	for deb in "$tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$cache/papi.new"
+		basename "$deb" >> "$cache/papi.new/papi.source"
+	done
+	rm -rf "$cache/papi" && mv "$cache/papi.new" "$cache/papi"
+	echo "$cache/papi"
+}
+
 tmp=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 case $what in
@@ -120,5 +146,6 @@ kernel) fetch_kernel ;;
 cmocka) fetch_cmocka ;;
 busybox) fetch_busybox ;;
 libpfm) fetch_libpfm ;;
-*) die "usage: fetch.sh CACHE kernel|cmocka|busybox|libpfm" ;;
+papi) fetch_papi ;;
+*) die "usage: fetch.sh CACHE kernel|cmocka|busybox|libpfm|papi" ;;
 esac
