@@ -120,6 +120,7 @@ help:
 	@echo '                       the first run downloads a Debian arm64 kernel (network)'
 	@echo '  make test-arm64-max, make test-arm64-cortex-a57   one CPU model of test-arm64'
 	@echo '  make arm64-initramfs the guest image test-arm64 boots (built by it)'
+	@echo '  make arm64-bench-initramfs the guest image bench-arm64 boots (built by it; adds PAPI 7)'
 	@echo '  make check           unit, e2e and test-arm64; as root it installs the Debian'
 	@echo '                       packages it needs with apt-get (tests/deps.sh)'
 	@echo '  make deps            only that: the test packages (named, when not root)'

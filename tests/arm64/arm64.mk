@@ -47,8 +47,8 @@ ARM64_BENCH_INITRD := $(ARM64_B)/bench.cpio.gz
 # ones, as Cortex-A72 or Neoverse N1 servers; libpfm4 knows it, so PAPI's presets work).
 ARM64_BENCH_CPUS ?= max cortex-a57
 
-.PHONY: test-arm64 bench-arm64 arm64-deps arm64-initramfs arm64-bench-initramfs \
-	$(addprefix test-arm64-,$(ARM64_CPUS))
+.PHONY: test-arm64 bench-arm64 arm64-deps arm64-initramfs arm64-bench-initramfs
+.PHONY: $(addprefix test-arm64-,$(ARM64_CPUS))
 
 # Every CPU model is a separate boot; `make -j2` boots them side by side.
 test-arm64: $(addprefix test-arm64-,$(ARM64_CPUS))

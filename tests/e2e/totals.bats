@@ -64,7 +64,7 @@ FAULT_SLACK=32
 @test "the report holds the program, argv0, pids, host and times" {
 	shim PFSHIM_EVENTS=task-clock "$PROGS/touch_pages" 1
 	jq -e --arg host "$(uname -n)" --argjson ppid "$BASHPID" '
-		.schema == "pfshim.report" and .version == 3 and
+		.schema == "pfshim.report" and .version == 4 and
 		.program == "touch_pages" and (.argv0 | endswith("touch_pages")) and
 		.pid > 0 and .ppid == $ppid and .hostname == $host and
 		.reason == "exit" and .wall_ns > 0 and .start_ns > 1700000000000000000' "$REPORTS"
