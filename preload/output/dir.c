@@ -22,6 +22,7 @@
 
 #include "export/buf.h"
 #include "preload/fd.h"
+#include "preload/prefault.h"
 
 /*
  * The file this image published first: its later reports replace it. An
@@ -410,6 +411,11 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 	close(dirfd);
 	errno = saved_errno;
 	return err;
+}
+
+void output_dir_prefault(void)
+{
+	prefault_write(&published, sizeof(published));
 }
 
 int output_dir_write(const char *dir, const struct output_names *names, const char *buf,
