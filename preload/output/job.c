@@ -261,7 +261,13 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 	uint64_t start, parent_start;
 	char path[PATH_MAX], role;
 
-	memset(&job, 0, sizeof(job));
+	/*
+	 * Without a job (secure execution, PFSHIM_OUTPUT, PFSHIM_DISABLE) the
+	 * role is all that is read: every reader asks it first. The rest of
+	 * the 12 KiB is cleared only for a job: a memset() of it all cost each
+	 * process 4 page faults (docs/performance.md, "Counted from the exec").
+	 */
+	job.role = JOB_NONE;
 	/*
 	 * Secure execution (setuid...): the environment, XDG_RUNTIME_DIR included,
 	 * is the invoking user's, and a root process must make no directory or
@@ -271,6 +277,7 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 		return;
 	if ((value && *value && strcmp(value, "0") != 0) || get_env("PFSHIM_OUTPUT"))
 		return;
+	memset(&job, 0, sizeof(job));
 	if (proc_stat_read(0, &ppid, &start) < 0) {
 		job.role = JOB_ROOT;
 		job.problem = "/proc is not readable";
