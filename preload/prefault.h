@@ -10,6 +10,18 @@
 #include <stddef.h>
 
 /*
+ * PREFAULT_DATA - for a small static that every process writes at start
+ * (the standard streams' record, the job's role): placed in .data, not
+ * .bss, so that they share the one page of the shim's .data (under 1 KiB
+ * in all), which the loader has written already (it zeroes the page's
+ * tail), where each took a .bss page of its own (docs/performance.md,
+ * "Counted from the exec"). Zero-initialized all the same. Not for the
+ * first static of .bss (shim.c's dlsym table): its page holds the C
+ * runtime's destructor flag, written at exit after the report's read.
+ */
+#define PREFAULT_DATA __attribute__((section(".data.pfshim")))
+
+/*
  * prefault_self - read one byte of each page of libpfshim.so's own
  * read-only segments (code, constants), found from its ELF header: a page
  * already mapped costs nothing, one that is not is faulted in now (with
