@@ -457,8 +457,10 @@ static char *report_prepare(const struct report *r, struct report_event *events,
 		report_format(r, text, *size);
 		prefault_write(text, *size);
 	}
-	prefault_write(process.previous, sizeof(process.previous));
-	prefault_write(&process.seq, sizeof(process.seq));
+	/* series_next()'s: as atomics of their own size (512 bytes: at most 2 pages). */
+	atomic_fetch_add(&process.previous[0], 0);
+	atomic_fetch_add(&process.previous[EVENTS_MAX - 1], 0);
+	atomic_fetch_add(&process.seq, 0);
 	output_dir_prefault();
 	prefault_self();
 	/*
