@@ -14,21 +14,25 @@
 
 #define PAGE 4096u
 
-/* Defined by the linker: this object's own ELF header, the start of its first segment. */
-extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+/*
+ * Defined by the linker: this object's own ELF header, the start of its
+ * first segment. An array of unknown size, not an Ehdr: the program headers
+ * follow it, and an object of Ehdr's size would end before them.
+ */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 
 void prefault_self(void)
 {
-	const char *base = (const char *)&__ehdr_start;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + __ehdr_start.e_phoff);
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)(const void *)__ehdr_start;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(const void *)(__ehdr_start + eh->e_phoff);
 
-	for (int i = 0; i < __ehdr_start.e_phnum; i++) {
+	for (int i = 0; i < eh->e_phnum; i++) {
 		uintptr_t start, end;
 
 		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_W))
 			continue;
-		start = ((uintptr_t)base + ph[i].p_vaddr) & ~(uintptr_t)(PAGE - 1);
-		end = (uintptr_t)base + ph[i].p_vaddr + ph[i].p_filesz;
+		start = ((uintptr_t)__ehdr_start + ph[i].p_vaddr) & ~(uintptr_t)(PAGE - 1);
+		end = (uintptr_t)__ehdr_start + ph[i].p_vaddr + ph[i].p_filesz;
 		for (uintptr_t a = start; a < end; a += PAGE)
 			(void)*(volatile const char *)a;
 	}

@@ -58,9 +58,14 @@ static void test_written_pages_fault_no_more(void **state)
 	for (long i = 0; i < PAGES * page; i += page)
 		p[i + 1] = 1;
 	written = faults_read(fd);
-	/* The 7 untouched pages, one write fault each (the read of the counter in between: none). */
-	assert_int_equal(touched - before, PAGES - 1);
+	/* Once touched, written without a fault. */
 	assert_int_equal(written - touched, 0);
+	/* The 7 untouched pages, one write fault each; under ASan its shadow memory's first touch too. */
+#ifdef __SANITIZE_ADDRESS__
+	assert_true(touched - before >= PAGES - 1 && touched - before <= PAGES + 2);
+#else
+	assert_int_equal(touched - before, PAGES - 1);
+#endif
 	assert_int_equal(p[3 * page + 5], 42);
 	assert_int_equal(p[0], 0);
 	munmap(p, PAGES * page);
