@@ -706,7 +706,17 @@ static void report_final(enum report_reason reason, int signo)
 				job_restart_in_child();	/* a descendant, as a fork child is */
 			report_write(reason, signo, unforked, NULL);
 			job_finish(reason);
-			atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
+			/*
+			 * An exec report keeps the claim until the exec: if it fails,
+			 * process_report_final_undo() gives it back, and a thread whose
+			 * _exit() waits here must then write the exit report. Marked
+			 * WRITTEN, that thread could return in the moment before the
+			 * exec failed, and the image ended with no exit report
+			 * (exit-status.bats, "an _exit() waiting for an exec report
+			 * that fails": seen once under load).
+			 */
+			if (reason != REPORT_EXEC)
+				atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
 			return;
 		}
 		if (writer == FINAL_REPORT_WRITTEN || writer == self)
