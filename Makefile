@@ -96,7 +96,7 @@ $(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h $(BUILD)/libpf
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
 		$(TOOL_SRC) $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a \
-		$$(pkg-config --cflags --libs jansson) -lm -pthread
+		$$(pkg-config --cflags --libs jansson) -pthread
 
 # Every target a person types; the fragments' own are listed here too.
 help:

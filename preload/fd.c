@@ -7,6 +7,8 @@
  */
 #include "preload/fd.h"
 
+#include "preload/prefault.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -225,7 +227,7 @@ void fd_write_all(int fd, const char *buf, size_t len)
 
 /* ---- the standard streams as they were at start */
 
-static struct fd_stream streams[3];
+static struct fd_stream streams[3] PREFAULT_DATA;
 
 /* fstat() with our own "": see fd_stat() in group.c (fault-around of libc's .rodata). */
 static int fd_fstat(int fd, struct stat *st)

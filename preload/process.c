@@ -25,6 +25,8 @@
 #include "preload/output/job.h"
 #include "preload/markers/markers.h"
 #include "preload/output/output.h"
+#include "preload/output/dir.h"
+#include "preload/prefault.h"
 #include "preload/warn.h"
 
 /*
@@ -39,7 +41,7 @@
 /* How long a second exit waits for the first one's report: a blocked write must not hang it. */
 #define FINAL_REPORT_WAIT_MS	2000
 
-struct process process;
+struct process process __attribute__((aligned(4096)));
 
 /*
  * syscall(), not clock_gettime(): three calls per process, and libc's
@@ -370,9 +372,11 @@ static char *memory_text(struct report_memory *mem, size_t size)
 /*
  * Formatted twice: once to learn the size, once into memory of that size
  * (@mem's, kept, or mapped for this report alone when @mem is NULL). Into
- * kept memory the report is formatted first: when it fits, once is enough.
+ * kept memory, or into @text that report_prepare() mapped (@text_size
+ * bytes), the report is formatted first: when it fits, once is enough.
  */
-static void report_format_write(const struct report *r, struct report_memory *mem)
+static void report_format_write(const struct report *r, struct report_memory *mem, char *text,
+				size_t text_size)
 {
 	/*
 	 * An OpenMetrics file is one exposition that a scraper reads whole at
@@ -387,10 +391,14 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		.series = r->seq != 0 && !exposition,
 		.series_only = r->reason == REPORT_INTERVAL && !exposition,
 	};
-	size_t size = 0, len = mem && mem->text ? report_format(r, mem->text, mem->text_size) : 0;
-	char *buf = mem ? mem->text : NULL;
+	char *buf = mem ? mem->text : text;
+	size_t size = mem ? mem->text_size : text_size;
+	size_t len = buf ? report_format(r, buf, size) : 0;
 
-	if (!buf || len >= mem->text_size) {
+	if (!buf || len >= size) {
+		if (text)
+			munmap(text, text_size);
+		text = NULL;
 		size = report_format(r, NULL, 0) + 1;
 		buf = mem ? memory_text(mem, size) : fd_map_zeroed(size);
 		if (!buf) {
@@ -398,6 +406,8 @@ static void report_format_write(const struct report *r, struct report_memory *me
 			return;
 		}
 		len = report_format(r, buf, size);
+		if (!mem)
+			text = buf, text_size = size;
 	}
 
 	switch (job_role()) {
@@ -410,8 +420,59 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		output_write(process.config.output, process.stream_fd, &names,
 			     report_format_chosen() == FORMAT_OPENMETRICS, buf, len);
 	}
-	if (!mem)
-		munmap(buf, size);
+	if (text)
+		munmap(text, text_size);
+}
+
+/* Room for the counts to grow by a few digits between report_prepare() and the read. */
+#define REPORT_TEXT_SLACK 512
+/*
+ * The writer's stack below report_write() (gcc -fstack-usage): output_write
+ * 4.2 KiB, the directory writer 0.6 KiB, libc's calls: 8 KiB. A directory
+ * created on the way (output_mkdirs) needs 4 KiB more, and may fault one.
+ */
+#define REPORT_STACK_BYTES (8 * 1024)
+
+/*
+ * Everything a one-off report touches after it reads its counters, touched
+ * before: the counters read once and the report formatted into the memory
+ * it will be written from (the formatter's code, stack and constants), the
+ * rest of the shim's code and constants, the writer's statics and stack.
+ * With pfshim run's counters (counted since the exec) the report's count is
+ * then perf stat's for the same image (docs/performance.md, "Counted from
+ * the exec"): a fault after the read would be in perf stat's count only.
+ * Return: the text memory (*@size bytes), or NULL (then mapped after the read).
+ */
+static char *report_prepare(const struct report *r, struct report_event *events, size_t *size)
+{
+	char *text;
+
+	counters_read(&process.counters, &process.events, events);
+	for (int i = 0; i < r->nr_events; i++) {
+		events[i].has_delta = 1;
+		events[i].delta = (int64_t)(events[i].value - atomic_load(&process.previous[i]));
+	}
+	*size = report_format(r, NULL, 0) + 1 + REPORT_TEXT_SLACK;
+	text = fd_map_zeroed(*size);
+	if (text) {
+		report_format(r, text, *size);
+		prefault_write(text, *size);
+	}
+	/* series_next()'s: as atomics of their own size (512 bytes: at most 2 pages). */
+	atomic_fetch_add(&process.previous[0], 0);
+	atomic_fetch_add(&process.previous[EVENTS_MAX - 1], 0);
+	atomic_fetch_add(&process.seq, 0);
+	output_dir_prefault();
+	prefault_self();
+	/*
+	 * The main thread's stack only: it grows on demand to RLIMIT_STACK. A
+	 * thread's may be PTHREAD_STACK_MIN, which the report itself nearly
+	 * fills (signals.bats, "the smallest stack allowed"): a fault there, if
+	 * any, is the report's one miss.
+	 */
+	if (gettid() == getpid())
+		prefault_stack(REPORT_STACK_BYTES);
+	return text;
 }
 
 /*
@@ -518,6 +579,8 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	struct markers_report regions;
 	struct utsname uts;
 	struct report r;
+	char *text = NULL;
+	size_t text_size = 0;
 	uint64_t seq = 0;
 	int saved_errno = errno;
 
@@ -529,11 +592,6 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 		errno = saved_errno;
 		return;
 	}
-	counters_read(&process.counters, &process.events, events);
-	if (unforked)
-		events_uncounted(events, process.events.nr);
-	else
-		seq = series_next(events, process.events.nr);
 	if (uname(&uts) < 0)
 		strcpy(uts.nodename, "");
 	r = (struct report){
@@ -546,17 +604,25 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 		.rank = process.config.rank[0] ? process.config.rank : NULL,
 		/* An unforked copy's start is unknown: the parent's clocks are all it has. */
 		.start_ns = unforked ? 0 : process.start_realtime_ns,
-		.wall_ns = unforked ? 0 : clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns,
 		.reason = reason,
 		.signo = signo,
-		.seq = process.config.interval_ns ? seq : 0,	/* 0 for an unforked copy */
 		.interval_ns = unforked ? 0 : process.config.interval_ns,
 		.nr_events = process.events.nr,
 		.events = events,
 		.regions = markers_report_build(&regions, reason == REPORT_EXIT ||
 							    reason == REPORT_EXEC),
 	};
-	report_format_write(&r, mem);
+	/* The interval thread's memory is kept: an interval report touches nothing new. */
+	if (!mem && !unforked)
+		text = report_prepare(&r, events, &text_size);
+	counters_read(&process.counters, &process.events, events);
+	if (unforked)
+		events_uncounted(events, process.events.nr);
+	else
+		seq = series_next(events, process.events.nr);
+	r.seq = process.config.interval_ns ? seq : 0;	/* 0 for an unforked copy */
+	r.wall_ns = unforked ? 0 : clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns;
+	report_format_write(&r, mem, text, text_size);
 	markers_report_release(&regions);
 	if (!mem)
 		munmap(events, REPORT_EVENTS_SIZE);
@@ -641,7 +707,17 @@ static void report_final(enum report_reason reason, int signo)
 				job_restart_in_child();	/* a descendant, as a fork child is */
 			report_write(reason, signo, unforked, NULL);
 			job_finish(reason);
-			atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
+			/*
+			 * An exec report keeps the claim until the exec: if it fails,
+			 * process_report_final_undo() gives it back, and a thread whose
+			 * _exit() waits here must then write the exit report. Marked
+			 * WRITTEN, that thread could return in the moment before the
+			 * exec failed, and the image ended with no exit report
+			 * (exit-status.bats, "an _exit() waiting for an exec report
+			 * that fails": seen once under load).
+			 */
+			if (reason != REPORT_EXEC)
+				atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
 			return;
 		}
 		if (writer == FINAL_REPORT_WRITTEN || writer == self)

@@ -14,22 +14,28 @@
 #include "preload/events/events.h"
 #include "preload/counters/totals.h"
 
+/*
+ * What the constructor writes comes first and the event list (24 KiB, of
+ * which a process writes only its few events) last, and the whole is
+ * page-aligned (process.c): the constructor's writes fault 2 pages, not 4
+ * (docs/performance.md, "Counted from the exec").
+ */
 struct process {
 	bool active;			/* counting; false with PFSHIM_DISABLE or nothing to count */
 	int pid;			/* whose counters these are (a vfork child is not us) */
-	struct config config;
-	struct event_list events;
-	struct counter_set counters;
 	int stream_fd;			/* see output_stream_open() */
-	uint64_t start_realtime_ns;
-	uint64_t start_monotonic_ns;
-	char program[256];		/* basename of /proc/self/exe */
-	char argv0[256];
 	bool budget_warned;		/* the low-RLIMIT_NOFILE line was written (once per image) */
 	atomic_int final_report;	/* the report claim: see process.c */
-	_Atomic uint64_t seq;		/* reports of this image's series so far (PFSHIM_INTERVAL) */
-	_Atomic uint64_t previous[EVENTS_MAX];	/* each event's value at the previous report: deltas */
 	atomic_bool interval_ready;	/* the interval thread may report (after process_start) */
+	uint64_t start_realtime_ns;
+	uint64_t start_monotonic_ns;
+	_Atomic uint64_t seq;		/* reports of this image's series so far (PFSHIM_INTERVAL) */
+	char program[256];		/* basename of /proc/self/exe */
+	char argv0[256];
+	struct counter_set counters;
+	_Atomic uint64_t previous[EVENTS_MAX];	/* each event's value at the previous report: deltas */
+	struct config config;
+	struct event_list events;
 };
 
 extern struct process process;

@@ -80,6 +80,13 @@ UNINSTRUMENTED static void *real_lookup(void **slot, const char *name)
 #define REAL(name) ((__typeof__(real.name))real_lookup((void **)&real.name, #name))
 
 /*
+ * The constructor's lookups: written without a read first. real_lookup()'s
+ * test of the slot would map the zero page and the write then fault again:
+ * one page fault more in every process (docs/performance.md).
+ */
+#define LOOKUP(name) (real.name = (__typeof__(real.name))dlsym(RTLD_NEXT, #name))
+
+/*
  * The environment, and for a PFSHIM_* variable it does not hold, what the
  * compat library derives from LIKWID's and PAPI's when the user preloads
  * it (config.h); never in secure-execution mode, where the environment is
@@ -152,13 +159,13 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 
 	(void)envp;
 	/* Always: sigaction() and its kin forward even when the shim is off. */
-	REAL(sigaction); REAL(signal); REAL(bsd_signal); REAL(ssignal);
-	REAL(sysv_signal); REAL(__sysv_signal); REAL(sigset); REAL(siginterrupt);
+	LOOKUP(sigaction); LOOKUP(signal); LOOKUP(bsd_signal); LOOKUP(ssignal);
+	LOOKUP(sysv_signal); LOOKUP(__sysv_signal); LOOKUP(sigset); LOOKUP(siginterrupt);
 	process_start(argc > 0 ? argv[0] : NULL, env_get);
 	if (process.active) {
-		REAL(execve); REAL(execvpe); REAL(execv); REAL(execvp);
-		REAL(fexecve); REAL(execveat); REAL(_exit); REAL(_Exit); REAL(daemon);
-		REAL(unshare); REAL(setns);
+		LOOKUP(execve); LOOKUP(execvpe); LOOKUP(execv); LOOKUP(execvp);
+		LOOKUP(fexecve); LOOKUP(execveat); LOOKUP(_exit); LOOKUP(_Exit); LOOKUP(daemon);
+		LOOKUP(unshare); LOOKUP(setns);
 		pthread_atfork(NULL, NULL, after_fork_in_child);
 		at_quick_exit(shim_quick_exit);
 		if (process.config.on_fatal)

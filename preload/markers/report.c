@@ -42,6 +42,88 @@ static void *arena_take(struct arena *a, size_t n)
 }
 
 /*
+ * The regions' events as the report lists them: the layout's (the events a
+ * thread counts), and on a hybrid machine each sum of core PMUs' parts right
+ * after its last part, as the totals list them. A sum is never counted by
+ * a thread: its region values are its parts' added up here, at report time
+ * (as pfshim_read() and totals.c do), never in begin/end.
+ */
+struct region_events {
+	int nr;
+	int *event;	/* [nr] index in the report's events */
+	int *layout;	/* [nr] the layout's event, or -1 for a sum */
+	int *pos;	/* [EVENTS_MAX] output position of a report event, or -1 */
+	/*
+	 * With sums: per region id and position, { sum, min, max, threads } of
+	 * each sum over the listed threads (their totals' min and max); else NULL.
+	 */
+	uint64_t *stats;
+};
+
+#define SUM_STATS_SIZE(nr) ((size_t)REGIONS_NAMES_MAX * (size_t)(nr) * 4 * sizeof(uint64_t))
+
+/* How many sums of parts the regions count, and how many events they list then. */
+static int region_events_nr(void)
+{
+	const struct event_list *events = markers.host.events;
+	int nr = markers.layout.nr_events;
+
+	for (int i = 0; events && i < events->nr; i++)
+		nr += events->ev[i].nr_parts > 0;
+	return nr;
+}
+
+static bool report_event_counted(int i)
+{
+	for (int e = 0; e < markers.layout.nr_events; e++)
+		if (markers.event_index[e] == i)
+			return true;
+	return false;
+}
+
+/*
+ * In report order, the events the layout counts, and each sum one of whose
+ * parts it counts. Without sums, the layout's own order (byte-identical).
+ */
+static void region_events_order(struct region_events *ev)
+{
+	const struct event_list *events = markers.host.events;
+
+	for (int i = 0; i < EVENTS_MAX; i++)
+		ev->pos[i] = -1;
+	ev->nr = 0;
+	if (region_events_nr() == markers.layout.nr_events) {
+		for (int e = 0; e < markers.layout.nr_events; e++) {
+			ev->event[ev->nr] = markers.event_index[e];
+			ev->layout[ev->nr] = e;
+			if (markers.event_index[e] >= 0 && markers.event_index[e] < EVENTS_MAX)
+				ev->pos[markers.event_index[e]] = ev->nr;
+			ev->nr++;
+		}
+		return;
+	}
+	for (int i = 0; i < events->nr; i++) {
+		const struct event_spec *spec = &events->ev[i];
+		bool listed = false;
+
+		for (int e = 0; e < markers.layout.nr_events && !listed; e++)
+			if (markers.event_index[e] == i) {
+				ev->layout[ev->nr] = e;
+				listed = true;
+			}
+		for (int k = 0; k < spec->nr_parts && !listed; k++)
+			if (report_event_counted(spec->parts[k])) {
+				ev->layout[ev->nr] = -1;
+				listed = true;
+			}
+		if (!listed)
+			continue;
+		ev->event[ev->nr] = i;
+		ev->pos[i] = ev->nr++;
+	}
+}
+
+/*
  * The arena's size, counted from what regions_build() takes, take by take:
  * per live thread a snapshot (thread_size) and its entries in snaps[] and
  * skipped[]; one copy of the totals; per listed thread its report_thread
@@ -55,18 +137,60 @@ static void *arena_take(struct arena *a, size_t n)
 static size_t arena_need(uint32_t nr_threads, uint32_t nr_live)
 {
 	const struct region_layout *l = &markers.layout;
+	size_t nr_events = (size_t)region_events_nr();
 	size_t per_region = sizeof(struct report_region) +
-			    (size_t)l->nr_events * sizeof(struct report_region_value) + 16;
+			    nr_events * sizeof(struct report_region_value) + 16;
 	size_t per_total = sizeof(struct report_region_total) +
-			   (size_t)l->nr_events * sizeof(struct report_region_stat) + 16;
+			   nr_events * sizeof(struct report_region_stat) + 16;
 
 	return nr_live * (l->thread_size + 8 + sizeof(void *) + 8) + region_totals_size(l) + 64 +
 	       nr_threads * (sizeof(struct report_thread) + 8 + l->capacity * per_region) +
-	       REGIONS_NAMES_MAX * per_total + EVENTS_MAX * sizeof(int) + 64;
+	       REGIONS_NAMES_MAX * per_total + EVENTS_MAX * sizeof(int) + 64 +
+	       (2 * nr_events + EVENTS_MAX) * sizeof(int) + 3 * 8 +
+	       (nr_events > (size_t)l->nr_events ? SUM_STATS_SIZE(nr_events) + 8 : 0);
+}
+
+/* A sum's value in one region: its counted parts added up (as pfshim_read() sums them). */
+static void region_value_sum(struct report_region_value *out,
+			     const struct report_region_value *values, const struct event_spec *sum,
+			     const struct region_events *ev)
+{
+	*out = (struct report_region_value){ .status = STATUS_NOT_COUNTED };
+	for (int k = 0; k < sum->nr_parts; k++) {
+		int at = ev->pos[sum->parts[k]];
+		const struct report_region_value *p = at >= 0 ? &values[at] : NULL;
+
+		if (!p || p->status != STATUS_COUNTED)
+			continue;
+		out->status = STATUS_COUNTED;
+		out->value += p->value;
+		out->raw += p->raw;
+		out->running += p->running;
+		out->scaled |= p->scaled;
+		if (p->enabled > out->enabled)
+			out->enabled = p->enabled;
+	}
+}
+
+/* A thread's sum in region @id, into the totals' min and max of that sum. */
+static void sum_stat_add(const struct region_events *ev, uint32_t id, int k,
+			 const struct report_region_value *v)
+{
+	uint64_t *st;
+
+	if (v->status != STATUS_COUNTED || id >= REGIONS_NAMES_MAX)
+		return;
+	st = &ev->stats[((size_t)id * (size_t)ev->nr + (size_t)k) * 4];
+	st[0] += v->value;
+	if (st[3] == 0 || v->value < st[1])
+		st[1] = v->value;
+	if (st[3] == 0 || v->value > st[2])
+		st[2] = v->value;
+	st[3]++;
 }
 
 static void region_fill(struct report_region *out, struct report_region_value *values,
-			const struct region_slot *s, bool final)
+			const struct region_slot *s, bool final, const struct region_events *ev)
 {
 	const struct region_layout *l = &markers.layout;
 
@@ -83,10 +207,13 @@ static void region_fill(struct report_region *out, struct report_region_value *v
 		.first_max = s->first_min == REGION_NONE ? REPORT_NONE : s->first_max,
 		.values = values,
 	};
-	for (int e = 0; e < l->nr_events; e++) {
-		int g = l->group_of[e];
-		struct report_region_value *v = &values[e];
+	for (int k = 0; k < ev->nr; k++) {
+		int e = ev->layout[k], g;
+		struct report_region_value *v = &values[k];
 
+		if (e < 0)
+			continue;
+		g = l->group_of[e];
 		v->raw = s->v[region_value_event(e)];
 		v->enabled = s->v[region_value_enabled(l, g)];
 		v->running = s->v[region_value_running(l, g)];
@@ -94,22 +221,37 @@ static void region_fill(struct report_region *out, struct report_region_value *v
 									    STATUS_NOT_COUNTED;
 		v->scaled = v->status == STATUS_COUNTED && v->enabled != v->running;
 	}
+	for (int k = 0; k < ev->nr; k++) {
+		if (ev->layout[k] >= 0)
+			continue;
+		region_value_sum(&values[k], values, &markers.host.events->ev[ev->event[k]], ev);
+		if (ev->stats && s->calls)
+			sum_stat_add(ev, s->id, k, &values[k]);
+	}
 }
 
-/* The probe's per-call values of a thread, from its hidden slot @p. */
-static void probe_fill(struct report_region_value *values, const struct region_slot *p)
+/*
+ * The probe's per-call values of a thread, from its hidden slot @p, in the
+ * regions' output order; a hybrid sum is its parts' probes added up.
+ */
+static void probe_fill(struct report_region_value *values, const struct region_slot *p,
+		       const struct region_events *ev)
 {
 	const struct region_layout *l = &markers.layout;
 
-	for (int e = 0; e < l->nr_events; e++) {
-		struct report_region_value *v = &values[e];
+	for (int k = 0; k < ev->nr; k++) {
+		struct report_region_value *v = &values[k];
 
 		*v = (struct report_region_value){ .status = STATUS_NOT_COUNTED };
-		if (probe_per_call(p, l, e, &v->value) == 0) {
+		if (ev->layout[k] >= 0 && probe_per_call(p, l, ev->layout[k], &v->value) == 0) {
 			v->raw = v->value;
 			v->status = STATUS_COUNTED;
 		}
 	}
+	for (int k = 0; k < ev->nr; k++)
+		if (ev->layout[k] < 0)
+			region_value_sum(&values[k], values,
+					 &markers.host.events->ev[ev->event[k]], ev);
 }
 
 /* The probe's hidden slot of @t, when this process keeps one. */
@@ -119,7 +261,8 @@ static const struct region_slot *thread_probe(const struct region_thread *t)
 }
 
 static int thread_fill(struct arena *a, struct report_thread *out,
-		       const struct region_thread *t, bool exited, bool final)
+		       const struct region_thread *t, bool exited, bool final,
+		       const struct region_events *ev)
 {
 	const struct region_layout *l = &markers.layout;
 	uint32_t n = t->nr_slots < (uint32_t)l->capacity ? t->nr_slots : (uint32_t)l->capacity;
@@ -137,17 +280,16 @@ static int thread_fill(struct arena *a, struct report_thread *out,
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct region_slot *s = region_slot_at(t, l, i);
-		struct report_region_value *values =
-			arena_take(a, (size_t)l->nr_events * sizeof(*values));
+		struct report_region_value *values = arena_take(a, (size_t)ev->nr * sizeof(*values));
 
-		if (!values && l->nr_events)
+		if (!values && ev->nr)
 			return -ENOMEM;
 		if (s == probe) {	/* shown apart, never as a region */
-			probe_fill(values, s);
+			probe_fill(values, s, ev);
 			out->probe = values;
 			continue;
 		}
-		region_fill(&regions[out->nr_regions++], values, s, final);
+		region_fill(&regions[out->nr_regions++], values, s, final, ev);
 	}
 	return 0;
 }
@@ -162,8 +304,41 @@ static void stat_fill(struct report_region_stat *out, const uint64_t *stat, bool
 	};
 }
 
+/*
+ * A sum's totals: its sum is its parts' (every thread, listed or not); its
+ * threads, min and max those of the listed threads' own sums. With threads
+ * left unlisted, min and max are over the listed ones: the note says so.
+ */
+static void stat_sum_fill(struct report_region_stat *out, const struct report_region_stat *values,
+			  const struct event_spec *sum, const struct region_events *ev,
+			  const uint64_t *listed)
+{
+	uint64_t total = 0;
+	int threads = (int)listed[3];
+	bool counted = false, scaled = false;
+
+	for (int k = 0; k < sum->nr_parts; k++) {
+		int at = ev->pos[sum->parts[k]];
+
+		if (at < 0 || values[at].status != STATUS_COUNTED)
+			continue;
+		counted = true;
+		total += values[at].sum;
+		scaled |= values[at].scaled;
+		if (values[at].threads > threads)
+			threads = values[at].threads;
+	}
+	*out = (struct report_region_stat){ .status = STATUS_NOT_COUNTED };
+	if (!counted || threads == 0)
+		return;
+	*out = (struct report_region_stat){
+		.sum = total, .min = listed[3] ? listed[1] : 0, .max = listed[2], .threads = threads,
+		.mean = total / (uint64_t)threads, .status = STATUS_COUNTED, .scaled = scaled,
+	};
+}
+
 static int totals_fill(struct arena *a, struct report_regions *out,
-		       const struct region_totals *tot)
+		       const struct region_totals *tot, const struct region_events *ev)
 {
 	const struct region_layout *l = &markers.layout;
 	uint32_t nr = markers_names_nr();
@@ -179,13 +354,21 @@ static int totals_fill(struct arena *a, struct report_regions *out,
 
 		if (r->threads == 0)
 			continue;
-		values = arena_take(a, (size_t)l->nr_events * sizeof(*values));
-		if (!values && l->nr_events)
+		values = arena_take(a, (size_t)ev->nr * sizeof(*values));
+		if (!values && ev->nr)
 			return -ENOMEM;
 		if (markers.probe_reserved && id == PROBE_REGION_ID) {
-			/* One call per thread: each thread's probe is one observation. */
-			for (int e = 0; e < l->nr_events; e++)
-				stat_fill(&values[e], region_total_stat(r, l, 1 + e), false);
+			/*
+			 * One call per thread: each thread's probe is one
+			 * observation. A hybrid sum's probe over threads is
+			 * not kept (each thread's own is shown).
+			 */
+			for (int k = 0; k < ev->nr; k++) {
+				values[k] = (struct report_region_stat){ .status = STATUS_NOT_COUNTED };
+				if (ev->layout[k] >= 0)
+					stat_fill(&values[k],
+						  region_total_stat(r, l, 1 + ev->layout[k]), false);
+			}
 			out->probe = values;
 			continue;
 		}
@@ -197,12 +380,20 @@ static int totals_fill(struct arena *a, struct report_regions *out,
 			.first_max = r->first_min == REGION_NONE ? REPORT_NONE : r->first_max,
 		};
 		stat_fill(&o->wall, region_total_stat(r, l, 0), false);
-		for (int e = 0; e < l->nr_events; e++) {
-			int g = l->group_of[e];
+		for (int k = 0; k < ev->nr; k++) {
+			int e = ev->layout[k], g;
 
-			stat_fill(&values[e], region_total_stat(r, l, 1 + e),
+			if (e < 0)
+				continue;
+			g = l->group_of[e];
+			stat_fill(&values[k], region_total_stat(r, l, 1 + e),
 				  r->v[region_value_enabled(l, g)] != r->v[region_value_running(l, g)]);
 		}
+		for (int k = 0; k < ev->nr; k++)
+			if (ev->layout[k] < 0)
+				stat_sum_fill(&values[k], values,
+					      &markers.host.events->ev[ev->event[k]], ev,
+					      &ev->stats[((size_t)id * (size_t)ev->nr + (size_t)k) * 4]);
 	}
 	return 0;
 }
@@ -264,7 +455,8 @@ static void regions_build(struct markers_report *m, struct arena *a, bool final)
 	bool *skipped;
 	struct report_thread *threads;
 	struct region_totals *tot;
-	int err = 0;
+	struct region_events ev;
+	int nr_events = region_events_nr(), err = 0;
 
 	a->size = arena_need(nr_retired + nr_live, nr_live);
 	a->p = fd_map_zeroed(a->size);
@@ -274,6 +466,22 @@ static void regions_build(struct markers_report *m, struct arena *a, bool final)
 		return;
 	}
 	/* On the arena, not the stack: a signal handler may run on a small sigaltstack. */
+	ev = (struct region_events){
+		.event = arena_take(a, (size_t)nr_events * sizeof(int)),
+		.layout = arena_take(a, (size_t)nr_events * sizeof(int)),
+		.pos = arena_take(a, EVENTS_MAX * sizeof(int)),
+		.stats = nr_events > l->nr_events ? arena_take(a, SUM_STATS_SIZE(nr_events)) : NULL,
+	};
+	if (!ev.event || !ev.layout || !ev.pos || (nr_events > l->nr_events && !ev.stats)) {
+		markers_retire_unlock();
+		r->note = "the regions did not fit the report's memory: some are left out";
+		return;
+	}
+	region_events_order(&ev);
+	if (ev.nr != l->nr_events) {
+		r->nr_events = ev.nr;
+		r->event = ev.event;
+	}
 	snaps = arena_take(a, nr_live * sizeof(*snaps));
 	skipped = arena_take(a, nr_live * sizeof(*skipped));
 	tot = arena_take(a, region_totals_size(l));
@@ -293,7 +501,7 @@ static void regions_build(struct markers_report *m, struct arena *a, bool final)
 	for (uint32_t i = 0; threads && i < nr_retired && !err; i++)
 		err = thread_fill(a, &threads[r->nr_threads++],
 				  (const struct region_thread *)(markers.retired + i * l->thread_size),
-				  true, final);
+				  true, final, &ev);
 	for (uint32_t i = 0; threads && i < n && !err; i++) {
 		struct report_thread *o = &threads[r->nr_threads++];
 
@@ -304,10 +512,13 @@ static void regions_build(struct markers_report *m, struct arena *a, bool final)
 			r->note = "a thread was inside a marker call: its regions are left out";
 			continue;
 		}
-		err = thread_fill(a, o, snaps[i], false, final);
+		err = thread_fill(a, o, snaps[i], false, final, &ev);
 	}
-	if (err || !threads || totals_fill(a, r, tot) < 0)
+	if (err || !threads || totals_fill(a, r, tot, &ev) < 0)
 		r->note = "the regions did not fit the report's memory: some are left out";
+	else if (ev.stats && r->threads_unlisted && !r->note)
+		r->note = "some threads are not listed: the min and max of a sum over core PMUs "
+			  "are the listed threads'";
 }
 
 const struct report_regions *markers_report_build(struct markers_report *m, bool final)

@@ -41,6 +41,13 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
  */
 int output_dir_series_name(const char *name, const char *ext, char *series, size_t size);
 
+/*
+ * output_dir_prefault - write-fault now the statics a later
+ * output_dir_write_mode() writes (the published name), so that writing a
+ * report faults nothing after its counters were read (preload/prefault.h).
+ */
+void output_dir_prefault(void);
+
 /* output_dir_write - output_dir_write_mode() with 0755 directories (PFSHIM_OUTPUT=DIR/). */
 int output_dir_write(const char *dir, const struct output_names *names, const char *buf,
 		     size_t len);

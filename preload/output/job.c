@@ -32,13 +32,19 @@
 
 #include "export/buf.h"
 #include "preload/output/dir.h"
+#include "preload/prefault.h"
 #include "preload/warn.h"
 
 #define CRUMB_ROOT	'R'
 #define CRUMB_DESCENDANT 'D'
 
+/*
+ * Read by every process (job_role()): with the other statics written at
+ * start, apart from the 12 KiB below (prefault.h).
+ */
+static enum job_role job_role_now PREFAULT_DATA;
+
 static struct {
-	enum job_role role;
 	char base[PATH_MAX - 64];	/* the private runtime directory */
 	char dir[PATH_MAX];		/* the job directory, with a final '/' */
 	char crumb[PATH_MAX];		/* ours, removed at exit; "" when none */
@@ -249,7 +255,7 @@ static void job_dir_name(int pid, uint64_t start_ns)
 
 static void role_set(enum job_role role)
 {
-	job.role = role;
+	job_role_now = role;
 	if (role == JOB_DESCENDANT || role == JOB_DROPPED)
 		warn_mute();
 }
@@ -261,7 +267,13 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 	uint64_t start, parent_start;
 	char path[PATH_MAX], role;
 
-	memset(&job, 0, sizeof(job));
+	/*
+	 * Without a job (secure execution, PFSHIM_OUTPUT, PFSHIM_DISABLE) the
+	 * role is all that is read: every reader asks it first. The 12 KiB of
+	 * the job are cleared only for a job: a memset() of them all cost each
+	 * process 4 page faults (docs/performance.md, "Counted from the exec").
+	 */
+	job_role_now = JOB_NONE;
 	/*
 	 * Secure execution (setuid...): the environment, XDG_RUNTIME_DIR included,
 	 * is the invoking user's, and a root process must make no directory or
@@ -271,8 +283,9 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 		return;
 	if ((value && *value && strcmp(value, "0") != 0) || get_env("PFSHIM_OUTPUT"))
 		return;
+	memset(&job, 0, sizeof(job));
 	if (proc_stat_read(0, &ppid, &start) < 0) {
-		job.role = JOB_ROOT;
+		job_role_now = JOB_ROOT;
 		job.problem = "/proc is not readable";
 		return;
 	}
@@ -306,23 +319,23 @@ void job_restart_in_child(void)
 	int pid = getpid(), ppid;
 	uint64_t start;
 
-	if (job.role == JOB_NONE)
+	if (job_role_now == JOB_NONE)
 		return;
-	if (job.role == JOB_ROOT)
+	if (job_role_now == JOB_ROOT)
 		role_set(job.problem ? JOB_DROPPED : JOB_DESCENDANT);
 	job.crumb[0] = '\0';
-	if (job.role == JOB_DESCENDANT && proc_stat_read(0, &ppid, &start) == 0)
+	if (job_role_now == JOB_DESCENDANT && proc_stat_read(0, &ppid, &start) == 0)
 		crumb_write(pid, start, CRUMB_DESCENDANT);
 }
 
 enum job_role job_role(void)
 {
-	return job.role;
+	return job_role_now;
 }
 
 void job_write(const struct output_names *names, const char *buf, size_t len)
 {
-	if (job.role == JOB_DESCENDANT)
+	if (job_role_now == JOB_DESCENDANT)
 		output_dir_write_mode(job.dir, names, 0700, buf, len);
 }
 
@@ -417,11 +430,11 @@ static bool root_note(void)
 
 void job_finish(enum report_reason reason)
 {
-	if (job.role == JOB_NONE || reason != REPORT_EXIT)
+	if (job_role_now == JOB_NONE || reason != REPORT_EXIT)
 		return;
 	if (job.crumb[0] && job.crumb_pid == getpid())
 		unlink(job.crumb);
 	/* A job with descendants may have left crumbs; a lone program has not. */
-	if (job.role == JOB_ROOT && root_note())
+	if (job_role_now == JOB_ROOT && root_note())
 		crumbs_sweep();
 }

@@ -9,7 +9,7 @@ BENCH_PKGS := libpapi-dev papi-tools linux-perf
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. -Iinclude -I$(BENCH_DIR)
 
 BENCH_BIN := $(BENCH_B)/startup $(BENCH_B)/rss $(BENCH_B)/reads $(BENCH_B)/markers \
-	     $(BENCH_B)/interval $(BENCH_B)/libempty.so
+	     $(BENCH_B)/interval $(BENCH_B)/libempty.so $(BENCH_B)/noop
 
 .PHONY: bench bench-deps bench-report
 
@@ -58,3 +58,10 @@ $(BENCH_B)/libempty.so: $(BENCH_DIR)/empty.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<
+
+# The floor of any tool that runs a command: an exec of a dynamically linked
+# program that does nothing (section 2b).
+$(BENCH_B)/noop: $(BENCH_DIR)/noop.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<

@@ -99,8 +99,11 @@ mkdir -p "$run_tmp/r"
 	:: "pfshim run -- true" "TMPDIR=$run_tmp" "$(cd "$BUILD" && pwd)/pfshim" run -- "$TRUE" \
 	:: "perf stat -e (same 8)" "$PERF" stat -e "$DEFAULT_EVENTS" "$TRUE" \
 	:: "context: PFSHIM_HANDOVER=0 pfshim run" PFSHIM_HANDOVER=0 "TMPDIR=$run_tmp" \
-		"$(cd "$BUILD" && pwd)/pfshim" run -- "$TRUE" 2>&1 | sed '/^== 2\. Resident/,$d'
+		"$(cd "$BUILD" && pwd)/pfshim" run -- "$TRUE" \
+	:: "context: an exec of a no-op" "$(cd "$B" && pwd)/noop" 2>&1 | sed '/^== 2\. Resident/,$d'
 rm -rf "$run_tmp"
+echo "(the no-op row, fork + exec + wait of a dynamically linked program that does nothing, is"
+echo " the floor under what pfshim run adds: it is a process of its own, exec'd before the command)"
 
 section "3. Read cost of one reading, 4 software events ($SW4)"
 "$B/reads" 200 1000 1.05

@@ -39,14 +39,56 @@ static void html_text(FILE *out, const char *s)
 	}
 }
 
+/*
+ * No libm here: it was the command's one use of it, and loading libm.so
+ * cost every `pfshim run` 0.06 ms (docs/performance.md).
+ */
+
+/* x rounded half away from zero, as lround() for the pixel and tick counts of a chart. */
+static long round_half(double x)
+{
+	return x < 0 ? -(long)(-x + 0.5) : (long)(x + 0.5);
+}
+
+/* A bar's width: @x, or 0 when negative or NaN (as fmax(0, x)). */
+static double bar_width(double x)
+{
+	return x > 0 ? x : 0;
+}
+
+/* The largest power of ten not above @x (finite, > 0), as pow(10, floor(log10(x))). */
+static double decade_below(double x)
+{
+	double p = 1;
+
+	while (p * 10 <= x)
+		p *= 10;
+	while (p > x)
+		p /= 10;
+	return p;
+}
+
 /* A tick step of 1, 2 or 5 times a power of ten giving about @n ticks up to @max. */
 static double tick_step(double max, int n)
 {
-	double raw = max / n, p = pow(10, floor(log10(raw)));
+	double raw = max / n, p;
 
-	if (!(raw > 0) || !isfinite(raw) || !isfinite(p) || p <= 0)
+	if (!(raw > 0) || !isfinite(raw))
 		return max > 0 && isfinite(max) ? max : 1;	/* one tick: at the end */
+	p = decade_below(raw);
+	if (!(p > 0))
+		return max > 0 && isfinite(max) ? max : 1;
 	return raw / p <= 1 ? p : raw / p <= 2 ? 2 * p : raw / p <= 5 ? 5 * p : 10 * p;
+}
+
+/* The decimals that show a step below 1: ceil(-log10(@step)). */
+static int step_decimals(double step)
+{
+	int d = 0;
+
+	for (double s = step; s > 0 && s < 1 - 1e-9 && d < 17; s *= 10)
+		d++;
+	return d;
 }
 
 /* A tick label: 0.25, 500; on an axis reaching @max >= 10,000 in k, M or G: 5k, 1.5M. */
@@ -63,7 +105,7 @@ static void tick_format(double v, double step, double max, char *out, size_t siz
 	else if (step >= 1)
 		snprintf(out, size, "%.0f", v);
 	else
-		snprintf(out, size, "%.*f", (int)ceil(-log10(step)), v);
+		snprintf(out, size, "%.*f", step_decimals(step), v);
 }
 
 /* A value in its unit: counts exact with commas, times with the digits that matter. */
@@ -72,7 +114,7 @@ static void value_label(const struct summary_event *e, double v, char *out, size
 	if (e->scale != 1.0)
 		snprintf(out, size, fabs(v) >= 1 || v == 0 ? "%.2f" : "%.3g", v);
 	else
-		summary_value_format(e, (uint64_t)llround(v), out, size);
+		summary_value_format(e, v < 0 ? 0 : (uint64_t)(v + 0.5), out, size);
 }
 
 /* An axis title: "page-faults (count)", "task-clock (msec)". */
@@ -152,12 +194,12 @@ static void chart_bars(FILE *out, const struct bars *b)
 		max = b->mean;
 	step = tick_step(max > 0 ? max : 1, 5);
 	max = ceil((max > 0 ? max : 1) / step) * step;
-	ticks = (int)lround(max / step);
+	ticks = (int)round_half(max / step);
 	fprintf(out, "<svg class=\"chart %s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", b->kind, CHART_W, h, CHART_W, h);
 	for (int i = 0; i <= ticks; i++) {
 		double t = i * step;
-		int x = left + (int)lround(t / max * w);
+		int x = left + (int)round_half(t / max * w);
 
 		tick_format(t, step, max, v, sizeof(v));
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
@@ -182,11 +224,11 @@ static void chart_bars(FILE *out, const struct bars *b)
 		}
 		value_label(b->e, b->value[i], v, sizeof(v));
 		fprintf(out, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-			"fill=\"%s\"><title>", left, y + 3, fmax(0, b->value[i] / max * w), row - 6,
+			"fill=\"%s\"><title>", left, y + 3, bar_width(b->value[i] / max * w), row - 6,
 			palette[0]);	/* one colour: the bars are one quantity, not categories */
 		html_text(out, b->label[i]);
 		fprintf(out, ": %s %s</title></rect><text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>\n",
-			v, b->e->unit, left + fmax(0, b->value[i] / max * w) + 4, y + 14, v);
+			v, b->e->unit, left + bar_width(b->value[i] / max * w) + 4, y + 14, v);
 	}
 	if (isfinite(b->mean)) {
 		double x = left + b->mean / max * w;
@@ -386,7 +428,7 @@ static void chart_lines(FILE *out, const struct summary_event *e, const struct l
 	ymax = ceil((ymax > 0 ? ymax : 1) / ys) * ys;
 	fprintf(out, "<svg class=\"chart series\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", CHART_W, h, CHART_W, h);
-	for (int i = 0; i <= lround(ymax / ys); i++) {
+	for (int i = 0; i <= round_half(ymax / ys); i++) {
 		double t = i * ys, y = top + plot_h - t / ymax * plot_h;
 
 		tick_format(t, ys, ymax, v, sizeof(v));
@@ -394,7 +436,7 @@ static void chart_lines(FILE *out, const struct summary_event *e, const struct l
 			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			left, y, left + w, y, left - 6, y + 4, v);
 	}
-	for (int i = 0; i <= lround(xmax / xs); i++) {
+	for (int i = 0; i <= round_half(xmax / xs); i++) {
 		double t = i * xs, x = left + t / xmax * w;
 
 		tick_format(t, xs, xmax, v, sizeof(v));

@@ -133,9 +133,12 @@ static void *worker_run(void *arg)
 
 static int workers_for(int n)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus;
 	int w = n / FILES_PER_WORKER;
 
+	if (w < 2)	/* no sysconf(): it reads /sys, three system calls of every `pfshim run` */
+		return w;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (w > MAX_WORKERS)
 		w = MAX_WORKERS;
 	if (cpus > 0 && w > cpus)

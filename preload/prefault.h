@@ -1,0 +1,45 @@
+/*
+ * prefault.h: the pages a report touches after it reads its counters,
+ * touched before the read, so that the count it writes is the count of the
+ * whole image: a page fault taken while the report is formatted and written
+ * would be counted by perf stat and missed by the report. Async-signal-safe.
+ */
+#ifndef PFSHIM_PRELOAD_PREFAULT_H
+#define PFSHIM_PRELOAD_PREFAULT_H
+
+#include <stddef.h>
+
+/*
+ * PREFAULT_DATA - for a small static that every process writes at start
+ * (the standard streams' record, the job's role): placed in .data, not
+ * .bss, so that they share the one page of the shim's .data (under 1 KiB
+ * in all), which the loader has written already (it zeroes the page's
+ * tail), where each took a .bss page of its own (docs/performance.md,
+ * "Counted from the exec"). Zero-initialized all the same. Not for the
+ * first static of .bss (shim.c's dlsym table): its page holds the C
+ * runtime's destructor flag, written at exit after the report's read.
+ */
+#define PREFAULT_DATA __attribute__((section(".data.pfshim")))
+
+/*
+ * prefault_self - read one byte of each page of libpfshim.so's own
+ * read-only segments (code, constants), found from its ELF header: a page
+ * already mapped costs nothing, one that is not is faulted in now (with
+ * fault-around, its neighbours too) instead of after the read.
+ */
+void prefault_self(void);
+
+/*
+ * prefault_write - take the write fault of each page of [@p, @p + @len)
+ * now (an atomic OR of 0 into one byte per page: no value changes, safe
+ * beside other threads writing there).
+ */
+void prefault_write(void *p, size_t len);
+
+/*
+ * prefault_stack - the next @bytes of the calling thread's stack, below
+ * its current depth, written now: what the writer's deeper calls use.
+ */
+void prefault_stack(size_t bytes);
+
+#endif
