@@ -59,7 +59,7 @@ struct region_layout {
 	int nr_groups;			/* G */
 	int nr_values;			/* 1 + E + 2G */
 	int group_of[REGIONS_EVENTS_MAX];	/* the group of each event, for its scaling */
-	int first_enabled, first_running;	/* where the first event's group times sit */
+	long first_enabled, first_running;	/* where the first event's group times sit */
 	int capacity;			/* regions per thread */
 	size_t slot_size;
 	size_t thread_size;		/* bytes of a struct region_thread with its slots */
