@@ -56,21 +56,24 @@ static FASTREAD_ALWAYS_INLINE uint64_t fastread_cache_value(const struct fastrea
 }
 
 /*
- * fastread_cache_locks_hold - do the locks of @nr @pages still add up to
- * @sum, the sum the cache was filled under? Called after the counters were
- * read: the kernel only ever increments a lock, so equal sums mean that no
- * page was rewritten since the fill (short of 2^32 writes), and the cached
- * fields were the page's throughout the read.
+ * fastread_cache_locks_hold - do the locks of @nr @pages (@nr >= 1: a valid
+ * cache was filled over them) still add up to @sum, the sum the cache was
+ * filled under? Called after the counters were read: the kernel only ever
+ * increments a lock, so equal sums mean that no page was rewritten since
+ * the fill (short of 2^32 writes), and the cached fields were the page's
+ * throughout the read. A loop that runs at least once: no test before it.
  */
 static FASTREAD_ALWAYS_INLINE bool fastread_cache_locks_hold(struct perf_event_mmap_page *const *pages,
 							    int nr, uint32_t sum)
 {
+	struct perf_event_mmap_page *const *end = pages + nr;
 	uint32_t now = 0;
 
 	__asm__ volatile("" ::: "memory");
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	for (int i = 0; i < nr; i++)
-		now += FASTREAD_READ_ONCE(pages[i]->lock);
+	do
+		now += FASTREAD_READ_ONCE((*pages)->lock);
+	while (++pages < end);
 	return now == sum;
 }
 
