@@ -341,11 +341,15 @@ static ALWAYS_INLINE int pages_read_cached(struct perf_event_mmap_page *const *p
 	}
 	if (__builtin_expect(fastread_cache_level(cache->valid) < (uint32_t)cache_level(out), 0))
 		return -ESTALE;
+	const bool wide = cache->valid & FASTREAD_CACHE_WIDE;
+
 	for (i = 0; i < nr; i++) {
 		const struct fastread_page_cache *e = &cache->page[i];
+		const uint64_t raw = fastread_hooks_counter(h, e->index, e->slot);
 		struct fastread_count c;
 
-		c.value = fastread_cache_value(e, fastread_hooks_counter(h, e->index, e->slot));
+		/* 64-bit counters: nothing to sign-extend (fastread/cached.h). */
+		c.value = wide ? e->offset + raw : fastread_cache_value(e, raw);
 		if (out_wants_times(out, i))
 			c.enabled = c.running = e->time;
 		out_store(out, i, &c);

@@ -382,20 +382,53 @@ static __attribute__((noinline)) int region_close_scaled(struct region_thread *t
 	return 0;
 }
 
-int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
-		    const _Atomic uint32_t *nr_names, const uint64_t *now)
+/* region_end_fast_as()'s uncommon case: region_end(), its status mapped. */
+static __attribute__((noinline)) int region_end_as(struct region_thread *t,
+						   const struct region_layout *l, uint32_t id,
+						   const _Atomic uint32_t *nr_names,
+						   const uint64_t *now, int misuse)
+{
+	int ret = region_end(t, l, id, atomic_load_explicit(nr_names, memory_order_acquire), now);
+
+	return ret < 0 ? misuse : 0;
+}
+
+/*
+ * The close of region_end_fast() and region_end_fast_as(): @mapped says
+ * which (a constant: each has its own copy, with no test).
+ */
+static inline __attribute__((always_inline)) int end_fast(struct region_thread *t,
+							  const struct region_layout *l,
+							  uint32_t id,
+							  const _Atomic uint32_t *nr_names,
+							  const uint64_t *now, bool mapped, int misuse)
 {
 	struct region_slot *s = region_slot_find(t, l, id);
 
-	if (!s || s->depth != 1)
+	if (!s || s->depth != 1) {
+		if (mapped)
+			return region_end_as(t, l, id, nr_names, now, misuse);
 		return region_end(t, l, id, atomic_load_explicit(nr_names, memory_order_acquire),
 				  now);
+	}
 	write_begin(t);
 	if (__builtin_expect(!slot_close_call(s, l, now), 0))
 		return region_close_scaled(t, s, l, now);
 	s->depth = 0;
 	write_end(t);
 	return 0;
+}
+
+int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		    const _Atomic uint32_t *nr_names, const uint64_t *now)
+{
+	return end_fast(t, l, id, nr_names, now, false, 0);
+}
+
+int region_end_fast_as(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		       const _Atomic uint32_t *nr_names, const uint64_t *now, int misuse)
+{
+	return end_fast(t, l, id, nr_names, now, true, misuse);
 }
 
 int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,

@@ -188,6 +188,14 @@ int region_end_fast(struct region_thread *t, const struct region_layout *l, uint
 		    const _Atomic uint32_t *nr_names, const uint64_t *now);
 
 /*
+ * region_end_fast_as - region_end_fast() for a caller that returns what this
+ * returns, as a tail call with no frame of its own (the markers' end): 0
+ * when region_end_fast() says 0 or 1, @misuse when it says a negative errno.
+ */
+int region_end_fast_as(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		       const _Atomic uint32_t *nr_names, const uint64_t *now, int misuse);
+
+/*
  * region_begin - thread @t enters region @id with the sample @now.
  * Return: 0 entered; 1 already open (re-entry, counted once: only the
  * outermost entry's sample is kept); -EINVAL bad id (misuse bad_handle);

@@ -373,6 +373,28 @@ static void test_fast_path_pieces(void **state)
 	assert_int_equal(thread->bad_handle, 2);
 	assert_null(region_begin_fast(thread, &layout, 999));
 	assert_int_equal(thread->nr_slots, 1);
+
+	/* region_end_fast_as: the same rules, its statuses 0 or the caller's misuse code. */
+	start = region_begin_fast(thread, &layout, 1);
+	assert_non_null(start);
+	memcpy(start, sample(400, 20, 70), 5 * sizeof(uint64_t));
+	assert_int_equal(region_begin(thread, &layout, 1, 5, sample(450, 21, 71)), 1);
+	assert_int_equal(region_end_fast_as(thread, &layout, 1, &nr_names, sample(460, 22, 72), -77),
+			 0);
+	assert_int_equal(slot_of(1)->calls, 1);
+	assert_int_equal(region_end_fast_as(thread, &layout, 1, &nr_names, sample(500, 25, 80), -77),
+			 0);
+	assert_int_equal(slot_of(1)->calls, 2);
+	assert_int_equal(slot_of(1)->v[0], 300);
+	assert_int_equal(slot_of(1)->v[1], 12);
+	assert_int_equal(slot_of(1)->v[2], 50);
+	assert_int_equal(slot_of(1)->first_min, 5);
+	assert_int_equal(slot_of(1)->first_max, 7);
+	assert_int_equal(region_end_fast_as(thread, &layout, 1, &nr_names, sample(0, 0, 0), -77), -77);
+	assert_int_equal(thread->end_without_begin, 3);
+	assert_int_equal(region_end_fast_as(thread, &layout, 999, &nr_names, sample(0, 0, 0), -77),
+			 -77);
+	assert_int_equal(thread->bad_handle, 3);
 }
 
 /* A full table: region_slot_make refuses as region_begin does, once remembered. */
