@@ -145,8 +145,17 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 			__asm__ volatile("" : "+r"(pc), "+r"(offset), "+r"(shift));
 			raw = read_slot(e->slot);
 		} else {
+			const struct fastread_group *after = g;
+
 			raw = read_slot(e->slot);
-			pc = g->page[0];
+			/*
+			 * What follows the counter is addressed from the group
+			 * anew, so that the compiler computes no address for it
+			 * ahead of the counter, inside the interval.
+			 */
+			__asm__ volatile("" : "+r"(after));
+			e = &after->cache.page[0];
+			pc = after->page[0];
 			offset = e->offset;
 			shift = e->shift;
 			sample[1] = sample[2] = e->time;
