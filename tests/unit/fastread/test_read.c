@@ -694,6 +694,33 @@ static void test_cached_inline_wide_and_narrow(void **state)
 						    fake_read_slot));
 	assert_int_equal(vector[0], 93);
 	assert_int_equal(vector[1], 50);
+
+	/* Three events, all 64 bits: the odd one read alone, then a pair. */
+	struct fastread_group three = { .nr = 3, .page = { &pages[0], &pages[1], &pages[2] } };
+	uint64_t v3[5];
+
+	page_set(&pages[0], 3, 100, 64, 1000);
+	pages[0].lock += 2;
+	page_set(&pages[2], 9, 7, 64, 70);
+	assert_int_equal(fastread_pages_read_sample_cached(three.page, 3, &fake_hooks, &three.cache,
+							   v3, &v3[3], &v3[4]), 0);
+	assert_int_equal(three.cache.valid, FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE);
+	fake_counter[3] = 2000;
+	fake_counter[7] = 61;
+	fake_counter[9] = 71;
+	for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++) {
+		memset(v3, 0, sizeof(v3));
+		assert_true(fastread_group_read_cached_with(&three, v3, at, fake_read_slot));
+		assert_int_equal(v3[0], 2100);
+		assert_int_equal(v3[1], 51);
+		assert_int_equal(v3[2], 78);
+		assert_int_equal(v3[3], 1000);
+		assert_int_equal(v3[4], 1000);
+	}
+	/* Any of the three pages rewritten: not served. */
+	pages[2].lock += 2;
+	assert_false(fastread_group_read_cached_with(&three, v3, FASTREAD_COUNTERS_LAST,
+						     fake_read_slot));
 }
 
 #define TORN_OFFSET_STEP	1000003ULL
