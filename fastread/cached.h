@@ -78,6 +78,31 @@ static FASTREAD_ALWAYS_INLINE bool fastread_cache_locks_hold(struct perf_event_m
 }
 
 /*
+ * fastread_cache_locks_hold_many - fastread_cache_locks_hold() of a group's
+ * cache of several pages (@nr, the group's, >= 2: fastread/read.c caches a
+ * group of one as ONE; not for fastread_pages_read_cached(), whose callers
+ * may pass fewer pages than the cache was filled over): two
+ * pages a turn, the first alone when @nr is odd, so that the loop ends
+ * exactly at the end with one test and step per two locks.
+ */
+static FASTREAD_ALWAYS_INLINE bool
+fastread_cache_locks_hold_many(struct perf_event_mmap_page *const *pages, int nr, uint32_t sum)
+{
+	struct perf_event_mmap_page *const *end = pages + nr;
+	uint32_t now = 0;
+
+	__asm__ volatile("" ::: "memory");
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (nr & 1)
+		now = FASTREAD_READ_ONCE((*pages++)->lock);
+	do {
+		now += FASTREAD_READ_ONCE(pages[0]->lock) + FASTREAD_READ_ONCE(pages[1]->lock);
+		pages += 2;
+	} while (pages < end);
+	return now == sum;
+}
+
+/*
  * fastread_cycles_to_ns - @cyc timestamp cycles in ns with a page's time_mult
  * and time_shift (@shift < 64): the formula of linux/perf_event.h, split so
  * that it cannot overflow.
@@ -201,7 +226,7 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 	}
 	if (at == FASTREAD_COUNTERS_FIRST)
 		sample[nr] = sample[nr + 1] = cache->page[0].time;
-	return fastread_cache_locks_hold(g->page, nr, sum);
+	return fastread_cache_locks_hold_many(g->page, nr, sum);
 }
 
 static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastread_group *g,
