@@ -195,8 +195,12 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 	const struct fastread_page_cache *e = cache->page, *end = e + nr;
 	uint64_t *value = sample;
 
-	if (at == FASTREAD_COUNTERS_LAST)
-		sample[nr] = sample[nr + 1] = e->time;
+	if (at == FASTREAD_COUNTERS_LAST) {
+		uint64_t *times = sample + nr;
+		const uint64_t time = e->time;
+
+		times[0] = times[1] = time;
+	}
 	if (cache->valid & FASTREAD_CACHE_WIDE) {
 		/*
 		 * 64-bit counters: no shift to load, no sign extension (3
@@ -224,8 +228,12 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 			*value++ = fastread_cache_value(e, read_slot(e->slot));
 		} while (++e < end);
 	}
-	if (at == FASTREAD_COUNTERS_FIRST)
-		sample[nr] = sample[nr + 1] = cache->page[0].time;
+	if (at == FASTREAD_COUNTERS_FIRST) {
+		uint64_t *times = sample + nr;
+		const uint64_t time = cache->page[0].time;
+
+		times[0] = times[1] = time;
+	}
 	return fastread_cache_locks_hold_many(g->page, nr, sum);
 }
 
