@@ -323,7 +323,17 @@ static inline __attribute__((always_inline)) bool slot_close_call(struct region_
 	pair_t *vsum = (pair_t *)sum;
 	const pair_t *vnow = (const pair_t *)now, *vstart = (const pair_t *)start;
 	const int pairs = nr_values >> 1;
+	pair_t head;	/* the call's wall time and first event's count, the extremes' inputs */
 
+	if (__builtin_expect(nr_values < 2, 0)) {
+		/* No event: the wall time alone. */
+		sum[0] += now[0] - start[0];
+		s->calls++;
+		min_max(&s->wall_min, &s->wall_max, now[0] - start[0]);
+		return true;
+	}
+	head = vnow[0] - vstart[0];
+	vsum[0] += head;
 	switch (pairs) {
 	default:
 		for (int p = 4; p < pairs; p++)
@@ -339,18 +349,13 @@ static inline __attribute__((always_inline)) bool slot_close_call(struct region_
 		vsum[1] += vnow[1] - vstart[1];
 		/* fall through */
 	case 1:
-		vsum[0] += vnow[0] - vstart[0];
-		/* fall through */
-	case 0:
 		break;
 	}
 	if (nr_values & 1)
 		sum[nr_values - 1] += now[nr_values - 1] - start[nr_values - 1];
 	s->calls++;
-	min_max(&s->wall_min, &s->wall_max, now[0] - start[0]);
-	if (l->nr_events == 0)
-		return true;
-	first = now[1] - start[1];
+	min_max(&s->wall_min, &s->wall_max, head[0]);
+	first = head[1];
 	enabled = now[l->first_enabled] - start[l->first_enabled];
 	running = now[l->first_running] - start[l->first_running];
 	/* Equal times: the exact count, as fastread_scale() would return it. */
