@@ -246,14 +246,19 @@ demo-mpi: mpi $(LIB)
 	$(Q)$(if $(HAVE_JANSSON),$(MAKE) --no-print-directory $(TOOL) &&) examples/demo-mpi.sh $(BUILD)
 
 # fastread's header goes where its own #include "fastread/fastread.h" finds
-# it: <prefix>/include/fastread/. It includes only libc and kernel headers.
+# it: <prefix>/include/fastread/. It includes only libc and kernel headers;
+# fastread/inline.h (the inlined read) brings cached.h and the arch headers.
+FASTREAD_INLINE_H := fastread/inline.h fastread/cached.h fastread/arch.h
+FASTREAD_ARCH_H   := $(wildcard fastread/arch/*.h)
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/fastread \
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/fastread/arch \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim.so
 	install -m 0644 $(BUILD)/libfastread.a $(DESTDIR)$(PREFIX)/lib/libfastread.a
 	install -m 0644 include/pfshim.h $(DESTDIR)$(PREFIX)/include/pfshim.h
 	install -m 0644 fastread/fastread.h $(DESTDIR)$(PREFIX)/include/fastread/fastread.h
+	install -m 0644 $(FASTREAD_INLINE_H) $(DESTDIR)$(PREFIX)/include/fastread/
+	install -m 0644 $(FASTREAD_ARCH_H) $(DESTDIR)$(PREFIX)/include/fastread/arch/
 	$(if $(wildcard $(TOOL)),install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 && \
 		install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pfshim && \
 		install -m 0644 tools/pfshim/pfshim.1 $(DESTDIR)$(PREFIX)/share/man/man1/pfshim.1)
@@ -265,9 +270,11 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libpfshim.so $(DESTDIR)$(PREFIX)/lib/libfastread.a \
 		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc \
 		$(DESTDIR)$(PREFIX)/include/fastread/fastread.h \
+		$(addprefix $(DESTDIR)$(PREFIX)/include/,$(FASTREAD_INLINE_H) $(FASTREAD_ARCH_H)) \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc $(DESTDIR)$(PREFIX)/bin/pfshim \
 		$(DESTDIR)$(PREFIX)/share/man/man1/pfshim.1
-	rmdir $(DESTDIR)$(PREFIX)/include/fastread 2>/dev/null || true
+	rmdir $(DESTDIR)$(PREFIX)/include/fastread/arch $(DESTDIR)$(PREFIX)/include/fastread \
+		2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)

@@ -29,7 +29,19 @@ enum {
 	FASTREAD_CACHE_LEADER = 1,
 	FASTREAD_CACHE_ALL = 2,
 	FASTREAD_CACHE_ONE = 3,
+	/*
+	 * A flag beside LEADER or ALL (never ONE): every page's pmc_width is 64,
+	 * so a value is the offset plus the counter, with no sign extension
+	 * (64-bit counters: arm64 config1 "long", the cycle counter).
+	 */
+	FASTREAD_CACHE_WIDE = 4,
 };
+
+/* fastread_cache_level - what a valid cache serves (LEADER, ALL or ONE), its flag aside. */
+static inline uint32_t fastread_cache_level(uint32_t valid)
+{
+	return valid & ~(uint32_t)FASTREAD_CACHE_WIDE;
+}
 
 /*
  * fastread_cache_value - the count of cached event @e for its raw counter
@@ -44,21 +56,49 @@ static FASTREAD_ALWAYS_INLINE uint64_t fastread_cache_value(const struct fastrea
 }
 
 /*
- * fastread_cache_locks_hold - do the locks of @nr @pages still add up to
- * @sum, the sum the cache was filled under? Called after the counters were
- * read: the kernel only ever increments a lock, so equal sums mean that no
- * page was rewritten since the fill (short of 2^32 writes), and the cached
- * fields were the page's throughout the read.
+ * fastread_cache_locks_hold - do the locks of @nr @pages (@nr >= 1: a valid
+ * cache was filled over them) still add up to @sum, the sum the cache was
+ * filled under? Called after the counters were read: the kernel only ever
+ * increments a lock, so equal sums mean that no page was rewritten since
+ * the fill (short of 2^32 writes), and the cached fields were the page's
+ * throughout the read. A loop that runs at least once: no test before it.
  */
 static FASTREAD_ALWAYS_INLINE bool fastread_cache_locks_hold(struct perf_event_mmap_page *const *pages,
 							    int nr, uint32_t sum)
 {
+	struct perf_event_mmap_page *const *end = pages + nr;
 	uint32_t now = 0;
 
 	__asm__ volatile("" ::: "memory");
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	for (int i = 0; i < nr; i++)
-		now += FASTREAD_READ_ONCE(pages[i]->lock);
+	do
+		now += FASTREAD_READ_ONCE((*pages)->lock);
+	while (++pages < end);
+	return now == sum;
+}
+
+/*
+ * fastread_cache_locks_hold_many - fastread_cache_locks_hold() of a group's
+ * cache of several pages (@nr, the group's, >= 2: fastread/read.c caches a
+ * group of one as ONE; not for fastread_pages_read_cached(), whose callers
+ * may pass fewer pages than the cache was filled over): two
+ * pages a turn, the first alone when @nr is odd, so that the loop ends
+ * exactly at the end with one test and step per two locks.
+ */
+static FASTREAD_ALWAYS_INLINE bool
+fastread_cache_locks_hold_many(struct perf_event_mmap_page *const *pages, int nr, uint32_t sum)
+{
+	struct perf_event_mmap_page *const *end = pages + nr;
+	uint32_t now = 0;
+
+	__asm__ volatile("" ::: "memory");
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (nr & 1)
+		now = FASTREAD_READ_ONCE((*pages++)->lock);
+	do {
+		now += FASTREAD_READ_ONCE(pages[0]->lock) + FASTREAD_READ_ONCE(pages[1]->lock);
+		pages += 2;
+	} while (pages < end);
 	return now == sum;
 }
 
@@ -130,8 +170,17 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 			__asm__ volatile("" : "+r"(pc), "+r"(offset), "+r"(shift));
 			raw = read_slot(e->slot);
 		} else {
+			const struct fastread_group *after = g;
+
 			raw = read_slot(e->slot);
-			pc = g->page[0];
+			/*
+			 * What follows the counter is addressed from the group
+			 * anew, so that the compiler computes no address for it
+			 * ahead of the counter, inside the interval.
+			 */
+			__asm__ volatile("" : "+r"(after));
+			e = &after->cache.page[0];
+			pc = after->page[0];
 			offset = e->offset;
 			shift = e->shift;
 			sample[1] = sample[2] = e->time;
@@ -146,14 +195,46 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 	const struct fastread_page_cache *e = cache->page, *end = e + nr;
 	uint64_t *value = sample;
 
-	if (at == FASTREAD_COUNTERS_LAST)
-		sample[nr] = sample[nr + 1] = e->time;
-	do {
-		*value++ = fastread_cache_value(e, read_slot(e->slot));
-	} while (++e < end);
-	if (at == FASTREAD_COUNTERS_FIRST)
-		sample[nr] = sample[nr + 1] = cache->page[0].time;
-	return fastread_cache_locks_hold(g->page, nr, sum);
+	if (at == FASTREAD_COUNTERS_LAST) {
+		uint64_t *times = sample + nr;
+		const uint64_t time = e->time;
+
+		times[0] = times[1] = time;
+	}
+	if (cache->valid & FASTREAD_CACHE_WIDE) {
+		/*
+		 * 64-bit counters: no shift to load, no sign extension (3
+		 * instructions an event). Two events a turn (a cache of several
+		 * holds 2 at least: fastread/read.c fills one of a single event
+		 * as ONE), the first alone when their number is odd: one loop
+		 * test and pointer step per two counters, and the loop ends
+		 * exactly at the end (no remainder for the compiler to work out).
+		 */
+		if (nr & 1) {
+			*value++ = e->offset + read_slot(e->slot);
+			e++;
+		}
+		do {
+			const uint64_t a = e[0].offset + read_slot(e[0].slot);
+			const uint64_t b = e[1].offset + read_slot(e[1].slot);
+
+			value[0] = a;
+			value[1] = b;
+			value += 2;
+			e += 2;
+		} while (e < end);
+	} else {
+		do {
+			*value++ = fastread_cache_value(e, read_slot(e->slot));
+		} while (++e < end);
+	}
+	if (at == FASTREAD_COUNTERS_FIRST) {
+		uint64_t *times = sample + nr;
+		const uint64_t time = cache->page[0].time;
+
+		times[0] = times[1] = time;
+	}
+	return fastread_cache_locks_hold_many(g->page, nr, sum);
 }
 
 static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastread_group *g,

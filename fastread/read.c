@@ -162,7 +162,8 @@ static ALWAYS_INLINE bool out_wants_times(const struct read_out *o, int i)
  * the first entry is written and set after the last, so that a signal
  * handler reading the same group never sees a half-written cache as valid.
  * CACHE_LEADER: the values and the leader's time; CACHE_ALL: every page's;
- * CACHE_ONE: a group of one (fastread/cached.h).
+ * CACHE_ONE: a group of one (fastread/cached.h). A group of several whose
+ * pages all say pmc_width 64 has FASTREAD_CACHE_WIDE beside its level.
  */
 enum {
 	CACHE_NONE = FASTREAD_CACHE_NONE,
@@ -257,7 +258,7 @@ static ALWAYS_INLINE int pages_read_many(struct perf_event_mmap_page *const *pag
 	struct fastread_count c;
 	uint32_t seq, begin;
 	uint64_t caps, cyc;
-	bool have_cyc, keep;
+	bool have_cyc, keep, wide;
 	int i;
 
 again:
@@ -266,6 +267,7 @@ again:
 	cyc = 0;
 	have_cyc = false;
 	keep = true;
+	wide = true;
 	for (i = 0; i < nr; i++) {
 		const struct perf_event_mmap_page *pc = pages[i];
 
@@ -277,8 +279,10 @@ again:
 		begin += seq;
 		if (page_take(pc, h, &caps, &c, cache ? &cache->page[i] : NULL) < 0)
 			return -EAGAIN;
-		if (cache)
+		if (cache) {
 			cache->page[i].lock = seq;
+			wide &= cache->page[i].shift == 0;
+		}
 		if (!out_wants_times(out, i)) {
 			out_store(out, i, &c);
 			continue;
@@ -297,7 +301,8 @@ again:
 	}
 	if (locks_end(pages, nr) != begin)
 		goto again;
-	cache_close(cache, begin, keep ? cache_level(out) : CACHE_NONE);
+	cache_close(cache, begin,
+		    keep ? cache_level(out) | (wide ? FASTREAD_CACHE_WIDE : 0) : CACHE_NONE);
 	return 0;
 }
 
@@ -334,13 +339,17 @@ static ALWAYS_INLINE int pages_read_cached(struct perf_event_mmap_page *const *p
 		out_store(out, 0, &c);
 		return fastread_lock_end(pages[0]) == sum ? 0 : -ESTALE;
 	}
-	if (__builtin_expect(cache->valid < (uint32_t)cache_level(out), 0))
+	if (__builtin_expect(fastread_cache_level(cache->valid) < (uint32_t)cache_level(out), 0))
 		return -ESTALE;
+	const bool wide = cache->valid & FASTREAD_CACHE_WIDE;
+
 	for (i = 0; i < nr; i++) {
 		const struct fastread_page_cache *e = &cache->page[i];
+		const uint64_t raw = fastread_hooks_counter(h, e->index, e->slot);
 		struct fastread_count c;
 
-		c.value = fastread_cache_value(e, fastread_hooks_counter(h, e->index, e->slot));
+		/* 64-bit counters: nothing to sign-extend (fastread/cached.h). */
+		c.value = wide ? e->offset + raw : fastread_cache_value(e, raw);
 		if (out_wants_times(out, i))
 			c.enabled = c.running = e->time;
 		out_store(out, i, &c);

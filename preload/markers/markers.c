@@ -702,14 +702,6 @@ static __attribute__((noinline)) int begin_uncommon(struct marker_thread *t,
 	return status_of(status);
 }
 
-/* The fast path's end after its read: the close, or whatever else region_end() says. */
-static __attribute__((noinline)) int end_close(struct marker_thread *t, pfshim_region_t region,
-					       const uint64_t *now)
-{
-	return status_of(region_end_fast(t->regions, &markers.layout, region - 1u,
-					 &markers_names.nr, now));
-}
-
 /* A begin whose cached read missed: the full read, into the same sample. */
 static __attribute__((noinline)) int begin_read_full(struct marker_thread *t, uint64_t *start)
 {
@@ -791,7 +783,9 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
 		return end_general(t, region);
 	now[region_value_wall()] = fastread_timer_now(&t->wall);
-	return end_close(t, region, now);
+	/* The close, or whatever else region_end() says, as a status: a tail call. */
+	return region_end_fast_as(t->regions, &markers.layout, region - 1u, &markers_names.nr, now,
+				  PFSHIM_MISUSE);
 }
 
 PFSHIM_EXPORT pfshim_region_t pfshim_v1_region(const char *name)

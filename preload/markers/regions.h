@@ -59,7 +59,7 @@ struct region_layout {
 	int nr_groups;			/* G */
 	int nr_values;			/* 1 + E + 2G */
 	int group_of[REGIONS_EVENTS_MAX];	/* the group of each event, for its scaling */
-	int first_enabled, first_running;	/* where the first event's group times sit */
+	long first_enabled, first_running;	/* where the first event's group times sit */
 	int capacity;			/* regions per thread */
 	size_t slot_size;
 	size_t thread_size;		/* bytes of a struct region_thread with its slots */
@@ -186,6 +186,14 @@ int region_slot_make(struct region_thread *t, const struct region_layout *l, uin
  */
 int region_end_fast(struct region_thread *t, const struct region_layout *l, uint32_t id,
 		    const _Atomic uint32_t *nr_names, const uint64_t *now);
+
+/*
+ * region_end_fast_as - region_end_fast() for a caller that returns what this
+ * returns, as a tail call with no frame of its own (the markers' end): 0
+ * when region_end_fast() says 0 or 1, @misuse when it says a negative errno.
+ */
+int region_end_fast_as(struct region_thread *t, const struct region_layout *l, uint32_t id,
+		       const _Atomic uint32_t *nr_names, const uint64_t *now, int misuse);
 
 /*
  * region_begin - thread @t enters region @id with the sample @now.

@@ -643,14 +643,84 @@ static void test_cached_sample_then_counts(void **state)
 	pages[1].time_enabled = pages[1].time_running = 3000;
 	assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks, &cache, value,
 							   &enabled, &running), 0);
-	assert_int_equal(cache.valid, 1);
+	assert_int_equal(cache.valid, FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE);
 	assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks, &cache, value,
 							   &enabled, &running), 0);
 	assert_int_equal(value[1], 20);
 	assert_int_equal(enabled, 1000);
 	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), 0);
 	assert_int_equal(c[1].enabled, 3000);
-	assert_int_equal(cache.valid, 2);
+	assert_int_equal(cache.valid, FASTREAD_CACHE_ALL | FASTREAD_CACHE_WIDE);
+}
+
+/*
+ * The inlined cached read of fastread/cached.h: a group whose pages all say
+ * pmc_width 64 is cached WIDE, and its values are offset + counter with the
+ * upper bits kept; one narrower page and every value is sign-extended from
+ * its own width, as long as the locks stand (the cache then says so).
+ */
+static void test_cached_inline_wide_and_narrow(void **state)
+{
+	struct fastread_group group = { .nr = 2, .page = { &pages[0], &pages[1] } };
+	uint64_t vector[4];
+
+	(void)state;
+	page_set(&pages[0], 3, 100, 64, 0x8000000000000005ULL);
+	page_set(&pages[1], 7, -10, 64, 50);
+	assert_int_equal(fastread_pages_read_sample_cached(group.page, 2, &fake_hooks, &group.cache,
+							   vector, &vector[2], &vector[3]), 0);
+	assert_int_equal(group.cache.valid, FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE);
+	fake_counter[3] = 0x8000000000000009ULL;
+	fake_counter[7] = 60;
+	for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++) {
+		memset(vector, 0, sizeof(vector));
+		assert_true(fastread_group_read_cached_with(&group, vector, at, fake_read_slot));
+		assert_int_equal(vector[0], 0x8000000000000009ULL + 100);
+		assert_int_equal(vector[1], 50);
+		assert_int_equal(vector[2], 1000);
+		assert_int_equal(vector[3], 1000);
+	}
+
+	/* Page 0 narrows to 48 bits (its lock moves): the full pass, then sign extension. */
+	page_set(&pages[0], 3, 100, 48, 0xffff000000000005ULL);
+	pages[0].lock += 2;
+	assert_false(fastread_group_read_cached_with(&group, vector, FASTREAD_COUNTERS_FIRST,
+						     fake_read_slot));
+	assert_int_equal(fastread_pages_read_sample_cached(group.page, 2, &fake_hooks, &group.cache,
+							   vector, &vector[2], &vector[3]), 0);
+	assert_int_equal(group.cache.valid, FASTREAD_CACHE_LEADER);
+	fake_counter[3] = 0xabcdfffffffffff9ULL;	/* 48 bits: -7 */
+	assert_true(fastread_group_read_cached_with(&group, vector, FASTREAD_COUNTERS_LAST,
+						    fake_read_slot));
+	assert_int_equal(vector[0], 93);
+	assert_int_equal(vector[1], 50);
+
+	/* Three events, all 64 bits: the odd one read alone, then a pair. */
+	struct fastread_group three = { .nr = 3, .page = { &pages[0], &pages[1], &pages[2] } };
+	uint64_t v3[5];
+
+	page_set(&pages[0], 3, 100, 64, 1000);
+	pages[0].lock += 2;
+	page_set(&pages[2], 9, 7, 64, 70);
+	assert_int_equal(fastread_pages_read_sample_cached(three.page, 3, &fake_hooks, &three.cache,
+							   v3, &v3[3], &v3[4]), 0);
+	assert_int_equal(three.cache.valid, FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE);
+	fake_counter[3] = 2000;
+	fake_counter[7] = 61;
+	fake_counter[9] = 71;
+	for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++) {
+		memset(v3, 0, sizeof(v3));
+		assert_true(fastread_group_read_cached_with(&three, v3, at, fake_read_slot));
+		assert_int_equal(v3[0], 2100);
+		assert_int_equal(v3[1], 51);
+		assert_int_equal(v3[2], 78);
+		assert_int_equal(v3[3], 1000);
+		assert_int_equal(v3[4], 1000);
+	}
+	/* Any of the three pages rewritten: not served. */
+	pages[2].lock += 2;
+	assert_false(fastread_group_read_cached_with(&three, v3, FASTREAD_COUNTERS_LAST,
+						     fake_read_slot));
 }
 
 #define TORN_OFFSET_STEP	1000003ULL
@@ -892,6 +962,7 @@ int main(void)
 		cmocka_unit_test_setup(test_cached_read_follows_the_lock, reset),
 		cmocka_unit_test_setup(test_cached_read_multiplexed_not_cached, reset),
 		cmocka_unit_test_setup(test_cached_sample_then_counts, reset),
+		cmocka_unit_test_setup(test_cached_inline_wide_and_narrow, reset),
 		cmocka_unit_test_setup(test_writer_never_tears_a_read, reset),
 	};
 

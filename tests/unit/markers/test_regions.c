@@ -373,6 +373,86 @@ static void test_fast_path_pieces(void **state)
 	assert_int_equal(thread->bad_handle, 2);
 	assert_null(region_begin_fast(thread, &layout, 999));
 	assert_int_equal(thread->nr_slots, 1);
+
+	/* region_end_fast_as: the same rules, its statuses 0 or the caller's misuse code. */
+	start = region_begin_fast(thread, &layout, 1);
+	assert_non_null(start);
+	memcpy(start, sample(400, 20, 70), 5 * sizeof(uint64_t));
+	assert_int_equal(region_begin(thread, &layout, 1, 5, sample(450, 21, 71)), 1);
+	assert_int_equal(region_end_fast_as(thread, &layout, 1, &nr_names, sample(460, 22, 72), -77),
+			 0);
+	assert_int_equal(slot_of(1)->calls, 1);
+	assert_int_equal(region_end_fast_as(thread, &layout, 1, &nr_names, sample(500, 25, 80), -77),
+			 0);
+	assert_int_equal(slot_of(1)->calls, 2);
+	assert_int_equal(slot_of(1)->v[0], 300);
+	assert_int_equal(slot_of(1)->v[1], 12);
+	assert_int_equal(slot_of(1)->v[2], 50);
+	assert_int_equal(slot_of(1)->first_min, 5);
+	assert_int_equal(slot_of(1)->first_max, 7);
+	assert_int_equal(region_end_fast_as(thread, &layout, 1, &nr_names, sample(0, 0, 0), -77), -77);
+	assert_int_equal(thread->end_without_begin, 3);
+	assert_int_equal(region_end_fast_as(thread, &layout, 999, &nr_names, sample(0, 0, 0), -77),
+			 -77);
+	assert_int_equal(thread->bad_handle, 3);
+}
+
+/*
+ * The close's sums for every shape of sample: no event (the wall time
+ * alone), an odd and an even number of values, and more than the 4 pairs
+ * written out (the loop): each sum is its value's end - begin, through
+ * region_end() and region_end_fast_as() alike, and the extremes are the
+ * wall time's and the first event's.
+ */
+static void test_close_sums_every_size(void **state)
+{
+	static const int group_of[REGIONS_EVENTS_MAX];	/* every event in group 0 */
+	static _Atomic uint32_t nr_names = 4;
+	const int sizes[] = { 0, 1, 2, 3, 4, 5, 8, 9, 17, 64 };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct region_layout l;
+		struct region_thread *t;
+		uint64_t begin[1 + REGIONS_EVENTS_MAX + 2], end[1 + REGIONS_EVENTS_MAX + 2];
+		const int nr = sizes[k];
+
+		assert_int_equal(region_layout_init(&l, nr, nr ? 1 : 0, group_of, 1 << 16), 0);
+		t = calloc(1, l.thread_size);
+		region_thread_init(t, &l, 1);
+		for (int i = 0; i < l.nr_values; i++) {
+			begin[i] = 1000 * (uint64_t)i + 7;
+			end[i] = begin[i] + 3 * (uint64_t)i + 1;
+		}
+		/* Equal enabled and running deltas: not multiplexed. */
+		if (nr) {
+			end[region_value_enabled(&l, 0)] = begin[region_value_enabled(&l, 0)] + 500;
+			end[region_value_running(&l, 0)] = begin[region_value_running(&l, 0)] + 500;
+		}
+		for (int call = 0; call < 2; call++) {
+			uint64_t *start;
+
+			if (call == 0) {
+				assert_int_equal(region_begin(t, &l, 2, 4, begin), 0);
+				assert_int_equal(region_end(t, &l, 2, 4, end), 0);
+				continue;
+			}
+			start = region_begin_fast(t, &l, 2);
+			assert_non_null(start);
+			memcpy(start, begin, (size_t)l.nr_values * sizeof(uint64_t));
+			assert_int_equal(region_end_fast_as(t, &l, 2, &nr_names, end, -9), 0);
+		}
+		struct region_slot *s = region_slot_find(t, &l, 2);
+
+		assert_int_equal(s->calls, 2);
+		for (int i = 0; i < l.nr_values; i++)
+			assert_int_equal(s->v[i], 2 * (end[i] - begin[i]));
+		assert_int_equal(s->wall_min, 1);
+		assert_int_equal(s->wall_max, 1);
+		assert_int_equal(s->first_min, nr ? 4 : REGION_NONE);
+		assert_int_equal(s->first_max, nr ? 4 : 0);
+		free(t);
+	}
 }
 
 /* A full table: region_slot_make refuses as region_begin does, once remembered. */
@@ -513,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_names_lookup_never_ahead_of_nr),
 		cmocka_unit_test_setup_teardown(test_layout_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_call, setup, teardown),
+		cmocka_unit_test(test_close_sums_every_size),
 		cmocka_unit_test_setup_teardown(test_nesting_is_inclusive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overlap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recursion_counts_once, setup, teardown),
