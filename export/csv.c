@@ -138,6 +138,20 @@ static void put_thread_rows(struct buf *b, const struct report *r, const struct 
 	}
 }
 
+/* A stat's `min,max,mean` columns, or their empty cells when it was not counted. */
+static void put_min_max_mean(struct buf *b, const struct report_region_stat *s)
+{
+	if (s->status == STATUS_COUNTED) {
+		buf_put_u64(b, s->min);
+		buf_putc(b, ',');
+		buf_put_u64(b, s->max);
+		buf_putc(b, ',');
+		buf_put_u64(b, s->mean);
+	} else {
+		buf_puts(b, ",,");
+	}
+}
+
 static void put_total_rows(struct buf *b, const struct report *r, const struct report_region_total *t)
 {
 	for (int e = 0; e < r->regions->nr_events || (e == 0 && r->regions->nr_events == 0); e++) {
@@ -168,15 +182,7 @@ static void put_total_rows(struct buf *b, const struct report *r, const struct r
 		buf_puts(b, ",,,,");
 		buf_puts(b, report_status_name(s->status));
 		buf_putc(b, ',');
-		if (s->status == STATUS_COUNTED) {
-			buf_put_u64(b, s->min);
-			buf_putc(b, ',');
-			buf_put_u64(b, s->max);
-			buf_putc(b, ',');
-			buf_put_u64(b, s->mean);
-		} else {
-			buf_puts(b, ",,");
-		}
+		put_min_max_mean(b, s);
 		buf_puts(b, r->regions->compensated ? ",1\n" : ",0\n");
 	}
 }
@@ -225,15 +231,7 @@ static void put_probe_rows(struct buf *b, const struct report *r)
 		buf_puts(b, ",,,,,");
 		buf_puts(b, report_status_name(s->status));
 		buf_putc(b, ',');
-		if (s->status == STATUS_COUNTED) {
-			buf_put_u64(b, s->min);
-			buf_putc(b, ',');
-			buf_put_u64(b, s->max);
-			buf_putc(b, ',');
-			buf_put_u64(b, s->mean);
-		} else {
-			buf_puts(b, ",,");
-		}
+		put_min_max_mean(b, s);
 		buf_puts(b, g->compensated ? ",1\n" : ",0\n");
 	}
 }

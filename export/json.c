@@ -259,6 +259,22 @@ static void put_stat(struct buf *b, const struct report_region_stat *s)
 	buf_put_u64(b, s->mean);
 }
 
+/* `[{"name":..,<stat>},...]`: one stat per region event, in the regions' order. */
+static void put_named_stats(struct buf *b, const struct report *r,
+			    const struct report_region_stat *stats)
+{
+	buf_putc(b, '[');
+	for (int e = 0; e < r->regions->nr_events; e++) {
+		if (e)
+			buf_putc(b, ',');
+		buf_putc(b, '{');
+		put_string_field(b, "name", report_region_event_name(r, e));
+		put_stat(b, &stats[e]);
+		buf_putc(b, '}');
+	}
+	buf_putc(b, ']');
+}
+
 static void put_total(struct buf *b, const struct report *r, const struct report_region_total *t)
 {
 	buf_putc(b, '{');
@@ -274,16 +290,8 @@ static void put_total(struct buf *b, const struct report *r, const struct report
 	put_stat(b, &t->wall);
 	buf_puts(b, "},");
 	put_key(b, "events");
-	buf_putc(b, '[');
-	for (int e = 0; e < r->regions->nr_events; e++) {
-		if (e)
-			buf_putc(b, ',');
-		buf_putc(b, '{');
-		put_string_field(b, "name", report_region_event_name(r, e));
-		put_stat(b, &t->values[e]);
-		buf_putc(b, '}');
-	}
-	buf_puts(b, "]}");
+	put_named_stats(b, r, t->values);
+	buf_putc(b, '}');
 }
 
 /* `,"regions":{...}`, just before the report's closing brace; nothing without markers. */
@@ -312,20 +320,11 @@ static void put_regions(struct buf *b, const struct report *r)
 	put_string_or_null_field(b, "user_read_problem", g->user_read_problem);
 	put_bool_field(b, "compensated", g->compensated);
 	put_key(b, "probe");
-	if (g->probe) {
-		buf_putc(b, '[');
-		for (int e = 0; e < g->nr_events; e++) {
-			if (e)
-				buf_putc(b, ',');
-			buf_putc(b, '{');
-			put_string_field(b, "name", report_region_event_name(r, e));
-			put_stat(b, &g->probe[e]);
-			buf_putc(b, '}');
-		}
-		buf_puts(b, "],");
-	} else {
-		buf_puts(b, "null,");
-	}
+	if (g->probe)
+		put_named_stats(b, r, g->probe);
+	else
+		buf_puts(b, "null");
+	buf_putc(b, ',');
 	put_key(b, "threads");
 	buf_putc(b, '[');
 	for (int i = 0; i < g->nr_threads; i++) {
