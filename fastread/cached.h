@@ -150,7 +150,7 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 				enum fastread_counters_at at, uint64_t (*read_slot)(uint32_t slot))
 {
 	const struct fastread_cache *cache = &g->cache;
-	const uint32_t sum = cache->lock_sum;
+	const uint32_t sum = FASTREAD_READ_ONCE(cache->lock_sum);
 
 	/* The sum before the fields it vouches for (a signal handler may refill them). */
 	__asm__ volatile("" ::: "memory");

@@ -317,16 +317,19 @@ again:
  * grown) held them throughout (the torn-read unit test fails without the
  * re-check). The sum is the one loaded at the start, never reloaded: a
  * signal handler that refills the cache in between refills it under the same
- * locks, or the re-check fails.
+ * locks, or the re-check fails. The number of pages is loaded from @nr_at
+ * past the one-event case, which needs none: a group's count, loaded by the
+ * caller, would be loaded ahead of everything (the barrier below keeps it
+ * there) on the path where nothing uses it.
  * Return: 0, or -ESTALE when the full pass must be taken.
  */
-static ALWAYS_INLINE int pages_read_cached(struct perf_event_mmap_page *const *pages, int nr,
-					   const struct fastread_hooks *h,
+static ALWAYS_INLINE int pages_read_cached(struct perf_event_mmap_page *const *pages,
+					   const int *nr_at, const struct fastread_hooks *h,
 					   const struct fastread_cache *cache,
 					   const struct read_out *out)
 {
-	uint32_t sum = cache->lock_sum;
-	int i;
+	uint32_t sum = FASTREAD_READ_ONCE(cache->lock_sum);
+	int i, nr;
 
 	__asm__ volatile("" ::: "memory");
 	if (__builtin_expect(cache->valid == CACHE_ONE, 1)) {
@@ -341,6 +344,7 @@ static ALWAYS_INLINE int pages_read_cached(struct perf_event_mmap_page *const *p
 	}
 	if (__builtin_expect(fastread_cache_level(cache->valid) < (uint32_t)cache_level(out), 0))
 		return -ESTALE;
+	nr = *nr_at;
 	const bool wide = cache->valid & FASTREAD_CACHE_WIDE;
 
 	for (i = 0; i < nr; i++) {
@@ -360,21 +364,19 @@ static ALWAYS_INLINE int pages_read_cached(struct perf_event_mmap_page *const *p
 }
 
 /*
+ * The full passes, which fill @cache (NULL: none).
  * Return: 0, -EAGAIN (use read(2)), or -EINVAL for a group size out of range.
  * The one-event pass retries through this loop rather than a loop of its own,
  * so that the compiler lays its path out straight, without the alignment
  * padding and register set-up it puts before an inner loop (docs/performance.md
  * "Figures behind the code").
  */
-static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
-				    const struct fastread_hooks *h, struct fastread_cache *cache,
-				    const struct read_out *out)
+static ALWAYS_INLINE int pages_read_full(struct perf_event_mmap_page *const *pages, int nr,
+					 const struct fastread_hooks *h,
+					 struct fastread_cache *cache, const struct read_out *out)
 {
 	int err;
 
-	/* A valid cache was filled by a pass over these nr pages: nr is in range. */
-	if (cache && __builtin_expect(pages_read_cached(pages, nr, h, cache, out) == 0, 1))
-		return 0;
 	if (nr < 1 || nr > FASTREAD_MAX_EVENTS)
 		return -EINVAL;
 	do {
@@ -383,6 +385,16 @@ static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, i
 		err = page_pass(pages[0], h, cache, out);
 	} while (__builtin_expect(err == -EINPROGRESS, 0));
 	return err;
+}
+
+/* The cached read when @cache serves it (a valid cache was filled over these nr pages), else the full passes. */
+static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
+				    const struct fastread_hooks *h, struct fastread_cache *cache,
+				    const struct read_out *out)
+{
+	if (cache && __builtin_expect(pages_read_cached(pages, &nr, h, cache, out) == 0, 1))
+		return 0;
+	return pages_read_full(pages, nr, h, cache, out);
 }
 
 int fastread_pages_read(struct perf_event_mmap_page *const *pages, int nr,
@@ -510,7 +522,8 @@ static ALWAYS_INLINE int group_read_syscall(struct fastread_group *g, const stru
 static ALWAYS_INLINE int group_read(struct fastread_group *g, const struct fastread_hooks *h,
 				    const struct read_out *out)
 {
-	if (pages_read(g->page, g->nr, h, &g->cache, out) == 0) {
+	if (__builtin_expect(pages_read_cached(g->page, &g->nr, h, &g->cache, out) == 0, 1) ||
+	    pages_read_full(g->page, g->nr, h, &g->cache, out) == 0) {
 		g->nr_user_reads++;
 		return 0;
 	}

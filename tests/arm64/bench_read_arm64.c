@@ -26,56 +26,65 @@ struct op {
 	int err;
 };
 
-static __attribute__((noinline)) void op_nothing(struct op *o)
+/*
+ * Each op returns what its read returned, and reps_cost() ORs it into o->err:
+ * an op is then the read's call and nothing else (a tail call, with no frame
+ * of its own), and op_nothing() the same shape calling nothing, so that
+ * what a row costs minus op_nothing() is what the read costs the program
+ * that calls it: its call and return included.
+ */
+static __attribute__((noinline)) int op_nothing(struct op *o)
 {
 	__asm__ volatile("" : : "r"(o) : "memory");
+	return 0;
 }
 
-static __attribute__((noinline)) void op_fastread(struct op *o)
+static __attribute__((noinline)) int op_fastread(struct op *o)
 {
-	o->err |= fastread_group_read(o->g, o->out);
+	return fastread_group_read(o->g, o->out);
 }
 
 /* The same read inlined into the caller (fastread/inline.h): no library call. */
-static __attribute__((noinline)) void op_fastread_inline(struct op *o)
+static __attribute__((noinline)) int op_fastread_inline(struct op *o)
 {
-	o->err |= fastread_group_read_inline(o->g, o->sample);
+	return fastread_group_read_inline(o->g, o->sample);
 }
 
-static __attribute__((noinline)) void op_own_user(struct op *o)
+static __attribute__((noinline)) int op_own_user(struct op *o)
 {
 	struct pmu_snapshot s;
 
-	o->err |= pmu_read_user(o->pc, &s);
+	return pmu_read_user(o->pc, &s);
 }
 
-static __attribute__((noinline)) void op_read_syscall(struct op *o)
+static __attribute__((noinline)) int op_read_syscall(struct op *o)
 {
 	uint64_t buf[3 + 2 * FASTREAD_MAX_EVENTS];
 
-	if (read(o->fd, buf, sizeof(buf)) <= 0)
-		o->err = -errno;
+	return read(o->fd, buf, sizeof(buf)) > 0 ? 0 : -errno;
 }
 
 /* Fewest instructions REPS calls of @fn took over TRIALS tries: a timer
  * interrupt inside one try only makes that try longer. */
-static uint64_t reps_cost(void (*fn)(struct op *), struct op *o)
+static uint64_t reps_cost(int (*fn)(struct op *), struct op *o)
 {
 	struct pmu_snapshot a, b;
 	uint64_t best = UINT64_MAX;
+	int err = 0;
 
 	for (int t = 0; t < TRIALS; t++) {
 		pmu_read_user(ref_pc, &a);
 		for (int i = 0; i < REPS; i++)
-			fn(o);
+			err |= fn(o);
 		pmu_read_user(ref_pc, &b);
 		if (b.count - a.count < best)
 			best = b.count - a.count;
 	}
+	o->err |= err;
 	return best;
 }
 
-static double per_op(void (*fn)(struct op *), struct op *o, uint64_t empty)
+static double per_op(int (*fn)(struct op *), struct op *o, uint64_t empty)
 {
 	return (double)(reps_cost(fn, o) - empty) / REPS;
 }
