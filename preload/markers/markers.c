@@ -50,6 +50,26 @@ _Static_assert(PFSHIM_MAX_EVENTS == EVENTS_MAX, "pfshim_counts holds every event
 /* initial-exec: a TLS access is one load, never a call into the dynamic loader. */
 static __thread struct marker_thread *self __attribute__((tls_model("initial-exec")));
 
+/*
+ * self->fast, or NULL while there is no self: begin and end test this one
+ * pointer and take the thread from it (fast_thread), so that their common
+ * path makes one TLS load and one test before the counters, not two of each.
+ * Set after self and cleared before it (self_set), so that a signal handler
+ * that finds it set finds self set too.
+ */
+static __thread struct fastread_group *self_fast __attribute__((tls_model("initial-exec")));
+
+static void self_set(struct marker_thread *t)
+{
+	if (!t)
+		self_fast = NULL;
+	__asm__ volatile("" ::: "memory");
+	self = t;
+	__asm__ volatile("" ::: "memory");
+	if (t)
+		self_fast = t->fast;
+}
+
 /* ---- process setup, once */
 
 void markers_start(const struct markers_host *host)
@@ -263,11 +283,18 @@ static uint64_t monotonic_ns(void)
  * (docs/performance.md "Figures behind the code"), else CLOCK_MONOTONIC. Chosen
  * once per thread: the two clocks have different origins, so a begin and
  * its end must read the same one. Both count the same counter at nominal
- * rate; they differ by NTP's correction only (parts per million).
+ * rate; they differ by NTP's correction only (parts per million). The
+ * timer's count is stored as it is: the thread's table says so
+ * (region_thread.wall_mult), and is converted to ns when a report copies it.
  */
-static inline uint64_t wall_ns(const struct marker_thread *t)
+static inline __attribute__((always_inline)) uint64_t wall_timer(void)
 {
-	return t->wall.mult ? fastread_timer_now(&t->wall) : monotonic_ns();
+	return arch_read_timestamp();
+}
+
+static inline uint64_t wall_now(const struct marker_thread *t)
+{
+	return t->wall.mult ? wall_timer() : monotonic_ns();
 }
 
 /*
@@ -481,6 +508,12 @@ static inline __attribute__((always_inline)) uint64_t *fast_end_sample(struct ma
 	return (uint64_t *)((struct fastread_group *)(t + 1) + 1);
 }
 
+/* The thread whose fast group @g is: its one group follows its header (thread_open). */
+static inline __attribute__((always_inline)) struct marker_thread *fast_thread(struct fastread_group *g)
+{
+	return (struct marker_thread *)g - 1;
+}
+
 /*
  * The fast path: a thread with one group, open, counting as a whole (not
  * a hybrid part), and a wall clock from its pages, takes begin, end and
@@ -495,8 +528,8 @@ static void fast_path_init(struct marker_thread *t)
 	if (markers.nr_groups != 1 || t->open_failed || t->groups[0].nr == 0 ||
 	    markers.group_is_part[0] || !t->wall.mult)
 		return;
-	if (fast_end_sample(t) != t->now || region_value_event(0) + t->groups[0].nr !=
-					       region_value_enabled(&markers.layout, 0))
+	if (fast_end_sample(t) != t->now || fast_thread(&t->groups[0]) != t ||
+	    region_value_event(0) + t->groups[0].nr != region_value_enabled(&markers.layout, 0))
 		return;	/* not the layout the fast path assumes (thread_open) */
 	t->fast = &t->groups[0];
 }
@@ -527,10 +560,12 @@ static struct marker_thread *thread_open(void)
 	for (int g = 0; g < markers.nr_groups; g++)
 		if (fastread_timer_init(&t->wall, &t->groups[g]) == 0)
 			break;
+	t->regions->wall_mult = t->wall.mult;
+	t->regions->wall_shift = t->wall.shift;
 	fast_path_init(t);
 	live_register(t);
 	pthread_setspecific(markers.key, t);
-	self = t;
+	self_set(t);
 	return t;
 }
 
@@ -582,6 +617,7 @@ static void thread_exit(void *arg)
 	if (pthread_getname_np(pthread_self(), name, sizeof(name)) == 0)
 		region_thread_set_name(t->regions, name);
 	region_thread_close(t->regions, l);
+	region_thread_wall_to_ns(t->regions, l);
 	markers_retire_lock_try(__INT_MAX__);
 	/* Once, here, for an exited thread; a report compensates its copies of live ones. */
 	if (markers.host.compensate)
@@ -598,7 +634,7 @@ static void thread_exit(void *arg)
 	if (t->live_index >= 0)
 		atomic_store(&markers.live[t->live_index], NULL);
 	markers_retire_unlock();
-	self = NULL;
+	self_set(NULL);
 	thread_free(t, true);
 }
 
@@ -614,9 +650,10 @@ void markers_restart_in_child(void)
 	for (int i = 0; i < MARKERS_LIVE_MAX; i++)
 		if ((t = atomic_exchange(&markers.live[i], NULL)) && t != self)
 			thread_free(t, false);
-	if (self)
-		thread_free(self, false);
-	self = NULL;
+	t = self;
+	self_set(NULL);
+	if (t)
+		thread_free(t, false);
 	pthread_setspecific(markers.key, NULL);
 	atomic_store(&markers.retired_nr, 0);
 	atomic_store(&markers.threads_unlisted, 0);
@@ -681,6 +718,24 @@ static __attribute__((noinline)) int end_first(pfshim_region_t region)
 	return pfshim_v1_end(region);
 }
 
+static int begin_general(struct marker_thread *t, pfshim_region_t region);
+static int end_general(struct marker_thread *t, pfshim_region_t region);
+
+/* A begin or end off the fast path: the thread's first call, or the general path. */
+static __attribute__((noinline)) int begin_slow(pfshim_region_t region)
+{
+	struct marker_thread *t = self;
+
+	return t ? begin_general(t, region) : begin_first(region);
+}
+
+static __attribute__((noinline)) int end_slow(pfshim_region_t region)
+{
+	struct marker_thread *t = self;
+
+	return t ? end_general(t, region) : end_first(region);
+}
+
 /*
  * A fast-path begin that is not the common case (regions.h): a region's
  * first begin in this thread makes its slot and starts over, so that its
@@ -719,7 +774,7 @@ static __attribute__((noinline)) int begin_general(struct marker_thread *t,
 				   &status);
 	if (!start)
 		return status_of(status);
-	start[region_value_wall()] = wall_ns(t);
+	start[region_value_wall()] = wall_now(t);
 	return counters_sample(t, start, t->now) ? PFSHIM_FAILED : 0;
 }
 
@@ -734,7 +789,7 @@ static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim
 	/* A group that cannot be read adds 0 to this call: its begin values. */
 	if ((start = region_end_start(t->regions, l, id, nr)) != NULL) {
 		failed = counters_sample(t, t->now, start);
-		t->now[region_value_wall()] = wall_ns(t);
+		t->now[region_value_wall()] = wall_now(t);
 	}
 	status = status_of(region_end(t->regions, l, id, nr, t->now));
 	return status == 0 && failed ? PFSHIM_FAILED : status;
@@ -752,18 +807,17 @@ static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim
  */
 PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 {
-	struct marker_thread *t = self;
-	struct fastread_group *g;
+	struct fastread_group *g = self_fast;
+	struct marker_thread *t;
 	uint64_t *start;
 
-	if (UNLIKELY(!t))
-		return begin_first(region);
-	if (UNLIKELY(!(g = t->fast)))
-		return begin_general(t, region);
+	if (UNLIKELY(!g))
+		return begin_slow(region);
+	t = fast_thread(g);
 	start = region_begin_fast(t->regions, &markers.layout, region - 1u);
 	if (UNLIKELY(!start))
 		return begin_uncommon(t, region);
-	start[region_value_wall()] = fastread_timer_now(&t->wall);
+	start[region_value_wall()] = wall_timer();
 	if (LIKELY(fast_sample(g, start, FASTREAD_COUNTERS_LAST)))
 		return 0;
 	return begin_read_full(t, start);
@@ -771,18 +825,17 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 
 PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 {
-	struct marker_thread *t = self;
-	struct fastread_group *g;
+	struct fastread_group *g = self_fast;
+	struct marker_thread *t;
 	uint64_t *now;
 
-	if (UNLIKELY(!t))
-		return end_first(region);
-	if (UNLIKELY(!(g = t->fast)))
-		return end_general(t, region);
+	if (UNLIKELY(!g))
+		return end_slow(region);
+	t = fast_thread(g);
 	now = fast_end_sample(t);
 	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
 		return end_general(t, region);
-	now[region_value_wall()] = fastread_timer_now(&t->wall);
+	now[region_value_wall()] = wall_timer();
 	/* The close, or whatever else region_end() says, as a status: a tail call. */
 	return region_end_fast_as(t->regions, &markers.layout, region - 1u, &markers_names.nr, now,
 				  PFSHIM_MISUSE);
@@ -935,7 +988,7 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 		return 0;
 	}
 	failed = counters_sample(t, t->spare, t->now);
-	t->spare[region_value_wall()] = wall_ns(t);
+	t->spare[region_value_wall()] = wall_now(t);
 	last = t->now;
 	t->now = t->spare;
 	t->spare = last;

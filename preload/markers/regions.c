@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fastread/cached.h"
 #include "fastread/fastread.h"
 
 _Static_assert(REGIONS_PER_THREAD_MAX < REGION_SLOT_REFUSED, "slot_of holds slot + 1 in a byte");
@@ -494,6 +495,28 @@ void region_thread_close(struct region_thread *t, const struct region_layout *l)
 	write_end(t);
 }
 
+void region_thread_wall_to_ns(struct region_thread *t, const struct region_layout *l)
+{
+	const uint32_t mult = t->wall_mult;
+	const uint16_t shift = t->wall_shift;
+
+	if (!mult)
+		return;
+	write_begin(t);
+	for (uint32_t i = 0; i < t->nr_slots; i++) {
+		struct region_slot *s = region_slot_at(t, l, i);
+
+		s->v[region_value_wall()] = fastread_cycles_to_ns(s->v[region_value_wall()], mult, shift);
+		if (s->wall_min == REGION_NONE)
+			continue;
+		s->wall_min = fastread_cycles_to_ns(s->wall_min, mult, shift);
+		s->wall_max = fastread_cycles_to_ns(s->wall_max, mult, shift);
+	}
+	t->wall_mult = 0;
+	t->wall_shift = 0;
+	write_end(t);
+}
+
 int region_thread_snapshot(const struct region_thread *t, const struct region_layout *l,
 			   struct region_thread *copy, int tries)
 {
@@ -504,8 +527,10 @@ int region_thread_snapshot(const struct region_thread *t, const struct region_la
 			continue;
 		memcpy(copy, t, l->thread_size);
 		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&t->seq, memory_order_relaxed) == before)
+		if (atomic_load_explicit(&t->seq, memory_order_relaxed) == before) {
+			region_thread_wall_to_ns(copy, l);
 			return 0;
+		}
 	}
 	return -EBUSY;
 }

@@ -118,6 +118,17 @@ struct region_thread {
 	uint64_t user_reads;		/* counter reads served from user space */
 	uint64_t syscall_reads;		/* counter reads that took read(2) */
 	uint64_t read_errors;
+	/*
+	 * The unit of the wall times in the slots (sums, per-call extremes,
+	 * begin samples): timer cycles, which mult and shift turn into ns as
+	 * fastread_timer_ns() does, or ns when mult is 0. A thread whose
+	 * counters are read from user space stores the timer's count as it is,
+	 * so that no conversion lands on its begin and end; its table is
+	 * converted once, when copied for a report or retired
+	 * (region_thread_wall_to_ns).
+	 */
+	uint32_t wall_mult;
+	uint16_t wall_shift;
 	uint8_t slot_of[REGIONS_NAMES_MAX];	/* id -> slot + 1; 0: none yet; or REFUSED */
 	uint64_t slots[];		/* capacity slots of slot_size bytes */
 };
@@ -245,12 +256,21 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
  */
 void region_thread_set_name(struct region_thread *t, const char *name);
 
+/*
+ * region_thread_wall_to_ns - every wall time of @t's slots in ns, its unit
+ * then ns (wall_mult 0): nothing to do for a table already in ns. Under the
+ * sequence counter, so that the owner may convert its own table while a
+ * report copies it (region_thread_snapshot converts its copy itself).
+ */
+void region_thread_wall_to_ns(struct region_thread *t, const struct region_layout *l);
+
 /* region_thread_close - the thread exits: each open region counts as unclosed, then is closed. */
 void region_thread_close(struct region_thread *t, const struct region_layout *l);
 
 /*
  * region_thread_snapshot - copy @t (thread_size bytes) into @copy while its
- * owner may be writing. Async-signal-safe, lock-free.
+ * owner may be writing, its wall times in ns (region_thread_wall_to_ns).
+ * Async-signal-safe, lock-free.
  * Return: 0, or -EBUSY when @tries passes all saw a write in progress (as
  * when the signal interrupted the owner inside a marker call).
  */

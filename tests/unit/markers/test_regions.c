@@ -515,6 +515,43 @@ static void test_snapshot(void **state)
 	free(copy);
 }
 
+/*
+ * A table whose wall times are timer cycles (the fast path stores the timer
+ * as it is): a copy for a report, and the table itself when its thread
+ * retires, say ns, converted once; a region with no call keeps no extremes.
+ * mult 2^31, shift 30: 2 ns a cycle, sums and extremes alike.
+ */
+static void test_wall_in_timer_cycles(void **state)
+{
+	struct region_thread *copy = calloc(1, layout.thread_size);
+	struct region_slot *s;
+
+	(void)state;
+	thread->wall_mult = 1u << 31;
+	thread->wall_shift = 30;
+	region_begin(thread, &layout, 0, 3, sample(1000, 0, 0));
+	region_end(thread, &layout, 0, 3, sample(1030, 5, 5));
+	region_begin(thread, &layout, 0, 3, sample(2000, 5, 5));
+	region_end(thread, &layout, 0, 3, sample(2070, 9, 9));
+	assert_int_equal(region_slot_make(thread, &layout, 1, 3), 0);	/* no call */
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), 0);
+	s = region_slot_at(copy, &layout, 0);
+	assert_int_equal(s->v[0], 2 * (30 + 70));
+	assert_int_equal(s->wall_min, 2 * 30);
+	assert_int_equal(s->wall_max, 2 * 70);
+	assert_int_equal(s->v[1], 9);	/* counts untouched */
+	assert_int_equal(region_slot_at(copy, &layout, 1)->wall_min, REGION_NONE);
+	assert_int_equal(copy->wall_mult, 0);
+	/* The owner's table is still in cycles; converted in place, once. */
+	assert_int_equal(slot_of(0)->v[0], 30 + 70);
+	region_thread_wall_to_ns(thread, &layout);
+	region_thread_wall_to_ns(thread, &layout);
+	assert_int_equal(slot_of(0)->v[0], 2 * (30 + 70));
+	assert_int_equal(slot_of(0)->wall_max, 2 * 70);
+	assert_int_equal(atomic_load(&thread->seq) & 1, 0);
+	free(copy);
+}
+
 /* A report names its thread each time: the same name moves no sequence counter. */
 static void test_set_name_unchanged_writes_nothing(void **state)
 {
@@ -604,6 +641,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path_table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scaled_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wall_in_timer_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_name_unchanged_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_totals_merge, setup, teardown),
 	};
