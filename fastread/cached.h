@@ -35,12 +35,29 @@ enum {
 	 * (64-bit counters: arm64 config1 "long", the cycle counter).
 	 */
 	FASTREAD_CACHE_WIDE = 4,
+	/*
+	 * A flag beside WIDE: a group of 2 to FASTREAD_UNROLLED_MAX events,
+	 * which fastread_group_read_cached() reads as straight-line code of
+	 * its size (no loop, no odd event to set up, the locks added in line).
+	 */
+	FASTREAD_CACHE_UNROLLED = 8,
 };
 
-/* fastread_cache_level - what a valid cache serves (LEADER, ALL or ONE), its flag aside. */
+#define FASTREAD_UNROLLED_MAX 4
+
+/* fastread_cache_level - what a valid cache serves (LEADER, ALL or ONE), its flags aside. */
 static inline uint32_t fastread_cache_level(uint32_t valid)
 {
-	return valid & ~(uint32_t)FASTREAD_CACHE_WIDE;
+	return valid & ~(uint32_t)(FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED);
+}
+
+/* fastread_cache_flags - the flags a full pass over @nr pages, all 64 bits wide when @wide, gives its cache. */
+static inline uint32_t fastread_cache_flags(int nr, bool wide)
+{
+	if (!wide)
+		return 0;
+	return nr >= 2 && nr <= FASTREAD_UNROLLED_MAX ? FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED
+						       : FASTREAD_CACHE_WIDE;
 }
 
 /*
@@ -78,15 +95,16 @@ static FASTREAD_ALWAYS_INLINE bool fastread_cache_locks_hold(struct perf_event_m
 }
 
 /*
- * fastread_cache_locks_hold_many - fastread_cache_locks_hold() of a group's
- * cache of several pages (@nr, the group's, >= 2: fastread/read.c caches a
+ * fastread_cache_locks_sum_many - the sum of the locks of a group's cache
+ * of several pages (@nr, the group's, >= 2: fastread/read.c caches a
  * group of one as ONE; not for fastread_pages_read_cached(), whose callers
- * may pass fewer pages than the cache was filled over): two
- * pages a turn, the first alone when @nr is odd, so that the loop ends
+ * may pass fewer pages than the cache was filled over), read after the
+ * counters, for the caller to compare as fastread_cache_locks_hold() does:
+ * two pages a turn, the first alone when @nr is odd, so that the loop ends
  * exactly at the end with one test and step per two locks.
  */
-static FASTREAD_ALWAYS_INLINE bool
-fastread_cache_locks_hold_many(struct perf_event_mmap_page *const *pages, int nr, uint32_t sum)
+static FASTREAD_ALWAYS_INLINE uint32_t
+fastread_cache_locks_sum_many(struct perf_event_mmap_page *const *pages, int nr)
 {
 	struct perf_event_mmap_page *const *end = pages + nr;
 	uint32_t now = 0;
@@ -99,7 +117,7 @@ fastread_cache_locks_hold_many(struct perf_event_mmap_page *const *pages, int nr
 		now += FASTREAD_READ_ONCE(pages[0]->lock) + FASTREAD_READ_ONCE(pages[1]->lock);
 		pages += 2;
 	} while (pages < end);
-	return now == sum;
+	return now;
 }
 
 /*
@@ -129,6 +147,45 @@ static FASTREAD_ALWAYS_INLINE uint64_t fastread_timer_now(const struct fastread_
  * else (the second).
  */
 enum fastread_counters_at { FASTREAD_COUNTERS_FIRST, FASTREAD_COUNTERS_LAST };
+
+/*
+ * A WIDE cache of @nr events, 2 <= @nr <= FASTREAD_UNROLLED_MAX, a constant
+ * where this is inlined: each counter's offset and slot, its counter and
+ * the add, event after event, then the sum of the locks, added in line, for
+ * the caller to compare (one comparison for every path of several events,
+ * so that GCC does not merge the paths' results into a flag to test).
+ * The rest as fastread_group_read_cached_with().
+ */
+static FASTREAD_ALWAYS_INLINE uint32_t
+fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
+			 enum fastread_counters_at at, uint64_t (*read_slot)(uint32_t slot),
+			 const int nr)
+{
+	const struct fastread_page_cache *e = g->cache.page;
+	uint64_t *times;
+	uint32_t now;
+
+	/*
+	 * Every size is compiled wherever this is inlined, for a vector that
+	 * holds one of them: hidden from GCC's bounds warnings, at no cost.
+	 */
+	__asm__("" : "+r"(sample));
+	times = sample + nr;
+	if (at == FASTREAD_COUNTERS_LAST)
+		times[0] = times[1] = e[0].time;
+#pragma GCC unroll 4
+	for (int i = 0; i < nr; i++)
+		sample[i] = e[i].offset + read_slot(e[i].slot);
+	if (at == FASTREAD_COUNTERS_FIRST)
+		times[0] = times[1] = g->cache.page[0].time;
+	__asm__ volatile("" ::: "memory");
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	now = FASTREAD_READ_ONCE(g->page[0]->lock);
+#pragma GCC unroll 4
+	for (int i = 1; i < nr; i++)
+		now += FASTREAD_READ_ONCE(g->page[i]->lock);
+	return now;
+}
 
 /*
  * fastread_group_read_cached - fastread_group_read_sample() served from @g's
@@ -188,6 +245,23 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 		sample[0] = offset + (uint64_t)((int64_t)(raw << shift) >> shift);
 		return fastread_cache_locks_hold(&pc, 1, sum);
 	}
+	uint32_t now;
+
+	if (__builtin_expect(cache->valid & FASTREAD_CACHE_UNROLLED, 1)) {
+		switch (g->nr) {
+		case 4:
+			now = fastread_cached_unrolled(g, sample, at, read_slot, 4);
+			break;
+		case 3:
+			now = fastread_cached_unrolled(g, sample, at, read_slot, 3);
+			break;
+		default:
+			now = fastread_cached_unrolled(g, sample, at, read_slot, 2);
+			break;
+		}
+		return now == sum;
+	}
+	_Static_assert(FASTREAD_UNROLLED_MAX == 4, "a case for each unrolled size");
 	if (__builtin_expect(cache->valid < FASTREAD_CACHE_LEADER, 0))
 		return false;
 	/* Several events: the loop's bounds in registers (the counter clobbers memory). */
@@ -203,10 +277,9 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 	}
 	if (cache->valid & FASTREAD_CACHE_WIDE) {
 		/*
-		 * 64-bit counters: no shift to load, no sign extension (3
-		 * instructions an event). Two events a turn (a cache of several
-		 * holds 2 at least: fastread/read.c fills one of a single event
-		 * as ONE), the first alone when their number is odd: one loop
+		 * 64-bit counters, more of them than are unrolled: no shift to
+		 * load, no sign extension (3 instructions an event). Two events
+		 * a turn, the first alone when their number is odd: one loop
 		 * test and pointer step per two counters, and the loop ends
 		 * exactly at the end (no remainder for the compiler to work out).
 		 */
@@ -234,7 +307,8 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 
 		times[0] = times[1] = time;
 	}
-	return fastread_cache_locks_hold_many(g->page, nr, sum);
+	now = fastread_cache_locks_sum_many(g->page, nr);
+	return now == sum;
 }
 
 static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastread_group *g,

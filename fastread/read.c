@@ -301,8 +301,7 @@ again:
 	}
 	if (locks_end(pages, nr) != begin)
 		goto again;
-	cache_close(cache, begin,
-		    keep ? cache_level(out) | (wide ? FASTREAD_CACHE_WIDE : 0) : CACHE_NONE);
+	cache_close(cache, begin, keep ? cache_level(out) | fastread_cache_flags(nr, wide) : CACHE_NONE);
 	return 0;
 }
 

@@ -51,7 +51,7 @@ static const struct fastread_hooks fake_hooks = {
 	.read_counter = fake_read_counter, .read_timestamp = fake_read_timestamp,
 };
 
-static struct perf_event_mmap_page pages[3];
+static struct perf_event_mmap_page pages[5];
 
 static int reset(void **state)
 {
@@ -643,14 +643,16 @@ static void test_cached_sample_then_counts(void **state)
 	pages[1].time_enabled = pages[1].time_running = 3000;
 	assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks, &cache, value,
 							   &enabled, &running), 0);
-	assert_int_equal(cache.valid, FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE);
+	assert_int_equal(cache.valid,
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED);
 	assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks, &cache, value,
 							   &enabled, &running), 0);
 	assert_int_equal(value[1], 20);
 	assert_int_equal(enabled, 1000);
 	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), 0);
 	assert_int_equal(c[1].enabled, 3000);
-	assert_int_equal(cache.valid, FASTREAD_CACHE_ALL | FASTREAD_CACHE_WIDE);
+	assert_int_equal(cache.valid,
+			 FASTREAD_CACHE_ALL | FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED);
 }
 
 /*
@@ -669,7 +671,8 @@ static void test_cached_inline_wide_and_narrow(void **state)
 	page_set(&pages[1], 7, -10, 64, 50);
 	assert_int_equal(fastread_pages_read_sample_cached(group.page, 2, &fake_hooks, &group.cache,
 							   vector, &vector[2], &vector[3]), 0);
-	assert_int_equal(group.cache.valid, FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE);
+	assert_int_equal(group.cache.valid,
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED);
 	fake_counter[3] = 0x8000000000000009ULL;
 	fake_counter[7] = 60;
 	for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++) {
@@ -704,7 +707,8 @@ static void test_cached_inline_wide_and_narrow(void **state)
 	page_set(&pages[2], 9, 7, 64, 70);
 	assert_int_equal(fastread_pages_read_sample_cached(three.page, 3, &fake_hooks, &three.cache,
 							   v3, &v3[3], &v3[4]), 0);
-	assert_int_equal(three.cache.valid, FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE);
+	assert_int_equal(three.cache.valid,
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED);
 	fake_counter[3] = 2000;
 	fake_counter[7] = 61;
 	fake_counter[9] = 71;
@@ -721,6 +725,53 @@ static void test_cached_inline_wide_and_narrow(void **state)
 	pages[2].lock += 2;
 	assert_false(fastread_group_read_cached_with(&three, v3, FASTREAD_COUNTERS_LAST,
 						     fake_read_slot));
+}
+
+/*
+ * Groups of 2 to 5 events of 64-bit counters: up to FASTREAD_UNROLLED_MAX the
+ * cache says UNROLLED and fastread/cached.h reads each size as straight-line
+ * code of its own, beyond it the WIDE loop. Every size, both placements: the
+ * values and the leader's times; and a cache none of whose pages may move:
+ * page p's lock moved, for each p, and the read is not served.
+ */
+static void test_cached_inline_unrolled_sizes(void **state)
+{
+	(void)state;
+	for (int nr = 2; nr <= 5; nr++) {
+		struct fastread_group g = { .nr = nr };
+		uint64_t v[5 + 2];
+		const uint32_t flags = nr <= FASTREAD_UNROLLED_MAX
+					       ? FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED
+					       : FASTREAD_CACHE_WIDE;
+
+		for (int p = 0; p < nr; p++) {
+			g.page[p] = &pages[p];
+			page_set(&pages[p], 2 + 3 * (uint32_t)p, 100 * (p + 1), 64, 10 * (p + 1));
+		}
+		assert_int_equal(fastread_pages_read_sample_cached(g.page, nr, &fake_hooks, &g.cache,
+								   v, &v[nr], &v[nr + 1]), 0);
+		assert_int_equal(g.cache.valid, FASTREAD_CACHE_LEADER | flags);
+		for (int p = 0; p < nr; p++)
+			fake_counter[2 + 3 * p] = 0x8000000000000000ULL + 1000u * (p + 1);
+		for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++) {
+			memset(v, 0, sizeof(v));
+			assert_true(fastread_group_read_cached_with(&g, v, at, fake_read_slot));
+			for (int p = 0; p < nr; p++)
+				assert_int_equal(v[p], 0x8000000000000000ULL + 1100u * (p + 1));
+			assert_int_equal(v[nr], 1000);
+			assert_int_equal(v[nr + 1], 1000);
+		}
+		for (int p = 0; p < nr; p++) {
+			assert_int_equal(fastread_pages_read_sample_cached(
+						 g.page, nr, &fake_hooks, &g.cache, v, &v[nr],
+						 &v[nr + 1]), 0);
+			pages[p].lock += 2;
+			assert_false(fastread_group_read_cached_with(&g, v, FASTREAD_COUNTERS_FIRST,
+								     fake_read_slot));
+			assert_false(fastread_group_read_cached_with(&g, v, FASTREAD_COUNTERS_LAST,
+								     fake_read_slot));
+		}
+	}
 }
 
 #define TORN_OFFSET_STEP	1000003ULL
@@ -943,6 +994,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_capability_masks_match_header, reset),
+		cmocka_unit_test_setup(test_cached_inline_unrolled_sizes, reset),
 		cmocka_unit_test_setup(test_extend_known_values, reset),
 		cmocka_unit_test_setup(test_extend_against_reference, reset),
 		cmocka_unit_test_setup(test_read_arm64_32bit_event, reset),

@@ -90,7 +90,7 @@ static void assert_has(const char *text, const char *want)
  */
 static void test_region_sums_in_every_format(void **state)
 {
-	struct markers_host host = { &list, &totals, always_self, no_report };
+	struct markers_host host = { &list, &totals, always_self, no_report, false };
 	struct report_event events[EVENTS_MAX];
 	struct markers_report m;
 	const struct report_regions *r;
