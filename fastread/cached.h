@@ -36,28 +36,46 @@ enum {
 	 */
 	FASTREAD_CACHE_WIDE = 4,
 	/*
-	 * A flag beside WIDE: a group of 2 to FASTREAD_UNROLLED_MAX events,
-	 * which fastread_group_read_cached() reads as straight-line code of
-	 * its size (no loop, no odd event to set up, the locks added in line).
+	 * A flag beside LEADER or ALL: a group of 2 to FASTREAD_UNROLLED_MAX
+	 * events, whose number follows in the bits from
+	 * FASTREAD_CACHE_NR_SHIFT, which fastread_group_read_cached() reads as
+	 * straight-line code of its size (no loop, no odd event to set up, the
+	 * locks added in line), WIDE or not.
 	 */
 	FASTREAD_CACHE_UNROLLED = 8,
+	FASTREAD_CACHE_NR_SHIFT = 4,
 };
 
 #define FASTREAD_UNROLLED_MAX 4
+#define FASTREAD_CACHE_LEVELS 3u	/* the bits of LEADER, ALL and ONE */
 
-/* fastread_cache_level - what a valid cache serves (LEADER, ALL or ONE), its flags aside. */
+/*
+ * The shape of an unrolled cache of @nr events, WIDE or not: what
+ * fastread_cache_shape() says of it, so that one comparison tells the
+ * reader which straight-line code to take.
+ */
+#define FASTREAD_CACHE_UNROLLED_SHAPE(nr, wide)                                            \
+	(FASTREAD_CACHE_UNROLLED | (uint32_t)(nr) << FASTREAD_CACHE_NR_SHIFT |              \
+	 ((wide) ? FASTREAD_CACHE_WIDE : 0))
+
+/* fastread_cache_level - what a valid cache serves (LEADER, ALL or ONE), its shape aside. */
 static inline uint32_t fastread_cache_level(uint32_t valid)
 {
-	return valid & ~(uint32_t)(FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED);
+	return valid & FASTREAD_CACHE_LEVELS;
 }
 
-/* fastread_cache_flags - the flags a full pass over @nr pages, all 64 bits wide when @wide, gives its cache. */
+/* fastread_cache_shape - a valid cache's flags and unrolled size, its level aside. */
+static inline uint32_t fastread_cache_shape(uint32_t valid)
+{
+	return valid & ~FASTREAD_CACHE_LEVELS;
+}
+
+/* fastread_cache_flags - what a full pass over @nr pages, all 64 bits wide when @wide, gives its cache beside its level. */
 static inline uint32_t fastread_cache_flags(int nr, bool wide)
 {
-	if (!wide)
-		return 0;
-	return nr >= 2 && nr <= FASTREAD_UNROLLED_MAX ? FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED
-						       : FASTREAD_CACHE_WIDE;
+	if (nr >= 2 && nr <= FASTREAD_UNROLLED_MAX)
+		return FASTREAD_CACHE_UNROLLED_SHAPE(nr, wide);
+	return wide ? FASTREAD_CACHE_WIDE : 0;
 }
 
 /*
@@ -149,17 +167,18 @@ static FASTREAD_ALWAYS_INLINE uint64_t fastread_timer_now(const struct fastread_
 enum fastread_counters_at { FASTREAD_COUNTERS_FIRST, FASTREAD_COUNTERS_LAST };
 
 /*
- * A WIDE cache of @nr events, 2 <= @nr <= FASTREAD_UNROLLED_MAX, a constant
- * where this is inlined: each counter's offset and slot, its counter and
- * the add, event after event, then the sum of the locks, added in line, for
- * the caller to compare (one comparison for every path of several events,
- * so that GCC does not merge the paths' results into a flag to test).
+ * An UNROLLED cache of @nr events, 2 <= @nr <= FASTREAD_UNROLLED_MAX, with
+ * @wide its WIDE flag, both constants where this is inlined: each counter's
+ * offset and slot (and shift, unless @wide), its counter and the add, event
+ * after event, then the sum of the locks, added in line, for the caller to
+ * compare (one comparison for every path of several events, so that GCC
+ * does not merge the paths' results into a flag to test).
  * The rest as fastread_group_read_cached_with().
  */
 static FASTREAD_ALWAYS_INLINE uint32_t
 fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 			 enum fastread_counters_at at, uint64_t (*read_slot)(uint32_t slot),
-			 const int nr)
+			 const int nr, const bool wide)
 {
 	const struct fastread_page_cache *e = g->cache.page;
 	uint64_t *times;
@@ -175,7 +194,8 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 		times[0] = times[1] = e[0].time;
 #pragma GCC unroll 4
 	for (int i = 0; i < nr; i++)
-		sample[i] = e[i].offset + read_slot(e[i].slot);
+		sample[i] = wide ? e[i].offset + read_slot(e[i].slot)
+				 : fastread_cache_value(&e[i], read_slot(e[i].slot));
 	if (at == FASTREAD_COUNTERS_FIRST)
 		times[0] = times[1] = g->cache.page[0].time;
 	__asm__ volatile("" ::: "memory");
@@ -245,22 +265,30 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 		sample[0] = offset + (uint64_t)((int64_t)(raw << shift) >> shift);
 		return fastread_cache_locks_hold(&pc, 1, sum);
 	}
+	const uint32_t shape = fastread_cache_shape(cache->valid);
 	uint32_t now;
 
-	if (__builtin_expect(cache->valid & FASTREAD_CACHE_UNROLLED, 1)) {
-		switch (g->nr) {
-		case 4:
-			now = fastread_cached_unrolled(g, sample, at, read_slot, 4);
-			break;
-		case 3:
-			now = fastread_cached_unrolled(g, sample, at, read_slot, 3);
-			break;
-		default:
-			now = fastread_cached_unrolled(g, sample, at, read_slot, 2);
-			break;
-		}
-		return now == sum;
-	}
+	/*
+	 * The unrolled sizes, one comparison each, 4 events first: 64-bit
+	 * counters (arm64 PMUv3.5), then narrower ones (x86's 48 bits, the
+	 * 32-bit event counters of most arm64 servers).
+	 */
+	if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(4, true))
+		now = fastread_cached_unrolled(g, sample, at, read_slot, 4, true);
+	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(4, false))
+		now = fastread_cached_unrolled(g, sample, at, read_slot, 4, false);
+	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(2, true))
+		now = fastread_cached_unrolled(g, sample, at, read_slot, 2, true);
+	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(2, false))
+		now = fastread_cached_unrolled(g, sample, at, read_slot, 2, false);
+	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(3, true))
+		now = fastread_cached_unrolled(g, sample, at, read_slot, 3, true);
+	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(3, false))
+		now = fastread_cached_unrolled(g, sample, at, read_slot, 3, false);
+	else
+		goto loop;
+	return now == sum;
+loop:
 	_Static_assert(FASTREAD_UNROLLED_MAX == 4, "a case for each unrolled size");
 	if (__builtin_expect(cache->valid < FASTREAD_CACHE_LEADER, 0))
 		return false;

@@ -569,7 +569,7 @@ static void test_cached_read_follows_the_lock(void **state)
 	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), 0);
 	assert_int_equal(c[0].value, 105);
 	assert_int_equal(c[1].value, 40);
-	assert_int_equal(cache.valid, 2);
+	assert_int_equal(cache.valid, FASTREAD_CACHE_ALL | FASTREAD_CACHE_UNROLLED_SHAPE(2, false));
 
 	/* The lock stands: the cache is used, even where the page now lies. */
 	pages[0].cap_user_rdpmc = 0;
@@ -644,7 +644,7 @@ static void test_cached_sample_then_counts(void **state)
 	assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks, &cache, value,
 							   &enabled, &running), 0);
 	assert_int_equal(cache.valid,
-			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED);
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(2, true));
 	assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks, &cache, value,
 							   &enabled, &running), 0);
 	assert_int_equal(value[1], 20);
@@ -652,7 +652,7 @@ static void test_cached_sample_then_counts(void **state)
 	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), 0);
 	assert_int_equal(c[1].enabled, 3000);
 	assert_int_equal(cache.valid,
-			 FASTREAD_CACHE_ALL | FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED);
+			 FASTREAD_CACHE_ALL | FASTREAD_CACHE_UNROLLED_SHAPE(2, true));
 }
 
 /*
@@ -672,7 +672,7 @@ static void test_cached_inline_wide_and_narrow(void **state)
 	assert_int_equal(fastread_pages_read_sample_cached(group.page, 2, &fake_hooks, &group.cache,
 							   vector, &vector[2], &vector[3]), 0);
 	assert_int_equal(group.cache.valid,
-			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED);
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(2, true));
 	fake_counter[3] = 0x8000000000000009ULL;
 	fake_counter[7] = 60;
 	for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++) {
@@ -691,7 +691,8 @@ static void test_cached_inline_wide_and_narrow(void **state)
 						     fake_read_slot));
 	assert_int_equal(fastread_pages_read_sample_cached(group.page, 2, &fake_hooks, &group.cache,
 							   vector, &vector[2], &vector[3]), 0);
-	assert_int_equal(group.cache.valid, FASTREAD_CACHE_LEADER);
+	assert_int_equal(group.cache.valid,
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(2, false));
 	fake_counter[3] = 0xabcdfffffffffff9ULL;	/* 48 bits: -7 */
 	assert_true(fastread_group_read_cached_with(&group, vector, FASTREAD_COUNTERS_LAST,
 						    fake_read_slot));
@@ -708,7 +709,7 @@ static void test_cached_inline_wide_and_narrow(void **state)
 	assert_int_equal(fastread_pages_read_sample_cached(three.page, 3, &fake_hooks, &three.cache,
 							   v3, &v3[3], &v3[4]), 0);
 	assert_int_equal(three.cache.valid,
-			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED);
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(3, true));
 	fake_counter[3] = 2000;
 	fake_counter[7] = 61;
 	fake_counter[9] = 71;
@@ -728,48 +729,65 @@ static void test_cached_inline_wide_and_narrow(void **state)
 }
 
 /*
- * Groups of 2 to 5 events of 64-bit counters: up to FASTREAD_UNROLLED_MAX the
- * cache says UNROLLED and fastread/cached.h reads each size as straight-line
- * code of its own, beyond it the WIDE loop. Every size, both placements: the
- * values and the leader's times; and a cache none of whose pages may move:
- * page p's lock moved, for each p, and the read is not served.
+ * Groups of 2 to 5 events: up to FASTREAD_UNROLLED_MAX the cache says
+ * UNROLLED and fastread/cached.h reads each size as straight-line code of its
+ * own, beyond it a loop; with 64-bit counters WIDE (offset + counter), with
+ * 32- and 48-bit ones (arm64 event counters without 64-bit support, x86) each
+ * value sign-extended from its own width. Every size and width, both
+ * placements: the values and the leader's times; and a cache none of whose
+ * pages may move: page p's lock moved, for each p, and the read is not served.
  */
 static void test_cached_inline_unrolled_sizes(void **state)
 {
 	(void)state;
-	for (int nr = 2; nr <= 5; nr++) {
-		struct fastread_group g = { .nr = nr };
-		uint64_t v[5 + 2];
-		const uint32_t flags = nr <= FASTREAD_UNROLLED_MAX
-					       ? FASTREAD_CACHE_WIDE | FASTREAD_CACHE_UNROLLED
-					       : FASTREAD_CACHE_WIDE;
+	for (int narrow = 0; narrow <= 1; narrow++) {
+		for (int nr = 2; nr <= 5; nr++) {
+			struct fastread_group g = { .nr = nr };
+			uint64_t v[5 + 2];
+			const uint32_t flags = nr <= FASTREAD_UNROLLED_MAX
+						       ? FASTREAD_CACHE_UNROLLED_SHAPE(nr, !narrow)
+					       : narrow ? 0 : FASTREAD_CACHE_WIDE;
+			for (int p = 0; p < nr; p++) {
+				/* Narrow: 32 and 48 bits in turn. */
+				const uint16_t width = narrow ? (p % 2 ? 48 : 32) : 64;
 
-		for (int p = 0; p < nr; p++) {
-			g.page[p] = &pages[p];
-			page_set(&pages[p], 2 + 3 * (uint32_t)p, 100 * (p + 1), 64, 10 * (p + 1));
-		}
-		assert_int_equal(fastread_pages_read_sample_cached(g.page, nr, &fake_hooks, &g.cache,
-								   v, &v[nr], &v[nr + 1]), 0);
-		assert_int_equal(g.cache.valid, FASTREAD_CACHE_LEADER | flags);
-		for (int p = 0; p < nr; p++)
-			fake_counter[2 + 3 * p] = 0x8000000000000000ULL + 1000u * (p + 1);
-		for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++) {
-			memset(v, 0, sizeof(v));
-			assert_true(fastread_group_read_cached_with(&g, v, at, fake_read_slot));
-			for (int p = 0; p < nr; p++)
-				assert_int_equal(v[p], 0x8000000000000000ULL + 1100u * (p + 1));
-			assert_int_equal(v[nr], 1000);
-			assert_int_equal(v[nr + 1], 1000);
-		}
-		for (int p = 0; p < nr; p++) {
+				g.page[p] = &pages[p];
+				page_set(&pages[p], 2 + 3 * (uint32_t)p, 100 * (p + 1), width,
+					 10 * (p + 1));
+			}
 			assert_int_equal(fastread_pages_read_sample_cached(
 						 g.page, nr, &fake_hooks, &g.cache, v, &v[nr],
 						 &v[nr + 1]), 0);
-			pages[p].lock += 2;
-			assert_false(fastread_group_read_cached_with(&g, v, FASTREAD_COUNTERS_FIRST,
-								     fake_read_slot));
-			assert_false(fastread_group_read_cached_with(&g, v, FASTREAD_COUNTERS_LAST,
-								     fake_read_slot));
+			assert_int_equal(g.cache.valid, FASTREAD_CACHE_LEADER | flags);
+			/* Narrow: the counter's top bit set, the bits above it UNKNOWN (-1000 (p + 1)). */
+			for (int p = 0; p < nr; p++)
+				fake_counter[2 + 3 * p] =
+					narrow ? (p % 2 ? 0xdead000000000000ULL | (0x1000000000000ULL -
+										  1000u * (p + 1))
+							: 0xfeedbeef00000000ULL | (0x100000000ULL -
+										   1000u * (p + 1)))
+					       : 0x8000000000000000ULL + 1000u * (p + 1);
+			for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++) {
+				memset(v, 0, sizeof(v));
+				assert_true(fastread_group_read_cached_with(&g, v, at,
+									    fake_read_slot));
+				for (int p = 0; p < nr; p++)
+					assert_int_equal(v[p], narrow ? (uint64_t)(-900 * (p + 1))
+								      : 0x8000000000000000ULL +
+									1100u * (p + 1));
+				assert_int_equal(v[nr], 1000);
+				assert_int_equal(v[nr + 1], 1000);
+			}
+			for (int p = 0; p < nr; p++) {
+				assert_int_equal(fastread_pages_read_sample_cached(
+							 g.page, nr, &fake_hooks, &g.cache, v,
+							 &v[nr], &v[nr + 1]), 0);
+				pages[p].lock += 2;
+				assert_false(fastread_group_read_cached_with(
+					&g, v, FASTREAD_COUNTERS_FIRST, fake_read_slot));
+				assert_false(fastread_group_read_cached_with(
+					&g, v, FASTREAD_COUNTERS_LAST, fake_read_slot));
+			}
 		}
 	}
 }
