@@ -509,7 +509,8 @@ static inline __attribute__((always_inline)) uint64_t *fast_end_sample(struct ma
 }
 
 /* The thread whose fast group @g is: its one group follows its header (thread_open). */
-static inline __attribute__((always_inline)) struct marker_thread *fast_thread(struct fastread_group *g)
+static inline __attribute__((always_inline)) struct marker_thread *
+fast_thread(struct fastread_group *g)
 {
 	return (struct marker_thread *)g - 1;
 }
@@ -617,7 +618,6 @@ static void thread_exit(void *arg)
 	if (pthread_getname_np(pthread_self(), name, sizeof(name)) == 0)
 		region_thread_set_name(t->regions, name);
 	region_thread_close(t->regions, l);
-	region_thread_wall_to_ns(t->regions, l);
 	markers_retire_lock_try(__INT_MAX__);
 	/* Once, here, for an exited thread; a report compensates its copies of live ones. */
 	if (markers.host.compensate)
@@ -625,7 +625,12 @@ static void thread_exit(void *arg)
 	markers_reads_collect(t, t->regions);
 	k = atomic_load_explicit(&markers.retired_nr, memory_order_relaxed);
 	if (k < MARKERS_RETIRED_MAX) {
-		memcpy(markers.retired + k * l->thread_size, t->regions, l->thread_size);
+		struct region_thread *copy = (struct region_thread *)(markers.retired +
+								       k * l->thread_size);
+
+		/* The copy in ns; the table itself keeps its unit (regions.h). */
+		memcpy(copy, t->regions, l->thread_size);
+		region_thread_wall_to_ns(copy, l);
 		atomic_store_explicit(&markers.retired_nr, k + 1, memory_order_release);
 	} else {
 		atomic_fetch_add(&markers.threads_unlisted, 1);

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fastread/cached.h"
 #include "fastread/fastread.h"
 
 _Static_assert(REGIONS_PER_THREAD_MAX < REGION_SLOT_REFUSED, "slot_of holds slot + 1 in a byte");
@@ -495,26 +494,27 @@ void region_thread_close(struct region_thread *t, const struct region_layout *l)
 	write_end(t);
 }
 
+/* @v, a wall time of @t's, in ns. */
+static uint64_t wall_ns_of(const struct region_thread *t, uint64_t v)
+{
+	return t->wall_mult ? fastread_cycles_to_ns(v, t->wall_mult, t->wall_shift) : v;
+}
+
 void region_thread_wall_to_ns(struct region_thread *t, const struct region_layout *l)
 {
-	const uint32_t mult = t->wall_mult;
-	const uint16_t shift = t->wall_shift;
-
-	if (!mult)
+	if (!t->wall_mult)
 		return;
-	write_begin(t);
 	for (uint32_t i = 0; i < t->nr_slots; i++) {
 		struct region_slot *s = region_slot_at(t, l, i);
 
-		s->v[region_value_wall()] = fastread_cycles_to_ns(s->v[region_value_wall()], mult, shift);
+		s->v[region_value_wall()] = wall_ns_of(t, s->v[region_value_wall()]);
 		if (s->wall_min == REGION_NONE)
 			continue;
-		s->wall_min = fastread_cycles_to_ns(s->wall_min, mult, shift);
-		s->wall_max = fastread_cycles_to_ns(s->wall_max, mult, shift);
+		s->wall_min = wall_ns_of(t, s->wall_min);
+		s->wall_max = wall_ns_of(t, s->wall_max);
 	}
 	t->wall_mult = 0;
 	t->wall_shift = 0;
-	write_end(t);
 }
 
 int region_thread_snapshot(const struct region_thread *t, const struct region_layout *l,
@@ -577,16 +577,19 @@ static void extremes_merge(uint64_t *min, uint64_t *max, uint64_t other_min, uin
 }
 
 static void slot_merge(struct region_total *r, const struct region_layout *l,
-		       const struct region_slot *s, int open_is_unclosed)
+		       const struct region_thread *t, const struct region_slot *s,
+		       int open_is_unclosed)
 {
 	r->threads++;
 	r->calls += s->calls;
 	r->reentries += s->reentries;
 	r->unclosed += s->unclosed + (open_is_unclosed && s->depth > 0);
 	extremes_merge(&r->first_min, &r->first_max, s->first_min, s->first_max);
-	extremes_merge(&r->wall_min, &r->wall_max, s->wall_min, s->wall_max);
+	if (s->wall_min != REGION_NONE)
+		extremes_merge(&r->wall_min, &r->wall_max, wall_ns_of(t, s->wall_min),
+			       wall_ns_of(t, s->wall_max));
 	for (int i = 0; i < l->nr_values; i++)
-		r->v[i] += s->v[i];
+		r->v[i] += i == region_value_wall() ? wall_ns_of(t, s->v[i]) : s->v[i];
 	if (s->calls == 0)
 		return;
 	/* The thread's own total is one observation of the per-thread statistics. */
@@ -595,6 +598,8 @@ static void slot_merge(struct region_total *r, const struct region_layout *l,
 
 		if (region_slot_value(s, l, k, &x) < 0)
 			continue;
+		if (k == region_value_wall())
+			x = wall_ns_of(t, x);
 		stat[0] += x;
 		min_max(&stat[1], &stat[2], x);
 		stat[3]++;
@@ -617,6 +622,6 @@ void region_totals_merge(struct region_totals *tot, const struct region_layout *
 		const struct region_slot *s = region_slot_at(t, l, i);
 
 		if (s->id < REGIONS_NAMES_MAX)
-			slot_merge(region_total_at(tot, l, s->id), l, s, open_is_unclosed);
+			slot_merge(region_total_at(tot, l, s->id), l, t, s, open_is_unclosed);
 	}
 }

@@ -97,7 +97,7 @@ struct region_slot {
 	uint64_t reentries;		/* begins while already open: not counted again */
 	uint64_t unclosed;		/* open when its thread exited (or at a final report) */
 	uint64_t first_min, first_max;	/* per call, of the first event, scaled */
-	uint64_t wall_min, wall_max;	/* per call, ns */
+	uint64_t wall_min, wall_max;	/* per call, in the table's wall unit */
 	uint64_t v[];
 };
 
@@ -123,9 +123,11 @@ struct region_thread {
 	 * begin samples): timer cycles, which mult and shift turn into ns as
 	 * fastread_timer_ns() does, or ns when mult is 0. A thread whose
 	 * counters are read from user space stores the timer's count as it is,
-	 * so that no conversion lands on its begin and end; its table is
-	 * converted once, when copied for a report or retired
-	 * (region_thread_wall_to_ns).
+	 * so that no conversion lands on its begin and end. The owner's table
+	 * keeps its unit for good (a signal handler may add a call to it at any
+	 * time, even while its thread exits): copies are converted
+	 * (region_thread_snapshot, region_thread_wall_to_ns), and the totals
+	 * convert what they merge (region_totals_merge).
 	 */
 	uint32_t wall_mult;
 	uint16_t wall_shift;
@@ -257,10 +259,10 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
 void region_thread_set_name(struct region_thread *t, const char *name);
 
 /*
- * region_thread_wall_to_ns - every wall time of @t's slots in ns, its unit
- * then ns (wall_mult 0): nothing to do for a table already in ns. Under the
- * sequence counter, so that the owner may convert its own table while a
- * report copies it (region_thread_snapshot converts its copy itself).
+ * region_thread_wall_to_ns - the wall sums and per-call extremes of @t's
+ * slots in ns, its unit then ns (wall_mult 0); nothing to do for a table
+ * already in ns. Begin samples are left as they are (reports never read
+ * them). For a copy that nobody else writes, never the owner's table.
  */
 void region_thread_wall_to_ns(struct region_thread *t, const struct region_layout *l);
 
@@ -324,8 +326,9 @@ void region_totals_init(struct region_totals *t, const struct region_layout *l);
 /*
  * region_totals_merge - add thread @t's regions to @tot: sums of calls and
  * samples, and each thread's scaled value as one observation of the
- * per-thread sum/min/max/mean. Regions still open in @t count as unclosed
- * when @open_is_unclosed (a final report).
+ * per-thread sum/min/max/mean; wall times in ns, whatever @t's unit.
+ * Regions still open in @t count as unclosed when @open_is_unclosed (a
+ * final report).
  */
 void region_totals_merge(struct region_totals *tot, const struct region_layout *l,
 			 const struct region_thread *t, int open_is_unclosed);

@@ -43,7 +43,7 @@ struct marker_thread {
 	 * header's size is taken from the region table's page.
 	 */
 	uint16_t probe_user_reads, probe_syscall_reads;
-	struct fastread_timer wall;	/* regions' wall clock when mult != 0 (wall_ns) */
+	struct fastread_timer wall;	/* regions' wall clock when mult != 0 (wall_now) */
 };
 
 struct markers_state {

@@ -517,13 +517,16 @@ static void test_snapshot(void **state)
 
 /*
  * A table whose wall times are timer cycles (the fast path stores the timer
- * as it is): a copy for a report, and the table itself when its thread
- * retires, say ns, converted once; a region with no call keeps no extremes.
+ * as it is): a copy for a report says ns, converted once; the table itself
+ * keeps its unit (a signal handler may still add a call to it); the totals
+ * convert what they merge; a region with no call keeps no extremes.
  * mult 2^31, shift 30: 2 ns a cycle, sums and extremes alike.
  */
 static void test_wall_in_timer_cycles(void **state)
 {
 	struct region_thread *copy = calloc(1, layout.thread_size);
+	struct region_totals *tot = calloc(1, region_totals_size(&layout));
+	const struct region_total *r;
 	struct region_slot *s;
 
 	(void)state;
@@ -542,13 +545,24 @@ static void test_wall_in_timer_cycles(void **state)
 	assert_int_equal(s->v[1], 9);	/* counts untouched */
 	assert_int_equal(region_slot_at(copy, &layout, 1)->wall_min, REGION_NONE);
 	assert_int_equal(copy->wall_mult, 0);
-	/* The owner's table is still in cycles; converted in place, once. */
+	region_thread_wall_to_ns(copy, &layout);	/* already ns: nothing */
+	assert_int_equal(s->v[0], 2 * (30 + 70));
+	/* The owner's table is still in cycles, and a call added now is too. */
 	assert_int_equal(slot_of(0)->v[0], 30 + 70);
-	region_thread_wall_to_ns(thread, &layout);
-	region_thread_wall_to_ns(thread, &layout);
-	assert_int_equal(slot_of(0)->v[0], 2 * (30 + 70));
-	assert_int_equal(slot_of(0)->wall_max, 2 * 70);
-	assert_int_equal(atomic_load(&thread->seq) & 1, 0);
+	assert_int_equal(thread->wall_mult, 1u << 31);
+	/* The totals: ns, merged from the table in cycles or from a copy in ns alike. */
+	region_totals_init(tot, &layout);
+	region_totals_merge(tot, &layout, thread, 0);
+	region_totals_merge(tot, &layout, copy, 0);
+	r = region_total_at(tot, &layout, 0);
+	assert_int_equal(r->v[0], 2 * 2 * (30 + 70));
+	assert_int_equal(r->wall_min, 2 * 30);
+	assert_int_equal(r->wall_max, 2 * 70);
+	assert_int_equal(region_total_stat(r, &layout, 0)[0], 2 * 2 * (30 + 70));
+	assert_int_equal(region_total_stat(r, &layout, 0)[1], 2 * (30 + 70));
+	assert_int_equal(region_total_stat(r, &layout, 0)[2], 2 * (30 + 70));
+	assert_int_equal(region_total_at(tot, &layout, 1)->wall_min, REGION_NONE);
+	free(tot);
 	free(copy);
 }
 
