@@ -220,9 +220,10 @@ unit: deps $(UNIT_BIN)
 
 # report-html.bats renders pfshim report's page in headless Chromium (~100 MB
 # of packages, installed here, not by `make unit`); install.bats renders
-# pfshim.1 with man (man-db).
+# pfshim.1 with man (man-db) and compiles the installed fastread/inline.h
+# with clang too (as make fuzz needs it).
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
-	$(Q)tests/deps.sh chromium man-db
+	$(Q)tests/deps.sh chromium man-db clang
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 

@@ -46,7 +46,7 @@ enum {
 	FASTREAD_CACHE_NR_SHIFT = 4,
 };
 
-#define FASTREAD_UNROLLED_MAX 4
+#define FASTREAD_UNROLLED_MAX 4	/* fastread_group_read_cached_with() has a case for each size */
 #define FASTREAD_CACHE_LEVELS 3u	/* the bits of LEADER, ALL and ONE */
 
 /*
@@ -70,7 +70,10 @@ static inline uint32_t fastread_cache_shape(uint32_t valid)
 	return valid & ~FASTREAD_CACHE_LEVELS;
 }
 
-/* fastread_cache_flags - what a full pass over @nr pages, all 64 bits wide when @wide, gives its cache beside its level. */
+/*
+ * fastread_cache_flags - what a full pass over @nr pages, all 64 bits wide
+ * when @wide, gives its cache beside its level.
+ */
 static inline uint32_t fastread_cache_flags(int nr, bool wide)
 {
 	if (nr >= 2 && nr <= FASTREAD_UNROLLED_MAX)
@@ -138,23 +141,6 @@ fastread_cache_locks_sum_many(struct perf_event_mmap_page *const *pages, int nr)
 	return now;
 }
 
-/*
- * fastread_cycles_to_ns - @cyc timestamp cycles in ns with a page's time_mult
- * and time_shift (@shift < 64): the formula of linux/perf_event.h, split so
- * that it cannot overflow.
- */
-static inline uint64_t fastread_cycles_to_ns(uint64_t cyc, uint32_t mult, uint16_t shift)
-{
-	uint64_t quot = cyc >> shift, rem = cyc & ((UINT64_C(1) << shift) - 1);
-
-	return quot * mult + ((rem * mult) >> shift);
-}
-
-/* fastread_timer_ns() inlined: the wall clock of a region's begin and end. */
-static FASTREAD_ALWAYS_INLINE uint64_t fastread_timer_now(const struct fastread_timer *t)
-{
-	return fastread_cycles_to_ns(arch_read_timestamp(), t->mult, t->shift);
-}
 
 /*
  * Where a cached read puts its counter instructions among its other work,
@@ -218,7 +204,10 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
  * Return: true when the cache served it; false when the caller must take
  * fastread_group_read_sample() (which refills the cache, or reads through
  * read(2)): what was written then is worth nothing. nr_user_reads is the
- * caller's to count. Must be called by the thread that opened @g.
+ * caller's to count. Must be called by the thread that opened @g, whose
+ * cache only ever a pass over all @g->nr pages fills (the fastread_group_*
+ * reads do): an unrolled cache's shape then says @g->nr, which this reads
+ * from the shape alone.
  * fastread_group_read_cached_with() is the same with the counter read by
  * @read_slot (the unit tests' synthetic counters); the arch's folds away.
  */
@@ -286,10 +275,9 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(3, false))
 		now = fastread_cached_unrolled(g, sample, at, read_slot, 3, false);
 	else
-		goto loop;
+		goto loop;	/* to the loop, whose lock sum is compared below as these are */
 	return now == sum;
 loop:
-	_Static_assert(FASTREAD_UNROLLED_MAX == 4, "a case for each unrolled size");
 	if (__builtin_expect(cache->valid < FASTREAD_CACHE_LEADER, 0))
 		return false;
 	/* Several events: the loop's bounds in registers (the counter clobbers memory). */

@@ -170,6 +170,18 @@ int fastread_timer_init(struct fastread_timer *t, const struct fastread_group *g
 /* fastread_timer_ns - ns now, on a clock set up by fastread_timer_init() returning 0. */
 uint64_t fastread_timer_ns(const struct fastread_timer *t);
 
+/*
+ * fastread_cycles_to_ns - @cyc timestamp cycles in ns with a page's time_mult
+ * and time_shift (@shift < 64), as fastread_timer_ns() converts them: the
+ * formula of linux/perf_event.h, split so that it cannot overflow.
+ */
+static inline uint64_t fastread_cycles_to_ns(uint64_t cyc, uint32_t mult, uint16_t shift)
+{
+	uint64_t quot = cyc >> shift, rem = cyc & ((UINT64_C(1) << shift) - 1);
+
+	return quot * mult + ((rem * mult) >> shift);
+}
+
 /* fastread_group_close - unmap every page and close every fd of @g. */
 void fastread_group_close(struct fastread_group *g);
 

@@ -162,8 +162,10 @@ static ALWAYS_INLINE bool out_wants_times(const struct read_out *o, int i)
  * the first entry is written and set after the last, so that a signal
  * handler reading the same group never sees a half-written cache as valid.
  * CACHE_LEADER: the values and the leader's time; CACHE_ALL: every page's;
- * CACHE_ONE: a group of one (fastread/cached.h). A group of several whose
- * pages all say pmc_width 64 has FASTREAD_CACHE_WIDE beside its level.
+ * CACHE_ONE: a group of one (fastread/cached.h). A group of several has its
+ * shape beside its level (fastread_cache_flags): FASTREAD_CACHE_WIDE when its
+ * pages all say pmc_width 64, and for 2 to FASTREAD_UNROLLED_MAX events
+ * FASTREAD_CACHE_UNROLLED and their number.
  */
 enum {
 	CACHE_NONE = FASTREAD_CACHE_NONE,
@@ -386,7 +388,10 @@ static ALWAYS_INLINE int pages_read_full(struct perf_event_mmap_page *const *pag
 	return err;
 }
 
-/* The cached read when @cache serves it (a valid cache was filled over these nr pages), else the full passes. */
+/*
+ * The cached read when @cache serves it (a valid cache was filled over these
+ * nr pages), else the full passes.
+ */
 static ALWAYS_INLINE int pages_read(struct perf_event_mmap_page *const *pages, int nr,
 				    const struct fastread_hooks *h, struct fastread_cache *cache,
 				    const struct read_out *out)

@@ -45,5 +45,5 @@ int fastread_timer_init(struct fastread_timer *t, const struct fastread_group *g
 
 uint64_t fastread_timer_ns(const struct fastread_timer *t)
 {
-	return fastread_timer_now(t);
+	return fastread_cycles_to_ns(arch_read_timestamp(), t->mult, t->shift);
 }
