@@ -92,7 +92,7 @@ int core_pmus_load(const char *root, struct core_pmus *cp)
 
 	memset(cp, 0, sizeof(*cp));
 	if (!pmu_type_read(root, "cpu", &cp->pmu[0].type)) {
-		snprintf(cp->pmu[0].name, PMU_NAME_MAX, "cpu");
+		memcpy(cp->pmu[0].name, "cpu", sizeof("cpu"));	/* not snprintf: pmu.c's path_join() */
 		cp->nr = 1;
 		return 1;
 	}

@@ -2,7 +2,7 @@
  * pmu.c: reads the sysfs description of a PMU (type, format/, events/).
  * Small files through sysfile_read() (fastread/sysfile.c), never through a FILE: this runs in
  * the preload constructor, before the program's own main(), and must leave
- * its stdio alone. Paths are joined with snprintf() (no stream); walking a
+ * its stdio alone. Paths are joined by hand (path_join); walking a
  * directory takes opendir(), which allocates and frees before returning.
  */
 #include "preload/events/pmu.h"
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,21 +34,35 @@ int pmu_name_valid(const char *name)
 	return 1;
 }
 
+/* Append @s at *@at, before @end; false when it does not fit with its NUL. */
+static bool path_put(char **at, const char *end, const char *s)
+{
+	size_t len = strlen(s);
+
+	if ((size_t)(end - *at) <= len)
+		return false;
+	memcpy(*at, s, len + 1);
+	*at += len;
+	return true;
+}
+
+/*
+ * root/pmu[/dir][/leaf][suffix]. Not snprintf(): every process with a generic
+ * hardware event in its list reads a PMU's type at start (core_pmus.c), and
+ * the printf machinery would add ~200 KiB of libc to its resident memory
+ * (docs/performance.md "Memory").
+ */
 static int path_join(char *path, size_t size, const char *root, const char *pmu,
 		     const char *dir, const char *leaf, const char *suffix)
 {
-	int n = snprintf(path, size, "%s/%s%s%s%s%s", root, pmu,
-			 dir ? "/" : "", dir ? dir : "",
-			 leaf ? "/" : "", leaf ? leaf : "");
+	const char *end = path + size;
+	char *at = path;
 
-	if (n < 0 || (size_t)n >= size)
+	if (!path_put(&at, end, root) || !path_put(&at, end, "/") || !path_put(&at, end, pmu) ||
+	    (dir && (!path_put(&at, end, "/") || !path_put(&at, end, dir))) ||
+	    (leaf && (!path_put(&at, end, "/") || !path_put(&at, end, leaf))) ||
+	    (suffix && !path_put(&at, end, suffix)))
 		return -ENAMETOOLONG;
-	if (suffix) {
-		int m = snprintf(path + n, size - n, "%s", suffix);
-
-		if (m < 0 || (size_t)(n + m) >= size)
-			return -ENAMETOOLONG;
-	}
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <errno.h>
 #include <cmocka.h>
@@ -175,6 +176,37 @@ static void test_desc_load(void **state)
 	assert_int_equal(pmu_desc_load(fixtures("intel"), "nope", &d), -ENOENT);
 }
 
+/*
+ * Paths are joined by hand (no snprintf, pmu.c): root/pmu/type of exactly
+ * PATH_MAX - 1 bytes is read; one byte more is refused, never cut short.
+ * The root is padded with "/." segments, and one more "/" for an odd length.
+ */
+static void test_path_at_path_max(void **state)
+{
+	static char root[PATH_MAX + 8];
+	const size_t tail = strlen("/cpu/type");
+	uint32_t type = 0;
+	size_t len, want;
+
+	(void)state;
+	for (int extra = 0; extra <= 1; extra++) {
+		want = (size_t)PATH_MAX - 1 + (size_t)extra - tail;
+		snprintf(root, sizeof(root), "%s", fixtures("intel"));
+		len = strlen(root);
+		if ((want - len) % 2)
+			root[len++] = '/';	/* "a//b" is "a/b" */
+		while (len < want) {
+			memcpy(root + len, "/.", 2);
+			len += 2;
+		}
+		root[len] = '\0';
+		assert_int_equal(strlen(root) + tail, (size_t)PATH_MAX - 1 + (size_t)extra);
+		assert_int_equal(pmu_type_read(root, "cpu", &type), extra ? -EINVAL : 0);
+		if (!extra)
+			assert_int_equal(type, 4);
+	}
+}
+
 static void test_alias_read(void **state)
 {
 	char terms[64];
@@ -265,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_type_read),
 		cmocka_unit_test(test_format_read),
 		cmocka_unit_test(test_desc_load),
+		cmocka_unit_test(test_path_at_path_max),
 		cmocka_unit_test(test_alias_read),
 		cmocka_unit_test(test_alias_display),
 		cmocka_unit_test(test_lists),
