@@ -45,22 +45,6 @@ int probe_per_call(const struct region_slot *p, const struct region_layout *l, i
 	return 0;
 }
 
-/* The owner's side of the table's sequence counter, as regions.c writes it. */
-static void table_write_begin(struct region_thread *t)
-{
-	uint32_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
-
-	atomic_store_explicit(&t->seq, s + 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
-}
-
-static void table_write_end(struct region_thread *t)
-{
-	uint32_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
-
-	atomic_store_explicit(&t->seq, s + 1, memory_order_release);
-}
-
 /* The least of each value over the tries, and whether each group was ever whole on a counter. */
 struct probe_best {
 	uint64_t wall;
@@ -97,7 +81,7 @@ static void probe_take(struct probe_best *b, const struct region_slot *s, const 
 static void probe_store(struct region_thread *t, struct region_slot *s, const struct probe_best *b,
 			const struct region_layout *l)
 {
-	table_write_begin(t);
+	region_thread_write_begin(t);
 	memset(s->v, 0, (size_t)l->nr_values * sizeof(s->v[0]));
 	s->calls = 1;
 	s->reentries = 0;
@@ -114,7 +98,7 @@ static void probe_store(struct region_thread *t, struct region_slot *s, const st
 	s->first_max = 0;
 	if (l->nr_events > 0 && b->group_whole[l->group_of[0]])
 		s->first_min = s->first_max = b->event[0];
-	table_write_end(t);
+	region_thread_write_end(t);
 }
 
 /* The reads @t's groups have served so far. */
@@ -205,7 +189,7 @@ void probe_compensate(struct region_thread *t, const struct region_layout *l)
 		return;
 	for (int e = 0; e < l->nr_events; e++)
 		have[e] = probe_per_call(p, l, e, &per[e]) == 0;
-	table_write_begin(t);
+	region_thread_write_begin(t);
 	for (uint32_t i = 0; i < n; i++) {
 		struct region_slot *s = region_slot_at(t, l, i);
 
@@ -226,5 +210,5 @@ void probe_compensate(struct region_thread *t, const struct region_layout *l)
 			s->first_max = minus_clamped(s->first_max, per[0]);
 		}
 	}
-	table_write_end(t);
+	region_thread_write_end(t);
 }

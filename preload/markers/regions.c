@@ -135,26 +135,6 @@ int region_layout_init(struct region_layout *l, int nr_events, int nr_groups,
 
 /* ---- one thread's table */
 
-/*
- * The writer side of the sequence counter: odd while the table changes. The
- * release fence keeps the odd value ahead of the data stores for a reader on
- * another CPU; a reader copies, then checks the counter did not move.
- */
-static void write_begin(struct region_thread *t)
-{
-	uint32_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
-
-	atomic_store_explicit(&t->seq, s + 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
-}
-
-static void write_end(struct region_thread *t)
-{
-	uint32_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
-
-	atomic_store_explicit(&t->seq, s + 1, memory_order_release);
-}
-
 void region_thread_init(struct region_thread *t, const struct region_layout *l, int tid)
 {
 	memset(t, 0, l->thread_size);
@@ -217,9 +197,9 @@ int region_slot_make(struct region_thread *t, const struct region_layout *l, uin
 {
 	int status;
 
-	write_begin(t);
+	region_thread_write_begin(t);
 	slot_get(t, l, id, nr_names, &status);
-	write_end(t);
+	region_thread_write_end(t);
 	return status;
 }
 
@@ -228,13 +208,13 @@ uint64_t *region_begin_start(struct region_thread *t, const struct region_layout
 {
 	struct region_slot *s;
 
-	write_begin(t);
+	region_thread_write_begin(t);
 	s = slot_get(t, l, id, nr_names, status);
 	if (s) {
 		*status = s->depth++ > 0;
 		s->reentries += *status;
 	}
-	write_end(t);
+	region_thread_write_end(t);
 	/* Readers never use a begin sample: the caller may fill it after the write. */
 	return *status == 0 ? slot_start(s, l) : NULL;
 }
@@ -383,7 +363,7 @@ static __attribute__((noinline)) int region_close_scaled(struct region_thread *t
 {
 	slot_close_scaled(s, l, now);
 	s->depth = 0;
-	write_end(t);
+	region_thread_write_end(t);
 	return 0;
 }
 
@@ -416,11 +396,11 @@ static inline __attribute__((always_inline)) int end_fast(struct region_thread *
 		return region_end(t, l, id, atomic_load_explicit(nr_names, memory_order_acquire),
 				  now);
 	}
-	write_begin(t);
+	region_thread_write_begin(t);
 	if (__builtin_expect(!slot_close_call(s, l, now), 0))
 		return region_close_scaled(t, s, l, now);
 	s->depth = 0;
-	write_end(t);
+	region_thread_write_end(t);
 	return 0;
 }
 
@@ -442,7 +422,7 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
 	struct region_slot *s = NULL;
 	int ret;
 
-	write_begin(t);
+	region_thread_write_begin(t);
 	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
 		t->bad_handle++;
 		ret = -EINVAL;
@@ -459,7 +439,7 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
 			slot_close_scaled(s, l, now);
 		ret = 0;
 	}
-	write_end(t);
+	region_thread_write_end(t);
 	return ret;
 }
 
@@ -474,15 +454,15 @@ void region_thread_set_name(struct region_thread *t, const char *name)
 {
 	if (strncmp(t->name, name, sizeof(t->name) - 1) == 0)
 		return;
-	write_begin(t);
+	region_thread_write_begin(t);
 	strncpy(t->name, name, sizeof(t->name) - 1);
 	t->name[sizeof(t->name) - 1] = '\0';
-	write_end(t);
+	region_thread_write_end(t);
 }
 
 void region_thread_close(struct region_thread *t, const struct region_layout *l)
 {
-	write_begin(t);
+	region_thread_write_begin(t);
 	for (uint32_t i = 0; i < t->nr_slots; i++) {
 		struct region_slot *s = region_slot_at(t, l, i);
 
@@ -491,7 +471,7 @@ void region_thread_close(struct region_thread *t, const struct region_layout *l)
 			s->depth = 0;
 		}
 	}
-	write_end(t);
+	region_thread_write_end(t);
 }
 
 /* @v, a wall time of @t's, in ns. */

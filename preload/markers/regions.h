@@ -137,6 +137,28 @@ struct region_thread {
 
 void region_thread_init(struct region_thread *t, const struct region_layout *l, int tid);
 
+/*
+ * region_thread_write_begin, region_thread_write_end - the owner's side of
+ * @t's sequence counter, around every change to its table (here and in
+ * probe.c): odd while the table changes. The release fence keeps the odd
+ * value ahead of the data stores for a reader on another CPU; a reader
+ * copies, then checks the counter did not move (region_thread_snapshot).
+ */
+static inline void region_thread_write_begin(struct region_thread *t)
+{
+	uint32_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&t->seq, s + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
+static inline void region_thread_write_end(struct region_thread *t)
+{
+	uint32_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&t->seq, s + 1, memory_order_release);
+}
+
 static inline struct region_slot *region_slot_at(const struct region_thread *t,
 						 const struct region_layout *l, uint32_t i)
 {
