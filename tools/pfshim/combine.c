@@ -19,7 +19,7 @@ const char *summary_by_name(enum summary_by by)
 	return name[by];
 }
 
-static int event_index(struct summary *s, const char *name, const char *unit, double scale)
+int summary_event_index(struct summary *s, const char *name, const char *unit, double scale)
 {
 	int i;
 
@@ -121,6 +121,57 @@ static void image_record(struct summary *s, json_t *r, const uint64_t *value, in
 	};
 	im->value = xrealloc(NULL, (size_t)nr_values * sizeof(*im->value));
 	memcpy(im->value, value, (size_t)nr_values * sizeof(*im->value));
+}
+
+static uint64_t process_sum_hash(uint64_t process, int event)
+{
+	return hash_bytes(process, &event, sizeof(event));
+}
+
+struct process_sum_key {
+	const struct summary *s;
+	uint64_t process;
+	int event;
+};
+
+static bool process_sum_match(const void *ctx, int pos)
+{
+	const struct process_sum_key *k = ctx;
+	const struct summary_process_sum *p = &k->s->process_sums[pos];
+
+	return p->process == k->process && p->event == k->event;
+}
+
+static uint64_t process_sum_hash_at(const void *ctx, int pos)
+{
+	const struct summary_process_sum *p = &((const struct summary *)ctx)->process_sums[pos];
+
+	return process_sum_hash(p->process, p->event);
+}
+
+uint64_t summary_process_sum(const struct summary *s, uint64_t process, int event)
+{
+	struct process_sum_key k = { s, process, event };
+	int i = table_find(&s->process_sum_index, process_sum_hash(process, event),
+			   process_sum_match, &k);
+
+	return i < 0 ? 0 : s->process_sums[i].value;
+}
+
+static void process_sum_add(struct summary *s, uint64_t process, int event, uint64_t value)
+{
+	struct process_sum_key k = { s, process, event };
+	uint64_t h = process_sum_hash(process, event);
+	int i = table_find(&s->process_sum_index, h, process_sum_match, &k);
+
+	if (i < 0) {
+		s->process_sums = xrealloc(s->process_sums,
+			(size_t)(s->nr_process_sums + 1) * sizeof(*s->process_sums));
+		s->process_sums[s->nr_process_sums] = (struct summary_process_sum){ process, event, 0 };
+		table_add(&s->process_sum_index, h, s->nr_process_sums, process_sum_hash_at, s);
+		i = s->nr_process_sums++;
+	}
+	s->process_sums[i].value += value;
 }
 
 struct cell_key {
@@ -260,6 +311,9 @@ void summary_count(struct summary *s, json_t *r)
 {
 	int g = summary_group_of(s, r);
 	json_t *events = json_object_get(r, "events"), *e, *regions = json_object_get(r, "regions");
+	uint64_t process = summary_process_key(string_or(json_object_get(r, "hostname"), ""),
+					       count_or(json_object_get(r, "pid_ns"), 0),
+					       json_integer_value(json_object_get(r, "pid")));
 	uint64_t *values = NULL;
 	size_t i;
 
@@ -281,7 +335,7 @@ void summary_count(struct summary *s, json_t *r)
 
 		if (!event_wanted(s, name))
 			continue;
-		k = event_index(s, name, string_or(json_object_get(e, "unit"), ""),
+		k = summary_event_index(s, name, string_or(json_object_get(e, "unit"), ""),
 				json_is_number(scale) ? json_number_value(scale) : 1.0);
 		if (values) {	/* (event, value) pairs, laid out by event below */
 			values[2 * i] = (uint64_t)k;
@@ -299,6 +353,7 @@ void summary_count(struct summary *s, json_t *r)
 		s->totals[k].counted++;
 		s->groups[g].sums[k].value += (uint64_t)json_integer_value(value);
 		s->groups[g].sums[k].counted++;
+		process_sum_add(s, process, k, (uint64_t)json_integer_value(value));
 	}
 	if (s->opt.images) {
 		uint64_t *by_event = xrealloc(NULL, (size_t)s->nr_events * sizeof(*by_event));
@@ -376,7 +431,7 @@ void summary_series_add(struct summary *s, json_t *r)
 
 		if (!is_count(delta) || !event_wanted(s, name))
 			continue;
-		k.event = event_index(s, name, string_or(json_object_get(e, "unit"), ""),
+		k.event = summary_event_index(s, name, string_or(json_object_get(e, "unit"), ""),
 				      json_is_number(scale) ? json_number_value(scale) : 1.0);
 		p = table_find(&s->point_index, point_hash(g, k.event, k.bucket), point_match, &k);
 		if (p < 0) {
