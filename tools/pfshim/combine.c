@@ -123,57 +123,6 @@ static void image_record(struct summary *s, json_t *r, const uint64_t *value, in
 	memcpy(im->value, value, (size_t)nr_values * sizeof(*im->value));
 }
 
-static uint64_t process_sum_hash(uint64_t process, int event)
-{
-	return hash_bytes(process, &event, sizeof(event));
-}
-
-struct process_sum_key {
-	const struct summary *s;
-	uint64_t process;
-	int event;
-};
-
-static bool process_sum_match(const void *ctx, int pos)
-{
-	const struct process_sum_key *k = ctx;
-	const struct summary_process_sum *p = &k->s->process_sums[pos];
-
-	return p->process == k->process && p->event == k->event;
-}
-
-static uint64_t process_sum_hash_at(const void *ctx, int pos)
-{
-	const struct summary_process_sum *p = &((const struct summary *)ctx)->process_sums[pos];
-
-	return process_sum_hash(p->process, p->event);
-}
-
-uint64_t summary_process_sum(const struct summary *s, uint64_t process, int event)
-{
-	struct process_sum_key k = { s, process, event };
-	int i = table_find(&s->process_sum_index, process_sum_hash(process, event),
-			   process_sum_match, &k);
-
-	return i < 0 ? 0 : s->process_sums[i].value;
-}
-
-static void process_sum_add(struct summary *s, uint64_t process, int event, uint64_t value)
-{
-	struct process_sum_key k = { s, process, event };
-	uint64_t h = process_sum_hash(process, event);
-	int i = table_find(&s->process_sum_index, h, process_sum_match, &k);
-
-	if (i < 0) {
-		s->process_sums = xrealloc(s->process_sums,
-			(size_t)(s->nr_process_sums + 1) * sizeof(*s->process_sums));
-		s->process_sums[s->nr_process_sums] = (struct summary_process_sum){ process, event, 0 };
-		table_add(&s->process_sum_index, h, s->nr_process_sums, process_sum_hash_at, s);
-		i = s->nr_process_sums++;
-	}
-	s->process_sums[i].value += value;
-}
-
 struct cell_key {
 	const struct summary *s;
 	int region, group, metric;
@@ -311,9 +260,6 @@ void summary_count(struct summary *s, json_t *r)
 {
 	int g = summary_group_of(s, r);
 	json_t *events = json_object_get(r, "events"), *e, *regions = json_object_get(r, "regions");
-	uint64_t process = summary_process_key(string_or(json_object_get(r, "hostname"), ""),
-					       count_or(json_object_get(r, "pid_ns"), 0),
-					       json_integer_value(json_object_get(r, "pid")));
 	uint64_t *values = NULL;
 	size_t i;
 
@@ -353,7 +299,6 @@ void summary_count(struct summary *s, json_t *r)
 		s->totals[k].counted++;
 		s->groups[g].sums[k].value += (uint64_t)json_integer_value(value);
 		s->groups[g].sums[k].counted++;
-		process_sum_add(s, process, k, (uint64_t)json_integer_value(value));
 	}
 	if (s->opt.images) {
 		uint64_t *by_event = xrealloc(NULL, (size_t)s->nr_events * sizeof(*by_event));

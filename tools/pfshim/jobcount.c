@@ -1,17 +1,20 @@
 /*
  * jobcount.c: the job counted by the kernel for `pfshim run` (jobcount.h).
  *
- * Each event is opened on the command's pid with inherit (perf stat's
- * method: every descendant task gets a copy, whose count the kernel adds to
- * ours when the task ends, however it ends) and inherit_stat, which makes
- * each task's copy write its own count as a PERF_RECORD_READ at its exit.
- * The kernel refuses to map an inherited per-task event (EINVAL,
- * docs/kernel-notes.md), so the records go to the buffer of one more event,
- * a dummy on the same pid that is not inherited, through
- * PERF_EVENT_IOC_SET_OUTPUT: the children's copies write where their parent
- * event writes. That dummy also asks for FORK, COMM and EXIT records, which
- * name the processes. One descriptor per event plus one: the same as perf
- * stat's per-task counting, and nothing in the job's processes.
+ * The totals: each event opened on the command's pid, for every CPU
+ * (cpu -1), with inherit: every descendant task gets a copy, whose count the
+ * kernel adds to ours when the task ends, however it ends. That is perf
+ * stat's own method, with one descriptor per event.
+ *
+ * The names: a dummy event per CPU, inherited too, asking for FORK, COMM
+ * and EXIT records. The kernel writes those only into the buffer of the
+ * event of the CPU the task runs on, so each buffer has one writer. A buffer
+ * written from several CPUs loses records: measured with one inherited
+ * per-task buffer (SET_OUTPUT) and with per-CPU buffers taking
+ * inherit_stat's PERF_RECORD_READ (written at a task's exit into every
+ * CPU's buffer), 300 concurrent /bin/true lost records in 3 of 10 runs with
+ * no PERF_RECORD_LOST (docs/kernel-notes.md). So a process's own counts are
+ * not taken; the totals are, exactly.
  */
 #include "tools/pfshim/jobcount.h"
 
@@ -30,21 +33,20 @@
 
 #include "tools/pfshim/table.h"
 
-/*
- * 64 pages of records: one ending task writes one READ per event (40 bytes)
- * and an EXIT; the runner drains at half full. 260 KiB stays within the
- * 516 KiB an unprivileged user may lock for perf buffers by default.
- */
-#define RING_PAGES 64
+/* Buffers of all CPUs within the 516 KiB an unprivileged user may lock for perf by default. */
+#define RINGS_BYTES (480 * 1024)
+#define RING_PAGES_MAX 64
+#define RING_PAGES_MIN 2
 
-#define READ_FORMAT (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | \
-		     PERF_FORMAT_ID)
+/* Every record of a dummy event ends with these (sample_id_all, PERF_SAMPLE_TID | TIME). */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+};
 
-static struct jobcount_process *proc_new(struct jobcount *j, int pid, int ppid);
-
-static int perf_open(struct perf_event_attr *attr, pid_t pid)
+static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
-	int fd = (int)syscall(SYS_perf_event_open, attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
 }
@@ -55,99 +57,108 @@ static int perf_open(struct perf_event_attr *attr, pid_t pid)
  * unprivileged runner may count only user space: retried so, as the shim
  * and perf stat do, unless the user chose the levels with a modifier.
  */
-static void event_open(struct jobcount_event *e, pid_t pid, bool names)
+static void event_open(struct jobcount_event *e, pid_t pid)
 {
 	struct perf_event_attr attr = e->spec->attr;
 	int fd;
 
 	attr.size = sizeof(attr);
-	/* FORK, COMM, EXIT of every task: only the inherited copies see the descendants'. */
-	attr.task = names;
-	attr.comm = names;
-	attr.comm_exec = names;
 	attr.disabled = 1;
 	attr.enable_on_exec = 1;
 	attr.inherit = 1;
-	attr.inherit_stat = 1;
 	attr.pinned = 0;
-	attr.read_format = READ_FORMAT;
-	fd = perf_open(&attr, pid);
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	fd = perf_open(&attr, pid, -1);
 	if ((fd == -EACCES || fd == -EPERM) && !e->spec->modifiers && !attr.exclude_kernel) {
 		attr.exclude_kernel = 1;
 		attr.exclude_hv = 1;
-		fd = perf_open(&attr, pid);
+		fd = perf_open(&attr, pid, -1);
 	}
 	e->fd = fd < 0 ? -1 : fd;
 	e->error = fd < 0 ? -fd : 0;
-	if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ID, &e->id) < 0) {
-		e->error = errno;
-		close(fd);
-		e->fd = -1;
-	}
 }
 
-/* The buffer the records go to: a dummy event on @pid, not inherited, so it can be mapped. */
-static int ring_open(struct jobcount *j, pid_t pid)
+/* Data pages per CPU: a power of two, as the kernel wants, and all CPUs within RINGS_BYTES. */
+static size_t ring_pages(int cpus, long page)
 {
-	long page = sysconf(_SC_PAGESIZE);
+	size_t pages = RING_PAGES_MAX;
+
+	while (pages > RING_PAGES_MIN && (size_t)cpus * (pages + 1) * (size_t)page > RINGS_BYTES)
+		pages /= 2;
+	return pages;
+}
+
+static int ring_open(struct jobcount *j, struct jobcount_ring *r, pid_t pid, int cpu)
+{
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_DUMMY,
 		.disabled = 1,
 		.enable_on_exec = 1,
+		.inherit = 1,
+		.task = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
 		.watermark = 1,
-		.wakeup_watermark = (uint32_t)(RING_PAGES * page / 2),
+		.wakeup_watermark = (uint32_t)(j->ring_size / 2),
 	};
-	int fd = perf_open(&attr, pid);
+	int fd = perf_open(&attr, pid, cpu);
 
 	if (fd < 0)
 		return fd;
-	j->ring_size = (size_t)RING_PAGES * (size_t)page;
-	j->ring = mmap(NULL, j->ring_size + (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (j->ring == MAP_FAILED) {
-		j->ring = NULL;
+	r->meta = mmap(NULL, j->ring_size + (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, 0);
+	if (r->meta == MAP_FAILED) {
+		int error = errno;
+
 		close(fd);
-		return -errno;
+		return -error;
 	}
-	j->ring_fd = fd;
+	r->fd = fd;
 	return 0;
 }
 
-int jobcount_open(struct jobcount *j, pid_t pid, const struct event_list *events)
+static void rings_close(struct jobcount *j)
 {
-	int counting = 0;
-	bool named = false;
-
-	memset(j, 0, sizeof(*j));
-	j->ring_fd = -1;
-	j->root_pid = pid;
-	j->nr = events->nr;
-	if (ring_open(j, pid) < 0)
-		j->ring_fd = -1;
-	for (int i = 0; i < events->nr; i++) {
-		struct jobcount_event *e = &j->ev[i];
-
-		e->spec = &events->ev[i];
-		e->fd = -1;
-		if (e->spec->nr_parts)	/* a hybrid sum: its parts' counts added up */
-			continue;
-		event_open(e, pid, !named && j->ring_fd >= 0);
-		if (e->fd < 0)
-			continue;
-		counting++;
-		/* Without it the total still counts; the processes' own counts are lost. */
-		if (j->ring_fd >= 0 && ioctl(e->fd, PERF_EVENT_IOC_SET_OUTPUT, j->ring_fd) == 0)
-			named = true;
+	for (int c = 0; c < j->nr_rings; c++) {
+		munmap(j->ring[c].meta, j->ring_size + (size_t)sysconf(_SC_PAGESIZE));
+		close(j->ring[c].fd);
 	}
-	if (j->ring_fd >= 0)
-		proc_new(j, pid, (int)getpid());
-	return counting;
+	free(j->ring);
+	j->ring = NULL;
+	j->nr_rings = 0;
 }
 
-int jobcount_poll_fd(const struct jobcount *j)
+/*
+ * A buffer for each CPU the job may run on. Any CPU that cannot have one
+ * (offline, refused) leaves the processes unnamed rather than half named.
+ */
+static void rings_open(struct jobcount *j, pid_t pid)
 {
-	return j->ring_fd;
+	long page = sysconf(_SC_PAGESIZE);
+	int cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+
+	if (cpus < 1) {
+		j->ring_error = EINVAL;
+		return;
+	}
+	j->ring_size = ring_pages(cpus, page) * (size_t)page;
+	j->ring = xrealloc(NULL, (size_t)cpus * sizeof(*j->ring));
+	for (int c = 0; c < cpus; c++) {
+		int ret = ring_open(j, &j->ring[c], pid, c);
+
+		if (ret == -ENODEV || ret == -EINVAL)	/* an offline CPU: nothing runs there */
+			continue;
+		if (ret < 0) {
+			j->ring_error = -ret;
+			rings_close(j);
+			return;
+		}
+		j->ring[j->nr_rings++] = j->ring[c];
+	}
 }
 
 static int pid_slot(const struct jobcount *j, int pid)
@@ -185,8 +196,8 @@ static void by_pid_grow(struct jobcount *j)
 	free(old);
 }
 
-/* A new process @pid (a FORK, or a record of one whose FORK we never saw): the latest of that pid. */
-static struct jobcount_process *proc_new(struct jobcount *j, int pid, int ppid)
+/* A new process @pid: from now on the one its pid names. */
+static struct jobcount_process *proc_new(struct jobcount *j, int pid, int ppid, uint64_t time)
 {
 	struct jobcount_process *p;
 
@@ -194,21 +205,43 @@ static struct jobcount_process *proc_new(struct jobcount *j, int pid, int ppid)
 		by_pid_grow(j);
 	j->proc = xrealloc(j->proc, (size_t)(j->nr_proc + 1) * sizeof(*j->proc));
 	p = &j->proc[j->nr_proc];
-	*p = (struct jobcount_process){ .pid = pid, .ppid = ppid };
-	p->value = xrealloc(NULL, (size_t)(j->nr ? j->nr : 1) * sizeof(uint64_t));
-	memset(p->value, 0, (size_t)(j->nr ? j->nr : 1) * sizeof(uint64_t));
+	*p = (struct jobcount_process){ .pid = pid, .ppid = ppid, .time = time };
 	j->by_pid[pid_slot(j, pid)] = j->nr_proc++;
 	return p;
 }
 
-static struct jobcount_process *proc_get(struct jobcount *j, int pid)
+int jobcount_open(struct jobcount *j, pid_t pid, const struct event_list *events)
 {
-	struct jobcount_process *p = proc_find(j, pid);
+	int counting = 0;
 
-	return p ? p : proc_new(j, pid, 0);
+	memset(j, 0, sizeof(*j));
+	j->root_pid = pid;
+	j->nr = events->nr;
+	for (int i = 0; i < events->nr; i++) {
+		struct jobcount_event *e = &j->ev[i];
+
+		e->spec = &events->ev[i];
+		e->fd = -1;
+		if (e->spec->nr_parts)	/* a hybrid sum: its parts' counts added up */
+			continue;
+		event_open(e, pid);
+		counting += e->fd >= 0;
+	}
+	rings_open(j, pid);
+	proc_new(j, pid, (int)getpid(), 0);
+	return counting;
 }
 
-/* The record layouts of perf_event_open(2) "MMAP layout", as this buffer's attrs make them. */
+int jobcount_poll_fds(const struct jobcount *j, struct pollfd *fds, int max)
+{
+	int n = 0;
+
+	for (int c = 0; c < j->nr_rings && n < max; c++)
+		fds[n++] = (struct pollfd){ .fd = j->ring[c].fd, .events = POLLIN };
+	return n;
+}
+
+/* The record layouts of perf_event_open(2) "MMAP layout", as the rings' attrs make them. */
 struct rec_task {		/* PERF_RECORD_FORK, PERF_RECORD_EXIT */
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
@@ -219,91 +252,97 @@ struct rec_comm {
 	char comm[];
 };
 
-struct rec_read {		/* READ_FORMAT without PERF_FORMAT_GROUP */
-	uint32_t pid, tid;
-	uint64_t value, enabled, running, id;
+/* A record copied out of its buffer, to be taken in time order with the other CPUs'. */
+struct record {
+	uint64_t time;
+	uint32_t type, len;
+	union {
+		struct rec_task task;
+		struct {
+			uint32_t pid, tid;
+			char comm[JOBCOUNT_COMM_MAX];
+		} comm;
+	} u;
 };
 
-static void record_take(struct jobcount *j, const struct perf_event_header *h)
+static void record_take(struct jobcount *j, const struct record *r)
 {
-	const void *body = h + 1;
-	size_t len = h->size - sizeof(*h);
+	struct jobcount_process *p;
 
-	switch (h->type) {
-	case PERF_RECORD_FORK: {
-		const struct rec_task *t = body;
-		struct jobcount_process *p;
-
-		if (len < sizeof(*t) || t->pid == t->ppid)	/* a thread of a known process */
+	switch (r->type) {
+	case PERF_RECORD_FORK:
+		if (r->u.task.pid == r->u.task.ppid)	/* a thread of a known process */
 			break;
-		p = proc_find(j, (int)t->pid);
-		if (!p || p->exited)
-			p = proc_new(j, (int)t->pid, (int)t->ppid);
-		else
-			p->ppid = (int)t->ppid;
-		/* Until its first exec, a forked child runs its parent's program. */
-		if (!p->comm[0]) {
-			const struct jobcount_process *parent = proc_find(j, (int)t->ppid);
+		p = proc_find(j, (int)r->u.task.pid);
+		if (!p || p->exited) {
+			const struct jobcount_process *parent = proc_find(j, (int)r->u.task.ppid);
 
+			p = proc_new(j, (int)r->u.task.pid, (int)r->u.task.ppid, r->time);
+			/* Until its first exec, a forked child runs its parent's program. */
 			if (parent)
 				memcpy(p->comm, parent->comm, sizeof(p->comm));
 		}
 		break;
-	}
-	case PERF_RECORD_COMM: {
-		const struct rec_comm *c = body;
-		struct jobcount_process *p;
-		size_t n;
-
-		if (len <= sizeof(*c) || c->pid != c->tid)	/* a thread's own name: not the program */
+	case PERF_RECORD_COMM:
+		if (r->u.comm.pid != r->u.comm.tid)	/* a thread's own name, not the program */
 			break;
-		p = proc_get(j, (int)c->pid);
-		n = strnlen(c->comm, len - sizeof(*c));
-		if (n >= sizeof(p->comm))
-			n = sizeof(p->comm) - 1;
-		memcpy(p->comm, c->comm, n);
-		p->comm[n] = '\0';
+		p = proc_find(j, (int)r->u.comm.pid);
+		if (!p)
+			p = proc_new(j, (int)r->u.comm.pid, 0, r->time);
+		memcpy(p->comm, r->u.comm.comm, sizeof(p->comm));
 		break;
-	}
-	case PERF_RECORD_EXIT: {
-		const struct rec_task *t = body;
-		struct jobcount_process *p;
-
-		if (len >= sizeof(*t) && t->pid == t->tid && (p = proc_find(j, (int)t->pid)))
+	case PERF_RECORD_EXIT:
+		if (r->u.task.pid == r->u.task.tid && (p = proc_find(j, (int)r->u.task.pid)))
 			p->exited = true;
-		break;
-	}
-	case PERF_RECORD_READ: {
-		const struct rec_read *r = body;
-		struct jobcount_process *p;
-
-		if (len < sizeof(*r))
-			break;
-		p = proc_get(j, (int)r->pid);
-		for (int i = 0; i < j->nr; i++)
-			if (j->ev[i].fd >= 0 && j->ev[i].id == r->id)
-				p->value[i] += r->value;
-		break;
-	}
-	case PERF_RECORD_LOST:
-		if (len >= 2 * sizeof(uint64_t))
-			j->lost += ((const uint64_t *)body)[1];
 		break;
 	}
 }
 
-void jobcount_drain(struct jobcount *j)
+/* One record from its buffer into @out; false for one this reader does not take. */
+static bool record_copy(struct jobcount *j, const struct perf_event_header *h, struct record *out)
 {
-	struct perf_event_mmap_page *meta = j->ring;
-	const char *data;
-	uint64_t head, tail;
+	const char *body = (const char *)(h + 1);
+	size_t len = h->size - sizeof(*h);
+	struct sample_id id;
 
-	if (!meta)
-		return;
-	data = (const char *)meta + sysconf(_SC_PAGESIZE);
+	if (h->type == PERF_RECORD_LOST) {
+		if (len >= 2 * sizeof(uint64_t))
+			j->lost += ((const uint64_t *)(const void *)body)[1];
+		return false;
+	}
+	if (len < sizeof(id) ||
+	    (h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT && h->type != PERF_RECORD_COMM))
+		return false;
+	memcpy(&id, body + len - sizeof(id), sizeof(id));
+	len -= sizeof(id);
+	*out = (struct record){ .time = id.time, .type = h->type };
+	if (h->type == PERF_RECORD_COMM) {
+		size_t n = len > 8 ? strnlen(body + 8, len - 8) : 0;
+
+		if (len < 8)
+			return false;
+		memcpy(&out->u.comm, body, 8);
+		if (n >= JOBCOUNT_COMM_MAX)
+			n = JOBCOUNT_COMM_MAX - 1;
+		memcpy(out->u.comm.comm, body + 8, n);
+		out->u.comm.comm[n] = '\0';
+		return true;
+	}
+	if (len < sizeof(out->u.task))
+		return false;
+	memcpy(&out->u.task, body, sizeof(out->u.task));
+	return true;
+}
+
+/* The records one buffer holds now, appended to @recs. */
+static void ring_drain(struct jobcount *j, struct jobcount_ring *ring, struct record **recs,
+		       size_t *nr, size_t *cap)
+{
+	struct perf_event_mmap_page *meta = ring->meta;
+	const char *data = (const char *)meta + sysconf(_SC_PAGESIZE);
 	/* The kernel's side of the buffer: data_head read before the records (perf_event_open(2)). */
-	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	tail = meta->data_tail;
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE), tail = meta->data_tail;
+
 	while (tail + sizeof(struct perf_event_header) <= head) {
 		size_t off = tail % j->ring_size;
 		const struct perf_event_header *h = (const void *)(data + off);
@@ -321,10 +360,36 @@ void jobcount_drain(struct jobcount *j)
 			memcpy(copy.bytes + first, data, h->size - first);
 			h = &copy.h;
 		}
-		record_take(j, h);
+		if (*nr == *cap) {
+			*cap = *cap ? 2 * *cap : 256;
+			*recs = xrealloc(*recs, *cap * sizeof(**recs));
+		}
+		if (record_copy(j, h, &(*recs)[*nr]))
+			(*nr)++;
 		tail += h->size;
 	}
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int record_cmp(const void *a, const void *b)
+{
+	const struct record *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+void jobcount_drain(struct jobcount *j)
+{
+	struct record *recs = NULL;
+	size_t nr = 0, cap = 0;
+
+	for (int c = 0; c < j->nr_rings; c++)
+		ring_drain(j, &j->ring[c], &recs, &nr, &cap);
+	/* A fork on one CPU, its exec on another: taken in the order they happened. */
+	qsort(recs, nr, sizeof(*recs), record_cmp);
+	for (size_t i = 0; i < nr; i++)
+		record_take(j, &recs[i]);
+	free(recs);
 }
 
 void jobcount_finish(struct jobcount *j)
@@ -332,11 +397,11 @@ void jobcount_finish(struct jobcount *j)
 	jobcount_drain(j);
 	for (int i = 0; i < j->nr; i++) {
 		struct jobcount_event *e = &j->ev[i];
-		uint64_t v[4];
+		uint64_t v[3];
 
 		if (e->fd < 0)
 			continue;
-		if (read(e->fd, v, sizeof(v)) < (ssize_t)(3 * sizeof(uint64_t))) {
+		if (read(e->fd, v, sizeof(v)) != (ssize_t)sizeof(v)) {
 			e->error = errno ? errno : EIO;
 			continue;
 		}
@@ -372,12 +437,11 @@ static bool event_value(const struct jobcount *j, int i, uint64_t *out)
 	return true;
 }
 
-/* The pid namespace as the shim's reports name it: 0 for the initial one. */
+/* The pid namespace as the shim's reports name it: 0 for the initial one (PROC_PID_INIT_INO). */
 static uint64_t pid_ns(void)
 {
 	struct stat st;
 
-	/* PROC_PID_INIT_INO, as preload/process.c */
 	if (stat("/proc/self/ns/pid", &st) < 0 || st.st_ino == 0xEFFFFFFCU)
 		return 0;
 	return st.st_ino;
@@ -409,30 +473,17 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, FI
 			"value", counted ? json_integer((json_int_t)v) : json_null(),
 			"error", e->error && !counted ? strerror(e->error) : NULL));
 	}
-	for (int p = 0; p < j->nr_proc; p++) {
-		const struct jobcount_process *proc = &j->proc[p];
-		json_t *values = json_array();
-
-		for (int i = 0; i < j->nr; i++) {
-			uint64_t v = proc->value[i];
-
-			if (j->ev[i].spec->nr_parts) {
-				v = 0;
-				for (int k = 0; k < j->ev[i].spec->nr_parts; k++)
-					v += proc->value[j->ev[i].spec->parts[k]];
-			}
-			json_array_append_new(values, j->ev[i].fd >= 0 || j->ev[i].spec->nr_parts ?
-					      json_integer((json_int_t)v) : json_null());
-		}
-		json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:b, s:o}",
-			"pid", proc->pid, "ppid", proc->ppid, "program", proc->comm,
-			"exited", proc->exited, "values", values));
-	}
-	job = json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:o, s:I, s:o, s:o}",
+	for (int p = 0; p < j->nr_proc; p++)
+		json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:b}",
+			"pid", j->proc[p].pid, "ppid", j->proc[p].ppid, "program", j->proc[p].comm,
+			"exited", j->proc[p].exited));
+	job = json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:o, s:o, s:I, s:s*, s:o}",
 		"schema", "pfshim.job", "version", 1, "command", command,
 		"hostname", uts.nodename, "pid_ns", (json_int_t)pid_ns(),
-		"pid", j->root_pid, "end", status_json(status),
-		"lost_records", (json_int_t)j->lost, "events", events, "processes", procs);
+		"pid", j->root_pid, "end", status_json(status), "events", events,
+		"lost_records", (json_int_t)j->lost,
+		"processes_error", j->nr_rings ? NULL : strerror(j->ring_error),
+		"processes", j->nr_rings ? procs : (json_decref(procs), json_null()));
 	if (!job)
 		return errno = EINVAL, -1;
 	ret = json_dumpf(job, f, JSON_COMPACT);
@@ -447,14 +498,8 @@ void jobcount_close(struct jobcount *j)
 	for (int i = 0; i < j->nr; i++)
 		if (j->ev[i].fd >= 0)
 			close(j->ev[i].fd);
-	if (j->ring)
-		munmap(j->ring, j->ring_size + (size_t)sysconf(_SC_PAGESIZE));
-	if (j->ring_fd >= 0)
-		close(j->ring_fd);
-	for (int p = 0; p < j->nr_proc; p++)
-		free(j->proc[p].value);
+	rings_close(j);
 	free(j->proc);
 	free(j->by_pid);
 	memset(j, 0, sizeof(*j));
-	j->ring_fd = -1;
 }

@@ -244,6 +244,9 @@ static void summary_print_run(const struct summary *s, char *title, const char *
 
 static volatile sig_atomic_t job_pid;
 
+/* The buffers of this many CPUs wake the runner; past them it drains at the command's end. */
+#define JOB_POLL_MAX 1024
+
 /* SIGTERM and SIGHUP to the runner end the job, not the runner: it still sums what the job did. */
 static void job_forward(int sig)
 {
@@ -258,16 +261,15 @@ static void job_forward(int sig)
 static int job_wait(pid_t pid, struct jobcount *jc)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), status;
+	struct pollfd fds[JOB_POLL_MAX];
 
 	for (;;) {
-		struct pollfd fds[2] = {
-			{ .fd = jobcount_poll_fd(jc), .events = POLLIN },
-			{ .fd = pidfd, .events = POLLIN },
-		};
+		int n = jobcount_poll_fds(jc, fds, JOB_POLL_MAX - 1);
 		pid_t done;
 
+		fds[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 		/* Without a pidfd (before Linux 5.3, or refused): a look every 50 ms. */
-		poll(fds, 2, pidfd >= 0 ? -1 : 50);
+		poll(fds, (nfds_t)n, pidfd >= 0 ? -1 : 50);
 		jobcount_drain(jc);
 		done = waitpid(pid, &status, WNOHANG);
 		if (done == pid)

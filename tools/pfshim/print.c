@@ -97,12 +97,12 @@ static void print_header(const struct summary *s, const char *label, int name_wi
 	fputc('\n', out);
 }
 
-static void print_row(const struct summary *s, const char *label, int name_width, uint64_t n,
-		      const struct summary_sum *sums, FILE *out)
+static void print_row(const struct summary *s, const char *label, int name_width,
+		      const char *second, const struct summary_sum *sums, FILE *out)
 {
 	char v[48];
 
-	fprintf(out, " %-*s %8" PRIu64, name_width, label, n);
+	fprintf(out, " %-*s %8s", name_width, label, second);
 	for (int i = 0; i < s->nr_events; i++) {
 		sum_format(&s->events[i], &sums[i], v, sizeof(v));
 		fprintf(out, " %*s", column_width(s, i), v);
@@ -113,7 +113,7 @@ static void print_row(const struct summary *s, const char *label, int name_width
 static void print_groups(const struct summary *s, const int *sorted, FILE *out)
 {
 	int name_width = 20;
-	char label[400];
+	char label[400], images[24];
 
 	for (int g = 0; g < s->nr_groups; g++) {
 		group_label(s, g, label, sizeof(label));
@@ -128,39 +128,39 @@ static void print_groups(const struct summary *s, const int *sorted, FILE *out)
 		if (!s->groups[g].images)	/* only interval reports so far: in the series */
 			continue;
 		group_label(s, g, label, sizeof(label));
-		print_row(s, label, name_width, s->groups[g].images, s->groups[g].sums, out);
+		snprintf(images, sizeof(images), "%" PRIu64, s->groups[g].images);
+		print_row(s, label, name_width, images, s->groups[g].sums, out);
 	}
 }
 
 /*
- * What the job's totals hold beyond the rows: the processes no report was
- * read of (named by program), and the work of reported images outside their
- * reports (before the shim starts in each, after its report).
+ * What the job's totals hold beyond the rows: each reported image's work
+ * before the shim started in it and after its report, and the processes
+ * whose last program left no report, named.
  */
 static void print_job_rest(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
-	int width = 26;
 
-	print_header(s, "in the totals, in no row", width, "procs", out);
-	print_row(s, "processes without a report", width, job->unreported, job->unreported_sums, out);
-	print_row(s, "outside the reports", width, job->nr_processes - job->unreported,
-		  job->outside_sums, out);
+	print_row(s, "in no row", 20, "", job->rest_sums, out);
 	if (job->unreported) {
-		fprintf(out, "\n pfshim: %" PRIu64 " %s left no report (", job->unreported,
-			plural(job->unreported, "process", "processes"));
+		fprintf(out, "\n pfshim: %" PRIu64 " %s whose last program left no report (",
+			job->unreported, plural(job->unreported, "process", "processes"));
 		for (int n = 0; n < job->unreported_programs.n; n++) {
 			fprintf(out, "%s%s", n ? ", " : "", job->unreported_programs.name[n]);
 			if (job->unreported_count[n] > 1)
 				fprintf(out, " x%" PRIu64, job->unreported_count[n]);
 		}
-		fprintf(out, "): killed by SIGKILL, a static or setuid program, a raw exit_group, or a"
-			" report lost; their counts are in the totals (docs/usage.md, Limits)\n");
+		fprintf(out, "): killed by SIGKILL or before the shim started, static, setuid, a raw"
+			" exit_group, or the report lost; their counts are in the totals and in no"
+			" row (docs/usage.md, Limits)\n");
 	}
+	if (job->unnamed)
+		fprintf(out, "\n pfshim: the kernel could not name the job's processes: those"
+			" without a report are in the totals, unnamed\n");
 	if (job->lost_records)
-		fprintf(out, "\n pfshim: the kernel lost %" PRIu64 " processes' records (a full buffer):"
-			" their counts are in the totals, but neither in a row nor named above\n",
-			job->lost_records);
+		fprintf(out, "\n pfshim: the kernel lost %" PRIu64 " records naming processes:"
+			" some without a report may be unnamed\n", job->lost_records);
 }
 
 /* The markers' own count per call (each thread's probe): least, most and mean over threads. */

@@ -66,8 +66,6 @@ void summary_free(struct summary *s)
 	free(s->process_keys);
 	free(s->ended_keys);
 	table_free(&s->ended_index);
-	free(s->process_sums);
-	table_free(&s->process_sum_index);
 	free(s->title);
 	if (s->job)
 		summary_job_free(s->job);

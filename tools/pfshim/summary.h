@@ -110,55 +110,39 @@ struct summary_probe {
 	uint64_t sum, threads, min, max;
 };
 
-/* One process's sum of one event over its counted images' reports. */
-struct summary_process_sum {
-	uint64_t process;	/* summary_process_key() */
-	int event;
-	uint64_t value;
-};
-
 struct summary_misuse {
 	uint64_t end_without_begin, bad_handle, table_full, names_refused;
 };
 
-/*
- * One process of a job as the kernel counted it (pfshim run's pfshim.job,
- * job.c): its tasks' own counts at their exits, whether or not it reported.
- */
+/* One process of a job as the kernel saw it (pfshim run's pfshim.job, job.c). */
 struct summary_job_process {
 	int pid;
-	char *program;		/* its program at exit */
-	bool reported;		/* a report of it was read */
-	uint64_t *value;	/* [summary_job.nr_events]; UINT64_MAX: not counted */
+	char *program;		/* its program at the end */
 };
 
 /*
- * The job as the kernel counted it: totals of every task the command ever
- * made, killed, static or not, and what of them no report holds.
+ * A job as the kernel counted it: totals of every task the command ever
+ * made, killed, static or not; its processes whose last program left no
+ * report, by program; and what of the totals no row holds.
  */
 struct summary_job {
 	char *host;
 	uint64_t pid_ns;
 	int pid;		/* the command's */
 	int end_exit, end_signal;	/* how the command ended; -1: not so */
-	uint64_t lost_records;	/* processes' counts the kernel could not write */
+	bool unnamed;		/* the kernel could not name the processes (processes_error) */
+	uint64_t lost_records;	/* FORK, COMM, EXIT records the kernel could not write */
 	int nr_events;
-	int *event;		/* [nr_events]: summary event index, or -1 (--events left it out) */
+	int *event;		/* [nr_events]: summary event index */
 	uint64_t *total;	/* [nr_events]; UINT64_MAX: not counted */
 	int nr_processes;
 	struct summary_job_process *process;
-	/* At summary_finish(): the processes no report was read of, by program. */
-	uint64_t unreported;
-	uint64_t *unreported_value;	/* [nr_events] */
+	/* At summary_finish(): */
+	uint64_t unreported;		/* processes whose last program left no report */
 	struct names unreported_programs;
 	uint64_t *unreported_count;	/* [unreported_programs.n] */
-	/*
-	 * By summary event index [summary.nr_events]: the job's totals, its
-	 * processes without a report, and the rest beyond the rows' sums (the
-	 * reported images' work before the shim started in each, and after
-	 * their reports).
-	 */
-	struct summary_sum *total_sums, *unreported_sums, *outside_sums;
+	/* By summary event index [summary.nr_events]: the totals, and what no row holds. */
+	struct summary_sum *total_sums, *rest_sums;
 };
 
 struct summary {
@@ -197,10 +181,6 @@ struct summary {
 	struct summary_pending *pending;
 	struct table_index process_index;	/* of (host, ns, pid) hashes in process_keys */
 	uint64_t *process_keys;			/* [processes] */
-	/* Each process's counted sums, by event: what of a job's process the rows hold. */
-	int nr_process_sums;
-	struct summary_process_sum *process_sums;
-	struct table_index process_sum_index;
 	/* Processes whose last image reported (a report of another reason than exec). */
 	struct table_index ended_index;
 	uint64_t *ended_keys;
@@ -272,8 +252,6 @@ void summary_job_free(struct summary_job *job);
 uint64_t summary_process_key(const char *host, uint64_t pid_ns, int64_t pid);
 bool summary_process_ended(const struct summary *s, uint64_t key);
 
-/* combine.c: what the rows hold of @process's @event (0 when nothing). */
-uint64_t summary_process_sum(const struct summary *s, uint64_t process, int event);
 
 /* combine.c: an event's index in s->events, added if new (whatever --events says). */
 int summary_event_index(struct summary *s, const char *name, const char *unit, double scale);
