@@ -276,11 +276,13 @@ static void record_take(struct jobcount *j, const struct record *r)
 		p = proc_find(j, (int)r->u.task.pid);
 		if (!p || p->exited) {
 			const struct jobcount_process *parent = proc_find(j, (int)r->u.task.ppid);
+			char comm[JOBCOUNT_COMM_MAX] = "";
 
-			p = proc_new(j, (int)r->u.task.pid, (int)r->u.task.ppid, r->time);
 			/* Until its first exec, a forked child runs its parent's program. */
 			if (parent)
-				memcpy(p->comm, parent->comm, sizeof(p->comm));
+				memcpy(comm, parent->comm, sizeof(comm));
+			p = proc_new(j, (int)r->u.task.pid, (int)r->u.task.ppid, r->time);
+			memcpy(p->comm, comm, sizeof(comm));
 		}
 		break;
 	case PERF_RECORD_COMM:
@@ -324,7 +326,12 @@ static bool record_copy(struct jobcount *j, const struct perf_event_header *h, s
 		memcpy(&out->u.comm, body, 8);
 		if (n >= JOBCOUNT_COMM_MAX)
 			n = JOBCOUNT_COMM_MAX - 1;
-		memcpy(out->u.comm.comm, body + 8, n);
+		/* A program sets its own name (prctl PR_SET_NAME): any bytes but NUL. */
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)body[8 + i];
+
+			out->u.comm.comm[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+		}
 		out->u.comm.comm[n] = '\0';
 		return true;
 	}
@@ -454,8 +461,20 @@ static json_t *status_json(int status)
 	return json_pack("{s:i}", "exit", WEXITSTATUS(status));
 }
 
+/* @s with every byte a JSON string cannot take as it is (not UTF-8, control) as '?'. */
+static char *printable(const char *s)
+{
+	char *copy = xstrdup(s);
+
+	for (char *c = copy; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
+	return copy;
+}
+
 int jobcount_write(const struct jobcount *j, const char *command, int status, FILE *f)
 {
+	char *line = printable(command);
 	struct utsname uts;
 	json_t *events = json_array(), *procs = json_array(), *job;
 	int ret;
@@ -478,12 +497,13 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, FI
 			"pid", j->proc[p].pid, "ppid", j->proc[p].ppid, "program", j->proc[p].comm,
 			"exited", j->proc[p].exited));
 	job = json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:o, s:o, s:I, s:s*, s:o}",
-		"schema", "pfshim.job", "version", 1, "command", command,
+		"schema", "pfshim.job", "version", 1, "command", line,
 		"hostname", uts.nodename, "pid_ns", (json_int_t)pid_ns(),
 		"pid", j->root_pid, "end", status_json(status), "events", events,
 		"lost_records", (json_int_t)j->lost,
 		"processes_error", j->nr_rings ? NULL : strerror(j->ring_error),
 		"processes", j->nr_rings ? procs : (json_decref(procs), json_null()));
+	free(line);
 	if (!job)
 		return errno = EINVAL, -1;
 	ret = json_dumpf(job, f, JSON_COMPACT);

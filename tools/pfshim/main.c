@@ -537,7 +537,7 @@ static int cmd_report(int argc, char **argv)
 		summary_print_csv(&s, stdout);
 	else
 		summary_print_text(&s, title, NULL, stdout);
-	ret = s.reports ? 0 : 1;
+	ret = s.reports || s.job ? 0 : 1;
 	summary_free(&s);
 	return ret;
 }

@@ -568,13 +568,36 @@ static json_t *tree_json(const struct summary *s)
 	return tree;
 }
 
+/* The job as the kernel counted it: its totals, their part in no row, what left no report. */
+static json_t *job_json(const struct summary *s)
+{
+	const struct summary_job *job = s->job;
+	json_t *totals = json_array(), *rest = json_array(), *programs = json_array();
+
+	for (int i = 0; i < s->nr_events; i++) {
+		json_array_append_new(totals, sum_object(&s->events[i], &job->total_sums[i]));
+		json_array_append_new(rest, sum_object(&s->events[i], &job->rest_sums[i]));
+	}
+	for (int n = 0; n < job->unreported_programs.n; n++)
+		json_array_append_new(programs, json_pack("{s:s, s:I}",
+			"program", job->unreported_programs.name[n],
+			"processes", (json_int_t)job->unreported_count[n]));
+	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:o, s:o, s:b, s:I}",
+		"pid", job->pid,
+		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
+		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
+		"processes", (json_int_t)job->nr_processes,
+		"events", totals, "in_no_row", rest, "unreported", programs,
+		"named", !job->unnamed, "lost_records", (json_int_t)job->lost_records);
+}
+
 void summary_print_json(const struct summary *s, FILE *out)
 {
 	json_t *root = json_object(), *events = json_array(), *groups = json_array();
 	int *sorted = summary_groups_sorted(s);
 
 	json_object_set_new(root, "schema", json_string("pfshim.summary"));
-	json_object_set_new(root, "version", json_integer(2));
+	json_object_set_new(root, "version", json_integer(3));
 	json_object_set_new(root, "by", json_string(summary_by_name(s->opt.by)));
 	json_object_set_new(root, "title", s->title ? json_string(s->title) : json_null());
 	json_object_set_new(root, "start_ns", json_integer((json_int_t)s->first_start_ns));
@@ -612,6 +635,7 @@ void summary_print_json(const struct summary *s, FILE *out)
 		"names_refused", (json_int_t)s->misuse.names_refused));
 	json_object_set_new(root, "series", s->nr_points ? series_json(s) : json_null());
 	json_object_set_new(root, "tree", s->opt.tree ? tree_json(s) : json_null());
+	json_object_set_new(root, "job", s->job ? job_json(s) : json_null());
 	json_dumpf(root, out, JSON_COMPACT | JSON_REAL_PRECISION(15));
 	fputc('\n', out);
 	json_decref(root);
