@@ -4,7 +4,7 @@
 # alternately, under `perf stat` with the shim loaded the same way (the
 # runner's environment: reports as JSON into a directory, PFSHIM_ON_FATAL=1):
 # the page-faults of the two agree within 1 %, the summary's totals are the
-# kernel's count in pfshim-job.json, `pfshim report --json` says the same,
+# kernel's count in pfshim-job.jsonl, `pfshim report --json` says the same,
 # and the processes whose last program left no report are named.
 
 load helpers
@@ -26,7 +26,7 @@ run_job() {
 
 # job_value EVENT: the kernel's total in the job count.
 job_value() {
-	jq --arg e "$1" '.events[] | select(.name == $e) | .value' "$dir/pfshim-job.json"
+	jq --arg e "$1" '.events[] | select(.name == $e) | .value' "$dir/pfshim-job.jsonl"
 }
 
 # perf_faults CMD...: perf stat's page-faults of CMD's tree with the shim loaded as the runner loads it.
@@ -204,8 +204,8 @@ unreported() {
 	dir="$BATS_TEST_TMPDIR/int"
 	cat int.err
 	[ "${status:-0}" -eq $((128 + 2)) ]
-	[ "$(jq .end.signal "$dir/pfshim-job.json")" -eq 2 ]
-	[ "$(jq '.processes | length' "$dir/pfshim-job.json")" -ge 3 ]	# sh, yes, sleep
+	[ "$(jq .end.signal "$dir/pfshim-job.jsonl")" -eq 2 ]
+	[ "$(jq '.processes | length' "$dir/pfshim-job.jsonl")" -ge 3 ]	# sh, yes, sleep
 	[ "$(job_value page-faults)" -gt 0 ]
 }
 
@@ -218,7 +218,7 @@ unreported() {
 	dir="$BATS_TEST_TMPDIR/term"
 	cat term.err
 	[ "${status:-0}" -eq $((128 + 15)) ]
-	[ "$(jq .end.signal "$dir/pfshim-job.json")" -eq 15 ]
+	[ "$(jq .end.signal "$dir/pfshim-job.jsonl")" -eq 15 ]
 	grep -q 'Performance counter stats' term.err
 	# sleep's own report, written under PFSHIM_ON_FATAL before it died of SIGTERM
 	[ "$(jq -s 'map(select(.program == "sleep")) | length' "$dir"/*.json)" -eq 1 ]

@@ -28,9 +28,9 @@ jq_sum() {
 		"$2"/*.json
 }
 
-# job_total EVENT DIR: the kernel's count of the whole job, in pfshim run's pfshim-job.json.
+# job_total EVENT DIR: the kernel's count of the whole job, in pfshim run's pfshim-job.jsonl.
 job_total() {
-	jq --arg e "$1" '.events[] | select(.name == $e) | .value' "$2/pfshim-job.json"
+	jq --arg e "$1" '.events[] | select(.name == $e) | .value' "$2/pfshim-job.jsonl"
 }
 
 # group N: 1234567 -> 1,234,567, as the summary prints counts.
@@ -63,7 +63,7 @@ group() {
 	dir="$BATS_TEST_TMPDIR/reports"
 	n=$(jq -s 'map(select(.schema == "pfshim.report")) | length' "$dir"/*.json)
 	[ "$n" -ge 10 ]		# make, 5 cc drivers, 4 cc1, 4 as, a linker ...
-	[[ "$stderr" == *"($(jq '.processes | length' "$dir/pfshim-job.json") processes counted by the kernel; $(jq -s 'map(select(.schema == "pfshim.report") | .pid) | unique | length' "$dir"/*.json) processes, $n images, $n reports,"* ]]
+	[[ "$stderr" == *"($(jq '.processes | length' "$dir/pfshim-job.jsonl") processes counted by the kernel; $(jq -s 'map(select(.schema == "pfshim.report") | .pid) | unique | length' "$dir"/*.json) processes, $n images, $n reports,"* ]]
 	# totals: the kernel's; page-faults and context-switches are integers: printed exactly
 	pf=$(job_total page-faults "$dir")
 	cs=$(job_total context-switches "$dir")
@@ -87,7 +87,7 @@ group() {
 	for e in task-clock page-faults context-switches; do
 		[ "$(jq --arg e "$e" '.events[] | select(.name == $e) | .value' summary.json)" = "$(jq_sum "$e" reports)" ]
 	done
-	[ "$(jq '.reports' summary.json)" -eq "$(ls reports/*.json | grep -vc /pfshim-job.json)" ]
+	[ "$(jq '.reports' summary.json)" -eq "$(ls reports/*.json | grep -vc /pfshim-job.jsonl)" ]
 	# the kernel's count of the job, beside
 	[ "$(jq '.job.events[] | select(.name == "page-faults") | .value' summary.json)" = \
 	  "$(job_total page-faults reports)" ]
@@ -122,7 +122,7 @@ group() {
 	dir=$(sed -n 's/.*the reports are in \([^ ]*\) .*/\1/p' <<<"$output")
 	[[ "$dir" == "$BATS_TEST_TMPDIR"/pfshim-run.*/ ]]
 	[ "$(ls "$dir" | wc -l)" -eq 3 ]		# sh's report, true's, and the job's count
-	[ -f "$dir/pfshim-job.json" ]
+	[ -f "$dir/pfshim-job.jsonl" ]
 }
 
 @test "pfshim report: malformed, truncated and foreign inputs are named and skipped" {

@@ -22,7 +22,7 @@
 #define JOBCOUNT_COMM_MAX 16	/* TASK_COMM_LEN */
 
 /* Its name in the job directory (a name no report takes: theirs begin with the host). */
-#define JOBCOUNT_FILE "pfshim-job.json"
+#define JOBCOUNT_FILE "pfshim-job.jsonl"
 
 /* One process of the job (a thread group), from its FORK to its EXIT. */
 struct jobcount_process {
