@@ -223,7 +223,7 @@ unit: deps $(UNIT_BIN)
 # pfshim.1 with man (man-db) and compiles the installed fastread/inline.h
 # with clang too (as make fuzz needs it).
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
-	$(Q)tests/deps.sh chromium man-db clang
+	$(Q)tests/deps.sh chromium man-db clang autoconf
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 

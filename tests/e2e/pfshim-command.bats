@@ -24,8 +24,13 @@ write_project() {
 # jq_sum EVENT DIR [PROGRAM]: the sum of EVENT's counted values over DIR's reports.
 jq_sum() {
 	jq -s --arg e "$1" --arg p "${3:-}" \
-		'map(select($p == "" or .program == $p) | .events[] | select(.name == $e and .value != null) | .value) | add // 0' \
+		'map(select(.schema == "pfshim.report" and ($p == "" or .program == $p)) | .events[] | select(.name == $e and .value != null) | .value) | add // 0' \
 		"$2"/*.json
+}
+
+# job_total EVENT DIR: the kernel's count of the whole job, in pfshim run's pfshim-job.jsonl.
+job_total() {
+	jq --arg e "$1" '.events[] | select(.name == $e) | .value' "$2/pfshim-job.jsonl"
 }
 
 # group N: 1234567 -> 1,234,567, as the summary prints counts.
@@ -46,7 +51,7 @@ group() {
 	[[ "$output" == *"no command to run"* ]]
 }
 
-@test "pfshim run -- make -j2: one summary whose totals are the sums of the per-process reports" {
+@test "pfshim run -- make -j2: the kernel's totals, the per-process reports' sums by program, the rest in no row" {
 	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it, and make's children crash in the late-loaded runtime"
 	write_project
 	run -0 --separate-stderr "$PFSHIM" run -e task-clock,page-faults,context-switches \
@@ -56,14 +61,17 @@ group() {
 	echo "$stderr"
 	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
 	dir="$BATS_TEST_TMPDIR/reports"
-	n=$(ls "$dir"/*.json | wc -l)
+	n=$(jq -s 'map(select(.schema == "pfshim.report")) | length' "$dir"/*.json)
 	[ "$n" -ge 10 ]		# make, 5 cc drivers, 4 cc1, 4 as, a linker ...
-	[[ "$stderr" == *"($(jq -s 'map(.pid) | unique | length' "$dir"/*.json) processes, $n images, $n reports,"* ]]
-	# totals: page-faults and context-switches are integers: printed exactly
-	pf=$(jq_sum page-faults "$dir")
-	cs=$(jq_sum context-switches "$dir")
+	[[ "$stderr" == *"($(jq '.processes | length' "$dir/pfshim-job.jsonl") processes counted by the kernel; $(jq -s 'map(select(.schema == "pfshim.report") | .pid) | unique | length' "$dir"/*.json) processes, $n images, $n reports,"* ]]
+	# totals: the kernel's; page-faults and context-switches are integers: printed exactly
+	pf=$(job_total page-faults "$dir")
+	cs=$(job_total context-switches "$dir")
 	grep -Eq "^ +$(group "$pf")  +page-faults$" <<<"$stderr"
 	grep -Eq "^ +$(group "$cs")  +context-switches$" <<<"$stderr"
+	# what no row holds: the total less the rows' sum
+	rest=$((pf - $(jq_sum page-faults "$dir")))
+	grep -Eq "^ in no row +[0-9.]+ +$(group "$rest") " <<<"$stderr"
 	# per program: cc1 ran once per source file, its page-faults summed
 	cc1=$(jq_sum page-faults "$dir" cc1)
 	grep -Eq "^ cc1 +4 +[0-9.]+ +$(group "$cc1") " <<<"$stderr"
@@ -79,13 +87,16 @@ group() {
 	for e in task-clock page-faults context-switches; do
 		[ "$(jq --arg e "$e" '.events[] | select(.name == $e) | .value' summary.json)" = "$(jq_sum "$e" reports)" ]
 	done
-	[ "$(jq '.reports' summary.json)" -eq "$(ls reports/*.json | wc -l)" ]
+	[ "$(jq '.reports' summary.json)" -eq "$(ls reports/*.json | grep -vc /pfshim-job.jsonl)" ]
+	# the kernel's count of the job, beside
+	[ "$(jq '.job.events[] | select(.name == "page-faults") | .value' summary.json)" = \
+	  "$(job_total page-faults reports)" ]
 	# the default events: cycles counted or not supported, said per report (no PMU in most VMs)
 	[ "$(jq '.events[] | select(.name == "cycles") | .not_supported' summary.json)" = \
-	  "$(jq -s 'map(.events[] | select(.name == "cycles" and .status == "not-supported")) | length' reports/*.json)" ]
+	  "$(jq -s 'map(select(.schema == "pfshim.report") | .events[] | select(.name == "cycles" and .status == "not-supported")) | length' reports/*.json)" ]
 	for p in $(jq -r '.groups[].group' summary.json); do
 		[ "$(jq --arg p "$p" '.groups[] | select(.group == $p) | .events[] | select(.name == "page-faults") | .value' summary.json)" = "$(jq_sum page-faults reports "$p")" ]
-		[ "$(jq --arg p "$p" '.groups[] | select(.group == $p) | .reports' summary.json)" = "$(jq -s --arg p "$p" 'map(select(.program == $p)) | length' reports/*.json)" ]
+		[ "$(jq --arg p "$p" '.groups[] | select(.group == $p) | .reports' summary.json)" = "$(jq -s --arg p "$p" 'map(select(.schema == "pfshim.report" and .program == $p)) | length' reports/*.json)" ]
 	done
 	# CSV: the same totals
 	run -0 "$PFSHIM" report --csv reports
@@ -110,7 +121,8 @@ group() {
 	run -0 env TMPDIR="$BATS_TEST_TMPDIR" "$PFSHIM" run -- sh -c '/bin/true'
 	dir=$(sed -n 's/.*the reports are in \([^ ]*\) .*/\1/p' <<<"$output")
 	[[ "$dir" == "$BATS_TEST_TMPDIR"/pfshim-run.*/ ]]
-	[ "$(ls "$dir" | wc -l)" -eq 2 ]
+	[ "$(ls "$dir" | wc -l)" -eq 3 ]		# sh's report, true's, and the job's count
+	[ -f "$dir/pfshim-job.jsonl" ]
 }
 
 @test "pfshim report: malformed, truncated and foreign inputs are named and skipped" {

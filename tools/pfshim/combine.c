@@ -19,7 +19,7 @@ const char *summary_by_name(enum summary_by by)
 	return name[by];
 }
 
-static int event_index(struct summary *s, const char *name, const char *unit, double scale)
+int summary_event_index(struct summary *s, const char *name, const char *unit, double scale)
 {
 	int i;
 
@@ -281,7 +281,7 @@ void summary_count(struct summary *s, json_t *r)
 
 		if (!event_wanted(s, name))
 			continue;
-		k = event_index(s, name, string_or(json_object_get(e, "unit"), ""),
+		k = summary_event_index(s, name, string_or(json_object_get(e, "unit"), ""),
 				json_is_number(scale) ? json_number_value(scale) : 1.0);
 		if (values) {	/* (event, value) pairs, laid out by event below */
 			values[2 * i] = (uint64_t)k;
@@ -376,7 +376,7 @@ void summary_series_add(struct summary *s, json_t *r)
 
 		if (!is_count(delta) || !event_wanted(s, name))
 			continue;
-		k.event = event_index(s, name, string_or(json_object_get(e, "unit"), ""),
+		k.event = summary_event_index(s, name, string_or(json_object_get(e, "unit"), ""),
 				      json_is_number(scale) ? json_number_value(scale) : 1.0);
 		p = table_find(&s->point_index, point_hash(g, k.event, k.bucket), point_match, &k);
 		if (p < 0) {

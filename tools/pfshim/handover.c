@@ -31,6 +31,17 @@ static void quiet(void *ctx, const char *message)
 	(void)message;
 }
 
+const struct event_list *run_events(struct config *config)
+{
+	config_read(config, env_real, quiet);
+	if (config->disabled)
+		events.nr = 0;
+	else
+		events_parse(config->events, config->sysfs_root, config->tracefs_root, &events, quiet,
+			     NULL);
+	return &events;
+}
+
 void run_handover_open(void)
 {
 	static char value[HANDOVER_MAX];
@@ -40,11 +51,8 @@ void run_handover_open(void)
 	/* PFSHIM_HANDOVER=0 turns off the hand-over here too (docs/pfshim.md). */
 	if (off && !strcmp(off, "0"))
 		return;
-	config_read(&config, env_real, quiet);
-	if (config.disabled || config.interval_ns || !fd_room_away())
-		return;
-	events_parse(config.events, config.sysfs_root, config.tracefs_root, &events, quiet, NULL);
-	if (events.nr == 0)
+	run_events(&config);
+	if (config.disabled || config.interval_ns || !fd_room_away() || events.nr == 0)
 		return;
 	if (counters_open_for_exec(&handed, &events) == 0 ||
 	    handover_format(&handed, config.events, getpid(), value, sizeof(value)) < 0 ||

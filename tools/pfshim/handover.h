@@ -8,6 +8,18 @@
 
 #include <stdbool.h>
 
+#include "preload/events/spec.h"
+
+struct config;
+
+/*
+ * run_events - the job's settings and events as the shim will read them
+ * from this environment (PFSHIM_EVENTS...), its warnings left to the shim;
+ * no events when PFSHIM_DISABLE is set. The list is static: valid until the
+ * next call.
+ */
+const struct event_list *run_events(struct config *config);
+
 /* run_handover_target_ok - handover_target_ok() with this process's PATH. */
 bool run_handover_target_ok(const char *file);
 

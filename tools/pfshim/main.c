@@ -14,11 +14,15 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <jansson.h>
 #include <unistd.h>
 
 #include "tools/pfshim/handover.h"
+#include "tools/pfshim/jobcount.h"
 #include "tools/pfshim/list.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "tools/pfshim/summary.h"
@@ -52,12 +56,16 @@ static const char usage_main[] =
 static const char usage_run[] =
 "Usage: pfshim run [-e EVENTS] [-o DIR] [-I INTERVAL] [--] COMMAND [ARGS...]\n"
 "\n"
-"Run COMMAND under libpfshim.so. Every process of the job (COMMAND, and all it\n"
+"Run COMMAND under libpfshim.so. pfshim run counts the whole job itself, as\n"
+"perf stat does (the events on COMMAND's pid, inherited by every process it\n"
+"makes, however each ends), and every process of the job (COMMAND, and all it\n"
 "starts) writes its report as JSON into DIR, one file per process image\n"
-"(HOST.rRANK.pPID.TIME.N.json, published whole). When COMMAND exits, one\n"
-"summary goes to stderr:\n"
-"  - totals of each event over all reports,\n"
-"  - per program: the number of process images and the sums of each event,\n"
+"(HOST.rRANK.pPID.TIME.N.json, published whole); the job's count goes beside\n"
+"them as DIR/pfshim-job.jsonl. When COMMAND exits, one summary goes to stderr:\n"
+"  - the job's totals, as perf stat would print them,\n"
+"  - per program: the number of process images and the sums of their reports,\n"
+"  - in no row: the totals less the rows (each image's loading before the\n"
+"    shim started, and its exit), and the processes that left no report,\n"
 "  - where the reports are, for `pfshim report DIR`.\n"
 "\n"
 "Options:\n"
@@ -75,9 +83,11 @@ static const char usage_run[] =
 "  -h, --help           this text\n"
 "\n"
 "COMMAND sees LD_PRELOAD (the shim, then any libraries already there),\n"
-"PFSHIM_OUTPUT=DIR/, PFSHIM_FORMAT=json, with -e PFSHIM_EVENTS and with -I\n"
-"PFSHIM_INTERVAL: the shim\n"
-"reads them, and the processes of the job inherit them.\n"
+"PFSHIM_OUTPUT=DIR/, PFSHIM_FORMAT=json, PFSHIM_ON_FATAL=1 (unless set), with\n"
+"-e PFSHIM_EVENTS and with -I PFSHIM_INTERVAL: the shim reads them, and the\n"
+"processes of the job inherit them. SIGINT and SIGQUIT are the command's (pfshim\n"
+"run ignores them while it waits); SIGTERM and SIGHUP sent to pfshim run are\n"
+"passed on to the command, and the summary is still printed.\n"
 "\n"
 "COMMAND is counted from its exec, the dynamic loader included, as perf stat\n"
 "counts: its counters are opened before the exec (enable_on_exec) and handed\n"
@@ -91,7 +101,7 @@ static const char usage_run[] =
 static const char usage_report[] =
 "Usage: pfshim report [OPTIONS] [FILE|DIR|-]...\n"
 "\n"
-"Combine pfshim reports (JSON, PFSHIM_FORMAT=json, schema versions 1 to 3):\n"
+"Combine pfshim reports (JSON, PFSHIM_FORMAT=json, schema versions 1 to 4):\n"
 "files holding one report or JSON Lines, directories (read recursively; names\n"
 "beginning with '.' are skipped), and '-' for stdin (the default with no\n"
 "argument). An input that is not a whole report (malformed, truncated, another\n"
@@ -238,6 +248,135 @@ static void summary_print_run(const struct summary *s, char *title, const char *
 	free(title);
 }
 
+static volatile sig_atomic_t job_pid;
+
+/* The buffers of this many CPUs wake the runner; past them it drains at the command's end. */
+#define JOB_POLL_MAX 1024
+
+/* SIGTERM and SIGHUP to the runner end the job, not the runner: it still sums what the job did. */
+static void job_forward(int sig)
+{
+	if (job_pid > 0)
+		kill(job_pid, sig);
+}
+
+/*
+ * Wait for the command, taking the job's records as they come (a buffer
+ * half full wakes us), until it has ended; -1 on a wait error.
+ */
+static int job_wait(pid_t pid, struct jobcount *jc)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), status;
+	struct pollfd fds[JOB_POLL_MAX];
+
+	for (;;) {
+		int n = jobcount_poll_fds(jc, fds, JOB_POLL_MAX - 1);
+		pid_t done;
+
+		fds[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		/* Without a pidfd (before Linux 5.3, or refused): a look every 50 ms. */
+		poll(fds, (nfds_t)n, pidfd >= 0 ? -1 : 50);
+		jobcount_drain(jc);
+		done = waitpid(pid, &status, WNOHANG);
+		if (done == pid)
+			break;
+		if (done < 0 && errno != EINTR) {
+			status = -1;
+			break;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return status;
+}
+
+/* The kernel's count of the job, beside its reports in @dir (pfshim.job, docs/output.md). */
+static void job_count_write(const struct jobcount *jc, char **argv, int status, const char *dir)
+{
+	char path[PATH_MAX + 32], *command = command_line(argv);
+	int fd;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" JOBCOUNT_FILE, dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f || jobcount_write(jc, command ? command : argv[0], status, f) < 0 || fclose(f) != 0) {
+		fprintf(stderr, "pfshim run: %s: %s; the totals are the reports' sums only\n", path,
+			strerror(errno));
+		if (f)
+			fclose(f);
+		else if (fd >= 0)
+			close(fd);
+		unlink(path);
+	}
+	free(command);
+}
+
+/*
+ * Run the command under the shim, counted as a whole by the kernel
+ * (jobcount.h): the child waits on a pipe until its events are open on its
+ * pid, so that they start at its exec. Return: its wait status, -1 when it
+ * could not be started (said).
+ */
+static int job_run(char **argv, const char *dir)
+{
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, forward = { .sa_handler = job_forward };
+	struct sigaction old_int, old_quit, old_term, old_hup;
+	struct config config;
+	struct jobcount jc;
+	int go[2], status;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		fprintf(stderr, "pfshim run: pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	/* As time(1) does: ^C and ^\ are the command's to handle; we wait for it. */
+	sigemptyset(&ignore.sa_mask);
+	sigaction(SIGINT, &ignore, &old_int);
+	sigaction(SIGQUIT, &ignore, &old_quit);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		char go_on;
+
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		close(go[1]);
+		while (read(go[0], &go_on, 1) < 0 && errno == EINTR)
+			;
+		/* Counting from the exec itself: docs/pfshim.md "Counting from the exec". */
+		if (run_handover_target_ok(argv[0]))
+			run_handover_open();
+		execvp(argv[0], argv);
+		run_handover_close();
+		fprintf(stderr, "pfshim run: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	if (pid < 0) {
+		fprintf(stderr, "pfshim run: fork: %s\n", strerror(errno));
+		close(go[1]);
+		return -1;
+	}
+	job_pid = pid;
+	sigemptyset(&forward.sa_mask);
+	sigaction(SIGTERM, &forward, &old_term);
+	sigaction(SIGHUP, &forward, &old_hup);
+	jobcount_open(&jc, pid, run_events(&config));
+	close(go[1]);
+	status = job_wait(pid, &jc);
+	jobcount_finish(&jc);
+	if (status != -1)
+		job_count_write(&jc, argv, status, dir);
+	jobcount_close(&jc);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	if (status == -1)
+		fprintf(stderr, "pfshim run: waitpid: %s\n", strerror(errno));
+	return status;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -250,10 +389,8 @@ static int cmd_run(int argc, char **argv)
 	const char *interval = NULL;
 	char lib[PATH_MAX], dir[PATH_MAX], preload[2 * PATH_MAX], output[PATH_MAX + 1];
 	const char *events = NULL, *out = NULL, *old;
-	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	struct summary s;
 	int c, status;
-	pid_t pid;
 
 	while ((c = getopt_long(argc, argv, "+e:o:I:h", options, NULL)) != -1) {
 		switch (c) {
@@ -309,29 +446,11 @@ static int cmd_run(int argc, char **argv)
 	if (interval)
 		setenv("PFSHIM_INTERVAL", interval, 1);
 
-	/* As time(1) does: ^C and ^\ are the command's to handle; we wait for it. */
-	sigemptyset(&ignore.sa_mask);
-	sigaction(SIGINT, &ignore, &old_int);
-	sigaction(SIGQUIT, &ignore, &old_quit);
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		/* Counting from the exec itself: docs/pfshim.md "Counting from the exec". */
-		if (run_handover_target_ok(argv[optind]))
-			run_handover_open();
-		execvp(argv[optind], argv + optind);
-		run_handover_close();
-		fprintf(stderr, "pfshim run: %s: %s\n", argv[optind], strerror(errno));
-		_exit(127);
-	}
-	if (pid < 0) {
-		fprintf(stderr, "pfshim run: fork: %s\n", strerror(errno));
+	/* Caught only in this process: every process of the job may take a report now. */
+	setenv("PFSHIM_ON_FATAL", "1", 0);
+	status = job_run(argv + optind, dir);
+	if (status < 0)
 		return 2;
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
 	summary_init(&s, NULL);
 	summary_add_path(&s, dir);
 	summary_finish(&s);
@@ -424,7 +543,7 @@ static int cmd_report(int argc, char **argv)
 		summary_print_csv(&s, stdout);
 	else
 		summary_print_text(&s, title, NULL, stdout);
-	ret = s.reports ? 0 : 1;
+	ret = s.reports || s.job ? 0 : 1;
 	summary_free(&s);
 	return ret;
 }

@@ -74,10 +74,46 @@ static void group_label(const struct summary *s, int g, char *out, size_t size)
 		snprintf(out, size, "%s", s->groups[g].name);
 }
 
+/* Width of event @i's column: its heading, at least 14. */
+static int column_width(const struct summary *s, int i)
+{
+	size_t w = strlen(s->events[i].name) +
+		   (*s->events[i].unit ? strlen(s->events[i].unit) + 1 : 0);
+
+	return (int)(w > 14 ? w : 14);
+}
+
+static void print_header(const struct summary *s, const char *label, int name_width,
+			 const char *second, FILE *out)
+{
+	fprintf(out, "\n %-*s %8s", name_width, label, second);
+	for (int i = 0; i < s->nr_events; i++) {
+		char head[96];
+
+		snprintf(head, sizeof(head), "%s%s%s", s->events[i].name,
+			 *s->events[i].unit ? " " : "", s->events[i].unit);
+		fprintf(out, " %*s", column_width(s, i), head);
+	}
+	fputc('\n', out);
+}
+
+static void print_row(const struct summary *s, const char *label, int name_width,
+		      const char *second, const struct summary_sum *sums, FILE *out)
+{
+	char v[48];
+
+	fprintf(out, " %-*s %8s", name_width, label, second);
+	for (int i = 0; i < s->nr_events; i++) {
+		sum_format(&s->events[i], &sums[i], v, sizeof(v));
+		fprintf(out, " %*s", column_width(s, i), v);
+	}
+	fputc('\n', out);
+}
+
 static void print_groups(const struct summary *s, const int *sorted, FILE *out)
 {
 	int name_width = 20;
-	char v[48], label[400];
+	char label[400], images[24];
 
 	for (int g = 0; g < s->nr_groups; g++) {
 		group_label(s, g, label, sizeof(label));
@@ -85,31 +121,46 @@ static void print_groups(const struct summary *s, const int *sorted, FILE *out)
 			name_width = (int)strlen(label);
 	}
 	snprintf(label, sizeof(label), "per %s", summary_by_name(s->opt.by));
-	fprintf(out, "\n %-*s %8s", name_width, label, "images");
-	for (int i = 0; i < s->nr_events; i++) {
-		char head[96];
-
-		snprintf(head, sizeof(head), "%s%s%s", s->events[i].name,
-			 *s->events[i].unit ? " " : "", s->events[i].unit);
-		fprintf(out, " %*s", (int)(strlen(head) > 14 ? strlen(head) : 14), head);
-	}
-	fputc('\n', out);
+	print_header(s, label, name_width, "images", out);
 	for (int k = 0; k < s->nr_groups; k++) {
 		int g = sorted[k];
 
 		if (!s->groups[g].images)	/* only interval reports so far: in the series */
 			continue;
 		group_label(s, g, label, sizeof(label));
-		fprintf(out, " %-*s %8" PRIu64, name_width, label, s->groups[g].images);
-		for (int i = 0; i < s->nr_events; i++) {
-			size_t w = strlen(s->events[i].name) +
-				   (*s->events[i].unit ? strlen(s->events[i].unit) + 1 : 0);
-
-			sum_format(&s->events[i], &s->groups[g].sums[i], v, sizeof(v));
-			fprintf(out, " %*s", (int)(w > 14 ? w : 14), v);
-		}
-		fputc('\n', out);
+		snprintf(images, sizeof(images), "%" PRIu64, s->groups[g].images);
+		print_row(s, label, name_width, images, s->groups[g].sums, out);
 	}
+}
+
+/*
+ * What the job's totals hold beyond the rows: each reported image's work
+ * before the shim started in it and after its report, and the processes
+ * whose last program left no report, named.
+ */
+static void print_job_rest(const struct summary *s, FILE *out)
+{
+	const struct summary_job *job = s->job;
+
+	print_row(s, "in no row", 20, "", job->rest_sums, out);
+	if (job->unreported) {
+		fprintf(out, "\n pfshim: %" PRIu64 " %s whose last program left no report (",
+			job->unreported, plural(job->unreported, "process", "processes"));
+		for (int n = 0; n < job->unreported_programs.n; n++) {
+			fprintf(out, "%s%s", n ? ", " : "", job->unreported_programs.name[n]);
+			if (job->unreported_count[n] > 1)
+				fprintf(out, " x%" PRIu64, job->unreported_count[n]);
+		}
+		fprintf(out, "): killed by SIGKILL or before the shim started, static, setuid, a raw"
+			" exit_group, or the report lost; their counts are in the totals and in no"
+			" row (docs/usage.md, Limits)\n");
+	}
+	if (job->unnamed)
+		fprintf(out, "\n pfshim: the kernel could not name the job's processes: those"
+			" without a report are in the totals, unnamed\n");
+	if (job->lost_records)
+		fprintf(out, "\n pfshim: the kernel lost %" PRIu64 " records naming processes:"
+			" some without a report may be unnamed\n", job->lost_records);
 }
 
 /* The markers' own count per call (each thread's probe): least, most and mean over threads. */
@@ -319,17 +370,25 @@ void summary_print_text(const struct summary *s, const char *title, const char *
 	int *sorted = summary_groups_sorted(s);
 	char v[48];
 
-	fprintf(out, "\n pfshim: Performance counter stats for %s%s%s (%" PRIu64 " %s, %" PRIu64
-		" %s, %" PRIu64 " %s, %d %s):\n\n", title ? "'" : "", title ? title : "the job",
-		title ? "'" : "", s->processes, plural(s->processes, "process", "processes"),
+	const struct summary_sum *totals = s->job ? s->job->total_sums : s->totals;
+
+	fprintf(out, "\n pfshim: Performance counter stats for %s%s%s (", title ? "'" : "",
+		title ? title : "the job", title ? "'" : "");
+	if (s->job)	/* the totals are the kernel's, the rows the reports' */
+		fprintf(out, "%d %s counted by the kernel; ", s->job->nr_processes,
+			plural((uint64_t)s->job->nr_processes, "process", "processes"));
+	fprintf(out, "%" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " %s, %d %s):\n\n",
+		s->processes, plural(s->processes, "process", "processes"),
 		s->images, plural(s->images, "image", "images"), s->reports,
 		plural(s->reports, "report", "reports"), s->nr_groups,
 		by_plural(s->opt.by, (uint64_t)s->nr_groups));
 	for (int i = 0; i < s->nr_events; i++) {
-		sum_format(&s->events[i], &s->totals[i], v, sizeof(v));
+		sum_format(&s->events[i], &totals[i], v, sizeof(v));
 		fprintf(out, " %18s %-5s %s\n", v, s->events[i].unit, s->events[i].name);
 	}
 	print_groups(s, sorted, out);
+	if (s->job)
+		print_job_rest(s, out);
 	if (s->region_names.n)
 		print_regions(s, out);
 	if (s->nr_points)
@@ -509,13 +568,36 @@ static json_t *tree_json(const struct summary *s)
 	return tree;
 }
 
+/* The job as the kernel counted it: its totals, their part in no row, what left no report. */
+static json_t *job_json(const struct summary *s)
+{
+	const struct summary_job *job = s->job;
+	json_t *totals = json_array(), *rest = json_array(), *programs = json_array();
+
+	for (int i = 0; i < s->nr_events; i++) {
+		json_array_append_new(totals, sum_object(&s->events[i], &job->total_sums[i]));
+		json_array_append_new(rest, sum_object(&s->events[i], &job->rest_sums[i]));
+	}
+	for (int n = 0; n < job->unreported_programs.n; n++)
+		json_array_append_new(programs, json_pack("{s:s, s:I}",
+			"program", job->unreported_programs.name[n],
+			"processes", (json_int_t)job->unreported_count[n]));
+	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:o, s:o, s:b, s:I}",
+		"pid", job->pid,
+		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
+		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
+		"processes", (json_int_t)job->nr_processes,
+		"events", totals, "in_no_row", rest, "unreported", programs,
+		"named", !job->unnamed, "lost_records", (json_int_t)job->lost_records);
+}
+
 void summary_print_json(const struct summary *s, FILE *out)
 {
 	json_t *root = json_object(), *events = json_array(), *groups = json_array();
 	int *sorted = summary_groups_sorted(s);
 
 	json_object_set_new(root, "schema", json_string("pfshim.summary"));
-	json_object_set_new(root, "version", json_integer(2));
+	json_object_set_new(root, "version", json_integer(3));
 	json_object_set_new(root, "by", json_string(summary_by_name(s->opt.by)));
 	json_object_set_new(root, "title", s->title ? json_string(s->title) : json_null());
 	json_object_set_new(root, "start_ns", json_integer((json_int_t)s->first_start_ns));
@@ -553,6 +635,7 @@ void summary_print_json(const struct summary *s, FILE *out)
 		"names_refused", (json_int_t)s->misuse.names_refused));
 	json_object_set_new(root, "series", s->nr_points ? series_json(s) : json_null());
 	json_object_set_new(root, "tree", s->opt.tree ? tree_json(s) : json_null());
+	json_object_set_new(root, "job", s->job ? job_json(s) : json_null());
 	json_dumpf(root, out, JSON_COMPACT | JSON_REAL_PRECISION(15));
 	fputc('\n', out);
 	json_decref(root);

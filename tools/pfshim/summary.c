@@ -64,7 +64,12 @@ void summary_free(struct summary *s)
 	free(s->seen);
 	free(s->pending);
 	free(s->process_keys);
+	free(s->ended_keys);
+	table_free(&s->ended_index);
 	free(s->title);
+	if (s->job)
+		summary_job_free(s->job);
+	free(s->job);
 	names_free(&s->group_keys);
 	names_free(&s->hosts);
 	names_free(&s->programs);
@@ -119,14 +124,19 @@ static const char *report_check(json_t *report)
 }
 
 /* (host, pid namespace, pid), and with start_ns: one image of it. */
+uint64_t summary_process_key(const char *host, uint64_t pid_ns, int64_t pid)
+{
+	uint64_t h = hash_string(HASH_SEED, host);
+
+	h = hash_bytes(h, &pid_ns, sizeof(pid_ns));
+	return hash_bytes(h, &pid, sizeof(pid));
+}
+
 static uint64_t process_hash(json_t *r)
 {
-	uint64_t ns = count_or(json_object_get(r, "pid_ns"), 0);
-	int64_t pid = json_integer_value(json_object_get(r, "pid"));
-	uint64_t h = hash_string(HASH_SEED, string_or(json_object_get(r, "hostname"), ""));
-
-	h = hash_bytes(h, &ns, sizeof(ns));
-	return hash_bytes(h, &pid, sizeof(pid));
+	return summary_process_key(string_or(json_object_get(r, "hostname"), ""),
+				   count_or(json_object_get(r, "pid_ns"), 0),
+				   json_integer_value(json_object_get(r, "pid")));
 }
 
 /* Records whose first member is a 64-bit key, found by it. */
@@ -165,6 +175,25 @@ static void process_note(struct summary *s, uint64_t key)
 	s->processes++;
 }
 
+bool summary_process_ended(const struct summary *s, uint64_t key)
+{
+	struct key_probe p = { s->ended_keys, sizeof(uint64_t), key };
+
+	return table_find(&s->ended_index, key, key_match, &p) >= 0;
+}
+
+static void process_ended(struct summary *s, uint64_t key)
+{
+	struct key_probe p = { s->ended_keys, sizeof(uint64_t), key };
+
+	if (summary_process_ended(s, key))
+		return;
+	s->ended_keys = xrealloc(s->ended_keys, (size_t)(s->nr_ended + 1) * sizeof(uint64_t));
+	s->ended_keys[s->nr_ended] = key;
+	p.base = s->ended_keys;
+	table_add(&s->ended_index, key, s->nr_ended++, key_at, &p);
+}
+
 static struct summary_seen *seen_get(struct summary *s, uint64_t key)
 {
 	struct key_probe p = { s->seen, sizeof(*s->seen), key };
@@ -200,6 +229,8 @@ static void report_take(struct summary *s, json_t *r)
 	s->reports++;
 	s->groups[group].reports++;
 	process_note(s, key);
+	if (strcmp(reason, "exec") != 0)
+		process_ended(s, key);
 	if (start && (!s->first_start_ns || start < s->first_start_ns))
 		s->first_start_ns = start;
 	if (!s->title || (start && start < s->title_start_ns)) {
@@ -259,6 +290,8 @@ void summary_finish(struct summary *s)
 	s->nr_pending = 0;
 	for (int i = 0; i < s->nr_events; i++)
 		names_add(&events, s->events[i].name);
+	if (s->job)
+		summary_job_finish(s);
 	names_unmatched(&s->opt.events, &events, "--events");
 	names_unmatched(&s->opt.regions, &s->region_names, "--regions");
 	names_free(&events);
@@ -275,12 +308,16 @@ static void batch_take(void *ctx, struct batch *b)
 		s->skipped++;
 	}
 	for (int i = 0; i < b->n; i++) {
-		const char *why = report_check(b->object[i]);
+		json_t *o = b->object[i];
+		const char *schema = string_or(json_object_get(o, "schema"), "");
+		const char *why = strcmp(schema, "pfshim.job") ? report_check(o) : summary_job_check(o);
 
 		if (why)
 			skipped(s, b->path, why, NULL);
+		else if (strcmp(schema, "pfshim.job") == 0)
+			summary_job_take(s, o);
 		else
-			report_take(s, b->object[i]);
+			report_take(s, o);
 	}
 	if (b->error[0])
 		skipped(s, b->path, b->error, NULL);

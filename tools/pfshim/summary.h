@@ -114,6 +114,37 @@ struct summary_misuse {
 	uint64_t end_without_begin, bad_handle, table_full, names_refused;
 };
 
+/* One process of a job as the kernel saw it (pfshim run's pfshim.job, job.c). */
+struct summary_job_process {
+	int pid;
+	char *program;		/* its program at the end */
+};
+
+/*
+ * A job as the kernel counted it: totals of every task the command ever
+ * made, killed, static or not; its processes whose last program left no
+ * report, by program; and what of the totals no row holds.
+ */
+struct summary_job {
+	char *host;
+	uint64_t pid_ns;
+	int pid;		/* the command's */
+	int end_exit, end_signal;	/* how the command ended; -1: not so */
+	bool unnamed;		/* the kernel could not name the processes (processes_error) */
+	uint64_t lost_records;	/* FORK, COMM, EXIT records the kernel could not write */
+	int nr_events;
+	int *event;		/* [nr_events]: summary event index */
+	uint64_t *total;	/* [nr_events]; UINT64_MAX: not counted */
+	int nr_processes;
+	struct summary_job_process *process;
+	/* At summary_finish(): */
+	uint64_t unreported;		/* processes whose last program left no report */
+	struct names unreported_programs;
+	uint64_t *unreported_count;	/* [unreported_programs.n] */
+	/* By summary event index [summary.nr_events]: the totals, and what no row holds. */
+	struct summary_sum *total_sums, *rest_sums;
+};
+
 struct summary {
 	struct summary_options opt;
 	uint64_t reports;		/* whole pfshim.report objects read */
@@ -150,6 +181,11 @@ struct summary {
 	struct summary_pending *pending;
 	struct table_index process_index;	/* of (host, ns, pid) hashes in process_keys */
 	uint64_t *process_keys;			/* [processes] */
+	/* Processes whose last image reported (a report of another reason than exec). */
+	struct table_index ended_index;
+	uint64_t *ended_keys;
+	int nr_ended;
+	struct summary_job *job;	/* a pfshim.job read (pfshim run's), or NULL */
 	char *title;			/* argv0 of the earliest image read */
 	uint64_t title_start_ns;
 };
@@ -196,6 +232,29 @@ void summary_add_text(struct summary *s, const char *path, const char *text, siz
  * last input and before printing.
  */
 void summary_finish(struct summary *s);
+
+/*
+ * job.c: pfshim run's count of the whole job. summary_job_check - NULL when
+ * @o is a pfshim.job this reader knows, else why not. summary_job_take -
+ * keep a checked one (several: their sums). summary_job_finish - which of its
+ * processes no report was read of; called by summary_finish().
+ */
+const char *summary_job_check(json_t *o);
+void summary_job_take(struct summary *s, json_t *o);
+void summary_job_finish(struct summary *s);
+void summary_job_free(struct summary_job *job);
+
+/*
+ * The key of a process (host, pid namespace, pid), and whether a report of
+ * its last image was read: one that is not an exec report (that image was
+ * followed by another).
+ */
+uint64_t summary_process_key(const char *host, uint64_t pid_ns, int64_t pid);
+bool summary_process_ended(const struct summary *s, uint64_t key);
+
+
+/* combine.c: an event's index in s->events, added if new (whatever --events says). */
+int summary_event_index(struct summary *s, const char *name, const char *unit, double scale);
 
 /* combine.c: count one checked report as its image's last one. */
 void summary_count(struct summary *s, json_t *report);

@@ -1,0 +1,225 @@
+#!/usr/bin/env bats
+# job-totals.bats: `pfshim run` counts the whole job as perf stat does, and
+# says what of it no report holds. Each tree runs under `pfshim run` and,
+# alternately, under `perf stat` with the shim loaded the same way (the
+# runner's environment: reports as JSON into a directory, PFSHIM_ON_FATAL=1):
+# the page-faults of the two agree within 1 %, the summary's totals are the
+# kernel's count in pfshim-job.jsonl, `pfshim report --json` says the same,
+# and the processes whose last program left no report are named.
+
+load helpers
+
+PFSHIM="$BUILD/pfshim"
+EVENTS=page-faults,task-clock
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	command -v perf >/dev/null && perf stat -e page-faults true 2>/dev/null ||
+		skip "perf stat cannot count here (Debian linux-perf, perf_event_paranoid)"
+}
+
+# run_job CMD...: pfshim run into a new directory; $dir, $stderr, $status kept.
+run_job() {
+	dir="$BATS_TEST_TMPDIR/run.$RANDOM$RANDOM"
+	run --separate-stderr "$PFSHIM" run -e "$EVENTS" -o "$dir" -- "$@"
+}
+
+# job_value EVENT: the kernel's total in the job count.
+job_value() {
+	jq --arg e "$1" '.events[] | select(.name == $e) | .value' "$dir/pfshim-job.jsonl"
+}
+
+# perf_faults CMD...: perf stat's page-faults of CMD's tree with the shim loaded as the runner loads it.
+perf_faults() {
+	local out="$BATS_TEST_TMPDIR/perf.$RANDOM$RANDOM"
+
+	LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$out/" PFSHIM_FORMAT=json PFSHIM_ON_FATAL=1 \
+		PFSHIM_EVENTS="$EVENTS" perf stat -x, -e page-faults -- "$@" 2>&1 >/dev/null |
+		awk -F, '$3 == "page-faults" { print $1 }'
+}
+
+# same_as_perf CMD...: three alternated runs each; the medians of the page-faults within 1 %,
+# or 8 faults for a small tree (run to run, a 240-fault `timeout 0.2 yes` varies by 4 either way).
+same_as_perf() {
+	local ours=() theirs=() o t
+
+	for i in 1 2 3; do
+		run_job "$@"
+		ours+=("$(job_value page-faults)")
+		theirs+=("$(perf_faults "$@")")
+	done
+	o=$(printf '%s\n' "${ours[@]}" | sort -n | sed -n 2p)
+	t=$(printf '%s\n' "${theirs[@]}" | sort -n | sed -n 2p)
+	echo "page-faults: pfshim run ${ours[*]} (median $o), perf stat ${theirs[*]} (median $t)"
+	[ "$t" -gt 0 ]
+	d=$((o > t ? o - t : t - o))
+	[ "$d" -le 8 ] || [ $((d * 1000 / t)) -le 10 ]
+}
+
+# The summary prints the job count's totals, and pfshim report --json the same.
+summary_is_job_count() {
+	local faults
+
+	faults=$(group "$(job_value page-faults)")
+	grep -E "^ +$faults +page-faults$" <<<"$stderr"
+	"$PFSHIM" report --json "$dir" >summary.json
+	[ "$(jq '.job.events[] | select(.name == "page-faults") | .value' summary.json)" = \
+		"$(job_value page-faults)" ]
+}
+
+# group N: 1234567 -> 1,234,567, as the summary prints counts.
+group() {
+	sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"
+}
+
+# unreported: the programs the summary names as without a report, as "NAME xN" words.
+unreported() {
+	sed -n 's/.* left no report (\(.*\)): .*/\1/p' <<<"$stderr"
+}
+
+@test "a shell tree: totals as perf stat's; the kernel's total is the rows plus 'in no row'" {
+	same_as_perf sh -c 'true; ls / >/dev/null; /bin/true'
+	run_job sh -c 'true; ls / >/dev/null; /bin/true'
+	[ "$status" -eq 0 ]
+	summary_is_job_count
+	# rows + in no row = the job's total, to the fault
+	rows=$(jq -s 'map(select(.schema == "pfshim.report") | .events[] |
+		select(.name == "page-faults") | .value) | add' "$dir"/*.json)
+	rest=$(jq '.job.in_no_row[] | select(.name == "page-faults") | .value' summary.json)
+	[ $((rows + rest)) -eq "$(job_value page-faults)" ]
+	[ -z "$(unreported)" ]
+}
+
+@test "yes | head -1: yes, ended by SIGPIPE, is named, its counts in the totals" {
+	same_as_perf sh -c 'yes | head -1'
+	run_job sh -c 'yes | head -1'
+	[ "$status" -eq 0 ] && [ "$output" = y ]
+	summary_is_job_count
+	[ "$(unreported)" = yes ]
+	[ "$(jq -c '.job.unreported' summary.json)" = '[{"program":"yes","processes":1}]' ]
+}
+
+@test "timeout 1 yes: killed by SIGTERM, reported under PFSHIM_ON_FATAL (pfshim run's default)" {
+	same_as_perf timeout 1 yes
+	run_job timeout 1 yes
+	[ "$status" -eq 124 ]
+	summary_is_job_count
+	[ -z "$(unreported)" ]
+	# yes's report says the signal that ended it
+	[ "$(jq -s 'map(select(.program == "yes")) | length' "$dir"/*.json)" -eq 1 ]
+}
+
+@test "a static program: no report at all, the totals still the kernel's, and it is named" {
+	cc -static -O1 -I"$ROOT/include" -o touch_static "$ROOT/tests/progs/touch_pages.c" 2>/dev/null ||
+		skip "no static libc here (libc6-dev's libc.a)"
+	same_as_perf ./touch_static 2000
+	run_job ./touch_static 2000
+	[ "$status" -eq 0 ]
+	summary_is_job_count
+	[ "$(unreported)" = touch_static ]
+	# 2000 pages touched: all in the total, none in a row
+	[ "$(job_value page-faults)" -ge 2000 ]
+	grep -q "0 processes, 0 images, 0 reports" <<<"$stderr"
+}
+
+@test "forked children that never exec: each reports, all in the totals" {
+	same_as_perf "$PROGS/fork_children" 20 200 100
+	run_job "$PROGS/fork_children" 20 200 100
+	[ "$status" -eq 0 ]
+	summary_is_job_count
+	[ -z "$(unreported)" ]
+	[ "$(jq -r .processes summary.json)" -eq 21 ]
+	[ "$(jq .job.processes summary.json)" -eq 21 ]
+	[ "$(job_value page-faults)" -ge $((20 * 200 + 100)) ]
+}
+
+@test "a real autoconf configure: totals as perf stat's, every process named by the kernel" {
+	command -v autoconf >/dev/null || skip "no autoconf (Debian autoconf)"
+	mkdir conf && cd conf
+	cat >configure.ac <<-'EOF'
+		AC_INIT([demo], [1.0])
+		AC_PROG_CC
+		AC_CHECK_HEADERS([stdlib.h string.h unistd.h sys/mman.h])
+		AC_CHECK_FUNCS([mmap strdup])
+		AC_CONFIG_FILES([Makefile])
+		AC_OUTPUT
+	EOF
+	echo 'all:' >Makefile.in
+	autoconf
+	same_as_perf ./configure -q
+	run_job ./configure -q
+	[ "$status" -eq 0 ]
+	summary_is_job_count
+	[ "$(jq .job.processes summary.json)" -ge 50 ]
+	[ "$(jq .job.lost_records summary.json)" -eq 0 ]
+}
+
+@test "make -j2 of a C project: totals as perf stat's" {
+	mkdir proj
+	for f in a b c; do echo "int f_$f(void) { return 1; }" >"proj/$f.c"; done
+	echo 'int main(void) { return 0; }' >proj/main.c
+	printf 'prog: a.o b.o c.o main.o\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -O2 -c -o $@ $<\n' \
+		>proj/Makefile
+	same_as_perf sh -c 'rm -f proj/*.o proj/prog; make -s -C proj -j2'
+	rm -f proj/*.o proj/prog
+	run_job make -s -C proj -j2
+	[ "$status" -eq 0 ]
+	summary_is_job_count
+	[ -z "$(unreported)" ]
+}
+
+@test "a Python Pool with spawn and terminate(): the killed workers are in the totals" {
+	cat >pool.py <<-'EOF'
+		import multiprocessing as mp, time
+		def work(n):
+		    b = bytearray(n * 4096)
+		    for i in range(0, len(b), 4096): b[i] = 1
+		    time.sleep(30)
+		if __name__ == "__main__":
+		    mp.set_start_method("spawn")
+		    p = mp.Pool(2)
+		    p.map_async(work, [500, 500])
+		    time.sleep(2)
+		    p.terminate()
+		    p.join()
+		    print("done")
+	EOF
+	same_as_perf python3 pool.py
+	run_job python3 pool.py
+	[ "$status" -eq 0 ] && [ "$output" = done ]
+	summary_is_job_count
+	[ "$(job_value page-faults)" -ge 1000 ]
+}
+
+@test "^C to the job's process group: the job ends as without pfshim, the totals are whole" {
+	# setsid: a process group of its own, as a terminal's foreground job has
+	# A terminal's foreground job takes ^C: bash starts background jobs with it ignored, so
+	# env puts the default back; a pipeline's members take it (sh -c's & would ignore it).
+	setsid env --default-signal=INT "$PFSHIM" run -e "$EVENTS" -o "$BATS_TEST_TMPDIR/int" -- \
+		sh -c 'yes | sleep 30' 2>int.err &
+	runner=$!
+	for i in $(seq 100); do pgrep -s $runner -x sleep >/dev/null && break; sleep 0.05; done
+	kill -INT -- -$runner
+	wait $runner || status=$?
+	dir="$BATS_TEST_TMPDIR/int"
+	cat int.err
+	[ "${status:-0}" -eq $((128 + 2)) ]
+	[ "$(jq .end.signal "$dir/pfshim-job.jsonl")" -eq 2 ]
+	[ "$(jq '.processes | length' "$dir/pfshim-job.jsonl")" -ge 3 ]	# sh, yes, sleep
+	[ "$(job_value page-faults)" -gt 0 ]
+}
+
+@test "SIGTERM to pfshim run: passed to the command; the summary is still printed" {
+	"$PFSHIM" run -e "$EVENTS" -o "$BATS_TEST_TMPDIR/term" -- sleep 30 2>term.err &
+	runner=$!
+	for i in $(seq 100); do pgrep -P $runner sleep >/dev/null && break; sleep 0.05; done
+	kill -TERM $runner
+	wait $runner || status=$?
+	dir="$BATS_TEST_TMPDIR/term"
+	cat term.err
+	[ "${status:-0}" -eq $((128 + 15)) ]
+	[ "$(jq .end.signal "$dir/pfshim-job.jsonl")" -eq 15 ]
+	grep -q 'Performance counter stats' term.err
+	# sleep's own report, written under PFSHIM_ON_FATAL before it died of SIGTERM
+	[ "$(jq -s 'map(select(.program == "sleep")) | length' "$dir"/*.json)" -eq 1 ]
+}

@@ -1,0 +1,92 @@
+/*
+ * jobcount.h: `pfshim run` counts the whole job itself, as perf stat does:
+ * the command's events opened by the runner on the command's pid, inherited
+ * by every task the job ever makes, so that the kernel folds each of them
+ * into the totals however it ends (killed, static, a raw exit_group). The
+ * job's processes are named from the kernel's FORK, COMM and EXIT records,
+ * so that those that left no report can be named. Written into the job
+ * directory as one pfshim.job object (docs/output.md), which `pfshim report`
+ * reads beside the reports. Nothing runs in the job's processes.
+ */
+#ifndef PFSHIM_TOOLS_JOBCOUNT_H
+#define PFSHIM_TOOLS_JOBCOUNT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "preload/events/spec.h"
+
+#define JOBCOUNT_COMM_MAX 16	/* TASK_COMM_LEN */
+
+/* Its name in the job directory (a name no report takes: theirs begin with the host). */
+#define JOBCOUNT_FILE "pfshim-job.jsonl"
+
+/* One process of the job (a thread group), from its FORK to its EXIT. */
+struct jobcount_process {
+	int pid, ppid;
+	char comm[JOBCOUNT_COMM_MAX];	/* its program at the end (COMM at each exec) */
+	bool exited;			/* its EXIT record was seen */
+	uint64_t time;			/* of its FORK (or first record): orders reused pids */
+};
+
+struct jobcount_event {
+	const struct event_spec *spec;	/* name, unit, scale; the attr opened */
+	int fd;				/* -1: not opened (error), or a hybrid sum */
+	int error;			/* errno of the failed open or read */
+	uint64_t value, enabled, running;	/* the job's total, at jobcount_finish() */
+};
+
+/* The records of one CPU: a dummy event's buffer, written by that CPU alone. */
+struct jobcount_ring {
+	int fd;
+	void *meta;		/* the metadata page, then the data pages */
+};
+
+struct jobcount {
+	int nr;
+	struct jobcount_event ev[EVENTS_MAX];
+	int nr_rings;			/* one per CPU; 0: the processes are not named */
+	struct jobcount_ring *ring;
+	size_t ring_size;		/* data pages only */
+	int ring_error;			/* why there are no rings */
+	int nr_proc;
+	struct jobcount_process *proc;	/* a reused pid is a new one */
+	int *by_pid;			/* open-addressed pid -> its latest proc, or -1 */
+	int by_pid_size;
+	uint64_t lost;			/* records the kernel could not write (PERF_RECORD_LOST) */
+	int root_pid;
+};
+
+/*
+ * jobcount_open - open @events on @pid (a child stopped before its exec:
+ * each event starts at that exec, enable_on_exec) inherited by all it will
+ * start, with the buffer its tasks' records go to. Return: how many events
+ * count (0: none could be opened; each keeps its errno).
+ */
+int jobcount_open(struct jobcount *j, pid_t pid, const struct event_list *events);
+
+/*
+ * jobcount_poll_fds - fill @fds[0..max-1] with the descriptors poll(2) finds
+ * readable when a buffer is half full. Return: how many.
+ */
+int jobcount_poll_fds(const struct jobcount *j, struct pollfd *fds, int max);
+
+/* jobcount_drain - take every record the buffer holds now. Call while the job runs. */
+void jobcount_drain(struct jobcount *j);
+
+/* jobcount_finish - the last records and the totals; call when the command has ended. */
+void jobcount_finish(struct jobcount *j);
+
+/*
+ * jobcount_write - the pfshim.job object: the events and their totals, the
+ * command's end (@status from waitpid), the processes by pid and program.
+ * Return: 0, or -1 with errno when @f could not be written.
+ */
+int jobcount_write(const struct jobcount *j, const char *command, int status, FILE *f);
+
+void jobcount_close(struct jobcount *j);
+
+#endif
