@@ -46,6 +46,8 @@ static atomic_uint action_seq[NSIG];
 static struct sigaction action[NSIG];
 /* Its handler was SA_RESETHAND and has run once: from now on, the default. */
 static atomic_bool reset_done[NSIG];
+/* The program has set an action of its own since the signal was taken. */
+static atomic_bool set_by_program[NSIG];
 
 /* Flags our handler takes from the program's action only when that is a handler. */
 #define ACTIONS_FLAGS_OWN (SA_SIGINFO | SA_RESETHAND | SA_RESTART | SA_ONSTACK)
@@ -67,6 +69,11 @@ void actions_read(int signo, struct sigaction *out)
 	} while (atomic_load_explicit(&action_seq[signo], memory_order_relaxed) != seq);
 	if (atomic_load(&reset_done[signo]))
 		out->sa_handler = SIG_DFL;
+}
+
+bool actions_set_by_program(int signo)
+{
+	return atomic_load(&set_by_program[signo]);
 }
 
 bool actions_is_handler(const struct sigaction *a)
@@ -198,6 +205,8 @@ int actions_sigaction(int signo, const struct sigaction *act, struct sigaction *
 		ret = -1;
 		saved_errno = errno;
 	}
+	if (ret == 0)
+		atomic_store(&set_by_program[signo], true);
 	atomic_store_explicit(&action_seq[signo], seq + 2, memory_order_release);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (ret == 0 && oldact)

@@ -43,6 +43,8 @@ int actions_sigaction(int signo, const struct sigaction *act, struct sigaction *
 /*
  * The handlers' side, all async-signal-safe:
  * actions_read - the program's action for @signo now (SA_RESETHAND's once done: SIG_DFL).
+ * actions_set_by_program - the program has set @signo's action itself
+ *   (sigaction() and kin) since it was taken: even SIG_DFL is then its word.
  * actions_is_handler - @a is a function, neither SIG_DFL nor SIG_IGN.
  * actions_call - call the program's handler @a as it asked (SA_SIGINFO or
  *   not; SA_RESETHAND: once).
@@ -55,6 +57,7 @@ int actions_sigaction(int signo, const struct sigaction *act, struct sigaction *
  *   report (a host's, sized for its own handlers): skip the report there.
  */
 void actions_read(int signo, struct sigaction *out);
+bool actions_set_by_program(int signo);
 bool actions_is_handler(const struct sigaction *a);
 void actions_call(int signo, const struct sigaction *a, siginfo_t *info, void *context);
 bool actions_kernel_default(int signo);

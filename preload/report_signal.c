@@ -4,10 +4,12 @@
  *   - a handler of the program's: called, as it asked;
  *   - SIG_IGN: ignored for real, never reaches us: no report (an ignored
  *     signal is inherited across exec, and SIGCHLD's SIG_IGN reaps);
- *   - SIG_DFL, for USR1, USR2 and the real-time signals: nothing more.
- *     They mean nothing to the system, only what a program makes of them,
- *     and the user chose this one to mean "a report": the program carries
- *     on, which is the point of PFSHIM_SIGNAL;
+ *   - SIG_DFL as the program started with it, for USR1, USR2 and the
+ *     real-time signals: nothing more. They mean nothing to the system,
+ *     only what a program makes of them, and the user chose this one to
+ *     mean "a report": the program carries on, which is the point of
+ *     PFSHIM_SIGNAL. A SIG_DFL the program set itself (a handler that
+ *     restores the default and raises again) is its word: as below;
  *   - SIG_DFL, for any other signal (TERM, INT, HUP, PIPE, ALRM, QUIT ...,
  *     whose default terminates or dumps core: config.c refuses the ones
  *     whose default ignores or stops): that default, after the report,
@@ -42,7 +44,7 @@ static void report_signal_handler(int signo, siginfo_t *info, void *context)
 		actions_call(signo, &program, info, context);
 	} else if (program.sa_handler == SIG_IGN) {
 		/* Set ignored while this one was on its way: as the kernel would, nothing. */
-	} else if (carries_on_by_default(signo)) {
+	} else if (carries_on_by_default(signo) && !actions_set_by_program(signo)) {
 		if (room)
 			process_report(REPORT_SIGNAL, signo);
 	} else {

@@ -8,9 +8,10 @@
  *   late_handler STYLE fault            a SIGSEGV handler that restores the
  *       default and returns: the faulting write runs again, and kills
  *   late_handler STYLE ignore SIGNO     SIG_IGN, then SIGNO raised; "survived"
- *   late_handler STYLE read SIGNO       SIG_DFL, then blocked in read(2) on a
- *       pipe, where another thread sends it SIGNO and then writes a byte:
- *       "read 1", or "read: " and the error (EINTR: no SA_RESTART)
+ *   late_handler STYLE read SIGNO       SIG_DFL (STYLE "default": nothing
+ *       set), then blocked in read(2) on a pipe, where another thread sends
+ *       it SIGNO and then writes a byte: "read 1", or "read: " and the
+ *       error (EINTR: no SA_RESTART)
  *   late_handler old SIGNO              sets two actions with sigaction(),
  *       then signal(), printing each old action it is given back
  *   late_handler interrupt SIGNO        signal(), siginterrupt() on and off,
@@ -19,7 +20,8 @@
  *   late_handler overflow ALTSIZE       overflows its stack; a SIGSEGV
  *       handler on an ALTSIZE-byte alternate stack prints "caught overflow"
  *       and _exit(5)s
- * STYLE: sigaction (SA_SIGINFO), signal, bsd_signal, sysv_signal, sigset.
+ * STYLE: sigaction (SA_SIGINFO), signal, bsd_signal, sysv_signal, sigset;
+ * any other sets nothing.
  */
 #include <errno.h>
 #include <pthread.h>
