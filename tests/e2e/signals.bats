@@ -68,6 +68,20 @@ load helpers
 
 # ---- issue 18, point 3: the report signal keeps its action
 
+# as_without SIG COMMAND...: COMMAND without the shim, then under it with
+# PFSHIM_SIGNAL=SIG (the reports emptied first): the same exit status and
+# stdout ($want holds them, "status stdout").
+as_without() {
+	local sig=$1
+	shift
+	run "$@"
+	want="$status $output"
+	: >"$REPORTS"
+	run --separate-stderr shim PFSHIM_SIGNAL="$sig" PFSHIM_EVENTS=task-clock "$@"
+	echo "$sig $*: without '$want', with '$status $output'"
+	[ "$status $output" = "$want" ]
+}
+
 # elapsed_ns COMMAND...: runs COMMAND (its status in $status), its duration in $elapsed.
 elapsed_ns() {
 	local start
@@ -117,14 +131,8 @@ elapsed_ns() {
 @test "a handler the program sets for the report signal still runs, after the report" {
 	for style in sigaction signal; do
 		for sig in 10 15; do
-			run "$PROGS/late_handler" "$style" return "$sig" 2
-			want="$status $output"
+			as_without "$sig" "$PROGS/late_handler" "$style" return "$sig" 2
 			[ "$want" = "0 $(printf 'handler\nsurvived 1\nhandler\nsurvived 2')" ]
-			: >"$REPORTS"
-			run --separate-stderr shim PFSHIM_SIGNAL="$sig" PFSHIM_EVENTS=task-clock \
-				"$PROGS/late_handler" "$style" return "$sig" 2
-			echo "$style $sig: $status $output"
-			[ "$status $output" = "$want" ]
 			[ "$(reports ".reason == \"signal\" and .signal == $sig")" -eq 2 ]
 			[ "$(reports '.reason == "exit"')" -eq 1 ]
 		done
@@ -133,14 +141,8 @@ elapsed_ns() {
 
 @test "the report signal's handler restoring the default and re-raising dies as without the shim" {
 	for sig in 10 15; do
-		run "$PROGS/late_handler" sigaction reraise "$sig"
-		want="$status $output"
+		as_without "$sig" "$PROGS/late_handler" sigaction reraise "$sig"
 		[ "$want" = "$((128 + sig)) handler" ]
-		: >"$REPORTS"
-		run --separate-stderr shim PFSHIM_SIGNAL="$sig" PFSHIM_EVENTS=task-clock \
-			"$PROGS/late_handler" sigaction reraise "$sig"
-		echo "$sig: $status $output"
-		[ "$status $output" = "$want" ]
 		# One report as the signal comes to the handler, the last as it kills:
 		# USR1's default, set by the program itself, is its word.
 		[ "$(reports ".reason == \"signal\" and .signal == $sig")" -eq 2 ]
@@ -150,13 +152,8 @@ elapsed_ns() {
 
 @test "the report signal set to SIG_IGN by the program stays ignored, in it and its exec'd child" {
 	for sig in 10 13 15; do
-		run "$PROGS/late_handler" sigaction ignore "$sig"
-		want="$status $output"
+		as_without "$sig" "$PROGS/late_handler" sigaction ignore "$sig"
 		[ "$want" = "0 survived" ]
-		: >"$REPORTS"
-		run --separate-stderr shim PFSHIM_SIGNAL="$sig" PFSHIM_EVENTS=task-clock \
-			"$PROGS/late_handler" sigaction ignore "$sig"
-		[ "$status $output" = "$want" ]
 		[ "$(reports '.reason == "signal"')" -eq 0 ]
 		run --separate-stderr shim PFSHIM_SIGNAL="$sig" PFSHIM_EVENTS=task-clock \
 			"$PROGS/late_handler" ignore-exec "$sig" "$PROGS/fatal" kill "$sig"
@@ -173,13 +170,8 @@ elapsed_ns() {
 	[ "$output" = "read 1" ]
 	[ "$(reports '.reason == "signal" and .signal == 10')" -eq 1 ]
 	# A default the program sets itself is its word: the report, then death.
-	run "$PROGS/late_handler" sigaction read 10
-	want="$status $output"
+	as_without USR1 "$PROGS/late_handler" sigaction read 10
 	[ "$want" = "138 " ]
-	: >"$REPORTS"
-	run --separate-stderr shim PFSHIM_SIGNAL=USR1 PFSHIM_EVENTS=task-clock \
-		"$PROGS/late_handler" sigaction read 10
-	[ "$status $output" = "$want" ]
 	[ "$(reports '.reason == "signal" and .signal == 10')" -eq 1 ]
 }
 
