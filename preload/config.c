@@ -30,21 +30,34 @@ static int parse_number(const char *text, long min, long max)
 }
 
 /*
- * Only signals a report can sensibly ride on: SIGKILL and SIGSTOP cannot be
- * caught, and the synchronous faults (SEGV, BUS, FPE, ILL, TRAP, ABRT) would
- * return into the faulting instruction.
+ * Why @signo cannot carry a report, or NULL when it can. The report
+ * signal keeps its default action after the report (report_signal.c), so
+ * a handler of ours must change nothing else: the defaults that ignore or
+ * stop would let it interrupt calls no signal interrupts without the shim
+ * (signal(7): sleep(), poll(), epoll_wait() return EINTR after a handler,
+ * SA_RESTART or not).
  */
-static bool signal_usable(int signo)
+const char *config_signal_refusal(int signo)
 {
 	switch (signo) {
-	case SIGKILL: case SIGSTOP: case SIGSEGV: case SIGBUS:
-	case SIGFPE: case SIGILL: case SIGTRAP: case SIGABRT:
-		return false;
+	case SIGKILL: case SIGSTOP:
+		return "cannot be caught";
+	case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP: case SIGABRT:
+		return "comes from a fault or abort(), which a handler that returns only "
+		       "repeats (PFSHIM_ON_FATAL=1 reports such deaths)";
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+		return "is ignored by default, and a handler would make sleep(), poll() and "
+		       "the like return EINTR on it, as nothing does without the shim";
+	case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return "stops the process by default, and a handler would make sleep(), poll() "
+		       "and the like return EINTR when it continues, as nothing does without "
+		       "the shim";
 	}
-	return signo > 0 && signo < NSIG;
+	return NULL;
 }
 
-int config_signal_parse(const char *text)
+/* Any signal's number, 1 to NSIG - 1, from any spelling; -EINVAL if none. */
+static int signal_parse_any(const char *text)
 {
 	int signo = -EINVAL;
 
@@ -65,7 +78,14 @@ int config_signal_parse(const char *text)
 	} else {
 		signo = signal_number(text);	/* names from export/names.c's table */
 	}
-	return signo > 0 && signal_usable(signo) ? signo : -EINVAL;
+	return signo > 0 && signo < NSIG ? signo : -EINVAL;
+}
+
+int config_signal_parse(const char *text)
+{
+	int signo = signal_parse_any(text);
+
+	return signo > 0 && !config_signal_refusal(signo) ? signo : -EINVAL;
 }
 
 static void read_format(struct config *c, const char *value, events_warn_fn warn)
@@ -111,13 +131,23 @@ static void read_rank(struct config *c, config_getenv_fn get_env)
 
 static void read_signal(struct config *c, const char *value, events_warn_fn warn)
 {
-	int signo = config_signal_parse(value);
+	int signo = signal_parse_any(value);
+	const char *refusal = signo > 0 ? config_signal_refusal(signo) : NULL;
+	const char *name = signo > 0 ? signal_name(signo) : NULL;
+	char message[256];
 
-	if (signo < 0)
-		warn((void *)"PFSHIM_SIGNAL", "not a signal a report can be taken on "
-		     "(use a name like USR1 or a number; not KILL, STOP or a fault); ignored");
-	else
+	if (signo < 0) {
+		warn((void *)"PFSHIM_SIGNAL", "not a signal (use a name like USR1, a number, or "
+		     "RTMIN+n); ignored");
+	} else if (refusal) {
+		if (name)
+			snprintf(message, sizeof(message), "%s %s; ignored", name, refusal);
+		else
+			snprintf(message, sizeof(message), "signal %d %s; ignored", signo, refusal);
+		warn((void *)"PFSHIM_SIGNAL", message);
+	} else {
 		c->signal = signo;
+	}
 }
 
 /* A variable that is 0 or 1; anything else is said, and off. */

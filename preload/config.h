@@ -82,7 +82,16 @@ const char *pfshim_compat_v1_getenv(const char *name, config_getenv_fn get_env,
  */
 int64_t config_interval_parse(const char *text);
 
-/* config_signal_parse - "USR1", "SIGUSR1", "10", "RTMIN+2" -> number; -EINVAL if none. */
+/*
+ * config_signal_parse - "USR1", "SIGUSR1", "10", "RTMIN+2" -> number;
+ * -EINVAL if none, or if the signal cannot carry a report.
+ */
 int config_signal_parse(const char *text);
+
+/*
+ * config_signal_refusal - why @signo cannot carry a report ("cannot be
+ * caught", ...), to follow its name in a message; NULL when it can.
+ */
+const char *config_signal_refusal(int signo);
 
 #endif

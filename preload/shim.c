@@ -1,10 +1,11 @@
 /*
  * shim.c: where libpfshim.so meets the host program: the constructor, the
  * exit paths (destructor, _exit, _Exit, quick_exit, daemon's parent), the
- * interposed exec*() functions, fork, the report signal, and sigaction()
- * and its kin, which only PFSHIM_ON_FATAL=1 changes (the fatal signals are
- * fatal.c's). Each entry point does as little as it can and hands over to
- * process.c or fatal.c.
+ * interposed exec*() functions, fork, abort(), and sigaction() and its kin,
+ * which change only the signals the shim takes (PFSHIM_SIGNAL's,
+ * PFSHIM_ON_FATAL's: actions.c keeps the program's actions for them). Each
+ * entry point does as little as it can and hands over to process.c,
+ * actions.c, fatal.c or report_signal.c.
  *
  * glibc's exec functions call each other through internal aliases that no
  * preload can see, so every variant is interposed on its own. The real
@@ -31,10 +32,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/actions.h"
 #include "preload/exec_search.h"
 #include "preload/fatal.h"
 #include "preload/interval.h"
 #include "preload/process.h"
+#include "preload/report_signal.h"
 #include "preload/warn.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
@@ -61,8 +64,9 @@ static struct {
 	fexecve_fn fexecve;
 	execveat_fn execveat;
 	exit_fn _exit, _Exit;
+	void (*abort)(void);
 	daemon_fn daemon;
-	fatal_sigaction_fn sigaction;
+	actions_sigaction_fn sigaction;
 	signal_fn signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset;
 	int (*siginterrupt)(int, int);
 	unshare_fn unshare;
@@ -108,35 +112,6 @@ static const char *env_get(const char *name)
 	return value;
 }
 
-/* Async-signal-safe: see process_report(). */
-static void report_signal_handler(int signo)
-{
-	process_report(REPORT_SIGNAL, signo);
-}
-
-/*
- * No SA_ONSTACK: a report needs ~6 KiB of stack (a PATH_MAX path, a
- * warning line), and a host's alternate signal stack is sized for its own
- * handlers (Rust gives every thread 8 KiB, a guard page below): the
- * thread's own stack is the one with room.
- */
-static void report_signal_install(int signo)
-{
-	struct sigaction sa = { .sa_handler = report_signal_handler, .sa_flags = SA_RESTART };
-	struct sigaction old;
-
-	/*
-	 * An inherited SIG_IGN (nohup, `trap '' USR1`) is the parent's choice
-	 * for this program and every program it execs (execve keeps ignored
-	 * signals ignored): replacing it would let the signal kill them. The
-	 * signal stays ignored and takes no report (docs/usage.md).
-	 */
-	if (sigaction(signo, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-		return;
-	sigemptyset(&sa.sa_mask);
-	sigaction(signo, &sa, NULL);
-}
-
 /* fork() succeeded and set no errno: reopening the counters must not set one either. */
 static void after_fork_in_child(void)
 {
@@ -158,9 +133,11 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	int saved_errno = errno;
 
 	(void)envp;
-	/* Always: sigaction() and its kin forward even when the shim is off. */
+	/* Always: sigaction() and its kin, and abort(), forward even when the shim is off. */
 	LOOKUP(sigaction); LOOKUP(signal); LOOKUP(bsd_signal); LOOKUP(ssignal);
 	LOOKUP(sysv_signal); LOOKUP(__sysv_signal); LOOKUP(sigset); LOOKUP(siginterrupt);
+	LOOKUP(abort);
+	actions_init(real.sigaction);
 	process_start(argc > 0 ? argv[0] : NULL, env_get);
 	if (process.active) {
 		LOOKUP(execve); LOOKUP(execvpe); LOOKUP(execv); LOOKUP(execvp);
@@ -168,8 +145,14 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 		LOOKUP(unshare); LOOKUP(setns);
 		pthread_atfork(NULL, NULL, after_fork_in_child);
 		at_quick_exit(shim_quick_exit);
+		/*
+		 * The report signal's handler is in from here on: a signal sent
+		 * before this (the loader's work, other libraries' constructors
+		 * that ran first) does what it does without the shim
+		 * (docs/usage.md: wait for SigCgt in /proc/PID/status).
+		 */
 		if (process.config.on_fatal)
-			fatal_install(process.config.signal, real.sigaction);
+			fatal_install(process.config.signal);
 		if (process.config.signal)
 			report_signal_install(process.config.signal);
 	}
@@ -197,6 +180,24 @@ PFSHIM_EXPORT void _Exit(int status)
 	if (REAL(_Exit))
 		real._Exit(status);
 	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+/*
+ * abort() with a SIGABRT handler that returns restores the default by an
+ * internal call no preload sees, and raises again: fatal.c is told first,
+ * so that the report comes before that death (PFSHIM_ON_FATAL=1). glibc's
+ * own aborts (assert(), malloc's checks, stack protector) call it by an
+ * internal alias: those with a handler that returns die unreported
+ * (docs/usage.md).
+ */
+PFSHIM_EXPORT void abort(void)
+{
+	fatal_abort_begins();
+	if (REAL(abort))
+		real.abort();
+	syscall(SYS_tgkill, getpid(), gettid(), SIGABRT);
+	syscall(SYS_exit_group, 127);
 	__builtin_unreachable();
 }
 
@@ -426,11 +427,11 @@ PFSHIM_EXPORT int execle(const char *path, const char *arg, ...)
 }
 
 /*
- * The actions of the nine fatal signals under PFSHIM_ON_FATAL=1: fatal.c
- * keeps the program's, and ours stays in the kernel. Any other call goes to
- * libc unchanged. glibc's signal() and its kin set the action by an
- * internal call no preload sees: each is interposed, and made from the
- * sigaction() glibc makes of it.
+ * The actions of the signals the shim takes (PFSHIM_SIGNAL's, and the nine
+ * fatal ones under PFSHIM_ON_FATAL=1): actions.c keeps the program's, and
+ * ours stays in the kernel. Any other call goes to libc unchanged. glibc's
+ * signal() and its kin set the action by an internal call no preload sees:
+ * each is interposed, and made from the sigaction() glibc makes of it.
  */
 static __sighandler_t no_real_handler(void)
 {
@@ -443,8 +444,8 @@ static __sighandler_t no_real_handler(void)
 UNINSTRUMENTED PFSHIM_EXPORT int sigaction(int signo, const struct sigaction *act,
 					   struct sigaction *oldact)
 {
-	if (fatal_manages(signo))
-		return fatal_sigaction(signo, act, oldact);
+	if (actions_manages(signo))
+		return actions_sigaction(signo, act, oldact);
 	return CALL_REAL(sigaction, signo, act, oldact);
 }
 
@@ -460,7 +461,7 @@ static __sighandler_t signal_as_sigaction(int signo, __sighandler_t handler, int
 	sigemptyset(&sa.sa_mask);
 	if (block_self)
 		sigaddset(&sa.sa_mask, signo);
-	return fatal_sigaction(signo, &sa, &old) < 0 ? SIG_ERR : old.sa_handler;
+	return actions_sigaction(signo, &sa, &old) < 0 ? SIG_ERR : old.sa_handler;
 }
 
 /*
@@ -472,7 +473,7 @@ static atomic_bool signal_interrupts[NSIG];
 
 /* BSD semantics (signal, bsd_signal, ssignal): blocked in its own handler, calls restart. */
 #define SIGNAL_BSD(name, signo, handler)                                                  \
-	(fatal_manages(signo) ?                                                           \
+	(actions_manages(signo) ?                                                           \
 		 signal_as_sigaction(signo, handler,                                      \
 				     atomic_load(&signal_interrupts[signo]) ? 0 : SA_RESTART, \
 				     true) :                                              \
@@ -480,7 +481,7 @@ static atomic_bool signal_interrupts[NSIG];
 
 /* System V semantics (sysv_signal, and signal() under strict ISO C): run once, not blocked. */
 #define SIGNAL_SYSV(name, signo, handler)                                                 \
-	(fatal_manages(signo) ?                                                           \
+	(actions_manages(signo) ?                                                           \
 		 signal_as_sigaction(signo, handler, SA_RESETHAND | SA_NODEFER, false) :  \
 		 CALL_REAL_SIGNAL(name, signo, handler))
 
@@ -515,7 +516,7 @@ PFSHIM_EXPORT __sighandler_t sigset(int signo, __sighandler_t disp)
 	struct sigaction sa = { .sa_handler = disp }, old;
 	sigset_t set, oset;
 
-	if (!fatal_manages(signo))
+	if (!actions_manages(signo))
 		return CALL_REAL_SIGNAL(sigset, signo, disp);
 	sigemptyset(&set);
 	sigaddset(&set, signo);
@@ -524,11 +525,11 @@ PFSHIM_EXPORT __sighandler_t sigset(int signo, __sighandler_t disp)
 			return SIG_ERR;
 		if (sigismember(&oset, signo))
 			return SIG_HOLD;
-		fatal_sigaction(signo, NULL, &old);
+		actions_sigaction(signo, NULL, &old);
 		return old.sa_handler;
 	}
 	sigemptyset(&sa.sa_mask);
-	if (fatal_sigaction(signo, &sa, &old) < 0 || pthread_sigmask(SIG_UNBLOCK, &set, &oset) != 0)
+	if (actions_sigaction(signo, &sa, &old) < 0 || pthread_sigmask(SIG_UNBLOCK, &set, &oset) != 0)
 		return SIG_ERR;
 	return sigismember(&oset, signo) ? SIG_HOLD : old.sa_handler;
 }
@@ -538,15 +539,15 @@ PFSHIM_EXPORT int siginterrupt(int signo, int interrupt)
 {
 	struct sigaction sa;
 
-	if (!fatal_manages(signo))
+	if (!actions_manages(signo))
 		return REAL(siginterrupt) ? real.siginterrupt(signo, interrupt) : no_real();
-	fatal_sigaction(signo, NULL, &sa);
+	actions_sigaction(signo, NULL, &sa);
 	atomic_store(&signal_interrupts[signo], interrupt != 0);
 	if (interrupt)
 		sa.sa_flags &= ~SA_RESTART;
 	else
 		sa.sa_flags |= SA_RESTART;
-	return fatal_sigaction(signo, &sa, NULL);
+	return actions_sigaction(signo, &sa, NULL);
 }
 
 /*

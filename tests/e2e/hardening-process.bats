@@ -19,9 +19,10 @@ load helpers
 	[ "$output" = "$want" ]
 	[ "$(reports '.reason == "signal"')" -eq 0 ]
 	[ "$(reports '.reason == "exit"')" -eq 2 ]
-	# Not ignored: the shim's handler takes the report and the program lives on.
+	# Not ignored: the shim's handler takes the report and the program lives on,
+	# while sigaction() shows it its own action, the default, as without the shim.
 	run --separate-stderr shim PFSHIM_SIGNAL=USR1 "$PROGS/sig_disposition" 10
-	[ "$output" = "$(printf 'caught\nalive')" ]
+	[ "$output" = "$(printf 'default\nalive')" ]
 	[ "$(reports '.reason == "signal"')" -eq 1 ]
 }
 
@@ -142,6 +143,22 @@ ended_by_prog() {
 		[ "$(WITH_SHIM=1 ended_by segv)" = "signal=11 core=1" ]
 		[ "$(WITH_SHIM=1 ended_by abort)" = "signal=6 core=1" ]
 	fi
+	rm -f "$BATS_TEST_TMPDIR"/core*
+}
+
+@test "PFSHIM_ON_FATAL=1: abort() with a SIGABRT handler that returns, or SIGABRT ignored, dies reported" {
+	skip_under_sanitizer "its runtime turns core dumps off (disable_coredump)" asan tsan
+	for how in abort-handled abort-ignored; do
+		: >"$REPORTS"
+		want=$(ended_by "$how")
+		got=$(WITH_SHIM=1 ended_by "$how")
+		echo "$how: without '$want', with '$got'"
+		[ "$got" = "$want" ]
+		[[ "$want" == *"signal=6 "* ]]
+		[ "$(reports '.program == "fatal" and .reason == "signal" and .signal == 6')" -eq 1 ]
+		[ "$(reports '.program == "fatal"')" -eq 1 ]
+	done
+	[[ "$(ended_by abort-handled)" == "own handler"* ]]
 	rm -f "$BATS_TEST_TMPDIR"/core*
 }
 

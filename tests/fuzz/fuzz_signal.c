@@ -19,10 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_split(data, size, 1, &f);
 	text = fuzz_exact(f.field[0]);
 	signo = config_signal_parse(text);
-	if (signo != -EINVAL && (signo <= 0 || signo >= NSIG || signo == SIGKILL ||
-				 signo == SIGSTOP || signo == SIGSEGV || signo == SIGBUS ||
-				 signo == SIGFPE || signo == SIGILL || signo == SIGTRAP ||
-				 signo == SIGABRT))
+	if (signo != -EINVAL && (signo <= 0 || signo >= NSIG || config_signal_refusal(signo)))
 		abort();
 	free(text);
 	fuzz_fields_free(&f);

@@ -8,11 +8,16 @@
  *   kill SIGNO  send itself SIGNO, print "survived" if it lives
  *   own-term    install its own SIGTERM handler (which prints "own handler"
  *               and exits 3), then send itself SIGTERM
+ *   abort-handled  install a SIGABRT handler that prints "own handler" and
+ *               returns, then abort(): which dies all the same
+ *   abort-ignored  SIGABRT ignored, then abort(): which dies all the same
+ *   exit-group  the raw exit_group system call, status 4
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static void own_handler(int signo)
@@ -22,6 +27,14 @@ static void own_handler(int signo)
 	(void)signo;
 	write(STDOUT_FILENO, msg, sizeof(msg) - 1);
 	_exit(3);
+}
+
+static void own_handler_returns(int signo)
+{
+	static const char msg[] = "own handler\n";
+
+	(void)signo;
+	write(STDOUT_FILENO, msg, sizeof(msg) - 1);
 }
 
 int main(int argc, char **argv)
@@ -50,6 +63,16 @@ int main(int argc, char **argv)
 		printf("survived\n");
 		return 0;
 	}
+	if (!strcmp(how, "abort-handled")) {
+		signal(SIGABRT, own_handler_returns);
+		abort();
+	}
+	if (!strcmp(how, "abort-ignored")) {
+		signal(SIGABRT, SIG_IGN);
+		abort();
+	}
+	if (!strcmp(how, "exit-group"))
+		syscall(SYS_exit_group, 4);
 	if (!strcmp(how, "own-term")) {
 		signal(SIGTERM, own_handler);
 		kill(getpid(), SIGTERM);

@@ -7,6 +7,11 @@
  *       restores the default (in the same STYLE) and raises SIGNO again
  *   late_handler STYLE fault            a SIGSEGV handler that restores the
  *       default and returns: the faulting write runs again, and kills
+ *   late_handler STYLE ignore SIGNO     SIG_IGN, then SIGNO raised; "survived"
+ *   late_handler STYLE read SIGNO       SIG_DFL (STYLE "default": nothing
+ *       set), then blocked in read(2) on a pipe, where another thread sends
+ *       it SIGNO and then writes a byte: "read 1", or "read: " and the
+ *       error (EINTR: no SA_RESTART)
  *   late_handler old SIGNO              sets two actions with sigaction(),
  *       then signal(), printing each old action it is given back
  *   late_handler interrupt SIGNO        signal(), siginterrupt() on and off,
@@ -15,13 +20,17 @@
  *   late_handler overflow ALTSIZE       overflows its stack; a SIGSEGV
  *       handler on an ALTSIZE-byte alternate stack prints "caught overflow"
  *       and _exit(5)s
- * STYLE: sigaction (SA_SIGINFO), signal, bsd_signal, sysv_signal, sigset.
+ * STYLE: sigaction (SA_SIGINFO), signal, bsd_signal, sysv_signal, sigset;
+ * any other sets nothing.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Declared by glibc only for XPG4.2 programs; still in libc. */
@@ -179,6 +188,53 @@ static int overflow(size_t size)
 	return 0;
 }
 
+static struct { pid_t tid; int signo; int fds[2]; } reader;
+
+/* The reader's state in /proc: 'S' once it sleeps in read(2), its only wait. */
+static char reader_state(void)
+{
+	char path[64], stat[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)reader.tid);
+	if (!(f = fopen(path, "r")))
+		return '?';
+	p = fgets(stat, sizeof(stat), f) ? strrchr(stat, ')') : NULL;
+	fclose(f);
+	return p && p[1] ? p[2] : '?';
+}
+
+static void *interrupt_reader(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 10000 && reader_state() != 'S'; i++)
+		usleep(1000);
+	syscall(SYS_tgkill, getpid(), reader.tid, reader.signo);
+	usleep(100000);		/* the handler has run (or the read was restarted) by now */
+	write(reader.fds[1], "x", 1);
+	return NULL;
+}
+
+static int read_interrupted(int signo)
+{
+	pthread_t t;
+	char c;
+	ssize_t n;
+
+	set(signo, SIG_DFL);
+	reader.tid = gettid();
+	reader.signo = signo;
+	if (pipe(reader.fds) < 0 || pthread_create(&t, NULL, interrupt_reader, NULL) != 0)
+		return 2;
+	n = read(reader.fds[0], &c, 1);
+	if (n < 0)
+		printf("read: %s\n", strerror(errno));
+	else
+		printf("read %zd\n", n);
+	pthread_join(t, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 2 ? argv[2] : "";
@@ -211,6 +267,14 @@ int main(int argc, char **argv)
 		printf("survived\n");
 		return 0;
 	}
+	if (!strcmp(how, "ignore")) {
+		set(signo, SIG_IGN);
+		raise(signo);
+		printf("survived\n");
+		return 0;
+	}
+	if (!strcmp(how, "read"))
+		return read_interrupted(signo);
 	if (!strcmp(how, "fault")) {
 		volatile int zero = 0;
 

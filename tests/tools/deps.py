@@ -29,7 +29,7 @@ import sys
 # A unit not listed here (a new file) is reported as such, never guessed.
 LAYERS = [
     ["preload/shim"],
-    ["preload/fatal"],
+    ["preload/fatal", "preload/report_signal"],
     ["preload/process"],
     ["preload/config", "preload/output/", "preload/output", "preload/markers/",
      "preload/markers", "preload/interval"],
@@ -41,7 +41,7 @@ LAYERS = [
     ["preload/event_tables", "preload/pmu_catalog", "preload/suggest"],
     ["preload/pmu"],
     ["preload/warn"],
-    ["preload/fd", "preload/exec_search"],
+    ["preload/fd", "preload/exec_search", "preload/actions", "preload/prefault"],
     ["fastread/", "export/", "include/"],
 ]
 LAYER_OF = {u: i for i, layer in enumerate(LAYERS) for u in layer}

@@ -314,13 +314,22 @@ static void test_signal_spellings(void **state)
 	assert_int_equal(config_signal_parse("RTMIN+2"), SIGRTMIN + 2);
 	assert_int_equal(config_signal_parse("SIGRTMAX-1"), SIGRTMAX - 1);
 	assert_int_equal(config_signal_parse("RTMAX"), SIGRTMAX);
+	/* Defaults that kill: the report, then that default (report_signal.c). */
+	assert_int_equal(config_signal_parse("TERM"), SIGTERM);
+	assert_int_equal(config_signal_parse("PIPE"), SIGPIPE);
+	assert_int_equal(config_signal_parse("ALRM"), SIGALRM);
+	assert_int_equal(config_signal_parse("XCPU"), SIGXCPU);
 }
 
-/* Uncatchable, synchronous faults, out of range or not a signal at all. */
+/*
+ * Uncatchable, synchronous faults, defaults that ignore or stop, out of
+ * range or not a signal at all.
+ */
 static void test_signal_refused(void **state)
 {
 	static const char *const refused[] = {
-		"KILL", "STOP", "9", "SEGV", "BUS", "FPE", "ILL", "TRAP", "ABRT", "0", "65",
+		"KILL", "STOP", "9", "SEGV", "BUS", "FPE", "ILL", "TRAP", "ABRT", "CHLD", "CONT",
+		"URG", "WINCH", "TSTP", "TTIN", "TTOU", "17", "0", "65",
 		"-1", "1x", "", "SIG", "USR", "RTMIN+", "RTMIN+99", "RTMIN-1", "RTMAX+1",
 	};
 

@@ -1,10 +1,12 @@
 /*
- * test_fatal.c: preload/fatal.c's keeping of the program's actions for the
- * fatal signals (PFSHIM_ON_FATAL=1): a handler set after fatal_install()
- * runs from ours, the old action given back is what was set as the kernel
- * keeps it, SIG_IGN goes to the kernel, SA_RESETHAND runs once. No signal
- * here takes the default path (it would kill the test); the e2e suite
- * hardening-process.bats does that, with and without the shim.
+ * test_actions.c: preload/actions.c's keeping of the program's actions for
+ * the signals the shim takes, here the fatal ones (fatal_install(), as
+ * PFSHIM_ON_FATAL=1 does): a handler set after them runs from ours, the
+ * old action given back is what was set as the kernel keeps it, SIG_IGN
+ * goes to the kernel, SA_RESETHAND runs once, the default keeps calls
+ * restarting. No signal here takes the default path (it would kill the
+ * test); the e2e suites hardening-process.bats and signals.bats do that,
+ * with and without the shim.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "preload/actions.h"
 #include "preload/fatal.h"
 
 static volatile sig_atomic_t calls, last_signo;
@@ -44,20 +47,21 @@ static int install(void **state)
 {
 	(void)state;
 	/* The unit test links no shim.c: the global sigaction is libc's. */
-	fatal_install(SIGUSR1, sigaction);
+	actions_init(sigaction);
+	fatal_install(SIGUSR1);
 	return 0;
 }
 
 static void test_manages_the_nine_only(void **state)
 {
 	(void)state;
-	assert_true(fatal_manages(SIGSEGV));
-	assert_true(fatal_manages(SIGTERM));
-	assert_true(fatal_manages(SIGQUIT));
-	assert_false(fatal_manages(SIGUSR1));
-	assert_false(fatal_manages(SIGUSR2));
-	assert_false(fatal_manages(0));
-	assert_false(fatal_manages(NSIG));
+	assert_true(actions_manages(SIGSEGV));
+	assert_true(actions_manages(SIGTERM));
+	assert_true(actions_manages(SIGQUIT));
+	assert_false(actions_manages(SIGUSR1));
+	assert_false(actions_manages(SIGUSR2));
+	assert_false(actions_manages(0));
+	assert_false(actions_manages(NSIG));
 	/* Ours is in the kernel, not the default. */
 	assert_true(kernel_action(SIGTERM).sa_handler != SIG_DFL);
 }
@@ -69,7 +73,7 @@ static void test_handler_set_after_runs_from_ours(void **state)
 	(void)state;
 	sigemptyset(&a.sa_mask);
 	sigaddset(&a.sa_mask, SIGUSR2);
-	assert_int_equal(fatal_sigaction(SIGTERM, &a, &old), 0);
+	assert_int_equal(actions_sigaction(SIGTERM, &a, &old), 0);
 	assert_ptr_equal(old.sa_handler, SIG_DFL);
 	/* The kernel: ours, with the program's flags and mask. */
 	k = kernel_action(SIGTERM);
@@ -84,7 +88,7 @@ static void test_handler_set_after_runs_from_ours(void **state)
 	assert_int_equal(calls, 2);
 	assert_int_equal(last_signo, SIGTERM);
 	/* Given back: what was set, SA_SIGINFO as set (not ours). */
-	assert_int_equal(fatal_sigaction(SIGTERM, NULL, &old), 0);
+	assert_int_equal(actions_sigaction(SIGTERM, NULL, &old), 0);
 	assert_ptr_equal(old.sa_handler, counting);
 	assert_false(old.sa_flags & SA_SIGINFO);
 	assert_true(old.sa_flags & SA_ONSTACK);
@@ -97,7 +101,7 @@ static void test_siginfo_handler_gets_its_arguments(void **state)
 
 	(void)state;
 	sigemptyset(&a.sa_mask);
-	assert_int_equal(fatal_sigaction(SIGHUP, &a, NULL), 0);
+	assert_int_equal(actions_sigaction(SIGHUP, &a, NULL), 0);
 	calls = 0;
 	raise(SIGHUP);
 	assert_int_equal(calls, 1);
@@ -110,12 +114,12 @@ static void test_ignored_is_the_kernels(void **state)
 
 	(void)state;
 	sigemptyset(&a.sa_mask);
-	assert_int_equal(fatal_sigaction(SIGINT, &a, NULL), 0);
+	assert_int_equal(actions_sigaction(SIGINT, &a, NULL), 0);
 	assert_ptr_equal(kernel_action(SIGINT).sa_handler, SIG_IGN);
 	raise(SIGINT);		/* ignored: the test lives */
 	/* A handler again: ours back in the kernel, SIG_IGN given back. */
 	a.sa_handler = counting;
-	assert_int_equal(fatal_sigaction(SIGINT, &a, &old), 0);
+	assert_int_equal(actions_sigaction(SIGINT, &a, &old), 0);
 	assert_ptr_equal(old.sa_handler, SIG_IGN);
 	assert_true(kernel_action(SIGINT).sa_handler != SIG_IGN);
 }
@@ -126,16 +130,16 @@ static void test_resethand_runs_once(void **state)
 
 	(void)state;
 	sigemptyset(&a.sa_mask);
-	assert_int_equal(fatal_sigaction(SIGQUIT, &a, NULL), 0);
+	assert_int_equal(actions_sigaction(SIGQUIT, &a, NULL), 0);
 	assert_false(kernel_action(SIGQUIT).sa_flags & SA_RESETHAND);
 	calls = 0;
 	raise(SIGQUIT);
 	assert_int_equal(calls, 1);
 	/* Now the default, as the kernel would have reset it (the next one would kill). */
-	assert_int_equal(fatal_sigaction(SIGQUIT, NULL, &old), 0);
+	assert_int_equal(actions_sigaction(SIGQUIT, NULL, &old), 0);
 	assert_ptr_equal(old.sa_handler, SIG_DFL);
 	/* Set again: runs again. */
-	assert_int_equal(fatal_sigaction(SIGQUIT, &a, &old), 0);
+	assert_int_equal(actions_sigaction(SIGQUIT, &a, &old), 0);
 	assert_ptr_equal(old.sa_handler, SIG_DFL);
 	raise(SIGQUIT);
 	assert_int_equal(calls, 2);
@@ -148,10 +152,32 @@ static void test_same_struct_for_act_and_oldact(void **state)
 	(void)state;
 	sigemptyset(&a.sa_mask);
 	sigemptyset(&b.sa_mask);
-	assert_int_equal(fatal_sigaction(SIGBUS, &a, NULL), 0);
-	assert_int_equal(fatal_sigaction(SIGBUS, &b, &b), 0);
+	assert_int_equal(actions_sigaction(SIGBUS, &a, NULL), 0);
+	assert_int_equal(actions_sigaction(SIGBUS, &b, &b), 0);
 	assert_ptr_equal(b.sa_handler, counting);
 	assert_ptr_equal(kernel_action(SIGBUS).sa_handler, SIG_IGN);
+}
+
+/*
+ * SIG_DFL set with no flags: ours in the kernel with SA_RESTART (a report
+ * must not make a blocked read(2) return EINTR) and off the alternate
+ * stack; the flags given back are the ones set.
+ */
+static void test_default_restarts_calls(void **state)
+{
+	struct sigaction a = { .sa_handler = SIG_DFL, .sa_flags = SA_ONSTACK }, old, k;
+
+	(void)state;
+	sigemptyset(&a.sa_mask);
+	assert_int_equal(actions_sigaction(SIGHUP, &a, NULL), 0);
+	k = kernel_action(SIGHUP);
+	assert_true(k.sa_handler != SIG_DFL);
+	assert_true(k.sa_flags & SA_RESTART);
+	assert_false(k.sa_flags & SA_ONSTACK);
+	assert_int_equal(actions_sigaction(SIGHUP, NULL, &old), 0);
+	assert_ptr_equal(old.sa_handler, SIG_DFL);
+	assert_false(old.sa_flags & SA_RESTART);
+	assert_true(old.sa_flags & SA_ONSTACK);
 }
 
 int main(void)
@@ -163,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_ignored_is_the_kernels),
 		cmocka_unit_test(test_resethand_runs_once),
 		cmocka_unit_test(test_same_struct_for_act_and_oldact),
+		cmocka_unit_test(test_default_restarts_calls),
 	};
 
 	return cmocka_run_group_tests(tests, install, NULL);
