@@ -27,6 +27,7 @@
 #include "export/buf.h"
 #include "preload/fd.h"
 #include "preload/output/dir.h"
+#include "preload/output/pipe_turn.h"
 
 /* O_NONBLOCK: a FIFO must not block the open (ENXIO without a reader). */
 #define OPEN_FLAGS (O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
@@ -141,18 +142,20 @@ static int check_open_file(int fd, const struct place *pl, struct stat *st, cons
 
 /*
  * One write at the end (O_APPEND: reports of concurrent processes never
- * interleave). A regular file that took only part of it (ENOSPC, EFBIG) is
- * cut back to where the report began, unless someone wrote after it.
+ * interleave in a regular file; a FIFO's writers take turns, pipe_turn.h).
+ * A regular file that took only part of it (ENOSPC, EFBIG) is cut back to
+ * where the report began, unless someone wrote after it.
  */
 static int append(int fd, const struct stat *st, const char *buf, size_t len, const char **why)
 {
 	int err;
-	size_t done = fd_write_bounded(fd, buf, len, FD_WRITE_WAIT_MS, &err);
+	bool missed;
+	size_t done = pipe_turn_write(fd, buf, len, FD_WRITE_WAIT_MS, &err, &missed);
 	struct stat now;
 	off_t end;
 
 	if (!err)
-		return 0;
+		return missed ? REPORT_FILE_TURN_MISSED : 0;
 	if (S_ISREG(st->st_mode) && done > 0 && (end = lseek(fd, 0, SEEK_CUR)) >= (off_t)done &&
 	    fstat(fd, &now) == 0 && now.st_size == end)
 		(void)!ftruncate(fd, end - (off_t)done);

@@ -31,10 +31,15 @@
  * @path is borrowed: the '/' before its last component is a NUL for the
  * moment the directory is opened (no copy on a small signal stack).
  *
- * Return: 0, or a negative errno with *@why set to a phrase for the
- * warning ("ELOOP: a symbolic link in a shared directory", ...).
+ * Return: 0, REPORT_FILE_TURN_MISSED (a FIFO other processes write too
+ * was written without its turn: pipe_turn.h), or a negative errno with
+ * *@why set to a phrase for the warning ("ELOOP: a symbolic link in a
+ * shared directory", ...).
  */
 int report_file_write(char *path, const char *buf, size_t len, const char **why);
+
+/* Written whole to a FIFO, but without waiting its turn (pipe_turn.h): the caller says so. */
+#define REPORT_FILE_TURN_MISSED 1
 
 /*
  * report_file_replace - report_file_write(), but the file is made to hold

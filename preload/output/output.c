@@ -1,7 +1,8 @@
 /*
  * output.c: deliver a formatted report to its destination, one write(2) per
  * report: a standard stream only while it is provably the one the program
- * started with (fd.c), a file through report_file.c. Async-signal-safe
+ * started with (fd.c), a file through report_file.c; a pipe or FIFO that
+ * other processes write too in this process's turn (pipe_turn.c). Async-signal-safe
  * (reports are written from signal handlers): no stdio, no allocation;
  * errno is preserved.
  */
@@ -18,6 +19,7 @@
 #include "preload/fd.h"
 #include "preload/output/dir.h"
 #include "preload/output/file.h"
+#include "preload/output/pipe_turn.h"
 #include "preload/warn.h"
 
 bool output_is_dir(const char *target)
@@ -64,17 +66,29 @@ int output_stream_open(const char *target)
 	return -1;
 }
 
+/* The one line for a report written to a shared pipe without its turn (pipe_turn.h). */
+static void warn_turn_missed(const char *target)
+{
+	warn_line("the report to ", target, " waited 2 s for other processes' reports, with "
+		  "nothing read, and was written without its turn: it may interleave with theirs",
+		  NULL);
+}
+
 /*
- * A standard stream, through the descriptor fd.c can prove is still it.
+ * A standard stream, through the descriptor fd.c can prove is still it: a
+ * pipe that other processes write too gets the report whole (pipe_turn.h).
  * Return: 0, or the errno of a failed write (ENOENT: nothing provably ours).
  */
 static int stream_write(int std_fd, const char *buf, size_t len)
 {
 	int fd = fd_stream_target(std_fd), err;
+	bool missed;
 
 	if (fd < 0)
 		return ENOENT;
-	fd_write_bounded(fd, buf, len, FD_WRITE_WAIT_MS, &err);
+	pipe_turn_write(fd, buf, len, FD_WRITE_WAIT_MS, &err, &missed);
+	if (missed)
+		warn_turn_missed(std_fd == STDOUT_FILENO ? "stdout" : "stderr");
 	return err;
 }
 
@@ -85,7 +99,9 @@ static void file_write(char *path, bool replace, const char *buf, size_t len)
 	int err = replace ? report_file_replace(path, buf, len, &why) :
 			    report_file_write(path, buf, len, &why);
 
-	if (!err)
+	if (err == REPORT_FILE_TURN_MISSED)
+		warn_turn_missed(path);
+	if (err >= 0)
 		return;
 	warn_line("cannot write '", path, "' (", strerrorname_np(-err) ?: "error",
 		  why ? ": " : "", why ? why : "", "); report written to stderr", NULL);

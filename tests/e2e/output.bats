@@ -37,6 +37,53 @@ load helpers
 	[ "$(jq -s 'length' "$REPORTS")" -eq 64 ]
 }
 
+# 60 events: a JSON report of ~13.5 KiB, above PIPE_BUF (4 KiB), which the kernel keeps whole.
+big_events() {
+	local e='task-clock,page-faults,context-switches,cpu-migrations,minor-faults,major-faults'
+
+	printf '%s' "$e"
+	for _ in $(seq 9); do printf ',%s' "$e"; done
+}
+
+# whole_reports FILE: FILE holds 20 whole reports of 60 events, one per line, of 20 processes.
+whole_reports() {
+	[ "$(wc -l <"$1")" -eq 20 ]
+	[ "$(awk 'length > 4096' "$1" | wc -l)" -eq 20 ]
+	[ "$(jq -s 'map(select(.events | length == 60)) | length' "$1")" -eq 20 ]
+	[ "$(jq -s 'map(.pid) | unique | length' "$1")" -eq 20 ]
+}
+
+# 20 processes at once, each one report to stderr: a pipe read only after 0.5 s (the pipe fills
+# up: 272 KiB into 64), then slowly, 64 bytes a read, so that writers wait for room in the middle
+# of their reports again and again, where the kernel lets another writer in.
+@test "20 processes' 14 KiB reports into one pipe arrive whole" {
+	out="$BATS_TEST_TMPDIR/pipe.jsonl"
+	timeout 60 bash -c 'for _ in $(seq 20); do
+			env LD_PRELOAD="$1" PFSHIM_FORMAT=json PFSHIM_EVENTS="$2" /bin/true &
+		done
+		wait' _ "$SHIM" "$(big_events)" 2>&1 | { sleep 0.5; exec dd bs=64 status=none; } >"$out"
+	whole_reports "$out"
+}
+
+@test "20 processes' 14 KiB reports into one FIFO arrive whole" {
+	fifo="$BATS_TEST_TMPDIR/fifo"
+	out="$BATS_TEST_TMPDIR/fifo.jsonl"
+	pids=()
+	mkfifo "$fifo"
+	timeout 60 sh -c 'sleep 0.5; exec dd bs=64 status=none' <"$fifo" >"$out" &
+	reader=$!
+	exec {hold}>"$fifo"	# a writer, so that the reader's open returns; the shim's need a reader
+	for _ in $(seq 20); do
+		timeout 60 env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_EVENTS="$(big_events)" \
+			PFSHIM_OUTPUT="$fifo" /bin/true &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	exec {hold}>&-
+	wait "$reader"
+	whole_reports "$out"
+}
+
 @test "a file gathers reports in JSON Lines: one object per line" {
 	shim PFSHIM_EVENTS=task-clock sh -c "$PROGS/touch_pages 1; $PROGS/touch_pages 2"
 	[ "$(wc -l <"$REPORTS")" -eq "$(jq -s length "$REPORTS")" ]
