@@ -263,11 +263,47 @@ series() {
 	grep -q "expected a duration such as 500ms, 2s or 1m" <<<"$(PFSHIM_INTERVAL=fast shim /bin/true 2>&1)"
 }
 
-@test "pfshim run -I: every process of the job has a series; the summary sums the last reports" {
+@test "pfshim run -I: the runner reads the job's totals every interval; no thread in the job" {
 	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
 	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (libjansson-dev)"
 	out="$BATS_TEST_TMPDIR/job"
 	run -0 --separate-stderr "$BUILD/pfshim" run -I 30ms -e page-faults -o "$out" -- \
+		"$PROGS/interval_tree" 50 10 200 "$PROGS/touch_rate"
+	echo "$stderr"
+	# no process of the job keeps a series: the runner does
+	[ "$(ls "$out" | grep -c 'series')" -eq 0 ]
+	[ "$(grep -c '^#           time             counts unit events$' <<<"$stderr")" -eq 1 ]
+	lines=$(grep -cE '^ +[0-9]+\.[0-9]{9} +[0-9,]+ +page-faults$' <<<"$stderr")
+	[ "$lines" -ge 3 ]
+	job="$out/pfshim-job.jsonl"
+	[ "$(jq '.intervals | length' "$job")" -eq "$lines" ]
+	# each printed line is the change since the one before; they add up to the last reading
+	printed=$(grep -E ' page-faults$' <<<"$stderr" | awk '{ gsub(",", "", $2); s += $2 } END { print s }')
+	[ "$printed" -eq "$(jq '.intervals[-1].values[0]' "$job")" ]
+	[ "$(jq '[.intervals[].values[0]] | . == sort' "$job")" = true ]
+	[ "$(jq '.intervals[-1].values[0] <= .events[0].value' "$job")" = true ]
+	run -2 "$BUILD/pfshim" run -I 5ms true
+	[[ "$output" == *"-I 5ms: out of range"* ]]
+}
+
+@test "pfshim run -I: the job's processes see one thread, and may unshare or setns any namespace" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (libjansson-dev)"
+	run -0 --separate-stderr "$BUILD/pfshim" run -I 10ms -o "$BATS_TEST_TMPDIR/t" -- \
+		sh -c 'sleep 0.1; ls /proc/$$/task | wc -l'
+	[ "$output" = 1 ]
+	[ "$(id -u)" -eq 0 ] || skip "unshare -m and nsenter -m need root"
+	unshare -m true 2>/dev/null || skip "no mount namespaces here (a container without CAP_SYS_ADMIN)"
+	run -0 --separate-stderr "$BUILD/pfshim" run -I 10ms -o "$BATS_TEST_TMPDIR/u" -- \
+		sh -c 'sleep 0.05; unshare -m true && nsenter -m -t $$ true && echo ok'
+	[ "$output" = ok ]
+}
+
+@test "PFSHIM_INTERVAL set for pfshim run's job: every process keeps its own series (opt-in)" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (libjansson-dev)"
+	out="$BATS_TEST_TMPDIR/job"
+	run -0 --separate-stderr env PFSHIM_INTERVAL=30ms "$BUILD/pfshim" run -e page-faults -o "$out" -- \
 		"$PROGS/interval_tree" 50 10 200 "$PROGS/touch_rate"
 	echo "$stderr"
 	[ "$(ls "$out"/*.series.jsonl | wc -l)" -eq 3 ]
@@ -281,6 +317,4 @@ series() {
 	series=$(cat "$out"/*.series.jsonl | jq -s 'length')
 	[ "$(jq '.reports' <<<"$output")" -ge "$series" ]
 	[ "$(jq '.series | length' <<<"$output")" -gt 0 ]
-	run -2 "$BUILD/pfshim" run -I 5ms true
-	[[ "$output" == *"-I 5ms: out of range"* ]]
 }

@@ -14,6 +14,7 @@ EVENTS=page-faults,task-clock
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
 	command -v perf >/dev/null && perf stat -e page-faults true 2>/dev/null ||
 		skip "perf stat cannot count here (Debian linux-perf, perf_event_paranoid)"
 }

@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <jansson.h>
 
@@ -43,6 +44,14 @@ struct sample_id {
 	uint32_t pid, tid;
 	uint64_t time;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
@@ -229,6 +238,7 @@ int jobcount_open(struct jobcount *j, pid_t pid, const struct event_list *events
 	}
 	rings_open(j, pid);
 	proc_new(j, pid, (int)getpid(), 0);
+	j->start_ns = now_ns();
 	return counting;
 }
 
@@ -399,49 +409,83 @@ void jobcount_drain(struct jobcount *j)
 	free(recs);
 }
 
+/* Event @i read now, as perf stat scales a multiplexed event: value * enabled / running. */
+static uint64_t event_read(struct jobcount_event *e)
+{
+	uint64_t v[3];
+
+	if (e->fd < 0)
+		return UINT64_MAX;
+	if (read(e->fd, v, sizeof(v)) != (ssize_t)sizeof(v)) {
+		e->error = errno ? errno : EIO;
+		return UINT64_MAX;
+	}
+	e->value = v[0];
+	e->enabled = v[1];
+	e->running = v[2];
+	if (!e->running)	/* never on a counter: not counted (or not started yet) */
+		return e->enabled ? UINT64_MAX : 0;
+	if (e->running == e->enabled)
+		return e->value;
+	return (uint64_t)((unsigned __int128)e->value * e->enabled / e->running);
+}
+
+const struct jobcount_sample *jobcount_sample(struct jobcount *j)
+{
+	struct jobcount_sample *s;
+
+	j->sample = xrealloc(j->sample, (size_t)(j->nr_samples + 1) * sizeof(*j->sample));
+	s = &j->sample[j->nr_samples++];
+	s->t_ns = now_ns() - j->start_ns;
+	s->value = xrealloc(NULL, (size_t)(j->nr ? j->nr : 1) * sizeof(uint64_t));
+	for (int i = 0; i < j->nr; i++)
+		s->value[i] = event_read(&j->ev[i]);
+	return s;
+}
+
 void jobcount_finish(struct jobcount *j)
 {
 	jobcount_drain(j);
-	for (int i = 0; i < j->nr; i++) {
-		struct jobcount_event *e = &j->ev[i];
-		uint64_t v[3];
-
-		if (e->fd < 0)
-			continue;
-		if (read(e->fd, v, sizeof(v)) != (ssize_t)sizeof(v)) {
-			e->error = errno ? errno : EIO;
-			continue;
-		}
-		e->value = v[0];
-		e->enabled = v[1];
-		e->running = v[2];
-	}
+	for (int i = 0; i < j->nr; i++)
+		event_read(&j->ev[i]);
 }
 
-/* Counted, as perf stat scales a multiplexed event: value * enabled / running. */
-static bool event_value(const struct jobcount *j, int i, uint64_t *out)
+bool jobcount_value(const struct jobcount *j, const uint64_t *values, int i, uint64_t *out)
 {
-	const struct jobcount_event *e = &j->ev[i];
+	const struct event_spec *spec = j->ev[i].spec;
 
-	if (e->spec->nr_parts) {
+	if (spec->nr_parts) {
 		uint64_t sum = 0, part;
 		bool any = false;
 
-		for (int k = 0; k < e->spec->nr_parts; k++)
-			if (event_value(j, e->spec->parts[k], &part)) {
+		for (int k = 0; k < spec->nr_parts; k++)
+			if (jobcount_value(j, values, spec->parts[k], &part)) {
 				sum += part;
 				any = true;
 			}
 		*out = sum;
 		return any;
 	}
-	if (e->fd < 0 || e->error || (!e->running && e->enabled))
-		return false;
-	if (e->running == e->enabled || !e->running)
-		*out = e->value;
-	else
-		*out = (uint64_t)((unsigned __int128)e->value * e->enabled / e->running);
-	return true;
+	*out = values[i];
+	return values[i] != UINT64_MAX;
+}
+
+/* The job's total of event @i, read by jobcount_finish(). */
+static bool event_value(const struct jobcount *j, int i, uint64_t *out)
+{
+	uint64_t values[EVENTS_MAX];
+
+	for (int k = 0; k < j->nr; k++) {
+		const struct jobcount_event *e = &j->ev[k];
+
+		if (e->fd < 0 || e->error || (!e->running && e->enabled))
+			values[k] = UINT64_MAX;
+		else if (e->running == e->enabled || !e->running)
+			values[k] = e->value;
+		else
+			values[k] = (uint64_t)((unsigned __int128)e->value * e->enabled / e->running);
+	}
+	return jobcount_value(j, values, i, out);
 }
 
 /* The pid namespace as the shim's reports name it: 0 for the initial one (PROC_PID_INIT_INO). */
@@ -476,7 +520,7 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, FI
 {
 	char *line = printable(command);
 	struct utsname uts;
-	json_t *events = json_array(), *procs = json_array(), *job;
+	json_t *events = json_array(), *procs = json_array(), *intervals = json_array(), *job;
 	int ret;
 
 	if (uname(&uts) < 0)
@@ -492,15 +536,27 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, FI
 			"value", counted ? json_integer((json_int_t)v) : json_null(),
 			"error", e->error && !counted ? strerror(e->error) : NULL));
 	}
+	for (int n = 0; n < j->nr_samples; n++) {
+		json_t *values = json_array();
+
+		for (int i = 0; i < j->nr; i++) {
+			uint64_t v;
+
+			json_array_append_new(values, jobcount_value(j, j->sample[n].value, i, &v) ?
+					      json_integer((json_int_t)v) : json_null());
+		}
+		json_array_append_new(intervals, json_pack("{s:I, s:o}", "t_ns",
+			(json_int_t)j->sample[n].t_ns, "values", values));
+	}
 	for (int p = 0; p < j->nr_proc; p++)
 		json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:b}",
 			"pid", j->proc[p].pid, "ppid", j->proc[p].ppid, "program", j->proc[p].comm,
 			"exited", j->proc[p].exited));
-	job = json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:o, s:o, s:I, s:s*, s:o}",
+	job = json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:o, s:o, s:o, s:I, s:s*, s:o}",
 		"schema", "pfshim.job", "version", 1, "command", line,
 		"hostname", uts.nodename, "pid_ns", (json_int_t)pid_ns(),
 		"pid", j->root_pid, "end", status_json(status), "events", events,
-		"lost_records", (json_int_t)j->lost,
+		"intervals", intervals, "lost_records", (json_int_t)j->lost,
 		"processes_error", j->nr_rings ? NULL : strerror(j->ring_error),
 		"processes", j->nr_rings ? procs : (json_decref(procs), json_null()));
 	free(line);
@@ -519,6 +575,9 @@ void jobcount_close(struct jobcount *j)
 		if (j->ev[i].fd >= 0)
 			close(j->ev[i].fd);
 	rings_close(j);
+	for (int n = 0; n < j->nr_samples; n++)
+		free(j->sample[n].value);
+	free(j->sample);
 	free(j->proc);
 	free(j->by_pid);
 	memset(j, 0, sizeof(*j));

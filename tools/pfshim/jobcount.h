@@ -45,6 +45,12 @@ struct jobcount_ring {
 	void *meta;		/* the metadata page, then the data pages */
 };
 
+/* The job's totals at one moment (pfshim run -I). */
+struct jobcount_sample {
+	uint64_t t_ns;			/* since the command's start */
+	uint64_t *value;		/* [nr]; UINT64_MAX: not counted */
+};
+
 struct jobcount {
 	int nr;
 	struct jobcount_event ev[EVENTS_MAX];
@@ -58,6 +64,9 @@ struct jobcount {
 	int by_pid_size;
 	uint64_t lost;			/* records the kernel could not write (PERF_RECORD_LOST) */
 	int root_pid;
+	uint64_t start_ns;		/* CLOCK_MONOTONIC at jobcount_open() */
+	int nr_samples;
+	struct jobcount_sample *sample;
 };
 
 /*
@@ -79,6 +88,16 @@ void jobcount_drain(struct jobcount *j);
 
 /* jobcount_finish - the last records and the totals; call when the command has ended. */
 void jobcount_finish(struct jobcount *j);
+
+/*
+ * jobcount_sample - read the totals now, as perf stat -I does (a read(2) of
+ * each event, nothing in the job), and keep them. Return: the sample, valid
+ * until the next call.
+ */
+const struct jobcount_sample *jobcount_sample(struct jobcount *j);
+
+/* jobcount_value - event @i of @values as the report shows it (hybrid sums added up); false: not counted. */
+bool jobcount_value(const struct jobcount *j, const uint64_t *values, int i, uint64_t *out);
 
 /*
  * jobcount_write - the pfshim.job object: the events and their totals, the

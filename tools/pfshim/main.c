@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <time.h>
 #include <jansson.h>
 #include <unistd.h>
 
@@ -75,25 +76,27 @@ static const char usage_run[] =
 "                       must hold no reports yet). Default: a new directory\n"
 "                       $TMPDIR/pfshim-run.XXXXXX (/tmp without TMPDIR), kept.\n"
 "  -I, --interval INTERVAL\n"
-"                       every process also reports every INTERVAL (500ms, 2s,\n"
-"                       1m; a plain number is milliseconds; at least 10ms):\n"
-"                       PFSHIM_INTERVAL. Each image's series is kept in DIR\n"
-"                       as NAME.series.jsonl; the summary sums the final\n"
-"                       report of each image, as without -I.\n"
+"                       every INTERVAL (500ms, 2s, 1m; a plain number is\n"
+"                       milliseconds; at least 10ms) read the job's totals\n"
+"                       and print each event's change on stderr, as perf\n"
+"                       stat -I does; kept in DIR/pfshim-job.jsonl. Nothing\n"
+"                       runs in the job for it. A series per process is\n"
+"                       PFSHIM_INTERVAL's, set for the job (a thread in\n"
+"                       each process: docs/usage.md).\n"
 "  -h, --help           this text\n"
 "\n"
 "COMMAND sees LD_PRELOAD (the shim, then any libraries already there),\n"
-"PFSHIM_OUTPUT=DIR/, PFSHIM_FORMAT=json, PFSHIM_ON_FATAL=1 (unless set), with\n"
-"-e PFSHIM_EVENTS and with -I PFSHIM_INTERVAL: the shim reads them, and the\n"
-"processes of the job inherit them. SIGINT and SIGQUIT are the command's (pfshim\n"
+"PFSHIM_OUTPUT=DIR/, PFSHIM_FORMAT=json, PFSHIM_ON_FATAL=1 (unless set) and\n"
+"with -e PFSHIM_EVENTS: the shim reads them, and the processes of the job\n"
+"inherit them. SIGINT and SIGQUIT are the command's (pfshim\n"
 "run ignores them while it waits); SIGTERM and SIGHUP sent to pfshim run are\n"
 "passed on to the command, and the summary is still printed.\n"
 "\n"
 "COMMAND is counted from its exec, the dynamic loader included, as perf stat\n"
 "counts: its counters are opened before the exec (enable_on_exec) and handed\n"
 "to the shim in PFSHIM_ADOPT, not for a setuid/setgid or static COMMAND, nor\n"
-"with -I. PFSHIM_HANDOVER=0 turns that off; PFSHIM_HANDOVER=1 does it at\n"
-"every exec of the job.\n"
+"with PFSHIM_INTERVAL. PFSHIM_HANDOVER=0 turns that off; PFSHIM_HANDOVER=1\n"
+"does it at every exec of the job.\n"
 "\n"
 "Exit status: COMMAND's; 128+N when a signal N ended it; 127 when it could not\n"
 "be started; 2 for a usage error.\n";
@@ -261,12 +264,66 @@ static void job_forward(int sig)
 }
 
 /*
- * Wait for the command, taking the job's records as they come (a buffer
- * half full wakes us), until it has ended; -1 on a wait error.
+ * -I: the job's totals now, each event's change since the last as perf stat
+ * -I prints it, on stderr in one write.
  */
-static int job_wait(pid_t pid, struct jobcount *jc)
+static void job_interval_print(struct jobcount *jc)
+{
+	const struct jobcount_sample *now = jobcount_sample(jc);
+	const struct jobcount_sample *last = jc->nr_samples > 1 ? now - 1 : NULL;
+	char *text = NULL, v[48];
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	if (!last)
+		fprintf(mem, "#           time             counts unit events\n");
+	for (int i = 0; i < jc->nr; i++) {
+		const struct event_spec *e = jc->ev[i].spec;
+		struct summary_event shown = { (char *)e->name, (char *)e->unit, e->scale ? e->scale : 1 };
+		uint64_t was = 0, is;
+
+		if (!jobcount_value(jc, now->value, i, &is) ||
+		    (last && !jobcount_value(jc, last->value, i, &was)))
+			snprintf(v, sizeof(v), "<not counted>");
+		else
+			summary_value_format(&shown, is > was ? is - was : 0, v, sizeof(v));
+		fprintf(mem, "%15.9f %18s %-5s %s\n", (double)now->t_ns / 1e9, v, e->unit, e->name);
+	}
+	if (fclose(mem) == 0)
+		fwrite(text, 1, len, stderr);
+	free(text);
+}
+
+static uint64_t clock_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* poll(2)'s timeout until @next_ns: -1 without one, at least 1 ms, at most 50 ms without a pidfd. */
+static int job_timeout(uint64_t next_ns, bool pidfd)
+{
+	uint64_t now = clock_ns();
+	int ms = next_ns ? (next_ns > now ? (int)((next_ns - now + 999999) / 1000000) : 0) : -1;
+
+	if (!pidfd && (ms < 0 || ms > 50))
+		ms = 50;
+	return ms;
+}
+
+/*
+ * Wait for the command, taking the job's records as they come (a buffer
+ * half full wakes us), and with @interval_ns the job's totals every
+ * interval, until it has ended; -1 on a wait error.
+ */
+static int job_wait(pid_t pid, struct jobcount *jc, uint64_t interval_ns)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), status;
+	uint64_t next = interval_ns ? clock_ns() + interval_ns : 0;
 	struct pollfd fds[JOB_POLL_MAX];
 
 	for (;;) {
@@ -275,8 +332,14 @@ static int job_wait(pid_t pid, struct jobcount *jc)
 
 		fds[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 		/* Without a pidfd (before Linux 5.3, or refused): a look every 50 ms. */
-		poll(fds, (nfds_t)n, pidfd >= 0 ? -1 : 50);
+		poll(fds, (nfds_t)n, job_timeout(next, pidfd >= 0));
 		jobcount_drain(jc);
+		if (next && clock_ns() >= next) {
+			job_interval_print(jc);
+			/* A late wake-up skips the steps it missed, as perf stat -I does. */
+			while (next <= clock_ns())
+				next += interval_ns;
+		}
 		done = waitpid(pid, &status, WNOHANG);
 		if (done == pid)
 			break;
@@ -318,7 +381,7 @@ static void job_count_write(const struct jobcount *jc, char **argv, int status, 
  * pid, so that they start at its exec. Return: its wait status, -1 when it
  * could not be started (said).
  */
-static int job_run(char **argv, const char *dir)
+static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 {
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, forward = { .sa_handler = job_forward };
 	struct sigaction old_int, old_quit, old_term, old_hup;
@@ -365,7 +428,7 @@ static int job_run(char **argv, const char *dir)
 	sigaction(SIGHUP, &forward, &old_hup);
 	jobcount_open(&jc, pid, run_events(&config));
 	close(go[1]);
-	status = job_wait(pid, &jc);
+	status = job_wait(pid, &jc, interval_ns);
 	jobcount_finish(&jc);
 	if (status != -1)
 		job_count_write(&jc, argv, status, dir);
@@ -443,12 +506,10 @@ static int cmd_run(int argc, char **argv)
 	setenv("PFSHIM_FORMAT", "json", 1);
 	if (events)
 		setenv("PFSHIM_EVENTS", events, 1);
-	if (interval)
-		setenv("PFSHIM_INTERVAL", interval, 1);
 
 	/* Caught only in this process: every process of the job may take a report now. */
 	setenv("PFSHIM_ON_FATAL", "1", 0);
-	status = job_run(argv + optind, dir);
+	status = job_run(argv + optind, dir, interval ? (uint64_t)config_interval_parse(interval) : 0);
 	if (status < 0)
 		return 2;
 	summary_init(&s, NULL);
