@@ -188,6 +188,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
+	config_names_check(environ, warn_message);
 	events_parse(process.config.events, process.config.sysfs_root, process.config.tracefs_root,
 		     &process.events,
 		     warn_message, (void *)"PFSHIM_EVENTS");

@@ -473,6 +473,26 @@ static int events_check(const char *text)
 	return problems ? -1 : 0;
 }
 
+/* PFSHIM_* names no part of pfshim reads: said once here, rather than by every process of the job. */
+static int names_unknown;
+
+static void names_complain(void *name, const char *message)
+{
+	static const char ignored[] = "; ignored";	/* by the shim; here the job does not start */
+	size_t n = strlen(message);
+
+	if (n > sizeof(ignored) - 1 && !strcmp(message + n - (sizeof(ignored) - 1), ignored))
+		n -= sizeof(ignored) - 1;
+	names_unknown++;
+	fprintf(stderr, "pfshim run: %s: %.*s\n", (const char *)name, (int)n, message);
+}
+
+static int names_check(void)
+{
+	config_names_check(environ, names_complain);
+	return names_unknown ? -1 : 0;
+}
+
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -528,7 +548,7 @@ static int cmd_run(int argc, char **argv)
 				"not a duration (500ms, 2s, 1m; a plain number is milliseconds)");
 		return 2;
 	}
-	if (events && events_check(events) < 0)
+	if ((events && events_check(events) < 0) || names_check() < 0)
 		return 2;
 	if (library_find(lib, sizeof(lib)) < 0) {
 		fprintf(stderr, "pfshim run: libpfshim.so is neither beside this program nor in ../lib\n");
