@@ -135,6 +135,11 @@ static const char usage_report[] =
 "                       A name in LIST that no report has is said on stderr\n"
 "                       (\"--events: no report has 'X'; left out\"); the rest is\n"
 "                       printed and the exit status does not change.\n"
+"  -A, --any-owner      read the files of other users found in directories too\n"
+"                       (by default: named on stderr and skipped; a file named\n"
+"                       on the command line is read whoever owns it). Below a\n"
+"                       directory no symbolic link is followed and only\n"
+"                       regular files are read.\n"
 "  -t, --tree           also the process tree: images by pid and ppid, exec\n"
 "                       chains marked '>', children under the image that forked\n"
 "                       them (keeps one record per image: memory grows with the\n"
@@ -160,8 +165,12 @@ static const char usage_report[] =
 "counted nowhere is <not counted>, or <not supported> when some image could not\n"
 "open it (null in JSON, empty in CSV). docs/pfshim.md has the schemas.\n"
 "\n"
+"Strings from reports are shown, never acted on: control bytes as \\xHH in every\n"
+"view, HTML escaped in the page, a CSV cell that a spreadsheet would take for a\n"
+"formula (=, +, -, @ first) behind a '. Sums saturate at 2^63-1.\n"
+"\n"
 "Exit status: 0 when at least one report was read, 1 when none was, 2 for a\n"
-"usage error or a page that could not be written.\n";
+"usage error, or a page or stdout that could not be written.\n";
 
 /* libpfshim.so beside this program (build/) or in ../lib (installed). */
 static int library_find(char *path, size_t size)
@@ -587,7 +596,8 @@ static int cmd_run(int argc, char **argv)
 	status = job_run(argv + optind, dir, interval ? (uint64_t)config_interval_parse(interval) : 0);
 	if (status < 0)
 		return 2;
-	summary_init(&s, NULL);
+	/* The job's own directory: a process that dropped privileges left its report as that user. */
+	summary_init(&s, &(struct summary_options){ .any_owner = true });
 	summary_add_path(&s, dir);
 	summary_finish(&s);
 	summary_print_run(&s, command_line(argv + optind), out || keep ? output : NULL);
@@ -634,6 +644,7 @@ static int cmd_report(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "regions", required_argument, NULL, 'r' },
 		{ "tree", no_argument, NULL, 't' },
+		{ "any-owner", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -643,7 +654,7 @@ static int cmd_report(int argc, char **argv)
 	struct summary s;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "b:e:r:th", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:e:r:tAh", options, NULL)) != -1) {
 		/* json and csv: the last one wins, as do repeated --by */
 		switch (c) {
 		case 'j': format = JSON; break;
@@ -651,6 +662,7 @@ static int cmd_report(int argc, char **argv)
 		case 'H': html = optarg; opt.images = true; break;
 		case 'T': title = optarg; break;
 		case 't': opt.images = opt.tree = true; break;
+		case 'A': opt.any_owner = true; break;
 		case 'e': names_add_list(&opt.events, optarg); break;
 		case 'r': names_add_list(&opt.regions, optarg); break;
 		case 'b':
@@ -682,6 +694,12 @@ static int cmd_report(int argc, char **argv)
 	else
 		summary_print_text(&s, title, NULL, stdout);
 	ret = s.reports || s.job ? 0 : 1;
+	if (html && strcmp(html, "-") == 0)
+		;	/* said by summary_html_write() */
+	else if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "pfshim report: stdout: %s\n", strerror(errno ? errno : EIO));
+		ret = 2;
+	}
 	summary_free(&s);
 	return ret;
 }
