@@ -226,7 +226,8 @@ within_2pct() {
 @test "a thread that forks or spawns while another execs: no child holds a handed descriptor (200 runs each)" {
 	# The window between the opening and the exec: a child made in it
 	# copies what the process holds. The hand-over is made only by a
-	# process's only thread. Before: 1 to 10 runs in 200 left 4 in a child.
+	# process's only thread. Before: 1-3 runs in 200 with fork, 3-6 with
+	# posix_spawn left them in a child.
 	local out leaks
 	for how in fork spawn; do
 		leaks=0
