@@ -140,10 +140,12 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 			  "; report written to stderr", NULL);
 		stream_write(STDERR_FILENO, buf, len);
 	} else if (output_is_dir(path)) {
-		if ((err = output_dir_write(path, &named, buf, len)) < 0) {
+		const char *why;
+
+		if ((err = output_dir_write(path, &named, buf, len, &why)) < 0) {
 			warn_line("cannot write a report into '", path, "' (",
-				  strerrorname_np(-err) ?: "error", "); report written to stderr",
-				  NULL);
+				  strerrorname_np(-err) ?: "error", why ? ": " : "", why ? why : "",
+				  "); report written to stderr", NULL);
 			stream_write(STDERR_FILENO, buf, len);
 		}
 	} else if (output_uses_seq(target)) {

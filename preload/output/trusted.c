@@ -1,0 +1,162 @@
+/*
+ * trusted.c: walk a directory path the way a privileged process must, so
+ * that root run with another user's XDG_RUNTIME_DIR or PAPI_OUTPUT_DIRECTORY
+ * (sudo -E, the shim in /etc/ld.so.preload) never writes where that user
+ * chose. A path is resolved one component at a time with openat() from a
+ * descriptor, never whole: each directory is opened O_NOFOLLOW and judged
+ * with fstat() on its descriptor, so what was judged is what is used, and a
+ * directory renamed or replaced meanwhile by its owner is either refused or
+ * not reached. The rules are those of a directory nobody else controls:
+ * ours or root's, and closed to other writers unless sticky.
+ *
+ * Async-signal-safe: openat, fstat, mkdirat, close; a NAME_MAX component
+ * on the stack, no PATH_MAX copy.
+ */
+#include "preload/output/trusted.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WALK_FLAGS (O_PATH | O_NOFOLLOW | O_CLOEXEC)
+
+bool trusted_dir_shared(const struct stat *dir)
+{
+	return dir->st_mode & (S_IWGRP | S_IWOTH);
+}
+
+/* NULL when @st is a directory we may trust, else why not. */
+static const char *dir_judge(const struct stat *st)
+{
+	uid_t me = geteuid();
+
+	if (!S_ISDIR(st->st_mode))
+		return "not a directory";
+	if (st->st_uid != me && st->st_uid != 0)
+		return "a directory on the way belongs to another user";
+	if (trusted_dir_shared(st) && !(st->st_mode & S_ISVTX))
+		return "others may write in a directory on the way (and it is not sticky)";
+	return NULL;
+}
+
+/*
+ * A symbolic link in @parent, whose own stat is @link: followed as the
+ * kernel's protected_symlinks would, and never when someone else could
+ * have put it there (a hard link of root's /var/run planted in /tmp).
+ */
+static const char *link_judge(const struct stat *parent, const struct stat *link)
+{
+	uid_t me = geteuid();
+
+	if (link->st_uid != me && link->st_uid != 0)
+		return "a symbolic link on the way belongs to another user";
+	if (trusted_dir_shared(parent) && (link->st_uid != me || link->st_nlink != 1))
+		return "a symbolic link on the way sits in a directory others may write in";
+	return NULL;
+}
+
+int trusted_dir_at(int parent_fd, const struct stat *parent, const char *name, bool create,
+		   mode_t mode, struct stat *st, const char **why)
+{
+	int fd = openat(parent_fd, name, WALK_FLAGS);
+
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdirat(parent_fd, name, mode) < 0 && errno != EEXIST)
+			return -errno;
+		fd = openat(parent_fd, name, WALK_FLAGS);
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (S_ISLNK(st->st_mode)) {
+		*why = link_judge(parent, st);
+		close(fd);
+		if (*why)
+			return -EPERM;
+		/* The parent is judged: only its owner or we could swap the link now. */
+		fd = openat(parent_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, st) < 0) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+	}
+	*why = dir_judge(st);
+	if (*why) {
+		close(fd);
+		if (!S_ISDIR(st->st_mode))
+			*why = NULL;	/* a fact, not a refusal */
+		return *why ? -EPERM : -ENOTDIR;
+	}
+	return fd;
+}
+
+int trusted_dir_open(const char *path, bool create, mode_t mode, struct stat *st,
+		     const char **why)
+{
+	char name[NAME_MAX + 1];
+	const char *p = path;
+	struct stat parent;
+	int fd;
+
+	*why = NULL;
+	fd = open(*p == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0 || (*why = dir_judge(st))) {
+		int err = *why ? -EPERM : -errno;
+
+		close(fd);
+		return err;
+	}
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		int next;
+
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			p += n + (p[n] == '/');
+			continue;
+		}
+		if (n > NAME_MAX) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		parent = *st;
+		next = trusted_dir_at(fd, &parent, name, create, mode, st, why);
+		close(fd);
+		if (next < 0)
+			return next;
+		fd = next;
+		p += n + (p[n] == '/');
+	}
+	return fd;
+}
+
+int trusted_file_ours(int fd, const char **why)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		*why = "not a regular file";
+	else if (st.st_uid != geteuid())
+		*why = "another user's file";
+	else if (st.st_nlink != 1)
+		*why = "a file with other names (hard links)";
+	else
+		return 0;
+	return -EPERM;
+}
