@@ -237,6 +237,7 @@ static int series_append(int dirfd, const struct output_names *names, const char
 			 size_t len, const char **why)
 {
 	char series[NAME_MAX + 1];
+	struct stat st;
 	ssize_t n;
 	int fd, err = output_dir_series_name(published.name, names->ext, series, sizeof(series));
 
@@ -247,7 +248,7 @@ static int series_append(int dirfd, const struct output_names *names, const char
 		    0644);
 	if (fd < 0)
 		return -errno;
-	err = trusted_file_ours(fd, why);
+	err = trusted_file_ours(fd, &st, why);
 	if (err == 0) {
 		do
 			n = write(fd, buf, len);

@@ -44,8 +44,8 @@ static int ledger_add(int dirfd, uint64_t *ordinal)
 
 	if (fd < 0)
 		return -errno;
-	err = trusted_file_ours(fd, &why);
-	if (err == 0 && fstat(fd, &st) == 0 && st.st_size == 0)
+	err = trusted_file_ours(fd, &st, &why);
+	if (err == 0 && st.st_size == 0)
 		(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4096);
 	if (err == 0 && write(fd, ".", 1) != 1)
 		err = -errno;

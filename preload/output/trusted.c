@@ -27,11 +27,9 @@ bool trusted_dir_shared(const struct stat *dir)
 	return dir->st_mode & (S_IWGRP | S_IWOTH);
 }
 
-/* NULL when @st is a directory we may trust, else why not. */
-static const char *dir_judge(const struct stat *st)
+/* NULL when @st is a directory the effective user @me may trust, else why not. */
+static const char *dir_judge(const struct stat *st, uid_t me)
 {
-	uid_t me = geteuid();
-
 	if (!S_ISDIR(st->st_mode))
 		return "not a directory";
 	if (st->st_uid != me && st->st_uid != 0)
@@ -46,10 +44,8 @@ static const char *dir_judge(const struct stat *st)
  * kernel's protected_symlinks would, and never when someone else could
  * have put it there (a hard link of root's /var/run planted in /tmp).
  */
-static const char *link_judge(const struct stat *parent, const struct stat *link)
+static const char *link_judge(const struct stat *parent, const struct stat *link, uid_t me)
 {
-	uid_t me = geteuid();
-
 	if (link->st_uid != me && link->st_uid != 0)
 		return "a symbolic link on the way belongs to another user";
 	if (trusted_dir_shared(parent) && (link->st_uid != me || link->st_nlink != 1))
@@ -57,8 +53,9 @@ static const char *link_judge(const struct stat *parent, const struct stat *link
 	return NULL;
 }
 
-int trusted_dir_at(int parent_fd, const struct stat *parent, const char *name, bool create,
-		   mode_t mode, struct stat *st, const char **why)
+/* trusted_dir_at() for the effective user @me. */
+static int dir_at(int parent_fd, const struct stat *parent, const char *name, bool create,
+		  mode_t mode, struct stat *st, const char **why, uid_t me)
 {
 	int fd = openat(parent_fd, name, WALK_FLAGS);
 
@@ -76,7 +73,7 @@ int trusted_dir_at(int parent_fd, const struct stat *parent, const char *name, b
 		return err;
 	}
 	if (S_ISLNK(st->st_mode)) {
-		*why = link_judge(parent, st);
+		*why = link_judge(parent, st, me);
 		close(fd);
 		if (*why)
 			return -EPERM;
@@ -91,7 +88,7 @@ int trusted_dir_at(int parent_fd, const struct stat *parent, const char *name, b
 			return err;
 		}
 	}
-	*why = dir_judge(st);
+	*why = dir_judge(st, me);
 	if (*why) {
 		close(fd);
 		if (!S_ISDIR(st->st_mode))
@@ -101,19 +98,26 @@ int trusted_dir_at(int parent_fd, const struct stat *parent, const char *name, b
 	return fd;
 }
 
+int trusted_dir_at(int parent_fd, const struct stat *parent, const char *name, bool create,
+		   mode_t mode, struct stat *st, const char **why)
+{
+	return dir_at(parent_fd, parent, name, create, mode, st, why, geteuid());
+}
+
 int trusted_dir_open(const char *path, bool create, mode_t mode, struct stat *st,
 		     const char **why)
 {
 	char name[NAME_MAX + 1];
 	const char *p = path;
 	struct stat parent;
+	uid_t me = geteuid();
 	int fd;
 
 	*why = NULL;
 	fd = open(*p == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, st) < 0 || (*why = dir_judge(st))) {
+	if (fstat(fd, st) < 0 || (*why = dir_judge(st, me))) {
 		int err = *why ? -EPERM : -errno;
 
 		close(fd);
@@ -134,7 +138,7 @@ int trusted_dir_open(const char *path, bool create, mode_t mode, struct stat *st
 		memcpy(name, p, n);
 		name[n] = '\0';
 		parent = *st;
-		next = trusted_dir_at(fd, &parent, name, create, mode, st, why);
+		next = dir_at(fd, &parent, name, create, mode, st, why, me);
 		close(fd);
 		if (next < 0)
 			return next;
@@ -144,17 +148,15 @@ int trusted_dir_open(const char *path, bool create, mode_t mode, struct stat *st
 	return fd;
 }
 
-int trusted_file_ours(int fd, const char **why)
+int trusted_file_ours(int fd, struct stat *st, const char **why)
 {
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st->st_mode))
 		*why = "not a regular file";
-	else if (st.st_uid != geteuid())
+	else if (st->st_uid != geteuid())
 		*why = "another user's file";
-	else if (st.st_nlink != 1)
+	else if (st->st_nlink != 1)
 		*why = "a file with other names (hard links)";
 	else
 		return 0;

@@ -57,8 +57,8 @@ bool trusted_dir_shared(const struct stat *dir);
 /*
  * trusted_file_ours - the open file @fd is one this user's process made and
  * may append to: a regular file, owned by the effective user, with no
- * other name. Return: 0, or -EPERM with *@why set.
+ * other name. *@st: its stat. Return: 0, or -EPERM with *@why set.
  */
-int trusted_file_ours(int fd, const char **why);
+int trusted_file_ours(int fd, struct stat *st, const char **why);
 
 #endif
