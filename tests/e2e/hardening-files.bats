@@ -289,6 +289,24 @@ job_of() {
 	[ "$(find "$d/pfshim_output" -name '*.json' -user root | wc -l)" -eq 1 ]
 }
 
+@test "a template whose directory is another user's link or directory: nothing written there" {
+	need_root
+	reachable_shared
+	d=$SHARED_TMP
+	mkdir -m 0777 "$d/theirs"
+	chown $NOBODY:$NOBODY "$d/theirs"
+	ln -s "$d/theirs" "$d/link"
+	chown -h $NOBODY:$NOBODY "$d/link"
+	for via in link theirs; do
+		run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+			PFSHIM_OUTPUT="$d/$via/r.%p.txt" "$PROGS/exit_how" exit 0
+		[ "$output" = out ]
+		[[ "$stderr" == *"(EPERM: a "*" on the way belongs to another user); report written to stderr"* ]]
+		[[ "$stderr" == *"Performance counter stats for 'exit_how'"* ]]
+		[ -z "$(ls -A "$d/theirs")" ]
+	done
+}
+
 @test "another user who makes /dev/shm/pfshim-UID first does not switch the job off" {
 	need_root
 	unshare -m true 2>/dev/null || skip "unshare -m not possible here"
