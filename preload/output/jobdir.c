@@ -116,11 +116,17 @@ int jobdir_tally(const char *dir, struct jobdir_tally *tally)
 	return 0;
 }
 
+/*
+ * The getdents buffers of expiry, small: it runs at the root's exit, maybe
+ * on a thread's small stack, and two are live at once.
+ */
+#define EXPIRE_DENTS 1024
+
 /* Every entry of the job directory @name in @base_fd, then the directory. */
 static void job_remove(int base_fd, const char *name)
 {
 	int fd = openat(base_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	char entries[4096];
+	char entries[EXPIRE_DENTS];
 	long n;
 
 	if (fd < 0)
@@ -154,7 +160,7 @@ void jobdir_expire(int base_fd, uint64_t max_age, uint64_t now)
 {
 	int saved_errno = errno;
 	int fd = openat(base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	char entries[4096];
+	char entries[EXPIRE_DENTS];
 	long n;
 
 	if (fd < 0 || max_age == 0) {

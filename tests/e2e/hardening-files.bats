@@ -297,9 +297,9 @@ job_of() {
 	chown $NOBODY:$NOBODY "$d/theirs"
 	ln -s "$d/theirs" "$d/link"
 	chown -h $NOBODY:$NOBODY "$d/link"
-	for via in link theirs; do
+	for out in link/r.%p.txt theirs/r.%p.txt link/r.%n.txt theirs/r.%n.txt; do
 		run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
-			PFSHIM_OUTPUT="$d/$via/r.%p.txt" "$PROGS/exit_how" exit 0
+			PFSHIM_OUTPUT="$d/$out" "$PROGS/exit_how" exit 0
 		[ "$output" = out ]
 		[[ "$stderr" == *"(EPERM: a "*" on the way belongs to another user); report written to stderr"* ]]
 		[[ "$stderr" == *"Performance counter stats for 'exit_how'"* ]]
