@@ -53,6 +53,20 @@ static const char *link_judge(const struct stat *parent, const struct stat *link
 	return NULL;
 }
 
+/* @fd (an open's result) and its stat in *@st; or a negative errno, @fd closed. */
+static int stat_opened(int fd, struct stat *st)
+{
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) == 0)
+		return fd;
+	err = -errno;
+	close(fd);
+	return err;
+}
+
 /* trusted_dir_at() for the effective user @me. */
 static int dir_at(int parent_fd, const struct stat *parent, const char *name, bool create,
 		  mode_t mode, struct stat *st, const char **why, uid_t me)
@@ -64,30 +78,17 @@ static int dir_at(int parent_fd, const struct stat *parent, const char *name, bo
 			return -errno;
 		fd = openat(parent_fd, name, WALK_FLAGS);
 	}
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, st) < 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	if (S_ISLNK(st->st_mode)) {
+	fd = stat_opened(fd, st);
+	if (fd >= 0 && S_ISLNK(st->st_mode)) {
 		*why = link_judge(parent, st, me);
 		close(fd);
 		if (*why)
 			return -EPERM;
 		/* The parent is judged: only its owner or we could swap the link now. */
-		fd = openat(parent_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		if (fstat(fd, st) < 0) {
-			int err = -errno;
-
-			close(fd);
-			return err;
-		}
+		fd = stat_opened(openat(parent_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC), st);
 	}
+	if (fd < 0)
+		return fd;
 	*why = dir_judge(st, me);
 	if (*why) {
 		close(fd);

@@ -201,11 +201,6 @@ reachable_shared() {
 	chmod 1777 "$SHARED_TMP"
 }
 
-# job_of TEXT: the job directory a root's closing line names.
-job_of() {
-	sed -n 's/.*descendant processes* in \([^ ]*\) (see.*/\1/p' <<<"$1"
-}
-
 @test "root with another user's XDG_RUNTIME_DIR (sudo -E) makes nothing there" {
 	need_root
 	reachable_shared

@@ -8,23 +8,11 @@
 load helpers
 
 setup() {
-	RUN="$BATS_TEST_TMPDIR/run"
-	mkdir -m 0700 "$RUN"
-	export XDG_RUNTIME_DIR="$RUN"
-	cd "$BATS_TEST_TMPDIR"
-}
-
-# under COMMAND...: COMMAND with the shim and nothing else set.
-under() {
-	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock "$@"
+	job_setup
 }
 
 # A script's captures: "changed" for every one that is not empty.
 CAPTURES='for i in $(seq 40); do x=$(/bin/true 2>&1); [ -z "$x" ] || echo "changed: $x"; done; echo end'
-
-job_of() {
-	sed -n 's/.*descendant processes* in \([^ ]*\) (see.*/\1/p' <<<"$1"
-}
 
 # in_tmpfs OPTIONS SCRIPT ARGS...: SCRIPT in a private mount namespace where $RUN is a
 # fresh tmpfs mounted with OPTIONS (mode 0700, $RUN/pfshim made in it), $1 being $RUN.
