@@ -437,17 +437,21 @@ static void lost_mark(void)
 		return;
 	clock_gettime(CLOCK_REALTIME, &times[0]);
 	times[0].tv_nsec = LOST_MARK_NSEC;
-	/* an O_PATH descriptor: utimensat() on "" with AT_EMPTY_PATH */
-	utimensat(base_fd, "", times, AT_EMPTY_PATH);
+	/*
+	 * An O_PATH descriptor: utimensat() on "" with AT_EMPTY_PATH (Linux 5.8);
+	 * before, by its path, judged just now and never followed if a link.
+	 */
+	if (utimensat(base_fd, "", times, AT_EMPTY_PATH) < 0 && errno == EINVAL)
+		utimensat(AT_FDCWD, job.base, times, AT_SYMLINK_NOFOLLOW);
 	close(base_fd);
 }
 
-/* A mark made since this root started. */
-static bool lost_marked(void)
+/* A mark made on the runtime directory @base_fd since this root started. */
+static bool lost_marked(int base_fd)
 {
 	struct stat st;
 
-	return stat(job.base, &st) == 0 && st.st_atim.tv_nsec == LOST_MARK_NSEC &&
+	return base_fd >= 0 && fstat(base_fd, &st) == 0 && st.st_atim.tv_nsec == LOST_MARK_NSEC &&
 	       (uint64_t)st.st_atim.tv_sec >= job.start_s;
 }
 
@@ -517,11 +521,11 @@ static void put_count(char *text, size_t size, uint64_t n)
 }
 
 /* Why the runtime directory's file system took no more: NULL when it has room. */
-static const char *storage_full(void)
+static const char *storage_full(int base_fd)
 {
 	struct statfs fs;
 
-	if (statfs(job.base, &fs) < 0)
+	if (base_fd < 0 || fstatfs(base_fd, &fs) < 0)
 		return NULL;
 	if (fs.f_bavail == 0)
 		return "it is full";
@@ -531,16 +535,16 @@ static const char *storage_full(void)
 }
 
 /* Reports descendants set out to write and could not: past the cap, or lost. */
-static void lost_note(const struct jobdir_tally *t)
+static void lost_note(const struct jobdir_tally *t, int base_fd)
 {
 	uint64_t lost = t->counted > t->reports ? t->counted - t->reports : 0;
 	uint64_t capped = job.cap && t->counted > job.cap ? t->counted - job.cap : 0;
 	char n_lost[24], n_capped[24], n_cap[24];
-	const char *full = storage_full();
+	const char *full = storage_full(base_fd);
 
 	if (lost == 0) {
 		/* images that could not even count themselves (no ledger, no crumb) */
-		if (full || lost_marked())
+		if (full || lost_marked(base_fd))
 			warn_line("reports of descendant processes were lost (", job.base, ": ",
 				  full ? full : "it was full or unusable for a while", ")", NULL);
 		return;
@@ -575,7 +579,7 @@ static void squatted_note(void)
 }
 
 /* The root's word at exit; false when no descendant wrote a report. */
-static bool root_note(bool base_gone)
+static bool root_note(int base_fd, bool base_gone)
 {
 	char count[24], cap[24];
 	struct jobdir_tally t;
@@ -596,8 +600,8 @@ static bool root_note(bool base_gone)
 	}
 	if (jobdir_tally(job.dir, &t) < 0) {
 		/* no descendant wrote, or none could: say which when we can */
-		full = storage_full();
-		if (lost_marked())
+		full = storage_full(base_fd);
+		if (lost_marked(base_fd))
 			warn_line("reports of descendant processes were lost (", job.base, ": ",
 				  full ? full : "it was full or unusable for a while", ")", NULL);
 		return false;
@@ -609,7 +613,7 @@ static bool root_note(bool base_gone)
 					  " reports of descendant processes in ",
 		  job.dir, " (see: pfshim report ", job.dir, "; a job keeps at most ",
 		  job.cap ? cap : "any number", ")", NULL);
-	lost_note(&t);
+	lost_note(&t, base_fd);
 	if (job.squatted)
 		squatted_note();
 	return true;
@@ -627,7 +631,7 @@ void job_finish(enum report_reason reason)
 	if (job.crumb[0] && job.crumb_pid == getpid())
 		base_gone = base_fd < 0 || (unlinkat(base_fd, job.crumb, 0) < 0 && errno == ENOENT);
 	/* A job with descendants may have left crumbs and old jobs; a lone program has not. */
-	if (job_role_now == JOB_ROOT && root_note(base_gone) && base_fd >= 0) {
+	if (job_role_now == JOB_ROOT && root_note(base_fd, base_gone) && base_fd >= 0) {
 		crumbs_sweep(base_fd);
 		clock_gettime(CLOCK_REALTIME, &now);
 		jobdir_expire(base_fd, job.expire, (uint64_t)now.tv_sec);
