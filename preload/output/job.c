@@ -611,8 +611,9 @@ static bool root_note(int base_fd, bool base_gone)
 	/* reports, not processes: a fork+exec leaves one per image */
 	warn_line(count, t.reports == 1 ? " report of a descendant process in " :
 					  " reports of descendant processes in ",
-		  job.dir, " (see: pfshim report ", job.dir, "; a job keeps at most ",
-		  job.cap ? cap : "any number", ")", NULL);
+		  job.dir, " (see: pfshim report ", job.dir,
+		  job.cap ? "; a job keeps at most " : "; no cap: PFSHIM_JOB_MAX=0",
+		  job.cap ? cap : "", ")", NULL);
 	lost_note(&t, base_fd);
 	if (job.squatted)
 		squatted_note();

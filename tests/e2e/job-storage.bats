@@ -92,6 +92,12 @@ print(sum(1 for o in outs if o.stdout or o.stderr), "changed")'
 	[ "$(ls "$dir" | wc -l)" -eq 5 ]
 	[[ "$output" == *"pfshim: 5 reports of descendant processes in $dir (see: pfshim report $dir; a job keeps at most 5)"* ]]
 	[[ "$output" == *"pfshim: $((all - 5)) reports of descendant processes not kept: the job holds at most 5 (PFSHIM_JOB_MAX)"* ]]
+	# 0: no cap
+	run -0 under env PFSHIM_JOB_MAX=0 sh -c "$script"
+	dir=$(job_of "$output")
+	[ "$(ls "$dir" | wc -l)" -eq "$all" ]
+	[[ "$output" == *"(see: pfshim report $dir; no cap: PFSHIM_JOB_MAX=0)"* ]]
+	[[ "$output" != *"not kept"* ]]
 }
 
 @test "job directories expire: a root removes those idle past PFSHIM_JOB_EXPIRE whose root is gone" {
