@@ -118,6 +118,18 @@ static void read_output(struct config *c, const char *value, events_warn_fn warn
 	}
 }
 
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+bool config_adopts_handover(const struct config *next, const struct config *ours)
+{
+	return !next->disabled && !next->interval_ns && same_text(next->events, ours->events) &&
+	       same_text(next->sysfs_root, ours->sysfs_root) &&
+	       same_text(next->tracefs_root, ours->tracefs_root);
+}
+
 /* Every PFSHIM_* variable the shim reads, for config_names_check(). */
 static const char *const known_names[] = { CONFIG_VARIABLES };
 

@@ -49,7 +49,8 @@ typedef const char *(*config_getenv_fn)(const char *name);
 #define CONFIG_VARIABLES \
 	"PFSHIM_EVENTS", "PFSHIM_FORMAT", "PFSHIM_OUTPUT", "PFSHIM_SIGNAL", "PFSHIM_INTERVAL", \
 	"PFSHIM_ON_FATAL", "PFSHIM_HANDOVER", "PFSHIM_COMPENSATE", "PFSHIM_DISABLE", \
-	"PFSHIM_SYSFS_ROOT", "PFSHIM_TRACEFS_ROOT", "PFSHIM_ADOPT", CONFIG_TEST_VARIABLES
+	"PFSHIM_SYSFS_ROOT", "PFSHIM_TRACEFS_ROOT", "PFSHIM_ADOPT", "PFSHIM_JOB_MAX", \
+	"PFSHIM_JOB_EXPIRE", CONFIG_TEST_VARIABLES
 
 /* pfshim's own test harness's (tests/): passed to the programs it runs under the shim. */
 #define CONFIG_TEST_VARIABLES \
@@ -62,6 +63,15 @@ typedef const char *(*config_getenv_fn)(const char *name);
  * pfshim variable (did you mean 'PFSHIM_EVENTS'?); ignored".
  */
 void config_names_check(char *const *env, events_warn_fn warn);
+
+/*
+ * config_adopts_handover - would a shim configured as @next (config_read()
+ * of an exec's environment) adopt counters opened for @ours
+ * (preload/counters/handover.h)? Not when it is off, keeps interval reports
+ * (its thread would be counted) or reads other events (their text, or the
+ * sysfs or tracefs root that resolves it).
+ */
+bool config_adopts_handover(const struct config *next, const struct config *ours);
 
 /*
  * config_read - fill @c from the variables @get_env returns. A malformed value

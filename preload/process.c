@@ -282,7 +282,7 @@ static bool next_image_adopts(char *const envp[])
 	next_envp = envp;
 	config_read_secure(&next, next_env, quiet, false);
 	next_envp = NULL;
-	return handover_config_adopts(&next, &process.config);
+	return config_adopts_handover(&next, &process.config);
 }
 
 const char *process_handover_open(const char *file, bool search, char *const envp[])
@@ -458,7 +458,8 @@ static void report_format_write(const struct report *r, struct report_memory *me
 /*
  * The writer's stack below report_write() (gcc -fstack-usage): output_write
  * 4.2 KiB, the directory writer 0.6 KiB, libc's calls: 8 KiB. A directory
- * created on the way (output_mkdirs) needs 4 KiB more, and may fault one.
+ * walked or created on the way (trusted.c) needs ~0.7 KiB more, and may
+ * fault it.
  */
 #define REPORT_STACK_BYTES (8 * 1024)
 

@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "fastread/fastread.h"
-#include "preload/config.h"
 #include "preload/exec_search.h"
 #include "preload/fd.h"
 
@@ -390,18 +389,6 @@ int handover_open(struct counter_set *s, const struct event_list *events,
 		counters_close(s);
 	errno = saved_errno;
 	return ret;
-}
-
-static bool same_text(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-bool handover_config_adopts(const struct config *next, const struct config *ours)
-{
-	return !next->disabled && !next->interval_ns && same_text(next->events, ours->events) &&
-	       same_text(next->sysfs_root, ours->sysfs_root) &&
-	       same_text(next->tracefs_root, ours->tracefs_root);
 }
 
 int handover_adopt(struct counter_set *s, const struct event_list *events,

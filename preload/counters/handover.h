@@ -18,7 +18,6 @@
 #define HANDOVER_VAR	"PFSHIM_ADOPT"
 #define HANDOVER_MAX	(64 + EVENTS_MAX * 64)
 
-struct config;
 
 /*
  * handover_open - open @events' counters for the next image into @s (as
@@ -34,13 +33,6 @@ struct config;
 int handover_open(struct counter_set *s, const struct event_list *events,
 		  const char *events_text, char *buf, size_t size);
 
-/*
- * handover_config_adopts - would a shim configured as @next (config_read()
- * of the exec's environment) adopt counters opened for @ours? Not when it
- * is off, keeps interval reports (its thread would be counted) or reads
- * other events (their text, or the sysfs or tracefs root that resolves it).
- */
-bool handover_config_adopts(const struct config *next, const struct config *ours);
 
 /*
  * handover_format - describe @s for the image that @pid is about to exec,

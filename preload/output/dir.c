@@ -22,6 +22,7 @@
 
 #include "export/buf.h"
 #include "preload/fd.h"
+#include "preload/output/trusted.h"
 #include "preload/prefault.h"
 
 /*
@@ -76,25 +77,6 @@ int output_dir_name(const struct output_names *names, char *name, size_t size)
 	return buf_finish(&b) < size ? 0 : -ENAMETOOLONG;
 }
 
-int output_mkdirs(const char *path, mode_t mode)
-{
-	char part[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(part))
-		return -ENAMETOOLONG;
-	memcpy(part, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (part[i] != '/' && part[i] != '\0')
-			continue;
-		part[i] = '\0';
-		if (mkdir(part, mode) < 0 && errno != EEXIST)
-			return -errno;
-		part[i] = path[i];
-	}
-	return 0;
-}
-
 /* The text in a file of its own, not yet in the directory (O_TMPFILE), or named @tmp. */
 static int text_write(int dirfd, const char *tmp, bool *named, const char *buf, size_t len)
 {
@@ -133,13 +115,12 @@ static int text_link(int dirfd, int fd, bool named, const char *tmp, const char 
 	return linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
 }
 
-static int dir_open(const char *dir, mode_t mode)
+/* The directory, made with its parents when missing, every step judged (trusted.c). */
+static int dir_open(const char *dir, mode_t mode, const char **why)
 {
-	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
 
-	if (dirfd < 0 && errno == ENOENT && output_mkdirs(dir, mode) == 0)
-		dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return dirfd < 0 ? -errno : dirfd;
+	return trusted_dir_open(dir, true, mode, &st, why);
 }
 
 /* The first report of this image: the name its series reserved, or the first free one. */
@@ -246,56 +227,34 @@ int output_dir_series_name(const char *name, const char *ext, char *series, size
 /*
  * The series file: appended, never replaced, one write(2) per report
  * (O_APPEND: writers never overwrite each other). A short write (a full
- * disk) is the only way to leave a last line without its newline.
+ * disk) is the only way to leave a last line without its newline. In a
+ * sticky directory others share, its name is predictable: a FIFO planted
+ * there must not block the open (O_NONBLOCK), and only a regular file of
+ * our own with no other name is written (trusted_file_ours()), whoever
+ * else's file, FIFO or hard link holds the name.
  */
 static int series_append(int dirfd, const struct output_names *names, const char *buf,
-			 size_t len)
+			 size_t len, const char **why)
 {
 	char series[NAME_MAX + 1];
+	struct stat st;
 	ssize_t n;
 	int fd, err = output_dir_series_name(published.name, names->ext, series, sizeof(series));
 
 	if (err < 0)
 		return err;
-	fd = openat(dirfd, series, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = openat(dirfd, series,
+		    O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+		    0644);
 	if (fd < 0)
 		return -errno;
-	do
-		n = write(fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	err = n < 0 ? -errno : (size_t)n < len ? -ENOSPC : 0;
-	close(fd);
-	return err;
-}
-
-/*
- * series_append() without the directory's descriptor, through the whole
- * path (only interval reports come here: the interval thread has the stack
- * for PATH_MAX). SERIES_NOT_OPENED, for the caller to take the directory's
- * way, when the series cannot be opened (removed, say); else 0 or a
- * negative errno of the write.
- */
-#define SERIES_NOT_OPENED 1
-
-static int series_append_path(const struct output_names *names, const char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	size_t dir_len = strlen(published.dir);
-	ssize_t n;
-	int fd, err;
-
-	if (dir_len >= sizeof(path) ||
-	    output_dir_series_name(published.name, names->ext, path + dir_len,
-				   sizeof(path) - dir_len) < 0)
-		return SERIES_NOT_OPENED;
-	memcpy(path, published.dir, dir_len);
-	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return SERIES_NOT_OPENED;
-	do
-		n = write(fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	err = n < 0 ? -errno : (size_t)n < len ? -ENOSPC : 0;
+	err = trusted_file_ours(fd, &st, why);
+	if (err == 0) {
+		do
+			n = write(fd, buf, len);
+		while (n < 0 && errno == EINTR);
+		err = n < 0 ? -errno : (size_t)n < len ? -ENOSPC : 0;
+	}
 	close(fd);
 	return err;
 }
@@ -338,32 +297,23 @@ static int series_reserve(int dirfd, const struct output_names *names)
  * ext4 in the build VM, against ~0.07 ms for the whole report otherwise):
  * the file holds the image's other reports, its final one at the end.
  */
-static int series_only_write(const char *dir, const struct output_names *names, mode_t mode,
-			     bool again, const char *buf, size_t len)
+static int series_only_write(int dirfd, const char *dir, const struct output_names *names,
+			     bool again, const char *buf, size_t len, const char **why)
 {
-	int dirfd, err;
+	int err = again ? 0 : series_reserve(dirfd, names);
 
-	/* A series already made is opened by its path: no directory to open and close. */
-	if (again && (err = series_append_path(names, buf, len)) != SERIES_NOT_OPENED)
-		return err;
-	dirfd = dir_open(dir, mode);
-
-	if (dirfd < 0)
-		return dirfd;
-	err = again ? 0 : series_reserve(dirfd, names);
 	if (err == 0 && !again) {
 		published.pid = names->pid;
 		published.linked = false;
 		memcpy(published.dir, dir, strlen(dir) + 1);
 	}
 	if (err == 0)
-		err = series_append(dirfd, names, buf, len);
-	close(dirfd);
+		err = series_append(dirfd, names, buf, len, why);
 	return err;
 }
 
-int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
-			  const char *buf, size_t len)
+int output_dir_write_at(int dirfd, const char *dir, const struct output_names *names,
+			const char *buf, size_t len, const char **why)
 {
 	int saved_errno = errno;
 	bool again = published.pid == names->pid && published.name[0] &&
@@ -371,25 +321,19 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 	bool replace = again && published.linked;
 	char tmp[64];
 	bool named;
-	int dirfd, fd, err;
+	int fd, err;
 
+	*why = NULL;
 	if (strlen(dir) >= sizeof(published.dir))
 		return -ENAMETOOLONG;
 	if (names->series_only) {
-		err = series_only_write(dir, names, mode, again, buf, len);
+		err = series_only_write(dirfd, dir, names, again, buf, len, why);
 		errno = saved_errno;
 		return err;
 	}
 	tmp_name(tmp, sizeof(tmp), names->pid);
-
-	dirfd = dir_open(dir, mode);
-	if (dirfd < 0) {
-		errno = saved_errno;
-		return dirfd;
-	}
 	fd = text_write(dirfd, tmp, &named, buf, len);
 	if (fd < 0) {
-		close(dirfd);
 		errno = saved_errno;
 		return fd;
 	}
@@ -406,8 +350,23 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 	if (named && (err < 0 || !replace))
 		unlinkat(dirfd, tmp, 0);
 	if (err == 0 && names->series)
-		err = series_append(dirfd, names, buf, len);
+		err = series_append(dirfd, names, buf, len, why);
 	close(fd);
+	errno = saved_errno;
+	return err;
+}
+
+int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
+			  const char *buf, size_t len, const char **why)
+{
+	int saved_errno = errno;
+	int dirfd = dir_open(dir, mode, why), err;
+
+	if (dirfd < 0) {
+		errno = saved_errno;
+		return dirfd;
+	}
+	err = output_dir_write_at(dirfd, dir, names, buf, len, why);
 	close(dirfd);
 	errno = saved_errno;
 	return err;
@@ -420,7 +379,7 @@ void output_dir_prefault(void)
 }
 
 int output_dir_write(const char *dir, const struct output_names *names, const char *buf,
-		     size_t len)
+		     size_t len, const char **why)
 {
-	return output_dir_write_mode(dir, names, 0755, buf, len);
+	return output_dir_write_mode(dir, names, 0755, buf, len, why);
 }

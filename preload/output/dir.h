@@ -20,7 +20,9 @@ int output_dir_name(const struct output_names *names, char *name, size_t size);
 
 /*
  * output_dir_write - publish @buf as this image's file in @dir (which ends
- * in '/'; created with its parents, mode @mode, when missing). The text is
+ * in '/'; created with its parents, mode @mode, when missing). Every
+ * directory on the way is reached and judged by trusted_dir_open(): one
+ * another user controls is refused (-EPERM, *@why says which rule). The text is
  * written to an unnamed file (O_TMPFILE; a hidden ".NAME.tmp" where the
  * file system has none) and linked into place complete: a reader never
  * sees half a report, and a process killed at any instant leaves none.
@@ -29,10 +31,19 @@ int output_dir_name(const struct output_names *names, char *name, size_t size);
  * @names->series, each report is also appended, in one write(2), to
  * output_dir_series_name()'s file beside it: the whole series of an image;
  * with @names->series_only (an interval report), it is only appended there.
- * Return: 0 or a negative errno.
+ * A series name held by anything but our own regular file is refused.
+ * Return: 0 or a negative errno; *@why a phrase for a refusal, else NULL.
  */
 int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
-			  const char *buf, size_t len);
+			  const char *buf, size_t len, const char **why);
+
+/*
+ * output_dir_write_at - output_dir_write_mode() into the directory @dirfd,
+ * already opened and judged (trusted.h); @dir is its path, which tells an
+ * image's later reports from its first.
+ */
+int output_dir_write_at(int dirfd, const char *dir, const struct output_names *names,
+			const char *buf, size_t len, const char **why);
 
 /*
  * output_dir_series_name - @name (HOST.rRANK.pPID.TIME.N.EXT) with EXT
@@ -50,7 +61,7 @@ void output_dir_prefault(void);
 
 /* output_dir_write - output_dir_write_mode() with 0755 directories (PFSHIM_OUTPUT=DIR/). */
 int output_dir_write(const char *dir, const struct output_names *names, const char *buf,
-		     size_t len);
+		     size_t len, const char **why);
 
 /*
  * output_replace_at - replace the entry @name of the directory @dirfd by a
@@ -62,11 +73,5 @@ int output_dir_write(const char *dir, const struct output_names *names, const ch
  * through: the caller decides whether it may be. Return: 0 or a negative errno.
  */
 int output_replace_at(int dirfd, const char *name, const char *buf, size_t len);
-
-/*
- * output_mkdirs - mkdir -p @path with @mode (subject to the umask).
- * Return: 0 (also when it exists) or a negative errno.
- */
-int output_mkdirs(const char *path, mode_t mode);
 
 #endif

@@ -7,7 +7,8 @@
  * A report is appended, or (OpenMetrics, whose text cannot be appended to)
  * replaces the file whole after the same checks.
  *
- * Everything after the directory's open is relative to its descriptor
+ * The directory is reached by trusted.c's walk, judged component by
+ * component. Everything after its open is relative to its descriptor
  * (openat, renameat2, unlinkat): the checks and the writes see the same
  * directory, and no PATH_MAX copy sits on the stack, which may be a 16 KiB
  * thread stack under a signal handler.
@@ -28,6 +29,7 @@
 #include "preload/fd.h"
 #include "preload/output/dir.h"
 #include "preload/output/pipe_turn.h"
+#include "preload/output/trusted.h"
 
 /* O_NONBLOCK: a FIFO must not block the open (ENXIO without a reader). */
 #define OPEN_FLAGS (O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
@@ -43,52 +45,45 @@ struct place {
 };
 
 /*
- * Open the directory holding @path's last component. The '/' before it is
- * turned into a NUL for the open and put back: no copy of the path.
+ * Open the directory holding @path's last component, walked and judged by
+ * trusted_dir_open() (no directory on the way another user controls). The
+ * '/' before it is turned into a NUL for the walk and put back: no copy of
+ * the path.
  */
-static int place_open(char *path, struct place *pl)
+static int place_open(char *path, struct place *pl, const char **why)
 {
 	char *slash = strrchr(path, '/');
 	char saved;
 
 	if (!slash) {
-		pl->dir_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		pl->dir_fd = trusted_dir_open(".", false, 0, &pl->dir, why);
 		pl->name = path;
 	} else {
 		slash += slash == path;	/* "/name": the directory is "/" */
 		saved = *slash;
 		*slash = '\0';
-		pl->dir_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		pl->dir_fd = trusted_dir_open(path, false, 0, &pl->dir, why);
 		*slash = saved;
 		pl->name = strrchr(path, '/') + 1;
 	}
 	if (pl->dir_fd < 0)
-		return -errno;
-	if (!*pl->name || fstat(pl->dir_fd, &pl->dir) < 0) {
+		return pl->dir_fd;
+	if (!*pl->name) {
 		close(pl->dir_fd);
-		return *pl->name ? -errno : -EISDIR;
+		return -EISDIR;
 	}
 	return 0;
 }
 
 /*
- * A directory where others may plant entries: world-writable (/tmp, or
- * without the sticky bit, where they may even replace ours), or
- * group-writable and sticky (the kernel's protected_regular=2 case).
- */
-static bool dir_is_shared(const struct stat *dir)
-{
-	return (dir->st_mode & S_IWOTH) || ((dir->st_mode & S_IWGRP) && (dir->st_mode & S_ISVTX));
-}
-
-/*
  * What the kernel's protected_* sysctls check, done here because they are
- * 0 on many machines: in a shared directory an entry is trusted only when
- * it is ours or the directory owner's.
+ * 0 on many machines: in a shared directory (sticky, others may add
+ * entries: trusted_dir_shared(); the walk refused one without the sticky
+ * bit) an entry is trusted only when it is ours or the directory owner's.
  */
 static bool owner_trusted(const struct stat *dir, uid_t owner)
 {
-	return !dir_is_shared(dir) || owner == geteuid() || owner == dir->st_uid;
+	return !trusted_dir_shared(dir) || owner == geteuid() || owner == dir->st_uid;
 }
 
 /*
@@ -133,7 +128,7 @@ static int check_open_file(int fd, const struct place *pl, struct stat *st, cons
 	 * 0, anyone may link root's /etc/shadow into /tmp (same filesystem), and
 	 * its owner would pass the test above.
 	 */
-	if (S_ISREG(st->st_mode) && st->st_nlink > 1 && dir_is_shared(&pl->dir)) {
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1 && trusted_dir_shared(&pl->dir)) {
 		*why = "a file with other names (hard links) in a shared directory";
 		return -EACCES;
 	}
@@ -308,7 +303,7 @@ static int report_file_put(char *path, const char *buf, size_t len, bool replace
 	int ret;
 
 	*why = NULL;
-	ret = place_open(path, &pl);
+	ret = place_open(path, &pl, why);
 	if (ret)
 		return ret;
 	ret = replace ? replace_to(&pl, buf, len, why) : write_to(&pl, buf, len, why);

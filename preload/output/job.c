@@ -6,12 +6,17 @@
  *
  * How a process learns its place without a variable the host could see:
  * every process of a job leaves a crumb, a symbolic link in the private
- * runtime directory ($XDG_RUNTIME_DIR/pfshim, else /dev/shm/pfshim-UID: 0700,
- * ours, not a link) named p<pid>.<start> (start: /proc/PID/stat field 22,
- * so a reused pid never matches) whose target is the role and the job
- * directory ("R/path" or "D/path"). A new image looks for its own crumb
- * first (it is an exec of a job's process), then its parent's (a new
- * descendant: fork, vfork, posix_spawn alike); with neither it is a root.
+ * runtime directory (runtime.c: ours, 0700, reached by trusted.c) named
+ * p<pid>.<start> (start: /proc/PID/stat field 22, so a reused pid never
+ * matches) whose target is the role and the job directory's name
+ * ("R/job-..." or "D/job-...": a name in that same directory, never a
+ * path). A new image looks for its own crumb first (it is an exec of a
+ * job's process), then its parent's (a new descendant: fork, vfork,
+ * posix_spawn alike). With neither it is a root, unless its parent runs
+ * the shim as a job's process would (same user, no PFSHIM_OUTPUT, not
+ * disabled): then the job's storage failed it (removed, full, out of
+ * inodes) and it is a descendant that drops its report, silent, rather
+ * than a root that would speak on streams a script reads.
  * The crumb goes at exit; the root sweeps those of processes that died
  * without one (SIGKILL, an exec into a static program).
  *
@@ -27,30 +32,51 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "export/buf.h"
 #include "preload/output/dir.h"
+#include "preload/output/jobdir.h"
+#include "preload/output/runtime.h"
 #include "preload/prefault.h"
 #include "preload/warn.h"
 
 #define CRUMB_ROOT	'R'
 #define CRUMB_DESCENDANT 'D'
+#define JOB_NAME_MAX	64
 
 /*
  * Read by every process (job_role()): with the other statics written at
- * start, apart from the 12 KiB below (prefault.h).
+ * start, apart from the 8 KiB below (prefault.h).
  */
 static enum job_role job_role_now PREFAULT_DATA;
 
 static struct {
 	char base[PATH_MAX - 64];	/* the private runtime directory */
 	char dir[PATH_MAX];		/* the job directory, with a final '/' */
-	char crumb[PATH_MAX];		/* ours, removed at exit; "" when none */
+	char name[JOB_NAME_MAX];	/* its name in base: job-TIME-PID */
+	char crumb[JOB_NAME_MAX];	/* ours, a name in base, removed at exit; "" when none */
 	int crumb_pid;
 	const char *problem;		/* why the root keeps no job directory */
+	const char *squatted;		/* why base is not the usual pfshim-UID */
+	bool counted;			/* this image's byte is in the ledger */
+	bool over;			/* ... past the cap: it reports nothing */
+	uint64_t cap;			/* PFSHIM_JOB_MAX */
+	uint64_t expire;		/* PFSHIM_JOB_EXPIRE, seconds */
+	uint64_t start_s;		/* this image's start, CLOCK_REALTIME seconds */
 } job;
+
+/*
+ * A descendant that could not report (no crumb to find, no room) leaves a
+ * mark that needs no room: the runtime directory's access time set to now
+ * with this many nanoseconds, which no clock update gives but by chance.
+ * A root that ends after a mark made since it started says reports were
+ * lost (any of this user's jobs running then may have lost them).
+ */
+#define LOST_MARK_NSEC 999999937L
 
 /* Fields 4 (ppid) and 22 (start time, clock ticks since boot) of /proc/PID/stat. */
 static int proc_stat_read(int pid, int *ppid, uint64_t *start)
@@ -95,162 +121,194 @@ static int proc_stat_read(int pid, int *ppid, uint64_t *start)
 	return field == 22 ? 0 : -EIO;
 }
 
-static void crumb_path(int pid, uint64_t start, char *path, size_t size)
+static void crumb_name(int pid, uint64_t start, char *name, size_t size)
 {
 	struct buf b;
 
-	buf_init(&b, path, size);
-	buf_puts(&b, job.base);
-	buf_puts(&b, "/p");
+	buf_init(&b, name, size);
+	buf_putc(&b, 'p');
 	buf_put_u64(&b, (uint64_t)pid);
 	buf_putc(&b, '.');
 	buf_put_u64(&b, start);
 	buf_finish(&b);
 }
 
-/* A crumb's role and job directory; 0, or -ENOENT when there is none. */
-static int crumb_read(const char *path, char *role)
-{
-	char target[PATH_MAX];
-	ssize_t n = readlink(path, target, sizeof(target) - 1);
-
-	if (n < 3 || (target[0] != CRUMB_ROOT && target[0] != CRUMB_DESCENDANT) ||
-	    target[1] != '/')
-		return -ENOENT;
-	target[n] = '\0';
-	*role = target[0];
-	memcpy(job.dir, target + 1, (size_t)n);
-	return 0;
-}
-
-static void crumb_write(int pid, uint64_t start, char role)
-{
-	char target[PATH_MAX + 1];
-	size_t n = strlen(job.dir);
-
-	target[0] = role;
-	memcpy(target + 1, job.dir, n + 1);
-	crumb_path(pid, start, job.crumb, sizeof(job.crumb));
-	if (symlink(target, job.crumb) < 0 && errno == EEXIST) {
-		/* a stale crumb of a pid and tick we now own: replace it */
-		unlink(job.crumb);
-		symlink(target, job.crumb);
-	}
-	job.crumb_pid = pid;
-}
-
-/*
- * A place for the runtime directory: NULL when it is usable, else why not;
- * *absent when it could not be made (a stale $XDG_RUNTIME_DIR, no /dev/shm,
- * a read-only file system): then the next place is tried. One that exists
- * but is not a directory (a link), not ours, or open to others is refused,
- * never passed over: in a shared /dev/shm or /tmp someone else may have
- * made it first, and the root must say so.
- */
-static const char *base_check(bool *absent)
-{
-	struct stat st;
-
-	*absent = false;
-	if (lstat(job.base, &st) < 0) {
-		if (errno != ENOENT || mkdir(job.base, 0700) < 0 || lstat(job.base, &st) < 0) {
-			*absent = true;
-			return strerrorname_np(errno) ?: "cannot create it";
-		}
-	}
-	if (!S_ISDIR(st.st_mode))
-		return "it is not a directory";
-	if (st.st_uid != geteuid())
-		return "it belongs to another user";
-	if (st.st_mode & 077)
-		return "others may write or read it (mode is not 0700)";
-	return NULL;
-}
-
-/*
- * The runtime directory, in job.base: $XDG_RUNTIME_DIR/pfshim, else
- * /dev/shm/pfshim-UID, else /tmp/pfshim-UID. A tmpfs first: each process
- * makes and removes a crumb, and a symlink(2) costs ~5x more on ext4
- * (measured, docs/performance.md). Created 0700.
- */
-static const char *base_ready(config_getenv_fn get_env)
-{
-	const char *xdg = get_env("XDG_RUNTIME_DIR");
-	const char *const places[] = { xdg && xdg[0] == '/' ? xdg : NULL, "/dev/shm", "/tmp" };
-	const char *why = "no place for it";
-
-	for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
-		struct buf b;
-		bool absent;
-
-		if (!places[i])
-			continue;
-		buf_init(&b, job.base, sizeof(job.base));
-		buf_puts(&b, places[i]);
-		if (i == 0) {
-			buf_puts(&b, "/pfshim");
-		} else {
-			buf_puts(&b, "/pfshim-");
-			buf_put_u64(&b, (uint64_t)geteuid());
-		}
-		if (buf_finish(&b) >= sizeof(job.base)) {
-			why = "its path is too long";
-			continue;
-		}
-		why = base_check(&absent);
-		if (!why || !absent)
-			return why;
-	}
-	return why;
-}
-
-/* Only when the runtime directory is unusable: does the parent run pfshim too? */
-static bool parent_has_shim(int ppid)
-{
-	static const char mark[] = "libpfshim";
-	char path[64], text[4096 + sizeof(mark)];
-	size_t keep = 0;
-	struct buf b;
-	bool found = false;
-	int fd;
-
-	buf_init(&b, path, sizeof(path));
-	buf_puts(&b, "/proc/");
-	buf_put_u64(&b, (uint64_t)ppid);
-	buf_puts(&b, "/maps");
-	buf_finish(&b);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	for (;;) {
-		ssize_t n = read(fd, text + keep, sizeof(text) - 1 - keep);
-
-		if (n <= 0)
-			break;
-		text[keep + (size_t)n] = '\0';
-		if (strstr(text, mark)) {
-			found = true;
-			break;
-		}
-		keep = keep + (size_t)n < sizeof(mark) ? keep + (size_t)n : sizeof(mark) - 1;
-		memmove(text, text + strlen(text) - keep, keep);
-	}
-	close(fd);
-	return found;
-}
-
-static void job_dir_name(int pid, uint64_t start_ns)
+/* job.dir from job.base and job.name. */
+static void job_dir_set(void)
 {
 	struct buf b;
 
 	buf_init(&b, job.dir, sizeof(job.dir));
 	buf_puts(&b, job.base);
-	buf_puts(&b, "/job-");
+	buf_putc(&b, '/');
+	buf_puts(&b, job.name);
+	buf_putc(&b, '/');
+	buf_finish(&b);
+}
+
+/*
+ * A crumb's role and job directory; 0, or -ENOENT when there is none (or
+ * what is there is no crumb: a target that is not "R/job-NAME").
+ */
+static int crumb_read(int base_fd, const char *name, char *role)
+{
+	char target[JOB_NAME_MAX + 2];
+	ssize_t n = readlinkat(base_fd, name, target, sizeof(target) - 1);
+
+	if (n < 6 || (target[0] != CRUMB_ROOT && target[0] != CRUMB_DESCENDANT) ||
+	    target[1] != '/' || strncmp(target + 2, "job-", 4) != 0)
+		return -ENOENT;
+	target[n] = '\0';
+	if (strchr(target + 2, '/') || strcmp(target + 2, "job-.") == 0)
+		return -ENOENT;
+	*role = target[0];
+	memcpy(job.name, target + 2, (size_t)n - 1);
+	job_dir_set();
+	return 0;
+}
+
+/* Our crumb, for our children to find. Return: 0 or a negative errno (ENOSPC). */
+static int crumb_write(int base_fd, int pid, uint64_t start, char role)
+{
+	char target[JOB_NAME_MAX + 2];
+	size_t n = strlen(job.name);
+	int err;
+
+	target[0] = role;
+	target[1] = '/';
+	memcpy(target + 2, job.name, n + 1);
+	crumb_name(pid, start, job.crumb, sizeof(job.crumb));
+	job.crumb_pid = pid;
+	if (symlinkat(target, base_fd, job.crumb) == 0)
+		return 0;
+	if (errno == EEXIST) {
+		/* a stale crumb of a pid and tick we now own: replace it */
+		unlinkat(base_fd, job.crumb, 0);
+		if (symlinkat(target, base_fd, job.crumb) == 0)
+			return 0;
+	}
+	err = -errno;
+	job.crumb[0] = '\0';
+	return err;
+}
+
+/*
+ * Stream /proc/PID/FILE through @text (whose first @have bytes are kept
+ * before it) and find @needle; *@after: the bytes that follow it in the
+ * buffer, at least @follow of them unless the file ends first. Return: the
+ * match (in @text), or NULL.
+ */
+static const char *proc_find(int pid, const char *file, const char *needle, size_t len,
+			     size_t follow, char *text, size_t size, size_t have, size_t *after)
+{
+	const char *hit = NULL;
+	char path[64];
+	struct buf b;
+	int fd;
+
+	buf_init(&b, path, sizeof(path));
+	buf_puts(&b, "/proc/");
+	buf_put_u64(&b, (uint64_t)pid);
+	buf_putc(&b, '/');
+	buf_puts(&b, file);
+	buf_finish(&b);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n = read(fd, text + have, size - have);
+		bool end = n <= 0;
+
+		have += n > 0 ? (size_t)n : 0;
+		hit = memmem(text, have, needle, len);
+		if (hit && (end || (size_t)(text + have - hit) >= len + follow))
+			break;
+		if (end) {
+			hit = NULL;
+			break;
+		}
+		/* keep what may be the start of a match, or the match itself */
+		size_t keep = hit ? (size_t)(text + have - hit) : have < len ? have : len;
+
+		memmove(text, text + have - keep, keep);
+		have = keep;
+	}
+	close(fd);
+	if (hit)
+		*after = (size_t)(text + have - hit) - len;
+	return hit;
+}
+
+/* The parent's environment sets @var ("\0NAME="): to anything, or with @real, to neither "" nor "0". */
+static bool parent_env_sets(int ppid, const char *var, size_t len, bool real)
+{
+	char text[4096];
+	size_t after;
+	const char *hit;
+
+	text[0] = '\0';		/* the first variable has no NUL before it */
+	hit = proc_find(ppid, "environ", var, len, 2, text, sizeof(text), 1, &after);
+	if (!hit || !real)
+		return hit != NULL;
+	hit += len;
+	return after > 0 && hit[0] != '\0' && !(hit[0] == '0' && (after < 2 || hit[1] == '\0'));
+}
+
+/* The parent's real and effective uids (/proc/PID/status); false when unreadable. */
+static bool parent_uids(int ppid, uint64_t *ruid, uint64_t *euid)
+{
+	static const char mark[] = "\nUid:\t";
+	char text[2048];
+	size_t after;
+	const char *p = proc_find(ppid, "status", mark, sizeof(mark) - 1, 32, text, sizeof(text),
+				  0, &after);
+
+	if (!p)
+		return false;
+	*ruid = *euid = 0;
+	for (p += sizeof(mark) - 1; *p >= '0' && *p <= '9'; p++)
+		*ruid = *ruid * 10 + (uint64_t)(*p - '0');
+	for (p += *p == '\t'; *p >= '0' && *p <= '9'; p++)
+		*euid = *euid * 10 + (uint64_t)(*p - '0');
+	return true;
+}
+
+/*
+ * No crumb of ours or of the parent: is the parent a process of a job all
+ * the same, whose storage failed it (the runtime directory removed, full,
+ * out of inodes)? It is when it runs the shim as a job's process does: the
+ * same effective user (a job's crumbs are in that user's runtime
+ * directory), not in secure execution (real and effective uids alike), not
+ * set apart by PFSHIM_OUTPUT or PFSHIM_DISABLE. Then this process is a
+ * descendant that cannot report, not a root that would speak.
+ */
+static bool parent_in_job(int ppid)
+{
+	static const char mark[] = "libpfshim";
+	static const char output[] = "\0PFSHIM_OUTPUT=", disable[] = "\0PFSHIM_DISABLE=";
+	char text[4096];
+	uint64_t ruid, euid;
+	size_t after;
+
+	if (!proc_find(ppid, "maps", mark, sizeof(mark) - 1, 0, text, sizeof(text), 0, &after))
+		return false;
+	if (!parent_uids(ppid, &ruid, &euid) || euid != geteuid() || ruid != euid)
+		return false;
+	return !parent_env_sets(ppid, output, sizeof(output) - 1, false) &&
+	       !parent_env_sets(ppid, disable, sizeof(disable) - 1, true);
+}
+
+static void job_name_set(int pid, uint64_t start_ns)
+{
+	struct buf b;
+
+	buf_init(&b, job.name, sizeof(job.name));
+	buf_puts(&b, "job-");
 	output_put_time(&b, start_ns);
 	buf_putc(&b, '-');
 	buf_put_u64(&b, (uint64_t)pid);
-	buf_putc(&b, '/');
 	buf_finish(&b);
+	job_dir_set();
 }
 
 static void role_set(enum job_role role)
@@ -260,16 +318,34 @@ static void role_set(enum job_role role)
 		warn_mute();
 }
 
+/* A count or a duration ("12h", "7d", "30m", "90s", plain seconds) from the environment. */
+static uint64_t env_number(config_getenv_fn get_env, const char *name, uint64_t fallback,
+			   bool duration)
+{
+	const char *value = get_env(name), *p;
+	uint64_t n = 0;
+
+	if (!value || !*value)
+		return fallback;
+	for (p = value; *p >= '0' && *p <= '9' && n < UINT64_MAX / 100; p++)
+		n = n * 10 + (uint64_t)(*p - '0');
+	if (p == value)
+		return fallback;
+	if (duration && *p)
+		n *= *p == 'd' ? 86400 : *p == 'h' ? 3600 : *p == 'm' ? 60 : 1;
+	return *p && (!duration || p[1] || !strchr("dhms", *p)) ? fallback : n;
+}
+
 void job_start(config_getenv_fn get_env, uint64_t start_ns)
 {
 	const char *value = get_env("PFSHIM_DISABLE");
-	int pid = getpid(), ppid;
+	int pid = getpid(), ppid, base_fd;
 	uint64_t start, parent_start;
-	char path[PATH_MAX], role;
+	char name[JOB_NAME_MAX], role;
 
 	/*
 	 * Without a job (secure execution, PFSHIM_OUTPUT, PFSHIM_DISABLE) the
-	 * role is all that is read: every reader asks it first. The 12 KiB of
+	 * role is all that is read: every reader asks it first. The 8 KiB of
 	 * the job are cleared only for a job: a memset() of them all cost each
 	 * process 4 page faults (docs/performance.md, "Counted from the exec").
 	 */
@@ -284,34 +360,45 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 	if ((value && *value && strcmp(value, "0") != 0) || get_env("PFSHIM_OUTPUT"))
 		return;
 	memset(&job, 0, sizeof(job));
+	job.start_s = start_ns / 1000000000u;
+	job.cap = env_number(get_env, "PFSHIM_JOB_MAX", JOBDIR_MAX_DEFAULT, false);
+	job.expire = env_number(get_env, "PFSHIM_JOB_EXPIRE", JOBDIR_EXPIRE_DEFAULT, true);
 	if (proc_stat_read(0, &ppid, &start) < 0) {
 		job_role_now = JOB_ROOT;
 		job.problem = "/proc is not readable";
 		return;
 	}
-	job.problem = base_ready(get_env);
-	if (job.problem) {
-		role_set(parent_has_shim(ppid) ? JOB_DROPPED : JOB_ROOT);
+	base_fd = runtime_find(get_env, job.base, sizeof(job.base), &job.problem, &job.squatted);
+	if (base_fd < 0) {
+		if (!job.problem)
+			job.problem = strerrorname_np(-base_fd) ?: "cannot create it";
+		role_set(parent_in_job(ppid) ? JOB_DROPPED : JOB_ROOT);
 		return;
 	}
-	crumb_path(pid, start, path, sizeof(path));
-	if (crumb_read(path, &role) == 0) {		/* an exec: the same place */
-		memcpy(job.crumb, path, sizeof(path));
+	crumb_name(pid, start, name, sizeof(name));
+	if (crumb_read(base_fd, name, &role) == 0) {		/* an exec: the same place */
+		memcpy(job.crumb, name, sizeof(name));
 		job.crumb_pid = pid;
 		role_set(role == CRUMB_ROOT ? JOB_ROOT : JOB_DESCENDANT);
-		return;
+	} else if (proc_stat_read(ppid, &(int){ 0 }, &parent_start) == 0 &&
+		   (crumb_name(ppid, parent_start, name, sizeof(name)),
+		    crumb_read(base_fd, name, &role) == 0)) {
+		role_set(JOB_DESCENDANT);
+		crumb_write(base_fd, pid, start, CRUMB_DESCENDANT);
+	} else if (parent_in_job(ppid)) {
+		job.problem = "the parent's crumb is gone";
+		role_set(JOB_DROPPED);
+	} else {
+		int err;
+
+		role_set(JOB_ROOT);
+		job_name_set(pid, start_ns);
+		err = crumb_write(base_fd, pid, start, CRUMB_ROOT);
+		/* without it, the children would find no job: they drop their reports */
+		if (err < 0)
+			job.problem = strerrorname_np(-err) ?: "no crumb";
 	}
-	if (proc_stat_read(ppid, &(int){ 0 }, &parent_start) == 0) {
-		crumb_path(ppid, parent_start, path, sizeof(path));
-		if (crumb_read(path, &role) == 0) {
-			role_set(JOB_DESCENDANT);
-			crumb_write(pid, start, CRUMB_DESCENDANT);
-			return;
-		}
-	}
-	role_set(JOB_ROOT);
-	job_dir_name(pid, start_ns);
-	crumb_write(pid, start, CRUMB_ROOT);
+	close(base_fd);
 }
 
 void job_restart_in_child(void)
@@ -324,8 +411,15 @@ void job_restart_in_child(void)
 	if (job_role_now == JOB_ROOT)
 		role_set(job.problem ? JOB_DROPPED : JOB_DESCENDANT);
 	job.crumb[0] = '\0';
-	if (job_role_now == JOB_DESCENDANT && proc_stat_read(0, &ppid, &start) == 0)
-		crumb_write(pid, start, CRUMB_DESCENDANT);
+	job.counted = job.over = false;		/* a new image of the job */
+	if (job_role_now == JOB_DESCENDANT && proc_stat_read(0, &ppid, &start) == 0) {
+		int base_fd = runtime_open(job.base);
+
+		if (base_fd >= 0) {
+			crumb_write(base_fd, pid, start, CRUMB_DESCENDANT);
+			close(base_fd);
+		}
+	}
 }
 
 enum job_role job_role(void)
@@ -333,33 +427,48 @@ enum job_role job_role(void)
 	return job_role_now;
 }
 
-void job_write(const struct output_names *names, const char *buf, size_t len)
+/* The mark of a lost report (LOST_MARK_NSEC), on the runtime directory. */
+static void lost_mark(void)
 {
-	if (job_role_now == JOB_DESCENDANT)
-		output_dir_write_mode(job.dir, names, 0700, buf, len);
+	struct timespec times[2] = { { 0, 0 }, { 0, UTIME_OMIT } };
+	int base_fd;
+
+	if (!job.base[0] || (base_fd = runtime_open(job.base)) < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &times[0]);
+	times[0].tv_nsec = LOST_MARK_NSEC;
+	/*
+	 * An O_PATH descriptor: utimensat() on "" with AT_EMPTY_PATH (Linux 5.8);
+	 * before, by its path, judged just now and never followed if a link.
+	 */
+	if (utimensat(base_fd, "", times, AT_EMPTY_PATH) < 0 && errno == EINVAL)
+		utimensat(AT_FDCWD, job.base, times, AT_SYMLINK_NOFOLLOW);
+	close(base_fd);
 }
 
-/* The reports in the job directory (names ending in ".json"); -1 without one. */
-static int reports_count(void)
+/* A mark made on the runtime directory @base_fd since this root started. */
+static bool lost_marked(int base_fd)
 {
-	char entries[4096];
-	int fd = open(job.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), count = 0;
-	long n;
+	struct stat st;
 
-	if (fd < 0)
-		return -1;
-	while ((n = syscall(SYS_getdents64, fd, entries, sizeof(entries))) > 0) {
-		for (long at = 0; at < n;) {
-			const char *name = entries + at + 19;	/* struct linux_dirent64's d_name */
-			size_t len = strlen(name);
+	return base_fd >= 0 && fstat(base_fd, &st) == 0 && st.st_atim.tv_nsec == LOST_MARK_NSEC &&
+	       (uint64_t)st.st_atim.tv_sec >= job.start_s;
+}
 
-			if (name[0] != '.' && len > 5 && strcmp(name + len - 5, ".json") == 0)
-				count++;
-			at += *(unsigned short *)(entries + at + 16);	/* d_reclen */
-		}
+void job_write(const struct output_names *names, const char *buf, size_t len)
+{
+	int err;
+
+	if (job_role_now == JOB_DROPPED) {
+		lost_mark();
+		return;
 	}
-	close(fd);
-	return count;
+	if (job_role_now != JOB_DESCENDANT)
+		return;
+	err = jobdir_write(job.dir, names, !job.counted, job.cap, &job.over, buf, len);
+	job.counted = true;
+	if (err < 0 && err != -EDQUOT)
+		lost_mark();
 }
 
 /* p<pid>.<start> of a process that is gone, or whose pid is someone else's now. */
@@ -382,10 +491,10 @@ static bool crumb_stale(const char *name)
 	return proc_stat_read((int)pid, &ppid, &now) == -ENOENT || now != start;
 }
 
-static void crumbs_sweep(void)
+static void crumbs_sweep(int base_fd)
 {
 	char entries[4096];
-	int fd = open(job.base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	long n;
 
 	if (fd < 0)
@@ -402,12 +511,79 @@ static void crumbs_sweep(void)
 	close(fd);
 }
 
-/* The root's word at exit; false when no descendant wrote a report. */
-static bool root_note(void)
+static void put_count(char *text, size_t size, uint64_t n)
 {
-	char count[24];
 	struct buf b;
-	int n;
+
+	buf_init(&b, text, size);
+	buf_put_u64(&b, n);
+	buf_finish(&b);
+}
+
+/* Why the runtime directory's file system took no more: NULL when it has room. */
+static const char *storage_full(int base_fd)
+{
+	struct statfs fs;
+
+	if (base_fd < 0 || fstatfs(base_fd, &fs) < 0)
+		return NULL;
+	if (fs.f_bavail == 0)
+		return "it is full";
+	if (fs.f_files && fs.f_ffree == 0)
+		return "it has no inode left";
+	return NULL;
+}
+
+/* Reports descendants set out to write and could not: past the cap, or lost. */
+static void lost_note(const struct jobdir_tally *t, int base_fd)
+{
+	uint64_t lost = t->counted > t->reports ? t->counted - t->reports : 0;
+	uint64_t capped = job.cap && t->counted > job.cap ? t->counted - job.cap : 0;
+	char n_lost[24], n_capped[24], n_cap[24];
+	const char *full = storage_full(base_fd);
+
+	if (lost == 0) {
+		/* images that could not even count themselves (no ledger, no crumb) */
+		if (full || lost_marked(base_fd))
+			warn_line("reports of descendant processes were lost (", job.base, ": ",
+				  full ? full : "it was full or unusable for a while", ")", NULL);
+		return;
+	}
+	if (capped > lost)
+		capped = lost;
+	put_count(n_lost, sizeof(n_lost), lost - capped);
+	put_count(n_capped, sizeof(n_capped), capped);
+	put_count(n_cap, sizeof(n_cap), job.cap);
+	if (capped)
+		warn_line(n_capped, capped == 1 ? " report" : " reports",
+			  " of descendant processes not kept: the job holds at most ", n_cap,
+			  " (PFSHIM_JOB_MAX)", NULL);
+	if (lost > capped)
+		warn_line(n_lost, lost - capped == 1 ? " report" : " reports",
+			  " of descendant processes lost (", job.base, ": ",
+			  full ? full : "could not be written", ")", NULL);
+}
+
+/* pfshim-UID.XXXXXX in use: pfshim-UID was taken first (runtime.c). */
+static void squatted_note(void)
+{
+	char usual[sizeof(job.base)];
+	size_t n = strlen(job.base);
+
+	memcpy(usual, job.base, n + 1);
+	if (strrchr(usual, '.'))
+		*strrchr(usual, '.') = '\0';
+	warn_line(usual, " is not usable (", job.squatted, "; another user may have made it): "
+		  "this user's jobs are in ", job.base, "; set XDG_RUNTIME_DIR to a directory of "
+		  "your own", NULL);
+}
+
+/* The root's word at exit; false when no descendant wrote a report. */
+static bool root_note(int base_fd, bool base_gone)
+{
+	char count[24], cap[24];
+	struct jobdir_tally t;
+	const char *full;
 
 	if (job.problem) {
 		warn_line("no job directory (", job.base, ": ", job.problem,
@@ -415,26 +591,52 @@ static bool root_note(void)
 			  "set PFSHIM_OUTPUT to keep them", NULL);
 		return false;
 	}
-	n = reports_count();
-	if (n < 0)
+	if (base_gone) {
+		warn_line("the runtime directory ", job.base,
+			  " was removed or replaced during the job: the reports of descendant "
+			  "processes written there are gone, and those written after were dropped",
+			  NULL);
 		return false;
-	buf_init(&b, count, sizeof(count));
-	buf_put_u64(&b, (uint64_t)n);
-	buf_finish(&b);
+	}
+	if (jobdir_tally(job.dir, &t) < 0) {
+		/* no descendant wrote, or none could: say which when we can */
+		full = storage_full(base_fd);
+		if (lost_marked(base_fd))
+			warn_line("reports of descendant processes were lost (", job.base, ": ",
+				  full ? full : "it was full or unusable for a while", ")", NULL);
+		return false;
+	}
+	put_count(count, sizeof(count), t.reports);
+	put_count(cap, sizeof(cap), job.cap);
 	/* reports, not processes: a fork+exec leaves one per image */
-	warn_line(count, n == 1 ? " report of a descendant process in " :
-				   " reports of descendant processes in ",
-		  job.dir, " (see: pfshim report ", job.dir, ")", NULL);
+	warn_line(count, t.reports == 1 ? " report of a descendant process in " :
+					  " reports of descendant processes in ",
+		  job.dir, " (see: pfshim report ", job.dir,
+		  job.cap ? "; a job keeps at most " : "; no cap: PFSHIM_JOB_MAX=0",
+		  job.cap ? cap : "", ")", NULL);
+	lost_note(&t, base_fd);
+	if (job.squatted)
+		squatted_note();
 	return true;
 }
 
 void job_finish(enum report_reason reason)
 {
+	struct timespec now;
+	bool base_gone = false;
+	int base_fd;
+
 	if (job_role_now == JOB_NONE || reason != REPORT_EXIT)
 		return;
+	base_fd = job.base[0] ? runtime_open(job.base) : -ENOENT;
 	if (job.crumb[0] && job.crumb_pid == getpid())
-		unlink(job.crumb);
-	/* A job with descendants may have left crumbs; a lone program has not. */
-	if (job_role_now == JOB_ROOT && root_note())
-		crumbs_sweep();
+		base_gone = base_fd < 0 || (unlinkat(base_fd, job.crumb, 0) < 0 && errno == ENOENT);
+	/* A job with descendants may have left crumbs and old jobs; a lone program has not. */
+	if (job_role_now == JOB_ROOT && root_note(base_fd, base_gone) && base_fd >= 0) {
+		crumbs_sweep(base_fd);
+		clock_gettime(CLOCK_REALTIME, &now);
+		jobdir_expire(base_fd, job.expire, (uint64_t)now.tv_sec);
+	}
+	if (base_fd >= 0)
+		close(base_fd);
 }

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export/buf.h"
@@ -20,6 +21,7 @@
 #include "preload/output/dir.h"
 #include "preload/output/file.h"
 #include "preload/output/pipe_turn.h"
+#include "preload/output/trusted.h"
 #include "preload/warn.h"
 
 bool output_is_dir(const char *target)
@@ -29,19 +31,52 @@ bool output_is_dir(const char *target)
 	return n > 0 && target[n - 1] == '/';
 }
 
+/*
+ * The new file @path in its directory, reached by trusted_dir_open() (the
+ * '/' before the name a NUL for the walk, then put back). Return: the
+ * file's descriptor and *@dir_fd, or a negative errno (*@why for a refusal).
+ */
+static int seq_create(char *path, int *dir_fd, const char **why)
+{
+	char *slash = strrchr(path, '/');
+	const char *name = path;
+	struct stat st;
+	int fd;
+
+	if (slash) {
+		char *cut = slash + (slash == path);	/* "/name": the directory is "/" */
+		char saved = *cut;
+
+		*cut = '\0';
+		*dir_fd = trusted_dir_open(path, false, 0, &st, why);
+		*cut = saved;
+		name = slash + 1;
+	} else {
+		*dir_fd = trusted_dir_open(".", false, 0, &st, why);
+	}
+	if (*dir_fd < 0)
+		return *dir_fd;
+	fd = openat(*dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		    0644);
+	if (fd < 0) {
+		fd = -errno;
+		close(*dir_fd);
+	}
+	return fd;
+}
+
 /* A template with %n: the first free name, created O_EXCL. */
 static int template_open_seq(const char *template, struct output_names *names, char *path,
-			     size_t size)
+			     size_t size, int *dir_fd, const char **why)
 {
 	for (names->seq = 0; names->seq < OUTPUT_SEQ_MAX; names->seq++) {
 		int fd, err = output_expand(template, names, path, size);
 
 		if (err < 0)
 			return err;
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-			  0644);
-		if (fd >= 0 || errno != EEXIST)
-			return fd < 0 ? -errno : fd;
+		fd = seq_create(path, dir_fd, why);
+		if (fd != -EEXIST)
+			return fd;
 	}
 	return -EEXIST;
 }
@@ -115,18 +150,22 @@ static void file_write(char *path, bool replace, const char *buf, size_t len)
 static void seq_write(const char *template, struct output_names *names, char *path,
 		      const char *buf, size_t len)
 {
-	int fd = template_open_seq(template, names, path, PATH_MAX), err = 0;
+	const char *why = NULL;
+	int dir_fd, err = 0;
+	int fd = template_open_seq(template, names, path, PATH_MAX, &dir_fd, &why);
 
 	if (fd >= 0) {
 		fd_write_bounded(fd, buf, len, FD_WRITE_WAIT_MS, &err);
 		close(fd);
+		if (err)
+			unlinkat(dir_fd, strrchr(path, '/') ? strrchr(path, '/') + 1 : path, 0);
+		close(dir_fd);
 		if (!err)
 			return;
-		unlink(path);
 		fd = -err;
 	}
 	warn_line("cannot write '", path, "' (", strerrorname_np(-fd) ?: "error",
-		  "); report written to stderr", NULL);
+		  why ? ": " : "", why ? why : "", "); report written to stderr", NULL);
 	stream_write(STDERR_FILENO, buf, len);
 }
 
@@ -156,10 +195,12 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 			  "; report written to stderr", NULL);
 		stream_write(STDERR_FILENO, buf, len);
 	} else if (output_is_dir(path)) {
-		if ((err = output_dir_write(path, &named, buf, len)) < 0) {
+		const char *why;
+
+		if ((err = output_dir_write(path, &named, buf, len, &why)) < 0) {
 			warn_line("cannot write a report into '", path, "' (",
-				  strerrorname_np(-err) ?: "error", "); report written to stderr",
-				  NULL);
+				  strerrorname_np(-err) ?: "error", why ? ": " : "", why ? why : "",
+				  "); report written to stderr", NULL);
 			stream_write(STDERR_FILENO, buf, len);
 		}
 	} else if (output_uses_seq(target)) {

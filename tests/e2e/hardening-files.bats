@@ -23,6 +23,7 @@ shared_dir() {
 
 teardown() {
 	[ -z "${SUID_DIR:-}" ] || rm -rf "$SUID_DIR"
+	[ -z "${SHARED_TMP:-}" ] || rm -rf "$SHARED_TMP"
 }
 
 # suid_dir: a directory directly under /tmp (every user must reach it) holding
@@ -71,7 +72,8 @@ suid_dir() {
 	suid_dir
 	dir=$SUID_DIR
 	# The user's runtime directory, and a target root must not touch.
-	mkdir -m 0777 "$dir/run"
+	mkdir -m 0700 "$dir/run"
+	chown $NOBODY "$dir/run"
 	mkdir -m 0755 "$dir/etc"	# root's: the user may not write here, but may name it
 	want=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/suid")
 	run unshare -m sh -c '
@@ -184,6 +186,139 @@ suid_dir() {
 	grep -q "'evil?]0;owned??x'" "$BATS_TEST_TMPDIR/r.text"
 	grep -q ',evil?]0;owned??x,' "$BATS_TEST_TMPDIR/r.csv"
 	[ "$(jq -r .program "$BATS_TEST_TMPDIR/r.json")" = "$name" ]
+}
+
+# ---- class 2: directories another user controls (preload/output/trusted.c)
+
+# as_nobody COMMAND...: COMMAND as uid 65534, without the shim.
+as_nobody() {
+	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"
+}
+
+# reachable_shared: a sticky directory every user may write in and reach (under /tmp).
+reachable_shared() {
+	SHARED_TMP=$(mktemp -d /tmp/pfshim-shared.XXXXXX)
+	chmod 1777 "$SHARED_TMP"
+}
+
+@test "root with another user's XDG_RUNTIME_DIR (sudo -E) makes nothing there" {
+	need_root
+	reachable_shared
+	d=$SHARED_TMP
+	mkdir -m 0700 "$d/xdg" "$d/chosen"
+	chown $NOBODY "$d/xdg" "$d/chosen"
+	script='for i in 1 2 3; do x=$(/bin/true 2>&1); echo "[$x]"; done'
+	without=$(XDG_RUNTIME_DIR="$d/xdg" sh -c "$script" 2>&1)
+	# the user swaps their runtime directory's pfshim for a link of theirs, again and again
+	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+		sh -c 'while :; do rm -rf "$1/pfshim"; ln -sfn "$2" "$1/pfshim"; done' sh \
+		"$d/xdg" "$d/chosen" </dev/null >/dev/null 2>&1 &
+	swapper=$!
+	run -0 --separate-stderr env XDG_RUNTIME_DIR="$d/xdg" LD_PRELOAD="$SHIM" \
+		PFSHIM_EVENTS=task-clock sh -c "$script"
+	kill $swapper
+	wait $swapper || true
+	[ "$output" = "$without" ]
+	# nothing of root's in the user's directories: the job went to root's own
+	[ -z "$(find "$d/xdg" "$d/chosen" -user root)" ]
+	[ -z "$(ls -A "$d/chosen")" ]
+	dir=$(job_of "$stderr")
+	[[ "$dir" == /dev/shm/pfshim-0/job-* ]]
+	[ "$(ls "$dir" | wc -l)" -eq 6 ]	# 3 subshells, 3 /bin/true
+	rm -r "$dir"
+}
+
+# The series file names of the next three seconds, for the pid that execs the shim, are
+# planted by uid 65534 (mkfifo, or touch: a file open to all).
+@test "PFSHIM_OUTPUT=DIR/ with PFSHIM_INTERVAL in a sticky directory: another user's FIFO or file at the series name gets nothing" {
+	need_root
+	reachable_shared
+	d=$SHARED_TMP
+	host=$(hostname)
+	for plant in mkfifo touch; do
+		rm -f "$d"/*
+		# without the shim, the same command: silent
+		run -0 timeout 20 sh -c '[ -z "$(ls -A "$1")" ]' sh "$d"
+		run timeout 20 sh -c '
+			for t in 0 1 2; do
+				name="$1.r-.p$(printf %07d $$).$(date -u -d "+$t seconds" +%Y%m%dT%H%M%SZ).0.series.jsonl"
+				setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$4 \"\$0\" && chmod 666 \"\$0\"" "$2/$name"
+			done
+			exec env LD_PRELOAD="$3" PFSHIM_FORMAT=json PFSHIM_EVENTS=task-clock \
+				PFSHIM_INTERVAL=10s PFSHIM_OUTPUT="$2/" /bin/true' sh "$host" "$d" "$SHIM" "$plant"
+		# no hang at exit, the exit status the program's
+		[ "$status" -eq 0 ]
+		# the planted names are as they were: nobody's, empty
+		[ -z "$(find "$d" -name '*.series.jsonl' -user $NOBODY -type f ! -empty)" ]
+		[ "$(find "$d" -name '*.series.jsonl' -user $NOBODY -type "$([ $plant = touch ] && echo f || echo p)" | wc -l)" -eq 3 ]
+		if [ "$plant" = touch ]; then
+			[[ "$output" == *"(EPERM: another user's file); report written to stderr"* ]]
+		else
+			[[ "$output" == *"(ENXIO); report written to stderr"* ]]
+		fi
+	done
+}
+
+@test "PAPI_OUTPUT_DIRECTORY in a sticky directory: another user's link or directory at pfshim_output gets nothing" {
+	need_root
+	[ -f "$BUILD/libpfshim-compat.so" ] || skip "no libpfshim-compat.so built"
+	reachable_shared
+	d=$SHARED_TMP
+	as_nobody mkdir -m 0777 "$d/theirs"
+	as_nobody ln -s "$d/theirs" "$d/pfshim_output"
+	run -0 env LD_PRELOAD="$SHIM $BUILD/libpfshim-compat.so" PFSHIM_EVENTS=task-clock \
+		PAPI_OUTPUT_DIRECTORY="$d" /bin/true
+	[[ "$output" == *"cannot write a report into '$d/pfshim_output/' (EPERM: a symbolic link on the way belongs to another user); report written to stderr"* ]]
+	[ -z "$(ls -A "$d/theirs")" ]
+	# their own directory, open to all, under that name
+	rm "$d/pfshim_output"
+	as_nobody mkdir -m 0777 "$d/pfshim_output"
+	run -0 env LD_PRELOAD="$SHIM $BUILD/libpfshim-compat.so" PFSHIM_EVENTS=task-clock \
+		PAPI_OUTPUT_DIRECTORY="$d" /bin/true
+	[[ "$output" == *"(EPERM: a directory on the way belongs to another user); report written to stderr"* ]]
+	[ -z "$(ls -A "$d/pfshim_output")" ]
+	# without the other user, root's own directory is made and used
+	rm -r "$d/pfshim_output" "$d/theirs"
+	run -0 env LD_PRELOAD="$SHIM $BUILD/libpfshim-compat.so" PFSHIM_EVENTS=task-clock \
+		PAPI_OUTPUT_DIRECTORY="$d" /bin/true
+	[ "$(find "$d/pfshim_output" -name '*.json' -user root | wc -l)" -eq 1 ]
+}
+
+@test "a template whose directory is another user's link or directory: nothing written there" {
+	need_root
+	reachable_shared
+	d=$SHARED_TMP
+	mkdir -m 0777 "$d/theirs"
+	chown $NOBODY:$NOBODY "$d/theirs"
+	ln -s "$d/theirs" "$d/link"
+	chown -h $NOBODY:$NOBODY "$d/link"
+	for out in link/r.%p.txt theirs/r.%p.txt link/r.%n.txt theirs/r.%n.txt; do
+		run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+			PFSHIM_OUTPUT="$d/$out" "$PROGS/exit_how" exit 0
+		[ "$output" = out ]
+		[[ "$stderr" == *"(EPERM: a "*" on the way belongs to another user); report written to stderr"* ]]
+		[[ "$stderr" == *"Performance counter stats for 'exit_how'"* ]]
+		[ -z "$(ls -A "$d/theirs")" ]
+	done
+}
+
+@test "another user who makes /dev/shm/pfshim-UID first does not switch the job off" {
+	need_root
+	unshare -m true 2>/dev/null || skip "unshare -m not possible here"
+	script='for i in 1 2 3; do x=$(/bin/true 2>&1); echo "[$x]"; done'
+	without=$(sh -c "$script" 2>&1)
+	run -0 --separate-stderr unshare -m sh -c '
+		mount --make-rprivate / && mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups mkdir -m 0777 /dev/shm/pfshim-0 &&
+		env -u XDG_RUNTIME_DIR LD_PRELOAD="$1" PFSHIM_EVENTS=task-clock sh -c "$2" &&
+		ls -A /dev/shm/pfshim-0 | wc -l >&2 &&
+		ls -d /dev/shm/pfshim-0.*/job-*/*.json | wc -l >&2' sh "$SHIM" "$script"
+	[ "$output" = "$without" ]
+	dir=$(job_of "$stderr")
+	[[ "$dir" == /dev/shm/pfshim-0.??????/job-* ]]
+	[[ "$stderr" == *"pfshim: /dev/shm/pfshim-0 is not usable (it belongs to another user; another user may have made it): this user's jobs are in /dev/shm/pfshim-0."??????"; set XDG_RUNTIME_DIR to a directory of your own"* ]]
+	# nothing in theirs; the job's six reports in ours
+	[ "$(tail -2 <<<"$stderr")" = "$(printf '0\n6')" ]
 }
 
 # ---- class 3: never into the host's own files

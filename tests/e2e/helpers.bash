@@ -75,3 +75,22 @@ skip_under_sanitizer() {
 	[ $# -eq 0 ] || [[ " $* " == *" $PFSHIM_SANITIZER "* ]] || return 0
 	skip "under $PFSHIM_SANITIZER: $reason"
 }
+
+# job_setup: for the suites of jobs (no PFSHIM_OUTPUT): a private runtime
+# directory $RUN as XDG_RUNTIME_DIR, and the test's directory as the cwd.
+job_setup() {
+	RUN="$BATS_TEST_TMPDIR/run"
+	mkdir -m 0700 "$RUN"
+	export XDG_RUNTIME_DIR="$RUN"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# under COMMAND...: COMMAND with the shim and nothing else set.
+under() {
+	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock,page-faults "$@"
+}
+
+# job_of TEXT: the job directory a root's closing line names.
+job_of() {
+	sed -n 's/.*descendant processes* in \([^ ]*\) (see.*/\1/p' <<<"$1"
+}

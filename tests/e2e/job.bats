@@ -7,15 +7,7 @@
 load helpers
 
 setup() {
-	RUN="$BATS_TEST_TMPDIR/run"
-	mkdir -m 0700 "$RUN"
-	export XDG_RUNTIME_DIR="$RUN"
-	cd "$BATS_TEST_TMPDIR"
-}
-
-# under COMMAND...: COMMAND with the shim and nothing else set.
-under() {
-	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock,page-faults "$@"
+	job_setup
 }
 
 job_dir() {

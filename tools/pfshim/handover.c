@@ -53,7 +53,7 @@ void run_handover_open(void)
 		return;
 	/* This environment is the command's: its shim reads what we read here. */
 	run_events(&config);
-	if (!handover_config_adopts(&config, &config) || !fd_room_away() || events.nr == 0)
+	if (!config_adopts_handover(&config, &config) || !fd_room_away() || events.nr == 0)
 		return;
 	if (handover_open(&handed, &events, config.events, value, sizeof(value)) < 0 ||
 	    setenv(HANDOVER_VAR, value, 1) < 0)

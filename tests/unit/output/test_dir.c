@@ -90,22 +90,23 @@ static void test_write_publish_replace(void **state)
 {
 	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], name[128], path[256];
 	struct output_names other = names;
+	const char *why;
 
 	(void)state;
 	assert_non_null(mkdtemp(top));
 	snprintf(dir, sizeof(dir), "%s/a/b/", top);
 	errno = 1234;
-	assert_int_equal(output_dir_write(dir, &names, "one\n", 4), 0);
+	assert_int_equal(output_dir_write(dir, &names, "one\n", 4, &why), 0);
 	assert_int_equal(errno, 1234);
 	assert_int_equal(entries(dir, name, sizeof(name)), 1);
 	assert_string_equal(name, "vm.r000003.p0004242.20231114T221320Z.0.json");
 	/* a second report of the same image replaces the first */
-	assert_int_equal(output_dir_write(dir, &names, "two\n", 4), 0);
+	assert_int_equal(output_dir_write(dir, &names, "two\n", 4, &why), 0);
 	assert_int_equal(entries(dir, name, sizeof(name)), 1);
 	file_is(dir, name, "two\n");
 	/* another image of a pid with the same start second: the next number */
 	other.pid = 4243;
-	assert_int_equal(output_dir_write(dir, &other, "x\n", 2), 0);
+	assert_int_equal(output_dir_write(dir, &other, "x\n", 2, &why), 0);
 	assert_int_equal(entries(dir, name, sizeof(name)), 2);
 	snprintf(path, sizeof(path), "rm -r %s", top);
 	assert_int_equal(system(path), 0);
@@ -121,18 +122,19 @@ static void test_file_size_limit(void **state)
 	struct output_names n = names;
 	struct rlimit old, rl;
 	char big[300];
+	const char *why;
 
 	(void)state;
 	n.pid = 4244;	/* an image of its own: test_write_publish_replace published 4242 */
 	memset(big, 'r', sizeof(big));
 	assert_non_null(mkdtemp(top));
 	snprintf(dir, sizeof(dir), "%s/", top);
-	assert_int_equal(output_dir_write(dir, &n, "small\n", 6), 0);
+	assert_int_equal(output_dir_write(dir, &n, "small\n", 6, &why), 0);
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	rl = old;
 	rl.rlim_cur = 100;
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
-	assert_int_equal(output_dir_write(dir, &n, big, sizeof(big)), -EFBIG);
+	assert_int_equal(output_dir_write(dir, &n, big, sizeof(big), &why), -EFBIG);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	assert_int_equal(entries(dir, name, sizeof(name)), 1);
 	file_is(dir, name, "small\n");

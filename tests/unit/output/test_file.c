@@ -199,9 +199,11 @@ static void test_sticky_directory_other_users_entries(void **state)
 	assert_int_equal(report_file_write(in_dir("mine"), "x\n", 2, &why), 0);
 	assert_string_equal(read_file(in_dir("mine")), "x\n");
 
-	/* world-writable without the sticky bit is shared too: anyone could have replaced ours */
+	/* world-writable without the sticky bit: anyone could have replaced ours; refused whole */
 	assert_int_equal(chmod(dir, 0777), 0);
-	assert_int_equal(report_file_write(in_dir("theirs"), "x\n", 2, &why), -EACCES);
+	assert_int_equal(report_file_write(in_dir("theirs"), "x\n", 2, &why), -EPERM);
+	assert_string_equal(why, "others may write in a directory on the way (and it is not sticky)");
+	assert_int_equal(report_file_write(in_dir("mine"), "x\n", 2, &why), -EPERM);
 
 	/* the same file of another user in a directory that is not shared: theirs to give */
 	assert_int_equal(chmod(dir, 0755), 0);

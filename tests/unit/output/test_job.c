@@ -146,6 +146,48 @@ static void test_runtime_link_refused(void **state)
 	assert_int_equal(entries(target, "p"), 0);
 }
 
+/* Field 22 of /proc/PID/stat: the start the crumbs are named by. */
+static unsigned long long start_of(int pid)
+{
+	char path[64], text[1024], *p;
+	unsigned long long start = 0;
+	FILE *f;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(text, sizeof(text), f));
+	fclose(f);
+	for (p = strrchr(text, ')'); *p && field < 22; p++)
+		field += *p == ' ';
+	sscanf(p, "%llu", &start);
+	return start;
+}
+
+/*
+ * A crumb names a job directory in the runtime directory, never a path: one
+ * planted with a path (the old "D/abs/path/" form, or a name climbing out)
+ * is not believed, and the process is a root of its own job.
+ */
+static void test_crumb_with_a_path_not_believed(void **state)
+{
+	static const char *const targets[] = { "D/tmp/evil/", "D/job-x/../../evil", "R/../evil" };
+	char base[128], crumb[192];
+
+	(void)state;
+	snprintf(base, sizeof(base), "%s/pfshim", runtime);
+	assert_int_equal(mkdir(base, 0700), 0);
+	snprintf(crumb, sizeof(crumb), "%s/p%d.%llu", base, getppid(), start_of(getppid()));
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+		unlink(crumb);
+		assert_int_equal(symlink(targets[i], crumb), 0);
+		job_start(env_lookup, 0);
+		assert_int_equal(job_role(), JOB_ROOT);
+		job_finish(REPORT_EXIT);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +195,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_explicit_output_or_disable_means_no_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_runtime_directory_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runtime_link_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crumb_with_a_path_not_believed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,44 @@
+/*
+ * jobdir.h: a job directory's storage: its descendants' reports, counted in
+ * a ledger so that the root can say how many were lost, capped, and
+ * removed when old. Async-signal-safe.
+ */
+#ifndef PFSHIM_PRELOAD_OUTPUT_JOBDIR_H
+#define PFSHIM_PRELOAD_OUTPUT_JOBDIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "preload/output/name.h"
+
+/* The default of PFSHIM_JOB_MAX: reports kept per job (a tmpfs page each). */
+#define JOBDIR_MAX_DEFAULT 10000
+/* The default of PFSHIM_JOB_EXPIRE, in seconds: one day. */
+#define JOBDIR_EXPIRE_DEFAULT (24 * 3600)
+
+/*
+ * jobdir_write - a descendant's report into the job directory @dir (made
+ * 0700 with trusted_dir_open()). An image's @first report is counted in
+ * the ledger first; an image counted past @cap reports nothing (*@over set,
+ * -EDQUOT) and neither do its later reports. Return: 0 or a negative errno.
+ */
+int jobdir_write(const char *dir, const struct output_names *names, bool first, uint64_t cap,
+		 bool *over, const char *buf, size_t len);
+
+struct jobdir_tally {
+	uint64_t reports;	/* files NAME.json in the directory */
+	uint64_t counted;	/* images that set out to write one (the ledger) */
+};
+
+/* jobdir_tally - what @dir holds. Return: 0, or -ENOENT without a directory. */
+int jobdir_tally(const char *dir, struct jobdir_tally *tally);
+
+/*
+ * jobdir_expire - remove the job directories in the runtime directory
+ * @base_fd last written more than @max_age seconds before @now (seconds
+ * since the epoch), ours, whose root (the pid in their name) is gone.
+ */
+void jobdir_expire(int base_fd, uint64_t max_age, uint64_t now);
+
+#endif

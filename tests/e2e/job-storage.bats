@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# job-storage.bats: a job's storage (docs/usage.md, "A process tree is one
+# job") is bounded and cleaned, and when it fails (full, out of inodes,
+# removed mid-job) no descendant speaks on its streams: scripts that read
+# `$(cmd 2>&1)` get the same answers as without the shim, and the root says
+# what was lost.
+
+load helpers
+
+setup() {
+	job_setup
+}
+
+# A script's captures: "changed" for every one that is not empty.
+CAPTURES='for i in $(seq 40); do x=$(/bin/true 2>&1); [ -z "$x" ] || echo "changed: $x"; done; echo end'
+
+# in_tmpfs OPTIONS SCRIPT ARGS...: SCRIPT in a private mount namespace where $RUN is a
+# fresh tmpfs mounted with OPTIONS (mode 0700, $RUN/pfshim made in it), $1 being $RUN.
+in_tmpfs() {
+	unshare -m true 2>/dev/null || skip "unshare -m not possible here (needs root)"
+	local options=$1 script=$2
+	shift 2
+	unshare -m sh -c 'mount --make-rprivate / &&
+		mount -t tmpfs -o "$0,mode=0700" tmpfs "$1" && mkdir -m 0700 "$1/pfshim" &&
+		'"$script" "$options" "$RUN" "$@"
+}
+
+@test "a full tmpfs: every capture as without the shim; the root says reports were lost" {
+	without=$(sh -c "$CAPTURES" 2>&1)
+	run -0 --separate-stderr in_tmpfs size=64k '
+		{ head -c 1048576 /dev/zero >"$1/filler" 2>/dev/null; true; } &&
+		LD_PRELOAD="$2" PFSHIM_EVENTS=task-clock sh -c "$3"' "$SHIM" "$CAPTURES"
+	[ "$output" = "$without" ]
+	[ "$output" = end ]
+	[[ "$stderr" == *"pfshim: 0 reports of descendant processes in $RUN/pfshim/job-"* ]]
+	[[ "$stderr" == *"pfshim: reports of descendant processes were lost ($RUN/pfshim: it is full)"* ]]
+	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
+}
+
+@test "a tmpfs out of inodes: every capture as without the shim; the root says the job has no directory" {
+	without=$(sh -c "$CAPTURES" 2>&1)
+	run -0 --separate-stderr in_tmpfs size=4m,nr_inodes=64 '
+		i=0; while touch "$1/f$i" 2>/dev/null; do i=$((i+1)); done &&
+		LD_PRELOAD="$2" PFSHIM_EVENTS=task-clock sh -c "$3"' "$SHIM" "$CAPTURES"
+	[ "$output" = "$without" ]
+	[[ "$stderr" == *"pfshim: no job directory ($RUN/pfshim: ENOSPC): the reports of descendant processes were dropped; set PFSHIM_OUTPUT to keep them"* ]]
+	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
+	# room for the root's crumb only: the descendants find no parent's, and stay silent
+	run -0 --separate-stderr in_tmpfs size=4m,nr_inodes=64 '
+		i=0; while touch "$1/f$i" 2>/dev/null; do i=$((i+1)); done && rm "$1/f0" &&
+		LD_PRELOAD="$2" PFSHIM_EVENTS=task-clock sh -c "$3"' "$SHIM" "$CAPTURES"
+	[ "$output" = "$without" ]
+	[[ "$stderr" == *"pfshim: reports of descendant processes were lost ($RUN/pfshim: it was full or unusable for a while)"* ]]
+	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
+}
+
+@test "the runtime directory removed mid-job (as at logout): captures unchanged, the root says so" {
+	script='x=$(/bin/true 2>&1); rm -rf "$XDG_RUNTIME_DIR/pfshim"; '"$CAPTURES"
+	without=$(sh -c "$script" 2>&1)
+	run -0 --separate-stderr under sh -c "$script"
+	[ "$output" = "$without" ]
+	[[ "$stderr" == *"pfshim: the runtime directory $RUN/pfshim was removed or replaced during the job: the reports of descendant processes written there are gone, and those written after were dropped"* ]]
+	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
+	# XDG_RUNTIME_DIR itself removed: the job's processes move nowhere else either
+	script='x=$(/bin/true 2>&1); rm -rf "$XDG_RUNTIME_DIR"; '"$CAPTURES"
+	run -0 --separate-stderr under sh -c "$script"
+	[ "$output" = "$without" ]
+	[[ "$stderr" == *"pfshim: the runtime directory $RUN/pfshim was removed"* ]]
+	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
+}
+
+@test "the runtime directory removed under Python subprocesses: their outputs unchanged" {
+	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+	py='import os, shutil, subprocess
+shutil.rmtree(os.environ["XDG_RUNTIME_DIR"] + "/pfshim", ignore_errors=True)
+outs = [subprocess.run(["/bin/true"], capture_output=True) for _ in range(40)]
+print(sum(1 for o in outs if o.stdout or o.stderr), "changed")'
+	without=$(/usr/bin/python3 -c "$py" 2>&1)
+	run -0 --separate-stderr under /usr/bin/python3 -c "$py"
+	[ "$output" = "$without" ]
+	[ "$output" = "0 changed" ]
+}
+
+@test "PFSHIM_JOB_MAX caps a job's reports, and the root says how many were not kept" {
+	script='for i in $(seq 10); do /bin/true; done'
+	run -0 under sh -c "$script"
+	all=$(ls "$(job_of "$output")" | wc -l)
+	[[ "$output" == *"(see: pfshim report $(job_of "$output"); a job keeps at most 10000)"* ]]
+	rm -r "$RUN/pfshim"/job-*
+	run -0 under env PFSHIM_JOB_MAX=5 sh -c "$script"
+	dir=$(job_of "$output")
+	[ "$(ls "$dir" | wc -l)" -eq 5 ]
+	[[ "$output" == *"pfshim: 5 reports of descendant processes in $dir (see: pfshim report $dir; a job keeps at most 5)"* ]]
+	[[ "$output" == *"pfshim: $((all - 5)) reports of descendant processes not kept: the job holds at most 5 (PFSHIM_JOB_MAX)"* ]]
+	# 0: no cap
+	run -0 under env PFSHIM_JOB_MAX=0 sh -c "$script"
+	dir=$(job_of "$output")
+	[ "$(ls "$dir" | wc -l)" -eq "$all" ]
+	[[ "$output" == *"(see: pfshim report $dir; no cap: PFSHIM_JOB_MAX=0)"* ]]
+	[[ "$output" != *"not kept"* ]]
+}
+
+@test "job directories expire: a root removes those idle past PFSHIM_JOB_EXPIRE whose root is gone" {
+	mkdir -m 0700 "$RUN/pfshim"
+	# pids past pid_max: their roots are surely gone
+	for job in old:2147483601 recent:2147483602; do
+		d="$RUN/pfshim/job-20200101T000000Z-${job#*:}"
+		mkdir "$d"
+		echo '{}' >"$d/r.json"
+	done
+	touch -d '3 days ago' "$RUN/pfshim/job-20200101T000000Z-2147483601"
+	touch -d '2 hours ago' "$RUN/pfshim/job-20200101T000000Z-2147483602"
+	# a lone program removes nothing
+	run -0 under /bin/true
+	[ "$(ls -d "$RUN"/pfshim/job-* | wc -l)" -eq 2 ]
+	# off
+	run -0 under env PFSHIM_JOB_EXPIRE=0 sh -c '/bin/true; /bin/true'
+	[ -d "$RUN/pfshim/job-20200101T000000Z-2147483601" ]
+	# the default, one day: the old one goes
+	run -0 under sh -c '/bin/true; /bin/true'
+	[ ! -e "$RUN/pfshim/job-20200101T000000Z-2147483601" ]
+	[ -d "$RUN/pfshim/job-20200101T000000Z-2147483602" ]
+	# one hour: the other one too, and not this job's own
+	run -0 under env PFSHIM_JOB_EXPIRE=1h sh -c '/bin/true; /bin/true'
+	[ ! -e "$RUN/pfshim/job-20200101T000000Z-2147483602" ]
+	[ -d "$(job_of "$output")" ]
+}
+
+@test "20,000 shell commands: the job's storage stays under its cap, measured on tmpfs" {
+	loop='i=0; while [ $i -lt 20000 ]; do /bin/true; i=$((i+1)); done'
+	run -0 in_tmpfs size=256m '
+		LD_PRELOAD="$2" PFSHIM_EVENTS=task-clock timeout 600 sh -c "$3" 2>"$1/root.err" &&
+		find "$1/pfshim" -type f | wc -l && find "$1/pfshim" -type l | wc -l &&
+		df -k --output=used "$1" | tail -1 && tail -2 "$1/root.err"' "$SHIM" "$loop"
+	files=${lines[0]} links=${lines[1]} used_kib=${lines[2]}
+	echo "# 20,000 commands: $files files, $links crumbs left, $used_kib KiB of tmpfs" >&3
+	# the cap's 10,000 reports and the ledger; no crumb left
+	[ "$files" -eq 10001 ]
+	[ "$links" -eq 0 ]
+	# a page per report, and the ledger's 5 pages: 40 MiB and a little
+	between 40000 "$used_kib" 40100
+	[[ "${lines[3]}" == "pfshim: 10000 reports of descendant processes in "* ]]
+	[[ "${lines[4]}" == *" reports of descendant processes not kept: the job holds at most 10000 (PFSHIM_JOB_MAX)" ]]
+}
