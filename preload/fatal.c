@@ -42,7 +42,7 @@ static atomic_int aborting_tid;
 
 static void report(int signo)
 {
-	if (actions_stack_has_room())
+	if (actions_stack_has_room(signo))
 		process_report_fatal(signo);
 }
 
@@ -81,6 +81,13 @@ void fatal_abort_begins(void)
 		report(SIGABRT);	/* abort() dies through an ignored SIGABRT, past us */
 	else
 		atomic_store(&aborting_tid, gettid());
+}
+
+void fatal_step_back(int report_signo)
+{
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		if (fatal_signals[i] != report_signo)
+			actions_give_back(fatal_signals[i]);
 }
 
 void fatal_install(int report_signo)

@@ -33,6 +33,7 @@
 #include "export/buf.h"
 #include "preload/output/dir.h"
 #include "preload/prefault.h"
+#include "preload/sandbox.h"
 #include "preload/warn.h"
 
 #define CRUMB_ROOT	'R'
@@ -333,9 +334,15 @@ enum job_role job_role(void)
 	return job_role_now;
 }
 
+/*
+ * Under the program's seccomp filter a descendant's report is lost: the job
+ * directory needs open(2) and linkat(2), which the filter may kill it for,
+ * and its streams are the program's data. pfshim run names the process as
+ * one whose program left no report.
+ */
 void job_write(const struct output_names *names, const char *buf, size_t len)
 {
-	if (job_role_now == JOB_DESCENDANT)
+	if (job_role_now == JOB_DESCENDANT && !sandbox_filtered())
 		output_dir_write_mode(job.dir, names, 0700, buf, len);
 }
 
@@ -430,7 +437,12 @@ static bool root_note(void)
 
 void job_finish(enum report_reason reason)
 {
-	if (job_role_now == JOB_NONE || reason != REPORT_EXIT)
+	/*
+	 * Under the program's seccomp filter the crumb stays (a later root's
+	 * sweep takes it) and the descendants' reports are not counted:
+	 * unlink(2), open(2) and getdents64(2) may kill the program.
+	 */
+	if (job_role_now == JOB_NONE || reason != REPORT_EXIT || sandbox_filtered())
 		return;
 	if (job.crumb[0] && job.crumb_pid == getpid())
 		unlink(job.crumb);
