@@ -32,6 +32,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/sandbox.h"
+
 /* A report needs ~6 KiB of stack: not on an alternate stack smaller than this. */
 #define ACTIONS_REPORT_STACK_MIN (32 * 1024)
 
@@ -98,10 +100,15 @@ bool actions_kernel_default(int signo)
 	return next_sigaction(signo, NULL, &now) == 0 && now.sa_handler == SIG_DFL;
 }
 
-bool actions_stack_has_room(void)
+bool actions_stack_has_room(int signo)
 {
+	struct sigaction program;
 	stack_t ss;
 
+	if (sandbox_filtered()) {
+		actions_read(signo, &program);
+		return !(actions_is_handler(&program) && (program.sa_flags & SA_ONSTACK));
+	}
 	if (sigaltstack(NULL, &ss) < 0 || !(ss.ss_flags & SS_ONSTACK))
 		return true;
 	return ss.ss_size >= ACTIONS_REPORT_STACK_MIN;
@@ -177,11 +184,47 @@ static int action_install(int signo, const struct sigaction *want)
 	return 0;
 }
 
+/*
+ * The program's action of @signo as the writer holding it: every signal
+ * blocked in this thread (its old mask in *@saved), the seq taken from
+ * even to odd against writers in other threads. Return: the seq to end with.
+ */
+static unsigned action_write_begin(int signo, sigset_t *saved)
+{
+	sigset_t all;
+	unsigned seq;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, saved);
+	do {
+		seq = atomic_load_explicit(&action_seq[signo], memory_order_relaxed) & ~1u;
+	} while (!atomic_compare_exchange_weak_explicit(&action_seq[signo], &seq, seq + 1,
+							memory_order_acquire, memory_order_relaxed));
+	atomic_thread_fence(memory_order_release);
+	return seq;
+}
+
+static void action_write_end(int signo, unsigned seq, const sigset_t *saved)
+{
+	atomic_store_explicit(&action_seq[signo], seq + 2, memory_order_release);
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+/* The program's action now, as the kernel would give it (SA_RESETHAND's once done: SIG_DFL). */
+static struct sigaction action_now(int signo)
+{
+	struct sigaction a = action[signo];
+
+	if (atomic_load(&reset_done[signo]))
+		a.sa_handler = SIG_DFL;
+	return a;
+}
+
 int actions_sigaction(int signo, const struct sigaction *act, struct sigaction *oldact)
 {
 	int saved_errno = errno, ret = 0;
 	struct sigaction want, old;
-	sigset_t all, saved;
+	sigset_t saved;
 	unsigned seq;
 
 	if (!act) {
@@ -190,29 +233,34 @@ int actions_sigaction(int signo, const struct sigaction *act, struct sigaction *
 		return 0;
 	}
 	want = *act;			/* act and oldact may be one struct */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &saved);
-	/* Writers in other threads: take the seq from even to odd. */
-	do {
-		seq = atomic_load_explicit(&action_seq[signo], memory_order_relaxed) & ~1u;
-	} while (!atomic_compare_exchange_weak_explicit(&action_seq[signo], &seq, seq + 1,
-							memory_order_acquire, memory_order_relaxed));
-	atomic_thread_fence(memory_order_release);
-	old = action[signo];
-	if (atomic_load(&reset_done[signo]))
-		old.sa_handler = SIG_DFL;
+	seq = action_write_begin(signo, &saved);
+	old = action_now(signo);
 	if (action_install(signo, &want) < 0) {
 		ret = -1;
 		saved_errno = errno;
 	}
 	if (ret == 0)
 		atomic_store(&set_by_program[signo], true);
-	atomic_store_explicit(&action_seq[signo], seq + 2, memory_order_release);
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	action_write_end(signo, seq, &saved);
 	if (ret == 0 && oldact)
 		*oldact = old;
 	errno = saved_errno;
 	return ret;
+}
+
+void actions_give_back(int signo)
+{
+	struct sigaction program;
+	sigset_t saved;
+	unsigned seq;
+
+	if (!actions_manages(signo))
+		return;
+	seq = action_write_begin(signo, &saved);
+	program = action_now(signo);
+	if (next_sigaction(signo, &program, NULL) == 0)
+		atomic_store_explicit(&managed[signo], false, memory_order_release);
+	action_write_end(signo, seq, &saved);
 }
 
 int actions_take(int signo, actions_handler_fn handler)

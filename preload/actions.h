@@ -55,6 +55,8 @@ int actions_sigaction(int signo, const struct sigaction *act, struct sigaction *
  *   dumps core) exactly as without us. Returns if the default does not kill.
  * actions_stack_has_room - false on an alternate stack too small for a
  *   report (a host's, sized for its own handlers): skip the report there.
+ *   Under the program's seccomp filter, where sigaltstack() may kill it:
+ *   false whenever @signo's handler may run on an alternate stack.
  */
 void actions_read(int signo, struct sigaction *out);
 bool actions_set_by_program(int signo);
@@ -62,6 +64,15 @@ bool actions_is_handler(const struct sigaction *a);
 void actions_call(int signo, const struct sigaction *a, siginfo_t *info, void *context);
 bool actions_kernel_default(int signo);
 void actions_die_by(int signo);
-bool actions_stack_has_room(void);
+bool actions_stack_has_room(int signo);
+
+/*
+ * actions_give_back - the program's action for @signo back in the kernel,
+ * and the signal no longer taken: sigaction() and its kin go to libc again.
+ * Before the program's seccomp filter (sandbox.h), for the fatal signals,
+ * whose handler must die by the signal with system calls the filter may
+ * refuse.
+ */
+void actions_give_back(int signo);
 
 #endif

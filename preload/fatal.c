@@ -60,7 +60,7 @@ static atomic_int aborting_tid;
 
 static void report(int signo)
 {
-	if (actions_stack_has_room())
+	if (actions_stack_has_room(signo))
 		process_report_fatal(signo);
 }
 
@@ -99,6 +99,13 @@ void fatal_abort_begins(void)
 		report(SIGABRT);	/* abort() dies through an ignored SIGABRT, past us */
 	else
 		atomic_store(&aborting_tid, gettid());
+}
+
+void fatal_step_back(int report_signo)
+{
+	for (int signo = 1; signo < NSIG; signo++)
+		if (fatal_by_default(signo) && signo != report_signo && actions_manages(signo))
+			actions_give_back(signo);
 }
 
 void fatal_install(int report_signo)

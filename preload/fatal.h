@@ -15,6 +15,16 @@
 void fatal_install(int report_signo);
 
 /*
+ * fatal_step_back - give the nine back (all but @report_signo): the
+ * program's actions in the kernel, as without the shim. Before the
+ * program's seccomp filter: dying by the signal after a report takes
+ * rt_sigaction(2) and tgkill(2), which the filter may refuse (a swallowed
+ * SIGTERM, a fault that repeats forever) or kill for (SIGSYS instead of
+ * the signal). Those deaths then go unreported.
+ */
+void fatal_step_back(int report_signo);
+
+/*
  * fatal_abort_begins - the calling thread is in abort(), which kills it
  * whatever SIGABRT's action: a handler that returns is followed by death,
  * so the report comes then; an ignored SIGABRT's, now. Nothing without

@@ -8,6 +8,7 @@
 #include "preload/fd.h"
 
 #include "preload/prefault.h"
+#include "preload/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -161,9 +162,9 @@ static size_t write_whole(int fd, const char *buf, size_t len, int wait_ms, int 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
-			if (start.tv_sec == 0 && start.tv_nsec == 0)
+			if (wait_ms > 0 && start.tv_sec == 0 && start.tv_nsec == 0)
 				clock_gettime(CLOCK_MONOTONIC, &start);
-			left = wait_left(&start, wait_ms);
+			left = wait_ms > 0 ? wait_left(&start, wait_ms) : 0;
 			if (left > 0 && (poll(&pfd, 1, left) >= 0 || errno == EINTR))
 				continue;
 			errno = EAGAIN;
@@ -202,6 +203,18 @@ size_t fd_write_bounded(int fd, const char *buf, size_t len, int wait_ms, int *e
 	sigset_t ours, old_mask, pending;
 	size_t done;
 
+	/*
+	 * Under the program's seccomp filter: write(2) alone, no poll() for a
+	 * full pipe (fd_stream_target() only gives a descriptor whose failed
+	 * write cannot kill: sandbox_write_may_kill()).
+	 */
+	if (sandbox_filtered()) {
+		done = write_whole(fd, buf, len, 0, &err);
+		if (error)
+			*error = err;
+		errno = saved_errno;
+		return done;
+	}
 	sigemptyset(&ours);
 	sigaddset(&ours, SIGPIPE);
 	sigaddset(&ours, SIGXFSZ);
@@ -268,9 +281,23 @@ int fd_stream_record(int fd, bool dup_it)
 	s->ino = st.st_ino;
 	s->rdev = st.st_rdev;
 	s->accmode = flags & O_ACCMODE;
+	s->mode = st.st_mode;
 	if (dup_it)
 		s->dup = fd_dup_high(fd);
 	s->state = FD_STREAM_OPEN;
+	return s->dup;
+}
+
+/*
+ * Under the program's seccomp filter, the duplicate taken before it, with
+ * no check: fstat() and fcntl() may kill the program now. The stream at the
+ * standard number is never written unchecked: the program may have opened a
+ * file of its own there.
+ */
+static int stream_target_filtered(const struct fd_stream *s)
+{
+	if (s->state != FD_STREAM_OPEN || s->dup < 0 || sandbox_write_may_kill(s->mode))
+		return -1;
 	return s->dup;
 }
 
@@ -278,6 +305,8 @@ int fd_stream_target(int fd)
 {
 	const struct fd_stream *s = &streams[fd];
 
+	if (sandbox_filtered())
+		return stream_target_filtered(s);
 	switch (s->state) {
 	case FD_STREAM_UNKNOWN:
 		return fd;
@@ -289,6 +318,16 @@ int fd_stream_target(int fd)
 			return s->dup;
 		return fd_same_file(s, fd) ? fd : -1;
 	}
+}
+
+void fd_stream_keep(int fd)
+{
+	struct fd_stream *s = &streams[fd];
+	int target;
+
+	if (s->state != FD_STREAM_OPEN || s->dup >= 0 || (target = fd_stream_target(fd)) < 0)
+		return;
+	s->dup = fd_dup_high(target);
 }
 
 void fd_stream_forget(void)

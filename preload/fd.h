@@ -81,6 +81,7 @@ struct fd_stream {
 	ino_t ino;
 	dev_t rdev;
 	int accmode;		/* O_ACCMODE bits of the file description */
+	mode_t mode;		/* its type: may a failed write signal (sandbox.h)? */
 };
 
 /*
@@ -104,6 +105,14 @@ int fd_stream_target(int fd);
  * mode)? Exposed for the unit tests. Async-signal-safe.
  */
 bool fd_same_file(const struct fd_stream *s, int fd);
+
+/*
+ * fd_stream_keep - take the high duplicate of stream @fd (1 or 2) now, if
+ * there is none and the stream is still the one recorded: called before the
+ * program's seccomp filter, after which fd_stream_target() trusts the
+ * duplicate alone (no fstat, no fcntl: sandbox.h).
+ */
+void fd_stream_keep(int fd);
 
 /* fd_stream_forget - back to "before fd_stream_record()" (unit tests). */
 void fd_stream_forget(void);

@@ -27,6 +27,7 @@
 #include "preload/output/output.h"
 #include "preload/output/dir.h"
 #include "preload/prefault.h"
+#include "preload/sandbox.h"
 #include "preload/warn.h"
 
 /*
@@ -40,6 +41,22 @@
 #define CLAIM_OTHER(tid)	(-(tid) - 1)
 /* How long a second exit waits for the first one's report: a blocked write must not hang it. */
 #define FINAL_REPORT_WAIT_MS	2000
+
+/*
+ * The claims' thread ids: a number of our own per thread, handed out on
+ * first use, not gettid(): a system call, which the program's seccomp
+ * filter may kill it for (sandbox.h). A fork child's one thread keeps its
+ * number, and is alone in its process.
+ */
+static atomic_int thread_ids;
+static __thread int thread_id __attribute__((tls_model("initial-exec")));
+
+static int process_thread_id(void)
+{
+	if (!thread_id)
+		thread_id = atomic_fetch_add(&thread_ids, 1) + 1;
+	return thread_id;
+}
 
 struct process process __attribute__((aligned(4096)));
 
@@ -292,7 +309,8 @@ const char *process_handover_open(const char *file, bool search, char *const env
 	int saved_errno = errno;
 	const char *ret = NULL;
 
-	if (!process.config.handover || !process_is_self() || !next_image_adopts(envp))
+	if (!process.config.handover || sandbox_filtered() || !process_is_self() ||
+	    !next_image_adopts(envp))
 		return NULL;
 	/* execve() takes a name without '/' as a path in the working directory. */
 	memcpy(value, HANDOVER_VAR "=", prefix);
@@ -312,10 +330,20 @@ void process_handover_close(void)
 	errno = saved_errno;
 }
 
+/*
+ * A child forked under the program's seccomp filter cannot open counters
+ * (perf_event_open, and the atfork work around it, may kill it): it
+ * counts nothing and writes no report (docs/usage.md). `pfshim run` names
+ * it among the processes without a report.
+ */
 void process_restart_in_child(void)
 {
 	if (!process.active)
 		return;
+	if (sandbox_filtered()) {
+		process.active = false;
+		return;
+	}
 	/* The child's interval thread waits until its counters are open. */
 	atomic_store(&process.interval_ready, false);
 	/* The inherited fds count the parent (inherit_thread: not us). */
@@ -331,9 +359,10 @@ void process_restart_in_child(void)
 	atomic_store(&process.interval_ready, true);
 }
 
+/* Under the program's seccomp filter, getpid() may kill it: then trusted (docs/usage.md). */
 bool process_is_self(void)
 {
-	return process.active && getpid() == process.pid;
+	return process.active && (sandbox_filtered() || getpid() == process.pid);
 }
 
 /* A job's descendant writes JSON into the job directory, whatever PFSHIM_FORMAT says. */
@@ -384,6 +413,16 @@ struct report_memory {
 /* The interval thread's: only the claim holder of an interval report uses it. */
 static struct report_memory interval_memory;
 
+/*
+ * Under the program's seccomp filter, mmap(2) may kill it: the reports use
+ * this memory, mapped before the filter, one at a time (a second report at
+ * the same moment is lost, and says so). Its pages are touched only by a
+ * report; regions are left out there, so 256 KiB holds any report.
+ */
+#define SANDBOX_TEXT_SIZE (256 * 1024)
+static struct report_memory sandbox_memory;
+static atomic_flag sandbox_memory_busy = ATOMIC_FLAG_INIT;
+
 /* @size bytes of text in @mem, grown (by whole 64 KiB) when a report needs more. */
 static char *memory_text(struct report_memory *mem, size_t size)
 {
@@ -391,6 +430,9 @@ static char *memory_text(struct report_memory *mem, size_t size)
 
 	if (mem->text && mem->text_size >= size)
 		return mem->text;
+	/* No mmap(2) under the program's filter; the interval thread is never under it. */
+	if (sandbox_filtered() && mem != &interval_memory)
+		return NULL;
 	if (mem->text)
 		munmap(mem->text, mem->text_size);
 	mem->text = fd_map_zeroed(want);
@@ -500,7 +542,7 @@ static char *report_prepare(const struct report *r, struct report_event *events,
 	 * fills (signals.bats, "the smallest stack allowed"): a fault there, if
 	 * any, is the report's one miss.
 	 */
-	if (gettid() == getpid())
+	if (gettid() == getpid())	/* never under a filter: report_write() */
 		prefault_stack(REPORT_STACK_BYTES);
 	return text;
 }
@@ -521,7 +563,7 @@ static bool process_is_unforked_copy(void)
 	int saved_errno = errno;
 	long r;
 
-	if (!process.active || getpid() == process.pid)
+	if (!process.active || sandbox_filtered() || getpid() == process.pid)
 		return false;
 	r = syscall(SYS_kcmp, getpid(), process.pid, KCMP_VM, 0, 0);
 	r = r > 0 || (r < 0 && errno == ESRCH);
@@ -613,8 +655,20 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	size_t text_size = 0;
 	uint64_t seq = 0;
 	int saved_errno = errno;
+	bool filtered = sandbox_filtered();
 
-	if (mem && !mem->events)
+	if (filtered && !mem) {
+		if (atomic_flag_test_and_set(&sandbox_memory_busy)) {
+			warn_line("a report was lost: another one was being written under the "
+				  "program's seccomp filter", NULL);
+			errno = saved_errno;
+			return;
+		}
+		report_write(reason, signo, unforked, &sandbox_memory);
+		atomic_flag_clear(&sandbox_memory_busy);
+		return;
+	}
+	if (mem && !mem->events && (!filtered || mem == &interval_memory))
 		mem->events = fd_map_zeroed(REPORT_EVENTS_SIZE);
 	events = mem ? mem->events : fd_map_zeroed(REPORT_EVENTS_SIZE);
 	if (!events) {
@@ -622,14 +676,19 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 		errno = saved_errno;
 		return;
 	}
-	if (uname(&uts) < 0)
+	memset(&regions, 0, sizeof(regions));
+	if (filtered)
+		memcpy(uts.nodename, process.before_filter.hostname,
+		       sizeof(process.before_filter.hostname));
+	else if (uname(&uts) < 0)
 		strcpy(uts.nodename, "");
 	r = (struct report){
 		.program = process.program,
 		.argv0 = process.argv0,
 		.pid = unforked ? getpid() : process.pid,
-		.ppid = getppid(),
-		.pid_ns = mem ? pid_ns_cached() : pid_ns_read(),
+		.ppid = filtered ? process.before_filter.ppid : getppid(),
+		.pid_ns = filtered ? process.before_filter.pid_ns :
+				     mem ? pid_ns_cached() : pid_ns_read(),
 		.hostname = uts.nodename,
 		.rank = process.config.rank[0] ? process.config.rank : NULL,
 		/* An unforked copy's start is unknown: the parent's clocks are all it has. */
@@ -639,8 +698,10 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 		.interval_ns = unforked ? 0 : process.config.interval_ns,
 		.nr_events = process.events.nr,
 		.events = events,
-		.regions = markers_report_build(&regions, reason == REPORT_EXIT ||
-							    reason == REPORT_EXEC),
+		/* Their working memory is mmap()ed for each report: none under the filter. */
+		.regions = filtered ? NULL :
+				      markers_report_build(&regions, reason == REPORT_EXIT ||
+									  reason == REPORT_EXEC),
 	};
 	/* The interval thread's memory is kept: an interval report touches nothing new. */
 	if (!mem && !unforked)
@@ -651,7 +712,8 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	else
 		seq = series_next(events, process.events.nr);
 	r.seq = process.config.interval_ns ? seq : 0;	/* 0 for an unforked copy */
-	r.wall_ns = unforked ? 0 : clock_ns(CLOCK_MONOTONIC) - process.start_monotonic_ns;
+	r.wall_ns = unforked ? 0 : (filtered ? sandbox_clock_ns(CLOCK_MONOTONIC) :
+					    clock_ns(CLOCK_MONOTONIC)) - process.start_monotonic_ns;
 	report_format_write(&r, mem, text, text_size);
 	markers_report_release(&regions);
 	if (!mem)
@@ -675,8 +737,7 @@ static void claim_release(int self)
  */
 void process_report(enum report_reason reason, int signo)
 {
-	const struct timespec ms = { 0, 1000000 };
-	int self = gettid();
+	int self = process_thread_id();
 	bool claimed = false;
 
 	if (!process_is_self())
@@ -692,7 +753,7 @@ void process_report(enum report_reason reason, int signo)
 		}
 		if (writer == FINAL_REPORT_WRITTEN || writer == self || writer == CLAIM_OTHER(self))
 			break;
-		nanosleep(&ms, NULL);
+		sandbox_pause();
 	}
 	report_write(reason, signo, false, NULL);
 	if (claimed)
@@ -702,7 +763,7 @@ void process_report(enum report_reason reason, int signo)
 /* The interval thread never waits: a tick that finds a report being written is skipped. */
 void process_report_interval(void)
 {
-	int self = gettid(), writer = FINAL_REPORT_NONE;
+	int self = process_thread_id(), writer = FINAL_REPORT_NONE;
 
 	if (!atomic_load(&process.interval_ready) || !process_is_self())
 		return;
@@ -720,8 +781,7 @@ void process_report_interval(void)
  */
 static void report_final(enum report_reason reason, int signo)
 {
-	const struct timespec ms = { 0, 1000000 };
-	int self = gettid();
+	int self = process_thread_id();
 	bool unforked = process_is_unforked_copy();
 
 	if (!process_is_self() && !unforked)
@@ -752,7 +812,7 @@ static void report_final(enum report_reason reason, int signo)
 		}
 		if (writer == FINAL_REPORT_WRITTEN || writer == self)
 			return;
-		nanosleep(&ms, NULL);
+		sandbox_pause();
 	}
 }
 
@@ -770,4 +830,35 @@ void process_report_final_undo(void)
 {
 	if (process_is_self() || process_is_unforked_copy())
 		atomic_store(&process.final_report, FINAL_REPORT_NONE);
+}
+
+void process_before_filter(bool all_threads)
+{
+	int saved_errno = errno;
+	struct utsname uts;
+
+	if (!process_is_self())
+		return;
+	if (all_threads && interval_stop_for_good())
+		warn_line("PFSHIM_INTERVAL: interval reports stop here: the program installs a "
+			  "seccomp filter on all its threads (TSYNC), under which the shim's thread "
+			  "could not sleep; the final report still comes", NULL);
+	if (sandbox_filtered()) {
+		errno = saved_errno;
+		return;
+	}
+	process.before_filter.ppid = getppid();
+	process.before_filter.pid_ns = pid_ns_read();
+	if (uname(&uts) == 0)
+		memcpy(process.before_filter.hostname, uts.nodename,
+		       sizeof(process.before_filter.hostname));
+	if (!sandbox_memory.events)
+		sandbox_memory.events = fd_map_zeroed(REPORT_EVENTS_SIZE);
+	memory_text(&sandbox_memory, SANDBOX_TEXT_SIZE);
+	/* A file target keeps no stderr duplicate; its fallback and the warnings need one now. */
+	fd_stream_keep(STDERR_FILENO);
+	if (strcmp(process.config.output, "stdout") == 0)
+		fd_stream_keep(STDOUT_FILENO);
+	sandbox_enter();
+	errno = saved_errno;
 }

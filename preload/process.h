@@ -30,6 +30,12 @@ struct process {
 	uint64_t start_realtime_ns;
 	uint64_t start_monotonic_ns;
 	_Atomic uint64_t seq;		/* reports of this image's series so far (PFSHIM_INTERVAL) */
+	/* Taken before the program's seccomp filter, for the reports under it (sandbox.h). */
+	struct {
+		int ppid;
+		uint64_t pid_ns;
+		char hostname[65];
+	} before_filter;
 	char program[256];		/* basename of /proc/self/exe */
 	char argv0[256];
 	struct counter_set counters;
@@ -91,6 +97,15 @@ void process_report_interval(void);
  */
 const char *process_handover_open(const char *file, bool search, char *const envp[]);
 void process_handover_close(void);
+
+/*
+ * process_before_filter - the program is about to install a seccomp
+ * filter (@all_threads: on every thread, TSYNC): take now what the reports
+ * will need under it (names, memory, a stderr duplicate), stop the interval
+ * thread if the filter would cover it, and make every later report use
+ * read(2) and write(2) alone (sandbox.h). errno is preserved.
+ */
+void process_before_filter(bool all_threads);
 
 /* process_report_final_undo - exec failed: the image lives on and will report again. */
 void process_report_final_undo(void);

@@ -1,9 +1,10 @@
 /*
  * shim.c: where libpfshim.so meets the host program: the constructor, the
  * exit paths (destructor, _exit, _Exit, quick_exit, daemon's parent), the
- * interposed exec*() functions, fork, abort(), and sigaction() and its kin,
+ * interposed exec*() functions, fork, abort(), sigaction() and its kin,
  * which change only the signals the shim takes (PFSHIM_SIGNAL's,
- * PFSHIM_ON_FATAL's: actions.c keeps the program's actions for them). Each
+ * PFSHIM_ON_FATAL's: actions.c keeps the program's actions for them), and
+ * prctl() and syscall(), where the program installs a seccomp filter. Each
  * entry point does as little as it can and hands over to process.c,
  * actions.c, fatal.c or report_signal.c.
  *
@@ -38,6 +39,7 @@
 #include "preload/interval.h"
 #include "preload/process.h"
 #include "preload/report_signal.h"
+#include "preload/sandbox.h"
 #include "preload/warn.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
@@ -57,6 +59,8 @@ typedef int (*daemon_fn)(int, int);
 typedef __sighandler_t (*signal_fn)(int, __sighandler_t);
 typedef int (*unshare_fn)(int);
 typedef int (*setns_fn)(int, int);
+typedef int (*prctl_fn)(int, ...);
+typedef long (*syscall_fn)(long, ...);
 
 static struct {
 	execve_fn execve, execvpe;
@@ -71,6 +75,8 @@ static struct {
 	int (*siginterrupt)(int, int);
 	unshare_fn unshare;
 	setns_fn setns;
+	prctl_fn prctl;
+	syscall_fn syscall;
 } real;
 
 UNINSTRUMENTED static void *real_lookup(void **slot, const char *name)
@@ -136,7 +142,7 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	/* Always: sigaction() and its kin, and abort(), forward even when the shim is off. */
 	LOOKUP(sigaction); LOOKUP(signal); LOOKUP(bsd_signal); LOOKUP(ssignal);
 	LOOKUP(sysv_signal); LOOKUP(__sysv_signal); LOOKUP(sigset); LOOKUP(siginterrupt);
-	LOOKUP(abort);
+	LOOKUP(abort); LOOKUP(prctl); LOOKUP(syscall);
 	actions_init(real.sigaction);
 	process_start(argc > 0 ? argv[0] : NULL, env_get);
 	if (process.active) {
@@ -251,7 +257,9 @@ static bool exec_path_missing(const char *path)
 {
 	int saved_errno = errno;
 	struct stat st;
-	bool missing = stat(path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+	/* Under the program's seccomp filter stat() may kill it: every exec then reports. */
+	bool missing = !sandbox_filtered() && stat(path, &st) < 0 &&
+		       (errno == ENOENT || errno == ENOTDIR);
 
 	errno = saved_errno;
 	return missing;
@@ -273,6 +281,8 @@ static bool exec_file_missing(const char *file)
 {
 	if (!*file)
 		return true;
+	if (sandbox_filtered())
+		return false;
 	if (strchr(file, '/'))
 		return exec_path_missing(file);
 	return !exec_search(file, getenv("PATH"), exec_path_present, NULL);
@@ -610,4 +620,55 @@ PFSHIM_EXPORT int setns(int fd, int nstype)
 		interval_make_way();
 	errno = saved_errno;
 	return CALL_REAL(setns, fd, nstype);
+}
+
+/*
+ * Where the program installs a seccomp filter: prctl(PR_SET_SECCOMP), and
+ * seccomp(2), which glibc has no function for (libseccomp and Chromium call
+ * syscall()). The shim takes what its reports will need first, while every
+ * system call still works (process_before_filter()); the call itself goes
+ * on unchanged. A filter installed by a system call instruction of the
+ * program's own is not seen (docs/usage.md). The arguments are read as
+ * the six registers every caller passes them in.
+ */
+static void before_call(long nr, unsigned long a0, unsigned long a1)
+{
+	bool all_threads;
+
+	if (!process.active || !sandbox_is_install(nr, a0, a1, &all_threads))
+		return;
+	/* Dying by a signal after its report needs rt_sigaction and tgkill: the program's again. */
+	if (!sandbox_filtered() && process_is_self())
+		fatal_step_back(process.config.signal);
+	process_before_filter(all_threads);
+}
+
+/* The @n arguments after @last, each as an unsigned long. */
+#define ARGS_READ(last, a, n)                                        \
+	do {                                                         \
+		va_list ap_;                                         \
+		va_start(ap_, last);                                 \
+		for (int i_ = 0; i_ < (n); i_++)                     \
+			(a)[i_] = va_arg(ap_, unsigned long);        \
+		va_end(ap_);                                         \
+	} while (0)
+
+PFSHIM_EXPORT int prctl(int option, ...)
+{
+	unsigned long a[4];
+
+	ARGS_READ(option, a, 4);
+	before_call(SYS_prctl, (unsigned long)option, a[0]);
+	return REAL(prctl) ? real.prctl(option, a[0], a[1], a[2], a[3]) : no_real();
+}
+
+PFSHIM_EXPORT long syscall(long nr, ...)
+{
+	unsigned long a[6];
+
+	ARGS_READ(nr, a, 6);
+	before_call(nr, a[0], a[1]);
+	if (!REAL(syscall))
+		return no_real();
+	return real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

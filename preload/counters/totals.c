@@ -17,6 +17,7 @@
 
 #include "fastread/fastread.h"
 #include "preload/fd.h"
+#include "preload/sandbox.h"
 
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | \
 		     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
@@ -296,6 +297,8 @@ void counters_none(struct counter_set *s, const struct event_list *events, int e
 		s->c[i] = (struct counter){ .fd = -1, .leader = i, .error = error };
 }
 
+static char buf_none[1];
+
 /*
  * Is @fd still a perf event, or has the host closed it and reused the number
  * (a read(2) of a pipe or socket could block, in a signal handler)? Every
@@ -307,6 +310,13 @@ static bool fd_is_ours(const struct counter_set *s, int fd)
 {
 	struct stat st;
 
+	/*
+	 * Under the program's seccomp filter, read(2) alone: a perf event
+	 * refuses a read of 0 bytes (ENOSPC: shorter than its read_size),
+	 * which a pipe or socket takes as 0 bytes read, at once.
+	 */
+	if (sandbox_filtered())
+		return read(fd, buf_none, 0) < 0 && errno == ENOSPC;
 	return fd_stat(fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino;
 }
 

@@ -42,6 +42,7 @@
 #include "preload/output/jobdir.h"
 #include "preload/output/runtime.h"
 #include "preload/prefault.h"
+#include "preload/sandbox.h"
 #include "preload/warn.h"
 
 #define CRUMB_ROOT	'R'
@@ -455,10 +456,19 @@ static bool lost_marked(int base_fd)
 	       (uint64_t)st.st_atim.tv_sec >= job.start_s;
 }
 
+/*
+ * Under the program's seccomp filter a descendant's report is lost, and no
+ * mark is left: the job directory needs open(2) and linkat(2), the mark
+ * utimensat(2), which the filter may kill it for, and its streams are the
+ * program's data. pfshim run names the process as one whose program left
+ * no report.
+ */
 void job_write(const struct output_names *names, const char *buf, size_t len)
 {
 	int err;
 
+	if (sandbox_filtered())
+		return;
 	if (job_role_now == JOB_DROPPED) {
 		lost_mark();
 		return;
@@ -626,7 +636,12 @@ void job_finish(enum report_reason reason)
 	bool base_gone = false;
 	int base_fd;
 
-	if (job_role_now == JOB_NONE || reason != REPORT_EXIT)
+	/*
+	 * Under the program's seccomp filter the crumb stays (a later root's
+	 * sweep takes it) and the descendants' reports are not counted:
+	 * unlink(2), open(2) and getdents64(2) may kill the program.
+	 */
+	if (job_role_now == JOB_NONE || reason != REPORT_EXIT || sandbox_filtered())
 		return;
 	base_fd = job.base[0] ? runtime_open(job.base) : -ENOENT;
 	if (job.crumb[0] && job.crumb_pid == getpid())

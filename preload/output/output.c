@@ -22,6 +22,7 @@
 #include "preload/output/file.h"
 #include "preload/output/pipe_turn.h"
 #include "preload/output/trusted.h"
+#include "preload/sandbox.h"
 #include "preload/warn.h"
 
 bool output_is_dir(const char *target)
@@ -188,6 +189,12 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 				  strerrorname_np(err) ?: "error",
 				  err == EAGAIN ? ": the reader took nothing for 2 s" : "",
 				  "); it is lost", NULL);
+	} else if (sandbox_filtered()) {
+		/* A file needs open(2) and more: system calls the filter may kill the program for. */
+		warn_line("cannot write a report to '", target, "' under the program's seccomp "
+			  "filter (after it pfshim makes no system call but read and write); report "
+			  "written to stderr", NULL);
+		stream_write(STDERR_FILENO, buf, len);
 	} else if ((err = output_expand(target, &named, path, sizeof(path))) < 0) {
 		warn_line("PFSHIM_OUTPUT '", target, "': ",
 			  err == -EINVAL ? "unknown % sequence (use %p, %h, %e, %r, %t, %n or %%)" :

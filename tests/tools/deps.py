@@ -41,7 +41,8 @@ LAYERS = [
     ["preload/event_tables", "preload/pmu_catalog", "preload/suggest"],
     ["preload/pmu"],
     ["preload/warn"],
-    ["preload/fd", "preload/exec_search", "preload/actions", "preload/prefault"],
+    ["preload/fd", "preload/exec_search", "preload/actions", "preload/prefault",
+     "preload/sandbox"],
     ["fastread/", "export/", "include/"],
 ]
 LAYER_OF = {u: i for i, layer in enumerate(LAYERS) for u in layer}
