@@ -212,7 +212,8 @@ PY
 	dir=$NOBODY_DIR
 	cp "$SHIM_LIB" "$HALO" "$dir/"
 	chmod 755 "$dir/libpfshim.so" "$dir/mpi_halo"
-	chmod 777 "$dir"
+	# the user's own directory: one others may write in (0777, not sticky) is refused (security.md)
+	chown 65534:65534 "$dir"
 	# HOME: Open MPI reads its per-user settings there
 	run setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM HOME="$dir" \
