@@ -108,6 +108,10 @@ unreported() {
 	summary_is_job_count
 	[ "$(unreported)" = sleep ]
 	[ "$(jq -c '.job.unreported' summary.json)" = '[{"program":"sleep","processes":1}]' ]
+	# the page says the same: the kernel's totals, the reports' sum, what no row holds, who
+	"$PFSHIM" report --html page.html "$dir" >/dev/null
+	grep -q '<th>the reports.&#39;\? sum</th><th>in no row</th>\|<th>the reports. sum</th><th>in no row</th>' page.html
+	grep -q "1 process whose last program left no report (sleep)" page.html
 }
 
 @test "timeout 1 yes: killed by SIGTERM, reported under PFSHIM_ON_FATAL (pfshim run's default)" {

@@ -543,26 +543,56 @@ static void section_series(FILE *out, const struct summary *s, const int *sorted
 	free(p);
 }
 
+/* A sum as a table cell: its value in its unit, or why there is none. */
+static void sum_cell(const struct summary_event *e, const struct summary_sum *v, char *out, size_t size)
+{
+	if (v->counted)
+		summary_value_format(e, v->value, out, size);
+	else
+		snprintf(out, size, v->not_supported ? "not supported" : "not counted");
+}
+
 static void section_tables(FILE *out, const struct summary *s, const int *sorted)
 {
 	char v[64];
 	int shown = 0;
 
 	fputs("<h2>Totals</h2>\n<table><tr><th>event</th><th>total</th><th>unit</th>"
-	      "<th>images counted</th><th>not supported in</th></tr>\n", out);
+	      "<th>images counted</th><th>not supported in</th>", out);
+	if (s->job)	/* the kernel's count of the whole job (pfshim run): the rows are its breakdown */
+		fputs("<th>the reports' sum</th><th>in no row</th>", out);
+	fputs("</tr>\n", out);
 	for (int i = 0; i < s->nr_events; i++) {
+		const struct summary_sum *total = s->job ? &s->job->total_sums[i] : &s->totals[i];
+
 		fputs("<tr><td>", out);
 		html_text(out, s->events[i].name);
-		if (s->totals[i].counted)
-			summary_value_format(&s->events[i], s->totals[i].value, v, sizeof(v));
-		else
-			snprintf(v, sizeof(v), "not counted");
+		sum_cell(&s->events[i], total, v, sizeof(v));
 		fprintf(out, "</td><td class=\"num\">%s</td><td>", v);
 		html_text(out, s->events[i].unit);
 		fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td><td class=\"num\">%" PRIu64
-			"</td></tr>\n", s->totals[i].counted, s->totals[i].not_supported);
+			"</td>", s->totals[i].counted, s->totals[i].not_supported);
+		if (s->job) {
+			sum_cell(&s->events[i], &s->totals[i], v, sizeof(v));
+			fprintf(out, "<td class=\"num\">%s</td>", v);
+			sum_cell(&s->events[i], &s->job->rest_sums[i], v, sizeof(v));
+			fprintf(out, "<td class=\"num\">%s</td>", v);
+		}
+		fputs("</tr>\n", out);
 	}
-	fprintf(out, "</table>\n<h2>Per %s</h2>\n<table><tr><th>%s</th><th>images</th>",
+	fputs("</table>\n", out);
+	if (s->job && s->job->unreported) {
+		fprintf(out, "<p>%" PRIu64 " %s whose last program left no report (", s->job->unreported,
+			s->job->unreported == 1 ? "process" : "processes");
+		for (int n = 0; n < s->job->unreported_programs.n; n++) {
+			fputs(n ? ", " : "", out);
+			html_text(out, s->job->unreported_programs.name[n]);
+			if (s->job->unreported_count[n] > 1)
+				fprintf(out, " &times;%" PRIu64, s->job->unreported_count[n]);
+		}
+		fputs("): their counts are in the totals and in no row.</p>\n", out);
+	}
+	fprintf(out, "<h2>Per %s</h2>\n<table><tr><th>%s</th><th>images</th>",
 		summary_by_name(s->opt.by), summary_by_name(s->opt.by));
 	for (int i = 0; i < s->nr_events; i++) {
 		fputs("<th>", out);
