@@ -403,7 +403,8 @@ void jobcount_drain(struct jobcount *j)
 	for (int c = 0; c < j->nr_rings; c++)
 		ring_drain(j, &j->ring[c], &recs, &nr, &cap);
 	/* A fork on one CPU, its exec on another: taken in the order they happened. */
-	qsort(recs, nr, sizeof(*recs), record_cmp);
+	if (nr)
+		qsort(recs, nr, sizeof(*recs), record_cmp);
 	for (size_t i = 0; i < nr; i++)
 		record_take(j, &recs[i]);
 	free(recs);
