@@ -416,6 +416,7 @@ teardown() {
 
 @test "a setuid program: LIKWID_EVENTS, PAPI_EVENTS and PAPI_OUTPUT_DIRECTORY are not read either" {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (a setuid file, mounts)"
+	need_unshare -m
 	SUID_DIR=$(mktemp -d /tmp/pfshim-suid.XXXXXX)
 	dir=$SUID_DIR
 	chmod 755 "$dir"
@@ -427,7 +428,7 @@ teardown() {
 	mkdir "$dir/up" "$dir/work"
 	echo "$SHIM $COMPAT" >"$dir/up/ld.so.preload"
 	want=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/suid")
-	run unshare -m sh -c '
+	run timeout 120 unshare -m sh -c '
 		mount --make-rprivate / &&
 		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
 		for prog in plain suid; do

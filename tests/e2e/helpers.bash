@@ -103,3 +103,14 @@ need_papi() {
 	fi
 	skip "Debian's PAPI fails on this CPU ($(cpu_name)) with no shim at all: ${out//$'\n'/; }"
 }
+
+# need_unshare OPTION...: skip unless `unshare OPTION... true` works here. In
+# a chroot (as Debian builds packages) `unshare -m` cannot make / private
+# ("cannot change root filesystem propagation": / is no mount point there)
+# and the kernel refuses a chrooted process a user namespace (EPERM);
+# user.max_user_namespaces=0 refuses those too (ENOSPC), a container without
+# CAP_SYS_ADMIN all of them.
+need_unshare() {
+	local out
+	out=$(timeout 20 unshare "$@" true 2>&1) || skip "unshare $* fails here: ${out//$'\n'/; }"
+}
