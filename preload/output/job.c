@@ -37,6 +37,7 @@
 
 #define CRUMB_ROOT	'R'
 #define CRUMB_DESCENDANT 'D'
+#define CRUMB_ROOT_MUTE	'M'	/* a root whose images say nothing more (job_root_has_spoken) */
 
 /*
  * Read by every process (job_role()): with the other statics written at
@@ -114,7 +115,7 @@ static int crumb_read(const char *path, char *role)
 	char target[PATH_MAX];
 	ssize_t n = readlink(path, target, sizeof(target) - 1);
 
-	if (n < 3 || (target[0] != CRUMB_ROOT && target[0] != CRUMB_DESCENDANT) ||
+	if (n < 3 || !strchr((char[]){ CRUMB_ROOT, CRUMB_DESCENDANT, CRUMB_ROOT_MUTE, 0 }, target[0]) ||
 	    target[1] != '/')
 		return -ENOENT;
 	target[n] = '\0';
@@ -123,19 +124,25 @@ static int crumb_read(const char *path, char *role)
 	return 0;
 }
 
-static void crumb_write(int pid, uint64_t start, char role)
+/* Our crumb, job.crumb, made or replaced with @role. */
+static void crumb_link(char role)
 {
 	char target[PATH_MAX + 1];
 	size_t n = strlen(job.dir);
 
 	target[0] = role;
 	memcpy(target + 1, job.dir, n + 1);
-	crumb_path(pid, start, job.crumb, sizeof(job.crumb));
 	if (symlink(target, job.crumb) < 0 && errno == EEXIST) {
-		/* a stale crumb of a pid and tick we now own: replace it */
+		/* a stale crumb of a pid and tick we now own, or our own of another role */
 		unlink(job.crumb);
 		symlink(target, job.crumb);
 	}
+}
+
+static void crumb_write(int pid, uint64_t start, char role)
+{
+	crumb_path(pid, start, job.crumb, sizeof(job.crumb));
+	crumb_link(role);
 	job.crumb_pid = pid;
 }
 
@@ -298,7 +305,9 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 	if (crumb_read(path, &role) == 0) {		/* an exec: the same place */
 		memcpy(job.crumb, path, sizeof(path));
 		job.crumb_pid = pid;
-		role_set(role == CRUMB_ROOT ? JOB_ROOT : JOB_DESCENDANT);
+		role_set(role == CRUMB_DESCENDANT ? JOB_DESCENDANT : JOB_ROOT);
+		if (role == CRUMB_ROOT_MUTE)
+			warn_mute();
 		return;
 	}
 	if (proc_stat_read(ppid, &(int){ 0 }, &parent_start) == 0) {
@@ -331,6 +340,13 @@ void job_restart_in_child(void)
 enum job_role job_role(void)
 {
 	return job_role_now;
+}
+
+void job_root_has_spoken(void)
+{
+	/* at start-up, in the constructor: no child can be looking for it yet */
+	if (job_role_now == JOB_ROOT && job.crumb[0] && job.crumb_pid == getpid())
+		crumb_link(CRUMB_ROOT_MUTE);
 }
 
 void job_write(const struct output_names *names, const char *buf, size_t len)
