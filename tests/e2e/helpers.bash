@@ -15,6 +15,7 @@ SHIM="${PFSHIM_PRELOAD:+$PFSHIM_PRELOAD }$SHIM_LIB"
 PROGS="$BUILD/progs"
 
 setup() {
+	need_perf
 	REPORTS="$BATS_TEST_TMPDIR/reports.jsonl"
 	: >"$REPORTS"
 }
@@ -113,4 +114,17 @@ need_papi() {
 need_unshare() {
 	local out
 	out=$(timeout 20 unshare "$@" true 2>&1) || skip "unshare $* fails here: ${out//$'\n'/; }"
+}
+
+# need_perf: skip where perf_event_open is refused EPERM (a seccomp filter, as
+# Docker's default profile): nothing can count there, and the shim stands
+# aside (seccomp.bats makes that host itself and tests it). The shim's own
+# verdict, asked once per run; every suite's setup() calls it.
+need_perf() {
+	local said="$BATS_RUN_TMPDIR/perf-refused"
+	[ -e "$said" ] || timeout 20 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		PFSHIM_OUTPUT=/dev/null /bin/true 2>"$said" || true
+	if grep -q '^pfshim: perf_event_open is refused' "$said"; then
+		skip "perf_event_open is refused here (EPERM: a seccomp filter, as a container's default profile): nothing can count"
+	fi
 }

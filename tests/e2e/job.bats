@@ -7,6 +7,7 @@
 load helpers
 
 setup() {
+	need_perf
 	RUN="$BATS_TEST_TMPDIR/run"
 	mkdir -m 0700 "$RUN"
 	export XDG_RUNTIME_DIR="$RUN"
