@@ -296,7 +296,7 @@ series() {
 		sh -c 'sleep 0.1; ls /proc/$$/task | wc -l'
 	[ "$output" = 1 ]
 	[ "$(id -u)" -eq 0 ] || skip "unshare -m and nsenter -m need root"
-	unshare -m true 2>/dev/null || skip "no mount namespaces here (a container without CAP_SYS_ADMIN)"
+	need_unshare -m
 	run -0 --separate-stderr "$BUILD/pfshim" run -I 10ms -o "$BATS_TEST_TMPDIR/u" -- \
 		sh -c 'sleep 0.05; unshare -m true && nsenter -m -t $$ true && echo ok'
 	[ "$output" = ok ]
