@@ -297,6 +297,7 @@ series() {
 	[ "$output" = 1 ]
 	[ "$(id -u)" -eq 0 ] || skip "unshare -m and nsenter -m need root"
 	need_unshare -m
+	out=$(timeout 20 nsenter -m -t $$ true 2>&1) || skip "nsenter -m fails here: $out"
 	run -0 --separate-stderr "$BUILD/pfshim" run -I 10ms -o "$BATS_TEST_TMPDIR/u" -- \
 		sh -c 'sleep 0.05; unshare -m true && nsenter -m -t $$ true && echo ok'
 	[ "$output" = ok ]
