@@ -611,7 +611,10 @@ static int cmd_run(int argc, char **argv)
 		fputs("pfshim run: no counters: " COUNTERS_REFUSED_WHY "; the command ran as without "
 		      "pfshim. " COUNTERS_REFUSED_FIX "\n", stderr);
 	} else {
-		/* The job's own directory: a process that dropped privileges left its report as that user. */
+		/*
+		 * The job's own directory: a process that dropped privileges left its
+		 * report as that user.
+		 */
 		summary_init(&s, &(struct summary_options){ .any_owner = true });
 		summary_add_path(&s, dir);
 		summary_finish(&s);

@@ -195,6 +195,7 @@ static void refuses_another_process_events(void)
 static void test_refuses_another_process_events(void **state)
 {
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	refuses_another_process_events();
 }
 
@@ -203,6 +204,7 @@ static void test_refuses_another_process_events_beside_a_thread(void **state)
 	pthread_t t;
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(pipe(gate), 0);
 	assert_int_equal(pthread_create(&t, NULL, waiting, NULL), 0);
 	refuses_another_process_events();
@@ -218,6 +220,7 @@ static void test_closes_handed_of_another_type(void **state)
 	struct event_list hardware = list;
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	hardware.ev[0].attr.type = PERF_TYPE_HARDWARE;
 	assert_int_equal(handover_adopt(&adopted, &hardware, EVENTS, true, text), -ESTALE);
 	assert_false(fd_open(opened.c[0].fd) || fd_open(opened.c[1].fd));
@@ -245,6 +248,7 @@ static void test_opens_nothing_beside_another_thread(void **state)
 	int before;
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(pipe(gate), 0);
 	assert_int_equal(pthread_create(&t, NULL, waiting, NULL), 0);
 	before = fds_open();
