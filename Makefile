@@ -114,7 +114,7 @@ help:
 	@echo 'Test'
 	@echo '  make unit            cmocka unit tests (tests/unit/) and make fuzz-replay, 30-40 s'
 	@echo '  make fuzz-replay     every input of tests/fuzz/corpus/ fed once to its fuzz target (gcc)'
-	@echo '  make e2e             bats end-to-end tests on real programs (tests/e2e/), about 3 min;'
+	@echo '  make e2e             bats end-to-end tests on real programs (tests/e2e/), about 2 min;'
 	@echo '                       installs chromium for the HTML report test (report-html.bats)'
 	@echo '  make test-arm64      fastread and the shim on an emulated arm64 PMU under QEMU, ~70 s;'
 	@echo '                       the first run downloads a Debian arm64 kernel (network)'
