@@ -55,7 +55,7 @@ typedef const char *(*config_getenv_fn)(const char *name);
 /* pfshim's own test harness's (tests/): passed to the programs it runs under the shim. */
 #define CONFIG_TEST_VARIABLES \
 	"PFSHIM_PRELOAD", "PFSHIM_SANITIZER", "PFSHIM_TEST_FIXTURES", "PFSHIM_FUZZ_SYSFS", \
-	"PFSHIM_JSON_CHECK", "PFSHIM_OM_CHECK"
+	"PFSHIM_JSON_CHECK", "PFSHIM_OM_CHECK", "PFSHIM_TEST_FORCE_NO_PAPI"
 
 /*
  * config_names_check - one warning per PFSHIM_* name in @env that no part

@@ -330,6 +330,15 @@ void fd_stream_keep(int fd)
 	s->dup = fd_dup_high(target);
 }
 
+void fd_stream_release(void)
+{
+	for (int i = 0; i < 3; i++) {
+		if (streams[i].state == FD_STREAM_OPEN && streams[i].dup >= 0)
+			close(streams[i].dup);
+		streams[i].dup = -1;
+	}
+}
+
 void fd_stream_forget(void)
 {
 	for (int i = 0; i < 3; i++)

@@ -114,6 +114,12 @@ bool fd_same_file(const struct fd_stream *s, int fd);
  */
 void fd_stream_keep(int fd);
 
+/*
+ * fd_stream_release - close the high duplicates: the shim writes nothing more
+ * on the standard streams (a process it stays out of, process.c).
+ */
+void fd_stream_release(void);
+
 /* fd_stream_forget - back to "before fd_stream_record()" (unit tests). */
 void fd_stream_forget(void);
 

@@ -199,6 +199,21 @@ static void interval_begin(void)
 	}
 }
 
+/*
+ * perf_event_open refused (counters_refused): it holds for the children too
+ * (a seccomp filter is inherited), so nothing can count; the shim says so
+ * once, for the whole job, and stays out of the way, as when it is off.
+ */
+static void counters_refused_stand_aside(void)
+{
+	if (process.config.interval_ns)
+		interval_stop_for_good();
+	warn_line(COUNTERS_REFUSED_WHY ": nothing is counted and no report written. "
+		  COUNTERS_REFUSED_FIX "; PFSHIM_DISABLE=1 turns pfshim off without this line", NULL);
+	job_root_has_spoken();
+	fd_stream_release();
+}
+
 void process_start(const char *argv0, config_getenv_fn get_env)
 {
 	job_start(get_env, clock_ns(CLOCK_REALTIME));
@@ -211,6 +226,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 		     warn_message, (void *)"PFSHIM_EVENTS");
 	if (process.events.nr == 0) {
 		warn_line("PFSHIM_EVENTS: no event left to count; pfshim is off for this program", NULL);
+		process.pid = getpid();		/* its crumb goes at exit: report_final() */
 		return;
 	}
 	copy_name(process.argv0, sizeof(process.argv0), argv0 ? argv0 : "");
@@ -220,6 +236,10 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	interval_begin();
 	if (!counters_adopt(get_env(HANDOVER_VAR)))
 		counters_start();
+	if (counters_refused(&process.counters)) {
+		counters_refused_stand_aside();
+		return;
+	}
 	markers_start(&(struct markers_host){
 		.events = &process.events,
 		.totals = &process.counters,
@@ -784,6 +804,12 @@ static void report_final(enum report_reason reason, int signo)
 	int self = process_thread_id();
 	bool unforked = process_is_unforked_copy();
 
+	/* Off after its job began (nothing to count, perf_event_open refused): only its crumb goes. */
+	if (!process.active) {
+		if (process.pid && getpid() == process.pid)
+			job_finish(reason);
+		return;
+	}
 	if (!process_is_self() && !unforked)
 		return;
 	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {

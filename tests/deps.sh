@@ -1,7 +1,8 @@
 #!/bin/sh
 # deps.sh PACKAGE...: make sure these Debian packages are installed.
 # As root, missing ones are installed with apt-get (the lists are refreshed
-# once if the first attempt fails); otherwise this names what to install.
+# once if the first attempt fails), after any other apt-get holding the
+# locks; otherwise this names what to install.
 # With no arguments: what `make check` needs on the build machine.
 set -eu
 [ $# -gt 0 ] || set -- libcmocka-dev bats jq pkg-config libjansson-dev g++ gfortran likwid \
@@ -19,9 +20,28 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "  sudo apt-get install --no-install-recommends$missing" >&2
 	exit 1
 fi
+# apt_get ARGS...: apt-get ARGS, quiet, after any other apt-get or dpkg
+# (unattended-upgrades, a second make) rather than failing at once. For the
+# dpkg lock apt-get waits itself (DPkg::Lock::Timeout); the package lists'
+# and the archives' locks it takes without waiting (apt 2.6, measured), so a
+# "Could not get lock" is tried again every 5 s. 10 minutes at most each.
+apt_get() {
+	tries=0
+	until err=$(apt-get -q -o DPkg::Lock::Timeout=600 "$@" 2>&1 >/dev/null); do
+		case $err in *"Could not get lock"*) ;; *) tries=120 ;; esac
+		if [ $tries -ge 120 ]; then
+			printf '%s\n' "$err" >&2
+			return 1
+		fi
+		[ $tries -gt 0 ] || echo "deps: waiting for another apt-get to finish"
+		tries=$((tries + 1))
+		sleep 5
+	done
+}
+
 echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 || {
-	apt-get update -q >/dev/null
-	apt-get install -y -q --no-install-recommends $missing >/dev/null
+apt_get install -y --no-install-recommends $missing 2>/dev/null || {
+	apt_get update
+	apt_get install -y --no-install-recommends $missing
 }

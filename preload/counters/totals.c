@@ -445,6 +445,14 @@ void counters_read(const struct counter_set *s, const struct event_list *events,
 	errno = saved_errno;
 }
 
+bool counters_refused(const struct counter_set *s)
+{
+	for (int i = 0; i < s->nr; i++)
+		if (s->c[i].fd >= 0 || s->c[i].error != EPERM)
+			return false;
+	return s->nr > 0;
+}
+
 void counters_close(struct counter_set *s)
 {
 	for (int i = 0; i < s->nr; i++) {

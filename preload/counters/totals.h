@@ -59,6 +59,19 @@ void counters_none(struct counter_set *s, const struct event_list *events, int e
 void counters_read(const struct counter_set *s, const struct event_list *events,
 		   struct report_event *out);
 
+/*
+ * counters_refused - was every event of @s refused EPERM, user space only
+ * too? A seccomp filter answers perf_event_open so (Docker's default profile
+ * does); the perf_event_paranoid checks answer EACCES, and leave user space
+ * open. Nothing can count in this process then.
+ */
+bool counters_refused(const struct counter_set *s);
+
+/* What the shim and `pfshim run` say of it: why, and what to do. */
+#define COUNTERS_REFUSED_WHY "perf_event_open is refused here (EPERM for every event, user " \
+	"space only too: a seccomp filter, as a container's default profile)"
+#define COUNTERS_REFUSED_FIX "To count, allow it (docker run --security-opt seccomp=PROFILE)"
+
 /* counters_close - close every fd of @s; the set reads as not counted after. */
 void counters_close(struct counter_set *s);
 

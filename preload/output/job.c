@@ -47,6 +47,7 @@
 
 #define CRUMB_ROOT	'R'
 #define CRUMB_DESCENDANT 'D'
+#define CRUMB_ROOT_MUTE	'M'	/* a root whose images say nothing more (job_root_has_spoken) */
 #define JOB_NAME_MAX	64
 
 /*
@@ -156,7 +157,7 @@ static int crumb_read(int base_fd, const char *name, char *role)
 	char target[JOB_NAME_MAX + 2];
 	ssize_t n = readlinkat(base_fd, name, target, sizeof(target) - 1);
 
-	if (n < 6 || (target[0] != CRUMB_ROOT && target[0] != CRUMB_DESCENDANT) ||
+	if (n < 6 || !strchr((char[]){ CRUMB_ROOT, CRUMB_DESCENDANT, CRUMB_ROOT_MUTE, 0 }, target[0]) ||
 	    target[1] != '/' || strncmp(target + 2, "job-", 4) != 0)
 		return -ENOENT;
 	target[n] = '\0';
@@ -168,8 +169,8 @@ static int crumb_read(int base_fd, const char *name, char *role)
 	return 0;
 }
 
-/* Our crumb, for our children to find. Return: 0 or a negative errno (ENOSPC). */
-static int crumb_write(int base_fd, int pid, uint64_t start, char role)
+/* job.crumb made, or replaced, with @role. Return: 0 or a negative errno (ENOSPC). */
+static int crumb_link(int base_fd, char role)
 {
 	char target[JOB_NAME_MAX + 2];
 	size_t n = strlen(job.name);
@@ -178,12 +179,10 @@ static int crumb_write(int base_fd, int pid, uint64_t start, char role)
 	target[0] = role;
 	target[1] = '/';
 	memcpy(target + 2, job.name, n + 1);
-	crumb_name(pid, start, job.crumb, sizeof(job.crumb));
-	job.crumb_pid = pid;
 	if (symlinkat(target, base_fd, job.crumb) == 0)
 		return 0;
 	if (errno == EEXIST) {
-		/* a stale crumb of a pid and tick we now own: replace it */
+		/* a stale crumb of a pid and tick we now own, or our own of another role */
 		unlinkat(base_fd, job.crumb, 0);
 		if (symlinkat(target, base_fd, job.crumb) == 0)
 			return 0;
@@ -191,6 +190,14 @@ static int crumb_write(int base_fd, int pid, uint64_t start, char role)
 	err = -errno;
 	job.crumb[0] = '\0';
 	return err;
+}
+
+/* Our crumb, for our children to find. Return: 0 or a negative errno (ENOSPC). */
+static int crumb_write(int base_fd, int pid, uint64_t start, char role)
+{
+	crumb_name(pid, start, job.crumb, sizeof(job.crumb));
+	job.crumb_pid = pid;
+	return crumb_link(base_fd, role);
 }
 
 /*
@@ -380,7 +387,9 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 	if (crumb_read(base_fd, name, &role) == 0) {		/* an exec: the same place */
 		memcpy(job.crumb, name, sizeof(name));
 		job.crumb_pid = pid;
-		role_set(role == CRUMB_ROOT ? JOB_ROOT : JOB_DESCENDANT);
+		role_set(role == CRUMB_DESCENDANT ? JOB_DESCENDANT : JOB_ROOT);
+		if (role == CRUMB_ROOT_MUTE)
+			warn_mute();
 	} else if (proc_stat_read(ppid, &(int){ 0 }, &parent_start) == 0 &&
 		   (crumb_name(ppid, parent_start, name, sizeof(name)),
 		    crumb_read(base_fd, name, &role) == 0)) {
@@ -454,6 +463,18 @@ static bool lost_marked(int base_fd)
 
 	return base_fd >= 0 && fstat(base_fd, &st) == 0 && st.st_atim.tv_nsec == LOST_MARK_NSEC &&
 	       (uint64_t)st.st_atim.tv_sec >= job.start_s;
+}
+
+void job_root_has_spoken(void)
+{
+	int base_fd;
+
+	/* at start-up, in the constructor: no child can be looking for it yet */
+	if (job_role_now != JOB_ROOT || !job.crumb[0] || job.crumb_pid != getpid() ||
+	    (base_fd = runtime_open(job.base)) < 0)
+		return;
+	crumb_link(base_fd, CRUMB_ROOT_MUTE);
+	close(base_fd);
 }
 
 /*

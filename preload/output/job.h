@@ -36,6 +36,13 @@ void job_restart_in_child(void);
 enum job_role job_role(void);
 
 /*
+ * job_root_has_spoken - the root said what holds for its whole life (the
+ * shim stands aside: process.c): its next images, execs of it, say nothing
+ * on its streams, as its descendants do. A crumb of a third kind says so.
+ */
+void job_root_has_spoken(void);
+
+/*
  * job_write - a descendant's report (JSON) into the job directory; nothing
  * for JOB_DROPPED. Silent on failure: a descendant never writes on its
  * streams. Async-signal-safe.

@@ -168,6 +168,7 @@ faults() {
 }
 
 @test "PAPI low level beside the preloaded shim and compat library still counts" {
+	need_papi
 	# the event set holds only the loop over 3000 fresh pages (THP off for them):
 	# one fault per page, and at most a few of the loop's own
 	run -0 "$CT/papi_lowlevel" 3000
@@ -184,7 +185,14 @@ faults() {
 	between 3000 "$(faults)" 3016
 }
 
+@test "on a CPU PAPI does not know, the tests of real PAPI skip, naming the CPU and PAPI's error" {
+	run -0 env PFSHIM_TEST_FORCE_NO_PAPI=1 timeout 120 bats --filter '^PAPI low level beside' "$BATS_TEST_FILENAME"
+	[ "$output" = "1..1
+ok 1 PAPI low level beside the preloaded shim and compat library still counts # skip Debian's PAPI fails on this CPU ($(cpu_name)) with no shim at all: forced by PFSHIM_TEST_FORCE_NO_PAPI" ]
+}
+
 @test "PAPI low level and PAPI_hl in one program: the low level stays PAPI's, the regions pfshim's" {
+	need_papi
 	run -0 both "$CT/papi_mixed" 3000
 	[ "${lines[0]}" = "hl 0 0 0 0" ]
 	# the event set holds the 3000 pages and the region's begin and end: the
@@ -233,6 +241,7 @@ papi() {
 }
 
 @test "PAPI high level: the return codes of real PAPI 7.0, call by call" {
+	need_papi
 	local seqs=(
 		"b: e: b:a e:a"				# the empty name is a region
 		"e:x r:x s b:a r:a r:y e:a s s b:c e:c s"	# before the first begin; stop twice
@@ -352,6 +361,7 @@ ${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>
 }
 
 @test "PAPI_EVENTS with the compat preload: presets and perf:: names counted, one line names the rest" {
+	need_papi
 	run -0 --separate-stderr opted \
 		PAPI_EVENTS=perf::PAGE-FAULTS,PAPI_TOT_INS,PAPI_FP_OPS,perf::TASK-CLOCK,rapl::RAPL_ENERGY_PKG,PAPI_BR_MSP \
 		"$CT/papi_mixed" 3000
@@ -375,6 +385,7 @@ papi_dir() {
 }
 
 @test "PAPI_OUTPUT_DIRECTORY with the compat preload: one whole JSON report in DIR/pfshim_output/" {
+	need_papi
 	dir="$BATS_TEST_TMPDIR/papi out%d"	# made with its parents; a '%' is a '%'
 	run -0 --separate-stderr papi_dir PAPI_EVENTS=perf::PAGE-FAULTS PAPI_OUTPUT_DIRECTORY="$dir/run" \
 		"$CT/papi_mixed" 3000
@@ -405,6 +416,7 @@ teardown() {
 
 @test "a setuid program: LIKWID_EVENTS, PAPI_EVENTS and PAPI_OUTPUT_DIRECTORY are not read either" {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (a setuid file, mounts)"
+	need_unshare -m
 	SUID_DIR=$(mktemp -d /tmp/pfshim-suid.XXXXXX)
 	dir=$SUID_DIR
 	chmod 755 "$dir"
@@ -416,7 +428,7 @@ teardown() {
 	mkdir "$dir/up" "$dir/work"
 	echo "$SHIM $COMPAT" >"$dir/up/ld.so.preload"
 	want=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/suid")
-	run unshare -m sh -c '
+	run timeout 120 unshare -m sh -c '
 		mount --make-rprivate / &&
 		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
 		for prog in plain suid; do

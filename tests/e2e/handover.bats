@@ -10,6 +10,7 @@ load helpers
 PFSHIM="$BUILD/pfshim"
 
 setup() {
+	need_perf
 	cd "$BATS_TEST_TMPDIR"
 	REPORTS="$BATS_TEST_TMPDIR/reports.jsonl"
 	: >"$REPORTS"

@@ -41,12 +41,13 @@ suid_dir() {
 
 @test "a setuid program run by another user: the shim stays inert, whatever PFSHIM_* say" {
 	need_root
+	need_unshare -m
 	suid_dir
 	dir=$SUID_DIR
 	cp "$PROGS/first_fd" "$dir/plain"
 	mkdir -m 1777 "$dir/out"
 	want=$(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$dir/suid")
-	run unshare -m sh -c '
+	run timeout 120 unshare -m sh -c '
 		mount --make-rprivate / &&
 		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
 		for prog in plain suid; do
@@ -69,6 +70,7 @@ suid_dir() {
 
 @test "a setuid program with PFSHIM_OUTPUT unset makes no job directory where the user's XDG_RUNTIME_DIR points" {
 	need_root
+	need_unshare -m
 	suid_dir
 	dir=$SUID_DIR
 	# The user's runtime directory, and a target root must not touch.
@@ -76,7 +78,7 @@ suid_dir() {
 	chown $NOBODY "$dir/run"
 	mkdir -m 0755 "$dir/etc"	# root's: the user may not write here, but may name it
 	want=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$dir/suid")
-	run unshare -m sh -c '
+	run timeout 120 unshare -m sh -c '
 		mount --make-rprivate / &&
 		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
 		PFSHIM_DISABLE=1 XDG_RUNTIME_DIR="$1/run" \
@@ -162,11 +164,12 @@ suid_dir() {
 
 @test "a host name with '/' and '..' cannot climb out of the template's directory" {
 	need_root
+	need_unshare -u
 	d="$BATS_TEST_TMPDIR/a/b"
 	mkdir -p "$d"
 	command -v python3 >/dev/null || skip "python3 not installed"
 	# hostname(1) refuses '/', the kernel does not.
-	run unshare -u sh -c 'python3 -c "import socket; socket.sethostname(\"../../evil\")" &&
+	run timeout 120 unshare -u sh -c 'python3 -c "import socket; socket.sethostname(\"../../evil\")" &&
 		env LD_PRELOAD="$0" PFSHIM_EVENTS=task-clock PFSHIM_OUTPUT="$1/%h.txt" /bin/true' \
 		"$SHIM" "$d"
 	[ "$status" -eq 0 ]
@@ -391,9 +394,10 @@ reachable_shared() {
 
 @test "a full disk leaves no empty or partial file; the report goes to stderr" {
 	need_root
+	need_unshare -m
 	d="$BATS_TEST_TMPDIR/full"
 	mkdir "$d"
-	run --separate-stderr unshare -m sh -c '
+	run --separate-stderr timeout 120 unshare -m sh -c '
 		mount --make-rprivate / && mount -t tmpfs -o size=16k tmpfs "$1" &&
 		{ head -c 1048576 /dev/zero >"$1/filler" 2>/dev/null; true; } &&
 		LD_PRELOAD="$0" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$1/new.json" "$2" exit 0 &&

@@ -15,6 +15,7 @@ SHIM="${PFSHIM_PRELOAD:+$PFSHIM_PRELOAD }$SHIM_LIB"
 PROGS="$BUILD/progs"
 
 setup() {
+	need_perf
 	REPORTS="$BATS_TEST_TMPDIR/reports.jsonl"
 	: >"$REPORTS"
 }
@@ -93,4 +94,54 @@ under() {
 # job_of TEXT: the job directory a root's closing line names.
 job_of() {
 	sed -n 's/.*descendant processes* in \([^ ]*\) (see.*/\1/p' <<<"$1"
+# ---- host conditions: each probe skips the test, saying why, where the host
+# cannot run it (docs/testing.md lists them)
+
+# cpu_name: this CPU as PAPI's and libpfm4's tables know it
+# ("family 6 model 207" on x86, "implementer 0x41 part 0xd07" on arm64).
+cpu_name() {
+	awk -F': *' '!f && /^cpu family/ {f = $2} !m && /^model\t/ {m = $2}
+		!i && /^CPU implementer/ {i = $2} !p && /^CPU part/ {p = $2}
+		END {if (f != "") print "family " f " model " m; else print "implementer " i " part " p}' \
+		/proc/cpuinfo
+}
+
+# need_papi: skip unless Debian's PAPI counts perf::PAGE-FAULTS here with no
+# shim at all. PAPI 7.0's perf_event component knows only the CPUs its libpfm4
+# knows: on another (measured: family 26 model 2; reported: family 6 model 207)
+# even the perf:: software events do not exist, with pfshim or without.
+# PFSHIM_TEST_FORCE_NO_PAPI=1 takes the skip on any CPU, to test that path.
+need_papi() {
+	local prog="$BUILD/compat/tests/papi_lowlevel" out
+	[ -x "$prog" ] || { echo "$prog is not built (make compat-tests)" >&2; return 1; }
+	if [ -n "${PFSHIM_TEST_FORCE_NO_PAPI:-}" ]; then
+		out="forced by PFSHIM_TEST_FORCE_NO_PAPI"
+	elif out=$(timeout 20 env -u LD_PRELOAD "$prog" 16 2>&1) && [[ "$out" == *$'\nok' ]]; then
+		return 0
+	fi
+	skip "Debian's PAPI fails on this CPU ($(cpu_name)) with no shim at all: ${out//$'\n'/; }"
+}
+
+# need_unshare OPTION...: skip unless `unshare OPTION... true` works here. In
+# a chroot (as Debian builds packages) `unshare -m` cannot make / private
+# ("cannot change root filesystem propagation": / is no mount point there)
+# and the kernel refuses a chrooted process a user namespace (EPERM);
+# user.max_user_namespaces=0 refuses those too (ENOSPC), a container without
+# CAP_SYS_ADMIN all of them.
+need_unshare() {
+	local out
+	out=$(timeout 20 unshare "$@" true 2>&1) || skip "unshare $* fails here: ${out//$'\n'/; }"
+}
+
+# need_perf: skip where perf_event_open is refused EPERM (a seccomp filter, as
+# Docker's default profile): nothing can count there, and the shim stands
+# aside (seccomp.bats makes that host itself and tests it). The shim's own
+# verdict, asked once per run; every suite's setup() calls it.
+need_perf() {
+	local said="$BATS_RUN_TMPDIR/perf-refused"
+	[ -e "$said" ] || timeout 20 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		PFSHIM_OUTPUT=/dev/null /bin/true 2>"$said" || true
+	if grep -q '^pfshim: perf_event_open is refused' "$said"; then
+		skip "perf_event_open is refused here (EPERM: a seccomp filter, as a container's default profile): nothing can count"
+	fi
 }

@@ -200,7 +200,8 @@ series() {
 
 @test "unshare(CLONE_NEWUSER) works as without pfshim: the interval thread goes first, for good" {
 	skip_under_sanitizer "its runtime runs a thread of its own in every process" tsan
-	run -0 "$PROGS/unshare_user" 100
+	need_unshare -U
+	run -0 timeout 60 "$PROGS/unshare_user" 100
 	alone=$output
 	run -0 --separate-stderr shim PFSHIM_EVENTS=page-faults PFSHIM_INTERVAL=20ms \
 		"$PROGS/unshare_user" 100
@@ -219,7 +220,8 @@ series() {
 
 @test "setns(fd, 0) into a user namespace works as without pfshim: the shim asks the fd its type" {
 	skip_under_sanitizer "it cannot start a thread in the child of a multi-threaded fork (die_after_fork)" tsan
-	run -0 "$PROGS/unshare_user" 100 setns
+	need_unshare -U
+	run -0 timeout 60 "$PROGS/unshare_user" 100 setns
 	alone=$output
 	[ "${lines[0]}" = "setns: 0" ]
 	run -0 --separate-stderr shim PFSHIM_EVENTS=page-faults PFSHIM_INTERVAL=20ms \
@@ -237,7 +239,8 @@ series() {
 
 @test "a program with threads of its own fails unshare(CLONE_NEWUSER) as always, and keeps its series" {
 	skip_under_sanitizer "its runtime runs a thread of its own in every process" tsan
-	run -0 "$PROGS/unshare_user" 100 threaded
+	# (EINVAL before any other check: a host without user namespaces gives it too)
+	run -0 timeout 60 "$PROGS/unshare_user" 100 threaded
 	[ "${lines[0]}" = "unshare: EINVAL" ]
 	run -0 --separate-stderr shim PFSHIM_EVENTS=page-faults PFSHIM_INTERVAL=20ms \
 		"$PROGS/unshare_user" 100 threaded
@@ -293,7 +296,8 @@ series() {
 		sh -c 'sleep 0.1; ls /proc/$$/task | wc -l'
 	[ "$output" = 1 ]
 	[ "$(id -u)" -eq 0 ] || skip "unshare -m and nsenter -m need root"
-	unshare -m true 2>/dev/null || skip "no mount namespaces here (a container without CAP_SYS_ADMIN)"
+	need_unshare -m
+	out=$(timeout 20 nsenter -m -t $$ true 2>&1) || skip "nsenter -m fails here: $out"
 	run -0 --separate-stderr "$BUILD/pfshim" run -I 10ms -o "$BATS_TEST_TMPDIR/u" -- \
 		sh -c 'sleep 0.05; unshare -m true && nsenter -m -t $$ true && echo ok'
 	[ "$output" = ok ]

@@ -13,6 +13,7 @@ PFSHIM="$BUILD/pfshim"
 EVENTS=page-faults,task-clock
 
 setup() {
+	need_perf
 	cd "$BATS_TEST_TMPDIR"
 	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
 	command -v perf >/dev/null && perf stat -e page-faults true 2>/dev/null ||

@@ -7,6 +7,7 @@
 load helpers
 
 setup() {
+	need_perf
 	job_setup
 }
 

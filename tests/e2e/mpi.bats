@@ -16,6 +16,7 @@ setup_file() {
 }
 
 setup() {
+	need_perf
 	command -v mpirun >/dev/null || skip "Open MPI is not installed (make mpi-deps)"
 	[ -x "$HALO" ] || skip "$HALO is not built (make mpi)"
 	cd "$BATS_TEST_TMPDIR"

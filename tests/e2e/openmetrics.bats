@@ -13,6 +13,7 @@ load helpers
 FAULT_SLACK=32
 
 setup() {
+	need_perf
 	cd "$BATS_TEST_TMPDIR"
 	REPORTS="$BATS_TEST_TMPDIR/reports.jsonl"	# shim's JSON Lines (helpers.bash)
 	: >"$REPORTS"

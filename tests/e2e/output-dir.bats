@@ -6,6 +6,7 @@
 load helpers
 
 setup() {
+	need_perf
 	OUT="$BATS_TEST_TMPDIR/out"
 	cd "$BATS_TEST_TMPDIR"
 }

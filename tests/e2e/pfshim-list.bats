@@ -133,9 +133,12 @@ sched:sched_wakeup no" ]
 	[ -z "$stderr" ]
 	[ "$(jq -r '[.events[].name] | join(",")' "$REPORTS")" = "$names" ]
 	[ "$(id -u)" -eq 0 ] || skip "needs root to mount tracefs"
+	need_unshare -m
 	# the real tracefs: listed available, and counted by the shim (3 forks)
 	: >"$REPORTS"
-	run unshare -m sh -c 'mount --make-rprivate / && mount -t tracefs nodev /sys/kernel/tracing &&
+	# (tracefs mounted already, as systemd mounts it on many hosts: that mount serves)
+	run timeout 120 unshare -m sh -c 'mount --make-rprivate / &&
+		{ [ -e /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing; } &&
 		"$1" list sched:sched_process_fork &&
 		env LD_PRELOAD="$2" PFSHIM_EVENTS=sched:sched_process_fork PFSHIM_FORMAT=json \
 			PFSHIM_OUTPUT="$3" "$4" 0 3' sh "$PFSHIM" "$SHIM" "$REPORTS" "$PROGS/write_fork"
@@ -158,8 +161,9 @@ sched:sched_wakeup no" ]
 	run env LIBPFM_FORCE_PMU=skl "$PFSHIM" list FP_ARITH_INST_RETIRED
 	[[ "$output" =~ "  FP_ARITH_INST_RETIRED "\ +"no   Floating-point instructions retired [invalid or missing unit mask]" ]]
 	[ "$(id -u)" -eq 0 ] || skip "needs root (a mount namespace hiding libpfm.so.4)"
+	need_unshare -m
 	lib=$(readlink -f "$(ldconfig -p | awk '/libpfm\.so\.4 /{print $NF; exit}')")
-	run unshare -m sh -c 'mount --make-rprivate / && mount --bind /dev/null "$1" && "$2" list' \
+	run timeout 120 unshare -m sh -c 'mount --make-rprivate / && mount --bind /dev/null "$1" && "$2" list' \
 		sh "$lib" "$PFSHIM"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"libpfm4 events: none (vendor names need libpfm4: apt-get install libpfm4)" ]]

@@ -12,6 +12,7 @@ load helpers
 PFSHIM="$BUILD/pfshim"
 
 setup() {
+	need_perf
 	cd "$BATS_TEST_TMPDIR"
 }
 

@@ -12,6 +12,7 @@ load helpers
 PFSHIM="$BUILD/pfshim"
 
 setup() {
+	need_perf
 	cd "$BATS_TEST_TMPDIR"
 	command -v chromium >/dev/null || skip "chromium is not installed (make e2e installs it)"
 }

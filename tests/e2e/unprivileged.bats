@@ -5,6 +5,7 @@
 load helpers
 
 setup() {
+	need_perf
 	[ "$(id -u)" -eq 0 ] || skip "needs root to switch user and set perf_event_paranoid"
 	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
 	SAVED_PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid)

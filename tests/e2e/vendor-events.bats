@@ -100,10 +100,11 @@ pfshim: PFSHIM_EVENTS: unknown event 'cylces' (did you mean 'cycles'?); the even
 
 @test "without libpfm4 installed: one clear message, and nothing else changes" {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (a mount namespace hiding libpfm.so.4)"
+	need_unshare -m
 	lib=$(libpfm_file)
 	[ -n "$lib" ] || skip "libpfm4 is not installed here"
 	# An empty file over libpfm.so.4, seen only inside this mount namespace.
-	run --separate-stderr unshare -m sh -c '
+	run --separate-stderr timeout 120 unshare -m sh -c '
 		mount --make-rprivate / && mount --bind /dev/null "$1" &&
 		env LD_PRELOAD="$2" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$3" \
 			PFSHIM_EVENTS=inst_retired.any_p,INST_RETIRED:ANY_P:u,cylces,page-faults \

@@ -4,11 +4,13 @@
  * of threads in /proc/self/task, sleep MS ms again. With "threaded", a
  * thread of its own runs across the call (the kernel refuses: EINVAL).
  * With "setns", setns(fd, 0) instead, into the user namespace of a child
- * that made one (nstype 0: the shim must find out what the fd is).
+ * that made one (nstype 0: the shim must find out what the fd is); status 1
+ * when the host refuses that child its namespace.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <pthread.h>
 #include <sched.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void sleep_ms(long ms)
@@ -46,24 +49,42 @@ static int tasks(void)
 	return n;
 }
 
-/* A child in a user namespace of its own, for setns(); its ns fd, or -1. */
+/*
+ * A child in a user namespace of its own, for setns(); its ns fd, or -1 with
+ * the child gone. Where the host refuses the child a user namespace (a
+ * chroot: EPERM; user.max_user_namespaces=0: ENOSPC) it says so and exits:
+ * the parent, holding no write end of the pipe, reads the end of file, and
+ * waits 10 s at most whatever happens.
+ */
 static int child_user_ns(pid_t *child)
 {
+	struct pollfd in = { .events = POLLIN };
 	char path[64], c;
-	int p[2], fd;
+	int p[2], fd = -1;
 
 	if (pipe(p) < 0 || (*child = fork()) < 0)
 		return -1;
 	if (*child == 0) {
-		if (unshare(CLONE_NEWUSER) == 0)
-			write(p[1], "x", 1);
+		close(p[0]);
+		if (unshare(CLONE_NEWUSER) < 0) {
+			fprintf(stderr, "unshare_user: the child's unshare: %s\n", strerrorname_np(errno));
+			_exit(1);
+		}
+		write(p[1], "x", 1);
 		pause();
 		_exit(0);
 	}
-	if (read(p[0], &c, 1) != 1)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)*child);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	close(p[1]);
+	in.fd = p[0];
+	if (poll(&in, 1, 10000) == 1 && read(p[0], &c, 1) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)*child);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	close(p[0]);
+	if (fd < 0) {
+		kill(*child, SIGKILL);
+		waitpid(*child, NULL, 0);
+	}
 	return fd;
 }
 

@@ -42,6 +42,19 @@ const struct event_list *run_events(struct config *config)
 	return &events;
 }
 
+bool run_counters_refused(void)
+{
+	struct config config;
+	bool refused;
+
+	if (run_events(&config)->nr == 0)
+		return false;
+	counters_open(&handed, &events);
+	refused = counters_refused(&handed);
+	counters_close(&handed);
+	return refused;
+}
+
 void run_handover_open(void)
 {
 	static char value[HANDOVER_MAX];

@@ -31,4 +31,10 @@ bool run_handover_target_ok(const char *file);
 void run_handover_open(void);
 void run_handover_close(void);
 
+/*
+ * run_counters_refused - would the shim find perf_event_open refused for
+ * the events of this environment (counters_refused)? Opens and closes them.
+ */
+bool run_counters_refused(void);
+
 #endif

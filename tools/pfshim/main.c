@@ -28,6 +28,7 @@
 #include "tools/pfshim/jobcount.h"
 #include "tools/pfshim/list.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
+#include "preload/counters/totals.h"	/* what run says when perf_event_open is refused */
 #include "tools/pfshim/summary.h"
 
 static const char usage_main[] =
@@ -534,6 +535,7 @@ static int cmd_run(int argc, char **argv)
 	char lib[PATH_MAX], dir[PATH_MAX], preload[2 * PATH_MAX], output[PATH_MAX + 1];
 	const char *events = NULL, *out = NULL, *old;
 	struct summary s;
+	bool refused;
 	int c, status;
 
 	while ((c = getopt_long(argc, argv, "+e:o:I:kh", options, NULL)) != -1) {
@@ -590,18 +592,35 @@ static int cmd_run(int argc, char **argv)
 	setenv("PFSHIM_FORMAT", "json", 1);
 	if (events)
 		setenv("PFSHIM_EVENTS", events, 1);
+	/*
+	 * Refused here, so in the command too: it runs as without the shim, and
+	 * no process says so. Asked only where the hand-over would open counters
+	 * before the exec anyway: for an image without the shim (setuid, static)
+	 * none is opened at all.
+	 */
+	refused = run_handover_target_ok(argv[optind]) && run_counters_refused();
+	if (refused)
+		setenv("PFSHIM_DISABLE", "1", 1);
 
 	/* Caught only in this process: every process of the job may take a report now. */
 	setenv("PFSHIM_ON_FATAL", "1", 0);
 	status = job_run(argv + optind, dir, interval ? (uint64_t)config_interval_parse(interval) : 0);
 	if (status < 0)
 		return 2;
-	/* The job's own directory: a process that dropped privileges left its report as that user. */
-	summary_init(&s, &(struct summary_options){ .any_owner = true });
-	summary_add_path(&s, dir);
-	summary_finish(&s);
-	summary_print_run(&s, command_line(argv + optind), out || keep ? output : NULL);
-	summary_free(&s);
+	if (refused) {
+		fputs("pfshim run: no counters: " COUNTERS_REFUSED_WHY "; the command ran as without "
+		      "pfshim. " COUNTERS_REFUSED_FIX "\n", stderr);
+	} else {
+		/*
+		 * The job's own directory: a process that dropped privileges left its
+		 * report as that user.
+		 */
+		summary_init(&s, &(struct summary_options){ .any_owner = true });
+		summary_add_path(&s, dir);
+		summary_finish(&s);
+		summary_print_run(&s, command_line(argv + optind), out || keep ? output : NULL);
+		summary_free(&s);
+	}
 	if (!out && !keep && dir_remove(dir) < 0)
 		fprintf(stderr, "pfshim run: cannot remove %s: %s\n", dir, strerror(errno));
 	if (WIFSIGNALED(status))

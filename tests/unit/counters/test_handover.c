@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "perf_refused.h"
 #include "preload/counters/handover.h"
 
 #define EVENTS "page-faults,task-clock"
@@ -48,6 +49,8 @@ static int setup(void **state)
 	list.nr = 2;
 	spec_set(0, "page-faults", PERF_COUNT_SW_PAGE_FAULTS);
 	spec_set(1, "task-clock", PERF_COUNT_SW_TASK_CLOCK);
+	if (perf_refused())	/* each test skips */
+		return 0;
 	if (counters_open_for_exec(&opened, &list) != 2)
 		return -1;
 	return handover_open(&opened, &list, EVENTS, text, sizeof(text));
@@ -69,6 +72,7 @@ static bool fd_open(int fd)
 static void test_adopts_what_it_opened(void **state)
 {
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(fcntl(opened.c[0].fd, F_GETFD) & FD_CLOEXEC, 0);
 	assert_int_equal(handover_adopt(&adopted, &list, EVENTS, true, text), 0);
 	for (int i = 0; i < 2; i++) {
@@ -89,6 +93,7 @@ static void test_refuses_what_proves_nothing(void **state)
 				"1;%d;0;1;-1:0:0:0:0", "1;%d;0;2;3:1:0:0:0" };
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		snprintf(bogus, sizeof(bogus), cases[k], pid, file);
 		assert_int_equal(handover_adopt(&adopted, &list, EVENTS, true, bogus), -EINVAL);
@@ -113,6 +118,7 @@ static void test_refuses_what_proves_nothing(void **state)
 static void test_closes_handed_but_unusable(void **state)
 {
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(handover_adopt(&adopted, &list, "cycles", true, text), -ESTALE);
 	assert_false(fd_open(opened.c[0].fd) || fd_open(opened.c[1].fd));
 	assert_int_equal(setup(state), 0);
@@ -189,6 +195,7 @@ static void refuses_another_process_events(void)
 static void test_refuses_another_process_events(void **state)
 {
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	refuses_another_process_events();
 }
 
@@ -197,6 +204,7 @@ static void test_refuses_another_process_events_beside_a_thread(void **state)
 	pthread_t t;
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(pipe(gate), 0);
 	assert_int_equal(pthread_create(&t, NULL, waiting, NULL), 0);
 	refuses_another_process_events();
@@ -212,6 +220,7 @@ static void test_closes_handed_of_another_type(void **state)
 	struct event_list hardware = list;
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	hardware.ev[0].attr.type = PERF_TYPE_HARDWARE;
 	assert_int_equal(handover_adopt(&adopted, &hardware, EVENTS, true, text), -ESTALE);
 	assert_false(fd_open(opened.c[0].fd) || fd_open(opened.c[1].fd));
@@ -239,6 +248,7 @@ static void test_opens_nothing_beside_another_thread(void **state)
 	int before;
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(pipe(gate), 0);
 	assert_int_equal(pthread_create(&t, NULL, waiting, NULL), 0);
 	before = fds_open();

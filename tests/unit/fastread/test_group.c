@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "fastread/internal.h"
+#include "perf_refused.h"
 
 #define TOUCHED_PAGES 256
 
@@ -102,6 +103,7 @@ static void test_software_group_reads_through_read2(void **state)
 	uint64_t plain[2];
 	char *mem = fresh_pages(TOUCHED_PAGES);
 
+	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(open_clock_and_faults(&g), 0);
 	assert_int_equal(g.nr, 2);
 	/* Software events are never on a PMU counter: mapped, but index 0. */
@@ -140,6 +142,7 @@ static void test_fallback_matches_by_id(void **state)
 	char *mem = fresh_pages(TOUCHED_PAGES);
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(open_clock_and_faults(&g), 0);
 	touch_pages(mem, TOUCHED_PAGES);
 	plain_read(&g, plain, 2);
@@ -179,6 +182,7 @@ static void test_one_unreadable_page_costs_one_read2(void **state)
 	int i;
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(open_clock_and_faults(&g), 0);
 	for (i = 0; i < 2; i++) {
 		real[i] = g.page[i];
@@ -241,6 +245,7 @@ static void test_close_unmaps_and_closes(void **state)
 	struct fastread_group g;
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(open_clock_and_faults(&g), 0);
 	assert_int_equal(count_fds(), fds + 2);
 	assert_int_equal(count_perf_maps(), maps + 2);
@@ -259,6 +264,7 @@ static void test_open_errors_leave_nothing_open(void **state)
 	struct fastread_group g;
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	attr_software(&attrs[0], PERF_COUNT_SW_TASK_CLOCK);
 	attr_software(&attrs[1], PERF_COUNT_SW_MAX + 100);	/* no such software event */
 	assert_int_equal(fastread_group_open(&g, attrs, 2), -ENOENT);
@@ -278,6 +284,7 @@ static void test_open_drops_inherit(void **state)
 	char *mem = fresh_pages(TOUCHED_PAGES);
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	attr_software(&attrs[0], PERF_COUNT_SW_TASK_CLOCK);
 	attr_software(&attrs[1], PERF_COUNT_SW_PAGE_FAULTS);
 	attrs[0].inherit = attrs[1].inherit = 1;
@@ -307,6 +314,7 @@ static void test_hardware_group(void **state)
 	int err, i;
 
 	(void)state;
+	SKIP_IF_PERF_REFUSED();
 	memset(attrs, 0, sizeof(attrs));
 	for (i = 0; i < 2; i++) {
 		attrs[i].size = sizeof(attrs[i]);
