@@ -94,6 +94,8 @@ under() {
 # job_of TEXT: the job directory a root's closing line names.
 job_of() {
 	sed -n 's/.*descendant processes* in \([^ ]*\) (see.*/\1/p' <<<"$1"
+}
+
 # ---- host conditions: each probe skips the test, saying why, where the host
 # cannot run it (docs/testing.md lists them)
 
