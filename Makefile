@@ -4,6 +4,10 @@
 # `make install PREFIX=/usr/local DESTDIR=`. V=1 shows every command.
 
 PREFIX  ?= /usr/local
+# LIBDIR: where the libraries, pkg-config and CMake files go; a Debian
+# package sets the multiarch one (/usr/lib/x86_64-linux-gnu). pfshim run looks
+# for the shim there (it is compiled in), after beside itself and ../lib.
+LIBDIR  ?= $(PREFIX)/lib
 DESTDIR ?=
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -20,6 +24,12 @@ endif
 # -ffunction-sections lets the .so's link drop what it never calls (--gc-sections).
 PF_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
 	-fno-strict-aliasing -ffunction-sections -D_GNU_SOURCE -I. -Iinclude $(CFLAGS)
+
+# The version, in one place: VERSION. export/version.c holds it for every
+# report and for pfshim --version; SO_MAJOR is the libraries' SONAME number.
+PFSHIM_VERSION := $(shell cat VERSION)
+SO_MAJOR       := 1
+PF_CFLAGS      += -DPFSHIM_VERSION='"$(PFSHIM_VERSION)"'
 
 FASTREAD_SRC := $(wildcard fastread/*.c)
 # preload/shim.c holds the constructor and the interposed libc functions: it
@@ -41,6 +51,7 @@ $(call obj,$(COLD_SRC)): PF_CFLAGS += -Os
 
 FASTREAD_OBJ := $(call obj,$(FASTREAD_SRC))
 CORE_OBJ     := $(call obj,$(CORE_SRC))
+$(call obj,export/version.c): VERSION
 SHIM_OBJ     := $(call obj,$(SHIM_SRC))
 
 # tests/unit/ mirrors the source: tests/unit/events/test_pmu.c for
