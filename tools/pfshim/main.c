@@ -27,6 +27,15 @@
 #include "tools/pfshim/list.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "tools/pfshim/summary.h"
+#include "export/version.h"	/* pfshim --version: the version every report names */
+
+/* make passes LIBDIR; built otherwise, the default install's. */
+#ifndef PFSHIM_LIBDIR
+#define PFSHIM_LIBDIR "/usr/local/lib"
+#endif
+#ifndef PFSHIM_LIBDIR_REL
+#define PFSHIM_LIBDIR_REL "../lib"
+#endif
 
 static const char usage_main[] =
 "Usage: pfshim COMMAND [OPTIONS] [ARGS]\n"
@@ -49,6 +58,8 @@ static const char usage_main[] =
 "        the events this machine has, as perf list shows them (built-in names,\n"
 "        sysfs PMU events, tracepoints, libpfm4's vendor names), each marked\n"
 "        available here or not, with what it counts.\n"
+"  --version\n"
+"        the version of pfshim, the one its reports name.\n"
 "\n"
 "Run `pfshim COMMAND --help` for each command's options, `man pfshim` for the\n"
 "manual. Reports are described in docs/output.md; this command in\n"
@@ -155,10 +166,17 @@ static const char usage_report[] =
 "Exit status: 0 when at least one report was read, 1 when none was, 2 for a\n"
 "usage error or a page that could not be written.\n";
 
-/* libpfshim.so beside this program (build/) or in ../lib (installed). */
+/*
+ * The shim pfshim run preloads: beside this program (build/), where make
+ * install put it relative to this program (PFSHIM_LIBDIR_REL, "../lib/x86_64-linux-gnu"
+ * for a Debian package: a copy unpacked elsewhere finds its own), in ../lib,
+ * then at the LIBDIR compiled in (PFSHIM_LIBDIR). In each, the SONAME's file
+ * first: an installed libpfshim.so is a development symlink, not always there.
+ */
 static int library_find(char *path, size_t size)
 {
-	static const char *const beside[] = { "/libpfshim.so", "/../lib/libpfshim.so" };
+	static const char *const dirs[] = { "", "/" PFSHIM_LIBDIR_REL, "/../lib" };
+	static const char *const names[] = { "/libpfshim.so.1", "/libpfshim.so" };
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
@@ -170,12 +188,18 @@ static int library_find(char *path, size_t size)
 	if (!slash)
 		return -1;
 	*slash = '\0';
-	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
-		char candidate[PATH_MAX + 32];
+	for (size_t i = 0; i <= sizeof(dirs) / sizeof(dirs[0]); i++) {
+		for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
+			char candidate[PATH_MAX + 64];
 
-		snprintf(candidate, sizeof(candidate), "%s%s", exe, beside[i]);
-		if (access(candidate, R_OK) == 0 && realpath(candidate, path) && strlen(path) < size)
-			return 0;
+			if (i < sizeof(dirs) / sizeof(dirs[0]))
+				snprintf(candidate, sizeof(candidate), "%s%s%s", exe, dirs[i], names[j]);
+			else
+				snprintf(candidate, sizeof(candidate), "%s%s", PFSHIM_LIBDIR, names[j]);
+			if (access(candidate, R_OK) == 0 && realpath(candidate, path) &&
+			    strlen(path) < size)
+				return 0;
+		}
 	}
 	return -1;
 }
@@ -632,6 +656,10 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		fputs(usage_main, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("pfshim %s\n", pfshim_version);
 		return 0;
 	}
 	if (strcmp(argv[1], "run") == 0)
