@@ -249,9 +249,11 @@ unit: deps $(UNIT_BIN)
 # report-html.bats renders pfshim report's page in headless Chromium (~100 MB
 # of packages, installed here, not by `make unit`); install.bats renders
 # pfshim.1 with man (man-db) and compiles the installed fastread/inline.h
-# with clang too (as make fuzz needs it).
+# with clang too (as make fuzz needs it); build-systems.bats builds against
+# the installed copy with CMake and Meson; package.bats builds the .deb
+# (dpkg-dev, fakeroot) and runs lintian on it.
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
-	$(Q)tests/deps.sh chromium man-db clang autoconf
+	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 
