@@ -119,7 +119,7 @@ $(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h $(BUILD)/libpf
 		$(BUILD)/libfastread.a $(BUILD)/libdir
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) $(LDFLAGS) -o $@ \
 		-DPFSHIM_LIBDIR='"$(LIBDIR)"' -DPFSHIM_LIBDIR_REL='"$(LIBDIR_REL)"' \
 		$(TOOL_SRC) $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a \
 		$$(pkg-config --cflags --libs jansson) -pthread
@@ -137,6 +137,8 @@ help:
 	@echo '                       PREFIX (/usr/local); LIBDIR (PREFIX/lib, or multiarch), staged'
 	@echo '                       under DESTDIR (docs/install.md)'
 	@echo '  make uninstall       remove what install wrote'
+	@echo '  make deb             Debian packages libpfshim1, pfshim, libpfshim-dev in build/deb/,'
+	@echo '                       checked by lintian (make deb-deps: dpkg-dev, lintian)'
 	@echo '  make clean           remove build/ (the arm64 kernel cache stays)'
 	@echo 'Test'
 	@echo '  make unit            cmocka unit tests (tests/unit/) and make fuzz-replay, seconds'
@@ -338,11 +340,12 @@ clean:
 	rm -rf $(BUILD)
 
 # Each fragment owns its targets: test-arm64 (QEMU harness), bench,
-# check-sanitize (ASan+UBSan, TSan) and fuzz (libFuzzer).
+# check-sanitize (ASan+UBSan, TSan), fuzz (libFuzzer) and deb (packaging/).
 include tests/arm64/arm64.mk
 include tests/bench/bench.mk
 include compat/compat.mk
 include tests/sanitize.mk
 include tests/fuzz/fuzz.mk
+include packaging/deb.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
