@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pfshim: the front door. `make help` lists every target. The usual ones:
 # `make` (the libraries), `make unit` and `make e2e` (the fast suites),
 # `make check` (those and `test-arm64`, under QEMU), `make demo`, `make bench`,

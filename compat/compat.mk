@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # compat: owned by compat/. The C++ and Fortran marker APIs, and their
 # examples and test programs; see docs/compat.md.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csv.c: the report as CSV, one header line then one row per event, every
  * row self-contained (pid, program, reason repeated) so rows from several

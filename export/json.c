@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json.c: the report as one JSON object on one line, so that reports from
  * several processes appended to one file form JSON Lines; the marker

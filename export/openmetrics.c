@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * openmetrics.c: the report as an OpenMetrics 1.0 text exposition, written so
  * that node_exporter's textfile collector, which parses the older Prometheus

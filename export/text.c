@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * text.c: the default report, laid out like `perf stat` so its readers feel
  * at home, but tagged "pfshim:" because it lands on the stderr of someone

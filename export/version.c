@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * version.c: the version of pfshim, the one string every report and the
  * pfshim command name (from the VERSION file, through the Makefile's

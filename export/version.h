@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * version.h: pfshim's version ("0.1.0"), written into every report and
  * printed by `pfshim --version` (export/version.c).

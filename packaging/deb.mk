@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # deb: owned by packaging/. `make deb` builds Debian packages of pfshim
 # (libpfshim1, pfshim, libpfshim-dev) with dpkg-deb and runs lintian on them;
 # docs/install.md says what goes where.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Building against an installed pfshim as users do: CMake's find_package(pfshim)
 # and its imported targets, Meson's dependency('pfshim'), a plain Makefile with
 # pkg-config; C, C++ and Fortran. Each program runs under the installed shim

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Issue 8, classes 4, 5 (inherited SIG_IGN), 7 and 8: the host's descriptor
 # budget, its ignored signals, every process reporting once with what
 # identifies it, and fatal signals. Each test compares the run with and

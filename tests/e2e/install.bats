@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # make install: the library, the header and a pkg-config file a build can find.
 
 load helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The marker API (pfshim.h): regions per thread, read by each thread from its
 # own counters, totalled over threads, with misuse counted instead of trusted.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # PFSHIM_OUTPUT and PFSHIM_FORMAT: where reports go and what they look like there.
 
 load helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # make deb: Debian packages that lintian passes without an error, and that
 # work once unpacked: pfshim run of the unpacked copy preloads the shim
 # unpacked with it (from the multiarch directory), pfshim --version says VERSION.

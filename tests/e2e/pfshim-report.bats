@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # pfshim-report.bats: `pfshim report` combining many reports. Every number
 # it prints is checked against the same number computed here with jq over
 # the same files: sums per program, rank and process; regions' sum, min,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fuzz: owned by tests/fuzz/. libFuzzer targets for the parsers of what the
 # shim reads from outside: event syntax, sysfs files, the output template,
 # the signal name and the environment as a whole. Each runs FUZZ_TIME

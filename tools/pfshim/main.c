@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c: the pfshim command. `pfshim run` runs a command under the shim
  * with every process's report in one directory and prints one summary of

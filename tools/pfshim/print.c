@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * print.c: a summary as text (like perf stat's, for a person), JSON (schema
  * pfshim.summary) or CSV, for scripts. docs/pfshim.md has the schemas; the

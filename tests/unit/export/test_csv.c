@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_csv.c: export/csv.c: the exact rows of the shared sample, RFC 4180
  * quoting read back by a small parser written here, empty values for

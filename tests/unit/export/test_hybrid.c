@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hybrid.c: the writers on a hybrid machine's report (export/text.c,
  * csv.c, json.c, metrics.c): each core PMU's part of a generic event on a

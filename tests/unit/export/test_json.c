@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_json.c: export/json.c: the exact line for the shared sample, that
  * every output is valid JSON (a strict checker written here, and Python's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_openmetrics.c: export/openmetrics.c: exact lines for the shared
  * sample, the naming rules (sanitizing, modifiers, names that would meet

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_regions.c: the regions section of a report, which
  * export/text.c, csv.c and json.c each write after their events, on a

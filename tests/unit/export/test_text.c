@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_text.c: export/text.c, the perf-stat-like report on stderr: exact
  * lines for the shared sample, each status, user-only marks, the reasons,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_report_hybrid.c: preload/markers/report.c on a hybrid machine: the
  * regions section lists each core PMU's part of a generic event and,
