@@ -501,7 +501,9 @@ static int cmd_run(int argc, char **argv)
 		return 2;
 	}
 	if (library_find(lib, sizeof(lib)) < 0) {
-		fprintf(stderr, "pfshim run: libpfshim.so is neither beside this program nor in ../lib\n");
+		fprintf(stderr, "pfshim run: libpfshim.so.1 is neither beside this program, nor in %s%s "
+			"from it, nor in %s\n", PFSHIM_LIBDIR_REL,
+			strcmp(PFSHIM_LIBDIR_REL, "../lib") ? " or ../lib" : "", PFSHIM_LIBDIR);
 		return 2;
 	}
 	if (out) {
