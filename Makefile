@@ -210,11 +210,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 # main.c, list.c and handover.c, which use libpfshim-core.a), which
 # link libjansson instead of the shim's archives.
 TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/list.c tools/pfshim/handover.c,$(TOOL_SRC))
+# (and export/version.c: the summary names the version, as the reports do).
 $(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ $< \
-		$(TOOL_LIB_SRC) -lcmocka $$(pkg-config --cflags --libs jansson) -lm -pthread
+		-DPFSHIM_VERSION='"$(PFSHIM_VERSION)"' $(TOOL_LIB_SRC) export/version.c \
+		-lcmocka $$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # Programs the end-to-end tests run under the shim: plain C, no pfshim code
 # except through pfshim.h.
