@@ -178,6 +178,10 @@ C
 	[ "$output" = "pfshim $(cat "$ROOT/VERSION")" ]
 	run -0 "$BUILD/pfshim" -V
 	[ "$output" = "pfshim $(cat "$ROOT/VERSION")" ]
+	for c in run report list; do
+		run -0 "$BUILD/pfshim" "$c" --version
+		[ "$output" = "pfshim $(cat "$ROOT/VERSION")" ]
+	done
 }
 
 @test "make install: the .pc files' variables, the docs, the licence and both manuals" {

@@ -661,7 +661,10 @@ int main(int argc, char **argv)
 		fputs(usage_main, stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+	/* pfshim --version, and pfshim COMMAND --version: the same answer */
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
+	    (argc == 3 && strcmp(argv[2], "--version") == 0 &&
+	     (!strcmp(argv[1], "run") || !strcmp(argv[1], "report") || !strcmp(argv[1], "list")))) {
 		printf("pfshim %s\n", pfshim_version);
 		return 0;
 	}
