@@ -218,18 +218,24 @@ int actions_sigaction(int signo, const struct sigaction *act, struct sigaction *
 
 int actions_take(int signo, actions_handler_fn handler)
 {
+	const struct sigaction dfl = { .sa_handler = SIG_DFL };
 	struct sigaction sa;
 
 	/*
 	 * Through the global sigaction (ours, forwarding: not managed yet):
 	 * under a sanitizer, its runtime's, which wraps our handler as it
-	 * wraps every handler it is asked to install.
+	 * wraps every handler it is asked to install. One call where the
+	 * action is the default, as nearly every one is at start: ours set
+	 * and the old one read at once (PFSHIM_ON_FATAL takes some 50).
 	 */
-	if (sigaction(signo, NULL, &action[signo]) < 0)
-		return -errno;
 	ours[signo] = handler;
-	if (action[signo].sa_handler != SIG_IGN) {
-		sa = handler_for(signo, &action[signo]);
+	sa = handler_for(signo, &dfl);
+	if (sigaction(signo, &sa, &action[signo]) < 0)
+		return -errno;
+	if (action[signo].sa_handler != SIG_DFL) {
+		/* Ignored: ignored for real again. A handler: ours, with its flags and mask. */
+		sa = action[signo].sa_handler == SIG_IGN ? action[signo] :
+							    handler_for(signo, &action[signo]);
 		if (sigaction(signo, &sa, NULL) < 0)
 			return -errno;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * actions.h: the program's signal actions for the signals the shim takes
- * (PFSHIM_SIGNAL's, and PFSHIM_ON_FATAL's nine): kept as the program set
+ * (PFSHIM_SIGNAL's, and every one PFSHIM_ON_FATAL takes): kept as the program set
  * them, while the kernel holds the shim's handler in front of them.
  */
 #ifndef PFSHIM_PRELOAD_ACTIONS_H

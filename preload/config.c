@@ -15,6 +15,7 @@
 #include <sys/auxv.h>
 
 #include "export/names.h"
+#include "preload/events/suggest.h"
 
 static int parse_number(const char *text, long min, long max)
 {
@@ -89,28 +90,61 @@ int config_signal_parse(const char *text)
 	return signo > 0 && !config_signal_refusal(signo) ? signo : -EINVAL;
 }
 
+/* Names are taken in any case: JSON, Json and json are one format. */
 static void read_format(struct config *c, const char *value, events_warn_fn warn)
 {
-	if (strcmp(value, "text") == 0)
+	if (strcasecmp(value, "text") == 0)
 		c->format = FORMAT_TEXT;
-	else if (strcmp(value, "csv") == 0)
+	else if (strcasecmp(value, "csv") == 0)
 		c->format = FORMAT_CSV;
-	else if (strcmp(value, "json") == 0)
+	else if (strcasecmp(value, "json") == 0)
 		c->format = FORMAT_JSON;
-	else if (strcmp(value, "openmetrics") == 0)
+	else if (strcasecmp(value, "openmetrics") == 0)
 		c->format = FORMAT_OPENMETRICS;
 	else
 		warn((void *)"PFSHIM_FORMAT", "expected text, csv, json or openmetrics; using text");
 }
 
+/* stderr and stdout in any case (STDERR is not a file named STDERR); anything else is a path. */
 static void read_output(struct config *c, const char *value, events_warn_fn warn)
 {
 	if (!*value) {
 		warn((void *)"PFSHIM_OUTPUT", "empty; writing to stderr");
 	} else if (strlen(value) >= sizeof(c->output)) {
 		warn((void *)"PFSHIM_OUTPUT", "path too long; writing to stderr");
+	} else if (strcasecmp(value, "stderr") == 0 || strcasecmp(value, "stdout") == 0) {
+		strcpy(c->output, strcasecmp(value, "stderr") == 0 ? "stderr" : "stdout");
 	} else {
 		strcpy(c->output, value);
+	}
+}
+
+/* Every PFSHIM_* variable the shim reads, for config_names_check(). */
+static const char *const known_names[] = { CONFIG_VARIABLES };
+
+void config_names_check(char *const *env, events_warn_fn warn)
+{
+	for (; env && *env; env++) {
+		const char *eq = strchr(*env, '=');
+		size_t len = eq ? (size_t)(eq - *env) : strlen(*env);
+		char name[EVENTS_NAME_MAX], why[EVENTS_NAME_MAX + 96], hint[EVENTS_NAME_MAX + 32];
+		struct suggest sg;
+		bool known = false;
+
+		if (strncmp(*env, "PFSHIM_", 7) != 0 || len >= sizeof(name))
+			continue;
+		memcpy(name, *env, len);
+		name[len] = '\0';
+		suggest_init(&sg, name);
+		for (size_t i = 0; i < sizeof(known_names) / sizeof(known_names[0]); i++) {
+			known |= strcmp(name, known_names[i]) == 0;
+			suggest_consider(&sg, known_names[i]);
+		}
+		if (known)
+			continue;
+		snprintf(why, sizeof(why), "not a pfshim variable%s; ignored",
+			 suggest_text(&sg, hint, sizeof(hint)));
+		warn(name, why);
 	}
 }
 
@@ -233,8 +267,10 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		c->disabled = true;
 		return;
 	}
-	if ((value = get_env("PFSHIM_EVENTS")))
+	if ((value = get_env("PFSHIM_EVENTS")) && *value)
 		c->events = value;
+	else if (value)	/* set but empty: not "count nothing", which would switch the shim off */
+		warn((void *)"PFSHIM_EVENTS", "empty; counting the default events");
 	if ((value = get_env("PFSHIM_FORMAT")))
 		read_format(c, value, warn);
 	if ((value = get_env("PFSHIM_OUTPUT"))) {

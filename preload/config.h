@@ -43,6 +43,28 @@ struct config {
 typedef const char *(*config_getenv_fn)(const char *name);
 
 /*
+ * Every PFSHIM_* variable the shim and the programs beside it read: a name
+ * not here is said to be unknown (config_names_check). PFSHIM_ADOPT is
+ * pfshim run's hand-over (preload/counters/handover.h).
+ */
+#define CONFIG_VARIABLES \
+	"PFSHIM_EVENTS", "PFSHIM_FORMAT", "PFSHIM_OUTPUT", "PFSHIM_SIGNAL", "PFSHIM_INTERVAL", \
+	"PFSHIM_ON_FATAL", "PFSHIM_HANDOVER", "PFSHIM_COMPENSATE", "PFSHIM_DISABLE", \
+	"PFSHIM_SYSFS_ROOT", "PFSHIM_TRACEFS_ROOT", "PFSHIM_ADOPT", CONFIG_TEST_VARIABLES
+
+/* pfshim's own test harness's (tests/): passed to the programs it runs under the shim. */
+#define CONFIG_TEST_VARIABLES \
+	"PFSHIM_PRELOAD", "PFSHIM_SANITIZER", "PFSHIM_TEST_FIXTURES", "PFSHIM_FUZZ_SYSFS", \
+	"PFSHIM_JSON_CHECK", "PFSHIM_OM_CHECK"
+
+/*
+ * config_names_check - one warning per PFSHIM_* name in @env that no part
+ * of pfshim reads, with the closest known name: "PFSHIM_EVNETS: not a
+ * pfshim variable (did you mean 'PFSHIM_EVENTS'?); ignored".
+ */
+void config_names_check(char *const *env, events_warn_fn warn);
+
+/*
  * config_read - fill @c from the variables @get_env returns. A malformed value
  * is reported through @warn (ctx = the variable's name) and its default used.
  */

@@ -3,11 +3,14 @@
  * fatal.c: PFSHIM_ON_FATAL=1. On a signal whose default action kills, the
  * report is written from the handler, and the process then dies of the same
  * signal, with the same core dump behaviour, as it would have without us.
+ * Every signal that kills by default and can be caught is taken (signal(7):
+ * Term and Core), the real-time ones included: `yes | head -1`'s SIGPIPE
+ * as much as a SIGSEGV.
  *
  * ASYNC-SIGNAL-SAFE: fatal_handler() and what it calls (actions.c, the
  * report).
  *
- * The nine signals are taken as actions.c takes them (but PFSHIM_SIGNAL's,
+ * They are taken as actions.c takes them (but PFSHIM_SIGNAL's,
  * report_signal.c's), and fatal_handler() follows the program's action:
  *   - a handler: called first, with its own SA_SIGINFO convention.
  *     SA_RESETHAND is honoured (called once, then the default). When it
@@ -27,16 +30,31 @@
 #include "preload/fatal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
 #include "preload/actions.h"
 #include "preload/process.h"
 
-static const int fatal_signals[] = {
-	SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGQUIT,
-};
+/*
+ * Does @signo kill by default, and can a handler take it? Not KILL and STOP
+ * (never caught), not the ones whose default ignores (CHLD, CONT, URG,
+ * WINCH) or stops (TSTP, TTIN, TTOU), and not glibc's own two below
+ * SIGRTMIN (thread cancellation and setxid), which are libc's business.
+ */
+static bool fatal_by_default(int signo)
+{
+	switch (signo) {
+	case SIGKILL: case SIGSTOP:
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+	case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return false;
+	}
+	return signo < 32 || (signo >= SIGRTMIN && signo <= SIGRTMAX);
+}
 
 /* The thread inside abort(), 0 when none: its SIGABRT is death once the handler returns. */
 static atomic_int aborting_tid;
@@ -86,7 +104,17 @@ void fatal_abort_begins(void)
 
 void fatal_install(int report_signo)
 {
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		if (fatal_signals[i] != report_signo)
-			actions_take(fatal_signals[i], fatal_handler);
+	sigset_t all, was;
+
+	/*
+	 * actions_take() sets ours before it knows the old action: a signal
+	 * an ignoring parent (nohup) sends in between waits until the loop
+	 * is done and finds it ignored again.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &was);
+	for (int signo = 1; signo < NSIG; signo++)
+		if (fatal_by_default(signo) && signo != report_signo)
+			actions_take(signo, fatal_handler);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 }

@@ -7,11 +7,11 @@
 #define PFSHIM_PRELOAD_FATAL_H
 
 /*
- * fatal_install - take SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM,
- * SIGINT, SIGHUP and SIGQUIT, except @report_signo (PFSHIM_SIGNAL's, which
- * report_signal.c takes), keeping whatever action was there as the
- * program's (actions.h). Call once, from the constructor, after
- * actions_init().
+ * fatal_install - take every signal that kills by default and can be
+ * caught (SIGSEGV ... SIGPIPE, SIGALRM, SIGUSR1, the real-time signals),
+ * except @report_signo (PFSHIM_SIGNAL's, which report_signal.c takes),
+ * keeping whatever action was there as the program's (actions.h). Call
+ * once, from the constructor, after actions_init().
  */
 void fatal_install(int report_signo);
 

@@ -189,6 +189,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
+	config_names_check(environ, warn_message);
 	events_parse(process.config.events, process.config.sysfs_root, process.config.tracefs_root,
 		     &process.events,
 		     warn_message, (void *)"PFSHIM_EVENTS");
@@ -228,18 +229,12 @@ static const char *env_in(char *const envp[], const char *name)
 	return NULL;
 }
 
-/* Does @envp's LD_PRELOAD name a libpfshim.so, and leave it on, for the same events? */
-static bool env_keeps_shim(char *const envp[])
+/* Does @envp's LD_PRELOAD name a libpfshim.so? */
+static bool env_names_shim(char *const envp[])
 {
 	const char *preload = env_in(envp, "LD_PRELOAD"), *word, *end, *base;
-	const char *events = env_in(envp, "PFSHIM_EVENTS"), *ours = getenv("PFSHIM_EVENTS");
-	const char *disable = env_in(envp, "PFSHIM_DISABLE");
-	const char *interval = env_in(envp, "PFSHIM_INTERVAL");
 	bool named = false;
 
-	if ((disable && !strcmp(disable, "1")) || (interval && *interval) ||
-	    (events || ours ? !events || !ours || strcmp(events, ours) : false))
-		return false;
 	for (word = preload; word && *word; word = *end ? end + 1 : end) {
 		end = word + strcspn(word, " :");
 		base = word;
@@ -252,28 +247,62 @@ static bool env_keeps_shim(char *const envp[])
 	return named;
 }
 
+/*
+ * The exec's environment, while next_image_adopts() reads it: per thread,
+ * as two threads may exec at once; initial-exec, as the markers' (no
+ * __tls_get_addr, so no link to the dynamic loader).
+ */
+static __thread char *const *next_envp __attribute__((tls_model("initial-exec")));
+
+static const char *next_env(const char *name)
+{
+	return env_in(next_envp, name);
+}
+
+/* The next image's shim says what is wrong with its variables itself. */
+static void quiet(void *ctx, const char *message)
+{
+	(void)ctx;
+	(void)message;
+}
+
+/*
+ * Will the image that @envp starts adopt counters opened for ours? Its
+ * LD_PRELOAD names the shim, and its variables, read by the code its shim
+ * will read them with (config_read_secure(); AT_SECURE is
+ * handover_target_ok()'s to rule out), leave it on for our events:
+ * PFSHIM_DISABLE=yes is off there as here, PFSHIM_INTERVAL=soon is no
+ * interval there either.
+ */
+static bool next_image_adopts(char *const envp[])
+{
+	struct config next;
+
+	if (!env_names_shim(envp))
+		return false;
+	next_envp = envp;
+	config_read_secure(&next, next_env, quiet, false);
+	next_envp = NULL;
+	return handover_config_adopts(&next, &process.config);
+}
+
 const char *process_handover_open(const char *file, bool search, char *const envp[])
 {
 	static char value[sizeof(HANDOVER_VAR "=") + HANDOVER_MAX];
 	const size_t prefix = sizeof(HANDOVER_VAR "=") - 1;
 	int saved_errno = errno;
-	bool target;
+	const char *ret = NULL;
 
-	if (!process.config.handover || !process_is_self() || !env_keeps_shim(envp))
+	if (!process.config.handover || !process_is_self() || !next_image_adopts(envp))
 		return NULL;
 	/* execve() takes a name without '/' as a path in the working directory. */
-	target = handover_target_ok(file, search ? getenv("PATH") : "");
-	if (target && fd_room_away() && counters_open_for_exec(&next_image, &process.events) > 0) {
-		memcpy(value, HANDOVER_VAR "=", prefix);
-		if (handover_format(&next_image, process.config.events, process.pid, value + prefix,
-				    sizeof(value) - prefix) >= 0) {
-			errno = saved_errno;
-			return value;
-		}
-	}
-	counters_close(&next_image);
+	memcpy(value, HANDOVER_VAR "=", prefix);
+	if (handover_target_ok(file, search ? getenv("PATH") : "") && fd_room_away() &&
+	    handover_open(&next_image, &process.events, process.config.events, value + prefix,
+			  sizeof(value) - prefix) == 0)
+		ret = value;
 	errno = saved_errno;
-	return NULL;
+	return ret;
 }
 
 void process_handover_close(void)

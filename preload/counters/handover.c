@@ -2,7 +2,8 @@
 /*
  * handover.c: the counters a previous image opened for this one, written
  * into PFSHIM_ADOPT before the exec and checked, each, before the shim
- * trusts them after it. Nothing here allocates: the constructor calls it.
+ * trusts them after it; and whether the next image will adopt them at all.
+ * Nothing here allocates: the constructor calls it.
  */
 #include "preload/counters/handover.h"
 
@@ -10,14 +11,19 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "fastread/fastread.h"
+#include "preload/config.h"
 #include "preload/exec_search.h"
 #include "preload/fd.h"
 
@@ -208,6 +214,197 @@ static bool group_check(const struct counter_set *s, int leader)
 	return true;
 }
 
+/*
+ * Is the calling thread its process's only one? Then no other thread can
+ * fork (or posix_spawn, vfork, clone) a child that copies descriptors
+ * opened now, and none can be made but by this one. /proc/self/task holds
+ * one entry per thread; read with getdents64(), as opendir() allocates.
+ */
+static bool thread_alone(void)
+{
+	struct dirent64_head {
+		uint64_t ino;
+		int64_t off;
+		unsigned short reclen;
+		unsigned char type;
+		char name[];
+	};
+	char buf[512] __attribute__((aligned(8)));
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC), threads = 0;
+	long n = -1;
+
+	if (fd < 0)
+		return false;
+	while (threads < 2 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long at = 0; at < n; ) {
+			const struct dirent64_head *d = (const void *)(buf + at);
+
+			threads += d->name[0] != '.';
+			at += d->reclen;
+		}
+	}
+	close(fd);
+	return n == 0 && threads == 1;
+}
+
+/*
+ * A dummy event of ours, counting nothing: a member of @group_fd's group,
+ * or alone (-1) to be mapped. An inherited group takes inherited members
+ * only, and an inherited event cannot be mapped (EINVAL both, measured on
+ * 6.18; kernel-notes.md "inherit and mmap do not mix").
+ */
+static int probe_open(int group_fd)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+		.inherit = group_fd >= 0,
+		.inherit_thread = group_fd >= 0,
+		.read_format = READ_FORMAT,
+		/* Allowed at any perf_event_paranoid (kernel-notes.md "Permissions"). */
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	return fastread_perf_event_open(&attr, group_fd);
+}
+
+/*
+ * Does each group of @s count the calling thread? A member opened for the
+ * calling thread (pid 0) joins a group only in that thread's context
+ * (perf_event_open(): the leader's ctx must be ours, EINVAL otherwise; a
+ * software member joins a hardware group in its context), on every
+ * kernel: a probe joins each leader and leaves at once. The members are
+ * the leader's by the group read (group_check). But a group's inherited
+ * copies in threads that live while its members change refuse to be read
+ * from then on (ECHILD, Linux 6.6's group_generation): only for a
+ * process's only thread.
+ * Return: 0; -EINVAL when a group is another task's; -errno of the probe.
+ */
+static int groups_prove_by_joining(const struct counter_set *s)
+{
+	for (int i = 0; i < s->nr; i++) {
+		int probe;
+
+		if (s->c[i].fd < 0 || s->c[i].leader != i)
+			continue;
+		probe = probe_open(s->c[i].fd);
+		if (probe < 0)
+			return probe;
+		close(probe);
+	}
+	return 0;
+}
+
+/*
+ * The same, beside other threads: the kernel lets an event write into
+ * another's ring buffer (PERF_EVENT_IOC_SET_OUTPUT) only when both are for
+ * the same task (perf_event_set_output(): their hw.target; before Linux 6.3
+ * and the stable kernels that took that fix in April 2023, the same
+ * context, which no hardware event shares with a software one: refused
+ * then, never wrongly proven). The other one is a probe with its metadata
+ * page mapped (without a buffer: EINVAL, whatever the task). Only once per
+ * event: attaching one detached before waits for an RCU grace period
+ * (ring_buffer_attach(), ~15 ms measured here).
+ */
+static int counters_prove_by_output(const struct counter_set *s)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int probe = probe_open(-1), ret = 0;
+	void *map;
+
+	if (probe < 0)
+		return probe;
+	map = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, probe, 0);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		close(probe);
+		return ret;
+	}
+	for (int i = 0; ret == 0 && i < s->nr; i++) {
+		if (s->c[i].fd < 0)
+			continue;
+		if (ioctl(s->c[i].fd, PERF_EVENT_IOC_SET_OUTPUT, probe) < 0)
+			ret = -EINVAL;
+		else
+			ioctl(s->c[i].fd, PERF_EVENT_IOC_SET_OUTPUT, (long)-1);
+	}
+	munmap(map, (size_t)page);
+	close(probe);
+	return ret;
+}
+
+/*
+ * Can the kernel tell @attr's type from the type of an event it opened?
+ * Not for a breakpoint (the request below would change it), nor for the
+ * software clocks: Linux 6.12 moved task-clock and cpu-clock to PMUs of
+ * their own, whose type numbers are published nowhere (measured on 6.18:
+ * EINVAL for PERF_TYPE_SOFTWARE).
+ */
+static bool type_checkable(const struct perf_event_attr *attr)
+{
+	return attr->type != PERF_TYPE_BREAKPOINT &&
+	       !(attr->type == PERF_TYPE_SOFTWARE && (attr->config == PERF_COUNT_SW_TASK_CLOCK ||
+						      attr->config == PERF_COUNT_SW_CPU_CLOCK));
+}
+
+/*
+ * Is each counter of @s of the type of its event in @events? The kernel
+ * shows no attribute of an open event, but PERF_EVENT_IOC_MODIFY_ATTRIBUTES
+ * compares the types first (perf_event_modify_attr(): EINVAL when they
+ * differ) and then changes breakpoints only: any other type is EOPNOTSUPP,
+ * untouched. A kernel without the request (before 4.17: ENOTTY) cannot
+ * say. Which event of its type a counter counts (page-faults or
+ * context-switches, both software) is beyond any check.
+ */
+static bool counters_types_match(const struct counter_set *s, const struct event_list *events)
+{
+	for (int i = 0; i < s->nr; i++) {
+		const struct perf_event_attr *want = &events->ev[i].attr;
+		struct perf_event_attr claim = { .size = sizeof(claim), .type = want->type };
+
+		if (s->c[i].fd < 0 || !type_checkable(want))
+			continue;
+		if (ioctl(s->c[i].fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &claim) < 0 && errno == EINVAL)
+			return false;
+	}
+	return true;
+}
+
+int handover_open(struct counter_set *s, const struct event_list *events,
+		  const char *events_text, char *buf, size_t size)
+{
+	int saved_errno = errno, ret;
+
+	s->nr = 0;
+	if (!thread_alone())
+		ret = -EBUSY;
+	else if (counters_open_for_exec(s, events) == 0)
+		ret = -ENOENT;
+	else if (!counters_types_match(s, events))
+		ret = -EINVAL;	/* a type the kernel reports otherwise: the next image would close them */
+	else
+		ret = handover_format(s, events_text, getpid(), buf, size) < 0 ? -ENOSPC : 0;
+	if (ret < 0)
+		counters_close(s);
+	errno = saved_errno;
+	return ret;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+bool handover_config_adopts(const struct config *next, const struct config *ours)
+{
+	return !next->disabled && !next->interval_ns && same_text(next->events, ours->events) &&
+	       same_text(next->sysfs_root, ours->sysfs_root) &&
+	       same_text(next->tracefs_root, ours->tracefs_root);
+}
+
 int handover_adopt(struct counter_set *s, const struct event_list *events,
 		   const char *events_text, bool usable, const char *text)
 {
@@ -224,11 +421,15 @@ int handover_adopt(struct counter_set *s, const struct event_list *events,
 	for (int i = 0; ok && i < handed.nr; i++)
 		if (handed.c[i].fd >= 0 && handed.c[i].leader == i)
 			ok = group_check(&handed, i);
+	/* Perf events with the IDs named may still count another process. */
+	ok = ok && (thread_alone() ? groups_prove_by_joining(&handed) :
+		    counters_prove_by_output(&handed)) == 0;
 	errno = saved_errno;
 	if (!ok)
 		return -EINVAL;
 	/* Provably the descriptors handed to this process: ours to close. */
-	if (!usable || hash != text_hash(events_text) || handed.nr != events->nr) {
+	if (!usable || hash != text_hash(events_text) || handed.nr != events->nr ||
+	    !counters_types_match(&handed, events)) {
 		counters_close(&handed);
 		errno = saved_errno;
 		return -ESTALE;

@@ -19,6 +19,30 @@
 #define HANDOVER_VAR	"PFSHIM_ADOPT"
 #define HANDOVER_MAX	(64 + EVENTS_MAX * 64)
 
+struct config;
+
+/*
+ * handover_open - open @events' counters for the next image into @s (as
+ * counters_open_for_exec()) and describe them into @buf (handover_format(),
+ * for this pid), only when no one else can get them and the next image
+ * will keep them: the calling thread is its process's only one (no other
+ * thread's child, fork()ed or spawned, can copy them before the exec), and
+ * each counter is of its event's type as the kernel tells it (else the
+ * adopting shim would close them). Return: 0, or -errno with @s closed:
+ * -EBUSY another thread (or no /proc to tell), -ENOENT no event open,
+ * -EINVAL a type the kernel tells otherwise, -ENOSPC @size too small.
+ */
+int handover_open(struct counter_set *s, const struct event_list *events,
+		  const char *events_text, char *buf, size_t size);
+
+/*
+ * handover_config_adopts - would a shim configured as @next (config_read()
+ * of the exec's environment) adopt counters opened for @ours? Not when it
+ * is off, keeps interval reports (its thread would be counted) or reads
+ * other events (their text, or the sysfs or tracefs root that resolves it).
+ */
+bool handover_config_adopts(const struct config *next, const struct config *ours);
+
 /*
  * handover_format - describe @s for the image that @pid is about to exec,
  * whose events are the text @events_text: "1;PID;HASH;NR;" then per event
@@ -33,14 +57,20 @@ int handover_format(const struct counter_set *s, const char *events_text, pid_t 
  * of them proves to be what it says: for this process's pid, each
  * descriptor a perf event ("anon_inode:[perf_event]" in /proc/self/fd) with
  * the ID it names, each group read whole in our read format returning
- * exactly its members' IDs; and then only when they are @usable and for
- * the same event text (@events_text) and number of events as ours.
- * Adopted, they are made close-on-exec and keep their numbers (placed by
- * fd_move_away() before the exec, under the same limits).
+ * exactly its members' IDs, each group counting the calling thread (a
+ * probe of ours may join it; beside other threads, the same-task rule of
+ * PERF_EVENT_IOC_SET_OUTPUT); and then only when they are
+ * @usable, for the same event text (@events_text) and number of events as
+ * ours, and each of its event's type where the kernel can tell
+ * (PERF_EVENT_IOC_MODIFY_ATTRIBUTES). Which event of a type it counts
+ * (its config) nothing can prove. Adopted, they are made close-on-exec and
+ * keep their numbers (placed by fd_move_away() before the exec, under the
+ * same limits).
  * Return: 0 when adopted; -ESTALE when they proved to be handed to this
  * process but were not for these events (or not @usable): closed then;
  * -EINVAL when they did not prove anything, and then nothing is touched,
- * no descriptor closed: a bogus value may name the program's own files.
+ * no descriptor closed: a bogus value may name the program's own files, or
+ * another process's events that whoever exec'd us left open.
  */
 int handover_adopt(struct counter_set *s, const struct event_list *events,
 		   const char *events_text, bool usable, const char *text);

@@ -59,6 +59,36 @@ warnings() {
 	[[ "$(warnings)" == *PFSHIM_SIGNAL* ]]
 }
 
+@test "case mistakes in values are taken: PFSHIM_FORMAT=JSON, PFSHIM_OUTPUT=STDERR" {
+	cd "$BATS_TEST_TMPDIR"
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=JSON PFSHIM_OUTPUT=STDERR \
+		PFSHIM_EVENTS=page-faults "$PROGS/exit_how" exit 5
+	[ "$status" -eq 5 ] && [ "$output" = out ]
+	[ "$(warnings | wc -l)" -eq 0 ]
+	[ "$(jq -r .schema <<<"$stderr")" = pfshim.report ]
+	[ ! -e STDERR ]
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=Stdout PFSHIM_EVENTS=page-faults \
+		"$PROGS/exit_how" exit 5
+	[[ "$output" == out*"page-faults"* ]]
+	[ ! -e Stdout ]
+}
+
+@test "an empty PFSHIM_EVENTS: said once, and the default events counted" {
+	run_bad PFSHIM_EVENTS=
+	[ "$(warnings)" = "pfshim: PFSHIM_EVENTS: empty; counting the default events" ]
+	[[ "$stderr" == *"msec task-clock"* ]] && [[ "$stderr" == *" page-faults"* ]]
+}
+
+@test "a misspelled PFSHIM_ variable: one did-you-mean line; pfshim run stops before running" {
+	run_bad PFSHIM_EVNETS=page-faults PFSHIM_EVENTS=task-clock
+	[ "$(warnings)" = "pfshim: PFSHIM_EVNETS: not a pfshim variable (did you mean 'PFSHIM_EVENTS'?); ignored" ]
+	[[ "$stderr" == *"msec task-clock"* ]]
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (libjansson-dev)"
+	run -2 --separate-stderr env PFSHIM_ON_FATL=1 "$BUILD/pfshim" run -o "$BATS_TEST_TMPDIR/r" -- echo ran
+	[ "$output" = "" ]
+	[ "$stderr" = "pfshim run: PFSHIM_ON_FATL: not a pfshim variable (did you mean 'PFSHIM_ON_FATAL'?)" ]
+}
+
 @test "an unwritable output path: one warning, the report goes to stderr" {
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
 		PFSHIM_OUTPUT=/nonexistent/dir/report.txt "$PROGS/exit_how" exit 5

@@ -163,9 +163,10 @@ ended_by_prog() {
 	rm -f "$BATS_TEST_TMPDIR"/core*
 }
 
-@test "PFSHIM_ON_FATAL=1: each of the nine signals, sent by kill, ends as without the shim" {
+@test "PFSHIM_ON_FATAL=1: each signal that kills by default, sent by kill, ends as without the shim" {
 	skip_under_sanitizer "its runtime turns core dumps off (disable_coredump) and takes SIGSEGV for itself" asan tsan
-	for sig in SEGV BUS FPE ILL ABRT TERM INT HUP QUIT; do
+	for sig in SEGV BUS FPE ILL ABRT TERM INT HUP QUIT PIPE ALRM USR1 USR2 XCPU XFSZ VTALRM PROF \
+		SYS TRAP STKFLT PWR IO RTMIN RTMIN+5 RTMAX; do
 		: >"$REPORTS"
 		n=$(kill -l "$sig")
 		want=$(ended_by kill "$n")
@@ -175,6 +176,12 @@ ended_by_prog() {
 		[ "${want%% *}" = "signal=$n" ]
 		[ "$(reports ".program == \"fatal\" and .reason == \"signal\" and .signal == $n")" -eq 1 ]
 	done
+	# and none whose default ignores or stops is taken: CHLD CONT TSTP TTIN TTOU URG WINCH
+	cgt=$(env PFSHIM_ON_FATAL=1 LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null cat /proc/self/status |
+		sed -n 's/^SigCgt:[[:space:]]*//p')
+	echo "SigCgt $cgt"
+	[ $(( 0x$cgt & ((1 << 16) | (1 << 17) | (1 << 19) | (1 << 20) | (1 << 21) | (1 << 22) | (1 << 27)) )) -eq 0 ]
+	[ $(( 0x$cgt & (1 << 12) )) -ne 0 ]	# PIPE is
 	rm -f "$BATS_TEST_TMPDIR"/core*
 }
 

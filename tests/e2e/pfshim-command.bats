@@ -118,12 +118,23 @@ group() {
 	[[ "$output" == *"holds reports already"* ]]
 }
 
-@test "pfshim run without -o keeps the reports in a new directory under TMPDIR" {
+@test "pfshim run without -o: a new directory under TMPDIR, removed after the summary unless --keep" {
 	run -0 env TMPDIR="$BATS_TEST_TMPDIR" "$PFSHIM" run -- sh -c '/bin/true'
+	[[ "$output" == *"Performance counter stats for 'sh -c /bin/true'"* ]]
+	[[ "$output" != *"the reports are in"* ]]
+	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep pfshim-run)" ]
+	run -0 env TMPDIR="$BATS_TEST_TMPDIR" "$PFSHIM" run --keep -- sh -c '/bin/true'
 	dir=$(sed -n 's/.*the reports are in \([^ ]*\) .*/\1/p' <<<"$output")
 	[[ "$dir" == "$BATS_TEST_TMPDIR"/pfshim-run.*/ ]]
 	[ "$(ls "$dir" | wc -l)" -eq 3 ]		# sh's report, true's, and the job's count
 	[ -f "$dir/pfshim-job.jsonl" ]
+}
+
+@test "pfshim run -e with a mistake: said once by the runner, exit 2, nothing run" {
+	run -2 --separate-stderr "$PFSHIM" run -e task-clok,page-faults -o typo -- sh -c 'echo ran'
+	[ "$output" = "" ]
+	[ "$stderr" = "pfshim run: -e: unknown event 'task-clok' (did you mean 'task-clock'?)" ]
+	[ ! -e typo ]
 }
 
 @test "pfshim report: malformed, truncated and foreign inputs are named and skipped" {

@@ -96,7 +96,15 @@ static void test_formats(void **state)
 		assert_int_equal(warnings, 0);
 		assert_int_equal(c.format, formats[i]);
 	}
+	/* Any case is the same format (PFSHIM_FORMAT=JSON was refused once). */
 	env[1] = "OpenMetrics";
+	read_with(env, &c);
+	assert_int_equal(warnings, 0);
+	assert_int_equal(c.format, FORMAT_OPENMETRICS);
+	env[1] = "JSON";
+	read_with(env, &c);
+	assert_int_equal(c.format, FORMAT_JSON);
+	env[1] = "xml";
 	read_with(env, &c);
 	assert_int_equal(warnings, 1);
 	assert_int_equal(c.format, FORMAT_TEXT);

@@ -179,8 +179,8 @@ static void cell_add_stats(struct summary_cell *c, json_t *st)
 	    !is_count(json_object_get(st, "sum")))
 		return;
 	c->counted = true;
-	c->sum += count_or(json_object_get(st, "sum"), 0);
-	c->threads += count_or(json_object_get(st, "threads"), 0);
+	count_add(&c->sum, count_or(json_object_get(st, "sum"), 0));
+	count_add(&c->threads, count_or(json_object_get(st, "threads"), 0));
 	if (is_count(json_object_get(st, "min")) &&
 	    count_or(json_object_get(st, "min"), 0) < c->thread_min)
 		c->thread_min = count_or(json_object_get(st, "min"), 0);
@@ -207,8 +207,8 @@ static void probe_add(struct summary *s, json_t *st)
 		p = &s->probes[s->nr_probes++];
 		*p = (struct summary_probe){ .metric = metric, .min = UINT64_MAX };
 	}
-	p->sum += count_or(json_object_get(st, "sum"), 0);
-	p->threads += count_or(json_object_get(st, "threads"), 0);
+	count_add(&p->sum, count_or(json_object_get(st, "sum"), 0));
+	count_add(&p->threads, count_or(json_object_get(st, "threads"), 0));
 	if (count_or(json_object_get(st, "min"), 0) < p->min)
 		p->min = count_or(json_object_get(st, "min"), 0);
 	if (count_or(json_object_get(st, "max"), 0) > p->max)
@@ -221,7 +221,7 @@ static void regions_add(struct summary *s, int group, json_t *regions)
 	json_t *t, *total, *e;
 	size_t i, j;
 
-	s->misuse.names_refused += count_or(json_object_get(regions, "names_refused"), 0);
+	count_add(&s->misuse.names_refused, count_or(json_object_get(regions, "names_refused"), 0));
 	s->region_reports++;
 	s->compensated_reports += json_is_true(json_object_get(regions, "compensated"));
 	json_array_foreach(json_object_get(regions, "probe"), i, e)
@@ -229,9 +229,9 @@ static void regions_add(struct summary *s, int group, json_t *regions)
 	json_array_foreach(threads, i, t) {
 		json_t *m = json_object_get(t, "misuse");
 
-		s->misuse.end_without_begin += count_or(json_object_get(m, "end_without_begin"), 0);
-		s->misuse.bad_handle += count_or(json_object_get(m, "bad_handle"), 0);
-		s->misuse.table_full += count_or(json_object_get(m, "table_full"), 0);
+		count_add(&s->misuse.end_without_begin, count_or(json_object_get(m, "end_without_begin"), 0));
+		count_add(&s->misuse.bad_handle, count_or(json_object_get(m, "bad_handle"), 0));
+		count_add(&s->misuse.table_full, count_or(json_object_get(m, "table_full"), 0));
 	}
 	json_array_foreach(totals, i, total) {
 		const char *name = string_or(json_object_get(total, "name"), NULL);
@@ -242,9 +242,9 @@ static void regions_add(struct summary *s, int group, json_t *regions)
 			continue;
 		region = names_add(&s->region_names, name);
 		c = cell_get(s, region, group, 0);
-		c->calls += count_or(json_object_get(total, "calls"), 0);
-		c->reentries += count_or(json_object_get(total, "reentries"), 0);
-		c->unclosed += count_or(json_object_get(total, "unclosed"), 0);
+		count_add(&c->calls, count_or(json_object_get(total, "calls"), 0));
+		count_add(&c->reentries, count_or(json_object_get(total, "reentries"), 0));
+		count_add(&c->unclosed, count_or(json_object_get(total, "unclosed"), 0));
 		cell_add_stats(c, json_object_get(total, "wall_ns"));
 		json_array_foreach(json_object_get(total, "events"), j, e) {
 			const char *ev = string_or(json_object_get(e, "name"), NULL);
@@ -296,9 +296,9 @@ void summary_count(struct summary *s, json_t *r)
 			}
 			continue;
 		}
-		s->totals[k].value += (uint64_t)json_integer_value(value);
+		count_add(&s->totals[k].value, (uint64_t)json_integer_value(value));
 		s->totals[k].counted++;
-		s->groups[g].sums[k].value += (uint64_t)json_integer_value(value);
+		count_add(&s->groups[g].sums[k].value, (uint64_t)json_integer_value(value));
 		s->groups[g].sums[k].counted++;
 	}
 	if (s->opt.images) {
@@ -386,7 +386,7 @@ void summary_series_add(struct summary *s, json_t *r)
 			p = s->nr_points++;
 			table_add(&s->point_index, point_hash(g, k.event, k.bucket), p, point_hash_at, s);
 		}
-		s->points[p].delta += (uint64_t)json_integer_value(delta);
+		count_add(&s->points[p].delta, (uint64_t)json_integer_value(delta));
 		s->points[p].reports++;
 	}
 }
@@ -399,16 +399,16 @@ void summary_region_stats(const struct summary *s, int region, int metric, struc
 		const struct summary_cell *c0 = summary_cell(s, region, g, 0);
 
 		if (c0) {
-			st->calls += c0->calls;
-			st->reentries += c0->reentries;
-			st->unclosed += c0->unclosed;
+			count_add(&st->calls, c0->calls);
+			count_add(&st->reentries, c0->reentries);
+			count_add(&st->unclosed, c0->unclosed);
 		}
 		if (!c || !c->counted)
 			continue;
 		st->counted = true;
 		st->groups++;
-		st->sum += c->sum;
-		st->threads += c->threads;
+		count_add(&st->sum, c->sum);
+		count_add(&st->threads, c->threads);
 		if (c->sum < st->min)
 			st->min = c->sum;
 		if (c->sum > st->max)

@@ -52,15 +52,13 @@ void run_handover_open(void)
 	/* PFSHIM_HANDOVER=0 turns off the hand-over here too (docs/pfshim.md). */
 	if (off && !strcmp(off, "0"))
 		return;
+	/* This environment is the command's: its shim reads what we read here. */
 	run_events(&config);
-	if (config.disabled || config.interval_ns || !fd_room_away() || events.nr == 0)
+	if (!handover_config_adopts(&config, &config) || !fd_room_away() || events.nr == 0)
 		return;
-	if (counters_open_for_exec(&handed, &events) == 0 ||
-	    handover_format(&handed, config.events, getpid(), value, sizeof(value)) < 0 ||
-	    setenv(HANDOVER_VAR, value, 1) < 0) {
+	if (handover_open(&handed, &events, config.events, value, sizeof(value)) < 0 ||
+	    setenv(HANDOVER_VAR, value, 1) < 0)
 		run_handover_close();
-		return;
-	}
 }
 
 void run_handover_close(void)

@@ -228,8 +228,10 @@ static void chart_bars(FILE *out, const struct bars *b)
 			"fill=\"%s\"><title>", left, y + 3, bar_width(b->value[i] / max * w), row - 6,
 			palette[0]);	/* one colour: the bars are one quantity, not categories */
 		html_text(out, b->label[i]);
-		fprintf(out, ": %s %s</title></rect><text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>\n",
-			v, b->e->unit, left + bar_width(b->value[i] / max * w) + 4, y + 14, v);
+		fprintf(out, ": %s ", v);
+		html_text(out, b->e->unit);	/* a report's string, like the label: never markup */
+		fprintf(out, "</title></rect><text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>\n",
+			left + bar_width(b->value[i] / max * w) + 4, y + 14, v);
 	}
 	if (isfinite(b->mean)) {
 		double x = left + b->mean / max * w;

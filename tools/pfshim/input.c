@@ -10,11 +10,13 @@
 #include "tools/pfshim/input.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/pfshim/table.h"
@@ -57,14 +59,44 @@ void batch_parse(struct batch *b, const char *text, size_t len)
 	arena_bind(was);
 }
 
-void batch_read(struct batch *b, const char *path)
+/* @path opened as @rules say (input.h), or -1 with errno, or -2 with b->refused set. */
+static int input_open(struct batch *b, const char *path, const struct input_rules *rules)
 {
-	FILE *f = path ? fopen(path, "r") : stdin;
+	struct stat st;
+	int fd;
+
+	if (!rules || !rules->walked)
+		return open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode))
+		b->refused = "not a regular file (replaced since the directory was read)";
+	else if (!rules->any_owner && st.st_uid != geteuid())
+		b->refused = "owned by another user (--any-owner reads such files)";
+	if (b->refused) {
+		close(fd);
+		return -2;
+	}
+	return fd;
+}
+
+void batch_read(struct batch *b, const char *path, const struct input_rules *rules)
+{
+	int fd = path ? input_open(b, path, rules) : STDIN_FILENO;
+	FILE *f = fd >= 0 ? (path ? fdopen(fd, "r") : stdin) : NULL;
 	size_t len = 0, cap = 65536, n;
 	char *text;
 
 	if (!f) {
-		b->read_errno = errno;
+		if (fd == -1 || (fd >= 0 && path))
+			b->read_errno = errno;
+		if (fd >= 0 && path)
+			close(fd);
 		return;
 	}
 	text = xrealloc(NULL, cap);
@@ -93,10 +125,12 @@ void batch_clear(struct batch *b)
 	b->n = 0;
 	b->error[0] = '\0';
 	b->read_errno = 0;
+	b->refused = NULL;
 }
 
 struct ring {
 	char *const *paths;
+	const struct input_rules *rules;
 	int n, workers;
 	struct batch slot[RING];
 	int ready[RING];	/* the file index a slot holds, parsed; -1: none */
@@ -123,7 +157,7 @@ static void *worker_run(void *arg)
 			pthread_cond_wait(&r->changed, &r->lock);
 		pthread_mutex_unlock(&r->lock);
 		b->path = r->paths[i];
-		batch_read(b, r->paths[i]);
+		batch_read(b, r->paths[i], &r->rules[i]);
 		pthread_mutex_lock(&r->lock);
 		r->ready[i % RING] = i;
 		pthread_cond_broadcast(&r->changed);
@@ -147,14 +181,14 @@ static int workers_for(int n)
 	return w;
 }
 
-static void files_in_order(char *const *paths, int n, void (*take)(void *, struct batch *),
-			   void *ctx)
+static void files_in_order(char *const *paths, const struct input_rules *rules, int n,
+			   void (*take)(void *, struct batch *), void *ctx)
 {
 	struct batch b = { 0 };
 
 	for (int i = 0; i < n; i++) {
 		b.path = paths[i];
-		batch_read(&b, paths[i]);
+		batch_read(&b, paths[i], &rules[i]);
 		take(ctx, &b);
 		batch_clear(&b);
 	}
@@ -162,7 +196,8 @@ static void files_in_order(char *const *paths, int n, void (*take)(void *, struc
 	arena_free_all(&b.arena);
 }
 
-void input_files(char *const *paths, int n, void (*take)(void *ctx, struct batch *b), void *ctx)
+void input_files(char *const *paths, const struct input_rules *rules, int n,
+		 void (*take)(void *ctx, struct batch *b), void *ctx)
 {
 	struct ring *r;
 	struct worker w[MAX_WORKERS];
@@ -170,12 +205,13 @@ void input_files(char *const *paths, int n, void (*take)(void *ctx, struct batch
 	int workers = workers_for(n), started = 0;
 
 	if (workers < 2) {
-		files_in_order(paths, n, take, ctx);
+		files_in_order(paths, rules, n, take, ctx);
 		return;
 	}
 	r = xrealloc(NULL, sizeof(*r));
 	memset(r, 0, sizeof(*r));
 	r->paths = paths;
+	r->rules = rules;
 	r->n = n;
 	r->workers = workers;
 	for (int s = 0; s < RING; s++)
@@ -193,7 +229,7 @@ void input_files(char *const *paths, int n, void (*take)(void *ctx, struct batch
 
 		if (i % workers >= started) {	/* its worker could not start: read it here */
 			b->path = paths[i];	/* (its slot is free: we took file i - RING) */
-			batch_read(b, paths[i]);
+			batch_read(b, paths[i], &rules[i]);
 			r->ready[i % RING] = i;
 		}
 		pthread_mutex_lock(&r->lock);

@@ -88,7 +88,7 @@ void summary_job_take(struct summary *s, json_t *o)
 			continue;
 		if (job->total[n] == UINT64_MAX)
 			job->total[n] = 0;
-		job->total[n] += (uint64_t)json_integer_value(value);
+		count_add(&job->total[n], (uint64_t)json_integer_value(value));
 	}
 	json_array_foreach(procs, i, p) {
 		job->process = xrealloc(job->process,

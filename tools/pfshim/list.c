@@ -442,6 +442,9 @@ int cmd_list(int argc, char **argv)
 	list_sysfs(&l);
 	list_tracepoints(&l);
 	list_pfm(&l);
-	fflush(stdout);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "pfshim list: stdout: %s\n", strerror(errno ? errno : EIO));
+		return 2;
+	}
 	return l.listed ? 0 : 1;
 }

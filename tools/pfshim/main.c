@@ -18,6 +18,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <time.h>
 #include <jansson.h>
@@ -67,7 +69,7 @@ static const char usage_main[] =
 "docs/pfshim.md.\n";
 
 static const char usage_run[] =
-"Usage: pfshim run [-e EVENTS] [-o DIR] [-I INTERVAL] [--] COMMAND [ARGS...]\n"
+"Usage: pfshim run [-e EVENTS] [-o DIR] [-k] [-I INTERVAL] [--] COMMAND [ARGS...]\n"
 "\n"
 "Run COMMAND under libpfshim.so. pfshim run counts the whole job itself, as\n"
 "perf stat does (the events on COMMAND's pid, inherited by every process it\n"
@@ -79,14 +81,17 @@ static const char usage_run[] =
 "  - per program: the number of process images and the sums of their reports,\n"
 "  - in no row: the totals less the rows (each image's loading before the\n"
 "    shim started, and its exit), and the processes that left no report,\n"
-"  - where the reports are, for `pfshim report DIR`.\n"
+"  - where the reports are, for `pfshim report DIR` (with -o or --keep).\n"
 "\n"
 "Options:\n"
 "  -e, --events EVENTS  events to count, perf syntax (PFSHIM_EVENTS); default:\n"
 "                       the shim's default events\n"
 "  -o, --output DIR     keep the reports in DIR (created, with its parents; it\n"
 "                       must hold no reports yet). Default: a new directory\n"
-"                       $TMPDIR/pfshim-run.XXXXXX (/tmp without TMPDIR), kept.\n"
+"                       $TMPDIR/pfshim-run.XXXXXX (/tmp without TMPDIR),\n"
+"                       removed after the summary unless --keep.\n"
+"  -k, --keep           keep the temporary directory (without -o, it is removed\n"
+"                       after the summary)\n"
 "  -I, --interval INTERVAL\n"
 "                       every INTERVAL (500ms, 2s, 1m; a plain number is\n"
 "                       milliseconds; at least 10ms) read the job's totals\n"
@@ -109,6 +114,9 @@ static const char usage_run[] =
 "to the shim in PFSHIM_ADOPT, not for a setuid/setgid or static COMMAND, nor\n"
 "with PFSHIM_INTERVAL. PFSHIM_HANDOVER=0 turns that off; PFSHIM_HANDOVER=1\n"
 "does it at every exec of the job.\n"
+"\n"
+"Events are checked before anything runs: a problem with -e is said once, as\n"
+"the shim would say it, and pfshim run exits 2.\n"
 "\n"
 "Exit status: COMMAND's; 128+N when a signal N ended it; 127 when it could not\n"
 "be started; 2 for a usage error.\n";
@@ -139,6 +147,11 @@ static const char usage_report[] =
 "                       A name in LIST that no report has is said on stderr\n"
 "                       (\"--events: no report has 'X'; left out\"); the rest is\n"
 "                       printed and the exit status does not change.\n"
+"  -A, --any-owner      read the files of other users found in directories too\n"
+"                       (by default: named on stderr and skipped; a file named\n"
+"                       on the command line is read whoever owns it). Below a\n"
+"                       directory no symbolic link is followed and only\n"
+"                       regular files are read.\n"
 "  -t, --tree           also the process tree: images by pid and ppid, exec\n"
 "                       chains marked '>', children under the image that forked\n"
 "                       them (keeps one record per image: memory grows with the\n"
@@ -164,8 +177,12 @@ static const char usage_report[] =
 "counted nowhere is <not counted>, or <not supported> when some image could not\n"
 "open it (null in JSON, empty in CSV). docs/pfshim.md has the schemas.\n"
 "\n"
+"Strings from reports are shown, never acted on: control bytes as \\xHH in every\n"
+"view, HTML escaped in the page, a CSV cell that a spreadsheet would take for a\n"
+"formula (=, +, -, @ first) behind a '. Sums saturate at 2^63-1.\n"
+"\n"
 "Exit status: 0 when at least one report was read, 1 when none was, 2 for a\n"
-"usage error or a page that could not be written.\n";
+"usage error, or a page or stdout that could not be written.\n";
 
 /*
  * The shim pfshim run preloads: beside this program (build/), where make
@@ -465,26 +482,91 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 	return status;
 }
 
+/* -e's problems, said by the shim's own parser, once, before anything runs. */
+static void events_complain(void *ctx, const char *message)
+{
+	static const char skipped[] = "; the event is skipped";	/* the shim goes on; we stop */
+	size_t n = strlen(message);
+
+	if (n > sizeof(skipped) - 1 && !strcmp(message + n - (sizeof(skipped) - 1), skipped))
+		n -= sizeof(skipped) - 1;
+	(*(int *)ctx)++;
+	fprintf(stderr, "pfshim run: -e: %.*s\n", (int)n, message);
+}
+
+static int events_check(const char *text)
+{
+	static struct event_list list;	/* large: not on the stack */
+	int problems = 0;
+
+	const char *sysfs = getenv("PFSHIM_SYSFS_ROOT"), *tracefs = getenv("PFSHIM_TRACEFS_ROOT");
+
+	/* The roots the shim will read, as config_read() takes them (tests point them at fakes). */
+	events_parse(text, sysfs && *sysfs ? sysfs : CONFIG_SYSFS_DEFAULT,
+		     tracefs && *tracefs ? tracefs : NULL, &list, events_complain, &problems);
+	return problems ? -1 : 0;
+}
+
+/* PFSHIM_* names no part of pfshim reads: said once here, rather than by every process of the job. */
+static int names_unknown;
+
+static void names_complain(void *name, const char *message)
+{
+	static const char ignored[] = "; ignored";	/* by the shim; here the job does not start */
+	size_t n = strlen(message);
+
+	if (n > sizeof(ignored) - 1 && !strcmp(message + n - (sizeof(ignored) - 1), ignored))
+		n -= sizeof(ignored) - 1;
+	names_unknown++;
+	fprintf(stderr, "pfshim run: %s: %.*s\n", (const char *)name, (int)n, message);
+}
+
+static int names_check(void)
+{
+	config_names_check(environ, names_complain);
+	return names_unknown ? -1 : 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/*
+ * The temporary directory made for the job, and all the job wrote in it. It
+ * is ours (mkdtemp, 0700): nobody else could have put anything there; links
+ * are removed, never followed.
+ */
+static int dir_remove(const char *dir)
+{
+	return nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "interval", required_argument, NULL, 'I' },
+		{ "keep", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *interval = NULL;
+	bool keep = false;
 	char lib[PATH_MAX], dir[PATH_MAX], preload[2 * PATH_MAX], output[PATH_MAX + 1];
 	const char *events = NULL, *out = NULL, *old;
 	struct summary s;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:o:I:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:I:kh", options, NULL)) != -1) {
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'o': out = optarg; break;
 		case 'I': interval = optarg; break;
+		case 'k': keep = true; break;
 		case 'h': fputs(usage_run, stdout); return 0;
 		default: fputs(usage_run, stderr); return 2;
 		}
@@ -500,6 +582,8 @@ static int cmd_run(int argc, char **argv)
 				"not a duration (500ms, 2s, 1m; a plain number is milliseconds)");
 		return 2;
 	}
+	if ((events && events_check(events) < 0) || names_check() < 0)
+		return 2;
 	if (library_find(lib, sizeof(lib)) < 0) {
 		fprintf(stderr, "pfshim run: libpfshim.so.1 is neither beside this program, nor in %s%s "
 			"from it, nor in %s\n", PFSHIM_LIBDIR_REL,
@@ -539,11 +623,14 @@ static int cmd_run(int argc, char **argv)
 	status = job_run(argv + optind, dir, interval ? (uint64_t)config_interval_parse(interval) : 0);
 	if (status < 0)
 		return 2;
-	summary_init(&s, NULL);
+	/* The job's own directory: a process that dropped privileges left its report as that user. */
+	summary_init(&s, &(struct summary_options){ .any_owner = true });
 	summary_add_path(&s, dir);
 	summary_finish(&s);
-	summary_print_run(&s, command_line(argv + optind), output);
+	summary_print_run(&s, command_line(argv + optind), out || keep ? output : NULL);
 	summary_free(&s);
+	if (!out && !keep && dir_remove(dir) < 0)
+		fprintf(stderr, "pfshim run: cannot remove %s: %s\n", dir, strerror(errno));
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
@@ -584,6 +671,7 @@ static int cmd_report(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "regions", required_argument, NULL, 'r' },
 		{ "tree", no_argument, NULL, 't' },
+		{ "any-owner", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -593,7 +681,7 @@ static int cmd_report(int argc, char **argv)
 	struct summary s;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "b:e:r:th", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:e:r:tAh", options, NULL)) != -1) {
 		/* json and csv: the last one wins, as do repeated --by */
 		switch (c) {
 		case 'j': format = JSON; break;
@@ -601,6 +689,7 @@ static int cmd_report(int argc, char **argv)
 		case 'H': html = optarg; opt.images = true; break;
 		case 'T': title = optarg; break;
 		case 't': opt.images = opt.tree = true; break;
+		case 'A': opt.any_owner = true; break;
 		case 'e': names_add_list(&opt.events, optarg); break;
 		case 'r': names_add_list(&opt.regions, optarg); break;
 		case 'b':
@@ -632,6 +721,12 @@ static int cmd_report(int argc, char **argv)
 	else
 		summary_print_text(&s, title, NULL, stdout);
 	ret = s.reports || s.job ? 0 : 1;
+	if (html && strcmp(html, "-") == 0)
+		;	/* said by summary_html_write() */
+	else if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "pfshim report: stdout: %s\n", strerror(errno ? errno : EIO));
+		ret = 2;
+	}
 	summary_free(&s);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -648,11 +649,20 @@ void summary_print_json(const struct summary *s, FILE *out)
 /* A field quoted as RFC 4180 asks when it holds a comma, a quote or a line break. */
 static void csv_field(FILE *out, const char *s)
 {
+	/*
+	 * A cell a spreadsheet would take for a formula (=, +, -, @, or a tab
+	 * or CR first: OWASP's list) starts with a ' that shows it as text.
+	 */
+	bool formula = *s && strchr("=+-@\t\r", *s);
+
 	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(formula ? "'" : "", out);
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
+	if (formula)
+		fputc('\'', out);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', out);

@@ -298,6 +298,63 @@ void summary_finish(struct summary *s)
 	names_free(&events);
 }
 
+/*
+ * Bytes a terminal acts on: C0 controls, DEL, and the C1 ones (U+0080 to
+ * U+009F, 0xC2 0x80..0x9F in the UTF-8 jansson guarantees). Return: how
+ * many bytes the one at @p takes, 0 when it is none.
+ */
+static size_t control_len(const unsigned char *p, size_t left)
+{
+	if (*p < 0x20 || *p == 0x7f)
+		return 1;
+	if (left >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+/*
+ * Every string of @v with its control bytes shown as text (ESC as
+ * "\x1b"), once, here where reports are read: no view can then send a
+ * program's chosen name to a terminal as an escape sequence, or a line
+ * break into a CSV cell or a text table.
+ */
+static void strings_shown(json_t *v)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, item)
+			strings_shown(item);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, item)
+			strings_shown(item);
+	} else if (json_is_string(v)) {
+		const unsigned char *s = (const unsigned char *)json_string_value(v);
+		size_t n = json_string_length(v), k, out = 0;
+		char *shown;
+
+		for (k = 0; k < n && !control_len(s + k, n - k); k++)
+			;
+		if (k == n)
+			return;
+		shown = xrealloc(NULL, 4 * n + 1);
+		for (k = 0; k < n; k++) {
+			size_t c = control_len(s + k, n - k);
+
+			if (!c) {
+				shown[out++] = (char)s[k];
+				continue;
+			}
+			k += c - 1;	/* a C1 control is shown by its second byte's value */
+			out += (size_t)snprintf(shown + out, 5, "\\x%02x", s[k]);
+		}
+		json_string_setn(v, shown, out);
+		free(shown);
+	}
+}
+
 /* A batch's objects, in order: each report checked and taken; then why the rest was skipped. */
 static void batch_take(void *ctx, struct batch *b)
 {
@@ -308,11 +365,15 @@ static void batch_take(void *ctx, struct batch *b)
 		fprintf(stderr, "pfshim: %s: %s; skipped\n", b->path, strerror(b->read_errno));
 		s->skipped++;
 	}
+	if (b->refused)
+		skipped(s, b->path, b->refused, NULL);
 	for (int i = 0; i < b->n; i++) {
 		json_t *o = b->object[i];
 		const char *schema = string_or(json_object_get(o, "schema"), "");
 		const char *why = strcmp(schema, "pfshim.job") ? report_check(o) : summary_job_check(o);
 
+		if (!why)
+			strings_shown(o);
 		if (why)
 			skipped(s, b->path, why, NULL);
 		else if (strcmp(schema, "pfshim.job") == 0)
@@ -338,32 +399,46 @@ void summary_add_text(struct summary *s, const char *path, const char *text, siz
 
 struct file_list {
 	char **path;
+	struct input_rules *rules;
 	int n, cap;
 };
 
-static void list_add(struct file_list *l, const char *path)
+static void list_add(struct file_list *l, const char *path, struct input_rules rules)
 {
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 64;
 		l->path = xrealloc(l->path, (size_t)l->cap * sizeof(*l->path));
+		l->rules = xrealloc(l->rules, (size_t)l->cap * sizeof(*l->rules));
 	}
+	l->rules[l->n] = rules;
 	l->path[l->n++] = xstrdup(path);
 }
 
-/* The regular files under @path (itself when it is one), in name order; the rest said and skipped. */
-static void list_walk(struct summary *s, struct file_list *l, const char *path)
+/*
+ * @path and what is below it, in name order. What the command line names is
+ * taken as named (a link to a report is followed); below a directory nothing
+ * is reached through a symbolic link (two links to "." would walk for ever;
+ * another user's link would make root read a file of its choosing), and
+ * only regular files are read, opened as input.h's rules say.
+ */
+static void list_walk(struct summary *s, struct file_list *l, const char *path, bool walked)
 {
+	struct input_rules rules = { .walked = walked, .any_owner = s->opt.any_owner };
 	struct dirent **names;
 	struct stat st;
 	int n;
 
-	if (stat(path, &st) < 0) {
+	if ((walked ? lstat(path, &st) : stat(path, &st)) < 0) {
 		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
 		s->skipped++;
 		return;
 	}
 	if (S_ISREG(st.st_mode)) {
-		list_add(l, path);
+		list_add(l, path, rules);
+		return;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		skipped(s, path, "a symbolic link in a directory: not followed", NULL);
 		return;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -383,7 +458,7 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path)
 
 			snprintf(child, len, "%s%s%s", path,
 				 path[strlen(path) - 1] == '/' ? "" : "/", names[i]->d_name);
-			list_walk(s, l, child);
+			list_walk(s, l, child, true);
 			free(child);
 		}
 		free(names[i]);
@@ -399,17 +474,18 @@ int summary_add_path(struct summary *s, const char *path)
 	if (strcmp(path, "-") == 0) {
 		struct batch b = { .path = "(stdin)" };
 
-		batch_read(&b, NULL);
+		batch_read(&b, NULL, NULL);
 		batch_take(s, &b);
 		batch_clear(&b);
 		free(b.object);
 		arena_free_all(&b.arena);
 		return 0;
 	}
-	list_walk(s, &l, path);
-	input_files(l.path, l.n, batch_take, s);
+	list_walk(s, &l, path, false);
+	input_files(l.path, l.rules, l.n, batch_take, s);
 	for (int i = 0; i < l.n; i++)
 		free(l.path[i]);
 	free(l.path);
+	free(l.rules);
 	return s->skipped > skipped_before && !l.n ? -1 : 0;
 }

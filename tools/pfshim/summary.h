@@ -30,6 +30,7 @@ struct summary_options {
 	struct names regions;	/* only these regions; none: all */
 	bool images;		/* keep one record per image (the tree; --tree, --html) */
 	bool tree;		/* print the tree in the text and JSON (--tree) */
+	bool any_owner;		/* read other users' files found in directories (--any-owner) */
 };
 
 /* One event, as the reports describe it. */
@@ -190,6 +191,17 @@ struct summary {
 	char *title;			/* argv0 of the earliest image read */
 	uint64_t title_start_ns;
 };
+
+/*
+ * Sums of counts saturate at INT64_MAX, the largest a JSON integer carries
+ * here (jansson's json_int_t): never a wrap, never a negative number.
+ */
+#define SUMMARY_COUNT_MAX ((uint64_t)INT64_MAX)
+
+static inline void count_add(uint64_t *sum, uint64_t v)
+{
+	*sum = v > SUMMARY_COUNT_MAX - *sum ? SUMMARY_COUNT_MAX : *sum + v;
+}
 
 /* JSON helpers for untrusted input: the value when it has the type, else @otherwise. */
 static inline bool is_count(json_t *v)
