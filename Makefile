@@ -1,9 +1,18 @@
+# SPDX-License-Identifier: MIT
 # pfshim: the front door. `make help` lists every target. The usual ones:
 # `make` (the libraries), `make unit` and `make e2e` (the fast suites),
 # `make check` (those and `test-arm64`, under QEMU), `make demo`, `make bench`,
 # `make install PREFIX=/usr/local DESTDIR=`. V=1 shows every command.
 
 PREFIX  ?= /usr/local
+# LIBDIR: where the libraries, pkg-config and CMake files go; a Debian
+# package sets the multiarch one (/usr/lib/x86_64-linux-gnu). pfshim run looks
+# for the shim there: relative to itself, then at LIBDIR (compiled in).
+LIBDIR  ?= $(PREFIX)/lib
+BINDIR  ?= $(PREFIX)/bin
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/pfshim
 DESTDIR ?=
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -20,6 +29,12 @@ endif
 # -ffunction-sections lets the .so's link drop what it never calls (--gc-sections).
 PF_CFLAGS := -std=gnu11 -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
 	-fno-strict-aliasing -ffunction-sections -D_GNU_SOURCE -I. -Iinclude $(CFLAGS)
+
+# The version, in one place: VERSION. export/version.c holds it for every
+# report and for pfshim --version; SO_MAJOR is the libraries' SONAME number.
+PFSHIM_VERSION := $(shell cat VERSION)
+SO_MAJOR       := 1
+PF_CFLAGS      += -DPFSHIM_VERSION='"$(PFSHIM_VERSION)"'
 
 FASTREAD_SRC := $(wildcard fastread/*.c)
 # preload/shim.c holds the constructor and the interposed libc functions: it
@@ -41,6 +56,7 @@ $(call obj,$(COLD_SRC)): PF_CFLAGS += -Os
 
 FASTREAD_OBJ := $(call obj,$(FASTREAD_SRC))
 CORE_OBJ     := $(call obj,$(CORE_SRC))
+$(call obj,export/version.c): VERSION
 SHIM_OBJ     := $(call obj,$(SHIM_SRC))
 
 # tests/unit/ mirrors the source: tests/unit/events/test_pmu.c for
@@ -88,13 +104,24 @@ mpi: mpi-deps
 mpi-deps:
 	$(Q)tests/deps.sh openmpi-bin libopenmpi-dev
 
+# Where pfshim run finds the installed shim: LIBDIR as seen from BINDIR (a
+# copy unpacked elsewhere, dpkg -x, finds its own), then LIBDIR itself.
+# $(BUILD)/libdir changes only with them, so the command is rebuilt when they do.
+LIBDIR_REL := $(if $(and $(filter $(PREFIX)/bin,$(BINDIR)),$(filter $(PREFIX)/%,$(LIBDIR))),../$(patsubst $(PREFIX)/%,%,$(LIBDIR)),../lib)
+$(BUILD)/libdir: FORCE
+	@mkdir -p $(dir $@)
+	$(Q)echo '$(LIBDIR) $(LIBDIR_REL)' | cmp -s - $@ || echo '$(LIBDIR) $(LIBDIR_REL)' >$@
+.PHONY: FORCE
+FORCE:
+
 # `pfshim list` takes its names from the shim's own resolvers: libpfshim-core.a
 # (and libfastread.a, whose sysfile_read() pmu.c reads sysfs with).
 $(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h $(BUILD)/libpfshim-core.a \
-		$(BUILD)/libfastread.a
+		$(BUILD)/libfastread.a $(BUILD)/libdir
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ \
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) $(LDFLAGS) -o $@ \
+		-DPFSHIM_LIBDIR='"$(LIBDIR)"' -DPFSHIM_LIBDIR_REL='"$(LIBDIR_REL)"' \
 		$(TOOL_SRC) $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a \
 		$$(pkg-config --cflags --libs jansson) -pthread
 
@@ -106,10 +133,13 @@ help:
 	@echo '                       build/examples/mpi_halo when mpicc is'
 	@echo '  make tool            build/pfshim (pfshim run / report / list), installing libjansson-dev'
 	@echo '  make mpi             build/examples/mpi_halo with mpicc, installing Open MPI (make mpi-deps)'
-	@echo '  make install         the libraries, pfshim.h, fastread/fastread.h, their pkg-config'
-	@echo '                       files, bin/pfshim and its man page under PREFIX (/usr/local),'
-	@echo '                       staged under DESTDIR'
+	@echo '  make install         the libraries (SONAME libpfshim.so.1), the headers, pkg-config and'
+	@echo '                       CMake files, bin/pfshim, pfshim(1), libpfshim(7) and docs/ under'
+	@echo '                       PREFIX (/usr/local); LIBDIR (PREFIX/lib, or multiarch), staged'
+	@echo '                       under DESTDIR (docs/install.md)'
 	@echo '  make uninstall       remove what install wrote'
+	@echo '  make deb             Debian packages libpfshim1, pfshim, libpfshim-dev in build/deb/,'
+	@echo '                       checked by lintian (make deb-deps: dpkg-dev, lintian)'
 	@echo '  make clean           remove build/ (the arm64 kernel cache stays)'
 	@echo 'Test'
 	@echo '  make unit            cmocka unit tests (tests/unit/) and make fuzz-replay, 30-40 s'
@@ -166,7 +196,8 @@ $(BUILD)/libpfshim-core.a: $(CORE_OBJ)
 $(LIB): $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ) preload/libpfshim.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
-		-Wl,-z,now -Wl,--gc-sections -o $@ $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ)
+		-Wl,-z,now -Wl,--gc-sections -Wl,-soname,libpfshim.so.$(SO_MAJOR) \
+		-o $@ $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ)
 
 # Unit tests link the archives, so each test sees the hidden functions.
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a
@@ -179,11 +210,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 # main.c, list.c and handover.c, which use libpfshim-core.a), which
 # link libjansson instead of the shim's archives.
 TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/list.c tools/pfshim/handover.c,$(TOOL_SRC))
+# (and export/version.c: the summary names the version, as the reports do).
 $(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ $< \
-		$(TOOL_LIB_SRC) -lcmocka $$(pkg-config --cflags --libs jansson) -lm -pthread
+		-DPFSHIM_VERSION='"$(PFSHIM_VERSION)"' $(TOOL_LIB_SRC) export/version.c \
+		-lcmocka $$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # Programs the end-to-end tests run under the shim: plain C, no pfshim code
 # except through pfshim.h.
@@ -221,9 +254,11 @@ unit: deps $(UNIT_BIN)
 # report-html.bats renders pfshim report's page in headless Chromium (~100 MB
 # of packages, installed here, not by `make unit`); install.bats renders
 # pfshim.1 with man (man-db) and compiles the installed fastread/inline.h
-# with clang too (as make fuzz needs it).
+# with clang too (as make fuzz needs it); build-systems.bats builds against
+# the installed copy with CMake and Meson; package.bats builds the .deb
+# (dpkg-dev, fakeroot) and runs lintian on it.
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
-	$(Q)tests/deps.sh chromium man-db clang autoconf
+	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 
@@ -251,41 +286,69 @@ demo-mpi: mpi $(LIB)
 # fastread/inline.h (the inlined read) brings cached.h and the arch headers.
 FASTREAD_INLINE_H := fastread/inline.h fastread/cached.h fastread/arch.h
 FASTREAD_ARCH_H   := $(wildcard fastread/arch/*.h)
+# The .pc and CMake files name the installed paths; *.pc.in and cmake/*.in
+# are their templates. A path under PREFIX is written relative
+# (${prefix}, the config file's own place), so a staged or moved copy works.
+empty :=
+space := $(empty) $(empty)
+PC_SED = -e 's|@PREFIX@|$(PREFIX)|g' \
+	-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
+	-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+	-e 's|@VERSION@|$(PFSHIM_VERSION)|g' -e 's|@SO_MAJOR@|$(SO_MAJOR)|g'
+# From $(LIBDIR)/cmake/pfshim up to PREFIX: ../../.. for lib, one more per part of a multiarch LIBDIR.
+CMAKE_LIBDIR_UP := $(if $(filter $(PREFIX)/%,$(LIBDIR)),$(subst $(space),/,$(foreach d,$(subst /, ,$(patsubst $(PREFIX)/%,%,$(LIBDIR))),..)))
+CMAKE_SED = $(PC_SED) \
+	-e 's|@CMAKE_PREFIX@|$(if $(CMAKE_LIBDIR_UP),$${CMAKE_CURRENT_LIST_DIR}/../../$(CMAKE_LIBDIR_UP),$(PREFIX))|g' \
+	-e 's|@CMAKE_LIBDIR@|$(if $(CMAKE_LIBDIR_UP),$${CMAKE_CURRENT_LIST_DIR}/../..,$(LIBDIR))|g' \
+	-e 's|@CMAKE_INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${PFSHIM_PREFIX}/%,$(INCLUDEDIR))|g'
+DOC_FILES := README.md LICENSE $(wildcard docs/*.md)
+MAN_PAGES := tools/pfshim/pfshim.1 preload/libpfshim.7
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/fastread/arch \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim.so
-	install -m 0644 $(BUILD)/libfastread.a $(DESTDIR)$(PREFIX)/lib/libfastread.a
-	install -m 0644 include/pfshim.h $(DESTDIR)$(PREFIX)/include/pfshim.h
-	install -m 0644 fastread/fastread.h $(DESTDIR)$(PREFIX)/include/fastread/fastread.h
-	install -m 0644 $(FASTREAD_INLINE_H) $(DESTDIR)$(PREFIX)/include/fastread/
-	install -m 0644 $(FASTREAD_ARCH_H) $(DESTDIR)$(PREFIX)/include/fastread/arch/
-	$(if $(wildcard $(TOOL)),install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 && \
-		install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pfshim && \
-		install -m 0644 tools/pfshim/pfshim.1 $(DESTDIR)$(PREFIX)/share/man/man1/pfshim.1)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' pfshim.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc
-	sed -e 's|@PREFIX@|$(PREFIX)|g' fastread/fastread.pc.in \
-		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/pfshim \
+		$(DESTDIR)$(INCLUDEDIR)/fastread/arch $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(DOCDIR)
+	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/libpfshim.so.$(SO_MAJOR)
+	ln -sf libpfshim.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libpfshim.so
+	install -m 0644 $(BUILD)/libfastread.a $(DESTDIR)$(LIBDIR)/libfastread.a
+	install -m 0644 include/pfshim.h $(DESTDIR)$(INCLUDEDIR)/pfshim.h
+	install -m 0644 fastread/fastread.h $(DESTDIR)$(INCLUDEDIR)/fastread/fastread.h
+	install -m 0644 $(FASTREAD_INLINE_H) $(DESTDIR)$(INCLUDEDIR)/fastread/
+	install -m 0644 $(FASTREAD_ARCH_H) $(DESTDIR)$(INCLUDEDIR)/fastread/arch/
+	$(if $(wildcard $(TOOL)),install -d $(DESTDIR)$(BINDIR) && \
+		install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/pfshim)
+	install -m 0644 tools/pfshim/pfshim.1 $(DESTDIR)$(MANDIR)/man1/pfshim.1
+	install -m 0644 preload/libpfshim.7 $(DESTDIR)$(MANDIR)/man7/libpfshim.7
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	sed $(PC_SED) pfshim.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/pfshim.pc
+	sed $(PC_SED) fastread/fastread.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/fastread.pc
+	sed $(CMAKE_SED) cmake/pfshimConfig.cmake.in >$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfig.cmake
+	sed $(CMAKE_SED) cmake/pfshimConfigVersion.cmake.in \
+		>$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfigVersion.cmake
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libpfshim.so $(DESTDIR)$(PREFIX)/lib/libfastread.a \
-		$(DESTDIR)$(PREFIX)/include/pfshim.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/pfshim.pc \
-		$(DESTDIR)$(PREFIX)/include/fastread/fastread.h \
-		$(addprefix $(DESTDIR)$(PREFIX)/include/,$(FASTREAD_INLINE_H) $(FASTREAD_ARCH_H)) \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig/fastread.pc $(DESTDIR)$(PREFIX)/bin/pfshim \
-		$(DESTDIR)$(PREFIX)/share/man/man1/pfshim.1
-	rmdir $(DESTDIR)$(PREFIX)/include/fastread/arch $(DESTDIR)$(PREFIX)/include/fastread \
-		2>/dev/null || true
+	rm -f $(DESTDIR)$(LIBDIR)/libpfshim.so $(DESTDIR)$(LIBDIR)/libpfshim.so.$(SO_MAJOR) \
+		$(DESTDIR)$(LIBDIR)/libfastread.a \
+		$(DESTDIR)$(INCLUDEDIR)/pfshim.h $(DESTDIR)$(LIBDIR)/pkgconfig/pfshim.pc \
+		$(DESTDIR)$(INCLUDEDIR)/fastread/fastread.h \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(FASTREAD_INLINE_H) $(FASTREAD_ARCH_H)) \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/fastread.pc $(DESTDIR)$(BINDIR)/pfshim \
+		$(DESTDIR)$(MANDIR)/man1/pfshim.1 $(DESTDIR)$(MANDIR)/man7/libpfshim.7 \
+		$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfig.cmake \
+		$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfigVersion.cmake
+	rm -rf $(DESTDIR)$(DOCDIR)
+	rmdir $(DESTDIR)$(INCLUDEDIR)/fastread/arch $(DESTDIR)$(INCLUDEDIR)/fastread \
+		$(DESTDIR)$(LIBDIR)/cmake/pfshim 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)
 
 # Each fragment owns its targets: test-arm64 (QEMU harness), bench,
-# check-sanitize (ASan+UBSan, TSan) and fuzz (libFuzzer).
+# check-sanitize (ASan+UBSan, TSan), fuzz (libFuzzer) and deb (packaging/).
 include tests/arm64/arm64.mk
 include tests/bench/bench.mk
 include compat/compat.mk
 include tests/sanitize.mk
 include tests/fuzz/fuzz.mk
+include packaging/deb.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_compat.c: the cost of a start/stop pair through pfshim's LIKWID and
  * PAPI_hl compatibility calls, beside the native pfshim pairs and the real

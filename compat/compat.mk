@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # compat: owned by compat/. The C++ and Fortran marker APIs, and their
 # examples and test programs; see docs/compat.md.
 
@@ -79,7 +80,7 @@ COMPAT_SO_OBJ := $(COMPAT_OBJ) $(COMPAT_B)/env.o $(COMPAT_B)/event_names.o
 $(COMPAT_SO): $(COMPAT_SO_OBJ) compat/libpfshim-compat.map
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,--version-script=compat/libpfshim-compat.map -Wl,-z,now \
-		-o $@ $(COMPAT_SO_OBJ)
+		-Wl,-soname,libpfshim-compat.so.$(SO_MAJOR) -o $@ $(COMPAT_SO_OBJ)
 
 $(COMPAT_A): $(COMPAT_OBJ)
 	@$(if $(Q),echo "  AR      $@")
@@ -159,16 +160,22 @@ install: install-compat
 uninstall: uninstall-compat
 .PHONY: install-compat uninstall-compat
 install-compat: $(COMPAT_SO) $(COMPAT_A) $(if $(HAVE_FC),$(FORTRAN_LIB) $(FORTRAN_MOD))
-	install -d $(DESTDIR)$(PREFIX)/include/pfshim/compat $(DESTDIR)$(PREFIX)/lib
-	install -m 0644 include/pfshim.hpp $(DESTDIR)$(PREFIX)/include/pfshim.hpp
-	install -m 0644 include/pfshim/*.h* compat/pfshim.f90 $(DESTDIR)$(PREFIX)/include/pfshim/
-	install -m 0644 include/pfshim/compat/*.h $(DESTDIR)$(PREFIX)/include/pfshim/compat/
-	install -m 0755 $(COMPAT_SO) $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.so
-	install -m 0644 $(COMPAT_A) $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.a
-	$(if $(HAVE_FC),install -m 0644 $(FORTRAN_MOD) $(DESTDIR)$(PREFIX)/include/pfshim/)
-	$(if $(HAVE_FC),install -m 0644 $(FORTRAN_LIB) $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a)
+	install -d $(DESTDIR)$(INCLUDEDIR)/pfshim/compat $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 0644 include/pfshim.hpp $(DESTDIR)$(INCLUDEDIR)/pfshim.hpp
+	install -m 0644 include/pfshim/*.h* compat/pfshim.f90 $(DESTDIR)$(INCLUDEDIR)/pfshim/
+	install -m 0644 include/pfshim/compat/*.h $(DESTDIR)$(INCLUDEDIR)/pfshim/compat/
+	install -m 0644 $(COMPAT_SO) $(DESTDIR)$(LIBDIR)/libpfshim-compat.so.$(SO_MAJOR)
+	ln -sf libpfshim-compat.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libpfshim-compat.so
+	install -m 0644 $(COMPAT_A) $(DESTDIR)$(LIBDIR)/libpfshim-compat.a
+	sed $(PC_SED) compat/pfshim-compat.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/pfshim-compat.pc
+	$(if $(HAVE_FC),install -m 0644 $(FORTRAN_MOD) $(DESTDIR)$(INCLUDEDIR)/pfshim/)
+	$(if $(HAVE_FC),install -m 0644 $(FORTRAN_LIB) $(DESTDIR)$(LIBDIR)/libpfshim_fortran.a)
+	$(if $(HAVE_FC),sed $(PC_SED) compat/pfshim-fortran.pc.in \
+		>$(DESTDIR)$(LIBDIR)/pkgconfig/pfshim-fortran.pc)
 
 uninstall-compat:
-	rm -rf $(DESTDIR)$(PREFIX)/include/pfshim
-	rm -f $(DESTDIR)$(PREFIX)/include/pfshim.hpp $(DESTDIR)$(PREFIX)/lib/libpfshim_fortran.a \
-		$(DESTDIR)$(PREFIX)/lib/libpfshim-compat.so $(DESTDIR)$(PREFIX)/lib/libpfshim-compat.a
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/pfshim
+	rm -f $(DESTDIR)$(INCLUDEDIR)/pfshim.hpp $(DESTDIR)$(LIBDIR)/libpfshim_fortran.a \
+		$(DESTDIR)$(LIBDIR)/libpfshim-compat.so $(DESTDIR)$(LIBDIR)/libpfshim-compat.so.$(SO_MAJOR) \
+		$(DESTDIR)$(LIBDIR)/libpfshim-compat.a $(DESTDIR)$(LIBDIR)/pkgconfig/pfshim-compat.pc \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/pfshim-fortran.pc

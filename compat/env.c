@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * env.c: what LIKWID's and PAPI's variables ask of pfshim, as the PFSHIM_*
  * variables that mean it, for libpfshim.so's configuration. Only the

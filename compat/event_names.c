@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * event_names.c: the names LIKWID and PAPI give events, as perf's (the
  * names libpfshim.so's parser takes in PFSHIM_EVENTS). Only events whose

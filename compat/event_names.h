@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * event_names.h: LIKWID's and PAPI's event lists (LIKWID_EVENTS,
  * PAPI_EVENTS) as perf's event syntax, for PFSHIM_EVENTS. The one table of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * likwid.c: LIKWID's marker API (likwid_marker*) on pfshim's public marker
  * API (pfshim.h), for programs already instrumented with it. papi_hl.c does

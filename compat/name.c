@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * name.c: long LIKWID tags and PAPI region names shortened to pfshim's
  * region name limit, the same way each time (name.h).

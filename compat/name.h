@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * name.h: a LIKWID tag or PAPI region name as a pfshim region name. LIKWID
  * and PAPI take names of any length; pfshim's are shorter than 64 bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * papi_hl.c: PAPI's high-level API (PAPI_hl_*) on pfshim's public marker API
  * (pfshim.h): each PAPI region is a pfshim region, begun and ended by name.

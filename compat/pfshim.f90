@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: MIT
 ! pfshim.f90: the marker API of pfshim.h for Fortran (docs/compat.md).
 !
 !   use pfshim

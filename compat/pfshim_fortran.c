@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pfshim_fortran.c: the C side of the Fortran module pfshim (pfshim.f90).
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # demo-mpi.sh BUILD: an MPI job of 4 ranks under mpirun, the shim in every
 # rank and in nothing else, one report per rank in a directory; then each
 # rank's regions side by side, and the job summed by `pfshim report`.

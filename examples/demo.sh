@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # demo.sh BUILD: pfshim on a real program, as a new user would run it.
 set -eu
 build=${1:-build}

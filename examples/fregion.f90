@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: MIT
 ! fregion [STEPS]: the Fortran module pfshim on a small loop.
 ! Region "setup" by name, "step" by handle around each of STEPS steps
 ! (default 10) with "inner" nested inside, a read of the thread's counts,

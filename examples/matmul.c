@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * matmul [N]: multiply two N x N matrices (default 400) and check the
  * product, with one marker region per phase: "init", "multiply", "check".

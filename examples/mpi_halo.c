@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mpi_halo [ITER [PAGES]]: a 1-D stencil on a ring of MPI ranks, split
  * unevenly on purpose, with a pfshim region around each phase, so that a

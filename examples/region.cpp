@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // region [STEPS]: the C++ scope API of pfshim/region.hpp on a small solver.
 // Region "solve" around everything, "step" (through a pfshim::handle) around
 // each of STEPS steps (default 10), and "check" around a function that throws

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sieve [N]: count the primes below N (default 50,000,000) with a sieve of
  * Eratosthenes, one byte per number. A real program that takes page faults

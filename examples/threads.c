@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * threads [STEPS]: 4 worker threads, each named "worker-<i>", each with its
  * own marker regions: "alloc" (fault in a private buffer, more for higher

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * buf.c: the bounded string builder of export/ (see buf.h).
  *

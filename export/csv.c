@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csv.c: the report as CSV, one header line then one row per event, every
  * row self-contained (pid, program, reason repeated) so rows from several
@@ -10,15 +11,17 @@
 #include "export/buf.h"
 #include "export/names.h"
 #include "export/report.h"
+#include "export/version.h"
 
 /* Documented column by column in docs/output.md; keep them in step. */
 static const char csv_header[] =
 	"pid,program,reason,signal,wall_ns,event,value,unit,scale,raw,"
 	"enabled_ns,running_ns,running_percent,status,user_only,"
-	"zero_when_user_only,error,pid_ns,seq,interval_ns,delta\n";
+	"zero_when_user_only,error,pid_ns,seq,interval_ns,delta,pfshim_version\n";
 static const char csv_regions_header[] =
 	"pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,"
-	"wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated\n";
+	"wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated,"
+	"pfshim_version\n";
 
 /* The columns both tables start with. */
 static void put_process(struct buf *b, const struct report *r)
@@ -29,6 +32,14 @@ static void put_process(struct buf *b, const struct report *r)
 	buf_putc(b, ',');
 	buf_puts(b, report_reason_name(r->reason));
 	buf_putc(b, ',');
+}
+
+/* The last column of every row of both tables: the pfshim that wrote it. */
+static void put_version_end(struct buf *b)
+{
+	buf_putc(b, ',');
+	buf_puts(b, pfshim_version);
+	buf_putc(b, '\n');
 }
 
 static void put_error(struct buf *b, int error)
@@ -88,7 +99,7 @@ static void put_row(struct buf *b, const struct report *r,
 	buf_putc(b, ',');
 	if (e->status == STATUS_COUNTED && e->has_delta)
 		buf_put_i64(b, e->delta);
-	buf_putc(b, '\n');
+	put_version_end(b);
 }
 
 /* ---- the regions of the marker API (docs/markers.md) */
@@ -133,7 +144,8 @@ static void put_thread_rows(struct buf *b, const struct report *r, const struct 
 			} else {
 				buf_puts(b, ",,,,,");
 			}
-			buf_puts(b, r->regions->compensated ? ",,,,1\n" : ",,,,0\n");
+			buf_puts(b, r->regions->compensated ? ",,,,1" : ",,,,0");
+			put_version_end(b);
 		}
 	}
 }
@@ -172,7 +184,8 @@ static void put_total_rows(struct buf *b, const struct report *r, const struct r
 		buf_put_u64(b, t->wall.sum);
 		buf_putc(b, ',');
 		if (!s) {
-			buf_puts(b, r->regions->compensated ? ",,,,,,,,,1\n" : ",,,,,,,,,0\n");
+			buf_puts(b, r->regions->compensated ? ",,,,,,,,,1" : ",,,,,,,,,0");
+			put_version_end(b);
 			continue;
 		}
 		buf_put_csv_field(b, report_region_event_name(r, e));
@@ -183,7 +196,8 @@ static void put_total_rows(struct buf *b, const struct report *r, const struct r
 		buf_puts(b, report_status_name(s->status));
 		buf_putc(b, ',');
 		put_min_max_mean(b, s);
-		buf_puts(b, r->regions->compensated ? ",1\n" : ",0\n");
+		buf_puts(b, r->regions->compensated ? ",1" : ",0");
+		put_version_end(b);
 	}
 }
 
@@ -217,7 +231,8 @@ static void put_probe_rows(struct buf *b, const struct report *r)
 			}
 			buf_puts(b, ",,,");
 			buf_puts(b, report_status_name(t->probe[e].status));
-			buf_puts(b, g->compensated ? ",,,,1\n" : ",,,,0\n");
+			buf_puts(b, g->compensated ? ",,,,1" : ",,,,0");
+			put_version_end(b);
 		}
 	}
 	for (int e = 0; g->probe && e < g->nr_events; e++) {
@@ -232,7 +247,8 @@ static void put_probe_rows(struct buf *b, const struct report *r)
 		buf_puts(b, report_status_name(s->status));
 		buf_putc(b, ',');
 		put_min_max_mean(b, s);
-		buf_puts(b, g->compensated ? ",1\n" : ",0\n");
+		buf_puts(b, g->compensated ? ",1" : ",0");
+		put_version_end(b);
 	}
 }
 

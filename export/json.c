@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json.c: the report as one JSON object on one line, so that reports from
  * several processes appended to one file form JSON Lines; the marker
@@ -10,6 +11,7 @@
 #include "export/buf.h"
 #include "export/names.h"
 #include "export/report.h"
+#include "export/version.h"
 
 static void put_key(struct buf *b, const char *key)
 {
@@ -351,6 +353,7 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	buf_putc(&b, '{');
 	put_string_field(&b, "schema", "pfshim.report");
 	put_i64_field(&b, "version", REPORT_SCHEMA_VERSION);
+	put_string_field(&b, "pfshim_version", pfshim_version);
 	put_string_field(&b, "program", r->program);
 	put_string_field(&b, "argv0", r->argv0);
 	put_i64_field(&b, "pid", r->pid);

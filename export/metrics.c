@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * metrics.c: derived metrics for the text report (see metrics.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * metrics.h: the ratios perf stat prints beside its counts (insn per cycle,
  * branch miss rate, CPUs utilized, ...), computed from a report.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * names.c: names of signals, errno values, report reasons and statuses,
  * and of the events a report's regions count.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * names.h: symbolic names for signals and errno values, for the reports.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * openmetrics.c: the report as an OpenMetrics 1.0 text exposition, written so
  * that node_exporter's textfile collector, which parses the older Prometheus
@@ -28,6 +29,7 @@
 #include "export/buf.h"
 #include "export/names.h"
 #include "export/report.h"
+#include "export/version.h"
 
 /* Long enough for any real event's name; a longer one is cut (and shares a family). */
 #define BASE_MAX 96
@@ -341,6 +343,7 @@ static void put_process(struct buf *b, const struct report *r)
 		sig = num;
 	}
 	put_label(b, "signal", sig);
+	put_label(b, "pfshim_version", pfshim_version);
 	sample_end_u64(b, 1);
 
 	put_family(b, "pfshim_", "wall_seconds", "gauge", "seconds",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * text.c: the default report, laid out like `perf stat` so its readers feel
  * at home, but tagged "pfshim:" because it lands on the stderr of someone
@@ -11,6 +12,7 @@
 #include "export/metrics.h"
 #include "export/names.h"
 #include "export/report.h"
+#include "export/version.h"
 
 /* Column widths of perf stat: counts right-aligned in 18, names in 33. */
 #define VALUE_WIDTH	18
@@ -673,6 +675,8 @@ size_t report_format_text(const struct report *r, char *out, size_t size)
 	buf_putc(&b, '\n');
 	buf_puts(&b, " pfshim: reported ");
 	put_reason(&b, r);
+	buf_puts(&b, " by pfshim ");
+	buf_puts(&b, pfshim_version);
 	buf_putc(&b, '\n');
 	if (any_user_only(r))
 		buf_puts(&b, " pfshim: ':u' events count user space only: the kernel"

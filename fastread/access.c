@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/access.c: what this machine lets the read path take from user
  * space, as sysfs and procfs say: why user-space reads are off, in one

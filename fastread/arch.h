@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/arch.h: pick the counter and timestamp hooks of this architecture
  * (arch/<arch>.h), and the attr hooks of an open (arch_attr_user_read,

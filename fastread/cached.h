@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/cached.h: the cached read of a group (fastread/read.c, "the
  * cached read") as inline code, for a caller on a path where every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread.h: read a perf event group of the calling thread without a system call.
  *

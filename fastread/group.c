@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/group.c: open a perf event group of the calling thread in the shape
  * the read path needs (not inherited, one metadata page per event, group read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/inline.h: fastread_group_read_inline(), a group read in the
  * caller's own code, with no library call while the group's cache holds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/internal.h: what fastread's files share and what unit tests reach
  * behind the public API: the hook seam of the read path, the pieces of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/read.c: read a group's counters from user space, in ONE seqlock
  * pass over all its pages, or with ONE read(2) of the leader when any counter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/scale.c: extrapolate a multiplexed count to its enabled time,
  * value * enabled / running, exactly and without 64-bit overflow

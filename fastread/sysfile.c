@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/sysfile.c: a small sysfs or procfs file read whole, the one reader
  * of such files in pfshim (fastread/access.c, preload/events/pmu.c).

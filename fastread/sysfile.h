@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/sysfile.h: a small sysfs or procfs file read whole. Shared with
  * preload/events/ inside the tree (the shim links libfastread.a), not

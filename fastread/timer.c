@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/timer.c: the timestamp counter of the PMU pages (cntvct_el0 on
  * arm64, the TSC on x86) as a clock of ns, converted with the factors the

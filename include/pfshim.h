@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pfshim.h: the marker API. Time regions of your program with the events
  * chosen in PFSHIM_EVENTS, read from user space where the PMU allows.

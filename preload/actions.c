@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * actions.c: the program's action for each signal the shim takes
  * (actions.h). The kernel holds our handler; the program's action, what

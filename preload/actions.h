@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * actions.h: the program's signal actions for the signals the shim takes
  * (PFSHIM_SIGNAL's, and every one PFSHIM_ON_FATAL takes): kept as the program set

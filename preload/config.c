@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * config.c: PFSHIM_* environment variables -> struct config. Every malformed
  * value gets one warning and its default, never a failure: the shim lives in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * config.h: what the environment asks of the shim (PFSHIM_*), read once in the
  * constructor. The first stage of the data flow: environment -> configuration.

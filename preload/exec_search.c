@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exec_search.c: the PATH walk of execvp(), written once (exec_search.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exec_search.h: the directories execvp() searches for a file name, walked
  * once for everyone who must know what an exec will run (the exec report,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fatal.c: PFSHIM_ON_FATAL=1. On a signal whose default action kills, the
  * report is written from the handler, and the process then dies of the same

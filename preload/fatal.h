@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fatal.h: PFSHIM_ON_FATAL=1: a report from the handler of a signal that
  * kills, then the same death, whoever set the signal's action and when.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fd.c: keep the shim's descriptors high, out of the host program's way: a
  * shell's `exec 3>f` dup2()s over fd 3 without asking, and a program may

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fd.h: the shim's descriptors and writes, kept out of the host program's
  * way: high numbers, no SIGPIPE or SIGXFSZ when a write fails, a bounded

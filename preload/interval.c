@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * interval.c: the driver of PFSHIM_INTERVAL. One pthread of the shim's own,
  * named "pfshim-intv", sleeps on a futex until the next deadline of a fixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * interval.h: the clock of PFSHIM_INTERVAL, a thread of the shim's own that
  * calls back every interval, and is never counted in the program's totals.

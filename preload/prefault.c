@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prefault.c: see prefault.h. Why: pfshim run hands the shim counters
  * opened before the exec, and its report is meant to equal perf stat's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prefault.h: the pages a report touches after it reads its counters,
  * touched before the read, so that the count it writes is the count of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * process.c: the shim's state for one process image, from the constructor's
  * configuration to the report written at exit, exec or signal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * process.h: the shim's state for the current process image: its
  * configuration, its events, its counters, and writing its report.

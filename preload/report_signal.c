@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_signal.c: PFSHIM_SIGNAL. The signal writes a report, and then
  * does exactly what the program's action says (actions.c keeps it):

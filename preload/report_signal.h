@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_signal.h: PFSHIM_SIGNAL: a report on a signal, and then the
  * signal does what it does without the shim.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim.c: where libpfshim.so meets the host program: the constructor, the
  * exit paths (destructor, _exit, _Exit, quick_exit, daemon's parent), the

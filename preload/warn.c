@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * warn.c: one "pfshim:" line per problem, in one write(2) so that lines of
  * concurrent processes never interleave. Async-signal-safe: no stdio, no

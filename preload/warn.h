@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * warn.h: the one way the shim speaks to a person: a single "pfshim: ..."
  * line on stderr, written with one write(2). Async-signal-safe.

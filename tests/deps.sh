@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # deps.sh PACKAGE...: make sure these Debian packages are installed.
 # As root, missing ones are installed with apt-get (the lists are refreshed
 # once if the first attempt fails), after any other apt-get holding the

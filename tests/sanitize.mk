@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # check-sanitize: owned by tests/sanitize.mk. The unit and end-to-end suites
 # again, with the shim and the unit tests built under AddressSanitizer +
 # UndefinedBehaviorSanitizer, and the threaded tests under ThreadSanitizer.

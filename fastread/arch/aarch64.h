@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/arch/aarch64.h: read an arm64 PMU counter and the generic timer
  * from EL0, and the config1 bits that make an event readable there; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/arch/generic.h: architectures without a user-space counter read
  * here. Every read goes through read(2); these hooks are never called.

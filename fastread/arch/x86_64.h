@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fastread/arch/x86_64.h: the two instructions the x86_64 read path needs,
  * and where user reads are switched on; the seqlock loop around them lives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pfshim/likwid-marker.h: LIKWID's marker API on pfshim's regions, so that a
  * program instrumented for LIKWID builds without LIKWID installed.

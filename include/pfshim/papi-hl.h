@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pfshim/papi-hl.h: PAPI's high-level API on pfshim's regions, so that a
  * program instrumented with PAPI_hl_* builds without PAPI installed.

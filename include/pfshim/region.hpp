@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pfshim/region.hpp: the marker API as a C++ scope. Header-only; like
  * pfshim.h, a program built with it needs no library to link or run, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * group_split.c: split planned per-thread groups that the PMU cannot hold.
  * One event at a time off the end, as perf stat's users do by hand, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * group_split.h: split a planned group of per-thread events that the PMU
  * cannot hold at once into groups that it can, without knowing the PMU:

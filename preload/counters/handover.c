@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * handover.c: the counters a previous image opened for this one, written
  * into PFSHIM_ADOPT before the exec and checked, each, before the shim

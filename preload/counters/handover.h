@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * handover.h: counters opened by one image for the next: `pfshim run` opens
  * them in its child before exec (enable_on_exec, not close-on-exec), so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * totals.c: open the configured events as inherited groups of the whole
  * process and read their totals with one read(2) per group.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * totals.h: the process-wide counters: the configured events opened as
  * inherited groups of the calling process, read as totals.

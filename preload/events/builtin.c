@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * builtin.c: built-in event names (hardware, software, hardware-cache)
  * with perf's spellings and aliases, so "cycles" means the same here as in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * builtin.h: the resolver of the event names perf knows without asking
  * sysfs: generic hardware events, software events and hardware-cache events,

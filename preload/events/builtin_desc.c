@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * builtin_desc.c: one line on what each built-in event counts, for
  * `pfshim list` (tools/pfshim/list.c). A file of its own so that the shim,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core_pmus.c: generic events on machines of several kinds of core. The
  * kernel opens PERF_TYPE_HARDWARE "cycles" on one core PMU only when config

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * core_pmus.h: the core PMUs of a machine, the PMUs that count the generic
  * hardware and cache events on its CPUs, and the one place where a generic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diag.c: the parser's messages (see diag.h): the budget, the excerpts of
  * user text, and the did-you-mean sentence.

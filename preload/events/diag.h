@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diag.h: the parser's messages. Every problem of the event list is one
  * sentence through the caller's warn function, at most DIAG_WARN_MAX of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * events.c: the driver of the parser. perf's event syntax ("cycles:u,
  * {instructions,branches},cpu/event=0x3c/,r01c2") becomes perf_event_attr

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * events.h: event specifications, parsed from perf's event syntax.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pfm.c: the libpfm4 resolver (see pfm.h). libpfm.so.4 is dlopen()ed
  * RTLD_LOCAL on the first vendor name of a parse and dlclose()d at its end,

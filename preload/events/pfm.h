@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pfm.h: the resolver of vendor event names ("INST_RETIRED:ANY_P",
  * "skl::L1D:REPLACEMENT", perf's "inst_retired.any_p"), asked after the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pfm_abi.h: the few types and constants of libpfm4's ABI the pfm resolver
  * uses, declared here so that the shim builds without libpfm4-dev and

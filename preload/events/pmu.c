@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pmu.c: reads the sysfs description of a PMU (type, format/, events/).
  * Small files through sysfile_read() (fastread/sysfile.c), never through a FILE: this runs in

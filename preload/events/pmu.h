@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pmu.h: what sysfs says about a PMU (/sys/bus/event_source/devices/<pmu>/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pmu_catalog.c: every PMU and every sysfs alias of a machine, listed once per
  * parse and sorted, so that bare names ("mem-loads", "energy-pkg") resolve the

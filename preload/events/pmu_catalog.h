@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pmu_catalog.h: the PMUs and sysfs aliases of one sysfs root, read once per
  * events_parse() and sorted. Absence from a complete catalog proves a name

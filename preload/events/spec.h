@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spec.h: one event specification, what a resolver makes of a name, and
  * the list of them that events.h fills. A header of its own so that the parts of

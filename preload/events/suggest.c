@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * suggest.c: "did you mean" for unknown names. Optimal string alignment
  * distance (Levenshtein plus adjacent swaps), so the commonest typo, two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * suggest.h: the closest known name to an unknown one, for "(did you mean
  * 'cycles'?)". Feed every candidate to suggest_consider(); no allocation.

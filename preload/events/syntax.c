@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * syntax.c: perf's event syntax, a cursor over the list (see syntax.h).
  * One pass, linear in the text's length, so a megabyte of garbage in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * syntax.h: phase 1 of the parser, perf's event syntax without its names.
  *

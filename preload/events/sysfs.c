@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sysfs.c: the sysfs resolver (see sysfs.h): a PMU's type and format/ turn
  * terms into config bits; an alias of its events/ is terms too, split by the

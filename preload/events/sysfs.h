@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sysfs.h: the resolver of the names sysfs gives: "<pmu>/<terms>/" and the
  * bare aliases some PMU lists in events/ ("mem-loads"). It owns what it

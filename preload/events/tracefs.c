@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tracefs.c: the tracepoint resolver (see tracefs.h). A tracepoint's id is
  * one small file; a glob lists one or two directories, sorted as perf sorts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tracefs.h: the resolver of tracepoints, "subsys:name" as perf writes them
  * ("sched:sched_switch", "syscalls:sys_enter_write", "block:*"): each is

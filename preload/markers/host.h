@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * host.h: what the markers take from the process (struct markers_host),
  * apart from markers.h so that the room's shared state (state.h) can hold

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers.c: the pfshim_v1_* functions behind pfshim.h. Each thread that
  * calls a marker gets its own, non-inherited counter groups (the kernel

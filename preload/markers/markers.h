@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers.h: the marker API of pfshim.h inside the shim: each thread's own
  * counter groups, read from user space where the PMU allows, feeding its

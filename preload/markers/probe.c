@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe.c: the markers' own cost per call. A region's counts hold, beside
  * its own work, the part of pfshim_begin after its counter read and the part

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe.h: the markers' own cost per call (the probe effect). Each thread
  * measures, at its set-up, what an empty pfshim_begin/pfshim_end pair counts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * regions.c: the rules of regions, apart from any counter: names interned
  * once per process, per-thread tables where regions nest, overlap and

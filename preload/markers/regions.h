@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * regions.h: the region table as pure logic: interned region names, one
  * thread's table of regions (enter, leave, nesting, misuse), and the process

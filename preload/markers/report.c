@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.c: the regions section of a report: every thread's table,
  * exited and live, listed and totalled over threads (export/report.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * state.c: the marker API's process-wide state (state.h) and the helpers
  * both markers.c and report.c use on it: memory, the retire lock, a

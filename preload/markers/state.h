@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * state.h: what markers.c (threads and the API) and report.c
  * (reading every thread's regions into a report) share: the process-wide

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dir.c: reports as files in a directory, one per process image
  * (PFSHIM_OUTPUT=DIR/ and the job directory of preload/output/job.c). A report is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dir.h: PFSHIM_OUTPUT=DIR/ and the job directory: one file per
  * process image, that a reader sees whole or not at all. Async-signal-safe.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * file.c: write a report into a file the way careful tools write
  * into directories other users share: no planted symlink followed, no open

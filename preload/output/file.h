@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * file.h: a report written to a file path the way careful tools
  * write into directories other users share (docs/security.md, class 2).

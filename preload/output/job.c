@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * job.c: one command's process tree is one job. The root (the process the
  * user started, and the images it execs: same pid) reports on its stderr;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * job.h: the process tree one command makes is one job. Only its root (the
  * process the user started, and the images it execs) writes on its streams;

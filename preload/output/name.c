@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * name.c: a report file's name from the PFSHIM_OUTPUT template
  * (output_name.h). Async-signal-safe: export/buf.h formatting only.

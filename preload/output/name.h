@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * name.h: what a report file is named from: the process's names and
  * the PFSHIM_OUTPUT template's % sequences, expanded so that no field can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * output.c: deliver a formatted report to its destination, one write(2) per
  * report: a standard stream only while it is provably the one the program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * output.h: where a report goes (PFSHIM_OUTPUT): stderr, stdout or a file
  * named by a template. Async-signal-safe.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pipe_turn.c: writers of one pipe take turns, so that reports arrive
  * whole. The kernel keeps a pipe write whole only up to PIPE_BUF (4 KiB);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pipe_turn.h: a report written to a pipe or FIFO that other processes
  * write too arrives whole: above PIPE_BUF, the shim's writers of one pipe

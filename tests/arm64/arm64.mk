@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test-arm64, bench-arm64: owned by the QEMU arm64 harness (tests/arm64/).
 # The build machines have no PMU; QEMU's emulated arm64 PMUv3 is the only real
 # counter hardware we have, so this cross-builds fastread, the shim and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_papi_arm64.c: pfshim's markers against PAPI 7 (Debian's arm64 libpapi7.0
  * over libpfm4), in the same QEMU boot, measured the same way for both: a

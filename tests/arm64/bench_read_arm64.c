@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_read_arm64.c: how many instructions one read of a counter costs, from
  * user space (fastread, and our own minimal read) and through read(2), counted

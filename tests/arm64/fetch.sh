@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fetch.sh CACHE kernel|cmocka|busybox|libpfm|papi: fetch, once, what the arm64 guest needs from
 # Debian's arm64 archive into CACHE (outside the source tree, so `make clean`
 # keeps it) and print the path to use. A second run downloads nothing.

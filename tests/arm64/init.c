@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * init.c: /init of the arm64 QEMU guest. Turns on user-space counter access,
  * runs the tests /etc/pfshim-tests lists, one at a time, prints one parseable

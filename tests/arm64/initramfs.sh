@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # initramfs.sh OUT.cpio.gz GUEST=HOST...: pack the guest's root file system.
 # Each GUEST=HOST copies a host file to that guest path (a trailing / on HOST
 # copies a directory). Dynamically linked programs get their ELF interpreter

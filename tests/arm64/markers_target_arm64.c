@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_target_arm64.c: a dynamically linked program with pfshim markers,
  * run under the shim by `test_shim_arm64 markers` with PFSHIM_EVENTS starting

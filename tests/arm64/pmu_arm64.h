@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pmu_arm64.h: the guest tests' own, independent way to open, map and read one
  * arm64 counter from user space, so fastread/ can be checked against code it

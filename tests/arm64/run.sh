@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh KERNEL INITRD CPU LOG [WORD...]: boot the arm64 guest once under
 # QEMU's emulated PMU, save its console to LOG, and pass or fail on /init's
 # summary line. WORDs are added to the kernel command line (they reach /init's

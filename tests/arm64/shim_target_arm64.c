@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * shim_target_arm64.c N [THREADS]: the dynamically linked program
  * test_shim_arm64 runs under LD_PRELOAD=libpfshim.so. Each of THREADS threads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fastread_arm64.c: fastread/ on a real (emulated) arm64 PMU. Checks that
  * reads are served from user space when they can be (nr_user_reads), agree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_pfm_arm64.c: vendor event names (preload/events/pfm.c) with Debian's
  * arm64 libpfm4 in the guest, which holds the Arm cores' tables the x86_64

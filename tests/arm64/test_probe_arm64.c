@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_probe_arm64.c: proves, with code that shares nothing with fastread/,
  * that the guest's PMU can be read from user space at all: pages say

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_shim_arm64.c: the real LD_PRELOAD shim, cross-built for aarch64, on a
  * dynamically linked program in the guest. Runs shim_target_arm64 with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench.h: the clock and the statistics every `make bench` program shares.
  * Medians, never means: one timer interrupt or page-cache miss in a batch

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench: owned by tests/bench/. Speed and memory of pfshim measured side by
 # side with perf stat and PAPI in one run; prints ratios, never asserts them
 # (timing belongs to no test: `make check` must not depend on the machine).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench.sh: the body of `make bench`. Runs every section in one go, side by
 # side, and prints one table per section with the machine in the header.
 # A benchmark, not a test: it exits non-zero only when something cannot run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * empty.c: a shared object with nothing in it. Preloading it measures what
  * LD_PRELOAD alone costs (loader work, one more mapping), apart from the shim.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * interval SECONDS MS: the cost of PFSHIM_INTERVAL=MSms. Burns the CPU on
  * one thread for SECONDS, then reads, exactly, the CPU time of the whole

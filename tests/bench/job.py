@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """job.py: a whole job under pfshim run, perf stat and nothing, side by side.
 
 A real autoconf configure (made here from a small configure.ac by Debian's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers.c: the cost of one marker pair (begin + end) with 4 software events,
  * side by side in one process run under LD_PRELOAD=libpfshim.so: pfshim's

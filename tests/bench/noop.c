@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * noop.c: a dynamically linked program that does nothing. make bench's
  * section 2b runs it as what one more exec costs: the floor under the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reads.c: the cost of one reading of a 4-event software group, side by side:
  * a bare getppid() (the cheapest system call, the unit), a bare

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # report.sh: how fast `pfshim report` combines a big job, and in how much
 # memory: N report files (10,000 and 1,000) of 8 events and 2 regions each,
 # 50 programs, 64 ranks, generated here with awk (no other tool needed).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rss.c: where the shim's resident memory goes. ru_maxrss counts every page
  * mapped, including libc code the shim touches that the program did not (shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * startup.c: what running a whole process under a variant costs in wall time
  * and peak RSS, measured side by side: fork + execve + wait4 per run, timed with

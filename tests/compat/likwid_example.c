@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * likwid_example: a program instrumented with LIKWID's marker API as LIKWID
  * documents it. Built three ways by compat/compat.mk: against Debian's

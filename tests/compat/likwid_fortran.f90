@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: MIT
 ! likwid_fortran: a Fortran program instrumented with LIKWID's own Fortran
 ! module (use likwid), linked against Debian's liblikwid. Region "work" 4
 ! times with "inner" nested. liblikwid's Fortran wrappers call its C marker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * likwid_many: one thread's 66 LIKWID tags (tag-00 ... tag-65), each started
  * and stopped twice: more than the 64 the compat layer once held, and more

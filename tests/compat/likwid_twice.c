@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * likwid_twice: LIKWID's marker API misused: a tag started twice and stopped
  * once, then stopped again. Built against pfshim's header. Prints each

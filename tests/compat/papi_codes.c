@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * papi_codes CALL...: PAPI's high-level calls in the order given, each
  * printed with its return code, on one line: b:NAME begin, r:NAME read,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * papi_hl_example: a program instrumented with PAPI's high-level API as PAPI
  * documents it. Built against Debian's libpapi (-lpapi), against pfshim's

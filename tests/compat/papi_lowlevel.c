@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * papi_lowlevel [PAGES]: PAPI's low-level API counting perf::PAGE-FAULTS
  * (perf_event component, a software event: no PMU needed) around touching

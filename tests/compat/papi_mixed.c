@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * papi_mixed [PAGES]: one program using both of PAPI's APIs: a low-level
  * event set counting perf::PAGE-FAULTS around a PAPI_hl region "touch"

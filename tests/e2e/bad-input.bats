@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Bad PFSHIM_* values: one clear "pfshim:" line each, and the program runs normally.
 
 load helpers

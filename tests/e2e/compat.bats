@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # compat.bats: the C++ and Fortran marker APIs (docs/compat.md), each run
 # under the shim and checked in the JSON report, and run without it.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The host's exit status, stdout and death by signal are exactly what they are without the shim.
 
 load helpers

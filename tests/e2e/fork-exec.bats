@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # fork() children count for themselves; exec writes the report of the image it replaces.
 
 load helpers

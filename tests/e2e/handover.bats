@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # handover.bats: counting from the exec. `pfshim run` opens the command's
 # counters before exec (enable_on_exec) and the shim adopts them, so the
 # count is perf stat's for the same image, the dynamic loader's work

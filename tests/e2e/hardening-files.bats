@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Report files and streams that no host or other user can turn against the
 # program or its users (docs/security.md, classes 1, 2, 3, 5, 6). Each test
 # compares the run with the shim against the same run without it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # helpers.bash: what every end-to-end suite shares: where the shim and the
 # test programs are, running a command under the shim with JSON reports sent
 # to a file, and jq queries of those reports.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The shim lives in someone else's process: it must not change what the
 # program sees, prints, or links against.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # make install: the library, the header and a pkg-config file a build can find.
 
 load helpers
@@ -6,7 +7,9 @@ load helpers
 @test "make install DESTDIR=... PREFIX=... installs what a user builds against" {
 	dest="$BATS_TEST_TMPDIR/dest"
 	make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/pfshim >/dev/null
-	[ -x "$dest/opt/pfshim/lib/libpfshim.so" ]
+	# the shim under its SONAME, libpfshim.so the link a build finds
+	[ "$(readlink "$dest/opt/pfshim/lib/libpfshim.so")" = libpfshim.so.1 ]
+	readelf -d "$dest/opt/pfshim/lib/libpfshim.so.1" | grep -q 'Library soname: \[libpfshim.so.1\]'
 	[ -f "$dest/opt/pfshim/lib/libfastread.a" ]
 	[ -f "$dest/opt/pfshim/include/pfshim.h" ]
 	pc="$dest/opt/pfshim/lib/pkgconfig/pfshim.pc"
@@ -133,4 +136,86 @@ C
 		# The read is really in the caller's object: its counter instruction.
 		objdump -d "$BATS_TEST_TMPDIR/i-$compiler.o" | grep -q rdpmc
 	done
+}
+
+# A Debian package's layout: the libraries in the multiarch directory. The
+# staged copy's pfshim finds the shim staged with it (LIBDIR as seen from
+# bin/), never the build tree's.
+@test "make install LIBDIR=multiarch: pfshim run of the staged copy preloads the shim staged with it" {
+	dest="$BATS_TEST_TMPDIR/dest"
+	make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/usr LIBDIR=/usr/lib/x86_64-linux-gnu >/dev/null
+	lib="$dest/usr/lib/x86_64-linux-gnu"
+	[ "$(readlink "$lib/libpfshim.so")" = libpfshim.so.1 ]
+	[ "$(readlink "$lib/libpfshim-compat.so")" = libpfshim-compat.so.1 ]
+	readelf -d "$lib/libpfshim-compat.so.1" | grep -q 'Library soname: \[libpfshim-compat.so.1\]'
+	[ ! -e "$dest/usr/lib/libpfshim.so" ]
+	run -0 --separate-stderr "$dest/usr/bin/pfshim" run -o "$BATS_TEST_TMPDIR/r" -- \
+		sh -c 'echo "LD_PRELOAD=$LD_PRELOAD"'
+	[ "$output" = "LD_PRELOAD=$lib/libpfshim.so.1" ]
+	[ "$(jq -r .program "$BATS_TEST_TMPDIR"/r/*.json)" = "$(sh_name)" ]
+}
+
+# LIBDIR outside PREFIX, really installed (no DESTDIR): nothing relative to
+# bin/ finds it, the LIBDIR compiled into pfshim does.
+@test "make install: pfshim run finds the shim at the LIBDIR it was built for" {
+	prefix="$BATS_TEST_TMPDIR/prefix" libdir="$BATS_TEST_TMPDIR/elsewhere/lib64"
+	make -s -C "$ROOT" install PREFIX="$prefix" LIBDIR="$libdir" >/dev/null
+	[ ! -e "$prefix/lib" ]
+	run -0 --separate-stderr "$prefix/bin/pfshim" run -o "$BATS_TEST_TMPDIR/r" -- \
+		sh -c 'echo "LD_PRELOAD=$LD_PRELOAD"'
+	[ "$output" = "LD_PRELOAD=$libdir/libpfshim.so.1" ]
+	# and the library it was built for once moved away: said, exit status 2
+	mv "$libdir" "$libdir.gone"
+	run -2 --separate-stderr "$prefix/bin/pfshim" run -o "$BATS_TEST_TMPDIR/r2" -- /bin/true
+	[ "$stderr" = "pfshim run: libpfshim.so.1 is neither beside this program, nor in ../lib from it, nor in $libdir" ]
+	mv "$libdir.gone" "$libdir"
+	make -s -C "$ROOT" uninstall PREFIX="$prefix" LIBDIR="$libdir" >/dev/null
+	[ -z "$(find "$prefix" "$libdir" -type f -o -type l)" ]
+}
+
+@test "pfshim --version prints VERSION, the version every report names" {
+	run -0 "$BUILD/pfshim" --version
+	[ "$output" = "pfshim $(cat "$ROOT/VERSION")" ]
+	run -0 "$BUILD/pfshim" -V
+	[ "$output" = "pfshim $(cat "$ROOT/VERSION")" ]
+	for c in run report list; do
+		run -0 "$BUILD/pfshim" "$c" --version
+		[ "$output" = "pfshim $(cat "$ROOT/VERSION")" ]
+	done
+}
+
+@test "make install: the .pc files' variables, the docs, the licence and both manuals" {
+	dest="$BATS_TEST_TMPDIR/dest"
+	make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/usr LIBDIR=/usr/lib/x86_64-linux-gnu >/dev/null
+	export PKG_CONFIG_PATH="$dest/usr/lib/x86_64-linux-gnu/pkgconfig" PKG_CONFIG_SYSROOT_DIR=
+	[ "$(pkg-config --variable=preload pfshim)" = /usr/lib/x86_64-linux-gnu/libpfshim.so.1 ]
+	[ "$(pkg-config --variable=fmoddir pfshim)" = /usr/include/pfshim ]
+	[ "$(pkg-config --modversion pfshim)" = "$(cat "$ROOT/VERSION")" ]
+	[ "$(pkg-config --variable=preload pfshim-compat)" = /usr/lib/x86_64-linux-gnu/libpfshim-compat.so.1 ]
+	[ "$(pkg-config --libs pfshim-compat | tr -s ' ' | sed 's/ $//')" = \
+		"-l:libpfshim-compat.a -lpthread" ]	# pkg-config drops the system -L
+	if command -v gfortran >/dev/null; then
+		[ "$(pkg-config --cflags --libs pfshim-fortran | tr -s ' ' | sed 's/ $//')" = \
+			"-I/usr/include/pfshim -lpfshim_fortran" ]
+		[ -f "$dest/usr/include/pfshim/pfshim.mod" ]
+	fi
+	doc="$dest/usr/share/doc/pfshim"
+	cmp "$ROOT/LICENSE" "$doc/LICENSE"
+	for f in "$ROOT"/docs/*.md README.md; do cmp "$ROOT/${f#"$ROOT"/}" "$doc/$(basename "$f")"; done
+	command -v man >/dev/null || skip "man (man-db) is not installed"
+	run -0 --separate-stderr env MANWIDTH=80 man --warnings -l "$dest/usr/share/man/man7/libpfshim.7"
+	[ -z "$stderr" ]
+	# every variable the shim reads (config.h's list, the test harness's apart) is in
+	# libpfshim(7), with its default
+	vars=$(sed -n '/^#define CONFIG_VARIABLES/,/^$/p' "$ROOT/preload/config.h" |
+		grep -oE '"PFSHIM_[A-Z_]+"' | tr -d '"' | sort -u)
+	[ "$(wc -l <<<"$vars")" -ge 12 ]
+	for v in $vars; do
+		awk -v v="$v" '$0 ~ "^       "v"$" { on = 1; next } on && /^       [A-Z]/ { exit } on && /Default/ { found = 1 } END { exit !found }' \
+			<<<"$output" || { echo "libpfshim(7) lacks $v or its default"; false; }
+	done
+	run -0 --separate-stderr env MANWIDTH=80 man --warnings -l "$dest/usr/share/man/man1/pfshim.1"
+	[ -z "$stderr" ]
+	[[ "$output" == *"pfshim --version"* ]]
+	[[ "$output" == *"libpfshim(7)"* ]]
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # interval.bats: PFSHIM_INTERVAL, a report every interval from a thread of the
 # shim's own: numbered series whose deltas add up to the final totals exactly,
 # one series per image across fork and exec, kept whole in a directory,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # job-totals.bats: `pfshim run` counts the whole job as perf stat does, and
 # says what of it no report holds. Each tree runs under `pfshim run` and,
 # alternately, under `perf stat` with the shim loaded the same way (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # job.bats: with no PFSHIM_OUTPUT, a process tree is one job: only the
 # process the user started reports on its stderr; every descendant's report
 # goes into the job directory, whole, and none is lost. Scripts that read

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The marker API (pfshim.h): regions per thread, read by each thread from its
 # own counters, totalled over threads, with misuse counted instead of trusted.
 
@@ -182,7 +183,7 @@ total() {
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock,page-faults \
 		PFSHIM_FORMAT=csv "$PROGS/markers_threads" 2 10 0
 	[ "$status" -eq 0 ]
-	header="pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated"
+	header="pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated,pfshim_version"
 	[[ "$stderr" == *"$header"* ]]
 	# 2 threads x 2 regions x 2 events, then 2 regions x 2 events of totals
 	[ "$(grep -c ',exit,thread,' <<<"$stderr")" -eq 8 ]
@@ -341,8 +342,10 @@ total() {
 	# CSV: a probe row per thread and event, and one over threads per event.
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock \
 		PFSHIM_FORMAT=csv "$PROGS/markers_compensate" 10
-	[ "$(grep -c ',exit,probe,[0-9]*,markers_compens,,1,,,,,page-faults,0,0,,,counted,,,,0$' <<<"$stderr")" -eq 2 ]
-	[ "$(grep -c ',exit,probe_total,,,,2,,,,,page-faults,,,,,counted,0,0,0,0$' <<<"$stderr")" -eq 1 ]
+	# each row ends with the version of pfshim (VERSION) that wrote it
+	v=$(cat "$ROOT/VERSION")
+	[ "$(grep -c ",exit,probe,[0-9]*,markers_compens,,1,,,,,page-faults,0,0,,,counted,,,,0,$v\$" <<<"$stderr")" -eq 2 ]
+	[ "$(grep -c ",exit,probe_total,,,,2,,,,,page-faults,,,,,counted,0,0,0,0,$v\$" <<<"$stderr")" -eq 1 ]
 	# OpenMetrics: the mean probe per event, and whether it was subtracted.
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock \
 		PFSHIM_FORMAT=openmetrics "$PROGS/markers_compensate" 10
@@ -370,7 +373,7 @@ total() {
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_COMPENSATE=1 PFSHIM_FORMAT=csv \
 		PFSHIM_EVENTS=task-clock "$PROGS/markers_compensate" 10
 	# Every region row says it: the last column.
-	[ "$(grep -c ',exit,thread,.*,1$' <<<"$stderr")" -eq 6 ]
+	[ "$(grep -c ",exit,thread,.*,1,$(cat "$ROOT/VERSION")\$" <<<"$stderr")" -eq 6 ]
 }
 
 @test "PFSHIM_COMPENSATE: a bad value is one pfshim: line, the program runs on uncompensated" {

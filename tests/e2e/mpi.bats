@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # mpi.bats: an MPI job under Open MPI's mpirun, the shim given to the ranks
 # with -x: one report per rank, named by its rank, carrying the regions the
 # program ran (examples/mpi_halo.c) with the calls it made and the imbalance

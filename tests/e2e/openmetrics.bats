@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # openmetrics.bats: PFSHIM_FORMAT=openmetrics on real programs, every
 # exposition read back by a real parser (Debian's python3-prometheus-client,
 # strict OpenMetrics, through tests/tools/openmetrics_check.py): the counts

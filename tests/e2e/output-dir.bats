@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # output-dir.bats: PFSHIM_OUTPUT templates (%r %t %n) and directories: one
 # whole file per process image, names that sort by host, rank and pid and
 # never collide, and no partial file whatever instant a process is killed.

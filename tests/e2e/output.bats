@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # PFSHIM_OUTPUT and PFSHIM_FORMAT: where reports go and what they look like there.
 
 load helpers
@@ -95,4 +96,20 @@ whole_reports() {
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=csv ls /
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *",ls,exit,"*",page-faults,"* ]]
+}
+
+@test "every format names the pfshim that wrote the report: VERSION's" {
+	version=$(cat "$ROOT/VERSION")
+	[ -n "$version" ]
+	shim PFSHIM_EVENTS=task-clock "$PROGS/touch_pages" 1
+	[ "$(jq -r .pfshim_version "$REPORTS")" = "$version" ]
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock "$PROGS/touch_pages" 1
+	grep -qx " pfshim: reported at exit by pfshim $version" <<<"$stderr"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_FORMAT=csv \
+		"$PROGS/touch_pages" 1
+	[ "$(head -n 1 <<<"$stderr" | awk -F, '{ print $NF }')" = pfshim_version ]
+	[ "$(sed -n 2p <<<"$stderr" | awk -F, '{ print $NF }')" = "$version" ]
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_FORMAT=openmetrics \
+		"$PROGS/touch_pages" 1
+	grep -q "^pfshim_report_info{.*,pfshim_version=\"$version\"} 1$" <<<"$stderr"
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # pfshim-command.bats: build/pfshim. `pfshim run` runs a real build under the
 # shim and prints one summary whose sums are those of the per-process
 # reports (checked here with jq, independently); `pfshim report` sums files,

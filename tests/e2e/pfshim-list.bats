@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # pfshim-list.bats: `pfshim list [PATTERN]` on this machine (software events
 # count, hardware ones do not: no PMU here), on the fake sysfs trees of
 # tests/fixtures/sysfs, on a fake and a real tracefs, and with libpfm4

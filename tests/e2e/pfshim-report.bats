@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # pfshim-report.bats: `pfshim report` combining many reports. Every number
 # it prints is checked against the same number computed here with jq over
 # the same files: sums per program, rank and process; regions' sum, min,
@@ -50,6 +51,7 @@ iv() {
 		echo "$output" >"s-$by.json"
 		[ "$(jq -r .by "s-$by.json")" = "$by" ]
 		[ "$(jq .schema,.version -c "s-$by.json" | tr '\n' ' ')" = '"pfshim.summary" 3 ' ]
+		[ "$(jq -r .pfshim_version "s-$by.json")" = "$(cat "$ROOT/VERSION")" ]
 	done
 	# the group key of each report, as the docs say it is formed
 	key_program='.program'

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # report-html.bats: the page of `pfshim report --html` in a real browser.
 # Headless Chromium (Debian's `chromium`, installed by `make e2e`) loads it
 # from disk with the network unused, and we check what a person would see:

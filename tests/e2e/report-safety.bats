@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # report-safety.bats: pfshim report on hostile input. Strings from a report
 # are shown, never acted on, in every view; a directory walk follows no link,
 # blocks on no FIFO and reads no other user's file unless asked; sums never

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # PFSHIM_SIGNAL: a report mid-run, and the program carries on.
 
 load helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Threads are counted: inherit + inherit_thread sum every thread into the totals.
 
 load helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Whole-process totals on real programs: the numbers that can be known.
 
 load helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Tracepoints (subsys:name, from tracefs) counted like any event, with exact
 # counts; the counting modifiers on real opens. tracefs is not mounted on the
 # build machines by default: as root, the suite mounts it and unmounts it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # An unprivileged user at perf_event_paranoid 2 may count only user space:
 # the shim retries with exclude_kernel and says so, as perf stat does.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Vendor event names through libpfm4 (docs/events.md): loaded only when such a
 # name is asked for, counted where the PMU is, said clearly where libpfm4 is not.
 # This machine has no hardware PMU: LIBPFM_FORCE_PMU makes libpfm4 assume one,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz.h: what the libFuzzer targets share. An input is cut into fields at
  * NUL bytes, so a seed is readable (printf 'cpu/event=1/\0intel' > seed) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fuzz: owned by tests/fuzz/. libFuzzer targets for the parsers of what the
 # shim reads from outside: event syntax, sysfs files, the output template,
 # the signal name and the environment as a whole. Each runs FUZZ_TIME
@@ -51,6 +52,7 @@ $(FUZZ_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(wildcard tools/pfshim/*.c too
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -I. \
 		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(filter-out tools/pfshim/main.c tools/pfshim/list.c tools/pfshim/handover.c,$(wildcard tools/pfshim/*.c)) \
+		export/version.c -DPFSHIM_VERSION='"$(PFSHIM_VERSION)"' \
 		$$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # A run explores from a scratch copy of the corpus, so the committed seeds
@@ -95,4 +97,4 @@ $(REPLAY_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(FUZZ_DIR)/replay.c \
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(PF_CFLAGS) $(REPLAY_FLAGS) -o $@ $< $(FUZZ_DIR)/replay.c \
 		$(filter-out tools/pfshim/main.c tools/pfshim/list.c tools/pfshim/handover.c,$(wildcard tools/pfshim/*.c)) \
-		$$(pkg-config --cflags --libs jansson) -lm -pthread
+		export/version.c $$(pkg-config --cflags --libs jansson) -lm -pthread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_config.c: config_read() on a fuzzed environment. The input is an
  * environment block, NAME=VALUE fields cut at NUL bytes; the getenv the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_events.c: events_parse(), perf's event syntax (PFSHIM_EVENTS),
  * against the fake sysfs trees of tests/fixtures/sysfs and the fake tracefs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_output.c: output_expand(), the PFSHIM_OUTPUT template, on any
  * template, host and program name, pid and buffer size. Input: two bytes of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_report.c: the reader of `pfshim report` (tools/pfshim/summary.c,
  * combine.c) on any text: one report or JSON Lines, malformed, truncated,

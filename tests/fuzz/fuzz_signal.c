@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_signal.c: config_signal_parse() (PFSHIM_SIGNAL) on any text. It must
  * return -EINVAL or a signal a report can ride on, never read past the NUL.

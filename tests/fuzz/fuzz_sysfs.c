@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_sysfs.c: the sysfs readers (preload/pmu.c, preload/pmu_catalog.c)
  * on fuzzed file names and contents. Each input becomes a small sysfs tree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_writers.c: the four report writers (export/text.c, csv.c, json.c,
  * openmetrics.c) on a report whose names, unit, scale and counts are fuzzed:

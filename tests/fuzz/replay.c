@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay.c: libFuzzer's calling convention without libFuzzer. Each file of
  * the directories (or the files) named on the command line is read into a

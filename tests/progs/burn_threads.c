@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * burn_threads T MS: T threads each burn MS milliseconds of their own CPU
  * time (measured with CLOCK_THREAD_CPUTIME_ID), then the program exits.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * errno_fork: set errno to 1234, fork, and print "child N" and "parent N":
  * the errno each side sees after a successful fork(), which sets none.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exec_chain HOW PROGRAM [ARGS...]: touch 500 pages, then replace the image
  * with PROGRAM through the exec function HOW (execve, execv, execvp, execvpe,

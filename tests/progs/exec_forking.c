@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exec_forking HOW PROGRAM [ARGS...]: a second thread makes children in a
  * loop (HOW fork: fork(), and the child looks at its descriptors; spawn:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exit_how HOW [CODE]: print "out" on stdout, then end the way HOW says:
  * return, exit, _exit, _Exit (with CODE), signal (raise CODE, default SIGTERM),

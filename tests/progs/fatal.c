@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fatal HOW: die, or try to, by a signal.
  *   segv        write through a null pointer

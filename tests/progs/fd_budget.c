@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fd_budget: what a program sees of its descriptor budget.
  *   fd_budget files         print "first=F files=N": the first number open()

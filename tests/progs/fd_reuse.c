@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fd_reuse: a host that takes descriptor numbers back, the way servers and
  * daemons do, then writes its own data files through them.

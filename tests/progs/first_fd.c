@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * first_fd: print the descriptor open() returns first, and the number of
  * descriptors below 10 that are open: what a program sees without a shim.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * forge_adopt HOW PROGRAM [ARGS...]: what a hostile parent can hand the
  * shim. Open a perf event, as the shim reads its groups, leave it open at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fork_children N K P: fork N children that each touch K pages and exit
  * (without exec), while the parent touches P pages; the parent prints the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * full_stderr: make stderr non-blocking (the file description is shared
  * with whoever else writes it: the shim's duplicate too), fill it until the

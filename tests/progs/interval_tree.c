@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * interval_tree P T D PROGRAM: a parent and a fork child that each touch
  * P pages every T ms for D ms (pages.h); then the child execs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * late_handler: a program that sets its signal actions in main, after the
  * shim's constructor took the fatal signals (PFSHIM_ON_FATAL=1).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_calls N: N begin/end pairs of region "pairs" (by handle) and N of
  * "by-name" (by name), checking every return value. Prints "active=0|1"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_compensate N: in each of 2 threads (one that exits, then the main
  * thread, which a report reads live), region "outer" around CALLS calls each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_errno: the first marker calls set up the thread's counters (sysfs
  * reads, opens that may fail); the host's errno must come out as it went in.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_fork: the parent is inside region "parent" when it forks; the
  * child runs region "child" 10 times and exits; the parent waits, closes

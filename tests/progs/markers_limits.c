@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_limits THREADS NAMES: the limits, none of which may crash.
  * THREADS threads run one after the other, each through region "t" once;

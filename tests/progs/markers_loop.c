@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_loop N: region "base" around a loop of 1 iteration and region
  * "loop" around the same loop of N + 1 iterations, one call each, so that

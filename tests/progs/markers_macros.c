@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_macros: regions through the PFSHIM_* macros only. Built as is it
  * calls the shim; markers_disabled.c builds it with PFSHIM_DISABLE_MARKERS,

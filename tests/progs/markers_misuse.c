@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_misuse: every misuse the report must count, none of which may
  * crash: an end without begin ("never-begun", twice), a bad handle, a region

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_nested OUTER INNER: region "outer" touches OUTER fresh pages and
  * holds region "inner", which touches INNER pages and burns a little CPU.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_read N: pfshim_read() before and after faulting in N fresh pages.
  * Prints "nr=<events>", then for each configured event (PFSHIM_EVENTS order)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_report [exec]: region "first" once, then pfshim_report() (an
  * "explicit" report), then region "second" once; exit writes the final

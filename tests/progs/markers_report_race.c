@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_report_race T N: T threads each time region "work" once, wait for
  * one another, then each call pfshim_report() N times at once: T x N

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_threads T N PAGES: T threads named "worker-<i>", each N times
  * through region "work" (touching PAGES fresh pages the first time) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pages.h: what every page-fault test program does, written once: fault in
  * exactly N fresh anonymous pages, one write each, so that page-faults can

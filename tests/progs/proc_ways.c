@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * proc_ways HOW: processes made and ended the ways a preload does not see.
  *   quick_exit      quick_exit(4)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_loop N: call pfshim_report() N times (0: forever), touching a page
  * between calls, so that a kill -9 at a random instant often lands inside a

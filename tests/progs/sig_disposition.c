@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sig_disposition SIGNO [child]: print how SIGNO is disposed of here
  * ("ignored", "default" or "caught"), then, with "child", the same for a

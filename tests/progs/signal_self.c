@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * signal_self SIGNO N: touch N pages, send itself SIGNO (the shim's report
  * signal), touch N more pages, print "after" and exit 0. The signal report

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * small_altstack SIGNO: install an 8 KiB alternate signal stack with a
  * guard page below it, as Rust's runtime does on every thread for its

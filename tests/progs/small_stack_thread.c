@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * small_stack_thread SIGNO: start a thread with the smallest stack pthreads
  * allows (PTHREAD_STACK_MIN, 16 KiB on x86_64 and arm64), block SIGNO in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * touch_pages N: fault in exactly N fresh anonymous pages, one write each
  * (pages.h), and nothing else.

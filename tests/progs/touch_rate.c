@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * touch_rate P T D: fault in P fresh pages every T ms for D ms (D/T
  * rounds, P * D/T pages; pages.h): a long-running program whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unshare_user MS [threaded|setns]: sleep MS ms, unshare(CLONE_NEWUSER),
  * print its result ("unshare: 0" or "unshare: EINVAL" ...) and the number

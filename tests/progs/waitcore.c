@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * waitcore PROGRAM [ARGS...]: run PROGRAM and print how it ended, as
  * waitpid() says: "exit=N", or "signal=N core=0|1" (WCOREDUMP).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_fork W F: write(2) one byte to /dev/null W times, then fork F
  * children that _exit(0) at once, and wait for them: exactly W

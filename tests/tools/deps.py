@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """deps.py: the file-level dependencies of the shim's code, counted as
 docs/design.md counts them ("How the layout is measured").
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kernel_notes_probe.c: re-measure the facts of docs/kernel-notes.md that a
  * build machine can show (software events only, no PMU needed): hardware

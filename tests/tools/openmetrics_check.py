@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """openmetrics_check.py: parse an OpenMetrics exposition with a real parser
 and print its samples, one per line, for the tests to query.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_actions.c: preload/actions.c's keeping of the program's actions for
  * the signals the shim takes, here the fatal ones (fatal_install(), as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_config.c: preload/config.c, PFSHIM_* into struct config: every
  * variable read, each malformed value warned about once and its default

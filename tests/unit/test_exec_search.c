@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_exec_search.c: preload/exec_search.c, execvp()'s PATH walk: the
  * order of the candidates, glibc's default PATH, an empty element as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fd.c: preload/fd.c's descriptor budget: the band of numbers the
  * shim may take at each RLIMIT_NOFILE, and that a descriptor which cannot

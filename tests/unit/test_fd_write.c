@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fd_write.c: preload/fd.c, writes that never signal the host (SIGPIPE,
  * SIGXFSZ), a bounded wait on a full non-blocking pipe, and the standard

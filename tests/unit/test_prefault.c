@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_prefault.c: preload/prefault.c. A page prefault_write() touched
  * takes no fault when it is written afterwards, and keeps its bytes;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena.c: a bump allocator for jansson, one arena per batch of reports,
  * bound to the thread that parses or frees them; malloc when none is bound.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena.h: the allocator jansson uses while reports are parsed and
  * combined. Parsing a report makes a few hundred small nodes that all die

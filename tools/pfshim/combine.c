@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * combine.c: one report, already chosen as its image's last (summary.c),
  * added into the combined picture: totals and its group's sums per event,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * handover.c: `pfshim run` opens the job's first counters itself, in the
  * child before exec, so that the command's count starts at its exec (the

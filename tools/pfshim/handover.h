@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * handover.h: `pfshim run`'s side of the hand-over (preload/counters/
  * handover.h): in the child, before exec, open the counters the shim would

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html.c: the combined picture as ONE self-contained HTML page: inline CSS,
  * charts drawn here as inline SVG, no script, no font, nothing fetched. A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input.c: files to parsed JSON objects, in list order, in parallel. The
  * parser (jansson) is two thirds of `pfshim report`'s time, and each file

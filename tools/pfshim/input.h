@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input.h: turning inputs into parsed JSON objects. A file (or stdin, or a
  * text) becomes a batch: the objects it holds in order, then why the rest

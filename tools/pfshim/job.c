@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * job.c: a job as the kernel counted it (the pfshim.job object `pfshim run`
  * writes beside the reports, jobcount.h), read into the summary. Its totals

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jobcount.c: the job counted by the kernel for `pfshim run` (jobcount.h).
  *

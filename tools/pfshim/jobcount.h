@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jobcount.h: `pfshim run` counts the whole job itself, as perf stat does:
  * the command's events opened by the runner on the command's pid, inherited

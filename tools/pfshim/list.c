@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * list.c: `pfshim list [PATTERN]`, the events this machine can count, as
  * `perf list` shows them: the built-in names, the sysfs PMU events, the

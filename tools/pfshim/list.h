@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * list.h: `pfshim list [PATTERN]`, the events this machine can count
  * (list.c). Links the shim's resolvers from libpfshim-core.a.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c: the pfshim command. `pfshim run` runs a command under the shim
  * with every process's report in one directory and prints one summary of
@@ -30,6 +31,15 @@
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "preload/counters/totals.h"	/* what run says when perf_event_open is refused */
 #include "tools/pfshim/summary.h"
+#include "export/version.h"	/* pfshim --version: the version every report names */
+
+/* make passes LIBDIR; built otherwise, the default install's. */
+#ifndef PFSHIM_LIBDIR
+#define PFSHIM_LIBDIR "/usr/local/lib"
+#endif
+#ifndef PFSHIM_LIBDIR_REL
+#define PFSHIM_LIBDIR_REL "../lib"
+#endif
 
 static const char usage_main[] =
 "Usage: pfshim COMMAND [OPTIONS] [ARGS]\n"
@@ -52,6 +62,8 @@ static const char usage_main[] =
 "        the events this machine has, as perf list shows them (built-in names,\n"
 "        sysfs PMU events, tracepoints, libpfm4's vendor names), each marked\n"
 "        available here or not, with what it counts.\n"
+"  --version\n"
+"        the version of pfshim, the one its reports name.\n"
 "\n"
 "Run `pfshim COMMAND --help` for each command's options, `man pfshim` for the\n"
 "manual. Reports are described in docs/output.md; this command in\n"
@@ -173,10 +185,17 @@ static const char usage_report[] =
 "Exit status: 0 when at least one report was read, 1 when none was, 2 for a\n"
 "usage error, or a page or stdout that could not be written.\n";
 
-/* libpfshim.so beside this program (build/) or in ../lib (installed). */
+/*
+ * The shim pfshim run preloads: beside this program (build/), where make
+ * install put it relative to this program (PFSHIM_LIBDIR_REL, "../lib/x86_64-linux-gnu"
+ * for a Debian package: a copy unpacked elsewhere finds its own), in ../lib,
+ * then at the LIBDIR compiled in (PFSHIM_LIBDIR). In each, the SONAME's file
+ * first: an installed libpfshim.so is a development symlink, not always there.
+ */
 static int library_find(char *path, size_t size)
 {
-	static const char *const beside[] = { "/libpfshim.so", "/../lib/libpfshim.so" };
+	static const char *const dirs[] = { "", "/" PFSHIM_LIBDIR_REL, "/../lib" };
+	static const char *const names[] = { "/libpfshim.so.1", "/libpfshim.so" };
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
@@ -188,12 +207,18 @@ static int library_find(char *path, size_t size)
 	if (!slash)
 		return -1;
 	*slash = '\0';
-	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
-		char candidate[PATH_MAX + 32];
+	for (size_t i = 0; i <= sizeof(dirs) / sizeof(dirs[0]); i++) {
+		for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
+			char candidate[PATH_MAX + 64];
 
-		snprintf(candidate, sizeof(candidate), "%s%s", exe, beside[i]);
-		if (access(candidate, R_OK) == 0 && realpath(candidate, path) && strlen(path) < size)
-			return 0;
+			if (i < sizeof(dirs) / sizeof(dirs[0]))
+				snprintf(candidate, sizeof(candidate), "%s%s%s", exe, dirs[i], names[j]);
+			else
+				snprintf(candidate, sizeof(candidate), "%s%s", PFSHIM_LIBDIR, names[j]);
+			if (access(candidate, R_OK) == 0 && realpath(candidate, path) &&
+			    strlen(path) < size)
+				return 0;
+		}
 	}
 	return -1;
 }
@@ -562,7 +587,9 @@ static int cmd_run(int argc, char **argv)
 	if ((events && events_check(events) < 0) || names_check() < 0)
 		return 2;
 	if (library_find(lib, sizeof(lib)) < 0) {
-		fprintf(stderr, "pfshim run: libpfshim.so is neither beside this program nor in ../lib\n");
+		fprintf(stderr, "pfshim run: libpfshim.so.1 is neither beside this program, nor in %s%s "
+			"from it, nor in %s\n", PFSHIM_LIBDIR_REL,
+			strcmp(PFSHIM_LIBDIR_REL, "../lib") ? " or ../lib" : "", PFSHIM_LIBDIR);
 		return 2;
 	}
 	if (out) {
@@ -746,6 +773,13 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		fputs(usage_main, stdout);
+		return 0;
+	}
+	/* pfshim --version, and pfshim COMMAND --version: the same answer */
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
+	    (argc == 3 && strcmp(argv[2], "--version") == 0 &&
+	     (!strcmp(argv[1], "run") || !strcmp(argv[1], "report") || !strcmp(argv[1], "list")))) {
+		printf("pfshim %s\n", pfshim_version);
 		return 0;
 	}
 	if (strcmp(argv[1], "run") == 0)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * print.c: a summary as text (like perf stat's, for a person), JSON (schema
  * pfshim.summary) or CSV, for scripts. docs/pfshim.md has the schemas; the
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "tools/pfshim/summary.h"
+#include "export/version.h"	/* the summary names the pfshim that wrote it */
 
 /* 1234567 -> "1,234,567"; a scaled value (the clocks) -> "1234.57", "0.0265". */
 void summary_value_format(const struct summary_event *e, uint64_t value, char *out, size_t size)
@@ -599,6 +601,7 @@ void summary_print_json(const struct summary *s, FILE *out)
 
 	json_object_set_new(root, "schema", json_string("pfshim.summary"));
 	json_object_set_new(root, "version", json_integer(3));
+	json_object_set_new(root, "pfshim_version", json_string(pfshim_version));
 	json_object_set_new(root, "by", json_string(summary_by_name(s->opt.by)));
 	json_object_set_new(root, "title", s->title ? json_string(s->title) : json_null());
 	json_object_set_new(root, "start_ns", json_integer((json_int_t)s->first_start_ns));

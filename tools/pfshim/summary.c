@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * summary.c: which inputs to read (files, directories walked in name order,
  * stdin; input.c parses them) and which report of each process image counts.

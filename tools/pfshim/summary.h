@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * summary.h: a job's reports combined. Read from pfshim.report JSON (files,
  * directories, JSON Lines, stdin) with jansson; what is not a whole report

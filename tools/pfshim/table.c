@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * table.c: a hash index over the caller's arrays, and a list of distinct
  * strings on it. The index holds positions, not keys: each caller keeps its

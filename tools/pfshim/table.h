@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * table.h: the two lookups `pfshim report` needs at every report, kept
  * O(1) so that 10,000 processes combine as fast as ten: an index from a

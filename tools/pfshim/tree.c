@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tree.c: the process tree of a job from its images' pid and ppid. A
  * process is (host, pid namespace, pid); its images in start order are its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libearly_handler.so: a library whose constructor installs a SIGTERM
  * handler before pfshim's constructor runs (LD_PRELOAD="libpfshim.so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_event_names.c: compat/event_names.c, LIKWID_EVENTS and PAPI_EVENTS
  * as PFSHIM_EVENTS: each name of the table, perf's own names passed on,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_group_split.c: preload/counters/group_split.c against a fake PMU that holds
  * a known number of events per group (no hardware PMU here:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_handover.c: preload/counters/handover.c. Real software events are
  * opened for this process as `pfshim run` opens them before exec, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_totals.c: preload/counters/totals.c, the sums of a hybrid machine.
  * These machines have no hardware PMU, so the parts here are software

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_builtin.c: preload/events/builtin.c, the built-in and raw names, and
  * the kind each resolver records for the metrics of a report (it replaced

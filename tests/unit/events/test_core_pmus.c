@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_core_pmus.c: preload/events/core_pmus.c, generic events on machines
  * of several kinds of core. Against fake sysfs trees of an Intel hybrid

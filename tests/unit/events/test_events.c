@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_events.c: preload/events/events.c, perf's event syntax into perf_event_attr.
  * Every form with the exact type/config/config1/config2/exclude_* bits, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_pfm.c: preload/events/pfm.c, vendor event names through libpfm4,
  * on no PMU at all: LIBPFM_FORCE_PMU makes libpfm4 assume a CPU model.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_pmu.c: preload/events/pmu.c against the fake sysfs trees in tests/fixtures/sysfs/:
  * format bit placement (split ranges, single bits, config1/config2), type,

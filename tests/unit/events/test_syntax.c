@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_syntax.c: preload/events/syntax.c, perf's event syntax alone: the
  * tokens of a list, the cut of an item, the terms and the numbers, and the

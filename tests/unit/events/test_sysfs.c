@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sysfs.c: preload/events/sysfs.c, the sysfs resolver alone, against
  * the fake tree tests/fixtures/sysfs/intel: what it reads and when, and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_tracefs.c: preload/events/tracefs.c, the tracepoint resolver alone,
  * against the fake tracefs of tests/fixtures/tracefs/: ids, globs in their

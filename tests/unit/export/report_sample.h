@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_sample.h: one full report shared by the writer tests
  * (test_text.c, test_csv.c, test_json.c), with numbers chosen so that every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_buf.c: export/buf.c, the async-signal-safe formatter under every
  * report: numbers, grouping, escaping, quoting, dates and truncation.

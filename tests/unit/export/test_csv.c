@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_csv.c: export/csv.c: the exact rows of the shared sample, RFC 4180
  * quoting read back by a small parser written here, empty values for
@@ -13,7 +14,9 @@
 
 #include "report_sample.h"
 
-#define NR_COLUMNS 21
+#define NR_COLUMNS 22
+/* The end of every row: the last column, pfshim_version (VERSION, through the Makefile). */
+#define END "," PFSHIM_VERSION "\n"
 #define FIELD_MAX 256
 
 static char out[16384];
@@ -71,16 +74,16 @@ static int csv_parse_record(const char **p, char fields[][FIELD_MAX], int max)
 static const char sample_csv[] =
 	"pid,program,reason,signal,wall_ns,event,value,unit,scale,raw,enabled_ns,"
 	"running_ns,running_percent,status,user_only,zero_when_user_only,error,pid_ns,seq,"
-	"interval_ns,delta\n"
-	"4242,demo,exit,,1234567890,task-clock,987654321,msec,1e-06,987654321,987654321,987654321,100.00,counted,0,0,,,,,\n"
-	"4242,demo,exit,,1234567890,context-switches,1234,,1,1234,987654321,987654321,100.00,counted,0,0,,,,,\n"
-	"4242,demo,exit,,1234567890,cycles,3000000000,,1,2000000000,1500000,1000000,66.67,counted,0,0,,,,,\n"
-	"4242,demo,exit,,1234567890,instructions,4500000000,,1,4500000000,1500000,1500000,100.00,counted,1,0,,,,,\n"
-	"4242,demo,exit,,1234567890,branches,1000000,,1,1000000,1500000,1500000,100.00,counted,0,0,,,,,\n"
-	"4242,demo,exit,,1234567890,branch-misses:u,12345,,1,12345,1500000,1500000,100.00,counted,0,0,,,,,\n"
-	"4242,demo,exit,,1234567890,cache-references,,,1,0,0,0,,not-supported,0,0,ENOENT,,,,\n"
-	"4242,demo,exit,,1234567890,cache-misses,,,1,0,1500000,0,0.00,not-counted,0,0,,,,,\n"
-	"4242,demo,exit,,1234567890,cpu-migrations,0,,1,0,987654321,987654321,100.00,counted,1,1,,,,,\n";
+	"interval_ns,delta,pfshim_version\n"
+	"4242,demo,exit,,1234567890,task-clock,987654321,msec,1e-06,987654321,987654321,987654321,100.00,counted,0,0,,,,," END
+	"4242,demo,exit,,1234567890,context-switches,1234,,1,1234,987654321,987654321,100.00,counted,0,0,,,,," END
+	"4242,demo,exit,,1234567890,cycles,3000000000,,1,2000000000,1500000,1000000,66.67,counted,0,0,,,,," END
+	"4242,demo,exit,,1234567890,instructions,4500000000,,1,4500000000,1500000,1500000,100.00,counted,1,0,,,,," END
+	"4242,demo,exit,,1234567890,branches,1000000,,1,1000000,1500000,1500000,100.00,counted,0,0,,,,," END
+	"4242,demo,exit,,1234567890,branch-misses:u,12345,,1,12345,1500000,1500000,100.00,counted,0,0,,,,," END
+	"4242,demo,exit,,1234567890,cache-references,,,1,0,0,0,,not-supported,0,0,ENOENT,,,," END
+	"4242,demo,exit,,1234567890,cache-misses,,,1,0,1500000,0,0.00,not-counted,0,0,,,,," END
+	"4242,demo,exit,,1234567890,cpu-migrations,0,,1,0,987654321,987654321,100.00,counted,1,1,,,,," END;
 
 static void test_sample(void **state)
 {
@@ -88,7 +91,7 @@ static void test_sample(void **state)
 	assert_string_equal(format(&sample_report), sample_csv);
 }
 
-/* Every record, header included, has the same 21 columns. */
+/* Every record, header included, has the same 22 columns. */
 static void test_columns(void **state)
 {
 	static char fields[NR_COLUMNS + 1][FIELD_MAX];
@@ -150,7 +153,7 @@ static void test_unknown_errno_and_null_strings(void **state)
 	struct report r = { .program = NULL, .pid = 1, .nr_events = 1, .events = ev };
 	(void)state;
 	format(&r);
-	assert_non_null(strstr(out, "\n1,,exit,,0,,,,1,0,0,0,,not-supported,0,0,4095,,,,\n"));
+	assert_non_null(strstr(out, "\n1,,exit,,0,,,,1,0,0,0,,not-supported,0,0,4095,,,," END));
 }
 
 /* The pid namespace, where it is not the initial one, ends every row. */
@@ -161,7 +164,7 @@ static void test_pid_ns(void **state)
 			    .events = ev };
 	(void)state;
 	format(&r);
-	assert_non_null(strstr(out, "\n1,p,exit,,0,e,0,,1,0,0,0,,counted,0,0,,4026532000,,,\n"));
+	assert_non_null(strstr(out, "\n1,p,exit,,0,e,0,,1,0,0,0,,counted,0,0,,4026532000,,," END));
 }
 
 /* The series columns: seq and interval_ns of the report, each event's signed delta. */
@@ -177,10 +180,10 @@ static void test_series(void **state)
 			    .interval_ns = 100000000, .nr_events = 3, .events = ev };
 	(void)state;
 	format(&r);
-	assert_non_null(strstr(out, "\n1,p,interval,,0,a,10,,1,0,0,0,,counted,0,0,,,4,100000000,-3\n"));
-	assert_non_null(strstr(out, "\n1,p,interval,,0,b,7,,1,0,0,0,,counted,0,0,,,4,100000000,7\n"));
+	assert_non_null(strstr(out, "\n1,p,interval,,0,a,10,,1,0,0,0,,counted,0,0,,,4,100000000,-3" END));
+	assert_non_null(strstr(out, "\n1,p,interval,,0,b,7,,1,0,0,0,,counted,0,0,,,4,100000000,7" END));
 	/* no count, no change: empty, never a plausible number */
-	assert_non_null(strstr(out, "\n1,p,interval,,0,c,,,1,0,0,0,,not-counted,0,0,,,4,100000000,\n"));
+	assert_non_null(strstr(out, "\n1,p,interval,,0,c,,,1,0,0,0,,not-counted,0,0,,,4,100000000," END));
 }
 
 static void test_truncation(void **state)

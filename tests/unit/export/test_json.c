@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_json.c: export/json.c: the exact line for the shared sample, that
  * every output is valid JSON (a strict checker written here, and Python's
@@ -228,7 +229,7 @@ static void assert_python(const char *text, const char *check)
 }
 
 static const char sample_json[] =
-	"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"demo\",\"argv0\":\"./demo\","
+	"{\"schema\":\"pfshim.report\",\"version\":4,\"pfshim_version\":\"" PFSHIM_VERSION "\",\"program\":\"demo\",\"argv0\":\"./demo\","
 	"\"pid\":4242,\"ppid\":4241,\"pid_ns\":null,\"hostname\":\"build1\",\"rank\":null,\"start_ns\":1700000000123456789,"
 	"\"start_time\":\"2023-11-14T22:13:20.123456789Z\",\"wall_ns\":1234567890,"
 	"\"reason\":\"exit\",\"signal\":null,\"signal_name\":null,\"seq\":null,\"interval_ns\":null,"

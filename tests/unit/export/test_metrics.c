@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_metrics.c: export/metrics.c, the perf-stat ratios of the text
  * report, on the shared sample whose numbers are worked out by hand. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_names.c: export/names.c, the signal, errno, reason and status names
  * the reports print instead of calling strsignal()/strerror().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_openmetrics.c: export/openmetrics.c: exact lines for the shared
  * sample, the naming rules (sanitizing, modifiers, names that would meet
@@ -136,7 +137,7 @@ static void test_sample(void **state)
 	assert_line(out, "# TYPE pfshim_report_info gauge");
 	assert_line(out, "pfshim_report_info{program=\"demo\",pid=\"4242\",host=\"build1\","
 			 "rank=\"\",argv0=\"./demo\",ppid=\"4241\",pid_ns=\"\",reason=\"exit\","
-			 "signal=\"\"} 1");
+			 "signal=\"\",pfshim_version=\"" PFSHIM_VERSION "\"} 1");
 	assert_line(out, "# UNIT pfshim_wall_seconds seconds");
 	assert_line(out, "pfshim_wall_seconds{program=\"demo\",pid=\"4242\",host=\"build1\","
 			 "rank=\"\"} 1.234567890");
@@ -182,11 +183,12 @@ static void test_signal_and_rank(void **state)
 	r.pid_ns = 4026532177u;
 	format(&r);
 	assert_non_null(strstr(out, "rank=\"17\",argv0=\"./demo\",ppid=\"4241\","
-				    "pid_ns=\"4026532177\",reason=\"signal\",signal=\"SIGUSR1\"} 1\n"));
+				    "pid_ns=\"4026532177\",reason=\"signal\",signal=\"SIGUSR1\","
+				    "pfshim_version=\"" PFSHIM_VERSION "\"} 1\n"));
 	r.signo = 1000;	/* no name: its number */
 	r.start_ns = 0;	/* unknown (an unforked copy): no start time */
 	format(&r);
-	assert_non_null(strstr(out, "reason=\"signal\",signal=\"1000\"} 1\n"));
+	assert_non_null(strstr(out, "reason=\"signal\",signal=\"1000\",pfshim_version=\""));
 	assert_null(strstr(out, "start_time"));
 	assert_parsed(out, "all(l['rank'] == '17' for n, l, v in s)");
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_regions.c: the regions section of a report, which
  * export/text.c, csv.c and json.c each write after their events, on a
@@ -17,6 +18,9 @@
 #include <cmocka.h>
 
 #include "export/report.h"
+
+/* The end of every CSV row: its last column, pfshim_version. */
+#define END "," PFSHIM_VERSION "\n"
 #include "report_sample.h"
 
 /* Region events: task-clock (sample event 0, msec) and context-switches (1). */
@@ -170,7 +174,7 @@ static void test_csv(void **state)
 	line = table + 2;
 	end = strchr(line, '\n');
 	header = csv_fields(line, end);
-	assert_int_equal(header, 22);
+	assert_int_equal(header, 23);
 	/*
 	 * every row has the header's fields: 3 thread regions x 2 events, 2
 	 * totals x 2, worker-0's probe x 2 events, the probe over threads x 2
@@ -182,19 +186,19 @@ static void test_csv(void **state)
 	}
 	assert_int_equal(rows, 14);
 	assert_non_null(strstr(table, "\n4242,demo,exit,thread,101,worker-0,solve,1,10,0,0,2000000,"
-				      "context-switches,4,2,1000,500,counted,,,,0\n"));
+				      "context-switches,4,2,1000,500,counted,,,,0" END));
 	assert_non_null(strstr(table, "\n4242,demo,exit,thread,102,worker-1,\"a,b\",1,0,0,1,0,"
-				      "task-clock,,0,10,0,not-counted,,,,0\n"));
+				      "task-clock,,0,10,0,not-counted,,,,0" END));
 	assert_non_null(strstr(table, "\n4242,demo,exit,total,,,solve,2,30,5,0,6000000,"
-				      "task-clock,5700000,,,,counted,1900000,3800000,2850000,0\n"));
+				      "task-clock,5700000,,,,counted,1900000,3800000,2850000,0" END));
 	assert_non_null(strstr(table, "\n4242,demo,exit,total,,,\"a,b\",1,0,0,1,0,"
-				      "context-switches,,,,,not-counted,,,,0\n"));
+				      "context-switches,,,,,not-counted,,,,0" END));
 	assert_non_null(strstr(table, "\n4242,demo,exit,probe,101,worker-0,,1,,,,,"
-				      "task-clock,1500,1500,,,counted,,,,0\n"));
+				      "task-clock,1500,1500,,,counted,,,,0" END));
 	assert_non_null(strstr(table, "\n4242,demo,exit,probe,101,worker-0,,1,,,,,"
-				      "context-switches,,,,,not-counted,,,,0\n"));
+				      "context-switches,,,,,not-counted,,,,0" END));
 	assert_non_null(strstr(table, "\n4242,demo,exit,probe_total,,,,1,,,,,"
-				      "task-clock,,,,,counted,1500,1500,1500,0\n"));
+				      "task-clock,,,,,counted,1500,1500,1500,0" END));
 	assert_null(strstr(table, ",probe,102,"));
 }
 
@@ -268,8 +272,8 @@ static void test_compensated(void **state)
 	assert_non_null(strstr(out, "   pfshim itself in each call, per thread, subtracted "
 				    "(PFSHIM_COMPENSATE=1):\n"));
 	report_format_csv(&r, out, sizeof(out));
-	assert_non_null(strstr(out, "task-clock,5700000,,,,counted,1900000,3800000,2850000,1\n"));
-	assert_null(strstr(strstr(out, "\n\npid,"), ",0\n"));
+	assert_non_null(strstr(out, "task-clock,5700000,,,,counted,1900000,3800000,2850000,1" END));
+	assert_null(strstr(strstr(out, "\n\npid,"), ",0" END));
 	report_format_json(&r, out, sizeof(out));
 	assert_python(out, "d['regions']['compensated'] is True");
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_text.c: export/text.c, the perf-stat-like report on stderr: exact
  * lines for the shared sample, each status, user-only marks, the reasons,
@@ -55,7 +56,7 @@ static const char sample_text[] =
 	"\n"
 	"       1.234567890 seconds time elapsed\n"
 	"\n"
-	" pfshim: reported at exit\n"
+	" pfshim: reported at exit by pfshim " PFSHIM_VERSION "\n"
 	" pfshim: ':u' events count user space only: the kernel refused kernel counting (perf_event_paranoid)\n"
 	"\n";
 
@@ -73,21 +74,21 @@ static void test_reasons(void **state)
 	r.signo = SIGUSR1;
 	format(&r);
 	assert_line(out, " pfshim: Performance counter stats for 'demo' (pid 4242, signal SIGUSR1):");
-	assert_line(out, " pfshim: reported on signal 10 (SIGUSR1)");
+	assert_line(out, " pfshim: reported on signal 10 (SIGUSR1) by pfshim " PFSHIM_VERSION);
 
 	r.signo = 40;
 	format(&r);
 	assert_line(out, " pfshim: Performance counter stats for 'demo' (pid 4242, signal 40):");
-	assert_line(out, " pfshim: reported on signal 40");
+	assert_line(out, " pfshim: reported on signal 40 by pfshim " PFSHIM_VERSION);
 
 	r.reason = REPORT_EXEC;
 	format(&r);
 	assert_line(out, " pfshim: Performance counter stats for 'demo' (pid 4242, exec):");
-	assert_line(out, " pfshim: reported before exec");
+	assert_line(out, " pfshim: reported before exec by pfshim " PFSHIM_VERSION);
 
 	r.reason = REPORT_EXPLICIT;
 	format(&r);
-	assert_line(out, " pfshim: reported by pfshim_report()");
+	assert_line(out, " pfshim: reported by pfshim_report() by pfshim " PFSHIM_VERSION);
 }
 
 /* An interval report is perf stat -I's table: time, change, event, and the total beside. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_aarch64.c: the arm64 counter dispatch of fastread/arch/aarch64.h,
  * on any machine. The header's asm never runs here: the test reads back the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_group.c: fastread/group.c and the read(2) side of
  * fastread/read.c with real perf events of this thread. Software events only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_read.c: the user-space read path of fastread/read.c on
  * synthetic perf_event_mmap_pages, with the counter and timestamp hooks

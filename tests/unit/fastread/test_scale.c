@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_scale.c: fastread/scale.c, value * enabled / running without
  * 64-bit overflow, held to a 128-bit reference, values near 2^64 included.

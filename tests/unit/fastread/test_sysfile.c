@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sysfile.c: fastread/sysfile.c, the one reader of small sysfs and
  * procfs values: trailing whitespace dropped, a value too long for the

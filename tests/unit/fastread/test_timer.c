@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_timer.c: fastread/timer.c on synthetic metadata pages: the
  * clock is offered only where a page says cap_user_time, takes the page's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_markers.c: preload/markers/markers.c on a hybrid machine's event
  * list: a thread's groups follow the totals' (one per core PMU), and

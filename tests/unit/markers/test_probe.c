@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_probe.c: preload/markers/probe.c without counters: the hidden
  * region's reserved id, and PFSHIM_COMPENSATE's subtraction on tables built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_regions.c: preload/markers/regions.c, the region rules without counters:
  * names, nesting, overlap, re-entry, misuse, limits, snapshots and the merge

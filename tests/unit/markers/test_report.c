@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_report.c: preload/markers/report.c, the regions section of a report,
  * on a marker state built by hand (state.h): an exited thread's table among

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_report_hybrid.c: preload/markers/report.c on a hybrid machine: the
  * regions section lists each core PMU's part of a generic event and,
@@ -177,7 +178,7 @@ static void test_region_sums_in_every_format(void **state)
 	snprintf(want, sizeof(want), ",cycles,%llu,%llu,", (unsigned long long)(core + atom),
 		 (unsigned long long)(core + atom));
 	assert_has(out, want);
-	snprintf(want, sizeof(want), ",cycles,%llu,,,,counted,%llu,%llu,%llu,0\n",
+	snprintf(want, sizeof(want), ",cycles,%llu,,,,counted,%llu,%llu,%llu,0," PFSHIM_VERSION "\n",
 		 (unsigned long long)(core + atom), (unsigned long long)(core + atom),
 		 (unsigned long long)(core + atom), (unsigned long long)(core + atom));
 	assert_has(out, want);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_report_probe.c: preload/markers/report.c with the probe's hidden
  * region (preload/markers/probe.c), on a marker state built by hand as

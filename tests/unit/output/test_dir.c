@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_output_dir.c: preload/output/dir.c, reports as files in a directory:
  * names that sort by host, rank and pid; the directory made with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_report_file.c: preload/output/file.c, a report written into a file
  * the careful way: new files whole or not at all, appends cut back when

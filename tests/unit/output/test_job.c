@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_job.c: preload/output/job.c in this very process: a process whose parent
  * left no crumb is a root and leaves one; its fork child is a descendant

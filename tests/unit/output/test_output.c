@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_output.c: preload/output/output.c, the PFSHIM_OUTPUT template (%p, %h, %e,
  * %r, %t, %n, %%) and where a report lands: a file appended to, one write per report.

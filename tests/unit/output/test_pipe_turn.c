@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_pipe_turn.c: preload/output/pipe_turn.c, writers of one pipe taking
  * turns: another process's turn excludes ours (an inherited pipe, where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_summary.c: tools/pfshim/summary.c, combine.c and tree.c on reports
  * written here as text: an image's last report counts once whatever the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_table.c: tools/pfshim/table.c, the lookups of `pfshim report`:
  * strings numbered in first-appearance order and found again after the

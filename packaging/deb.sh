@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# deb.sh STAGE OUTDIR VERSION MULTIARCH: the Debian packages of pfshim, from
+# a tree `make install DESTDIR=STAGE PREFIX=/usr LIBDIR=/usr/lib/MULTIARCH`
+# wrote (packaging/deb.mk does both). Debian's own split, so that lintian
+# has nothing to say against the layout:
+#   libpfshim1      the shim and the compat preload, under their SONAMEs
+#   pfshim          the pfshim command, its manuals and the documentation
+#   libpfshim-dev   headers, archives, the .so links, pkg-config and CMake files
+# Built with dpkg-deb --root-owner-group (no fakeroot); stripped, manuals and
+# changelogs compressed, md5sums, shlibs and the ldconfig trigger written here.
+set -eu
+stage=$1 out=$2 version=$3 multiarch=$4
+here=$(cd "$(dirname "$0")" && pwd)
+arch=$(dpkg --print-architecture)
+lib=usr/lib/$multiarch
+maintainer=${DEB_MAINTAINER:-pfshim authors <pfshim@example.org>}
+work=$out/pkg
+rm -rf "$work"
+mkdir -p "$work"
+
+# move PKG PATH...: PATH (relative to the stage) into package PKG's tree.
+move() {
+	pkg=$1
+	shift
+	for p in "$@"; do
+		mkdir -p "$work/$pkg/$(dirname "$p")"
+		cp -a "$stage/$p" "$work/$pkg/$p"
+	done
+}
+
+move libpfshim1 "$lib/libpfshim.so.1" "$lib/libpfshim-compat.so.1"
+move pfshim usr/bin/pfshim usr/share/man usr/share/doc/pfshim
+move libpfshim-dev usr/include "$lib/libpfshim.so" "$lib/libpfshim-compat.so" "$lib/libfastread.a" \
+	"$lib/libpfshim-compat.a" "$lib/pkgconfig" "$lib/cmake"
+if [ -e "$stage/$lib/libpfshim_fortran.a" ]; then
+	move libpfshim-dev "$lib/libpfshim_fortran.a"
+fi
+# The licence is in each package's copyright file, not a second time in the docs.
+rm -f "$work/pfshim/usr/share/doc/pfshim/LICENSE"
+
+# Debian strips what it ships (the debugging symbols would go to a -dbgsym).
+strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+	"$work/libpfshim1/$lib"/*.so.1 "$work/pfshim/usr/bin/pfshim"
+strip --strip-debug --remove-section=.comment --enable-deterministic-archives "$work/libpfshim-dev/$lib"/*.a
+gzip -9n "$work/pfshim/usr/share/man"/*/*
+
+for pkg in libpfshim1 pfshim libpfshim-dev; do
+	doc=$work/$pkg/usr/share/doc/$pkg
+	mkdir -p "$doc"
+	cp "$here/copyright" "$doc/copyright"
+	gzip -9n <"$here/changelog" >"$doc/changelog.gz"
+	find "$work/$pkg" -type d -exec chmod 0755 {} +
+	mkdir -p "$work/$pkg/DEBIAN"
+done
+
+# What the command links besides libc: its dependencies, as dpkg-shlibdeps
+# finds them (it wants a debian/control to read, here a minimal one).
+mkdir -p "$out/shlibdeps/debian"
+printf 'Source: pfshim\n\nPackage: pfshim\nArchitecture: any\n' >"$out/shlibdeps/debian/control"
+tool_deps=$(cd "$out/shlibdeps" && dpkg-shlibdeps -O "$work/pfshim/usr/bin/pfshim" 2>/dev/null |
+	sed -n 's/^shlibs:Depends=//p')
+lib_deps=$(cd "$out/shlibdeps" && dpkg-shlibdeps -O "$work/libpfshim1/$lib/libpfshim.so.1" 2>/dev/null |
+	sed -n 's/^shlibs:Depends=//p')
+
+echo "libpfshim 1 libpfshim1 (>= $version)" >"$work/libpfshim1/DEBIAN/shlibs"
+echo "libpfshim-compat 1 libpfshim1 (>= $version)" >>"$work/libpfshim1/DEBIAN/shlibs"
+echo "activate-noawait ldconfig" >"$work/libpfshim1/DEBIAN/triggers"
+
+# control PKG FIELDS...: the package's control file, the common fields first.
+control() {
+	pkg=$1
+	shift
+	{
+		echo "Package: $pkg"
+		echo "Version: $version"
+		echo "Architecture: $arch"
+		echo "Maintainer: $maintainer"
+		echo "Installed-Size: $(du -sk --exclude=DEBIAN "$work/$pkg" | cut -f1)"
+		echo "Priority: optional"
+		echo "Homepage: https://example.org/pfshim"
+		printf '%s\n' "$@"
+	} >"$work/$pkg/DEBIAN/control"
+	(cd "$work/$pkg" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' |
+		LC_ALL=C sort -z | xargs -0 md5sum >DEBIAN/md5sums)
+}
+
+control libpfshim1 "Section: libs" "Multi-Arch: same" "Depends: $lib_deps" \
+	"Description: performance counters inside any program (LD_PRELOAD shim)" \
+	" libpfshim.so.1 is preloaded into a program (LD_PRELOAD) and counts its" \
+	" Linux perf events, per process and per region of the marker API, and" \
+	" writes a report (text, CSV, JSON, OpenMetrics) at exit, exec, a signal" \
+	" or intervals. libpfshim-compat.so.1 takes LIKWID's and PAPI's marker" \
+	" calls onto pfshim's regions."
+control pfshim "Section: devel" "Depends: libpfshim1 (= $version), $tool_deps" \
+	"Description: count the performance events of a whole job" \
+	" pfshim run runs a command (a build, a script, an MPI job) with" \
+	" libpfshim.so.1 preloaded and prints one summary of all its processes;" \
+	" pfshim report combines reports written earlier (totals, groups, regions," \
+	" series, an HTML page); pfshim list lists the events this machine has." \
+	" The manuals pfshim(1) and libpfshim(7), and the documentation."
+control libpfshim-dev "Section: libdevel" "Depends: libpfshim1 (= $version)" \
+	"Description: performance counters inside any program (development files)" \
+	" The marker API (pfshim.h, pfshim.hpp, the Fortran module pfshim), the" \
+	" LIKWID and PAPI_hl compatible headers and archive, libfastread.a (read" \
+	" a perf event group from user space), and the pkg-config and CMake" \
+	" (find_package(pfshim)) files that find them."
+
+for pkg in libpfshim1 pfshim libpfshim-dev; do
+	dpkg-deb --root-owner-group -Zxz --build "$work/$pkg" "$out/${pkg}_${version}_$arch.deb" >/dev/null
+done
+ls "$out"/*.deb
