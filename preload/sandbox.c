@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sandbox.c: what the shim knows of the program's own seccomp filter. The
  * filter is seen as it is installed, through libc's prctl() and syscall()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sandbox.h: the program's own seccomp filter. From the moment the program
  * installs one (seen through libc's prctl() and syscall(), shim.c), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jobdir.c: the storage of one job: a file per descendant image's report
  * (dir.c), in a directory that lives in memory (a tmpfs, where each file

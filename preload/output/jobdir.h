@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jobdir.h: a job directory's storage: its descendants' reports, counted in
  * a ledger so that the root can say how many were lost, capped, and

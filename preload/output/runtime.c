@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runtime.c: the private runtime directory of a user's jobs. Every process
  * of a job finds it at start (crumbs, job directories, job.c), so it must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runtime.h: the private runtime directory of a user's jobs, where the
  * crumbs and the job directories live: $XDG_RUNTIME_DIR/pfshim, else

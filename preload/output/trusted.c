@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trusted.c: walk a directory path the way a privileged process must, so
  * that root run with another user's XDG_RUNTIME_DIR or PAPI_OUTPUT_DIRECTORY

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trusted.h: the one set of rules for every directory the shim writes into
  * (the job's runtime directory, the job directory, PFSHIM_OUTPUT=DIR/ and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # job-storage.bats: a job's storage (docs/usage.md, "A process tree is one
 # job") is bounded and cleaned, and when it fails (full, out of inodes,
 # removed mid-job) no descendant speaks on its streams: scripts that read

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # A program that sandboxes itself with a seccomp filter (as Chromium's and
 # systemd's sandboxes do) lives on under the shim: after the filter the shim
 # makes no system call but read(2) of its counters and write(2) of the report

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # seccomp.bats: programs under a seccomp filter that refuses perf_event_open
 # EPERM, as Docker's default profile does (tests/progs/deny_perf): the shim
 # says so in one line for the whole job and every program runs as without it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * deny_perf COMMAND [ARG...]: run COMMAND with perf_event_open(2) refused
  * EPERM by a seccomp filter, as Docker's default profile refuses it (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sandboxed ACTION [HOW [SPINS [segv]]]: sandbox itself as Chromium's and
  * systemd's sandboxes do, with a seccomp filter that allows exactly what

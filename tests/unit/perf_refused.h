@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * perf_refused.h: does this host refuse perf_event_open itself? EPERM even
  * for a user-space-only software event is a seccomp filter (Docker's default

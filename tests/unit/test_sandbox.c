@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sandbox.c: preload/sandbox.c: which calls install a seccomp filter,
  * which writes could kill the program under one (SIGPIPE, SIGXFSZ), and

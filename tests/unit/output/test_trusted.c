@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_trusted.c: preload/output/trusted.c's rules, as root (make unit runs
  * as root here; as another user the ownership cases are skipped): a path
