@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "export/version.h"
 #include "tools/pfshim/table.h"
 
 /* Buffers of all CPUs within the 516 KiB an unprivileged user may lock for perf by default. */
@@ -554,8 +555,8 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, FI
 		json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:b}",
 			"pid", j->proc[p].pid, "ppid", j->proc[p].ppid, "program", j->proc[p].comm,
 			"exited", j->proc[p].exited));
-	job = json_pack("{s:s, s:i, s:s, s:s, s:I, s:i, s:o, s:o, s:o, s:I, s:s*, s:o}",
-		"schema", "pfshim.job", "version", 1, "command", line,
+	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:o, s:o, s:o, s:I, s:s*, s:o}",
+		"schema", "pfshim.job", "version", 1, "pfshim_version", pfshim_version, "command", line,
 		"hostname", uts.nodename, "pid_ns", (json_int_t)pid_ns(),
 		"pid", j->root_pid, "end", status_json(status), "events", events,
 		"intervals", intervals, "lost_records", (json_int_t)j->lost,
