@@ -4,6 +4,9 @@
 # `make check` (those and `test-arm64`, under QEMU), `make demo`, `make bench`,
 # `make install PREFIX=/usr/local DESTDIR=`. V=1 shows every command.
 
+# `make` alone builds `all`, whatever rule an included fragment or a line below states first.
+.DEFAULT_GOAL := all
+
 PREFIX  ?= /usr/local
 # LIBDIR: where the libraries, pkg-config and CMake files go; a Debian
 # package sets the multiarch one (/usr/lib/x86_64-linux-gnu). pfshim run looks
