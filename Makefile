@@ -212,7 +212,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 # tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
 # main.c, list.c and handover.c, which use libpfshim-core.a), which
 # link libjansson instead of the shim's archives.
-TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/list.c tools/pfshim/handover.c,$(TOOL_SRC))
+TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/run.c tools/pfshim/list.c tools/pfshim/handover.c,$(TOOL_SRC))
 # (and export/version.c: the summary names the version, as the reports do).
 $(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(wildcard tools/pfshim/*.h) export/report.h
 	@mkdir -p $(dir $@)
