@@ -303,7 +303,9 @@ total() {
 	[ "$(jq '.regions.events | length' "$REPORTS")" -eq 20 ]
 	# 2 regions x (begin + end) x 2 groups: one read(2) per group per call
 	[ "$(jq '.regions.threads[0].syscall_reads' "$REPORTS")" -eq 8 ]
-	# Every copy of page-faults, in either group, saw the same faults.
+	# Every copy of page-faults, in either group, saw the same faults. Not under TSan: its
+	# instrumented code between the two groups' reads faults in shadow pages (one in some runs).
+	[ "${PFSHIM_SANITIZER:-}" = tsan ] ||
 	[ "$(jq '[.regions.threads[0].regions[] | select(.name == "inner") | .events[]
 		| select(.name == "page-faults") | .value] | unique | length' "$REPORTS")" -eq 1 ]
 	[ "$(region_event true inner page-faults | head -1)" -ge 200 ]
