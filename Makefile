@@ -267,7 +267,7 @@ e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
 
 check: unit e2e test-arm64
 
-demo: $(LIB) $(EXAMPLE_BIN)
+demo: $(LIB) $(EXAMPLE_BIN) $(if $(HAVE_JANSSON),$(TOOL))
 	$(Q)examples/demo.sh $(BUILD)
 
 # The marker API on a real program: regions per phase, and per thread.
