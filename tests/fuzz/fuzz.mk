@@ -44,14 +44,14 @@ $(FUZZ_B)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz.h $(FUZZ_B)/libpfshim-co
 		-DFUZZ_SYSFS_FIXTURES='"$(abspath tests/fixtures/sysfs)"' \
 		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(FUZZ_B)/libpfshim-core.a $(FUZZ_B)/libfastread.a
 
-# The pfshim command's report reader links libjansson, not the shim (list.c
-# and handover.c, which do, are left out).
+# The pfshim command's report reader links libjansson, not the shim: the
+# Makefile's TOOL_LIB_SRC, without the files that need the shim's code.
 $(FUZZ_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(wildcard tools/pfshim/*.c tools/pfshim/*.h) \
 		export/report.h | fuzz-deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -I. \
-		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(filter-out tools/pfshim/main.c tools/pfshim/list.c tools/pfshim/handover.c,$(wildcard tools/pfshim/*.c)) \
+		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(TOOL_LIB_SRC) \
 		export/version.c -DPFSHIM_VERSION='"$(PFSHIM_VERSION)"' \
 		$$(pkg-config --cflags --libs jansson) -lm -pthread
 
@@ -96,5 +96,5 @@ $(REPLAY_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(FUZZ_DIR)/replay.c \
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(PF_CFLAGS) $(REPLAY_FLAGS) -o $@ $< $(FUZZ_DIR)/replay.c \
-		$(filter-out tools/pfshim/main.c tools/pfshim/list.c tools/pfshim/handover.c,$(wildcard tools/pfshim/*.c)) \
+		$(TOOL_LIB_SRC) \
 		export/version.c $$(pkg-config --cflags --libs jansson) -lm -pthread
