@@ -214,7 +214,8 @@ reachable_shared() {
 	script='for i in 1 2 3; do x=$(/bin/true 2>&1); echo "[$x]"; done'
 	without=$(XDG_RUNTIME_DIR="$d/xdg" sh -c "$script" 2>&1)
 	# the user swaps their runtime directory's pfshim for a link of theirs, again and again
-	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+	# (for 2 minutes at most: a test that fails before its kill leaves no loop behind)
+	timeout 120 setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
 		sh -c 'while :; do rm -rf "$1/pfshim"; ln -sfn "$2" "$1/pfshim"; done' sh \
 		"$d/xdg" "$d/chosen" </dev/null >/dev/null 2>&1 &
 	swapper=$!
