@@ -7,7 +7,10 @@
  *
  * A thread's table is written only by its thread, under a sequence counter,
  * because reports read it from other threads and from signal handlers,
- * which must never wait for a lock its owner might hold. One write goes
+ * which must never wait for a lock its owner might hold. Its own signal
+ * handlers may write it too, inside one of its writes: the counter nests
+ * (region_thread_write_begin), and such a nested write makes no new slot
+ * (slot_get). One write goes
  * without it: the common begin's depth 0 -> 1 (region_begin_fast), a single
  * store that leaves the table consistent whichever value a copy sees.
  */
@@ -171,9 +174,14 @@ static __attribute__((noinline)) struct region_slot *slot_new(struct region_thre
  * The slot of @id, made if it has none yet, inside a write: or NULL with
  * the misuse counted (*@status -EINVAL for a bad id, -ENOSPC for a full
  * table, remembered so that its end is not counted as a second misuse).
+ * A nested writer (@nested writes in progress around it: a signal handler
+ * inside its thread's own write) makes no slot: the write it interrupted
+ * may be making one at the same index (slot_new() reads nr_slots, then
+ * stores it raised). *@status -EBUSY then, nothing counted or remembered,
+ * so that a later begin makes it.
  */
 static struct region_slot *slot_get(struct region_thread *t, const struct region_layout *l,
-				    uint32_t id, uint32_t nr_names, int *status)
+				    uint32_t id, uint32_t nr_names, uint32_t nested, int *status)
 {
 	*status = 0;
 	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
@@ -190,16 +198,20 @@ static struct region_slot *slot_get(struct region_thread *t, const struct region
 	}
 	if (t->slot_of[id])
 		return region_slot_at(t, l, t->slot_of[id] - 1u);
+	if (nested) {
+		*status = -EBUSY;
+		return NULL;
+	}
 	return slot_new(t, l, id);
 }
 
 int region_slot_make(struct region_thread *t, const struct region_layout *l, uint32_t id,
 		     uint32_t nr_names)
 {
+	uint32_t nested = region_thread_write_begin(t);
 	int status;
 
-	region_thread_write_begin(t);
-	slot_get(t, l, id, nr_names, &status);
+	slot_get(t, l, id, nr_names, nested, &status);
 	region_thread_write_end(t);
 	return status;
 }
@@ -207,10 +219,9 @@ int region_slot_make(struct region_thread *t, const struct region_layout *l, uin
 uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
 			     uint32_t id, uint32_t nr_names, int *status)
 {
-	struct region_slot *s;
+	uint32_t nested = region_thread_write_begin(t);
+	struct region_slot *s = slot_get(t, l, id, nr_names, nested, status);
 
-	region_thread_write_begin(t);
-	s = slot_get(t, l, id, nr_names, status);
 	if (s) {
 		*status = s->depth++ > 0;
 		s->reentries += *status;
@@ -421,14 +432,16 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
 	       uint32_t nr_names, const uint64_t *now)
 {
 	struct region_slot *s = NULL;
+	uint32_t nested = region_thread_write_begin(t);
 	int ret;
 
-	region_thread_write_begin(t);
 	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
 		t->bad_handle++;
 		ret = -EINVAL;
 	} else if (t->slot_of[id] == REGION_SLOT_REFUSED) {
 		ret = -ENOSPC;	/* its begin was refused and counted */
+	} else if (!t->slot_of[id] && nested) {
+		ret = 1;	/* its begin was refused for nesting (slot_get): not misuse */
 	} else if (!t->slot_of[id] ||
 		   (s = region_slot_at(t, l, t->slot_of[id] - 1u))->depth == 0) {
 		t->end_without_begin++;
@@ -504,7 +517,8 @@ int region_thread_snapshot(const struct region_thread *t, const struct region_la
 	while (tries-- > 0) {
 		uint32_t before = atomic_load_explicit(&t->seq, memory_order_acquire);
 
-		if (before & 1)
+		/* A write in progress: the low byte counts it. */
+		if (before & REGION_SEQ_WRITERS)
 			continue;
 		memcpy(copy, t, l->thread_size);
 		atomic_thread_fence(memory_order_acquire);

@@ -103,12 +103,17 @@ struct region_slot {
 };
 
 /*
- * One thread's regions. The owner writes under @seq (odd while writing), so
- * that a report in another thread, or in a signal handler, copies a
- * consistent table without taking a lock (region_thread_snapshot).
+ * One thread's regions. The owner writes under @seq, so that a report in
+ * another thread, or in a signal handler, copies a consistent table without
+ * taking a lock (region_thread_snapshot). @seq is one word read whole: the
+ * count of writes done, shifted by REGION_SEQ_SHIFT, over its low byte, the
+ * writes in progress, nested ones included (region_thread_write_begin).
  */
 struct region_thread {
-	_Atomic uint32_t seq;
+	union {
+		_Atomic uint32_t seq;
+		_Atomic uint8_t writers_byte[4];
+	};
 	int tid;
 	char name[16];			/* comm, read at thread setup, exit and pfshim_report() */
 	uint32_t nr_slots;
@@ -138,26 +143,67 @@ struct region_thread {
 
 void region_thread_init(struct region_thread *t, const struct region_layout *l, int tid);
 
+#define REGION_SEQ_SHIFT 8		/* @seq: writes done << 8 | writers in progress */
+#define REGION_SEQ_WRITERS 0xffu
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "region_thread_writers() is the low byte of seq");
+
+static inline _Atomic uint8_t *region_thread_writers(struct region_thread *t)
+{
+	return &t->writers_byte[0];
+}
+
 /*
  * region_thread_write_begin, region_thread_write_end - the owner's side of
  * @t's sequence counter, around every change to its table (here and in
- * probe.c): odd while the table changes. The release fence keeps the odd
- * value ahead of the data stores for a reader on another CPU; a reader
- * copies, then checks the counter did not move (region_thread_snapshot).
+ * probe.c): @seq's low byte counts the writes in progress, and the
+ * outermost one's end adds one to the count of writes done.
+ *
+ * Writers nest: a signal handler's marker call may interrupt its thread's
+ * own write anywhere, even between two instructions of these two. Each
+ * step is a load, then one store of what it loaded changed: a handler
+ * landing in between leaves the low byte as it found it (its begin and end
+ * balance), and an inner end, which finds the byte above 1, only lowers
+ * it. Only the outermost end, which finds 1, counts the write, in one store
+ * that also clears the byte (1 + 0xff carries into the count), loaded
+ * while the byte holds off every other end. The handler's changes are then
+ * inside the write it interrupted: a reader sees the byte set, or the count
+ * moved, never one count over a table half written. A counter whose begin
+ * and end each took one count, as this one did, made it even again inside
+ * the outer write: a report copied a region with 1,995 calls and an event
+ * sum of 1,996.
+ *
+ * The release fence keeps the byte ahead of the data stores for a reader on
+ * another CPU; a reader copies, then checks the word did not move
+ * (region_thread_snapshot).
+ * Return: (begin) the writes that were in progress: 0 for the outermost.
  */
-static inline void region_thread_write_begin(struct region_thread *t)
+#ifndef REGION_WRITE_BEGIN_TEST_HOOK
+#define REGION_WRITE_BEGIN_TEST_HOOK(t) ((void)(t))	/* a unit test's signal handler lands here */
+#endif
+
+static inline uint32_t region_thread_write_begin(struct region_thread *t)
 {
+	/* The word, whose byte the store truncates: a byte's load would be widened. */
 	uint32_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
 
-	atomic_store_explicit(&t->seq, s + 1, memory_order_relaxed);
+	REGION_WRITE_BEGIN_TEST_HOOK(t);
+	atomic_store_explicit(region_thread_writers(t), (uint8_t)(s + 1), memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
+	return s & REGION_SEQ_WRITERS;
 }
 
 static inline void region_thread_write_end(struct region_thread *t)
 {
 	uint32_t s = atomic_load_explicit(&t->seq, memory_order_relaxed);
 
-	atomic_store_explicit(&t->seq, s + 1, memory_order_release);
+	/* Nested (2 or more): one writer less, in the byte alone. */
+	if (__builtin_expect(s & (REGION_SEQ_WRITERS - 1), 0)) {
+		atomic_store_explicit(&t->seq, s - 1, memory_order_relaxed);
+		return;
+	}
+	atomic_store_explicit(&t->seq, s + REGION_SEQ_WRITERS, memory_order_release);
 }
 
 static inline struct region_slot *region_slot_at(const struct region_thread *t,
@@ -209,7 +255,9 @@ static inline uint64_t *region_begin_fast(struct region_thread *t, const struct 
  * region_slot_make - make the slot of region @id in @t if it has none, not
  * open, so that its begin is then the common case (region_begin_fast).
  * Return: 0 (made now or before); -EINVAL bad id (misuse bad_handle);
- * -ENOSPC no room for a new region (misuse table_full), as region_begin().
+ * -ENOSPC no room for a new region (misuse table_full); -EBUSY a nested
+ * writer (a signal handler inside its thread's own write) makes no slot,
+ * and counts nothing: as region_begin().
  */
 int region_slot_make(struct region_thread *t, const struct region_layout *l, uint32_t id,
 		     uint32_t nr_names);
@@ -235,7 +283,9 @@ int region_end_fast_as(struct region_thread *t, const struct region_layout *l, u
  * region_begin - thread @t enters region @id with the sample @now.
  * Return: 0 entered; 1 already open (re-entry, counted once: only the
  * outermost entry's sample is kept); -EINVAL bad id (misuse bad_handle);
- * -ENOSPC no room for a new region (misuse table_full).
+ * -ENOSPC no room for a new region (misuse table_full); -EBUSY a region
+ * with no slot yet, begun by a nested writer (region_slot_make): not
+ * entered, nothing counted.
  */
 int region_begin(struct region_thread *t, const struct region_layout *l, uint32_t id,
 		 uint32_t nr_names, const uint64_t *now);
@@ -247,7 +297,7 @@ int region_begin(struct region_thread *t, const struct region_layout *l, uint32_
  * reports read sums and depths, never a begin sample, so a slow read(2) there
  * never makes a report wait or skip the table.
  * Return: that vector, or NULL with @status set to what region_begin()
- * returns (1, -EINVAL, -ENOSPC).
+ * returns (1, -EINVAL, -ENOSPC, -EBUSY).
  */
 uint64_t *region_begin_start(struct region_thread *t, const struct region_layout *l,
 			     uint32_t id, uint32_t nr_names, int *status);
@@ -268,7 +318,9 @@ bool region_end_closes(const struct region_thread *t, const struct region_layout
  * region_end - thread @t leaves region @id with the sample @now (read only
  * when region_end_closes() said so; may be NULL otherwise).
  * Return: 0 the outermost entry closed (one call added); 1 an inner
- * re-entry closed; -EINVAL bad id; -ENOENT not open (misuse end_without_begin);
+ * re-entry closed, or a nested writer's end of a region with no slot (its
+ * begin said -EBUSY: no misuse); -EINVAL bad id; -ENOENT not open (misuse
+ * end_without_begin);
  * -ENOSPC its begin was refused for a full table (already counted there).
  */
 int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,

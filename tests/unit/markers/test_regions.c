@@ -15,6 +15,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+/* A signal handler between the load and the store of a write's begin (test_handler_inside_begin). */
+struct region_thread;
+static void handler_inside_begin(struct region_thread *t);
+#define REGION_WRITE_BEGIN_TEST_HOOK(t) handler_inside_begin(t)
 #include "preload/markers/regions.h"
 
 /* Two events in one group: sample = { wall, ev0, ev1, enabled, running }. */
@@ -269,11 +273,11 @@ static void test_begin_halves_and_end_closes(void **state)
 	assert_non_null(start);
 	assert_int_equal(status, 0);
 	/* The sample goes in after the write: a report never waits for a read(2). */
-	assert_false(atomic_load(&thread->seq) & 1);
+	assert_false(atomic_load(&thread->seq) & REGION_SEQ_WRITERS);
 	memcpy(start, sample(10, 1, 2), 5 * sizeof(uint64_t));
 	assert_null(region_begin_start(thread, &layout, 0, 1, &status));
 	assert_int_equal(status, 1);
-	assert_false(atomic_load(&thread->seq) & 1);
+	assert_false(atomic_load(&thread->seq) & REGION_SEQ_WRITERS);
 	assert_false(region_end_closes(thread, &layout, 0, 1));	/* the inner end */
 	assert_int_equal(region_end(thread, &layout, 0, 1, NULL), 1);
 	assert_true(region_end_closes(thread, &layout, 0, 1));
@@ -510,9 +514,113 @@ static void test_snapshot(void **state)
 	assert_int_equal(copy->tid, 1234);
 	assert_int_equal(region_slot_at(copy, &layout, 0)->calls, 1);
 	/* A write in progress (as when a signal interrupts the owner): give up. */
-	atomic_fetch_add(&thread->seq, 1);
+	region_thread_write_begin(thread);
 	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), -EBUSY);
-	atomic_fetch_add(&thread->seq, 1);
+	region_thread_write_end(thread);
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), 0);
+	free(copy);
+}
+
+/*
+ * A signal handler's marker calls inside its thread's own write (issue 19):
+ * the outer write has added a call to region 0 and not yet its counts, as
+ * slot_close_call() does, when the handler writes. A report copying the
+ * table while the handler writes, or after it, must not take it: the old
+ * counter, whose inner begin made it even again, let a copy show a region
+ * with 1,995 calls and an event sum of 1,996. The handler's own calls count
+ * (on a region with a slot), its begin of a region new to the thread is
+ * refused (-EBUSY) without any misuse counted, and once the outer write
+ * ends the copy is whole: calls and sums agree.
+ */
+static void test_nested_writes_never_torn(void **state)
+{
+	struct region_thread *copy = calloc(1, layout.thread_size);
+	const struct region_slot *c;
+	uint32_t seq;
+
+	(void)state;
+	region_begin(thread, &layout, 0, 3, sample(0, 0, 0));
+	region_end(thread, &layout, 0, 3, sample(10, 5, 5));
+	assert_int_equal(region_slot_make(thread, &layout, 1, 3), 0);
+	seq = atomic_load(&thread->seq);
+	/* The outer write, half done. */
+	assert_int_equal(region_thread_write_begin(thread), 0);
+	slot_of(0)->calls++;
+	/* The handler's write, in progress: a copy now is torn. */
+	assert_int_equal(region_thread_write_begin(thread), 1);
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), -EBUSY);
+	region_thread_write_end(thread);
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), -EBUSY);
+	/* The handler's marker calls, whole. */
+	assert_int_equal(region_begin(thread, &layout, 1, 3, sample(20, 0, 0)), 0);
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), -EBUSY);
+	assert_int_equal(region_end(thread, &layout, 1, 3, sample(23, 2, 2)), 0);
+	assert_int_equal(region_begin(thread, &layout, 2, 3, sample(30, 0, 0)), -EBUSY);
+	assert_int_equal(region_end(thread, &layout, 2, 3, sample(31, 1, 1)), 1);
+	assert_int_equal(thread->slot_of[2], 0);
+	assert_int_equal(thread->end_without_begin + thread->table_full + thread->bad_handle, 0);
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), -EBUSY);
+	/* Only the outer write's end counts one write, for all of them. */
+	assert_int_equal(atomic_load(&thread->seq), seq + 1);
+	slot_of(0)->v[1] += 5;
+	region_thread_write_end(thread);
+	assert_int_equal(atomic_load(&thread->seq), seq + (1u << REGION_SEQ_SHIFT));
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), 0);
+	c = region_slot_at(copy, &layout, 0);
+	assert_int_equal(c->calls, 2);
+	assert_int_equal(c->v[1], 10);
+	c = region_slot_at(copy, &layout, 1);
+	assert_int_equal(c->calls, 1);
+	assert_int_equal(c->v[1], 2);
+	/* Outside any write, the same begin makes its slot. */
+	assert_int_equal(region_begin(thread, &layout, 2, 3, sample(40, 0, 0)), 0);
+	free(copy);
+}
+
+/*
+ * The handler may land between the begin's load and its store, the widest
+ * gap it has: it writes whole there (its begin and end take the word from
+ * what it is then), and the outer begin then stores what it loaded before.
+ * A reader that took the word after the handler (as region_thread_snapshot
+ * does before it copies) must see it move by the end of the outer write:
+ * had the begin stored its load's count plus one, the outer write's end
+ * would have made the very word the reader took, and its copy, taken while
+ * the outer write changed the table, would pass.
+ */
+static uint32_t seen_after_handler;
+static int handler_armed;
+
+static void handler_inside_begin(struct region_thread *t)
+{
+	if (!handler_armed || t != thread)
+		return;
+	handler_armed = 0;
+	assert_int_equal(region_begin(thread, &layout, 1, 3, sample(20, 0, 0)), 0);
+	assert_int_equal(region_end(thread, &layout, 1, 3, sample(23, 2, 2)), 0);
+	seen_after_handler = atomic_load(&thread->seq);
+	assert_false(seen_after_handler & REGION_SEQ_WRITERS);
+}
+
+static void test_handler_inside_begin(void **state)
+{
+	struct region_thread *copy = calloc(1, layout.thread_size);
+	uint32_t seq;
+
+	(void)state;
+	assert_int_equal(region_slot_make(thread, &layout, 1, 3), 0);
+	seq = atomic_load(&thread->seq);
+	handler_armed = 1;
+	assert_int_equal(region_thread_write_begin(thread), 0);
+	assert_int_equal(handler_armed, 0);
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), -EBUSY);
+	slot_of(1)->reentries = 7;	/* the outer write's change */
+	region_thread_write_end(thread);
+	/* Three writes (the handler's begin and end, the outer one): the word the reader took is gone. */
+	assert_int_equal(atomic_load(&thread->seq), seq + 3 * (1u << REGION_SEQ_SHIFT));
+	assert_int_not_equal(atomic_load(&thread->seq), seen_after_handler);
+	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), 0);
+	assert_int_equal(region_slot_at(copy, &layout, 0)->calls, 1);
+	assert_int_equal(region_slot_at(copy, &layout, 0)->reentries, 7);
 	free(copy);
 }
 
@@ -580,7 +688,7 @@ static void test_set_name_unchanged_writes_nothing(void **state)
 	assert_int_equal(atomic_load(&thread->seq), seq);
 	region_thread_set_name(thread, "worker-2");
 	assert_string_equal(thread->name, "worker-2");
-	assert_int_equal(atomic_load(&thread->seq), seq + 2);
+	assert_int_equal(atomic_load(&thread->seq), seq + (1u << REGION_SEQ_SHIFT));
 	/* Longer than a comm: cut at 15 bytes, and the same cut name is unchanged. */
 	region_thread_set_name(thread, "a-very-long-thread-name");
 	assert_string_equal(thread->name, "a-very-long-thr");
@@ -656,6 +764,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path_table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scaled_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nested_writes_never_torn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_handler_inside_begin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wall_in_timer_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_name_unchanged_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_totals_merge, setup, teardown),
