@@ -208,7 +208,7 @@ static void by_pid_grow(struct jobcount *j)
 }
 
 /* A new process @pid: from now on the one its pid names. */
-static struct jobcount_process *proc_new(struct jobcount *j, int pid, int ppid, uint64_t time)
+static struct jobcount_process *proc_new(struct jobcount *j, int pid, int ppid)
 {
 	struct jobcount_process *p;
 
@@ -216,7 +216,7 @@ static struct jobcount_process *proc_new(struct jobcount *j, int pid, int ppid, 
 		by_pid_grow(j);
 	j->proc = xrealloc(j->proc, (size_t)(j->nr_proc + 1) * sizeof(*j->proc));
 	p = &j->proc[j->nr_proc];
-	*p = (struct jobcount_process){ .pid = pid, .ppid = ppid, .time = time };
+	*p = (struct jobcount_process){ .pid = pid, .ppid = ppid };
 	j->by_pid[pid_slot(j, pid)] = j->nr_proc++;
 	return p;
 }
@@ -239,7 +239,7 @@ int jobcount_open(struct jobcount *j, pid_t pid, const struct event_list *events
 		counting += e->fd >= 0;
 	}
 	rings_open(j, pid);
-	proc_new(j, pid, (int)getpid(), 0);
+	proc_new(j, pid, (int)getpid());
 	j->start_ns = now_ns();
 	return counting;
 }
@@ -293,7 +293,7 @@ static void record_take(struct jobcount *j, const struct record *r)
 			/* Until its first exec, a forked child runs its parent's program. */
 			if (parent)
 				memcpy(comm, parent->comm, sizeof(comm));
-			p = proc_new(j, (int)r->u.task.pid, (int)r->u.task.ppid, r->time);
+			p = proc_new(j, (int)r->u.task.pid, (int)r->u.task.ppid);
 			memcpy(p->comm, comm, sizeof(comm));
 		}
 		break;
@@ -302,7 +302,7 @@ static void record_take(struct jobcount *j, const struct record *r)
 			break;
 		p = proc_find(j, (int)r->u.comm.pid);
 		if (!p)
-			p = proc_new(j, (int)r->u.comm.pid, 0, r->time);
+			p = proc_new(j, (int)r->u.comm.pid, 0);
 		memcpy(p->comm, r->u.comm.comm, sizeof(p->comm));
 		break;
 	case PERF_RECORD_EXIT:

@@ -30,7 +30,6 @@ struct jobcount_process {
 	int pid, ppid;
 	char comm[JOBCOUNT_COMM_MAX];	/* its program at the end (COMM at each exec) */
 	bool exited;			/* its EXIT record was seen */
-	uint64_t time;			/* of its FORK (or first record): orders reused pids */
 };
 
 struct jobcount_event {
