@@ -96,7 +96,8 @@ unreported() {
 }
 
 @test "yes | head -1: yes, ended by SIGPIPE, reports under PFSHIM_ON_FATAL (pfshim run's default)" {
-	same_as_perf sh -c 'yes | head -1'
+	# Not against perf stat: how far yes gets before its SIGPIPE is a race, and its faults
+	# with it (medians of 372 and 385 in one run); the trees around it are compared.
 	run_job sh -c 'yes | head -1'
 	[ "$status" -eq 0 ] && [ "$output" = y ]
 	summary_is_job_count
