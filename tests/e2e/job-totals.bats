@@ -41,13 +41,14 @@ perf_faults() {
 		awk -F, '$3 == "page-faults" { print $1 }'
 }
 
-# same_as_perf CMD...: three alternated runs each; the medians of the page-faults within 2 %,
-# or 8 faults for a small tree. Measured: within 1 % on every tree (a 240-fault `timeout 0.2 yes`
-# varies by 4 either way run to run); on a machine loaded by other test runs a fork tree's
-# medians drifted 1.1 % apart once, with nothing of pfshim's in the difference.
+# same_as_perf CMD...: three alternated runs each; the medians of the page-faults within 2 %, or
+# 8 faults, or the runs' own spread where that is wider. Measured: within 1 % on every tree when
+# the machine is quiet (a 240-fault `timeout 0.2 yes` varies by 4 either way run to run); loaded
+# by other test runs, a `make -j2`'s faults varied by 4-5 % run to run on either side (perf
+# stat 9,926 to 10,222), which no tool's count can be closer than. A process the count missed
+# is its whole count short, far past any of these.
 same_as_perf() {
-	local ours=() theirs=() o t
-
+	local ours=() theirs=() o t d spread spread2
 	for i in 1 2 3; do
 		run_job "$@"
 		ours+=("$(job_value page-faults)")
@@ -55,10 +56,15 @@ same_as_perf() {
 	done
 	o=$(printf '%s\n' "${ours[@]}" | sort -n | sed -n 2p)
 	t=$(printf '%s\n' "${theirs[@]}" | sort -n | sed -n 2p)
-	echo "page-faults: pfshim run ${ours[*]} (median $o), perf stat ${theirs[*]} (median $t)"
+	spread=$(printf '%s\n' "${ours[@]}" | sort -n | sed -n '1p;$p' | paste -sd' ' |
+		awk '{ print $2 - $1 }')
+	spread2=$(printf '%s\n' "${theirs[@]}" | sort -n | sed -n '1p;$p' | paste -sd' ' |
+		awk '{ print $2 - $1 }')
+	[ "$spread2" -gt "$spread" ] && spread=$spread2
+	echo "page-faults: pfshim run ${ours[*]} (median $o), perf stat ${theirs[*]} (median $t), spread $spread"
 	[ "$t" -gt 0 ]
 	d=$((o > t ? o - t : t - o))
-	[ "$d" -le 8 ] || [ $((d * 1000 / t)) -le 20 ]
+	[ "$d" -le 8 ] || [ $((d * 1000 / t)) -le 20 ] || [ "$d" -le "$spread" ]
 }
 
 # The summary prints the job count's totals, and pfshim report --json the same.
