@@ -392,9 +392,7 @@ void summary_add_text(struct summary *s, const char *path, const char *text, siz
 
 	batch_parse(&b, text, len);
 	batch_take(s, &b);
-	batch_clear(&b);
-	free(b.object);
-	arena_free_all(&b.arena);
+	batch_free(&b);
 }
 
 struct file_list {
@@ -472,13 +470,7 @@ int summary_add_path(struct summary *s, const char *path)
 	uint64_t skipped_before = s->skipped;
 
 	if (strcmp(path, "-") == 0) {
-		struct batch b = { .path = "(stdin)" };
-
-		batch_read(&b, NULL, NULL);
-		batch_take(s, &b);
-		batch_clear(&b);
-		free(b.object);
-		arena_free_all(&b.arena);
+		input_stdin(batch_take, s);
 		return 0;
 	}
 	list_walk(s, &l, path, false);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# report-reader.bats: pfshim report's reader and the numbers it combines.
+# A JSON Lines file is read in pieces, in memory that does not grow with its
+# reports; an image's series (its directory's NAME.series.jsonl) adds up to
+# its total exactly, though its final report is also in the image's file;
+# means and imbalance are one rule in every view.
+
+load helpers
+
+PFSHIM="$BUILD/pfshim"
+
+setup() {
+	[ -x "$PFSHIM" ] || skip "build/pfshim is not built (libjansson-dev)"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# lines N PAD: N exit reports of distinct images, page-faults = pid, each with PAD bytes of padding.
+lines() {
+	awk -v n="$1" -v pad="$2" 'BEGIN {
+		p = sprintf("%*s", pad, ""); gsub(/ /, "x", p)
+		for (i = 1; i <= n; i++)
+			printf "{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"p%d\",\"pid\":%d,\"hostname\":\"h\",\"start_ns\":%d,\"wall_ns\":1,\"reason\":\"exit\",\"pad\":\"%s\",\"events\":[{\"name\":\"page-faults\",\"status\":\"counted\",\"value\":%d,\"unit\":\"\",\"scale\":1}]}\n", i % 10, i, i, p, i
+	}'
+}
+
+@test "a JSON Lines file of 25,000 reports (100 MB) is read in memory that does not hold it" {
+	[ -x /usr/bin/time ] || skip "no /usr/bin/time (Debian time) to read the max RSS with"
+	lines 25000 4000 >big.jsonl
+	[ "$(wc -l <big.jsonl)" -eq 25000 ]
+	timeout 120 /usr/bin/time -f '%M' -o rss "$PFSHIM" report --json big.jsonl >out
+	[ "$(jq .images out)" -eq 25000 ]
+	[ "$(jq '.events[0].value' out)" -eq $((25000 * 25001 / 2)) ]
+	echo "max RSS $(cat rss) KiB for a $(du -m big.jsonl | cut -f1) MB file"
+	# the file is 100 MB; its parsed objects would be more: 64 MiB holds neither
+	[ "$(cat rss)" -lt $((64 * 1024)) ]
+}
