@@ -35,3 +35,27 @@ lines() {
 	# the file is 100 MB; its parsed objects would be more: 64 MiB holds neither
 	[ "$(cat rss)" -lt $((64 * 1024)) ]
 }
+
+# iv PID REASON SEQ WALL_NS VALUE DELTA: one version-4 report of page-faults, every 100 ms.
+iv() {
+	printf '{"schema":"pfshim.report","version":4,"program":"p","pid":%d,"ppid":1,"hostname":"h","start_ns":1000000000000,"wall_ns":%d,"reason":"%s","seq":%s,"interval_ns":100000000,"events":[{"name":"page-faults","status":"counted","value":%d,"delta":%d,"unit":"","scale":1}]}\n' \
+		"$1" "$4" "$2" "$3" "$5" "$6"
+}
+
+@test "a directory's series add up to its totals: the final report in the image's file and the series counts once" {
+	mkdir d
+	# as the shim writes a directory: the image's file holds its final report, the series every report
+	iv 10 exit 4 400000000 65 5 >d/h.r000000.p0000010.20261125T000000Z.0.json
+	{ iv 10 interval 1 100000000 10 10; iv 10 interval 2 200000000 30 20
+	  iv 10 interval 3 300000000 60 30; iv 10 exit 4 400000000 65 5; } >d/h.r000000.p0000010.20261125T000000Z.0.series.jsonl
+	iv 11 exit 1 100000000 7 7 >d/h.r000000.p0000011.20261125T000000Z.0.json
+	iv 11 exit 1 100000000 7 7 >d/h.r000000.p0000011.20261125T000000Z.0.series.jsonl
+	run -0 "$PFSHIM" report --json d
+	[ "$(jq '.events[0].value' <<<"$output")" -eq 72 ]
+	[ "$(jq -c '.series.events[0].groups[0].points | map([.t_ns, .delta])' <<<"$output")" = \
+	  '[[100000000,17],[200000000,20],[300000000,30],[400000000,5]]' ]
+	[ "$(jq '[.series.events[0].groups[].points[].delta] | add' <<<"$output")" -eq 72 ]
+	# a file read twice adds nothing either
+	run -0 "$PFSHIM" report --json d d/h.r000000.p0000010.20261125T000000Z.0.series.jsonl
+	[ "$(jq '[.series.events[0].groups[].points[].delta] | add' <<<"$output")" -eq 72 ]
+}

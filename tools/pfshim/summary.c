@@ -67,6 +67,8 @@ void summary_free(struct summary *s)
 	free(s->process_keys);
 	free(s->ended_keys);
 	table_free(&s->ended_index);
+	free(s->series_keys);
+	table_free(&s->series_index);
 	free(s->title);
 	if (s->job)
 		summary_job_free(s->job);
@@ -183,16 +185,23 @@ bool summary_process_ended(const struct summary *s, uint64_t key)
 	return table_find(&s->ended_index, key, key_match, &p) >= 0;
 }
 
+/* @key into the set (@index, @keys, @n). Return: whether it was not in it. */
+static bool key_set_add(struct table_index *index, uint64_t **keys, int *n, uint64_t key)
+{
+	struct key_probe p = { *keys, sizeof(uint64_t), key };
+
+	if (table_find(index, key, key_match, &p) >= 0)
+		return false;
+	*keys = xrealloc(*keys, (size_t)(*n + 1) * sizeof(uint64_t));
+	(*keys)[*n] = key;
+	p.base = *keys;
+	table_add(index, key, (*n)++, key_at, &p);
+	return true;
+}
+
 static void process_ended(struct summary *s, uint64_t key)
 {
-	struct key_probe p = { s->ended_keys, sizeof(uint64_t), key };
-
-	if (summary_process_ended(s, key))
-		return;
-	s->ended_keys = xrealloc(s->ended_keys, (size_t)(s->nr_ended + 1) * sizeof(uint64_t));
-	s->ended_keys[s->nr_ended] = key;
-	p.base = s->ended_keys;
-	table_add(&s->ended_index, key, s->nr_ended++, key_at, &p);
+	key_set_add(&s->ended_index, &s->ended_keys, &s->nr_ended, key);
 }
 
 static struct summary_seen *seen_get(struct summary *s, uint64_t key)
@@ -221,7 +230,7 @@ static void report_take(struct summary *s, json_t *r)
 {
 	const char *reason = string_or(json_object_get(r, "reason"), "");
 	bool final = strcmp(reason, "exit") == 0 || strcmp(reason, "exec") == 0;
-	uint64_t start = count_or(json_object_get(r, "start_ns"), 0), key = process_hash(r);
+	uint64_t start = count_or(json_object_get(r, "start_ns"), 0), key = process_hash(r), image;
 	int64_t seq = (int64_t)count_or(json_object_get(r, "seq"), (uint64_t)-1);
 	int64_t wall = (int64_t)count_or(json_object_get(r, "wall_ns"), 0);
 	struct summary_seen *seen;
@@ -240,9 +249,15 @@ static void report_take(struct summary *s, json_t *r)
 					     string_or(json_object_get(r, "program"), "?")));
 		s->title_start_ns = start;
 	}
-	if (seq >= 0)
+	image = hash_bytes(key, &start, sizeof(start));
+	/*
+	 * A report of a series once: in a directory an image's final report is
+	 * both its file and its series' last line (and a file may be named twice).
+	 */
+	if (seq >= 0 && key_set_add(&s->series_index, &s->series_keys, &s->nr_series,
+				    hash_bytes(image, &seq, sizeof(seq))))
 		summary_series_add(s, r);
-	seen = seen_get(s, hash_bytes(key, &start, sizeof(start)));
+	seen = seen_get(s, image);
 	if (seen->final)		/* its last report is counted; a copy read twice too */
 		return;
 	if (final) {

@@ -187,6 +187,10 @@ struct summary {
 	struct table_index ended_index;
 	uint64_t *ended_keys;
 	int nr_ended;
+	/* The (image, seq) of every report put in the series: each once. */
+	struct table_index series_index;
+	uint64_t *series_keys;
+	int nr_series;
 	struct summary_job *job;	/* a pfshim.job read (pfshim run's), or NULL */
 	char *title;			/* argv0 of the earliest image read */
 	uint64_t title_start_ns;
