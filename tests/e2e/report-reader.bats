@@ -59,3 +59,27 @@ iv() {
 	run -0 "$PFSHIM" report --json d d/h.r000000.p0000010.20261125T000000Z.0.series.jsonl
 	[ "$(jq '[.series.events[0].groups[].points[].delta] | add' <<<"$output")" -eq 72 ]
 }
+
+# rk RANK PAGES: an exit report of rank RANK whose region "solve" counted PAGES page-faults on 1 thread.
+rk() {
+	printf '{"schema":"pfshim.report","version":4,"program":"p","pid":%d,"hostname":"h","rank":%d,"start_ns":1,"wall_ns":1,"reason":"exit","events":[{"name":"page-faults","status":"counted","value":%d,"unit":"","scale":1}],"regions":{"totals":[{"name":"solve","threads":1,"calls":1,"wall_ns":{"status":"counted","threads":1,"sum":1000000,"min":1000000,"max":1000000},"events":[{"name":"page-faults","status":"counted","threads":1,"sum":%d,"min":%d,"max":%d}]}]}}\n' \
+		$((100 + $1)) "$1" "$2" "$2" "$2" "$2"
+}
+
+@test "a region's mean and imbalance: one rule in text, HTML, JSON and CSV, the printed max / mean giving the printed imbalance" {
+	{ rk 0 1; rk 1 2; rk 2 2; } >r.jsonl	# sum 5 over 3 ranks: mean 1.67, max 2, imbalance 1.20
+	run -0 "$PFSHIM" report --by rank r.jsonl
+	grep -E '^ +5 +1 +2 +1\.67 +1\.20 +1\.\.2 +page-faults$' <<<"$output"
+	run -0 "$PFSHIM" report --by rank --html - r.jsonl
+	grep -qF 'page-faults per rank &mdash; imbalance 1.20 (max 2 / mean 1.67)' <<<"$output"
+	grep -qF '>mean 1.67</text>' <<<"$output"
+	run -0 "$PFSHIM" report --by rank --json r.jsonl
+	[ "$(jq -c '.regions[0].metrics[] | select(.name == "page-faults") | [.mean, .imbalance]' <<<"$output")" = \
+	  '[1.66666666666667,1.2]' ]
+	run -0 "$PFSHIM" report --by rank --csv r.jsonl
+	grep -qx 'region-total,,solve,page-faults,,1,3,0,3,3,5,1,2,1.66666666666667,1.2,1,2' <<<"$output"
+	# a whole mean is shown whole
+	{ rk 0 2; rk 1 2; rk 2 2; } >even.jsonl
+	run -0 "$PFSHIM" report --by rank even.jsonl
+	grep -E '^ +6 +2 +2 +2 +1\.00 +2\.\.2 +page-faults$' <<<"$output"
+}

@@ -170,6 +170,7 @@ struct bars {
 	const char **label;
 	double *value;			/* in the event's unit; NAN: not counted */
 	double mean;			/* NAN: no mean line */
+	const char *mean_text;		/* its label (summary_mean_format) */
 };
 
 /* A horizontal bar chart: one row per group, value at the bar's end, x axis below. */
@@ -236,10 +237,9 @@ static void chart_bars(FILE *out, const struct bars *b)
 	if (isfinite(b->mean)) {
 		double x = left + b->mean / max * w;
 
-		value_label(b->e, b->mean, v, sizeof(v));
 		fprintf(out, "<line class=\"mean\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
 			"<text class=\"meanlabel\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">mean %s</text>\n",
-			x, top - 4, x, top + b->n * row, x, top - 8, v);
+			x, top - 4, x, top + b->n * row, x, top - 8, b->mean_text);
 	}
 	fputs("</svg>\n", out);
 	if (b->n < b->total)
@@ -284,7 +284,7 @@ static void section_events(FILE *out, const struct summary *s, const int *sorted
 		fprintf(out, "<h2>Events per %s</h2>\n<p>Each event's count summed over the processes "
 			"of each %s (each process image's last report).</p>\n", by, by);
 	for (int i = 0; i < s->nr_events; i++) {
-		struct bars b = { "bars", &s->events[i], n, 0, label, value, NAN };
+		struct bars b = { "bars", &s->events[i], n, 0, label, value, NAN, NULL };
 		int m = 0;
 
 		for (int k = 0; k < s->nr_groups; k++) {
@@ -347,7 +347,7 @@ static void section_regions(FILE *out, const struct summary *s, const int *sorte
 		fputs(".</p>\n", out);
 		for (int m = 0; m < s->metrics.n; m++) {
 			struct summary_event e = metric_of(s, m);
-			struct bars b = { "region", &e, 0, 0, label, value, NAN };
+			struct bars b = { "region", &e, 0, 0, label, value, NAN, NULL };
 			char mx[64], mean[64];
 
 			summary_region_stats(s, r, m, &st);
@@ -373,7 +373,8 @@ static void section_regions(FILE *out, const struct summary *s, const int *sorte
 			}
 			b.mean = st.mean * e.scale;
 			value_label(&e, st.max * e.scale, mx, sizeof(mx));
-			value_label(&e, st.mean * e.scale, mean, sizeof(mean));
+			summary_mean_format(&e, st.mean, mean, sizeof(mean));
+			b.mean_text = mean;
 			fputs("<figure><figcaption>region <code>", out);
 			html_text(out, s->region_names.name[r]);
 			fputs("</code>: ", out);
