@@ -48,7 +48,36 @@ static void html_text(FILE *out, const char *s)
 /* x rounded half away from zero, as lround() for the pixel and tick counts of a chart. */
 static long round_half(double x)
 {
+	if (!(x > -1e15 && x < 1e15))	/* an inf or a NaN from a report's scale: no pixel count */
+		return x == x ? (x < 0 ? -1000000000000000L : 1000000000000000L) : 0;
 	return x < 0 ? -(long)(-x + 0.5) : (long)(x + 0.5);
+}
+
+/*
+ * ceil(@x) for a chart's axis: its whole number of steps. Above 2^52 every
+ * double is whole already; NaN gives 0. (gcc -O2 inlined libm's ceil(), but
+ * -O0 called it, and the command did not link at -O0.)
+ */
+static double whole_up(double x)
+{
+	double w;
+
+	if (!(x > -0x1p52 && x < 0x1p52))
+		return x == x ? x : 0;
+	w = x < 0 ? -(double)(uint64_t)-x : (double)(uint64_t)x;
+	return w < x ? w + 1 : w;
+}
+
+/*
+ * The ticks of an axis up to @max in steps of @step: about 5 to 10, never
+ * more than 20 (a report's scale of 1e308 made the axis infinite, and a
+ * page of 10^15 ticks).
+ */
+static int ticks_of(double max, double step)
+{
+	long n = round_half(max / step);
+
+	return n < 0 ? 0 : n > 20 ? 20 : (int)n;
 }
 
 /* A bar's width: @x, or 0 when negative or NaN (as fmax(0, x)). */
@@ -195,8 +224,8 @@ static void chart_bars(FILE *out, const struct bars *b)
 	if (isfinite(b->mean) && b->mean > max)
 		max = b->mean;
 	step = tick_step(max > 0 ? max : 1, 5);
-	max = ceil((max > 0 ? max : 1) / step) * step;
-	ticks = (int)round_half(max / step);
+	max = whole_up((max > 0 ? max : 1) / step) * step;
+	ticks = ticks_of(max, step);
 	fprintf(out, "<svg class=\"chart %s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", b->kind, CHART_W, h, CHART_W, h);
 	for (int i = 0; i <= ticks; i++) {
@@ -428,11 +457,11 @@ static void chart_lines(FILE *out, const struct summary_event *e, const struct l
 	ymax *= 1.05;	/* a line at the maximum stays clear of the frame */
 	xs = tick_step(xmax, 8);
 	ys = tick_step(ymax > 0 ? ymax : 1, 5);
-	xmax = ceil(xmax / xs) * xs;
-	ymax = ceil((ymax > 0 ? ymax : 1) / ys) * ys;
+	xmax = whole_up(xmax / xs) * xs;
+	ymax = whole_up((ymax > 0 ? ymax : 1) / ys) * ys;
 	fprintf(out, "<svg class=\"chart series\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", CHART_W, h, CHART_W, h);
-	for (int i = 0; i <= round_half(ymax / ys); i++) {
+	for (int i = 0, n = ticks_of(ymax, ys); i <= n; i++) {
 		double t = i * ys, y = top + plot_h - t / ymax * plot_h;
 
 		tick_format(t, ys, ymax, v, sizeof(v));
@@ -440,7 +469,7 @@ static void chart_lines(FILE *out, const struct summary_event *e, const struct l
 			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			left, y, left + w, y, left - 6, y + 4, v);
 	}
-	for (int i = 0; i <= round_half(xmax / xs); i++) {
+	for (int i = 0, n = ticks_of(xmax, xs); i <= n; i++) {
 		double t = i * xs, x = left + t / xmax * w;
 
 		tick_format(t, xs, xmax, v, sizeof(v));

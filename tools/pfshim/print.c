@@ -54,11 +54,12 @@ void summary_mean_format(const struct summary_event *e, double mean, char *out, 
 		snprintf(out, size, fabs(v) >= 1 || v == 0 ? "%.2f" : "%.3g", v);
 		return;
 	}
-	if (!(mean > 0) || mean >= 1e15 || mean == floor(mean)) {	/* (1e15: 2 decimals still exact) */
+	/* (no libm: integer arithmetic; below 1e15, 2 decimals are still exact in a double) */
+	if (!(mean > 0) || mean >= 1e15 || mean == (double)(uint64_t)mean) {
 		summary_value_format(e, mean > 0 ? (uint64_t)(mean + 0.5) : 0, out, size);
 		return;
 	}
-	cents = (uint64_t)llround(mean * 100);
+	cents = (uint64_t)(mean * 100 + 0.5);
 	summary_value_format(e, cents / 100, out, size);
 	n = strlen(out);
 	snprintf(out + n, size - n, ".%02u", (unsigned)(cents % 100));
@@ -298,9 +299,13 @@ struct summary_point *summary_points_sorted(const struct summary *s)
 
 int64_t summary_bucket_time(const struct summary *s, int64_t bucket)
 {
-	int64_t t = bucket * (int64_t)s->bucket_ns - (int64_t)s->series_start_ns;
+	/* (unsigned: a step's time is at most INT64_MAX + step / 2, combine.c) */
+	uint64_t at = (uint64_t)bucket * s->bucket_ns;
 
-	return t > 0 ? t : 0;
+	if (bucket <= 0 || at <= s->series_start_ns)
+		return 0;
+	return at - s->series_start_ns > (uint64_t)INT64_MAX ? INT64_MAX
+							     : (int64_t)(at - s->series_start_ns);
 }
 
 static int bucket_cmp(const void *a, const void *b)
