@@ -471,7 +471,10 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 
 			snprintf(child, len, "%s%s%s", path,
 				 path[strlen(path) - 1] == '/' ? "" : "/", names[i]->d_name);
-			list_walk(s, l, child, true);
+			if (names[i]->d_type == DT_REG)	/* no lstat(): opening it checks it again */
+				list_add(l, child, (struct input_rules){ true, s->opt.any_owner });
+			else
+				list_walk(s, l, child, true);
 			free(child);
 		}
 		free(names[i]);
