@@ -13,7 +13,8 @@
  *   of 0 or 1e300, counts up to 2^63-1, regions, ranks, series), so that
  *   the views get what parses, not what the parser refuses.
  *
- * Every view (text with the tree, JSON, CSV, HTML) runs on what was
+ * In text mode jsonread.c's fast path must agree with jansson wherever it
+ * accepts the text. Every view (text with the tree, JSON, CSV, HTML) runs on what was
  * combined, and what it wrote is checked: no control byte but newline and
  * tab in text and CSV (C1 included), no CSV cell a spreadsheet runs as a
  * formula, no markup from a report in the HTML page, which has no script.
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "tools/pfshim/jsonread.h"
 #include "tools/pfshim/summary.h"
 
 struct choices {
@@ -229,6 +231,23 @@ static void check_html(const char *s, size_t n)
 	}
 }
 
+/* What jsonread.c's fast path accepts, jansson parses to an equal tree, ending at the same byte. */
+static void same_as_jansson(const uint8_t *data, size_t size)
+{
+	json_error_t err;
+	size_t used;
+	json_t *fast = json_read_fast((const char *)data, size, &used);
+	json_t *slow = json_loadb((const char *)data, size, JSON_DISABLE_EOF_CHECK, &err);
+
+	if (fast && (!slow || !json_equal(fast, slow) || used != (size_t)err.position)) {
+		fprintf(stderr, "jsonread: fast path differs from jansson (%s; used %zu, jansson %d)\n",
+			slow ? "another tree" : err.text, used, err.position);
+		abort();
+	}
+	json_decref(fast);
+	json_decref(slow);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct summary_options opt = { .images = true, .tree = true };
@@ -247,6 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			summary_add_text(&s, "fuzz", text, len);
 	} else {
 		summary_add_text(&s, "fuzz", (const char *)data, size);	/* the byte is text too */
+		same_as_jansson(data, size);
 	}
 	summary_finish(&s);
 	for (int view = 0; view < 4; view++) {
