@@ -236,7 +236,8 @@ static void same_as_jansson(const uint8_t *data, size_t size)
 {
 	json_error_t err;
 	size_t used;
-	json_t *fast = json_read_fast((const char *)data, size, &used);
+	bool plain;
+	json_t *fast = json_read_fast((const char *)data, size, &used, &plain);
 	json_t *slow = json_loadb((const char *)data, size, JSON_DISABLE_EOF_CHECK, &err);
 
 	if (fast && (!slow || !json_equal(fast, slow) || used != (size_t)err.position)) {

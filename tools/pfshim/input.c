@@ -124,7 +124,8 @@ static bool reader_parse(struct batch *b, struct reader *rd, int limit)
 
 	for (;;) {
 		json_error_t err;
-		size_t span;
+		size_t span, used;
+		bool plain;
 		json_t *v;
 
 		while (rd->at < rd->len && (rd->buf[rd->at] == ' ' || rd->buf[rd->at] == '\t' ||
@@ -136,14 +137,22 @@ static bool reader_parse(struct batch *b, struct reader *rd, int limit)
 			more = true;
 			break;
 		}
-		span = rd->at == rd->len ? 0
-		       : rd->eof ? rd->len - rd->at : value_span(rd->buf + rd->at, rd->len - rd->at);
-		if (!span) {	/* (rd->eof is false: there is a file to read) */
-			if (reader_fill(b, rd) < 0)
-				break;
-			continue;
+		/* the fast path finds the value's end itself; framing only when it cannot */
+		used = 0;
+		v = rd->at == rd->len ? NULL
+		    : json_read_fast(rd->buf + rd->at, rd->len - rd->at, &used, &plain);
+		if (!v) {
+			span = rd->at == rd->len ? 0
+			       : rd->eof ? rd->len - rd->at
+					 : value_span(rd->buf + rd->at, rd->len - rd->at);
+			if (!span) {	/* (rd->eof is false: there is a file to read) */
+				if (reader_fill(b, rd) < 0)
+					break;
+				continue;
+			}
+			v = json_read(rd->buf + rd->at, span, &err, &plain);
+			used = v ? (size_t)err.position : 0;
 		}
-		v = json_read(rd->buf + rd->at, span, &err);
 		if (!v) {
 			snprintf(b->error, sizeof(b->error), "truncated or malformed JSON: line %d: %s",
 				 rd->line + err.line - 1, err.text);
@@ -152,12 +161,14 @@ static bool reader_parse(struct batch *b, struct reader *rd, int limit)
 		if (b->n == b->cap) {
 			b->cap = b->cap ? 2 * b->cap : 8;
 			b->object = xrealloc(b->object, (size_t)b->cap * sizeof(*b->object));
+			b->plain = xrealloc(b->plain, (size_t)b->cap * sizeof(*b->plain));
 		}
+		b->plain[b->n] = plain;
 		b->object[b->n++] = v;
-		for (const char *p = rd->buf + rd->at, *end = p + (size_t)err.position;
+		for (const char *p = rd->buf + rd->at, *end = p + used;
 		     (p = memchr(p, '\n', (size_t)(end - p))); p++)
 			rd->line++;
-		rd->at += (size_t)err.position;
+		rd->at += used;
 	}
 	arena_bind(was);
 	return more;
@@ -278,7 +289,9 @@ void batch_free(struct batch *b)
 {
 	batch_clear(b);
 	free(b->object);
+	free(b->plain);
 	b->object = NULL;
+	b->plain = NULL;
 	b->n = b->cap = 0;
 	arena_free_all(&b->arena);
 	if (b->reader)

@@ -21,6 +21,7 @@
 struct batch {
 	const char *path;	/* as named in messages */
 	json_t **object;	/* nodes of @arena */
+	bool *plain;		/* [n]: no string of object[i] holds a control byte */
 	int n, cap;
 	char error[300];	/* "" or why the rest was skipped: "truncated or malformed JSON: line 3: ..." */
 	int read_errno;		/* the file could not be read: nothing else is set */

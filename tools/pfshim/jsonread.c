@@ -19,6 +19,7 @@
 
 struct scan {
 	const char *p, *end;
+	bool controls;		/* an escape gave a control byte (\n, \t, ...) */
 };
 
 static void space(struct scan *s)
@@ -62,6 +63,7 @@ static bool string_of(struct scan *s, char *out, const char **at, size_t *len)
 			case 't': c = '\t'; break;
 			default: return false;	/* \u, or not an escape */
 			}
+			s->controls |= c < 0x20;
 			if (!escaped) {	/* the bytes before the first escape, copied now */
 				n = (size_t)(s->p - 2 - start);
 				if (n > SHORT)
@@ -136,6 +138,12 @@ static json_t *number(struct scan *s)
 		double v = strtod(text, NULL);
 
 		return errno || !isfinite(v) ? NULL : json_real(v);
+	} else if (n - (*text == '-') <= 18) {	/* 10^18 - 1 at most: no overflow */
+		int64_t v = 0;
+
+		for (const char *d = text + (*text == '-'); *d; d++)
+			v = v * 10 + (*d - '0');
+		return json_integer(*text == '-' ? -v : v);
 	} else {
 		long long v = strtoll(text, NULL, 10);
 
@@ -256,27 +264,31 @@ static json_t *value(struct scan *s, int depth)
 	}
 }
 
-json_t *json_read_fast(const char *text, size_t len, size_t *used)
+json_t *json_read_fast(const char *text, size_t len, size_t *used, bool *plain)
 {
-	struct scan s = { text, text + len };
+	struct scan s = { text, text + len, false };
 	json_t *v;
 
 	space(&s);
 	if (s.p >= s.end || (*s.p != '{' && *s.p != '['))
 		return NULL;	/* jansson's message: only an object or an array is a document */
 	v = value(&s, 0);
-	if (v)
+	if (v) {
 		*used = (size_t)(s.p - text);
+		*plain = !s.controls;
+	}
 	return v;
 }
 
-json_t *json_read(const char *text, size_t len, json_error_t *err)
+json_t *json_read(const char *text, size_t len, json_error_t *err, bool *plain)
 {
 	size_t used;
-	json_t *v = json_read_fast(text, len, &used);
+	json_t *v = json_read_fast(text, len, &used, plain);
 
-	if (!v)
+	if (!v) {
+		*plain = false;	/* jansson's: any string may hold any byte */
 		return json_loadb(text, len, JSON_DISABLE_EOF_CHECK, err);
+	}
 	err->position = (int)used;
 	return v;
 }

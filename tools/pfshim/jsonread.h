@@ -13,17 +13,22 @@
 #define PFSHIM_TOOLS_JSONREAD_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
  * json_read - the object or array at @text (after any whitespace) as
  * json_loadb(@text, @len, JSON_DISABLE_EOF_CHECK, @err) gives it, nodes
  * from jansson's allocator. Return: the value, with err->position the bytes
- * it took (as jansson sets it), or NULL with @err set by jansson.
+ * it took (as jansson sets it), or NULL with @err set by jansson. *@plain:
+ * no string of it holds a control byte (the fast path saw every one).
  */
-json_t *json_read(const char *text, size_t len, json_error_t *err);
+json_t *json_read(const char *text, size_t len, json_error_t *err, bool *plain);
 
-/* json_read_fast - the fast path alone: NULL where json_read() would ask jansson. */
-json_t *json_read_fast(const char *text, size_t len, size_t *used);
+/*
+ * json_read_fast - the fast path alone: NULL where json_read() would ask
+ * jansson, or where the value is cut short at @len (read more, or frame it).
+ */
+json_t *json_read_fast(const char *text, size_t len, size_t *used, bool *plain);
 
 #endif

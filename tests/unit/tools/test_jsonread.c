@@ -24,8 +24,9 @@ static void same(const char *text, bool fast)
 {
 	json_error_t a, b;
 	size_t used = 0;
-	json_t *f = json_read_fast(text, strlen(text), &used);
-	json_t *r = json_read(text, strlen(text), &a);
+	bool plain, plain_r;
+	json_t *f = json_read_fast(text, strlen(text), &used, &plain);
+	json_t *r = json_read(text, strlen(text), &a, &plain_r);
 	json_t *j = json_loadb(text, strlen(text), JSON_DISABLE_EOF_CHECK, &b);
 
 	if (fast != !!f)
