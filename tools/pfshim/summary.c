@@ -427,6 +427,12 @@ static void list_add(struct file_list *l, const char *path, struct input_rules r
 	l->path[l->n++] = xstrdup(path);
 }
 
+/* Byte order of names: alphasort()'s in the C locale the command runs in, without strcoll(). */
+static int name_order(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
 /*
  * @path and what is below it, in name order. What the command line names is
  * taken as named (a link to a report is followed); below a directory nothing
@@ -458,7 +464,7 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 		skipped(s, path, "not a regular file or directory", NULL);
 		return;
 	}
-	n = scandir(path, &names, NULL, alphasort);
+	n = scandir(path, &names, NULL, name_order);
 	if (n < 0) {
 		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
 		s->skipped++;
