@@ -289,6 +289,12 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		c->output_explicit = true;
 		read_output(c, value, warn);
 	}
+	/*
+	 * A directory of reports is for pfshim report, which reads JSON: its
+	 * default, as a job directory's (README's mpirun -x PFSHIM_OUTPUT=DIR/).
+	 */
+	if (!get_env("PFSHIM_FORMAT") && c->output[0] && c->output[strlen(c->output) - 1] == '/')
+		c->format = FORMAT_JSON;
 	read_rank(c, get_env);
 	if ((value = get_env("PFSHIM_SIGNAL")) && *value)
 		read_signal(c, value, warn);
