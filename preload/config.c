@@ -119,6 +119,27 @@ static void read_output(struct config *c, const char *value, events_warn_fn warn
 	}
 }
 
+int config_output_absolute(char *out, size_t size, const char *output, const char *cwd)
+{
+	size_t n = 0;
+
+	if (output[0] == '/' || !strcmp(output, "stderr") || !strcmp(output, "stdout"))
+		return 0;
+	for (const char *p = cwd; *p; p++) {
+		if (n + 2 >= size)
+			return -ENAMETOOLONG;
+		if (*p == '%')
+			out[n++] = '%';
+		out[n++] = *p;
+	}
+	if (n == 0 || out[n - 1] != '/')
+		out[n++] = '/';
+	if (n + strlen(output) >= size)
+		return -ENAMETOOLONG;
+	strcpy(out + n, output);
+	return 1;
+}
+
 static bool same_text(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));

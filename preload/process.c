@@ -168,6 +168,33 @@ static void environ_remove(const char *name)
 	}
 }
 
+/*
+ * A relative PFSHIM_OUTPUT, made absolute against this process's working
+ * directory, here and in the environment its descendants inherit: they
+ * write where it meant, whatever directory they (or it) change to. The
+ * shim owns PFSHIM_* variables; the entry is replaced in place (a static
+ * string: no malloc before main, and not setenv(): bash's own would not
+ * see it, as environ_remove() says). Only a process that finds the value
+ * relative does it, so the first one. Without a working directory (deleted,
+ * or a path too long) the value stays as it was.
+ */
+static void output_make_absolute(void)
+{
+	static char entry[sizeof("PFSHIM_OUTPUT=") + PATH_MAX];
+	char cwd[PATH_MAX];
+	const size_t len = sizeof("PFSHIM_OUTPUT=") - 1;
+
+	if (!process.config.output_explicit || !getcwd(cwd, sizeof(cwd)) ||
+	    config_output_absolute(entry + len, sizeof(process.config.output),
+				   process.config.output, cwd) != 1)
+		return;
+	strcpy(process.config.output, entry + len);
+	memcpy(entry, "PFSHIM_OUTPUT=", len);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, entry, len))
+			*e = entry;
+}
+
 static bool counters_adopt(const char *handed)
 {
 	int ret;
@@ -221,6 +248,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
+	output_make_absolute();
 	config_names_check(environ, warn_message);
 	events_parse(process.config.events, process.config.sysfs_root, process.config.tracefs_root,
 		     &process.events,
