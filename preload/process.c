@@ -426,6 +426,7 @@ static const char *const format_ext[] = {
 	[FORMAT_TEXT] = ".txt", [FORMAT_CSV] = ".csv", [FORMAT_JSON] = ".json",
 	/* node_exporter's textfile collector reads only *.prom */
 	[FORMAT_OPENMETRICS] = ".prom",
+	[FORMAT_PAPI] = ".json",
 };
 
 static size_t report_format(const struct report *r, char *buf, size_t size)
@@ -437,6 +438,8 @@ static size_t report_format(const struct report *r, char *buf, size_t size)
 		return report_format_json(r, buf, size);
 	case FORMAT_OPENMETRICS:
 		return report_format_openmetrics(r, buf, size);
+	case FORMAT_PAPI:
+		return report_format_papi(r, buf, size);
 	case FORMAT_TEXT:
 	default:
 		return report_format_text(r, buf, size);
@@ -504,10 +507,13 @@ static void report_format_write(const struct report *r, struct report_memory *me
 	 * no series (appended expositions parse as none, and node_exporter would
 	 * read a .series.prom as one more file of duplicates).
 	 */
-	bool exposition = report_format_chosen() == FORMAT_OPENMETRICS;
+	enum config_format format = report_format_chosen();
+	/* PAPI's file too is one document (export/papi.c), named rank_* as PAPI's are */
+	bool exposition = format == FORMAT_OPENMETRICS || format == FORMAT_PAPI;
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
-		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
+		.start_ns = r->start_ns, .ext = format_ext[format],
+		.prefix = format == FORMAT_PAPI ? "rank_" : NULL,
 		.series = r->seq != 0 && !exposition,
 		.series_only = r->reason == REPORT_INTERVAL && !exposition,
 	};
@@ -529,6 +535,12 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		if (!mem)
 			text = buf, text_size = size;
 	}
+	/* PAPI writes no file for a process that ran no region: nor does its format */
+	if (len == 0) {
+		if (text)
+			munmap(text, text_size);
+		return;
+	}
 
 	switch (job_role()) {
 	case JOB_DESCENDANT:
@@ -537,8 +549,7 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		break;
 	default:
 		/* An exposition ends with "# EOF": a second one appended would spoil it. */
-		output_write(process.config.output, process.stream_fd, &names,
-			     report_format_chosen() == FORMAT_OPENMETRICS, buf, len);
+		output_write(process.config.output, process.stream_fd, &names, exposition, buf, len);
 	}
 	if (text)
 		munmap(text, text_size);

@@ -117,15 +117,15 @@ static void test_every_variable(void **state)
 /* Each format by its name, and nothing else: "OpenMetrics" or "prometheus" is a typo. */
 static void test_formats(void **state)
 {
-	static const char *const names[] = { "text", "csv", "json", "openmetrics" };
+	static const char *const names[] = { "text", "csv", "json", "openmetrics", "papi" };
 	static const enum config_format formats[] = {
-		FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS,
+		FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_PAPI,
 	};
 	const char *env[] = { "PFSHIM_FORMAT", NULL, NULL };
 	struct config c;
 
 	(void)state;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		env[1] = names[i];
 		read_with(env, &c);
 		assert_int_equal(warnings, 0);
