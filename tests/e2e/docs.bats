@@ -30,11 +30,12 @@ block() {
 }
 
 # doc NAME: run block NAME in the tree; stdout and stderr together (use with run).
+# A block that shows a command failing on purpose runs with DOC_ERREXIT=+e.
 doc() {
 	block "$1" >"$BATS_TEST_TMPDIR/$1.sh" || return 99
 	(cd "$TREE" && env -u LD_PRELOAD -u PFSHIM_EVENTS -u PFSHIM_OUTPUT -u PFSHIM_FORMAT \
 		DOC_BUILD="$BUILD" DOC_SRC="$ROOT" PATH="$BUILD:$PATH" \
-		timeout 120 bash -e "$BATS_TEST_TMPDIR/$1.sh" 2>&1)
+		timeout 120 bash "${DOC_ERREXIT:--e}" "$BATS_TEST_TMPDIR/$1.sh" 2>&1)
 }
 
 # app PROGRAM: the doc's ./app
@@ -85,6 +86,25 @@ count() {
 	[ "$(grep -c "^ pfshim: Performance counter stats for 'sieve' (pid [0-9]*, exit):$" <<<"$output")" -eq 1 ]
 }
 
+@test "doc block readme-usage: the shim, a JSON file per process, pfshim run, and README's MPI recipe as written" {
+	mpi
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
+	app "$BUILD/examples/sieve"
+	ln -s "$BUILD/examples/mpi_halo" "$TREE/solver"
+	run -0 doc readme-usage
+	[ "$(grep -c '^3001134 primes below 50000000$' <<<"$output")" -eq 2 ]
+	[ "$(grep -c "^ pfshim: Performance counter stats for 'sieve' (pid [0-9]*, exit):$" <<<"$output")" -eq 1 ]
+	# the second ./app: its JSON report in app.PID.json
+	[ "$(jq -c '[.program, [.events[].name]]' "$TREE"/app.*.json)" = '["sieve",["task-clock","page-faults","cycles:u"]]' ]
+	# pfshim run's one summary of make
+	[ "$(grep -c "^ pfshim: Performance counter stats for 'make -j2' ([0-9]* processes counted by the kernel; " <<<"$output")" -eq 1 ]
+	# without PFSHIM_FORMAT the ranks' files are JSON, and pfshim report reads them: 4 ranks, a page
+	[[ "$output" == *"mpi_halo: 4 ranks, 100 iterations, 64..256 pages per rank, sum 6.553480e+05"* ]]
+	[ "$(ls "$TREE/rep" | grep -c '\.json$')" -eq 4 ]
+	[[ "$output" == *" pfshim: Performance counter stats for the job (4 processes, 4 images, 4 reports, 4 ranks):"* ]]
+	grep -q '<svg' "$TREE/job.html"
+}
+
 @test "doc block compat-preload: a LIKWID-instrumented program linked with liblikwid gets pfshim's regions" {
 	[ -x "$BUILD/compat/tests/likwid_example.real" ] || skip "not built (make compat-tests: needs likwid)"
 	app "$BUILD/compat/tests/likwid_example.real"
@@ -115,11 +135,13 @@ count() {
 	[ "$n" -ge 640 ] && [ "$n" -le 656 ]
 }
 
-# mpirun as root needs both of Open MPI's variables (mpi.bats says so too)
+# mpirun as root needs both of Open MPI's variables (mpi.bats says so too),
 mpi() {
 	command -v mpicc >/dev/null && command -v mpirun >/dev/null || skip "Open MPI is not installed (make mpi-deps)"
+	# and this 2-core machine 4 slots (a cluster node has them): as mpi.bats' mpirun options
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader \
-		OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_hwloc_base_binding_policy=none
+		OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_hwloc_base_binding_policy=none \
+		OMPI_MCA_rmaps_base_oversubscribe=1
 }
 
 @test "doc block jobs-mpi: 4 ranks under mpirun -x, a JSON file each named by its rank" {
@@ -168,6 +190,25 @@ mpi() {
 	n=$(count 'page-faults(:u)?' <<<"$output")
 	[ "$n" -ge 1000 ] && [ "$n" -le 1016 ]
 	[[ "$output" =~ "<not supported>      cycles" ]] || [ -n "$(count 'cycles(:u)?' <<<"$output")" ]
+}
+
+@test "doc block usage-interval: numbered interval reports, and the changes add up to the last total" {
+	run -0 doc usage-interval
+	[[ "$output" == *" pfshim: interval report 1 of 'touch_rate' (pid "*", every 100 ms), change since the previous one:"* ]]
+	[ "$(grep -c "^ pfshim: Performance counter stats for 'touch_rate' (pid [0-9]*, exit):$" <<<"$output")" -eq 1 ]
+	[[ "$output" =~ " pfshim: report "[0-9]+" of 'touch_rate' (pid "[0-9]+", every 100 ms), change since the previous one:" ]]
+	# each page-faults line: its change, then the total so far; the changes sum to the last total
+	awk '$3 == "page-faults" && $4 == "total" {gsub(",", "", $2); gsub(",", "", $5); sum += $2; last = $5; n++}
+		END {exit !(n >= 2 && sum == last && last >= 1000)}' <<<"$output"
+}
+
+@test "doc block jobs-signal: a report on USR2, the service lives on, and one more at its TERM" {
+	# wait reports the TERM (143): on purpose
+	DOC_ERREXIT=+e run -0 doc jobs-signal
+	[ "$(grep -c "^ pfshim: Performance counter stats for 'sleep' (pid [0-9]*, signal SIGUSR2):$" <<<"$output")" -eq 1 ]
+	grep -Eq '^[^.]+\.r-\.p[0-9]{7}\.[0-9]{8}T[0-9]{6}Z\.0\.txt$' <<<"$output"
+	[[ "$output" == *" pfshim: reported on signal 12 (SIGUSR2) by pfshim $(cat "$ROOT/VERSION")"* ]]
+	[[ "$output" == *$'\n'"status 143"$'\n'" pfshim: reported on signal 15 (SIGTERM) by pfshim $(cat "$ROOT/VERSION")"* ]]
 }
 
 # reports: JSON Lines reports of a fork tree (fork_children: the parent and 2 children)
