@@ -59,6 +59,17 @@ count() {
 	[ "$(wc -l <<<"$names")" -ge 16 ]
 }
 
+@test "doc block readme-demo: the shim on real programs, pfshim run, and the lines for one's own program" {
+	run -0 doc readme-demo
+	[[ "$output" == *$'\n'"$ build/pfshim run -e task-clock,page-faults -- sh -c "* ]] ||
+		[ ! -x "$BUILD/pfshim" ]
+	[[ "$output" == *" pfshim: Performance counter stats for 'sieve' (pid "* ]]
+	# the last lines: what to type on one's own program, with absolute paths
+	[ "${lines[-3]}" = "On your own program:" ]
+	[[ "${lines[-2]}" =~ ^"  LD_PRELOAD=/"[^\ ]+"/libpfshim.so ./your-program"$ ]]
+	[[ "${lines[-1]}" =~ ^"  /"[^\ ]+"/pfshim run -- ./your-job   # a build, a script: every process in one summary"$ ]]
+}
+
 @test "doc block readme-sieve: the report of sieve, after its answer" {
 	run -0 doc readme-sieve
 	# the program's line and the report: stdout and stderr, in either order through pipes
