@@ -97,6 +97,7 @@ HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 .PHONY: all check unit e2e demo bench install uninstall clean deps help tool mpi mpi-deps
 all: $(LIB) $(BUILD)/libfastread.a $(if $(HAVE_JANSSON),$(TOOL)) \
 	$(if $(HAVE_MPICC),$(MPI_EXAMPLE_BIN))
+	$(if $(HAVE_JANSSON),,@echo 'pfshim: $(TOOL) (pfshim run, report, list) needs libjansson-dev: make tool installs it and builds it')
 
 tool: deps
 	$(Q)$(MAKE) --no-print-directory $(TOOL)

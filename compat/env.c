@@ -67,7 +67,8 @@ static const char *events_answer(config_getenv_fn get_env, events_warn_fn warn)
 /*
  * PAPI_OUTPUT_DIRECTORY as a directory of reports, as PAPI writes its own
  * files to $PAPI_OUTPUT_DIRECTORY/papi_hl_output/: DIR/pfshim_output/,
- * made when missing, one whole file per process (preload/output/dir.c).
+ * made when missing, one whole file per process that ran a region
+ * (preload/output/dir.c), named rank_* as PAPI's.
  * A '%' in DIR is doubled: PFSHIM_OUTPUT is a template.
  */
 static const char *output_answer(config_getenv_fn get_env, events_warn_fn warn)
@@ -97,8 +98,9 @@ static const char *output_answer(config_getenv_fn get_env, events_warn_fn warn)
 /*
  * pfshim_compat_v1_getenv - see preload/config.h. PFSHIM_EVENTS from
  * LIKWID_EVENTS or PAPI_EVENTS; PFSHIM_OUTPUT from PAPI_OUTPUT_DIRECTORY,
- * and then PFSHIM_FORMAT json (PAPI's files are JSON), unless the user set
- * PFSHIM_OUTPUT. Anything else: NULL.
+ * and then PFSHIM_FORMAT papi (PAPI's own JSON, export/papi.c, for PAPI's
+ * papi_hl_output_writer), unless the user set PFSHIM_OUTPUT. Anything
+ * else: NULL.
  */
 API const char *pfshim_compat_v1_getenv(const char *name, config_getenv_fn get_env,
 					events_warn_fn warn)
@@ -114,7 +116,7 @@ API const char *pfshim_compat_v1_getenv(const char *name, config_getenv_fn get_e
 		if (!output.done)
 			output = (struct answer){ true, output_answer(get_env, warn) };
 		if (name[7] == 'F')
-			return output.value && !get_env("PFSHIM_OUTPUT") ? "json" : NULL;
+			return output.value && !get_env("PFSHIM_OUTPUT") ? "papi" : NULL;
 		return output.value;
 	}
 	return NULL;

@@ -187,7 +187,7 @@ struct report {
 };
 
 /*
- * report_format_text/csv/json/openmetrics - format @r into @buf (at most @size bytes,
+ * report_format_text/csv/json/openmetrics/papi - format @r into @buf (at most @size bytes,
  * always NUL-terminated when size > 0).
  *
  * Return: the length the whole report needs, excluding the NUL, as snprintf
@@ -198,6 +198,8 @@ size_t report_format_text(const struct report *r, char *buf, size_t size);
 size_t report_format_csv(const struct report *r, char *buf, size_t size);
 size_t report_format_json(const struct report *r, char *buf, size_t size);
 size_t report_format_openmetrics(const struct report *r, char *buf, size_t size);
+/* report_format_papi - the regions as PAPI 7's high-level JSON; nothing (0) without regions. */
+size_t report_format_papi(const struct report *r, char *buf, size_t size);
 
 const char *report_reason_name(enum report_reason reason);
 const char *report_status_name(enum report_status status);

@@ -101,8 +101,10 @@ static void read_format(struct config *c, const char *value, events_warn_fn warn
 		c->format = FORMAT_JSON;
 	else if (strcasecmp(value, "openmetrics") == 0)
 		c->format = FORMAT_OPENMETRICS;
+	else if (strcasecmp(value, "papi") == 0)
+		c->format = FORMAT_PAPI;
 	else
-		warn((void *)"PFSHIM_FORMAT", "expected text, csv, json or openmetrics; using text");
+		warn((void *)"PFSHIM_FORMAT", "expected text, csv, json, openmetrics or papi; using text");
 }
 
 /* stderr and stdout in any case (STDERR is not a file named STDERR); anything else is a path. */
@@ -117,6 +119,27 @@ static void read_output(struct config *c, const char *value, events_warn_fn warn
 	} else {
 		strcpy(c->output, value);
 	}
+}
+
+int config_output_absolute(char *out, size_t size, const char *output, const char *cwd)
+{
+	size_t n = 0;
+
+	if (output[0] == '/' || !strcmp(output, "stderr") || !strcmp(output, "stdout"))
+		return 0;
+	for (const char *p = cwd; *p; p++) {
+		if (n + 2 >= size)
+			return -ENAMETOOLONG;
+		if (*p == '%')
+			out[n++] = '%';
+		out[n++] = *p;
+	}
+	if (n == 0 || out[n - 1] != '/')
+		out[n++] = '/';
+	if (n + strlen(output) >= size)
+		return -ENAMETOOLONG;
+	strcpy(out + n, output);
+	return 1;
 }
 
 static bool same_text(const char *a, const char *b)
@@ -289,6 +312,12 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		c->output_explicit = true;
 		read_output(c, value, warn);
 	}
+	/*
+	 * A directory of reports is for pfshim report, which reads JSON: its
+	 * default, as a job directory's (README's mpirun -x PFSHIM_OUTPUT=DIR/).
+	 */
+	if (!get_env("PFSHIM_FORMAT") && c->output[0] && c->output[strlen(c->output) - 1] == '/')
+		c->format = FORMAT_JSON;
 	read_rank(c, get_env);
 	if ((value = get_env("PFSHIM_SIGNAL")) && *value)
 		read_signal(c, value, warn);

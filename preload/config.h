@@ -21,7 +21,7 @@
 /* Where launchers put the rank, in the order they are believed. */
 #define CONFIG_RANK_VARIABLES "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"
 
-enum config_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS };
+enum config_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_PAPI };
 
 struct config {
 	bool disabled;			/* PFSHIM_DISABLE=1, or secure */
@@ -79,6 +79,16 @@ bool config_adopts_handover(const struct config *next, const struct config *ours
  * is reported through @warn (ctx = the variable's name) and its default used.
  */
 void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn);
+
+/*
+ * config_output_absolute - @output (a PFSHIM_OUTPUT template) made absolute
+ * against @cwd into @out: a '%' of @cwd doubled, a template being what it
+ * is. The first process under the shim does it, so that a descendant that
+ * changes directory writes where that process meant (preload/process.c).
+ * Return: 1 when @output is a relative path and @out holds it absolute, 0
+ * when it is absolute, stderr or stdout (@out untouched), -ENAMETOOLONG.
+ */
+int config_output_absolute(char *out, size_t size, const char *output, const char *cwd);
 
 /*
  * config_read_secure - config_read() with getauxval(AT_SECURE) given as

@@ -168,6 +168,33 @@ static void environ_remove(const char *name)
 	}
 }
 
+/*
+ * A relative PFSHIM_OUTPUT, made absolute against this process's working
+ * directory, here and in the environment its descendants inherit: they
+ * write where it meant, whatever directory they (or it) change to. The
+ * shim owns PFSHIM_* variables; the entry is replaced in place (a static
+ * string: no malloc before main, and not setenv(): bash's own would not
+ * see it, as environ_remove() says). Only a process that finds the value
+ * relative does it, so the first one. Without a working directory (deleted,
+ * or a path too long) the value stays as it was.
+ */
+static void output_make_absolute(void)
+{
+	static char entry[sizeof("PFSHIM_OUTPUT=") + PATH_MAX];
+	char cwd[PATH_MAX];
+	const size_t len = sizeof("PFSHIM_OUTPUT=") - 1;
+
+	if (!process.config.output_explicit || !getcwd(cwd, sizeof(cwd)) ||
+	    config_output_absolute(entry + len, sizeof(process.config.output),
+				   process.config.output, cwd) != 1)
+		return;
+	strcpy(process.config.output, entry + len);
+	memcpy(entry, "PFSHIM_OUTPUT=", len);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, entry, len))
+			*e = entry;
+}
+
 static bool counters_adopt(const char *handed)
 {
 	int ret;
@@ -221,6 +248,7 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
+	output_make_absolute();
 	config_names_check(environ, warn_message);
 	events_parse(process.config.events, process.config.sysfs_root, process.config.tracefs_root,
 		     &process.events,
@@ -398,6 +426,7 @@ static const char *const format_ext[] = {
 	[FORMAT_TEXT] = ".txt", [FORMAT_CSV] = ".csv", [FORMAT_JSON] = ".json",
 	/* node_exporter's textfile collector reads only *.prom */
 	[FORMAT_OPENMETRICS] = ".prom",
+	[FORMAT_PAPI] = ".json",
 };
 
 static size_t report_format(const struct report *r, char *buf, size_t size)
@@ -409,6 +438,8 @@ static size_t report_format(const struct report *r, char *buf, size_t size)
 		return report_format_json(r, buf, size);
 	case FORMAT_OPENMETRICS:
 		return report_format_openmetrics(r, buf, size);
+	case FORMAT_PAPI:
+		return report_format_papi(r, buf, size);
 	case FORMAT_TEXT:
 	default:
 		return report_format_text(r, buf, size);
@@ -476,10 +507,13 @@ static void report_format_write(const struct report *r, struct report_memory *me
 	 * no series (appended expositions parse as none, and node_exporter would
 	 * read a .series.prom as one more file of duplicates).
 	 */
-	bool exposition = report_format_chosen() == FORMAT_OPENMETRICS;
+	enum config_format format = report_format_chosen();
+	/* PAPI's file too is one document (export/papi.c), named rank_* as PAPI's are */
+	bool exposition = format == FORMAT_OPENMETRICS || format == FORMAT_PAPI;
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
-		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
+		.start_ns = r->start_ns, .ext = format_ext[format],
+		.prefix = format == FORMAT_PAPI ? "rank_" : NULL,
 		.series = r->seq != 0 && !exposition,
 		.series_only = r->reason == REPORT_INTERVAL && !exposition,
 	};
@@ -501,6 +535,12 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		if (!mem)
 			text = buf, text_size = size;
 	}
+	/* PAPI writes no file for a process that ran no region: nor does its format */
+	if (len == 0) {
+		if (text)
+			munmap(text, text_size);
+		return;
+	}
 
 	switch (job_role()) {
 	case JOB_DESCENDANT:
@@ -509,8 +549,7 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		break;
 	default:
 		/* An exposition ends with "# EOF": a second one appended would spoil it. */
-		output_write(process.config.output, process.stream_fd, &names,
-			     report_format_chosen() == FORMAT_OPENMETRICS, buf, len);
+		output_write(process.config.output, process.stream_fd, &names, exposition, buf, len);
 	}
 	if (text)
 		munmap(text, text_size);

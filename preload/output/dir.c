@@ -58,6 +58,7 @@ int output_dir_name(const struct output_names *names, char *name, size_t size)
 	struct buf b;
 
 	buf_init(&b, name, size);
+	buf_puts(&b, names->prefix ? names->prefix : "");
 	put_host(&b, names->host);
 	buf_puts(&b, ".r");
 	if (names->rank && *names->rank) {

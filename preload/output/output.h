@@ -37,7 +37,7 @@ int output_stream_open(const char *target);
  * file that cannot be written gets one "pfshim:" line and the report goes
  * to stderr instead. With @replace, a file named by a template without %n
  * is replaced by each report instead of appended to (report_file_replace()):
- * for a format whose text cannot follow another (OpenMetrics). @stream_fd is
+ * for a format whose text cannot follow another (OpenMetrics, PAPI's JSON). @stream_fd is
  * unused (kept for callers; fd.c holds it).
  */
 void output_write(const char *target, int stream_fd, const struct output_names *names,

@@ -242,7 +242,7 @@ om_small_stack() {
 @test "PFSHIM_FORMAT's warning names openmetrics" {
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=prometheus PFSHIM_EVENTS=page-faults \
 		"$PROGS/touch_pages" 1
-	[[ "$stderr" == *"PFSHIM_FORMAT"*"expected text, csv, json or openmetrics; using text"* ]]
+	[[ "$stderr" == *"PFSHIM_FORMAT"*"expected text, csv, json, openmetrics or papi; using text"* ]]
 }
 
 # node_exporter itself, where one is installed (Debian's prometheus-node-exporter, or
