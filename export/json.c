@@ -345,6 +345,38 @@ static void put_regions(struct buf *b, const struct report *r)
 	buf_puts(b, "]}");
 }
 
+/* `,"metric_group":..,"metrics":[...]` with PFSHIM_GROUP; nothing without. */
+static void put_metrics(struct buf *b, const struct report *r)
+{
+	if (!r->metric_group)
+		return;
+	buf_putc(b, ',');
+	put_string_field(b, "metric_group", r->metric_group);
+	put_key(b, "metrics");
+	buf_putc(b, '[');
+	for (int i = 0; i < r->nr_metrics; i++) {
+		const struct report_metric *m = &r->metrics[i];
+
+		buf_puts(b, i ? ",{" : "{");
+		put_string_field(b, "name", m->name);
+		put_string_field(b, "unit", m->unit);
+		put_key(b, "value");	/* null unless computed */
+		if (m->status == METRIC_COMPUTED)
+			put_double(b, m->value);
+		else
+			buf_puts(b, "null");
+		buf_putc(b, ',');
+		put_string_field(b, "status", report_metric_status_name(m->status));
+		put_bool_field(b, "scaled", m->scaled);
+		put_string_or_null_field(b, "missing", m->missing);
+		put_string_or_null_field(b, "why", m->why);
+		put_key(b, "formula");
+		buf_put_json_string(b, m->formula);
+		buf_putc(b, '}');
+	}
+	buf_putc(b, ']');
+}
+
 size_t report_format_json(const struct report *r, char *out, size_t size)
 {
 	struct buf b;
@@ -406,6 +438,7 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 		put_event(&b, r, &r->events[i]);
 	}
 	buf_putc(&b, ']');
+	put_metrics(&b, r);
 	put_regions(&b, r);
 	buf_puts(&b, "}\n");
 	return buf_finish(&b);

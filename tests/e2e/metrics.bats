@@ -33,3 +33,102 @@ GROUPS_DIR=/usr/share/likwid/perfgroups
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"differs:"* ]]
 }
+
+# A group file of the user's own, over software events: every step of
+# PFSHIM_GROUP runs on a machine without a hardware PMU.
+own_group() {
+	cat >"$BATS_TEST_TMPDIR/FAULTS.txt" <<-'TXT'
+	SHORT Page faults per second, per ms of CPU and per context switch
+
+	EVENTSET
+	PMC0  page-faults
+	PMC1  task-clock
+	PMC2  cpu-migrations
+
+	METRICS
+	Runtime (RDTSC) [s] time
+	Fault rate [1/s] PMC0/time
+	Faults per ms of CPU [1/ms]  PMC0/(PMC1*1.0E-06)
+	Faults per migration PMC0/PMC2
+	Clock [MHz] 1.E-06/inverseClock
+	Branches per fault PMC3/PMC0
+	TXT
+	echo "$BATS_TEST_TMPDIR/FAULTS.txt"
+}
+
+@test "PFSHIM_GROUP: each metric in JSON equals its formula over the same report's counts" {
+	group=$(own_group)
+	run -0 shim PFSHIM_EVENTS=task-clock PFSHIM_GROUP="$group" "$PROGS/touch_pages" 3000
+	[ "$(reports)" -eq 1 ]
+	[ "$(jq -r .metric_group "$REPORTS")" = FAULTS ]
+	# The group's task-clock is PFSHIM_EVENTS' own, counted once.
+	[ "$(jq '[.events[] | select(.name == "task-clock")] | length' "$REPORTS")" -eq 1 ]
+	[ "$(value page-faults)" -ge 3000 ]
+	# An independent evaluation of each formula, in Python, over the report's numbers.
+	run -0 python3 - "$REPORTS" <<-'PY'
+	import json, sys
+	r = json.loads(open(sys.argv[1]).readline())
+	ev = {e["name"]: e["value"] for e in r["events"]}
+	t = r["wall_ns"] / 1e9
+	m = {x["name"]: x for x in r["metrics"]}
+	assert [x["name"] for x in r["metrics"]] == ["Runtime (RDTSC)", "Fault rate",
+	    "Faults per ms of CPU", "Faults per migration", "Clock", "Branches per fault"], r["metrics"]
+	assert m["Runtime (RDTSC)"]["value"] == t and m["Runtime (RDTSC)"]["unit"] == "s"
+	assert m["Fault rate"]["value"] == ev["page-faults"] / t, (m["Fault rate"], ev, t)
+	assert m["Faults per ms of CPU"]["value"] == ev["page-faults"] / (ev["task-clock"] * 1.0E-06)
+	assert m["Faults per ms of CPU"]["formula"] == "PMC0/(PMC1*1.0E-06)"
+	# touch_pages does not migrate (0 here), or its value is the quotient
+	fm = m["Faults per migration"]
+	assert (fm["status"], fm["value"]) == ("undefined", None) if ev["cpu-migrations"] == 0 \
+	    else fm["value"] == ev["page-faults"] / ev["cpu-migrations"], fm
+	clock = m["Clock"]
+	assert clock["status"] in ("computed", "not-counted"), clock
+	if clock["status"] == "not-counted":
+	    assert clock["missing"] == "inverseClock" and "no cpufreq" in clock["why"], clock
+	bpf = m["Branches per fault"]
+	assert (bpf["status"], bpf["missing"], bpf["why"]) == \
+	    ("not-counted", "PMC3", "counted by no event of the group"), bpf
+	print("ok")
+	PY
+}
+
+@test "PFSHIM_GROUP: the text report prints the metrics beside the counts, CSV a table of them" {
+	group=$(own_group)
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_GROUP="$group" "$PROGS/touch_pages" 1000
+	[[ "$output" == *" pfshim: metrics of group FAULTS:"* ]]
+	[[ "$output" =~ [0-9.,]+\ +Fault\ rate\ \[1/s\] ]]
+	[[ "$output" == *"<not counted>      Branches per fault  (PMC3: counted by no event of the group)"* ]]
+
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=csv PFSHIM_GROUP="$group" "$PROGS/touch_pages" 1000
+	[[ "$output" == *$'\npid,program,reason,metric_group,metric,value,unit,status,scaled,missing,formula,pfshim_version\n'* ]]
+	[ "$(grep -c ',touch_pages,exit,FAULTS,' <<<"$output")" -eq 6 ]
+	grep -q ',FAULTS,Branches per fault,,,not-counted,0,PMC3,PMC3/PMC0,' <<<"$output"
+}
+
+@test "PFSHIM_GROUP: a group that cannot be had is one line, and the program runs as without it" {
+	printf 'SHORT x\nEVENTSET\nPMC0 page-faults\nMETRICS\nbroken PMC0/(time\n' >"$BATS_TEST_TMPDIR/BAD.txt"
+	mkfifo "$BATS_TEST_TMPDIR/fifo.txt"
+	for group in "$BATS_TEST_TMPDIR/BAD.txt" "$BATS_TEST_TMPDIR/fifo.txt" /nonexistent/G.txt NO_SUCH_GROUP; do
+		run -0 timeout 10 env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null PFSHIM_GROUP="$group" \
+			sh -c 'echo out; exit 0'
+		[ "${#lines[@]}" -eq 2 ]
+		[[ "${lines[0]}" == "pfshim: PFSHIM_GROUP: "* ]]	# said at start-up
+		[ "${lines[1]}" = out ]
+	done
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null PFSHIM_GROUP="$BATS_TEST_TMPDIR/BAD.txt" true
+	[ "$output" = "pfshim: PFSHIM_GROUP: $BATS_TEST_TMPDIR/BAD.txt, line 5: not a group file's line" ]
+}
+
+@test "PFSHIM_GROUP by name: LIKWID's group for this CPU, or one line saying there is none" {
+	[ -d "$GROUPS_DIR" ] || skip "no LIKWID group files ($GROUPS_DIR): Debian's likwid package is not installed"
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" PFSHIM_GROUP=BRANCH true
+	if [[ "$output" == *"LIKWID's groups have none for this CPU"* ]]; then
+		[ "$(reports '.metric_group')" -eq 0 ]
+		skip "this CPU has no LIKWID group directory: $output"
+	fi
+	# The CPU has LIKWID groups: every BRANCH metric is in the report,
+	# computed or saying which count it lacks (no hardware PMU in most VMs).
+	[ "$(jq -r .metric_group "$REPORTS")" = BRANCH ]
+	[ "$(jq '[.metrics[] | select(.status == "computed" or .missing != null)] | length' "$REPORTS")" \
+		-eq "$(jq '.metrics | length' "$REPORTS")" ]
+}
