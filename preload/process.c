@@ -230,9 +230,12 @@ static const char *metrics_start(const char *events, const char **ctx)
 	*ctx = "PFSHIM_EVENTS";
 	if (!process.config.group)
 		return events;
+	/* Not set by the user: the compat library's answer for a LIKWID_EVENTS group. */
+	const char *variable = getenv("PFSHIM_GROUP") ? "PFSHIM_GROUP" : "LIKWID_EVENTS";
+
 	if (metric_group_open(process.config.group, METRIC_GROUP_ROOT, "/proc/cpuinfo", events,
 			      &group, why, sizeof(why))) {
-		warn_message((void *)"PFSHIM_GROUP", why);
+		warn_message((void *)variable, why);
 		return events;
 	}
 	text = malloc(strlen(events) + strlen(group.events_text) + 2);
@@ -245,7 +248,7 @@ static const char *metrics_start(const char *events, const char **ctx)
 		strcat(text, ",");
 		strcat(text, group.events_text);
 	}
-	snprintf(names, sizeof(names), "PFSHIM_EVENTS and PFSHIM_GROUP %s", group.name);
+	snprintf(names, sizeof(names), "PFSHIM_EVENTS and %s %s", variable, group.name);
 	*ctx = names;
 	process.metrics = &group;
 	return text;

@@ -5,7 +5,7 @@
  * the report's events, and the metrics computed at each report.
  *
  * LIKWID names events its own way. Where the same count has a perf name
- * the table below gives it; arm64's architectural events are the kernel's
+ * the one table of LIKWID's names gives it (preload/events/likwid_names.c); arm64's architectural events are the kernel's
  * sysfs names in lower case (INST_RETIRED is armv8_pmuv3's inst_retired);
  * any other name is passed on as written, for libpfm4 or a group file that
  * already uses perf's names, and one that nothing resolves is said by the
@@ -20,17 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "preload/events/likwid_names.h"
 #include "preload/metrics/group.h"
 #include "preload/metrics/likwid_arch.h"
-
-/* LIKWID's names of the counts perf has a generic event for. */
-static const struct { const char *likwid, *perf; } same_count[] = {
-	{ "INSTR_RETIRED_ANY", "instructions" },	/* Intel FIXC0 */
-	{ "CPU_CLK_UNHALTED_CORE", "cycles" },		/* Intel FIXC1 */
-	{ "CPU_CLK_UNHALTED_REF", "ref-cycles" },	/* Intel FIXC2 */
-	{ "RETIRED_INSTRUCTIONS", "instructions" },	/* AMD Zen */
-	{ "CPU_CLOCKS_UNHALTED", "cycles" },		/* AMD Zen */
-};
 
 /*
  * The text of the regular file @path, or NULL. O_NONBLOCK and the type
@@ -70,9 +62,10 @@ static char *read_text(const char *path)
 
 static char *perf_name(const char *likwid, int arm)
 {
-	for (size_t i = 0; i < sizeof(same_count) / sizeof(same_count[0]); i++)
-		if (!strcmp(likwid, same_count[i].likwid))
-			return strdup(same_count[i].perf);
+	const char *perf = likwid_event_perf(likwid);
+
+	if (perf)
+		return strdup(perf);
 
 	char *name = strdup(likwid);
 
