@@ -209,6 +209,14 @@ struct report {
 	const char *metric_group;	/* PFSHIM_GROUP's name, or NULL */
 	int nr_metrics;
 	const struct report_metric *metrics;	/* [nr_metrics] */
+	/*
+	 * The metrics of a region over its threads, into @out[nr_metrics]
+	 * (the writers' scratch: one region at a time); NULL without a group.
+	 * Async-signal-safe.
+	 */
+	void (*region_metrics)(const struct report *r, const struct report_region_total *t,
+			       struct report_metric *out);
+	struct report_metric *region_metrics_out;	/* [nr_metrics]: the scratch */
 };
 
 /*

@@ -472,10 +472,13 @@ struct report_memory {
 	size_t text_size;
 };
 
-/* A report's events, then its metrics (PFSHIM_GROUP: LIKWID's groups have at most 38). */
-#define REPORT_METRICS_MAX 64
+/*
+ * A report's events, then its metrics and the writers' scratch for one
+ * region's (PFSHIM_GROUP: LIKWID's groups have at most 38 metrics).
+ */
+#define REPORT_METRICS_MAX METRIC_GROUP_MAX
 #define REPORT_EVENTS_SIZE ((size_t)EVENTS_MAX * sizeof(struct report_event) + \
-			    (size_t)REPORT_METRICS_MAX * sizeof(struct report_metric))
+			    2 * (size_t)REPORT_METRICS_MAX * sizeof(struct report_metric))
 
 /* The interval thread's: only the claim holder of an interval report uses it. */
 static struct report_memory interval_memory;
@@ -705,16 +708,26 @@ static uint64_t series_next(struct report_event *events, int nr)
 	return atomic_fetch_add(&process.seq, 1) + 1;
 }
 
-/* PFSHIM_GROUP's metrics of @r, over its wall time, into @metrics. Async-signal-safe. */
+static void region_metrics(const struct report *r, const struct report_region_total *t,
+			   struct report_metric *out)
+{
+	metric_group_compute_region(process.metrics, r, t, out);
+}
+
+/*
+ * PFSHIM_GROUP's metrics of @r, over its wall time, into @metrics, and the
+ * regions' on demand into the scratch after them. Async-signal-safe.
+ */
 static void report_metrics(struct report *r, struct report_metric *metrics)
 {
 	if (!process.metrics)
 		return;
 	r->metric_group = process.metrics->name;
-	r->nr_metrics = process.metrics->group.nr_metrics < REPORT_METRICS_MAX ?
-				process.metrics->group.nr_metrics : REPORT_METRICS_MAX;
+	r->nr_metrics = process.metrics->group.nr_metrics;	/* at most METRIC_GROUP_MAX */
 	metric_group_compute(process.metrics, r, (double)r->wall_ns / 1e9, metrics);
 	r->metrics = metrics;
+	r->region_metrics = region_metrics;
+	r->region_metrics_out = metrics + REPORT_METRICS_MAX;
 }
 
 /*

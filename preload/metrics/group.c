@@ -149,6 +149,13 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
 		return err;
 	}
 
+	if (mg->group.nr_metrics > METRIC_GROUP_MAX) {
+		snprintf(why, why_size, "%s: %d metrics, more than the %d a report holds", path,
+			 mg->group.nr_metrics, METRIC_GROUP_MAX);
+		likwid_group_free(&mg->group);
+		return -E2BIG;
+	}
+
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 
 	snprintf(mg->name, sizeof(mg->name), "%.*s", (int)strcspn(base, "."), base);
@@ -276,8 +283,40 @@ static const char *status_why(enum report_status status)
 	}
 }
 
-void metric_group_compute(const struct metric_group *mg, const struct report *r,
-			  double seconds, struct report_metric *out)
+/* One count a formula takes: its value, or its status when it has none. */
+struct count {
+	double value;
+	enum report_status status;
+	int scaled;
+};
+
+/* Where the counts come from: a report's events, or a region's sums. */
+struct counts {
+	const struct report *r;
+	const struct report_region_total *region;	/* NULL: the report's events */
+};
+
+static struct count count_of(const struct counts *c, int event)
+{
+	const struct report_regions *g = c->r->regions;
+
+	if (event >= c->r->nr_events)
+		return (struct count){ .status = STATUS_NOT_COUNTED };
+	if (!c->region) {
+		const struct report_event *e = &c->r->events[event];
+
+		return (struct count){ (double)e->value, e->status, e->scaled };
+	}
+	for (int i = 0; i < g->nr_events; i++)
+		if (g->event[i] == event)
+			return (struct count){ (double)c->region->values[i].sum,
+					       c->region->values[i].status,
+					       c->region->values[i].scaled };
+	return (struct count){ .status = STATUS_NOT_SUPPORTED };
+}
+
+static void compute(const struct metric_group *mg, const struct counts *c, double seconds,
+		    struct report_metric *out)
 {
 	for (int m = 0; m < mg->group.nr_metrics; m++) {
 		const struct likwid_group_metric *gm = &mg->group.metrics[m];
@@ -288,7 +327,7 @@ void metric_group_compute(const struct metric_group *mg, const struct report *r,
 					     .formula = gm->text, .status = METRIC_COMPUTED };
 		for (unsigned n = 0; n < gm->formula.nr_names && o->status == METRIC_COMPUTED; n++) {
 			const struct metric_source *s = &mg->sources[m][n];
-			const struct report_event *e;
+			struct count k;
 
 			switch (s->kind) {
 			case SOURCE_TIME:
@@ -298,15 +337,16 @@ void metric_group_compute(const struct metric_group *mg, const struct report *r,
 				values[n] = mg->inverse_clock;
 				break;
 			case SOURCE_EVENT:
-				e = &r->events[s->event];
-				if (s->event < r->nr_events && e->status == STATUS_COUNTED) {
-					values[n] = (double)e->value;
-					o->scaled |= e->scaled;
+				k = count_of(c, s->event);
+				if (k.status == STATUS_COUNTED) {
+					values[n] = k.value;
+					o->scaled |= k.scaled;
 					break;
 				}
 				o->status = METRIC_NOT_COUNTED;
 				o->missing = s->label;
-				o->why = s->event < r->nr_events ? status_why(e->status) : "not counted";
+				o->why = c->region && k.status == STATUS_NOT_SUPPORTED ?
+						 "not counted in regions" : status_why(k.status);
 				break;
 			default:
 				o->status = METRIC_NOT_COUNTED;
@@ -319,6 +359,18 @@ void metric_group_compute(const struct metric_group *mg, const struct report *r,
 		    formula_eval(&gm->formula, values, &o->value) == -EDOM)
 			o->status = METRIC_UNDEFINED;
 	}
+}
+
+void metric_group_compute(const struct metric_group *mg, const struct report *r,
+			  double seconds, struct report_metric *out)
+{
+	compute(mg, &(struct counts){ .r = r }, seconds, out);
+}
+
+void metric_group_compute_region(const struct metric_group *mg, const struct report *r,
+				 const struct report_region_total *t, struct report_metric *out)
+{
+	compute(mg, &(struct counts){ .r = r, .region = t }, (double)t->wall.sum / 1e9, out);
 }
 
 void metric_group_free(struct metric_group *mg)

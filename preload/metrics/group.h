@@ -17,6 +17,7 @@
 #include "preload/metrics/likwid_group.h"
 
 #define METRIC_GROUP_ROOT "/usr/share/likwid/perfgroups"	/* Debian's likwid package */
+#define METRIC_GROUP_MAX 64	/* metrics in one group; LIKWID's have at most 38 */
 
 /* Where a formula's name takes its value from. */
 struct metric_source {
@@ -44,7 +45,7 @@ struct metric_group {
  *
  * Return: 0, or a negative errno with @why set to one sentence for the user
  * (no group directory for this CPU, no such group, a file that is not a
- * group).
+ * group, more than METRIC_GROUP_MAX metrics).
  */
 int metric_group_open(const char *spec, const char *root, const char *cpuinfo_path,
 		      const char *counted, struct metric_group *mg, char *why, size_t why_size);
@@ -67,6 +68,16 @@ void metric_group_bind(struct metric_group *mg, const struct event_list *events,
  */
 void metric_group_compute(const struct metric_group *mg, const struct report *r,
 			  double seconds, struct report_metric *out);
+
+/*
+ * metric_group_compute_region - the same for the region @t of @r: each
+ * event's sum over the region's threads and calls, @t's wall time summed
+ * as the time. An event that is not a region event (the marker API counts
+ * the totals' first group in each thread) leaves its metrics not counted.
+ * Async-signal-safe.
+ */
+void metric_group_compute_region(const struct metric_group *mg, const struct report *r,
+				 const struct report_region_total *t, struct report_metric *out);
 
 void metric_group_free(struct metric_group *mg);
 

@@ -100,9 +100,9 @@ own_group() {
 	[[ "$output" == *"<not counted>      Branches per fault  (PMC3: counted by no event of the group)"* ]]
 
 	run -0 env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=csv PFSHIM_GROUP="$group" "$PROGS/touch_pages" 1000
-	[[ "$output" == *$'\npid,program,reason,metric_group,metric,value,unit,status,scaled,missing,formula,pfshim_version\n'* ]]
+	[[ "$output" == *$'\npid,program,reason,metric_group,region,metric,value,unit,status,scaled,missing,formula,pfshim_version\n'* ]]
 	[ "$(grep -c ',touch_pages,exit,FAULTS,' <<<"$output")" -eq 6 ]
-	grep -q ',FAULTS,Branches per fault,,,not-counted,0,PMC3,PMC3/PMC0,' <<<"$output"
+	grep -q ',FAULTS,,Branches per fault,,,not-counted,0,PMC3,PMC3/PMC0,' <<<"$output"
 }
 
 @test "PFSHIM_GROUP: a group that cannot be had is one line, and the program runs as without it" {
@@ -131,4 +131,33 @@ own_group() {
 	[ "$(jq -r .metric_group "$REPORTS")" = BRANCH ]
 	[ "$(jq '[.metrics[] | select(.status == "computed" or .missing != null)] | length' "$REPORTS")" \
 		-eq "$(jq '.metrics | length' "$REPORTS")" ]
+}
+
+@test "PFSHIM_GROUP: each marker region's metrics from its own sums, in JSON, text and CSV" {
+	group=$(own_group)
+	run -0 shim PFSHIM_EVENTS=page-faults,task-clock PFSHIM_GROUP="$group" "$PROGS/markers_nested" 300 100
+	run -0 python3 - "$REPORTS" <<-'PY'
+	import json, sys
+	r = json.loads(open(sys.argv[1]).readline())
+	for t in r["regions"]["totals"]:
+	    ev = {e["name"]: e["sum"] for e in t["events"]}
+	    m = {x["name"]: x for x in t["metrics"]}
+	    secs = t["wall_ns"]["sum"] / 1e9
+	    assert m["Runtime (RDTSC)"]["value"] == secs, (t["name"], m)
+	    assert m["Fault rate"]["value"] == ev["page-faults"] / secs, (t["name"], m, ev)
+	    assert m["Faults per ms of CPU"]["value"] == ev["page-faults"] / (ev["task-clock"] * 1.0E-06)
+	    # cpu-migrations is counted for the process, not in the regions (not a region event here)
+	    fm = m["Faults per migration"]
+	    assert fm["status"] in ("not-counted", "undefined", "computed"), fm
+	faults = {t["name"]: {e["name"]: e["sum"] for e in t["events"]}["page-faults"] for t in r["regions"]["totals"]}
+	assert faults["inner"] >= 100 and faults["outer"] >= 400, faults
+	print("ok")
+	PY
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock PFSHIM_GROUP="$group" \
+		"$PROGS/markers_nested" 300 100
+	[ "$(grep -c '      Fault rate \[1/s\]$' <<<"$output")" -eq 3 ]	# the process, outer, inner
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=csv PFSHIM_EVENTS=page-faults,task-clock \
+		PFSHIM_GROUP="$group" "$PROGS/markers_nested" 300 100
+	[ "$(grep -c ',markers_nested,exit,FAULTS,inner,' <<<"$output")" -eq 6 ]
+	[ "$(grep -c ',markers_nested,exit,FAULTS,,' <<<"$output")" -eq 6 ]
 }
