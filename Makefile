@@ -210,6 +210,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 	$(Q)$(CC) $(PF_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libpfshim-core.a \
 		$(BUILD)/libfastread.a -lcmocka -lpthread -lm
 
+# tests/e2e/metrics.bats reads every LIKWID group file through this and
+# compares with tests/tools/likwid_groups.py's own reading.
+GROUP_EVAL := $(BUILD)/tests/likwid_group_eval
+$(GROUP_EVAL): tests/tools/likwid_group_eval.c $(BUILD)/libpfshim-core.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(PF_CFLAGS) -o $@ $< $(BUILD)/libpfshim-core.a
+
 # tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
 # main.c, list.c and handover.c, which use libpfshim-core.a), which
 # link libjansson instead of the shim's archives.
@@ -261,7 +269,7 @@ unit: deps $(UNIT_BIN)
 # with clang too (as make fuzz needs it); build-systems.bats builds against
 # the installed copy with CMake and Meson; package.bats builds the .deb
 # (dpkg-dev, fakeroot) and runs lintian on it.
-e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
+e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN) $(GROUP_EVAL)
 	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e

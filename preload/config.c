@@ -149,7 +149,9 @@ static bool same_text(const char *a, const char *b)
 
 bool config_adopts_handover(const struct config *next, const struct config *ours)
 {
-	return !next->disabled && !next->interval_ns && same_text(next->events, ours->events) &&
+	/* A metric group's events are added at start-up (preload/metrics/group.h): none handed. */
+	return !next->disabled && !next->interval_ns && !next->group && !ours->group &&
+	       same_text(next->events, ours->events) &&
 	       same_text(next->sysfs_root, ours->sysfs_root) &&
 	       same_text(next->tracefs_root, ours->tracefs_root);
 }
@@ -306,6 +308,8 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		c->events = value;
 	else if (value)	/* set but empty: not "count nothing", which would switch the shim off */
 		warn((void *)"PFSHIM_EVENTS", "empty; counting the default events");
+	if ((value = get_env("PFSHIM_GROUP")) && *value)
+		c->group = value;
 	if ((value = get_env("PFSHIM_FORMAT")))
 		read_format(c, value, warn);
 	if ((value = get_env("PFSHIM_OUTPUT"))) {

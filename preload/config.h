@@ -27,6 +27,7 @@ struct config {
 	bool disabled;			/* PFSHIM_DISABLE=1, or secure */
 	bool secure;			/* secure-execution mode (AT_SECURE): inert */
 	const char *events;		/* PFSHIM_EVENTS, or EVENTS_DEFAULT */
+	const char *group;		/* PFSHIM_GROUP: a metric group's name or file, or NULL */
 	enum config_format format;	/* PFSHIM_FORMAT */
 	char output[PATH_MAX];		/* PFSHIM_OUTPUT: "stderr", "stdout" or a template */
 	bool output_explicit;		/* PFSHIM_OUTPUT was set: no job directory (preload/output/job.c) */
@@ -51,7 +52,7 @@ typedef const char *(*config_getenv_fn)(const char *name);
 	"PFSHIM_EVENTS", "PFSHIM_FORMAT", "PFSHIM_OUTPUT", "PFSHIM_SIGNAL", "PFSHIM_INTERVAL", \
 	"PFSHIM_ON_FATAL", "PFSHIM_HANDOVER", "PFSHIM_COMPENSATE", "PFSHIM_DISABLE", \
 	"PFSHIM_SYSFS_ROOT", "PFSHIM_TRACEFS_ROOT", "PFSHIM_ADOPT", "PFSHIM_JOB_MAX", \
-	"PFSHIM_JOB_EXPIRE", CONFIG_TEST_VARIABLES
+	"PFSHIM_JOB_EXPIRE", "PFSHIM_GROUP", CONFIG_TEST_VARIABLES
 
 /* pfshim's own test harness's (tests/): passed to the programs it runs under the shim. */
 #define CONFIG_TEST_VARIABLES \
@@ -70,7 +71,7 @@ void config_names_check(char *const *env, events_warn_fn warn);
  * of an exec's environment) adopt counters opened for @ours
  * (preload/counters/handover.h)? Not when it is off, keeps interval reports
  * (its thread would be counted) or reads other events (their text, or the
- * sysfs or tracefs root that resolves it).
+ * sysfs or tracefs root that resolves it), nor with a metric group.
  */
 bool config_adopts_handover(const struct config *next, const struct config *ours);
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <linux/kcmp.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -242,17 +243,59 @@ static void counters_refused_stand_aside(void)
 	fd_stream_release();
 }
 
+/*
+ * PFSHIM_GROUP: the group's events are counted after PFSHIM_EVENTS' (the
+ * text for events_parse() is returned, and @ctx set to what its warnings
+ * name), and its metrics computed at every report (report_write()).
+ */
+static const char *metrics_start(const char *events, const char **ctx)
+{
+	static struct metric_group group;
+	static char names[96];
+	char why[512], *text;
+
+	*ctx = "PFSHIM_EVENTS";
+	if (!process.config.group)
+		return events;
+	/* Not set by the user: the compat library's answer for a LIKWID_EVENTS group. */
+	const char *variable = getenv("PFSHIM_GROUP") ? "PFSHIM_GROUP" : "LIKWID_EVENTS";
+
+	if (metric_group_open(process.config.group, METRIC_GROUP_ROOT, "/proc/cpuinfo", events,
+			      &group, why, sizeof(why))) {
+		warn_message((void *)variable, why);
+		return events;
+	}
+	text = malloc(strlen(events) + strlen(group.events_text) + 2);
+	if (!text) {
+		metric_group_free(&group);
+		return events;
+	}
+	strcpy(text, events);
+	if (*group.events_text) {
+		strcat(text, ",");
+		strcat(text, group.events_text);
+	}
+	snprintf(names, sizeof(names), "PFSHIM_EVENTS and %s %s", variable, group.name);
+	*ctx = names;
+	process.metrics = &group;
+	return text;
+}
+
 void process_start(const char *argv0, config_getenv_fn get_env)
 {
+	const char *events_text, *events_ctx;
+
 	job_start(get_env, clock_ns(CLOCK_REALTIME));
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
 	output_make_absolute();
 	config_names_check(environ, warn_message);
-	events_parse(process.config.events, process.config.sysfs_root, process.config.tracefs_root,
-		     &process.events,
-		     warn_message, (void *)"PFSHIM_EVENTS");
+	events_text = metrics_start(process.config.events, &events_ctx);
+	events_parse(events_text, process.config.sysfs_root, process.config.tracefs_root,
+		     &process.events, warn_message, (void *)events_ctx);
+	if (process.metrics)
+		metric_group_bind(process.metrics, &process.events, "/sys/devices/system/cpu");
 	if (process.events.nr == 0) {
 		warn_line("PFSHIM_EVENTS: no event left to count; pfshim is off for this program", NULL);
 		process.pid = getpid();		/* its crumb goes at exit: report_final() */
@@ -460,7 +503,13 @@ struct report_memory {
 	size_t text_size;
 };
 
-#define REPORT_EVENTS_SIZE ((size_t)EVENTS_MAX * sizeof(struct report_event))
+/*
+ * A report's events, then its metrics and the writers' scratch for one
+ * region's (PFSHIM_GROUP: LIKWID's groups have at most 38 metrics).
+ */
+#define REPORT_METRICS_MAX METRIC_GROUP_MAX
+#define REPORT_EVENTS_SIZE ((size_t)EVENTS_MAX * sizeof(struct report_event) + \
+			    2 * (size_t)REPORT_METRICS_MAX * sizeof(struct report_metric))
 
 /* The interval thread's: only the claim holder of an interval report uses it. */
 static struct report_memory interval_memory;
@@ -698,6 +747,28 @@ static uint64_t series_next(struct report_event *events, int nr)
 	return atomic_fetch_add(&process.seq, 1) + 1;
 }
 
+static void region_metrics(const struct report *r, const struct report_region_total *t,
+			   struct report_metric *out)
+{
+	metric_group_compute_region(process.metrics, r, t, out);
+}
+
+/*
+ * PFSHIM_GROUP's metrics of @r, over its wall time, into @metrics, and the
+ * regions' on demand into the scratch after them. Async-signal-safe.
+ */
+static void report_metrics(struct report *r, struct report_metric *metrics)
+{
+	if (!process.metrics)
+		return;
+	r->metric_group = process.metrics->name;
+	r->nr_metrics = process.metrics->group.nr_metrics;	/* at most METRIC_GROUP_MAX */
+	metric_group_compute(process.metrics, r, (double)r->wall_ns / 1e9, metrics);
+	r->metrics = metrics;
+	r->region_metrics = region_metrics;
+	r->region_metrics_out = metrics + REPORT_METRICS_MAX;
+}
+
 /*
  * The events and the text are mmap()ed, not on the stack: the signal may
  * land on any thread, and a thread's stack may be as small as
@@ -774,6 +845,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	r.seq = process.config.interval_ns ? seq : 0;	/* 0 for an unforked copy */
 	r.wall_ns = unforked ? 0 : (filtered ? sandbox_clock_ns(CLOCK_MONOTONIC) :
 					    clock_ns(CLOCK_MONOTONIC)) - process.start_monotonic_ns;
+	report_metrics(&r, (struct report_metric *)(events + EVENTS_MAX));
 	report_format_write(&r, mem, text, text_size);
 	markers_report_release(&regions);
 	if (!mem)

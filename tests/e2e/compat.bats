@@ -324,17 +324,30 @@ RAW_HINT="For those, set PFSHIM_EVENTS to perf's names instead (see perf list; a
 	run -0 --separate-stderr opted LIKWID_EVENTS="$lk" "$CT/likwid_example.real"
 	[ "$(names)" = cycles,page-faults ]
 	[ "$stderr" = "$(printf '%s\n%s' \
-		"pfshim: LIKWID_EVENTS: no perf event for L1D_REPLACEMENT:PMC1, MEM (a LIKWID group: pfshim expands none); counting cycles,page-faults. $RAW_HINT" \
+		"pfshim: LIKWID_EVENTS: no perf event for L1D_REPLACEMENT:PMC1, MEM (a LIKWID group: counted when LIKWID_EVENTS names it alone); counting cycles,page-faults. $RAW_HINT" \
 		"pfshim: likwid: stopping an unknown/not-started region idle")" ]
 	# the program ran on: LIKWID's GET has page-faults second, as LIKWID_EVENTS put it
 	[ "$(sort <<<"${lines[0]}
 ${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>=320 1\nworker-1 get work: count 5 time>0 1 events 2 faults>=320 1')" ]
 	[ "${lines[6]}" = done ]
 	[ "$(jq '[.regions.threads[].regions[] | select(.name == "inner") | .events[] | select(.name == "page-faults") | .value] | min' "$REPORTS")" -ge 320 ]
-	# a group alone: one line, and pfshim's defaults
+}
+
+@test "LIKWID_EVENTS naming a group, as likwid-perfctr -g: the group's metrics beside pfshim's defaults" {
+	# A group file (LIKWID's format) of software events, so that any host counts it.
+	printf 'SHORT faults\nEVENTSET\nPMC0 page-faults\nPMC1 task-clock\nMETRICS\nFaults per ms [1/ms] PMC0/(PMC1*1.0E-06)\n' \
+		>"$BATS_TEST_TMPDIR/FAULTS.txt"
+	run -0 --separate-stderr opted LIKWID_EVENTS="$BATS_TEST_TMPDIR/FAULTS.txt" "$PROGS/touch_pages" 500
+	[ "$stderr" = "" ]
+	[ "$(names)" = "$DEFAULTS" ]	# the group's events are among them: counted once
+	[ "$(jq -r '.metric_group, .metrics[0].name, .metrics[0].status' "$REPORTS" | paste -sd' ')" = \
+		"FAULTS Faults per ms computed" ]
+	jq -e '.metrics[0].value == ([.events[] | select(.name == "page-faults") | .value][0] /
+		([.events[] | select(.name == "task-clock") | .value][0] * 1.0E-06))' "$REPORTS"
+	# A group name LIKWID has no file for here: one line naming LIKWID_EVENTS, and the defaults.
 	: >"$REPORTS"
-	run -0 --separate-stderr opted LIKWID_EVENTS=FLOPS_DP /bin/true
-	[ "$stderr" = "pfshim: LIKWID_EVENTS: no perf event for FLOPS_DP (a LIKWID group: pfshim expands none); counting pfshim's defaults. $RAW_HINT" ]
+	run -0 --separate-stderr opted LIKWID_EVENTS=NO_SUCH_GROUP /bin/true
+	[[ "$stderr" == "pfshim: LIKWID_EVENTS: "*"NO_SUCH_GROUP"* || "$stderr" == "pfshim: LIKWID_EVENTS: LIKWID's groups have none for this CPU"* ]]
 	[ "$(names)" = "$DEFAULTS" ]
 }
 
@@ -491,7 +504,7 @@ teardown() {
 		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
 		for prog in plain suid; do
 			echo "$prog: $(PFSHIM_DISABLE=1 setpriv --reuid=65534 --regid=65534 --clear-groups \
-				env -u PFSHIM_DISABLE LIKWID_EVENTS=MEM PAPI_OUTPUT_DIRECTORY="$1/out/$prog" PFSHIM_FORMAT=json \
+				env -u PFSHIM_DISABLE LIKWID_EVENTS=MEM:PMC0 PAPI_OUTPUT_DIRECTORY="$1/out/$prog" PFSHIM_FORMAT=json \
 				"$1/$prog" 2>&1)"
 		done' sh "$dir"
 	echo "$output"
@@ -499,8 +512,8 @@ teardown() {
 	[ "$status" -eq 0 ]
 	# (setpriv and env, disabled, only pass the variables on)
 	# the plain copy read both, as its user: one line, a report file in its directory
-	[ "$(grep -c 'pfshim: LIKWID_EVENTS: no perf event for MEM' <<<"$output")" -eq 1 ]
-	[[ "$output" == *"plain: pfshim: LIKWID_EVENTS: no perf event for MEM"* ]]
+	[ "$(grep -c 'pfshim: LIKWID_EVENTS: no perf event for MEM:PMC0' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"plain: pfshim: LIKWID_EVENTS: no perf event for MEM:PMC0"* ]]
 	[ "$(stat -c %U "$dir/out/plain/pfshim_output")" = nobody ]
 	[ "$(find "$dir/out/plain" -name '*.json' | wc -l)" -ge 1 ]
 	# the setuid one: what it prints without the shim, no line, no directory

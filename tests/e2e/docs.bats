@@ -274,3 +274,13 @@ reports() {
 	run -1 python3 "$ROOT/tests/doc_blocks.py" check t.md
 	[ "$output" = "t.md:8: a command block with no doc-test or doc-skip mark" ]
 }
+
+@test "doc block metrics-own-group: a group file of one's own, its metrics beside the counts" {
+	app "$PROGS/touch_pages"
+	run -0 doc metrics-own-group
+	[[ "$output" == *" pfshim: metrics of group faults:"* ]]
+	faults=$(count page-faults <<<"$output")
+	[ "$faults" -ge 1000 ]	# touch_pages' 1,000 pages by default, and its start
+	# the doc's three metrics, each with a value
+	[ "$(grep -cE '^ +[0-9][0-9,.]* +(Runtime \(RDTSC\) \[s\]|Fault rate \[1/s\]|Faults per ms of CPU \[1/ms\])$' <<<"$output")" -eq 3 ]
+}
