@@ -279,7 +279,7 @@ reports() {
 	app "$PROGS/touch_pages"
 	run -0 doc metrics-own-group
 	[[ "$output" == *" pfshim: metrics of group faults:"* ]]
-	[ "$(count page-faults <<<"$output")" -ge 10 ]	# touch_pages' start: the loader, libc
+	[ "$(count page-faults <<<"$output")" -ge 1 ]	# touch_pages with no pages: its start only
 	# the doc's three metrics, each with a value
 	[ "$(grep -cE '^ +[0-9][0-9,.]* +(Runtime \(RDTSC\) \[s\]|Fault rate \[1/s\]|Faults per ms of CPU \[1/ms\])$' <<<"$output")" -eq 3 ]
 }
