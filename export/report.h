@@ -187,8 +187,9 @@ struct report {
 };
 
 /*
- * report_format_text/csv/json/openmetrics - format @r into @buf (at most @size bytes,
- * always NUL-terminated when size > 0).
+ * report_format_text/csv/json/openmetrics/prometheus - format @r into @buf (at most
+ * @size bytes, always NUL-terminated when size > 0). prometheus is the Prometheus
+ * text format 0.0.4 (node_exporter's textfile collector), openmetrics OpenMetrics 1.0.
  *
  * Return: the length the whole report needs, excluding the NUL, as snprintf
  * does: a result >= @size means the output was truncated and the caller
@@ -198,6 +199,7 @@ size_t report_format_text(const struct report *r, char *buf, size_t size);
 size_t report_format_csv(const struct report *r, char *buf, size_t size);
 size_t report_format_json(const struct report *r, char *buf, size_t size);
 size_t report_format_openmetrics(const struct report *r, char *buf, size_t size);
+size_t report_format_prometheus(const struct report *r, char *buf, size_t size);
 
 const char *report_reason_name(enum report_reason reason);
 const char *report_status_name(enum report_status status);

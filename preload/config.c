@@ -101,8 +101,11 @@ static void read_format(struct config *c, const char *value, events_warn_fn warn
 		c->format = FORMAT_JSON;
 	else if (strcasecmp(value, "openmetrics") == 0)
 		c->format = FORMAT_OPENMETRICS;
+	else if (strcasecmp(value, "prometheus") == 0)
+		c->format = FORMAT_PROMETHEUS;
 	else
-		warn((void *)"PFSHIM_FORMAT", "expected text, csv, json or openmetrics; using text");
+		warn((void *)"PFSHIM_FORMAT",
+		     "expected text, csv, json, openmetrics or prometheus; using text");
 }
 
 /* stderr and stdout in any case (STDERR is not a file named STDERR); anything else is a path. */

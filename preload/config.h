@@ -21,7 +21,7 @@
 /* Where launchers put the rank, in the order they are believed. */
 #define CONFIG_RANK_VARIABLES "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"
 
-enum config_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS };
+enum config_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_PROMETHEUS };
 
 struct config {
 	bool disabled;			/* PFSHIM_DISABLE=1, or secure */

@@ -396,9 +396,19 @@ static enum config_format report_format_chosen(void)
 
 static const char *const format_ext[] = {
 	[FORMAT_TEXT] = ".txt", [FORMAT_CSV] = ".csv", [FORMAT_JSON] = ".json",
-	/* node_exporter's textfile collector reads only *.prom */
-	[FORMAT_OPENMETRICS] = ".prom",
+	/*
+	 * node_exporter's textfile collector reads only *.prom, as the
+	 * Prometheus text format: an OpenMetrics file there would be served
+	 * untyped (export/openmetrics.c), so it is named otherwise.
+	 */
+	[FORMAT_PROMETHEUS] = ".prom", [FORMAT_OPENMETRICS] = ".om",
 };
+
+/* One exposition a scraper reads whole: replaced at each report, never appended to. */
+static bool format_is_exposition(enum config_format format)
+{
+	return format == FORMAT_OPENMETRICS || format == FORMAT_PROMETHEUS;
+}
 
 static size_t report_format(const struct report *r, char *buf, size_t size)
 {
@@ -409,6 +419,8 @@ static size_t report_format(const struct report *r, char *buf, size_t size)
 		return report_format_json(r, buf, size);
 	case FORMAT_OPENMETRICS:
 		return report_format_openmetrics(r, buf, size);
+	case FORMAT_PROMETHEUS:
+		return report_format_prometheus(r, buf, size);
 	case FORMAT_TEXT:
 	default:
 		return report_format_text(r, buf, size);
@@ -471,12 +483,12 @@ static void report_format_write(const struct report *r, struct report_memory *me
 				size_t text_size)
 {
 	/*
-	 * An OpenMetrics file is one exposition that a scraper reads whole at
-	 * any moment: each report, an interval one too, replaces it, and it has
-	 * no series (appended expositions parse as none, and node_exporter would
-	 * read a .series.prom as one more file of duplicates).
+	 * An OpenMetrics or Prometheus file is one exposition that a scraper
+	 * reads whole at any moment: each report, an interval one too, replaces
+	 * it, and it has no series (appended expositions parse as none, and
+	 * node_exporter would read a .series.prom as one more file of duplicates).
 	 */
-	bool exposition = report_format_chosen() == FORMAT_OPENMETRICS;
+	bool exposition = format_is_exposition(report_format_chosen());
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
 		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
@@ -508,9 +520,9 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		job_write(&names, buf, len);
 		break;
 	default:
-		/* An exposition ends with "# EOF": a second one appended would spoil it. */
-		output_write(process.config.output, process.stream_fd, &names,
-			     report_format_chosen() == FORMAT_OPENMETRICS, buf, len);
+		/* A second exposition appended would spoil the first (OpenMetrics' "# EOF", duplicates). */
+		output_write(process.config.output, process.stream_fd, &names, exposition, buf,
+			     len);
 	}
 	if (text)
 		munmap(text, text_size);

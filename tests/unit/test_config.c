@@ -79,18 +79,18 @@ static void test_every_variable(void **state)
 	assert_string_equal(c.sysfs_root, "/fake");
 }
 
-/* Each format by its name, and nothing else: "OpenMetrics" or "prometheus" is a typo. */
+/* Each format by its name, and nothing else: "OpenMetrics" is openmetrics, "xml" a typo. */
 static void test_formats(void **state)
 {
-	static const char *const names[] = { "text", "csv", "json", "openmetrics" };
+	static const char *const names[] = { "text", "csv", "json", "openmetrics", "prometheus" };
 	static const enum config_format formats[] = {
-		FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS,
+		FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_PROMETHEUS,
 	};
 	const char *env[] = { "PFSHIM_FORMAT", NULL, NULL };
 	struct config c;
 
 	(void)state;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		env[1] = names[i];
 		read_with(env, &c);
 		assert_int_equal(warnings, 0);
