@@ -301,6 +301,8 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		c->handover = read_switch("PFSHIM_HANDOVER", value, warn);
 	if ((value = get_env("PFSHIM_COMPENSATE")) && *value)
 		c->compensate = read_switch("PFSHIM_COMPENSATE", value, warn);
+	if ((value = get_env("PFSHIM_PROMETHEUS_KEEP")) && *value)
+		c->prometheus_keep = read_switch("PFSHIM_PROMETHEUS_KEEP", value, warn);
 	if ((value = get_env("PFSHIM_INTERVAL")) && *value)
 		read_interval(c, value, warn);
 	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)

@@ -479,6 +479,29 @@ static char *memory_text(struct report_memory *mem, size_t size)
  * kept memory, or into @text that report_prepare() mapped (@text_size
  * bytes), the report is formatted first: when it fits, once is enough.
  */
+/*
+ * The report that ends this image: at exit, before an exec, or of the fatal
+ * signal (PFSHIM_ON_FATAL; the PFSHIM_SIGNAL one is caught, never fatal).
+ */
+static bool report_ends_image(const struct report *r)
+{
+	return r->reason == REPORT_EXIT || r->reason == REPORT_EXEC ||
+	       (r->reason == REPORT_SIGNAL && r->signo != process.config.signal);
+}
+
+/*
+ * A Prometheus file in a directory lives as long as its image, unless
+ * PFSHIM_PROMETHEUS_KEEP=1: node_exporter serves every *.prom of its
+ * directory, so the files of ended processes, one per pid, would pile up
+ * and be served for ever (docs/output.md, "Files of ended processes"). A
+ * template names a file of the user's: written as always (output_remove()).
+ */
+static bool report_removes_file(const struct report *r)
+{
+	return report_format_chosen() == FORMAT_PROMETHEUS && !process.config.prometheus_keep &&
+	       report_ends_image(r) && job_role() != JOB_DESCENDANT && job_role() != JOB_DROPPED;
+}
+
 static void report_format_write(const struct report *r, struct report_memory *mem, char *text,
 				size_t text_size)
 {
@@ -497,7 +520,14 @@ static void report_format_write(const struct report *r, struct report_memory *me
 	};
 	char *buf = mem ? mem->text : text;
 	size_t size = mem ? mem->text_size : text_size;
-	size_t len = buf ? report_format(r, buf, size) : 0;
+	size_t len;
+
+	if (report_removes_file(r) && output_remove(process.config.output, &names)) {
+		if (text)
+			munmap(text, text_size);
+		return;
+	}
+	len = buf ? report_format(r, buf, size) : 0;
 
 	if (!buf || len >= size) {
 		if (text)
