@@ -261,7 +261,8 @@ unit: deps $(UNIT_BIN)
 # the installed copy with CMake and Meson; package.bats builds the .deb
 # (dpkg-dev, fakeroot) and runs lintian on it.
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
-	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian
+	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian \
+		prometheus-node-exporter prometheus
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 
