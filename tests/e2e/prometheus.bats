@@ -167,6 +167,9 @@ scrape() {
 		jq -r '.data.pfshim_page_faults_total[0] | .type + ": " + .help')" = \
 		"counter: A perf event counted by pfshim over the process, named in the event label" ]
 
+	# every scrape so far read every file whole
+	[ "$(query 'max_over_time(node_textfile_scrape_error[1m])' | jq -r '.[0].value[1]')" = 0 ]
+
 	# The program ends (SIGTERM, reported under PFSHIM_ON_FATAL=1): its file goes, and
 	# Prometheus marks its series stale at the next scrape.
 	kill -TERM "$pid"
@@ -192,6 +195,18 @@ scrape() {
 	grep -q 'reason="interval"' "${f[0]}"
 	wait "$pid"
 	[ "$(ls -A "$TEXTFILE")" = "" ]		# no file, no temporary
+	# an exec ends an image: the shell's file goes before the exec, the new image's at its exit
+	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=prometheus PFSHIM_INTERVAL=20ms PFSHIM_EVENTS=page-faults \
+		PFSHIM_OUTPUT="$TEXTFILE/" sh -c 'sleep 0.2; exec "$0" 10 10 1000' "$PROGS/touch_rate" 3>&- &
+	pid=$!
+	for _ in $(seq 300); do
+		grep -qs 'program="touch_rate"' "$TEXTFILE"/*.prom && break
+		sleep 0.01
+	done
+	grep -qs 'program="touch_rate"' "$TEXTFILE"/*.prom
+	[ "$(ls -A "$TEXTFILE" | wc -l)" -eq 1 ]
+	wait "$pid"
+	[ "$(ls -A "$TEXTFILE")" = "" ]
 	# one of many short processes without an interval: nothing is left either
 	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=prometheus PFSHIM_EVENTS=page-faults \
 		PFSHIM_OUTPUT="$TEXTFILE/" sh -c 'for i in 1 2 3; do /bin/true; done'
