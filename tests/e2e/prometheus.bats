@@ -90,9 +90,8 @@ scrape() {
 	curl -sf "http://127.0.0.1:$NE_PORT/metrics" >"${1:-metrics}"
 }
 
-@test "node_exporter serves every counter typed, with pfshim's help; promtool check metrics passes" {
-	need_node_exporter
-	need_prometheus
+# write_files: two touch_pages reports kept in $TEXTFILE, and a marker program's in a template file.
+write_files() {
 	for n in 1000 2000; do
 		env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=prometheus PFSHIM_PROMETHEUS_KEEP=1 \
 			PFSHIM_EVENTS=task-clock,page-faults,cycles PFSHIM_OUTPUT="$TEXTFILE/" \
@@ -101,13 +100,14 @@ scrape() {
 	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=prometheus PFSHIM_EVENTS=task-clock,page-faults \
 		PFSHIM_OUTPUT="$TEXTFILE/markers.prom" "$PROGS/markers_calls" 100 >/dev/null
 	[ "$(ls "$TEXTFILE" | grep -c '\.prom$')" -eq 3 ]
-	for f in "$TEXTFILE"/*.prom; do
-		promtool check metrics <"$f"
-	done
+}
+
+@test "node_exporter serves every counter typed, with pfshim's help" {
+	need_node_exporter
+	write_files
 	start_node_exporter
 	scrape
 	grep -q '^node_textfile_scrape_error 0$' metrics
-	promtool check metrics <metrics
 	# the types and the help pfshim wrote, not node_exporter's untyped "Metric read from FILE"
 	! grep -q '^# TYPE pfshim_.* untyped$' metrics
 	! grep -q '^# HELP pfshim_.*Metric read from' metrics
@@ -126,6 +126,22 @@ scrape() {
 		[ "$v" -ge 1000 ]
 	done
 	grep -q '^pfshim_region_calls_total{.*region="pairs"} 100$' metrics
+}
+
+@test "promtool check metrics passes on every file and on node_exporter's scrape of them" {
+	need_node_exporter
+	need_prometheus
+	write_files
+	for f in "$TEXTFILE"/*.prom; do
+		promtool check metrics <"$f"
+	done
+	start_node_exporter
+	scrape
+	promtool check metrics <metrics
+	# and on an OpenMetrics file it does not pass: that format is not for node_exporter
+	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=openmetrics PFSHIM_EVENTS=page-faults \
+		PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/x.om" "$PROGS/touch_pages" 10
+	run -3 promtool check metrics <x.om
 }
 
 # touch_rate faults 10 fresh pages every 10 ms on a fixed clock grid: 1000
