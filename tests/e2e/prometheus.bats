@@ -27,13 +27,13 @@ teardown() {
 
 need_node_exporter() {
 	NE=${NODE_EXPORTER:-$(command -v prometheus-node-exporter || command -v node_exporter || true)}
-	[ -n "$NE" ] || skip "no node_exporter (Debian: prometheus-node-exporter; tests/deps.sh)"
+	[ -n "$NE" ] || skip "no node_exporter (Debian: prometheus-node-exporter, which make e2e installs as root; or NODE_EXPORTER=/path)"
 	command -v curl >/dev/null || skip "no curl to scrape with"
 }
 
 need_prometheus() {
-	command -v prometheus >/dev/null || skip "no prometheus (Debian: prometheus; tests/deps.sh)"
-	command -v promtool >/dev/null || skip "no promtool (Debian: prometheus)"
+	command -v prometheus >/dev/null || skip "no prometheus (Debian: prometheus, which make e2e installs as root)"
+	command -v promtool >/dev/null || skip "no promtool (Debian: prometheus, which make e2e installs as root)"
 }
 
 free_port() {
