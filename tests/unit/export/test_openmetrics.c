@@ -85,11 +85,22 @@ static void assert_shape(const char *text)
  * list of (name, labels, value) samples) holds. Skipped where
  * python3-prometheus-client is not installed.
  */
+/* The shell command @cmd reads @text on its stdin and exits 0. */
+static void assert_piped(const char *cmd, const char *text)
+{
+	FILE *p = popen(cmd, "w");
+	int status;
+
+	assert_non_null(p);
+	fputs(text, p);
+	status = pclose(p);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void assert_parsed(const char *text, const char *check)
 {
 	char cmd[1024];
-	FILE *py;
-	int status;
 
 	assert_shape(text);
 	if (system("/usr/bin/python3 -c 'import prometheus_client' >/dev/null 2>&1") != 0)
@@ -101,12 +112,7 @@ static void assert_parsed(const char *text, const char *check)
 		 "d = [json.loads(l) for l in sys.stdin.read().splitlines()]\n"
 		 "s = [(x[\"name\"], x[\"labels\"], x[\"value\"]) for x in d]\n"
 		 "assert eval(os.environ[\"PFSHIM_OM_CHECK\"]), s\n'");
-	py = popen(cmd, "w");
-	assert_non_null(py);
-	fputs(text, py);
-	status = pclose(py);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_piped(cmd, text);
 }
 
 static const char *const process_labels = "{program=\"demo\",pid=\"4242\",host=\"build1\",rank=\"\"";
@@ -431,16 +437,8 @@ static void assert_prometheus_text(const struct report *r)
 		k = strcspn(line, "\n");
 		assert_non_null(memmem(om, strlen(om), line, k + 1));
 	}
-	if (system("promtool --version >/dev/null 2>&1") == 0) {
-		FILE *p = popen("promtool check metrics", "w");
-		int status;
-
-		assert_non_null(p);
-		fputs(out, p);
-		status = pclose(p);
-		assert_true(WIFEXITED(status));
-		assert_int_equal(WEXITSTATUS(status), 0);
-	}
+	if (system("promtool --version >/dev/null 2>&1") == 0)
+		assert_piped("promtool check metrics", out);
 }
 
 static void test_prometheus_text(void **state)
