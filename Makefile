@@ -268,9 +268,12 @@ unit: deps $(UNIT_BIN)
 # pfshim.1 with man (man-db) and compiles the installed fastread/inline.h
 # with clang too (as make fuzz needs it); build-systems.bats builds against
 # the installed copy with CMake and Meson; package.bats builds the .deb
-# (dpkg-dev, fakeroot) and runs lintian on it.
+# (dpkg-dev, fakeroot) and runs lintian on it; prometheus.bats runs
+# node_exporter, promtool and Prometheus (daemons of its own, on free ports)
+# and queries them with curl.
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN) $(GROUP_EVAL)
-	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian
+	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian \
+		prometheus-node-exporter prometheus curl
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 

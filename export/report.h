@@ -220,8 +220,10 @@ struct report {
 };
 
 /*
- * report_format_text/csv/json/openmetrics/papi - format @r into @buf (at most @size bytes,
- * always NUL-terminated when size > 0).
+ * report_format_text/csv/json/openmetrics/prometheus/papi - format @r into @buf (at
+ * most @size bytes, always NUL-terminated when size > 0). prometheus is the
+ * Prometheus text format 0.0.4 (node_exporter's textfile collector),
+ * openmetrics OpenMetrics 1.0.
  *
  * Return: the length the whole report needs, excluding the NUL, as snprintf
  * does: a result >= @size means the output was truncated and the caller
@@ -233,6 +235,7 @@ size_t report_format_json(const struct report *r, char *buf, size_t size);
 size_t report_format_openmetrics(const struct report *r, char *buf, size_t size);
 /* report_format_papi - the regions as PAPI 7's high-level JSON; nothing (0) without regions. */
 size_t report_format_papi(const struct report *r, char *buf, size_t size);
+size_t report_format_prometheus(const struct report *r, char *buf, size_t size);
 
 const char *report_reason_name(enum report_reason reason);
 const char *report_status_name(enum report_status status);

@@ -101,10 +101,13 @@ static void read_format(struct config *c, const char *value, events_warn_fn warn
 		c->format = FORMAT_JSON;
 	else if (strcasecmp(value, "openmetrics") == 0)
 		c->format = FORMAT_OPENMETRICS;
+	else if (strcasecmp(value, "prometheus") == 0)
+		c->format = FORMAT_PROMETHEUS;
 	else if (strcasecmp(value, "papi") == 0)
 		c->format = FORMAT_PAPI;
 	else
-		warn((void *)"PFSHIM_FORMAT", "expected text, csv, json, openmetrics or papi; using text");
+		warn((void *)"PFSHIM_FORMAT",
+		     "expected text, csv, json, openmetrics, prometheus or papi; using text");
 }
 
 /* stderr and stdout in any case (STDERR is not a file named STDERR); anything else is a path. */
@@ -331,6 +334,8 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		c->handover = read_switch("PFSHIM_HANDOVER", value, warn);
 	if ((value = get_env("PFSHIM_COMPENSATE")) && *value)
 		c->compensate = read_switch("PFSHIM_COMPENSATE", value, warn);
+	if ((value = get_env("PFSHIM_PROMETHEUS_KEEP")) && *value)
+		c->prometheus_keep = read_switch("PFSHIM_PROMETHEUS_KEEP", value, warn);
 	if ((value = get_env("PFSHIM_INTERVAL")) && *value)
 		read_interval(c, value, warn);
 	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)

@@ -21,7 +21,9 @@
 /* Where launchers put the rank, in the order they are believed. */
 #define CONFIG_RANK_VARIABLES "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"
 
-enum config_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_PAPI };
+enum config_format {
+	FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_PROMETHEUS, FORMAT_PAPI
+};
 
 struct config {
 	bool disabled;			/* PFSHIM_DISABLE=1, or secure */
@@ -37,6 +39,7 @@ struct config {
 	bool handover;			/* PFSHIM_HANDOVER=1: open the next image's counters at exec */
 	uint64_t interval_ns;		/* PFSHIM_INTERVAL, 0 when off */
 	bool compensate;		/* PFSHIM_COMPENSATE=1: regions less the markers' own cost */
+	bool prometheus_keep;		/* PFSHIM_PROMETHEUS_KEEP=1: a directory's .prom outlives its image */
 	const char *sysfs_root;		/* PFSHIM_SYSFS_ROOT (tests), or CONFIG_SYSFS_DEFAULT */
 	const char *tracefs_root;	/* PFSHIM_TRACEFS_ROOT (tests), or NULL: the real ones */
 };
@@ -52,7 +55,7 @@ typedef const char *(*config_getenv_fn)(const char *name);
 	"PFSHIM_EVENTS", "PFSHIM_FORMAT", "PFSHIM_OUTPUT", "PFSHIM_SIGNAL", "PFSHIM_INTERVAL", \
 	"PFSHIM_ON_FATAL", "PFSHIM_HANDOVER", "PFSHIM_COMPENSATE", "PFSHIM_DISABLE", \
 	"PFSHIM_SYSFS_ROOT", "PFSHIM_TRACEFS_ROOT", "PFSHIM_ADOPT", "PFSHIM_JOB_MAX", \
-	"PFSHIM_JOB_EXPIRE", "PFSHIM_GROUP", CONFIG_TEST_VARIABLES
+	"PFSHIM_JOB_EXPIRE", "PFSHIM_GROUP", "PFSHIM_PROMETHEUS_KEEP", CONFIG_TEST_VARIABLES
 
 /* pfshim's own test harness's (tests/): passed to the programs it runs under the shim. */
 #define CONFIG_TEST_VARIABLES \

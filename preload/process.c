@@ -467,10 +467,24 @@ static enum config_format report_format_chosen(void)
 
 static const char *const format_ext[] = {
 	[FORMAT_TEXT] = ".txt", [FORMAT_CSV] = ".csv", [FORMAT_JSON] = ".json",
-	/* node_exporter's textfile collector reads only *.prom */
-	[FORMAT_OPENMETRICS] = ".prom",
+	/*
+	 * node_exporter's textfile collector reads only *.prom, as the
+	 * Prometheus text format: an OpenMetrics file there would be served
+	 * untyped (export/openmetrics.c), so it is named otherwise.
+	 */
+	[FORMAT_PROMETHEUS] = ".prom", [FORMAT_OPENMETRICS] = ".om",
 	[FORMAT_PAPI] = ".json",
 };
+
+/*
+ * One document read whole (an exposition a scraper reads; PAPI's file,
+ * export/papi.c, named rank_* as PAPI's are): replaced at each report,
+ * never appended to.
+ */
+static bool format_is_exposition(enum config_format format)
+{
+	return format == FORMAT_OPENMETRICS || format == FORMAT_PROMETHEUS || format == FORMAT_PAPI;
+}
 
 static size_t report_format(const struct report *r, char *buf, size_t size)
 {
@@ -481,6 +495,8 @@ static size_t report_format(const struct report *r, char *buf, size_t size)
 		return report_format_json(r, buf, size);
 	case FORMAT_OPENMETRICS:
 		return report_format_openmetrics(r, buf, size);
+	case FORMAT_PROMETHEUS:
+		return report_format_prometheus(r, buf, size);
 	case FORMAT_PAPI:
 		return report_format_papi(r, buf, size);
 	case FORMAT_TEXT:
@@ -547,18 +563,39 @@ static char *memory_text(struct report_memory *mem, size_t size)
  * kept memory, or into @text that report_prepare() mapped (@text_size
  * bytes), the report is formatted first: when it fits, once is enough.
  */
+/*
+ * The report that ends this image: at exit, before an exec, or of the fatal
+ * signal (PFSHIM_ON_FATAL; the PFSHIM_SIGNAL one is caught, never fatal).
+ */
+static bool report_ends_image(const struct report *r)
+{
+	return r->reason == REPORT_EXIT || r->reason == REPORT_EXEC ||
+	       (r->reason == REPORT_SIGNAL && r->signo != process.config.signal);
+}
+
+/*
+ * A Prometheus file in a directory lives as long as its image, unless
+ * PFSHIM_PROMETHEUS_KEEP=1: node_exporter serves every *.prom of its
+ * directory, so the files of ended processes, one per pid, would pile up
+ * and be served for ever (docs/output.md, "Files of ended processes"). A
+ * template names a file of the user's: written as always (output_remove()).
+ */
+static bool report_removes_file(const struct report *r)
+{
+	return report_format_chosen() == FORMAT_PROMETHEUS && !process.config.prometheus_keep &&
+	       report_ends_image(r) && job_role() != JOB_DESCENDANT && job_role() != JOB_DROPPED;
+}
+
 static void report_format_write(const struct report *r, struct report_memory *mem, char *text,
 				size_t text_size)
 {
 	/*
-	 * An OpenMetrics file is one exposition that a scraper reads whole at
-	 * any moment: each report, an interval one too, replaces it, and it has
-	 * no series (appended expositions parse as none, and node_exporter would
-	 * read a .series.prom as one more file of duplicates).
+	 * An OpenMetrics or Prometheus file is one exposition that a scraper
+	 * reads whole at any moment: each report, an interval one too, replaces
+	 * it, and it has no series (appended expositions parse as none, and
+	 * node_exporter would read a .series.prom as one more file of duplicates).
 	 */
-	enum config_format format = report_format_chosen();
-	/* PAPI's file too is one document (export/papi.c), named rank_* as PAPI's are */
-	bool exposition = format == FORMAT_OPENMETRICS || format == FORMAT_PAPI;
+	bool exposition = format_is_exposition(report_format_chosen());
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
 		.start_ns = r->start_ns, .ext = format_ext[format],
@@ -568,7 +605,14 @@ static void report_format_write(const struct report *r, struct report_memory *me
 	};
 	char *buf = mem ? mem->text : text;
 	size_t size = mem ? mem->text_size : text_size;
-	size_t len = buf ? report_format(r, buf, size) : 0;
+	size_t len;
+
+	if (report_removes_file(r) && output_remove(process.config.output, &names)) {
+		if (text)
+			munmap(text, text_size);
+		return;
+	}
+	len = buf ? report_format(r, buf, size) : 0;
 
 	if (!buf || len >= size) {
 		if (text)
@@ -597,8 +641,9 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		job_write(&names, buf, len);
 		break;
 	default:
-		/* An exposition ends with "# EOF": a second one appended would spoil it. */
-		output_write(process.config.output, process.stream_fd, &names, exposition, buf, len);
+		/* A second exposition appended would spoil the first (OpenMetrics' "# EOF", duplicates). */
+		output_write(process.config.output, process.stream_fd, &names, exposition, buf,
+			     len);
 	}
 	if (text)
 		munmap(text, text_size);

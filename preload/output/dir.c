@@ -374,6 +374,30 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 	return err;
 }
 
+int output_dir_remove(const char *dir, const struct output_names *names)
+{
+	int saved_errno = errno, dirfd, err = 0;
+	const char *why;
+	struct stat st;
+
+	if (published.pid != names->pid || !published.linked || strcmp(published.dir, dir) != 0)
+		return 0;
+	/* Reached and judged as for a write, never created: it holds the file. */
+	dirfd = trusted_dir_open(dir, false, 0, &st, &why);
+	if (dirfd < 0) {
+		errno = saved_errno;
+		return dirfd;
+	}
+	if (unlinkat(dirfd, published.name, 0) < 0 && errno != ENOENT)
+		err = -errno;
+	/* A failed exec goes on: its next report publishes a new file. */
+	published.linked = false;
+	published.name[0] = '\0';
+	close(dirfd);
+	errno = saved_errno;
+	return err;
+}
+
 void output_dir_prefault(void)
 {
 	/* The page of pid, linked, name and the directory's first 3.8 KiB. */

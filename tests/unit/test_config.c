@@ -114,12 +114,13 @@ static void test_every_variable(void **state)
 	assert_string_equal(c.sysfs_root, "/fake");
 }
 
-/* Each format by its name, and nothing else: "OpenMetrics" or "prometheus" is a typo. */
+/* Each format by its name, and nothing else: "OpenMetrics" is openmetrics, "xml" a typo. */
 static void test_formats(void **state)
 {
-	static const char *const names[] = { "text", "csv", "json", "openmetrics", "papi" };
+	static const char *const names[] = { "text", "csv", "json", "openmetrics", "prometheus",
+					     "papi" };
 	static const enum config_format formats[] = {
-		FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_PAPI,
+		FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_PROMETHEUS, FORMAT_PAPI,
 	};
 	const char *env[] = { "PFSHIM_FORMAT", NULL, NULL };
 	struct config c;
