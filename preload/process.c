@@ -594,8 +594,10 @@ static void report_format_write(const struct report *r, struct report_memory *me
 	 * reads whole at any moment: each report, an interval one too, replaces
 	 * it, and it has no series (appended expositions parse as none, and
 	 * node_exporter would read a .series.prom as one more file of duplicates).
+	 * PAPI's file too is one document, named rank_* as PAPI's are.
 	 */
-	bool exposition = format_is_exposition(report_format_chosen());
+	enum config_format format = report_format_chosen();
+	bool exposition = format_is_exposition(format);
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
 		.start_ns = r->start_ns, .ext = format_ext[format],
