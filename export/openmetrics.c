@@ -625,6 +625,49 @@ static void put_regions(struct buf *b, enum dialect d, const struct report *r,
 	put_region_probe(b, d, r);
 }
 
+/* ---- the metrics of PFSHIM_GROUP: gauges, the computed ones only */
+
+static void put_metric_samples(struct buf *b, const char *name, const struct report *r,
+			       const struct report_region_total *t,
+			       const struct report_metric *metrics)
+{
+	for (int i = 0; i < r->nr_metrics; i++) {
+		const struct report_metric *m = &metrics[i];
+
+		if (m->status != METRIC_COMPUTED || m->value != m->value ||
+		    m->value > 1.7976931348623157e308 || m->value < -1.7976931348623157e308)
+			continue;	/* no value, or none a scraper could parse */
+		sample_begin(b, "pfshim_", name, "", r);
+		if (t)
+			put_label(b, "region", t->name);
+		put_label(b, "group", r->metric_group);
+		put_label(b, "metric", m->name);
+		put_label(b, "unit", m->unit);
+		buf_puts(b, "} ");
+		buf_put_double(b, m->value);
+		buf_putc(b, '\n');
+	}
+}
+
+static void put_metrics(struct buf *b, enum dialect d, const struct report *r)
+{
+	const struct report_regions *g = r->regions;
+
+	if (!r->metric_group)
+		return;
+	put_family(b, d, "pfshim_", "metric", "gauge", NULL,
+		   "A metric of the performance group PFSHIM_GROUP, named in the metric label");
+	put_metric_samples(b, "metric", r, NULL, r->metrics);
+	if (!g || !g->nr_totals || !r->region_metrics)
+		return;
+	put_family(b, d, "pfshim_", "region_metric", "gauge", NULL,
+		   "A metric of the performance group PFSHIM_GROUP over a region, in all threads");
+	for (int i = 0; i < g->nr_totals; i++) {
+		r->region_metrics(r, &g->totals[i], r->region_metrics_out);
+		put_metric_samples(b, "region_metric", r, &g->totals[i], r->region_metrics_out);
+	}
+}
+
 static size_t format(const struct report *r, enum dialect d, char *out, size_t size)
 {
 	struct family_cache families;
@@ -637,6 +680,7 @@ static size_t format(const struct report *r, enum dialect d, char *out, size_t s
 	put_event_status(&b, d, r);
 	put_event_times(&b, d, r);
 	put_regions(&b, d, r, &families);
+	put_metrics(&b, d, r);
 	if (d == OPENMETRICS)
 		buf_puts(&b, "# EOF\n");
 	return buf_finish(&b);

@@ -161,3 +161,30 @@ own_group() {
 	[ "$(grep -c ',markers_nested,exit,FAULTS,inner,' <<<"$output")" -eq 6 ]
 	[ "$(grep -c ',markers_nested,exit,FAULTS,,' <<<"$output")" -eq 6 ]
 }
+
+@test "PFSHIM_GROUP in OpenMetrics and the Prometheus text format: a gauge per computed metric, parsed by both real parsers" {
+	group=$(own_group)
+	for format in openmetrics prometheus; do
+		run -0 env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=$format PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/out.$format" \
+			PFSHIM_EVENTS=page-faults,task-clock PFSHIM_GROUP="$group" "$PROGS/markers_nested" 300 100
+	done
+	out="$BATS_TEST_TMPDIR/out"
+	# each computed metric once (undefined and not-counted have none), in both formats
+	[ "$(grep -c '^pfshim_metric{.*group="FAULTS",metric="Fault rate",unit="1/s"}' "$out.openmetrics")" -eq 1 ]
+	[ "$(grep -c '^pfshim_region_metric{.*region="inner",group="FAULTS",metric="Fault rate"' "$out.openmetrics")" -eq 1 ]
+	[ "$(grep -c '^pfshim_metric{' "$out.prometheus")" -eq "$(grep -c '^pfshim_metric{' "$out.openmetrics")" ]
+	[ "$(grep -c 'metric="Branches per fault"' "$out.openmetrics")" -eq 0 ]	# not counted: no sample
+	# Fault rate is page-faults / wall seconds, both in the file: to the bit.
+	run -0 python3 - "$out.openmetrics" <<-'PY'
+	import re, sys
+	text = open(sys.argv[1]).read()
+	num = lambda pat: float(re.search(pat + r"\S*\} (\S+)$", text, re.M).group(1))
+	rate = num(r'^pfshim_metric\{.*metric="Fault rate"')
+	assert rate == num(r"^pfshim_page_faults_total\{") / num(r"^pfshim_wall_seconds\{"), rate
+	PY
+	/usr/bin/python3 -c 'import prometheus_client' 2>/dev/null ||
+		skip "python3-prometheus-client is not installed: the OpenMetrics parser not run"
+	run -0 /usr/bin/python3 "$BATS_TEST_DIRNAME/../tools/openmetrics_check.py" <"$out.openmetrics"
+	command -v promtool >/dev/null || skip "promtool is not installed (Debian's prometheus)"
+	run -0 promtool check metrics <"$out.prometheus"
+}
