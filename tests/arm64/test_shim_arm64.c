@@ -877,8 +877,9 @@ static void check_group_run(const char *group, const char *label)
 				     "\"value\":", &ins) == 0 &&
 		   json_number_after(last_report, "{\"name\":\"cycles\",\"status\":\"counted\","
 				     "\"value\":", &cyc) == 0 &&
-		   json_number_after(loop, "{\"name\":\"instructions\",\"sum\":", &rins) == 0 &&
-		   json_number_after(loop, "{\"name\":\"cycles\",\"sum\":", &rcyc) == 0 &&
+		   json_number_after(strstr(loop, "{\"name\":\"instructions\","), "\"sum\":",
+				     &rins) == 0 &&
+		   json_number_after(strstr(loop, "{\"name\":\"cycles\","), "\"sum\":", &rcyc) == 0 &&
 		   json_metric(last_report, "CPI", &cpi) == 0 && json_metric(loop, "CPI", &rcpi) == 0,
 		   "PFSHIM_GROUP %s: exit %d, the report has the group's metrics, the process's "
 		   "and region loop's counts", label, status)) {
