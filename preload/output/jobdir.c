@@ -57,8 +57,8 @@ static int ledger_add(int dirfd, uint64_t *ordinal)
 	return err;
 }
 
-int jobdir_write(const char *dir, const struct output_names *names, bool first, uint64_t cap,
-		 bool *over, const char *buf, size_t len)
+int jobdir_write(int job_fd, const char *dir, const struct output_names *names, bool first,
+		 uint64_t cap, bool *over, const char *buf, size_t len)
 {
 	int saved_errno = errno;
 	const char *why;
@@ -68,7 +68,7 @@ int jobdir_write(const char *dir, const struct output_names *names, bool first, 
 
 	if (*over)
 		return -EDQUOT;
-	dirfd = trusted_dir_open(dir, true, 0700, &st, &why);
+	dirfd = job_fd >= 0 ? job_fd : trusted_dir_open(dir, true, 0700, &st, &why);
 	if (dirfd < 0) {
 		errno = saved_errno;
 		return dirfd;
@@ -79,7 +79,8 @@ int jobdir_write(const char *dir, const struct output_names *names, bool first, 
 	}
 	if (err == 0)
 		err = output_dir_write_at(dirfd, dir, names, buf, len, &why);
-	close(dirfd);
+	if (dirfd != job_fd)
+		close(dirfd);
 	errno = saved_errno;
 	return err;
 }
@@ -97,7 +98,7 @@ int jobdir_tally(const char *dir, struct jobdir_tally *tally)
 	char entries[4096];
 	const char *why;
 	struct stat st;
-	long n;
+	long n, others = 0;
 	int fd = trusted_dir_open(dir, false, 0, &st, &why), rfd;
 
 	tally->reports = tally->counted = 0;
@@ -110,11 +111,16 @@ int jobdir_tally(const char *dir, struct jobdir_tally *tally)
 	if (rfd < 0)
 		return -errno;
 	while ((n = syscall(SYS_getdents64, rfd, entries, sizeof(entries))) > 0) {
-		for (long at = 0; at < n; at += *(unsigned short *)(entries + at + 16))
-			tally->reports += is_report(entries + at + 19);	/* d_reclen, d_name */
+		for (long at = 0; at < n; at += *(unsigned short *)(entries + at + 16)) {
+			const char *name = entries + at + 19;	/* d_reclen, d_name */
+
+			tally->reports += is_report(name);
+			others += !is_report(name) && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+		}
 	}
 	close(rfd);
-	return 0;
+	/* made by its root at start, and never written in: a lone program's */
+	return tally->reports || others ? 0 : -ENOENT;
 }
 
 /*
