@@ -709,7 +709,7 @@ static bool root_note(int base_fd, bool base_gone)
 			  NULL);
 		return false;
 	}
-	if (jobdir_tally(job.dir, &t) < 0) {
+	if (jobdir_tally(jobfd_get(&job.fd), job.dir, &t) < 0) {
 		/* no descendant wrote, or none could: say which when we can */
 		full = storage_full(base_fd);
 		if (lost_marked(base_fd))

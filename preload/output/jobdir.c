@@ -93,13 +93,13 @@ static bool is_report(const char *name)
 	return name[0] != '.' && len > 5 && strcmp(name + len - 5, ".json") == 0;
 }
 
-int jobdir_tally(const char *dir, struct jobdir_tally *tally)
+int jobdir_tally(int job_fd, const char *dir, struct jobdir_tally *tally)
 {
 	char entries[4096];
 	const char *why;
 	struct stat st;
 	long n, others = 0;
-	int fd = trusted_dir_open(dir, false, 0, &st, &why), rfd;
+	int fd = job_fd >= 0 ? job_fd : trusted_dir_open(dir, false, 0, &st, &why), rfd;
 
 	tally->reports = tally->counted = 0;
 	if (fd < 0)
@@ -107,7 +107,8 @@ int jobdir_tally(const char *dir, struct jobdir_tally *tally)
 	if (fstatat(fd, LEDGER, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 		tally->counted = (uint64_t)st.st_size;
 	rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	close(fd);
+	if (fd != job_fd)
+		close(fd);
 	if (rfd < 0)
 		return -errno;
 	while ((n = syscall(SYS_getdents64, rfd, entries, sizeof(entries))) > 0) {

@@ -35,10 +35,11 @@ struct jobdir_tally {
 };
 
 /*
- * jobdir_tally - what @dir holds. Return: 0, or -ENOENT without a directory
- * or with an empty one (its root made it, and no descendant wrote in it).
+ * jobdir_tally - what the job directory holds: the one @job_fd holds, or
+ * with -1 the one at @dir. Return: 0, or -ENOENT without a directory or
+ * with an empty one (its root made it, and no descendant wrote in it).
  */
-int jobdir_tally(const char *dir, struct jobdir_tally *tally);
+int jobdir_tally(int job_fd, const char *dir, struct jobdir_tally *tally);
 
 /*
  * jobdir_expire - remove the job directories in the runtime directory
