@@ -6,14 +6,19 @@
  * nothing on its streams, where scripts read `$(cc -c t.c 2>&1)` as data.
  *
  * How a process learns its place without a variable the host could see:
- * every process of a job leaves a crumb, a symbolic link in the private
- * runtime directory (runtime.c: ours, 0700, reached by trusted.c) named
- * p<pid>.<start> (start: /proc/PID/stat field 22, so a reused pid never
- * matches) whose target is the role and the job directory's name
- * ("R/job-..." or "D/job-...": a name in that same directory, never a
- * path). A new image looks for its own crumb first (it is an exec of a
- * job's process), then its parent's (a new descendant: fork, vfork,
- * posix_spawn alike). With neither it is a root, unless its parent runs
+ * every process of a job holds the job directory open (jobfd.c), and a new
+ * image (fork, vfork, posix_spawn, an exec of a descendant) that finds it
+ * among its parent's descriptors is a descendant: no name is looked up in
+ * any directory others may write in, and only the root looks in the shared
+ * /dev/shm at all. The fallback is the crumbs: every process of a job
+ * leaves a symbolic link in the private runtime directory (runtime.c: ours,
+ * 0700, reached by trusted.c) named p<pid>.<start> (start: /proc/PID/stat
+ * field 22, so a reused pid never matches) whose target is the role and the
+ * job directory's name ("R/job-..." or "D/job-...": a name in that same
+ * directory, never a path). A new image with no parent's descriptor looks
+ * for its own crumb (an exec of the root, or of an orphan), then its
+ * parent's (a parent that closed every descriptor, or is not dumpable).
+ * With none it is a root, unless its parent runs
  * the shim as a job's process would (same user, no PFSHIM_OUTPUT, not
  * disabled): then the job's storage failed it (removed, full, out of
  * inodes) and it is a descendant that drops its report, silent, rather
