@@ -11,11 +11,12 @@
  * it did not see before, and its budget is not touched below its limit.
  *
  * Where N is: a process places its job descriptor first, at the lowest free
- * number from its soft limit (or from the band's first), so a child, which
- * inherited the limit, tries those two numbers and no other: the parent's
- * descriptor table is never listed (a server's may be long, and a parent
- * outside any job is no business of ours). A parent that moved its limit,
- * or whose first number was taken, leaves its children to the crumbs.
+ * number from its soft limit (or from the band's first: fd_away_first()),
+ * so a child, which inherited the limits, tries that one number and no
+ * other: the parent's descriptor table is never listed (a server's may be
+ * long, and a parent outside any job is no business of ours). A parent that
+ * moved its limit, or whose first number was taken, leaves its children to
+ * the crumbs.
  *
  * Async-signal-safe apart from jobfd_keep(): system calls only.
  */
@@ -26,7 +27,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,39 +90,36 @@ int jobfd_base(const struct jobfd *j)
 	return base;
 }
 
-/* "/proc/PID/fd/N" or "/proc/self/fd/N" in @path. */
-static void fd_path(char *path, size_t size, int pid, int n)
+/* "@proc/N" in @path: @proc is "/proc/PID/fd" or "/proc/self/fd". */
+static void fd_path(char *path, size_t size, const char *proc, int n)
 {
 	struct buf b;
 
 	buf_init(&b, path, size);
-	buf_puts(&b, "/proc/");
-	if (pid)
-		buf_put_u64(&b, (uint64_t)pid);
-	else
-		buf_puts(&b, "self");
-	buf_puts(&b, "/fd/");
+	buf_puts(&b, proc);
+	buf_putc(&b, '/');
 	buf_put_u64(&b, (uint64_t)n);
 	buf_finish(&b);
 }
 
 /*
- * The parent's descriptor @n, when it is a job directory of ours: kept in
- * @j, its path in @dir. The path is the kernel's name for it (d_path), used
- * only where the descriptor cannot be (the program closed it).
+ * The parent's descriptor @n (in @parent_fds, its /proc/PID/fd), when it is
+ * a job directory of ours: kept in @j, its path in @dir. The path is the
+ * kernel's name for it (d_path), used only where the descriptor cannot be
+ * (the program closed it).
  */
-static int parent_try(struct jobfd *j, int ppid, int n, char *dir, size_t size)
+static int parent_try(struct jobfd *j, const char *parent_fds, int n, char *dir, size_t size)
 {
 	char path[48];
 	const char *last;
 	ssize_t len;
 	int fd;
 
-	fd_path(path, sizeof(path), ppid, n);
+	fd_path(path, sizeof(path), parent_fds, n);
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	fd_path(path, sizeof(path), 0, fd);
+	fd_path(path, sizeof(path), "/proc/self/fd", fd);
 	len = readlink(path, dir, size - 2);
 	if (len <= 0) {
 		close(fd);
@@ -140,31 +137,22 @@ static int parent_try(struct jobfd *j, int ppid, int n, char *dir, size_t size)
 	return jobfd_keep(j, fd) == -EPERM ? -ENOENT : j->fd < 0 ? -EMFILE : 0;
 }
 
-/* The numbers a parent's job descriptor has when its limits are ours: 0 when unknown. */
-static void parent_guesses(int guess[2])
-{
-	struct rlimit rl;
-	int lo, hi;
-
-	guess[0] = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max &&
-		   rl.rlim_cur <= 1024 ? (int)rl.rlim_cur : 0;
-	guess[1] = fd_band(&lo, &hi) ? lo : 0;
-}
-
 int jobfd_from_parent(struct jobfd *j, int ppid, char *dir, size_t size)
 {
-	int guess[2], err = -ENOENT;
+	int first = fd_away_first(), err;
+	char parent_fds[32];
+	struct buf b;
 
 	j->fd = -1;
-	if (ppid <= 1 || size < 8)
+	if (ppid <= 1 || first < 3 || size < 8)
 		return -ENOENT;
-	parent_guesses(guess);
-	for (int i = 0; i < 2 && err < 0; i++) {
-		if (guess[i] > 2 && (i == 0 || guess[i] != guess[0]))
-			err = parent_try(j, ppid, guess[i], dir, size);
-		if (err == -EACCES || err == -EPERM)
-			return err;	/* not ours to read (another user's, not dumpable) */
-	}
+	buf_init(&b, parent_fds, sizeof(parent_fds));
+	buf_puts(&b, "/proc/");
+	buf_put_u64(&b, (uint64_t)ppid);
+	buf_puts(&b, "/fd");
+	buf_finish(&b);
+	/* EACCES: not ours to read (another user's, not dumpable) */
+	err = parent_try(j, parent_fds, first, dir, size);
 	/* Still our parent: it had not exited, so the pid was its own all along. */
 	if (err == 0 && getppid() != ppid) {
 		jobfd_close(j);
