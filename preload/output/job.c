@@ -156,15 +156,22 @@ static void job_dir_set(void)
 	buf_finish(&b);
 }
 
-/* The job directory job.name in @base_fd, made (0700) with @create, held in job.fd. */
+/*
+ * The job directory job.name in @base_fd, made (0700) with @create, held in
+ * job.fd when there is room for a descriptor (below a limit of 256 there
+ * is none: the children find the job by the crumbs).
+ */
 static int job_open(int base_fd, bool create)
 {
-	int fd;
+	int fd, err;
 
 	if (create && mkdirat(base_fd, job.name, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	fd = openat(base_fd, job.name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return fd < 0 ? -errno : jobfd_keep(&job.fd, fd);
+	if (fd < 0)
+		return -errno;
+	err = jobfd_keep(&job.fd, fd);
+	return err == -EMFILE ? 0 : err;
 }
 
 /*

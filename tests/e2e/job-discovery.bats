@@ -93,3 +93,13 @@ programs() {
 	[ "$output" = "[]" ]
 	[ "$(programs "$BATS_TEST_TMPDIR"/shm/job-*/)" = "python3 sh sh true " ]
 }
+
+@test "no room for the shim's descriptors (a limit of 200): the job by the crumbs, as before" {
+	without=$(sh -c "$SCRIPT" 2>&1)
+	run -0 --separate-stderr sh -c 'ulimit -n 200 && exec env LD_PRELOAD="$1" \
+		PFSHIM_EVENTS=task-clock sh -c "$2"' sh "$SHIM" "$SCRIPT"
+	[ "$output" = "$without" ]
+	dir=$(job_of "$stderr")
+	[[ "$dir" == "$RUN"/pfshim/job-* ]]
+	[ "$(programs "$dir")" = "sh sh sh true true true " ]
+}
