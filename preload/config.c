@@ -290,6 +290,7 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		read_output(c, value, warn);
 	}
 	read_rank(c, get_env);
+	scheduler_job_read(&c->job, get_env);
 	if ((value = get_env("PFSHIM_SIGNAL")) && *value)
 		read_signal(c, value, warn);
 	if ((value = get_env("PFSHIM_ON_FATAL")) && *value)
