@@ -243,3 +243,16 @@ for f in os.listdir(d):
 assert sorted(ranks) == [0, 1, 2, 3], ranks
 PY
 }
+
+# make demo-mpi: its last step is pfshim report by rank, so the imbalance it
+# prints is over the ranks (by program, the one group's was 1.00 right below
+# a table showing 4x between ranks).
+@test "make demo-mpi's script: pfshim report --by rank, compute's page-faults imbalance 1.60" {
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
+	run -0 env TMPDIR="$BATS_TEST_TMPDIR" timeout 120 "$ROOT/examples/demo-mpi.sh" "$BUILD"
+	[[ "$output" == *"pfshim report --by rank "* ]]
+	# region 'compute', its page-faults line: 64, 128, 192, 256 pages x 100 calls (+ at most
+	# 16 of the shim's own first touches a rank): max 25,600 / mean 16,000
+	line=$(sed -n "/region 'compute'/,/^\$/p" <<<"$output" | grep ' page-faults$')
+	[ "$(awk '{ print $5 }' <<<"$line")" = 1.60 ]
+}
