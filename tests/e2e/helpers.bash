@@ -72,6 +72,14 @@ wait_caught() {
 	done
 }
 
+# summary_json ARGS...: pfshim report --json ARGS into summary.json, and nothing on stderr.
+summary_json() {
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
+	run -0 --separate-stderr "$BUILD/pfshim" report --json "$@"
+	[ -z "$stderr" ]
+	echo "$output" >summary.json
+}
+
 # skip_under_sanitizer REASON [asan|tsan...]: skip this test in the
 # `make check-sanitize` runs of those sanitizers (of any, when none is named).
 skip_under_sanitizer() {

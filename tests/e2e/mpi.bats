@@ -114,9 +114,7 @@ PY
 @test "pfshim report: the 4 ranks of one program, and its sums are the files' sums" {
 	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
 	run -0 shim_ranks rep
-	run -0 --separate-stderr "$BUILD/pfshim" report --json rep
-	[ -z "$stderr" ]
-	echo "$output" >summary.json
+	summary_json rep
 	python3 - rep summary.json <<'PY'
 import json, os, sys
 
@@ -137,9 +135,7 @@ PY
 @test "pfshim report --by rank: ranks 0..3, each rank's region calls, and the imbalance built in" {
 	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
 	run -0 shim_ranks rep
-	run -0 --separate-stderr "$BUILD/pfshim" report --by rank --json rep
-	[ -z "$stderr" ]
-	echo "$output" >summary.json
+	summary_json --by rank rep
 	python3 - rep summary.json "$ITER" "$PAGES" <<'PY'
 import json, os, sys
 
