@@ -21,8 +21,9 @@ struct scheduler_job {
  * scheduler_job_read - fill @job from the variables @get_env returns. The
  * first scheduler whose job id is set (non-empty, shorter than
  * SCHEDULER_ID_MAX) is taken, Flux first: a Flux instance started inside a
- * Slurm (or LSF) allocation passes the outer job's variables on to its own
- * jobs, and the inner job is the one the process belongs to.
+ * Slurm (or LSF) allocation can pass the outer job's variables on to its own
+ * jobs (a job copies the environment it was submitted from), and the inner
+ * job is the one the process belongs to.
  */
 void scheduler_job_read(struct scheduler_job *job, const char *(*get_env)(const char *name));
 
