@@ -11,37 +11,38 @@
  * The values are taken as they are, bytes and all: each report writer
  * escapes what its format needs (export/buf.h).
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "preload/scheduler.h"
 
 /* @value into @out when it is set, not empty and fits; else false. */
-static int take(char *out, const char *value)
+static bool take(char *out, const char *value)
 {
-	size_t n = value ? strlen(value) : 0;
+	size_t n = value ? strnlen(value, SCHEDULER_ID_MAX) : 0;
 
 	if (n == 0 || n >= SCHEDULER_ID_MAX)
-		return 0;
+		return false;
 	memcpy(out, value, n + 1);
-	return 1;
+	return true;
 }
 
 /* LSF: "JOBID" or, for an element of a job array, "JOBID[INDEX]". */
-static int take_lsf(char *out, const char *id, const char *index)
+static bool take_lsf(char *out, const char *id, const char *index)
 {
 	size_t n = id ? strlen(id) : 0, k = index ? strspn(index, "0123456789") : 0;
 
 	if (!take(out, id))
-		return 0;
+		return false;
 	if (k == 0 || index[k] || strspn(index, "0") == k)	/* not digits, or 0: no array */
-		return 1;
-	if (n + k + 2 >= SCHEDULER_ID_MAX)
-		return 1;
+		return true;
+	if (n + k + 2 >= SCHEDULER_ID_MAX)	/* the id alone, rather than none */
+		return true;
 	out[n] = '[';
 	memcpy(out + n + 1, index, k);
 	out[n + k + 1] = ']';
 	out[n + k + 2] = '\0';
-	return 1;
+	return true;
 }
 
 void scheduler_job_read(struct scheduler_job *job, const char *(*get_env)(const char *name))
