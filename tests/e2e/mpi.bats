@@ -167,6 +167,16 @@ print("compute page-faults imbalance:", m["imbalance"])
 PY
 }
 
+@test "README's recipe as written (no PFSHIM_FORMAT): a JSON file per rank, and pfshim report reads the directory" {
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
+	run -0 ranks -x LD_PRELOAD="$SHIM" -x PFSHIM_OUTPUT="$PWD/rep/" -x PFSHIM_EVENTS=page-faults
+	[ "$(ls rep | grep -c '\.json$')" -eq 4 ] && [ "$(ls -A rep | wc -l)" -eq 4 ]
+	run -0 --separate-stderr "$BUILD/pfshim" report --by rank --html job.html rep
+	[ -z "$stderr" ]
+	[[ "$output" == *"stats for the job (4 processes, 4 images, 4 reports, 4 ranks):"* ]]
+	grep -q '<svg' job.html
+}
+
 @test "PFSHIM_OUTPUT with %r: one file per rank, named by the launcher's rank" {
 	run -0 ranks -x LD_PRELOAD="$SHIM" -x PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/rank-%r.json" \
 		-x PFSHIM_FORMAT=json -x PFSHIM_EVENTS=page-faults

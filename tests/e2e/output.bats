@@ -20,6 +20,22 @@ load helpers
 	grep -q 'seconds time elapsed' "$BATS_TEST_TMPDIR/touch_pages@$(uname -n)-100%.txt"
 }
 
+@test "a relative PFSHIM_OUTPUT is where the first process meant: a child or the process itself that changes directory writes there too" {
+	mkdir -p "$BATS_TEST_TMPDIR/100%x/sub" && cd "$BATS_TEST_TMPDIR/100%x"
+	# dash changes directory, then forks true; bash and dash both see the absolute value (a % doubled: a template)
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_OUTPUT=rel/ \
+		sh -c 'cd sub && /bin/true && bash -c '\''printf "%s\n" "$PFSHIM_OUTPUT"'\''; exit 0'
+	[ -z "$stderr" ]
+	[ "$output" = "$BATS_TEST_TMPDIR/100%%x/rel/" ]
+	[ ! -e sub/rel ]
+	# sh, true and bash: their JSON reports (a directory's default), all in ./rel/
+	[ "$(jq -r .program rel/* | sort | tr '\n' ' ')" = "$(printf '%s\n' bash true "$(basename "$(readlink -f /bin/sh)")" | sort | tr '\n' ' ')" ]
+	# a file template the same way
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=json PFSHIM_OUTPUT=r.%p.json \
+		sh -c 'cd sub && /bin/true; exit 0'
+	[ "$(ls r.*.json | wc -l)" -eq 2 ] && [ -z "$(ls sub)" ]
+}
+
 @test "stdout on request" {
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=stdout PFSHIM_FORMAT=json \
 		PFSHIM_EVENTS=task-clock "$PROGS/exit_how" return 0

@@ -7,6 +7,8 @@
  * also given to a real parser, Debian's python3-prometheus-client, through
  * tests/tools/openmetrics_check.py, when it is installed (tests/deps.sh
  * installs it for make e2e; the unit tests only skip that step without it).
+ * The same report in the Prometheus text format (report_format_prometheus):
+ * its HELP and TYPE lines, and promtool check metrics where it is installed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -83,11 +85,22 @@ static void assert_shape(const char *text)
  * list of (name, labels, value) samples) holds. Skipped where
  * python3-prometheus-client is not installed.
  */
+/* The shell command @cmd reads @text on its stdin and exits 0. */
+static void assert_piped(const char *cmd, const char *text)
+{
+	FILE *p = popen(cmd, "w");
+	int status;
+
+	assert_non_null(p);
+	fputs(text, p);
+	status = pclose(p);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void assert_parsed(const char *text, const char *check)
 {
 	char cmd[1024];
-	FILE *py;
-	int status;
 
 	assert_shape(text);
 	if (system("/usr/bin/python3 -c 'import prometheus_client' >/dev/null 2>&1") != 0)
@@ -99,12 +112,7 @@ static void assert_parsed(const char *text, const char *check)
 		 "d = [json.loads(l) for l in sys.stdin.read().splitlines()]\n"
 		 "s = [(x[\"name\"], x[\"labels\"], x[\"value\"]) for x in d]\n"
 		 "assert eval(os.environ[\"PFSHIM_OM_CHECK\"]), s\n'");
-	py = popen(cmd, "w");
-	assert_non_null(py);
-	fputs(text, py);
-	status = pclose(py);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_piped(cmd, text);
 }
 
 static const char *const process_labels = "{program=\"demo\",pid=\"4242\",host=\"build1\",rank=\"\"";
@@ -409,6 +417,80 @@ static void test_truncation(void **state)
 	check_truncation(report_format_openmetrics, &r);
 }
 
+static int has_line_starting(const char *text, const char *prefix)
+{
+	for (const char *p = text; (p = strstr(p, prefix)); p++)
+		if (p == text || p[-1] == '\n')
+			return 1;
+	return 0;
+}
+
+/*
+ * The Prometheus text format, node_exporter's: every sample's name has its
+ * "# HELP" and "# TYPE" lines (a counter's name is its sample's, _total),
+ * no "# UNIT", no "# EOF"; the samples are the OpenMetrics ones, line for line.
+ */
+static void assert_prometheus_text(const struct report *r)
+{
+	static char om[65536];
+	size_t n = report_format_prometheus(r, out, sizeof(out));
+	const char *line;
+
+	assert_true(n < sizeof(out));
+	assert_int_equal(strlen(out), n);
+	assert_int_equal(out[n - 1], '\n');
+	assert_null(strstr(out, "# UNIT"));
+	assert_null(strstr(out, "# EOF"));
+	report_format_openmetrics(r, om, sizeof(om));
+	for (line = out; *line; line = strchr(line, '\n') + 1) {
+		char name[256], want[300];
+		size_t k = strcspn(line, "{");
+
+		if (*line == '#')
+			continue;
+		assert_true(k < sizeof(name));
+		memcpy(name, line, k);
+		name[k] = '\0';
+		snprintf(want, sizeof(want), "# HELP %s ", name);
+		assert_true(has_line_starting(out, want));
+		snprintf(want, sizeof(want), "# TYPE %s ", name);
+		assert_true(has_line_starting(out, want));
+		/* the same sample in the OpenMetrics exposition */
+		k = strcspn(line, "\n");
+		assert_non_null(memmem(om, strlen(om), line, k + 1));
+	}
+	if (system("promtool --version >/dev/null 2>&1") == 0)
+		assert_piped("promtool check metrics", out);
+}
+
+static void test_prometheus_text(void **state)
+{
+	struct report r = sample_report;
+
+	(void)state;
+	assert_prometheus_text(&sample_report);
+	assert_line(out, "# HELP pfshim_report_info The process a pfshim report is about and why "
+			 "it was written (value 1)");
+	assert_line(out, "# TYPE pfshim_report_info gauge");
+	assert_line(out, "# TYPE pfshim_wall_seconds gauge");
+	assert_line(out, "# HELP pfshim_cycles_total A perf event counted by pfshim over the "
+			 "process, named in the event label");
+	assert_line(out, "# TYPE pfshim_cycles_total counter");
+	assert_line(out, "# TYPE pfshim_task_clock_seconds_total counter");
+	assert_event_sample(out, "pfshim_task_clock_seconds_total", "task-clock", "0.987654321");
+	assert_event_sample(out, "pfshim_cycles_total", "cycles", "3000000000");
+	assert_line(out, "# TYPE pfshim_event_enabled_seconds_total counter");
+	assert_null(strstr(out, "# TYPE pfshim_cycles counter"));
+	r.regions = &regions;
+	assert_prometheus_text(&r);
+	assert_line(out, "# TYPE pfshim_region_calls_total counter");
+	assert_line(out, "# TYPE pfshim_region_wall_seconds_total counter");
+	r.events = odd_events;
+	r.nr_events = sizeof(odd_events) / sizeof(odd_events[0]);
+	assert_prometheus_text(&r);
+	check_truncation(report_format_prometheus, &r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_regions),
 		cmocka_unit_test(test_nothing_after_eof),
 		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_prometheus_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
