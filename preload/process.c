@@ -594,6 +594,7 @@ static void report_format_write(const struct report *r, struct report_memory *me
 	 * reads whole at any moment: each report, an interval one too, replaces
 	 * it, and it has no series (appended expositions parse as none, and
 	 * node_exporter would read a .series.prom as one more file of duplicates).
+	 * PAPI's file too is one document, named rank_* as PAPI's are.
 	 */
 	enum config_format format = report_format_chosen();
 	bool exposition = format_is_exposition(format);
