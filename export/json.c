@@ -378,6 +378,25 @@ static void put_regions(struct buf *b, const struct report *r)
 	buf_puts(b, "]}");
 }
 
+/* "job": the batch job, null outside one; its step null outside a Slurm step. */
+static void put_job(struct buf *b, const struct report_job *job)
+{
+	put_key(b, "job");
+	if (!job) {
+		buf_puts(b, "null,");
+		return;
+	}
+	buf_putc(b, '{');
+	put_string_field(b, "scheduler", job->scheduler);
+	put_string_field(b, "id", job->id);
+	put_key(b, "step");
+	if (job->step)
+		buf_put_json_string(b, job->step);
+	else
+		buf_puts(b, "null");
+	buf_puts(b, "},");
+}
+
 /* `,"metric_group":..,"metrics":[...]` with PFSHIM_GROUP; nothing without. */
 static void put_metrics(struct buf *b, const struct report *r)
 {
@@ -414,6 +433,7 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	else
 		buf_puts(&b, "null");
 	buf_putc(&b, ',');
+	put_job(&b, r->job);
 	put_u64_field(&b, "start_ns", r->start_ns);
 	put_key(&b, "start_time");
 	buf_putc(&b, '"');

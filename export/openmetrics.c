@@ -370,6 +370,10 @@ static void put_process(struct buf *b, enum dialect d, const struct report *r)
 		sig = num;
 	}
 	put_label(b, "signal", sig);
+	/* job_*, not job: Prometheus gives its own job label to every target it scrapes. */
+	put_label(b, "job_scheduler", r->job ? r->job->scheduler : "");
+	put_label(b, "job_id", r->job ? r->job->id : "");
+	put_label(b, "job_step", r->job && r->job->step ? r->job->step : "");
 	put_label(b, "pfshim_version", pfshim_version);
 	sample_end_u64(b, 1);
 

@@ -167,6 +167,13 @@ struct report_regions {
 	const struct report_region_stat *probe;
 };
 
+/* The batch job of the process, as its scheduler's variables name it (preload/scheduler.c). */
+struct report_job {
+	const char *scheduler;	/* "slurm", "flux", "lsf", "pbs" */
+	const char *id;
+	const char *step;	/* NULL when none (only Slurm's steps have one) */
+};
+
 /*
  * A derived metric of the run's metric group (PFSHIM_GROUP,
  * preload/metrics/group.h): computed from the report's counts with the
@@ -197,6 +204,7 @@ struct report {
 	uint64_t pid_ns;	/* inode of the pid namespace; 0 in the initial one (or unknown) */
 	const char *hostname;
 	const char *rank;	/* the launcher's rank (digits), NULL when none */
+	const struct report_job *job;	/* NULL: not in a batch job */
 	uint64_t start_ns;	/* CLOCK_REALTIME at the constructor */
 	uint64_t wall_ns;	/* CLOCK_MONOTONIC from constructor to report */
 	enum report_reason reason;

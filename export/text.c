@@ -694,6 +694,20 @@ static void put_series(struct buf *b, const struct report *r)
 		buf_putc(b, '\n');
 }
 
+/* " pfshim: in slurm job 1234, step 0": which job's report this is, beside the others. */
+static void put_job(struct buf *b, const struct report_job *job)
+{
+	buf_puts(b, " pfshim: in ");
+	buf_puts(b, job->scheduler);
+	buf_puts(b, " job ");
+	buf_put_printable(b, job->id);
+	if (job->step) {
+		buf_puts(b, ", step ");
+		buf_put_printable(b, job->step);
+	}
+	buf_putc(b, '\n');
+}
+
 /* " pfshim: metrics of group BRANCH:" and one line per metric, as the event lines. */
 static void put_metrics(struct buf *b, const struct report *r)
 {
@@ -748,6 +762,8 @@ size_t report_format_text(const struct report *r, char *out, size_t size)
 	buf_puts(&b, " by pfshim ");
 	buf_puts(&b, pfshim_version);
 	buf_putc(&b, '\n');
+	if (r->job)
+		put_job(&b, r->job);
 	if (any_user_only(r))
 		buf_puts(&b, " pfshim: ':u' events count user space only: the kernel"
 			 " refused kernel counting (perf_event_paranoid)\n");

@@ -326,6 +326,7 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 	if (!get_env("PFSHIM_FORMAT") && c->output[0] && c->output[strlen(c->output) - 1] == '/')
 		c->format = FORMAT_JSON;
 	read_rank(c, get_env);
+	scheduler_job_read(&c->job, get_env);
 	if ((value = get_env("PFSHIM_SIGNAL")) && *value)
 		read_signal(c, value, warn);
 	if ((value = get_env("PFSHIM_ON_FATAL")) && *value)

@@ -12,6 +12,7 @@
 
 #include "preload/events/events.h"
 #include "preload/events/pmu.h"
+#include "preload/scheduler.h"
 
 #define CONFIG_SYSFS_DEFAULT PMU_SYSFS_ROOT	/* the root is spelled once, in pmu.h */
 
@@ -34,6 +35,7 @@ struct config {
 	char output[PATH_MAX];		/* PFSHIM_OUTPUT: "stderr", "stdout" or a template */
 	bool output_explicit;		/* PFSHIM_OUTPUT was set: no job directory (preload/output/job.c) */
 	char rank[CONFIG_RANK_MAX];	/* the launcher's rank (OMPI_COMM_WORLD_RANK, ...), or "" */
+	struct scheduler_job job;	/* the batch job (SLURM_JOB_ID, ...), if any */
 	int signal;			/* PFSHIM_SIGNAL, 0 when off */
 	bool on_fatal;			/* PFSHIM_ON_FATAL=1: report on a fatal signal */
 	bool handover;			/* PFSHIM_HANDOVER=1: open the next image's counters at exec */

@@ -829,6 +829,9 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	struct markers_report regions;
 	struct utsname uts;
 	struct report r;
+	const struct scheduler_job *sj = &process.config.job;
+	struct report_job job = { .scheduler = sj->scheduler, .id = sj->id,
+				  .step = sj->step[0] ? sj->step : NULL };
 	char *text = NULL;
 	size_t text_size = 0;
 	uint64_t seq = 0;
@@ -869,6 +872,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 				     mem ? pid_ns_cached() : pid_ns_read(),
 		.hostname = uts.nodename,
 		.rank = process.config.rank[0] ? process.config.rank : NULL,
+		.job = sj->scheduler ? &job : NULL,
 		/* An unforked copy's start is unknown: the parent's clocks are all it has. */
 		.start_ns = unforked ? 0 : process.start_realtime_ns,
 		.reason = reason,

@@ -233,6 +233,13 @@ reports() {
 	fi
 }
 
+@test "doc block output-job: the batch job each scheduler's variables name, Flux before Slurm" {
+	run -0 doc output-job
+	[ "$output" = '[2,{"scheduler":"slurm","id":"1234","step":"0"}]
+[null,{"scheduler":"lsf","id":"4321[12]","step":null}]
+[null,{"scheduler":"flux","id":"ƒ2KnEi3Kqs","step":null}]' ]
+}
+
 @test "doc block output-jq-regions: calls and page-faults of region work, per thread" {
 	reports "$PROGS/markers_threads" 2 20 10
 	run -0 doc output-jq-regions

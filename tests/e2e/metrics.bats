@@ -100,7 +100,7 @@ own_group() {
 	[[ "$output" == *"<not counted>      Branches per fault  (PMC3: counted by no event of the group)"* ]]
 
 	run -0 env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=csv PFSHIM_GROUP="$group" "$PROGS/touch_pages" 1000
-	[[ "$output" == *$'\npid,program,reason,metric_group,region,metric,value,unit,status,scaled,missing,formula,pfshim_version\n'* ]]
+	[[ "$output" == *$'\npid,program,reason,metric_group,region,metric,value,unit,status,scaled,missing,formula,job_scheduler,job_id,job_step,pfshim_version\n'* ]]
 	[ "$(grep -c ',touch_pages,exit,FAULTS,' <<<"$output")" -eq 6 ]
 	grep -q ',FAULTS,,Branches per fault,,,not-counted,0,PMC3,PMC3/PMC0,' <<<"$output"
 }

@@ -129,3 +129,29 @@ whole_reports() {
 		"$PROGS/touch_pages" 1
 	grep -q "^pfshim_report_info{.*,pfshim_version=\"$version\"} 1$" <<<"$stderr"
 }
+
+# docs/output.md, "The batch job": each scheduler's documented variables, set
+# by hand as the scheduler sets them (slurm.bats runs the real Slurm).
+@test "the batch job: Slurm's job and step, an LSF array element, Flux inside Slurm, PBS" {
+	shim PFSHIM_EVENTS=page-faults SLURM_JOB_ID=1234 SLURM_STEP_ID=0 SLURM_PROCID=2 "$PROGS/touch_pages" 1
+	shim PFSHIM_EVENTS=page-faults LSB_JOBID=4321 LSB_JOBINDEX=12 "$PROGS/touch_pages" 1
+	shim PFSHIM_EVENTS=page-faults FLUX_JOB_ID=ƒ2KnEi3Kqs SLURM_JOB_ID=1234 "$PROGS/touch_pages" 1
+	shim PFSHIM_EVENTS=page-faults PBS_JOBID=1234[5].server "$PROGS/touch_pages" 1
+	shim PFSHIM_EVENTS=page-faults "$PROGS/touch_pages" 1
+	[ "$(jq -c '[.rank, .job]' "$REPORTS")" = '[2,{"scheduler":"slurm","id":"1234","step":"0"}]
+[null,{"scheduler":"lsf","id":"4321[12]","step":null}]
+[null,{"scheduler":"flux","id":"ƒ2KnEi3Kqs","step":null}]
+[null,{"scheduler":"pbs","id":"1234[5].server","step":null}]
+[null,null]' ]
+	# the other formats: the text footer's line, CSV's columns, OpenMetrics' labels
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults SLURM_JOB_ID=7 \
+		SLURM_STEP_ID=0 "$PROGS/touch_pages" 1
+	[ "$(grep -A 1 '^ pfshim: reported' <<<"$stderr")" = " pfshim: reported at exit by pfshim $(cat "$ROOT/VERSION")
+ pfshim: in slurm job 7, step 0" ]
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=csv \
+		LSB_JOBID=4321 LSB_JOBINDEX=12 "$PROGS/touch_pages" 1
+	[ "$(sed -n 2p <<<"$stderr" | awk -F, '{ print $(NF - 3), $(NF - 2), "[" $(NF - 1) "]" }')" = "lsf 4321[12] []" ]
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults \
+		PFSHIM_FORMAT=openmetrics PBS_JOBID=1234.server "$PROGS/touch_pages" 1
+	grep -q '^pfshim_report_info{.*,job_scheduler="pbs",job_id="1234.server",job_step="",pfshim_version=' <<<"$stderr"
+}

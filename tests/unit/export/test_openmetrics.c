@@ -145,7 +145,8 @@ static void test_sample(void **state)
 	assert_line(out, "# TYPE pfshim_report_info gauge");
 	assert_line(out, "pfshim_report_info{program=\"demo\",pid=\"4242\",host=\"build1\","
 			 "rank=\"\",argv0=\"./demo\",ppid=\"4241\",pid_ns=\"\",reason=\"exit\","
-			 "signal=\"\",pfshim_version=\"" PFSHIM_VERSION "\"} 1");
+			 "signal=\"\",job_scheduler=\"\",job_id=\"\",job_step=\"\","
+			 "pfshim_version=\"" PFSHIM_VERSION "\"} 1");
 	assert_line(out, "# UNIT pfshim_wall_seconds seconds");
 	assert_line(out, "pfshim_wall_seconds{program=\"demo\",pid=\"4242\",host=\"build1\","
 			 "rank=\"\"} 1.234567890");
@@ -192,11 +193,11 @@ static void test_signal_and_rank(void **state)
 	format(&r);
 	assert_non_null(strstr(out, "rank=\"17\",argv0=\"./demo\",ppid=\"4241\","
 				    "pid_ns=\"4026532177\",reason=\"signal\",signal=\"SIGUSR1\","
-				    "pfshim_version=\"" PFSHIM_VERSION "\"} 1\n"));
+				    "job_scheduler=\"\",job_id=\"\",job_step=\"\",pfshim_version=\"" PFSHIM_VERSION "\"} 1\n"));
 	r.signo = 1000;	/* no name: its number */
 	r.start_ns = 0;	/* unknown (an unforked copy): no start time */
 	format(&r);
-	assert_non_null(strstr(out, "reason=\"signal\",signal=\"1000\",pfshim_version=\""));
+	assert_non_null(strstr(out, "reason=\"signal\",signal=\"1000\",job_scheduler=\"\","));
 	assert_null(strstr(out, "start_time"));
 	assert_parsed(out, "all(l['rank'] == '17' for n, l, v in s)");
 }
@@ -231,6 +232,27 @@ static const struct report_event odd_events[] = {
 	/* a hostile name */
 	{ .name = "x\"y\\z\nw\x1b", .scale = 1.0, .value = 14 },
 };
+
+/* The batch job: labels of report_info, empty outside a job; hostile bytes escaped. */
+static void test_job(void **state)
+{
+	struct report_job slurm = { .scheduler = "slurm", .id = "1234", .step = "0" };
+	struct report_job flux = { .scheduler = "flux", .id = "\xc6\x92" "abc\"\n", .step = NULL };
+	struct report r = sample_report;
+
+	(void)state;
+	r.job = &slurm;
+	format(&r);
+	assert_non_null(strstr(out, "signal=\"\",job_scheduler=\"slurm\",job_id=\"1234\",job_step=\"0\","
+				    "pfshim_version=\"" PFSHIM_VERSION "\"} 1\n"));
+	/* on report_info only: the other samples keep the process's labels */
+	assert_line(out, "pfshim_wall_seconds{program=\"demo\",pid=\"4242\",host=\"build1\","
+			 "rank=\"\"} 1.234567890");
+	r.job = &flux;
+	format(&r);
+	assert_non_null(strstr(out, ",job_scheduler=\"flux\",job_id=\"\xc6\x92" "abc\\\"\\n\",job_step=\"\","));
+	assert_parsed(out, "[l['job_id'] for n, l, v in s if n == 'pfshim_report_info'] == ['\\u0192abc\"\\n']");
+}
 
 static void test_names(void **state)
 {
@@ -474,6 +496,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_signal_and_rank),
+		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_hostile_labels),
 		cmocka_unit_test(test_regions),
