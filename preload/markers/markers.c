@@ -556,6 +556,7 @@ static struct marker_thread *thread_open(void)
 	t->spare = t->now + l->nr_values;
 	t->regions = (struct region_thread *)(t->spare + l->nr_values);
 	region_thread_init(t->regions, l, gettid());
+	name_cache_init(&t->names);
 	pthread_getname_np(pthread_self(), name, sizeof(name));
 	region_thread_set_name(t->regions, name);
 	groups_open(t);
@@ -826,15 +827,12 @@ static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim
  * an end that closes nothing (re-entry, misuse) reads for nothing, which
  * only misuse pays. Re-entered begins read nothing.
  */
-PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
+static inline __attribute__((always_inline)) int begin_fast(struct fastread_group *g,
+							      pfshim_region_t region)
 {
-	struct fastread_group *g = self_fast;
-	struct marker_thread *t;
+	struct marker_thread *t = fast_thread(g);
 	uint64_t *start;
 
-	if (UNLIKELY(!g))
-		return begin_slow(region);
-	t = fast_thread(g);
 	start = region_begin_fast(t->regions, &markers.layout, region - 1u);
 	if (UNLIKELY(!start))
 		return begin_uncommon(t, region);
@@ -842,6 +840,15 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 	if (LIKELY(fast_sample(g, start, FASTREAD_COUNTERS_LAST)))
 		return 0;
 	return begin_read_full(t, start);
+}
+
+PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
+{
+	struct fastread_group *g = self_fast;
+
+	if (UNLIKELY(!g))
+		return begin_slow(region);
+	return begin_fast(g, region);
 }
 
 PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
@@ -889,23 +896,116 @@ static pfshim_region_t region_of(const char *name)
 	return id >= 0 ? (pfshim_region_t)id + 1 : pfshim_v1_region(name);
 }
 
-PFSHIM_EXPORT int pfshim_v1_region_begin(const char *name)
+/*
+ * The region @name names, through thread @t's name cache when it has one
+ * (then filled for the next call): 0 when the name is refused.
+ */
+static __attribute__((noinline)) REGION_NAMES_WORDS_UNCHECKED pfshim_region_t
+name_resolve(struct marker_thread *t, const char *name)
 {
-	pfshim_region_t region = region_of(name);
+	const struct region_name *n;
+	pfshim_region_t region;
+
+	if (t && (n = name_cache_find(&t->names, name)))
+		return (pfshim_region_t)n->id + 1;
+	region = region_of(name);
+	if (t && region && (n = region_names_row(&markers_names, (int)region - 1)))
+		name_cache_fill(&t->names, name, n);
+	return region;
+}
+
+static int name_refused(void)
+{
+	return started() ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+}
+
+/* A begin by name off the fast path, or whose name the cache did not hold. */
+static __attribute__((noinline)) int region_begin_named(const char *name)
+{
+	pfshim_region_t region = name_resolve(self, name);
 
 	if (!region)
-		return started() ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+		return name_refused();
 	return pfshim_v1_begin(region);
 }
 
-/* A name never seen cannot have begun: interned all the same, its end counts as misuse. */
-PFSHIM_EXPORT int pfshim_v1_region_end(const char *name)
+/* An end by name off the fast path. */
+static __attribute__((noinline)) int region_end_named(const char *name)
 {
-	pfshim_region_t region = region_of(name);
+	pfshim_region_t region = name_resolve(self, name);
 
 	if (!region)
-		return started() ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+		return name_refused();
 	return pfshim_v1_end(region);
+}
+
+/* A fast end whose cached read missed: end in full, as end_general(). */
+static __attribute__((noinline)) int region_end_named_full(struct marker_thread *t,
+							   const char *name)
+{
+	pfshim_region_t region = name_resolve(t, name);
+
+	if (!region)
+		return name_refused();
+	return end_general(t, region);
+}
+
+/* A fast end whose name the cache did not hold: its read is taken, in @now. */
+static __attribute__((noinline)) int region_end_named_read(struct marker_thread *t,
+							   const char *name, const uint64_t *now)
+{
+	pfshim_region_t region = name_resolve(t, name);
+
+	if (!region)
+		return name_refused();
+	return region_end_fast_as(t->regions, &markers.layout, region - 1u, &markers_names.nr, now,
+				  PFSHIM_MISUSE);
+}
+
+/*
+ * By name as by handle (docs/markers.md): the name found in the thread's
+ * cache (name_cache.h), then the handle's fast path, begin's lookup before
+ * its counters and end's after them, so an empty region by name counts
+ * what one by handle does.
+ */
+PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_begin(const char *name)
+{
+	struct fastread_group *g = self_fast;
+	const struct region_name *n;
+
+	if (UNLIKELY(!g))
+		return region_begin_named(name);
+	n = name_cache_find(&fast_thread(g)->names, name);
+	if (UNLIKELY(!n))
+		return region_begin_named(name);
+	/* An interned id: region_slot_find()'s range check can go. */
+	if (n->id >= REGIONS_NAMES_MAX)
+		__builtin_unreachable();
+	return begin_fast(g, n->id + 1u);
+}
+
+/* A name never seen cannot have begun: interned all the same, its end counts as misuse. */
+PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_end(const char *name)
+{
+	struct fastread_group *g = self_fast;
+	struct marker_thread *t;
+	const struct region_name *n;
+	uint64_t *now;
+
+	if (UNLIKELY(!g))
+		return region_end_named(name);
+	t = fast_thread(g);
+	now = fast_end_sample(t);
+	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
+		return region_end_named_full(t, name);
+	now[region_value_wall()] = wall_timer();
+	n = name_cache_find(&t->names, name);
+	if (UNLIKELY(!n))
+		return region_end_named_read(t, name, now);
+	if (n->id >= REGIONS_NAMES_MAX)
+		__builtin_unreachable();
+	return region_end_fast_as(t->regions, &markers.layout, n->id, &markers_names.nr, now,
+				  PFSHIM_MISUSE);
 }
 
 /*

@@ -39,6 +39,20 @@ total() {
 	[ "$(jq '.regions.threads[0] | .user_reads + .syscall_reads' "$REPORTS")" -eq 4000 ]
 }
 
+@test "regions by name: one string at several addresses, other strings at a reused address" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_names"
+	[ "$status" -eq 0 ]
+	# glibc's allocator hands the freed buffer to the next name (not under ASan's quarantine).
+	[ -n "$PFSHIM_SANITIZER" ] || [ "${lines[0]}" = "same_address=9" ]
+	[ "$(region true shared calls)" -eq 300 ]
+	for i in $(seq 0 9); do
+		[ "$(region true "$(printf 'reused_%02d_with_a_long_common_prefix' "$i")" calls)" -eq $((i + 1)) ]
+	done
+	[ "$(region true in_place_with_a_long_prefix_1 calls)" -eq 4 ]
+	[ "$(region true in_place_with_a_long_prefix_2 calls)" -eq 5 ]
+	[ "$(jq '.regions.threads[0].misuse | add' "$REPORTS")" -eq 0 ]
+}
+
 @test "without the shim the program links, runs, and every call is a no-op" {
 	run env -u LD_PRELOAD "$PROGS/markers_calls" 100
 	[ "$status" -eq 0 ]
