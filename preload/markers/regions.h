@@ -31,12 +31,13 @@
  * changes. Insertions must be serialized by the caller.
  */
 /*
- * One interned name, laid out for region_names_match(): the word of the
- * name that holds its NUL and the mask of that word's bytes up to it, then
- * the name, zero after its NUL, on an 8-byte boundary.
+ * One interned name, laid out for region_names_match(): where the word of
+ * the name that holds its NUL starts (a multiple of 8) and the mask of
+ * that word's bytes up to the NUL, then the name, zero after its NUL, on
+ * an 8-byte boundary.
  */
 struct region_name {
-	uint32_t last_word;
+	uint32_t tail_at;
 	uint32_t id;
 	uint64_t tail_mask;
 	char name[REGIONS_NAME_LEN];
@@ -89,23 +90,31 @@ const struct region_name *region_names_row(const struct region_names *t, int id)
 static inline __attribute__((always_inline)) REGION_NAMES_WORDS_UNCHECKED bool
 region_names_match(const struct region_name *n, const char *name)
 {
-	uint32_t last = n->last_word;
+	const uint32_t tail = n->tail_at;
 	uint64_t w, v;
+	uint32_t k;
 
-	/* A name of up to 7 bytes, the usual: one word, no loop. */
-	if (__builtin_expect(last == 0, 1)) {
+	/* A name of up to 7 bytes: one word, with constant offsets. */
+	if (__builtin_expect(tail == 0, 1)) {
 		__builtin_memcpy(&w, name, 8);
 		__builtin_memcpy(&v, n->name, 8);
 		return (w & n->tail_mask) == v;
 	}
-	for (uint32_t k = 0; k < last; k++) {
-		__builtin_memcpy(&w, name + 8 * k, 8);
-		__builtin_memcpy(&v, n->name + 8 * k, 8);
+	/*
+	 * The words before the NUL's, whole, in order: written out (a constant
+	 * count), a test and a branch a word, leaving at the NUL's word.
+	 */
+#pragma GCC unroll 7
+	for (k = 0; k < REGIONS_NAME_LEN - 8; k += 8) {
+		__builtin_memcpy(&w, name + k, 8);
+		__builtin_memcpy(&v, n->name + k, 8);
 		if (w != v)
 			return false;
+		if (k + 8 == tail)
+			break;
 	}
-	__builtin_memcpy(&w, name + 8 * last, 8);
-	__builtin_memcpy(&v, n->name + 8 * last, 8);
+	__builtin_memcpy(&w, name + tail, 8);
+	__builtin_memcpy(&v, n->name + tail, 8);
 	return (w & n->tail_mask) == v;
 }
 

@@ -169,11 +169,13 @@ static void test_unaligned_never_cached(void **state)
 
 static void test_refused_and_null(void **state)
 {
+	/* As a program passes it: not a constant the compiler follows into the match. */
+	const char *volatile null_name = NULL;
 	char *empty = aligned_copy("");
 
 	(void)state;
-	assert_null(name_cache_find(&cache, NULL));
-	assert_int_equal(resolve(NULL), -EINVAL);
+	assert_null(name_cache_find(&cache, null_name));
+	assert_int_equal(resolve(null_name), -EINVAL);
 	assert_int_equal(resolve(empty), -EINVAL);
 	assert_null(name_cache_find(&cache, empty));
 	free(empty);
