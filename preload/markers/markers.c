@@ -409,6 +409,8 @@ static int group_fds_move_high(struct fastread_group *g)
 	int err = 0;
 
 	for (int i = 0; i < g->nr; i++) {
+		if (g->fd[i] < 0)
+			continue;	/* shed (fastread_group_shed) */
 		g->fd[i] = fd_move_high(g->fd[i]);
 		if (g->fd[i] < 0)
 			err = -EMFILE;
@@ -423,23 +425,44 @@ static int group_fds_move_high(struct fastread_group *g)
  * totals, and a thread whose groups would not fit gets none (its regions
  * keep their wall times, its counts read "not counted", its open_error is
  * EMFILE): the program's own open() calls must never fail for our sake.
- * Threads that exit give their share back. One line says so, once.
+ * What a thread keeps in the band is one descriptor per group (the members
+ * are shed once mapped: groups_open), reserved once its groups are open;
+ * threads that exit give their share back. One line says so, once.
  */
-static bool fds_reserve(struct marker_thread *t)
+static void fds_spent(struct marker_thread *t)
 {
-	int need = markers.layout.nr_events;
-
-	if (atomic_fetch_add(&markers.fds_used, need) + need <= markers.fds_cap) {
-		t->fds_reserved = need;
-		return true;
-	}
-	atomic_fetch_sub(&markers.fds_used, need);
 	t->regions->open_error = EMFILE;
 	t->open_failed = 1;
 	if (!atomic_flag_test_and_set(&markers.budget_warned))
 		warn_line("markers: the descriptor budget (a quarter of min(RLIMIT_NOFILE, 1024)) "
 			  "is spent: further threads' regions get wall time only (EMFILE)", NULL);
+}
+
+/* Before the opens: is there room for the groups' leaders at least? */
+static bool fds_room(struct marker_thread *t)
+{
+	if (atomic_load(&markers.fds_used) + markers.nr_groups <= markers.fds_cap)
+		return true;
+	fds_spent(t);
 	return false;
+}
+
+/* After the opens: reserve what the thread's groups hold, or close them. */
+static void fds_reserve(struct marker_thread *t)
+{
+	int held = 0;
+
+	for (int g = 0; g < markers.nr_groups; g++)
+		for (int i = 0; i < t->groups[g].nr; i++)
+			held += t->groups[g].fd[i] >= 0;
+	if (atomic_fetch_add(&markers.fds_used, held) + held <= markers.fds_cap) {
+		t->fds_reserved = held;
+		return;
+	}
+	atomic_fetch_sub(&markers.fds_used, held);
+	for (int g = 0; g < markers.nr_groups; g++)
+		fastread_group_close(&t->groups[g]);
+	fds_spent(t);
 }
 
 static void fds_release(struct marker_thread *t)
@@ -477,18 +500,22 @@ static void groups_settle(struct marker_thread *t)
 
 static void groups_open(struct marker_thread *t)
 {
-	if (!fds_reserve(t))
+	if (!fds_room(t))
 		return;
 	for (int g = 0; g < markers.nr_groups; g++) {
 		const struct group_spec *spec = &markers.group[g];
 		int err = fastread_group_open(&t->groups[g], &markers.attr[spec->first], spec->nr);
 
-		if (err == 0)
+		/* The members' descriptors closed once mapped: one per group stays. */
+		if (err == 0) {
+			fastread_group_shed(&t->groups[g]);
 			err = group_fds_move_high(&t->groups[g]);
+		}
 		if (err < 0 && !t->regions->open_error)
 			t->regions->open_error = -err;
 		t->open_failed |= err < 0;
 	}
+	fds_reserve(t);
 	groups_settle(t);
 }
 

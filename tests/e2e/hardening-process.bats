@@ -106,6 +106,27 @@ load helpers
 	[ "$counted" -gt 0 ]
 }
 
+@test "256 threads x 8 marker events under a limit of 1024: one descriptor a thread, all the band holds" {
+	events=task-clock,page-faults,minor-faults,major-faults,context-switches,cpu-migrations,alignment-faults,emulation-faults
+	run --separate-stderr bash -c 'ulimit -n 1024; exec env LD_PRELOAD="$1" PFSHIM_FORMAT=json \
+		PFSHIM_OUTPUT="$2" PFSHIM_EVENTS="$3" "$0" threads 256' \
+		"$PROGS/fd_budget" "$SHIM" "$REPORTS" "$events"
+	echo "$output; $stderr"
+	[ "$status" -eq 0 ]
+	[ "$output" = failed=0 ]
+	totals=$(jq '[.events[] | select(.status == "counted")] | length' "$REPORTS")
+	[ "$totals" -eq 8 ] || skip "only $totals of the 8 software events count here"
+	counted=$(jq '[.regions.threads[] | select(.open_error == null)] | length' "$REPORTS")
+	echo "counted: $counted"
+	# The band is a quarter of 1024; the totals' 8 and 2 spare live there too. Each thread
+	# keeps its group's leader only (8 a thread before: 30 threads).
+	[ "$counted" -eq $((256 - totals - 2)) ]
+	# Each counted thread's 8 events counted (its task-clock is more than 0).
+	[ "$(jq '[.regions.threads[] | select(.open_error == null) | .regions[]
+		| select(.name == "work") | .events[] | select(.name == "task-clock" and .value > 0)]
+		| length' "$REPORTS")" -eq "$counted" ]
+}
+
 # ---- class 8: PFSHIM_ON_FATAL=1
 
 # ended_by ARGS...: how `fatal ARGS` ends, under waitcore, cores allowed, in the
