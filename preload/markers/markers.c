@@ -878,6 +878,20 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 	return begin_fast(g, region);
 }
 
+/*
+ * The fast path's end sample: its counters first, then the wall clock, into
+ * the thread's end vector; NULL when the cache missed (the general path then).
+ */
+static inline __attribute__((always_inline)) uint64_t *end_fast_read(struct fastread_group *g)
+{
+	uint64_t *now = fast_end_sample(fast_thread(g));
+
+	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
+		return NULL;
+	now[region_value_wall()] = wall_timer();
+	return now;
+}
+
 PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 {
 	struct fastread_group *g = self_fast;
@@ -887,10 +901,9 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 	if (UNLIKELY(!g))
 		return end_slow(region);
 	t = fast_thread(g);
-	now = fast_end_sample(t);
-	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
+	now = end_fast_read(g);
+	if (UNLIKELY(!now))
 		return end_general(t, region);
-	now[region_value_wall()] = wall_timer();
 	/* The close, or whatever else region_end() says, as a status: a tail call. */
 	return region_end_fast_as(t->regions, &markers.layout, region - 1u, &markers_names.nr, now,
 				  PFSHIM_MISUSE);
@@ -1022,10 +1035,9 @@ PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_end(const char *
 	if (UNLIKELY(!g))
 		return region_end_named(name);
 	t = fast_thread(g);
-	now = fast_end_sample(t);
-	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
+	now = end_fast_read(g);
+	if (UNLIKELY(!now))
 		return region_end_named_full(t, name);
-	now[region_value_wall()] = wall_timer();
 	n = name_cache_find(&t->names, name);
 	if (UNLIKELY(!n))
 		return region_end_named_read(t, name, now);
