@@ -206,12 +206,19 @@ static size_t block_header_size(int nr_events, int nr_groups)
 	       2 * (1 + (size_t)nr_events + 2 * (size_t)nr_groups) * sizeof(uint64_t);
 }
 
-/* The band less what the totals may hold: their events, the report stream, one spare. */
+/*
+ * The band less what the totals hold in it (none when the constructor could
+ * put them above the soft limit: usage.md "The descriptor budget"), the
+ * report stream and one spare.
+ */
 static void markers_budget_init(void)
 {
-	int lo, hi;
+	const struct counter_set *s = markers.host.totals;
+	int lo, hi, band = fd_band(&lo, &hi), in_band = 0;
 
-	markers.fds_cap = fd_band(&lo, &hi) - (markers.host.events->nr + 2);
+	for (int i = 0; i < s->nr; i++)
+		in_band += s->c[i].fd >= lo && s->c[i].fd < hi;
+	markers.fds_cap = band - (in_band + 2);
 }
 
 static void markers_init(void)
