@@ -313,6 +313,37 @@ total() {
 	[ "$(jq -r '.regions.threads[0].open_error' <<<"$report")" = EMFILE ]
 }
 
+# copies_agree [JQ-FILTER]: in every report (matching), every thread's every region counted
+# the same value for each of the 3 copies of page-faults.
+copies_agree() {
+	[ "$(jq -s -c "map(select(${1:-true}) | .regions.threads[].regions[]
+		| [.events[] | select(.name == \"page-faults\") | .value] | unique | length) | unique" \
+		"$REPORTS")" = "[1]" ]
+	[ "$(jq -s "map(select(${1:-true}) | .regions.threads[].regions[].events[]
+		| select(.status != \"counted\")) | length" "$REPORTS")" -eq 0 ]
+}
+
+@test "members whose descriptors are shed count as their leader: threads that exit, a fork child, an exec" {
+	# One group: the leader keeps its descriptor, the two others are closed once mapped.
+	ev=PFSHIM_EVENTS=page-faults,page-faults,page-faults
+	shim "$ev" "$PROGS/markers_threads" 4 250 64
+	[ "$(jq '[.regions.threads[] | select(.exited and .open_error == null)] | length' "$REPORTS")" -eq 4 ]
+	copies_agree
+	[ "$(region '.name == "worker-2"' work events[2].value)" -ge 64 ]
+	: >"$REPORTS"
+	run shim "$ev" "$PROGS/markers_fork"
+	[ "$status" -eq 0 ]
+	[ "$(reports)" -eq 2 ]
+	copies_agree
+	[ "$(jq -s "map(.regions.threads[].regions[].calls) | add" "$REPORTS")" -eq 11 ]
+	: >"$REPORTS"
+	run shim "$ev" "$PROGS/markers_report" exec
+	[ "$status" -eq 0 ]
+	copies_agree '.reason == "exec"'
+	[ "$(jq -s 'map(select(.reason == "exec") | .regions.threads[0].regions | length) | add' \
+		"$REPORTS")" -eq 2 ]
+}
+
 @test "20 events: the thread's counters are split into groups of at most 16, all exact" {
 	events=$(for i in $(seq 10); do printf 'page-faults,task-clock,'; done)
 	shim PFSHIM_EVENTS="${events%,}" "$PROGS/markers_nested" 300 200
