@@ -432,10 +432,14 @@ static int group_fds_move_high(struct fastread_group *g)
  * totals, and a thread whose groups would not fit gets none (its regions
  * keep their wall times, its counts read "not counted", its open_error is
  * EMFILE): the program's own open() calls must never fail for our sake.
- * What a thread keeps in the band is one descriptor per group (the members
- * are shed once mapped: groups_open), reserved once its groups are open;
- * threads that exit give their share back. One line says so, once.
+ * What a thread keeps in the band is one descriptor per group: the members
+ * are shed once mapped, before the leader moves into the band (groups_open),
+ * so the leaders are reserved before the opens, and a member that could not
+ * be mapped, which keeps its descriptor, after them. Threads that exit give
+ * their share back. One line says so, once.
  */
+static void fds_release(struct marker_thread *t);
+
 static void fds_spent(struct marker_thread *t)
 {
 	t->regions->open_error = EMFILE;
@@ -445,31 +449,48 @@ static void fds_spent(struct marker_thread *t)
 			  "is spent: further threads' regions get wall time only (EMFILE)", NULL);
 }
 
-/* Before the opens: is there room for the groups' leaders at least? */
-static bool fds_room(struct marker_thread *t)
+static bool fds_try_reserve(struct marker_thread *t, int need)
 {
-	if (atomic_load(&markers.fds_used) + markers.nr_groups <= markers.fds_cap)
+	if (atomic_fetch_add(&markers.fds_used, need) + need <= markers.fds_cap) {
+		t->fds_reserved += need;
+		return true;
+	}
+	atomic_fetch_sub(&markers.fds_used, need);
+	return false;
+}
+
+/* Before the opens: the groups' leaders. */
+static bool fds_reserve(struct marker_thread *t)
+{
+	if (fds_try_reserve(t, markers.nr_groups))
 		return true;
 	fds_spent(t);
 	return false;
 }
 
-/* After the opens: reserve what the thread's groups hold, or close them. */
-static void fds_reserve(struct marker_thread *t)
+/*
+ * After the opens and the shedding, before the moves into the band: the
+ * members that kept a descriptor too, or the groups closed. Return: false
+ * when the groups were closed.
+ */
+static bool fds_reserve_rest(struct marker_thread *t)
 {
 	int held = 0;
 
 	for (int g = 0; g < markers.nr_groups; g++)
 		for (int i = 0; i < t->groups[g].nr; i++)
 			held += t->groups[g].fd[i] >= 0;
-	if (atomic_fetch_add(&markers.fds_used, held) + held <= markers.fds_cap) {
+	if (held < t->fds_reserved) {	/* a group that did not open holds none */
+		atomic_fetch_sub(&markers.fds_used, t->fds_reserved - held);
 		t->fds_reserved = held;
-		return;
 	}
-	atomic_fetch_sub(&markers.fds_used, held);
+	if (held == t->fds_reserved || fds_try_reserve(t, held - t->fds_reserved))
+		return true;
 	for (int g = 0; g < markers.nr_groups; g++)
 		fastread_group_close(&t->groups[g]);
+	fds_release(t);
 	fds_spent(t);
+	return false;
 }
 
 static void fds_release(struct marker_thread *t)
@@ -507,22 +528,28 @@ static void groups_settle(struct marker_thread *t)
 
 static void groups_open(struct marker_thread *t)
 {
-	if (!fds_room(t))
+	if (!fds_reserve(t))
 		return;
 	for (int g = 0; g < markers.nr_groups; g++) {
 		const struct group_spec *spec = &markers.group[g];
 		int err = fastread_group_open(&t->groups[g], &markers.attr[spec->first], spec->nr);
 
 		/* The members' descriptors closed once mapped: one per group stays. */
-		if (err == 0) {
+		if (err == 0)
 			fastread_group_shed(&t->groups[g]);
-			err = group_fds_move_high(&t->groups[g]);
-		}
 		if (err < 0 && !t->regions->open_error)
 			t->regions->open_error = -err;
 		t->open_failed |= err < 0;
 	}
-	fds_reserve(t);
+	if (!fds_reserve_rest(t))
+		return;
+	for (int g = 0; g < markers.nr_groups; g++) {
+		int err = t->groups[g].nr ? group_fds_move_high(&t->groups[g]) : 0;
+
+		if (err < 0 && !t->regions->open_error)
+			t->regions->open_error = -err;
+		t->open_failed |= err < 0;
+	}
 	groups_settle(t);
 }
 
