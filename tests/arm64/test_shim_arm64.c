@@ -416,6 +416,9 @@ static int json_region_first(const char *report, const char *region, uint64_t *m
 
 #define MARKERS_LOOP_TRIES 3
 
+/* markers_loop's regions by name (MARKERS_LOOP_BY_NAME=1), not by handle. */
+static bool loop_by_name;
+
 /*
  * One run; returns wall(loop) - wall(base) - 2N, or INT64_MAX when the report
  * had no wall times. A run whose wall times say a timer tick fell inside a
@@ -434,11 +437,14 @@ static int64_t markers_loop_run(const char *events, uint64_t n, bool may_retry)
 	snprintf(event, sizeof(event), "%.*s", (int)strcspn(events, ","), events);
 	report_format = "json";
 	bind_now = true;
+	if (loop_by_name)
+		setenv("MARKERS_LOOP_BY_NAME", "1", 1);
 	status = shim_run_program(MARKERS_LOOP, events, n, 0, last_report, sizeof(last_report));
+	unsetenv("MARKERS_LOOP_BY_NAME");
 	bind_now = false;
 	report_format = "csv";
-	if (!CHECK(status == 0, "markers_loop %" PRIu64 ", PFSHIM_EVENTS=%s: exit %d", n, events,
-		   status) ||
+	if (!CHECK(status == 0, "markers_loop %" PRIu64 ", PFSHIM_EVENTS=%s%s: exit %d", n, events,
+		   loop_by_name ? ", by name" : "", status) ||
 	    !CHECK(json_region_value(last_report, "loop", event, &loop) == 0 &&
 		   json_region_value(last_report, "base", event, &base) == 0 &&
 		   json_number_after(last_report, "\"user_reads\":", &user) == 0 &&
@@ -469,9 +475,12 @@ static int64_t markers_loop_run(const char *events, uint64_t n, bool may_retry)
 	 */
 	if (CHECK(json_region_first(last_report, "base", &first_min, &first_max) == 0,
 		  "markers_loop %" PRIu64 ": region base's first_min and first_max", n))
-		CHECK(first_min == first_max, "markers_loop %" PRIu64 ", %s: the first call of base "
-		      "counts as the second: %s %" PRIu64 " and %" PRIu64, n, events, event,
-		      first_min, first_max);
+		CHECK(first_min == first_max, "markers_loop %" PRIu64 ", %s%s: the first call of base "
+		      "counts as the second: %s %" PRIu64 " and %" PRIu64, n, events,
+		      loop_by_name ? ", by name" : "", event, first_min, first_max);
+	/* What an empty region counts (base: a call of spin(1) inside), for the benches. */
+	printf("ARM64-BENCH cpu=%s markers events=%s empty_region_%s %s=%" PRIu64 "\n",
+	       pmu_cpu_model(), events, loop_by_name ? "by_name" : "by_handle", event, first_min);
 	CHECK(user > 0 && sys == 0, "markers_loop %" PRIu64 ", %s: the thread's regions were read "
 	      "from user space: user_reads %" PRIu64 ", syscall_reads %" PRIu64, n, events, user,
 	      sys);
@@ -953,6 +962,11 @@ int main(int argc, char **argv)
 		check_markers_loop("instructions:u,cycles:u", 20000);
 		check_markers_loop("cycles:u,instructions:u", 1000);
 		check_markers_loop("cycles:u", 20000);
+		/* By name: the same exact counts, the thread's first call a begin by name. */
+		loop_by_name = true;
+		check_markers_loop("instructions:u", 20000);
+		check_markers_loop("instructions:u,cycles:u", 20000);
+		loop_by_name = false;
 		check_markers_defaults(20000);
 		for (int c = 0; c < 2; c++) {
 			check_compensate("instructions:u,cycles:u", 1000, c);

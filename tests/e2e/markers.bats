@@ -39,6 +39,20 @@ total() {
 	[ "$(jq '.regions.threads[0] | .user_reads + .syscall_reads' "$REPORTS")" -eq 4000 ]
 }
 
+@test "regions by name: one string at several addresses, other strings at a reused address" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_names"
+	[ "$status" -eq 0 ]
+	# glibc's allocator hands the freed buffer to the next name (not under ASan's quarantine).
+	[ -n "$PFSHIM_SANITIZER" ] || [ "${lines[0]}" = "same_address=9" ]
+	[ "$(region true shared calls)" -eq 300 ]
+	for i in $(seq 0 9); do
+		[ "$(region true "$(printf 'reused_%02d_with_a_long_common_prefix' "$i")" calls)" -eq $((i + 1)) ]
+	done
+	[ "$(region true in_place_with_a_long_prefix_1 calls)" -eq 4 ]
+	[ "$(region true in_place_with_a_long_prefix_2 calls)" -eq 5 ]
+	[ "$(jq '.regions.threads[0].misuse | add' "$REPORTS")" -eq 0 ]
+}
+
 @test "without the shim the program links, runs, and every call is a no-op" {
 	run env -u LD_PRELOAD "$PROGS/markers_calls" 100
 	[ "$status" -eq 0 ]
@@ -285,16 +299,49 @@ total() {
 }
 
 @test "a thread whose counters cannot open says PFSHIM_FAILED and the report says why" {
-	# At a limit of 256 the shim's band is 64 numbers: 40 events fit for the
-	# totals, opened first, but the thread's own 40 would pass the budget (EMFILE).
-	events=$(for i in $(seq 20); do printf 'page-faults,task-clock,'; done)
+	# At a limit of 256 the shim's band is 64 numbers: 60 events fit for the
+	# totals, opened first, with 2 spare, but the thread's own 60, in 4 groups of
+	# at most 16, keep a descriptor per group: 4 would pass the budget (EMFILE).
+	# (58 events leave room for the thread's 4.)
+	events=$(for i in $(seq 30); do printf 'page-faults,task-clock,'; done)
 	out=$(ulimit -n 256 && env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT=stdout \
 		PFSHIM_EVENTS="${events%,}" "$PROGS/markers_read" 10 2>&-)
 	# (the report is written at exit, before stdio flushes the program's lines)
 	[ "$(grep '^ret=' <<<"$out")" = "ret=-3" ]
 	report=$(grep '^{' <<<"$out")
-	[ "$(jq -r '[.events[] | select(.status == "counted")] | length' <<<"$report")" -eq 40 ]
+	[ "$(jq -r '[.events[] | select(.status == "counted")] | length' <<<"$report")" -eq 60 ]
 	[ "$(jq -r '.regions.threads[0].open_error' <<<"$report")" = EMFILE ]
+}
+
+# copies_agree [JQ-FILTER]: in every report (matching), every thread's every region counted
+# the same value for each of the 3 copies of page-faults.
+copies_agree() {
+	[ "$(jq -s -c "map(select(${1:-true}) | .regions.threads[].regions[]
+		| [.events[] | select(.name == \"page-faults\") | .value] | unique | length) | unique" \
+		"$REPORTS")" = "[1]" ]
+	[ "$(jq -s "map(select(${1:-true}) | .regions.threads[].regions[].events[]
+		| select(.status != \"counted\")) | length" "$REPORTS")" -eq 0 ]
+}
+
+@test "members whose descriptors are shed count as their leader: threads that exit, a fork child, an exec" {
+	# One group: the leader keeps its descriptor, the two others are closed once mapped.
+	ev=PFSHIM_EVENTS=page-faults,page-faults,page-faults
+	shim "$ev" "$PROGS/markers_threads" 4 250 64
+	[ "$(jq '[.regions.threads[] | select(.exited and .open_error == null)] | length' "$REPORTS")" -eq 4 ]
+	copies_agree
+	[ "$(region '.name == "worker-2"' work events[2].value)" -ge 64 ]
+	: >"$REPORTS"
+	run shim "$ev" "$PROGS/markers_fork"
+	[ "$status" -eq 0 ]
+	[ "$(reports)" -eq 2 ]
+	copies_agree
+	[ "$(jq -s "map(.regions.threads[].regions[].calls) | add" "$REPORTS")" -eq 11 ]
+	: >"$REPORTS"
+	run shim "$ev" "$PROGS/markers_report" exec
+	[ "$status" -eq 0 ]
+	copies_agree '.reason == "exec"'
+	[ "$(jq -s 'map(select(.reason == "exec") | .regions.threads[0].regions | length) | add' \
+		"$REPORTS")" -eq 2 ]
 }
 
 @test "20 events: the thread's counters are split into groups of at most 16, all exact" {
