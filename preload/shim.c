@@ -41,6 +41,7 @@
 #include "preload/process.h"
 #include "preload/report_signal.h"
 #include "preload/sandbox.h"
+#include "preload/share.h"
 #include "preload/warn.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
@@ -139,6 +140,8 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 {
 	int saved_errno = errno;
 
+	/* Its first line: pfshim's own share of this image starts here (share.h). */
+	share_setup_begin();
 	(void)envp;
 	/* Always: sigaction() and its kin, and abort(), forward even when the shim is off. */
 	LOOKUP(sigaction); LOOKUP(signal); LOOKUP(bsd_signal); LOOKUP(ssignal);
@@ -162,6 +165,7 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 			fatal_install(process.config.signal);
 		if (process.config.signal)
 			report_signal_install(process.config.signal);
+		share_setup_end(false);
 	}
 	errno = saved_errno;
 }
