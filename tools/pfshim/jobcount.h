@@ -30,6 +30,10 @@ struct jobcount_process {
 	int pid, ppid;
 	char comm[JOBCOUNT_COMM_MAX];	/* its program at the end (COMM at each exec) */
 	bool exited;			/* its EXIT record was seen */
+	/* Its last image, from the executable mappings after its last exec (a fork child: its parent's): */
+	bool dynamic;			/* the dynamic loader was mapped: an ELF image with an interpreter */
+	bool shim;			/* libpfshim.so was mapped: the shim was loaded */
+	int images;			/* execs seen */
 };
 
 struct jobcount_event {
@@ -63,6 +67,7 @@ struct jobcount {
 	int *by_pid;			/* open-addressed pid -> its latest proc, or -1 */
 	int by_pid_size;
 	uint64_t lost;			/* records the kernel could not write (PERF_RECORD_LOST) */
+	uint64_t shim_images;		/* images that mapped libpfshim.so (each exec that loaded it) */
 	int root_pid;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at jobcount_open() */
 	int nr_samples;
