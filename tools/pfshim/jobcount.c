@@ -68,7 +68,7 @@ static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
  * unprivileged runner may count only user space: retried so, as the shim
  * and perf stat do, unless the user chose the levels with a modifier.
  */
-static void event_open(struct jobcount_event *e, pid_t pid)
+void jobcount_event_open(struct jobcount_event *e, pid_t pid)
 {
 	struct perf_event_attr attr = e->spec->attr;
 	int fd;
@@ -237,7 +237,7 @@ int jobcount_open(struct jobcount *j, pid_t pid, const struct event_list *events
 		e->fd = -1;
 		if (e->spec->nr_parts)	/* a hybrid sum: its parts' counts added up */
 			continue;
-		event_open(e, pid);
+		jobcount_event_open(e, pid);
 		counting += e->fd >= 0;
 	}
 	rings_open(j, pid);
@@ -583,7 +583,8 @@ static char *printable(const char *s)
 	return copy;
 }
 
-int jobcount_write(const struct jobcount *j, const char *command, int status, FILE *f)
+int jobcount_write(const struct jobcount *j, const char *command, int status, json_t *calibration,
+		   FILE *f)
 {
 	char *line = printable(command);
 	struct utsname uts;
@@ -620,12 +621,13 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, FI
 			"pid", j->proc[p].pid, "ppid", j->proc[p].ppid, "program", j->proc[p].comm,
 			"exited", j->proc[p].exited, "dynamic", j->proc[p].dynamic,
 			"shim", j->proc[p].shim));
-	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:o, s:o, s:o, s:I, s:I, s:s*, s:o}",
+	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:s*, s:o}",
 		"schema", "pfshim.job", "version", 1, "pfshim_version", pfshim_version, "command", line,
 		"hostname", uts.nodename, "pid_ns", (json_int_t)pid_ns(),
 		"pid", j->root_pid, "end", status_json(status), "events", events,
 		"intervals", intervals, "lost_records", (json_int_t)j->lost,
-		"shim_images", (json_int_t)j->shim_images,
+		"shim_images", j->nr_rings ? json_integer((json_int_t)j->shim_images) : json_null(),
+		"calibration", calibration,
 		"processes_error", j->nr_rings ? NULL : strerror(j->ring_error),
 		"processes", j->nr_rings ? procs : (json_decref(procs), json_null()));
 	free(line);

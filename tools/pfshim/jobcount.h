@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <jansson.h>
 
 #include "preload/events/spec.h"
 
@@ -83,6 +84,13 @@ struct jobcount {
 int jobcount_open(struct jobcount *j, pid_t pid, const struct event_list *events);
 
 /*
+ * jobcount_event_open - open @e's event on @pid (stopped before its exec)
+ * as the job's are: inherited, started by the exec; e->fd -1 and e->error
+ * when it cannot be.
+ */
+void jobcount_event_open(struct jobcount_event *e, pid_t pid);
+
+/*
  * jobcount_poll_fds - fill @fds[0..max-1] with the descriptors poll(2) finds
  * readable when a buffer is half full. Return: how many.
  */
@@ -106,10 +114,12 @@ bool jobcount_value(const struct jobcount *j, const uint64_t *values, int i, uin
 
 /*
  * jobcount_write - the pfshim.job object: the events and their totals, the
- * command's end (@status from waitpid), the processes by pid and program.
- * Return: 0, or -1 with errno when @f could not be written.
+ * command's end (@status from waitpid), the processes by pid and program,
+ * and @calibration (calibrate_json(), taken over). Return: 0, or -1 with
+ * errno when @f could not be written.
  */
-int jobcount_write(const struct jobcount *j, const char *command, int status, FILE *f);
+int jobcount_write(const struct jobcount *j, const char *command, int status, json_t *calibration,
+		   FILE *f);
 
 void jobcount_close(struct jobcount *j);
 

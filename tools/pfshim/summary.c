@@ -255,6 +255,7 @@ static void report_take(struct summary *s, json_t *r)
 		seen->seq = seq;
 		seen->wall_ns = wall;
 		summary_count(s, r);
+		summary_share_count(s, r);
 		return;
 	}
 	if (seen->pending < 0) {
@@ -283,8 +284,10 @@ void summary_finish(struct summary *s)
 	struct names events = { 0 };
 
 	for (int i = 0; i < s->nr_pending; i++) {
-		if (s->pending[i].report)
+		if (s->pending[i].report) {
 			summary_count(s, s->pending[i].report);
+			summary_share_count(s, s->pending[i].report);
+		}
 		json_decref(s->pending[i].report);
 		s->pending[i].report = NULL;
 	}

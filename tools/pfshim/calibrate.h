@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calibrate.h: what loading libpfshim.so costs an image beyond what the shim
+ * measures of itself (preload/share.h): the dynamic loader's work for it
+ * (mapping, relocation, every symbol looked up in its table first) and its
+ * final report's work after the report's last read. No process can see
+ * that from inside; `pfshim run` measures it once per run on a small
+ * dynamic program, bare and preloaded, alternated, and the summary counts
+ * it once per image that loaded the shim (docs/pfshim.md "pfshim's own share").
+ */
+#ifndef PFSHIM_TOOLS_CALIBRATE_H
+#define PFSHIM_TOOLS_CALIBRATE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "tools/pfshim/jobcount.h"
+
+/* Runs of each kind, alternated: the medians are taken. */
+#define CALIBRATE_RUNS 5
+/* The program run: small, dynamic, in every Debian (coreutils). */
+#define CALIBRATE_PROGRAM "/bin/true"
+
+/* One of the events a report's pfshim_share has, as the job counts it. */
+struct calibrate_event {
+	int job_event;		/* its index in the job's events */
+	const char *share;	/* its field in a report's pfshim_share ("page_faults") */
+	uint64_t bare, preloaded, in_process;	/* medians */
+};
+
+struct calibration {
+	int nr;
+	struct calibrate_event ev[3];
+	int error;		/* errno: not calibrated (nr 0) */
+	uint64_t cost_ns;	/* the calibration's own wall time */
+};
+
+/*
+ * calibrate - run CALIBRATE_PROGRAM CALIBRATE_RUNS times bare and as many
+ * preloaded with @lib (the environment as the job's, reports into a
+ * directory of its own), alternated, each counted by @j's events
+ * that a report's share has (page-faults, task-clock, context-switches).
+ * Return: 0, or -errno (then nothing is said of the loader's share).
+ */
+int calibrate(struct calibration *c, struct jobcount *j, const char *lib);
+
+/* calibrate_json - the pfshim.job object's "calibration" (docs/output.md), or null. */
+json_t *calibrate_json(const struct calibration *c, const struct jobcount *j);
+
+#endif
