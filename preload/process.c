@@ -222,6 +222,12 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
+	/*
+	 * pfshim's own share of this image starts here (share.h): what came
+	 * before is done with the shim off too, and pfshim run measures it with
+	 * the loader's work (tools/pfshim/calibrate.h).
+	 */
+	share_setup_begin();
 	config_names_check(environ, warn_message);
 	events_parse(process.config.events, process.config.sysfs_root, process.config.tracefs_root,
 		     &process.events,

@@ -140,8 +140,6 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 {
 	int saved_errno = errno;
 
-	/* Its first line: pfshim's own share of this image starts here (share.h). */
-	share_setup_begin();
 	(void)envp;
 	/* Always: sigaction() and its kin, and abort(), forward even when the shim is off. */
 	LOOKUP(sigaction); LOOKUP(signal); LOOKUP(bsd_signal); LOOKUP(ssignal);

@@ -42,12 +42,16 @@ static const char *share_field(const struct perf_event_attr *a)
 	}
 }
 
+enum run_kind { RUN_BARE, RUN_OFF, RUN_ON };
+
 /*
- * One run: the program, preloaded when @outdir (its reports go there), its
- * events counted from its exec into @value. Return: 0, or -errno.
+ * One run: the program bare, preloaded with the shim off (PFSHIM_DISABLE:
+ * the loader's work and a constructor that returns at once), or preloaded
+ * and reporting into @outdir; its events counted from its exec into
+ * @value. Return: 0, or -errno.
  */
 static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
-		    const char *outdir, uint64_t *value)
+		    enum run_kind kind, const char *outdir, uint64_t *value)
 {
 	struct jobcount_event ev[3];
 	int go[2], status, ret = 0;
@@ -62,12 +66,14 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 		close(go[1]);
 		while (read(go[0], &buf, 1) < 0 && errno == EINTR)
 			;
-		if (outdir) {
+		if (kind == RUN_BARE) {
+			unsetenv("LD_PRELOAD");
+		} else {
 			snprintf(path, sizeof(path), "%s/", outdir);
 			setenv("LD_PRELOAD", lib, 1);
 			setenv("PFSHIM_OUTPUT", path, 1);
-		} else {
-			unsetenv("LD_PRELOAD");
+			if (kind == RUN_OFF)
+				setenv("PFSHIM_DISABLE", "1", 1);
 		}
 		execl(CALIBRATE_PROGRAM, CALIBRATE_PROGRAM, (char *)NULL);
 		_exit(127);
@@ -151,7 +157,8 @@ static uint64_t median(uint64_t *v, int n)
 
 int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 {
-	uint64_t bare[3][CALIBRATE_RUNS], pre[3][CALIBRATE_RUNS], in[3][CALIBRATE_RUNS];
+	uint64_t bare[3][CALIBRATE_RUNS], off[3][CALIBRATE_RUNS], pre[3][CALIBRATE_RUNS];
+	uint64_t in[3][CALIBRATE_RUNS];
 	uint64_t start = mono_ns();
 	const char *tmp = getenv("TMPDIR");
 	char outdir[4096];
@@ -177,15 +184,18 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		return -c->error;
 	}
 	for (int n = 0; n < CALIBRATE_RUNS && !ret; n++) {
-		uint64_t b[3] = { 0 }, p[3] = { 0 }, s[3] = { 0 };
+		uint64_t b[3] = { 0 }, o[3] = { 0 }, p[3] = { 0 }, s[3] = { 0 };
 
-		ret = run_once(c, j, lib, NULL, b);
+		ret = run_once(c, j, lib, RUN_BARE, outdir, b);
 		if (!ret)
-			ret = run_once(c, j, lib, outdir, p);
+			ret = run_once(c, j, lib, RUN_OFF, outdir, o);
+		if (!ret)
+			ret = run_once(c, j, lib, RUN_ON, outdir, p);
 		if (!ret)
 			ret = report_share(c, outdir, s);
 		for (int k = 0; k < c->nr; k++) {
 			bare[k][n] = b[k];
+			off[k][n] = o[k];
 			pre[k][n] = p[k];
 			in[k][n] = s[k];
 		}
@@ -198,6 +208,7 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 	}
 	for (int k = 0; k < c->nr; k++) {
 		c->ev[k].bare = median(bare[k], CALIBRATE_RUNS);
+		c->ev[k].off = median(off[k], CALIBRATE_RUNS);
 		c->ev[k].preloaded = median(pre[k], CALIBRATE_RUNS);
 		c->ev[k].in_process = median(in[k], CALIBRATE_RUNS);
 	}
@@ -213,9 +224,10 @@ json_t *calibrate_json(const struct calibration *c, const struct jobcount *j)
 		return json_pack("{s:s}", "error", strerror(c->error ? c->error : ENOENT));
 	events = json_array();
 	for (int k = 0; k < c->nr; k++)
-		json_array_append_new(events, json_pack("{s:s, s:s, s:I, s:I, s:I}",
+		json_array_append_new(events, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}",
 			"name", j->ev[c->ev[k].job_event].spec->name, "share", c->ev[k].share,
-			"bare", (json_int_t)c->ev[k].bare, "preloaded", (json_int_t)c->ev[k].preloaded,
+			"bare", (json_int_t)c->ev[k].bare, "off", (json_int_t)c->ev[k].off,
+			"preloaded", (json_int_t)c->ev[k].preloaded,
 			"in_process", (json_int_t)c->ev[k].in_process));
 	return json_pack("{s:s, s:i, s:I, s:o}", "program", CALIBRATE_PROGRAM,
 			 "runs", CALIBRATE_RUNS, "cost_ns", (json_int_t)c->cost_ns, "events", events);

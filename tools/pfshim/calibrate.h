@@ -2,11 +2,13 @@
 /*
  * calibrate.h: what loading libpfshim.so costs an image beyond what the shim
  * measures of itself (preload/share.h): the dynamic loader's work for it
- * (mapping, relocation, every symbol looked up in its table first) and its
- * final report's work after the report's last read. No process can see
- * that from inside; `pfshim run` measures it once per run on a small
- * dynamic program, bare and preloaded, alternated, and the summary counts
- * it once per image that loaded the shim (docs/pfshim.md "pfshim's own share").
+ * (mapping, relocation, every symbol looked up in its table first), and its
+ * final report's work after the report's last read with the process's exit
+ * from its counters. No process can see those from inside; `pfshim run`
+ * measures them once per run on a small dynamic program, bare, preloaded
+ * with the shim off, and preloaded, alternated: the summary counts the
+ * loader's once per image that loaded the shim, the rest once per image
+ * that reported (docs/pfshim.md "pfshim's own share").
  */
 #ifndef PFSHIM_TOOLS_CALIBRATE_H
 #define PFSHIM_TOOLS_CALIBRATE_H
@@ -25,7 +27,8 @@
 struct calibrate_event {
 	int job_event;		/* its index in the job's events */
 	const char *share;	/* its field in a report's pfshim_share ("page_faults") */
-	uint64_t bare, preloaded, in_process;	/* medians */
+	/* Medians: bare, preloaded with the shim off, preloaded; the share its reports said. */
+	uint64_t bare, off, preloaded, in_process;
 };
 
 struct calibration {
@@ -36,9 +39,10 @@ struct calibration {
 };
 
 /*
- * calibrate - run CALIBRATE_PROGRAM CALIBRATE_RUNS times bare and as many
- * preloaded with @lib (the environment as the job's, reports into a
- * directory of its own), alternated, each counted by @j's events
+ * calibrate - run CALIBRATE_PROGRAM CALIBRATE_RUNS times bare, as many
+ * preloaded with @lib off (PFSHIM_DISABLE=1) and as many preloaded (the
+ * environment as the job's, reports into a directory of its own),
+ * alternated, each counted by @j's events
  * that a report's share has (page-faults, task-clock, context-switches).
  * Return: 0, or -errno (then nothing is said of the loader's share).
  */

@@ -113,7 +113,7 @@ static void calibration_take(struct summary *s, json_t *c)
 		const char *name = json_string_value(json_object_get(e, "name"));
 		const char *share = string_or(json_object_get(e, "share"), "");
 		json_t *bare = json_object_get(e, "bare"), *pre = json_object_get(e, "preloaded");
-		json_t *in = json_object_get(e, "in_process");
+		json_t *in = json_object_get(e, "in_process"), *off = json_object_get(e, "off");
 
 		for (int f = 0; f < SHARE_FIELDS; f++) {
 			if (strcmp(share, summary_share_names[f]) || job->calibration[f].known ||
@@ -124,7 +124,8 @@ static void calibration_take(struct summary *s, json_t *c)
 			job->calibration[f] = (struct summary_calibration){
 				.known = true, .event = summary_event_index(s, name, "", 1.0),
 				.bare = count_or(bare, 0), .preloaded = count_or(pre, 0),
-				.in_process = count_or(in, 0),
+				.in_process = count_or(in, 0), .split = is_count(off),
+				.off = count_or(off, 0),
 			};
 		}
 	}

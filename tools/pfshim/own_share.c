@@ -7,8 +7,9 @@
  * job's share is then, per event:
  *
  *   the reports' shares
- *   + (preloaded - bare - in_process) for each image that loaded the shim
- *   + in_process for each of those that left no report (its own unmeasured)
+ *   + the loader's part (preloaded off - bare) for each image that loaded the shim
+ *   + the end's part (preloaded - off - in_process) for each image that reported
+ *   + in_process and the end's part for each that loaded it and did not report
  *
  * and "less pfshim's share" is the totals less it: what perf stat would
  * count of the job without the shim. Only page-faults, task-clock and
@@ -60,6 +61,23 @@ static int field_by_name(const char *name)
 	return -1;
 }
 
+/*
+ * The calibration's two parts no process sees of itself: the loader's
+ * (preloaded off less bare) and the end's (preloaded less off less what
+ * its report measured: the report after its last read, the exit from the
+ * counters). Without the off runs (an older job count), all is the loader's.
+ * A part the runs' noise makes negative is 0.
+ */
+static void calibration_parts(const struct summary_calibration *c, uint64_t *loader, uint64_t *end)
+{
+	uint64_t off = c->split ? c->off : c->preloaded - (c->preloaded > c->in_process ?
+							      c->in_process : c->preloaded);
+	uint64_t on = c->preloaded > c->in_process ? c->preloaded - c->in_process : 0;
+
+	*loader = off > c->bare ? off - c->bare : 0;
+	*end = c->split && on > c->off ? on - c->off : 0;
+}
+
 static int field_of(const struct summary *s, int k)
 {
 	for (int f = 0; f < SHARE_FIELDS; f++)
@@ -89,10 +107,11 @@ void summary_share_finish(struct summary *s)
 			continue;	/* not measured */
 		share = s->share.value[f];
 		if (c->known) {
-			uint64_t extra = c->preloaded > c->bare ? c->preloaded - c->bare : 0;
-			uint64_t loader = extra > c->in_process ? extra - c->in_process : 0;
+			uint64_t loader, end;
 
-			count_add(&share, loader * loaded + c->in_process * unreported);
+			calibration_parts(c, &loader, &end);
+			count_add(&share, loader * loaded + end * s->share.images +
+				  (c->in_process + end) * unreported);
 		}
 		job->share_sums[k] = (struct summary_sum){ .value = share, .counted = 1 };
 		job->less_share_sums[k] = (struct summary_sum){

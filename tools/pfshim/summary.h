@@ -126,7 +126,7 @@ extern const char *const summary_share_names[SHARE_FIELDS];	/* "page_faults", ..
 /* The reports' own measure of it, over the images counted (share.c). */
 struct summary_share {
 	uint64_t value[SHARE_FIELDS];
-	uint64_t images;	/* counted images whose report has a share */
+	uint64_t images;	/* counted images whose report has a share (fork children too) */
 	uint64_t loaded;	/* ... that loaded the library (an exec; not a fork child) */
 	uint64_t unmeasured;	/* ... with a part it could not measure (under a seccomp filter) */
 };
@@ -152,7 +152,8 @@ struct summary_job_process {
 struct summary_calibration {
 	bool known;
 	int event;		/* summary event index */
-	uint64_t bare, preloaded, in_process;
+	bool split;		/* "off" was measured: the loader's part apart from the report's end */
+	uint64_t bare, off, preloaded, in_process;
 };
 
 /*
