@@ -85,6 +85,13 @@ static void put_share(struct buf *b, const struct report_share *sh)
 	put_u64_field(b, "page_faults", sh->page_faults);
 	put_u64_field(b, "context_switches", sh->context_switches);
 	put_u64_field(b, "task_clock_ns", sh->task_clock_ns);
+	put_key(b, "setup");
+	buf_putc(b, '{');
+	put_u64_field(b, "page_faults", sh->setup_page_faults);
+	put_u64_field(b, "context_switches", sh->setup_context_switches);
+	put_key(b, "task_clock_ns");
+	buf_put_u64(b, sh->setup_task_clock_ns);
+	buf_puts(b, "},");
 	put_bool_field(b, "loaded", sh->loaded);
 	put_bool_field(b, "setup_measured", sh->setup_measured);
 	put_key(b, "reports_measured");

@@ -178,6 +178,8 @@ struct report_share {
 	unsigned setup_measured : 1;	/* 0: the set-up could not be read */
 	unsigned reports_measured : 1;	/* 0: a report under the program's seccomp filter added nothing */
 	uint64_t page_faults, context_switches, task_clock_ns;
+	/* Of which the set-up's: what an image that never reports costs (pfshim run's calibration). */
+	uint64_t setup_page_faults, setup_context_switches, setup_task_clock_ns;
 };
 
 struct report {

@@ -27,6 +27,7 @@
 static _Atomic uint64_t share_faults, share_switches, share_cpu_ns;
 static struct share_point setup_start;
 static bool setup_measured, image_forked;
+static struct share_point setup_cost;
 static atomic_bool reports_unmeasured;
 
 /*
@@ -73,6 +74,7 @@ void share_setup_end(bool forked)
 	image_forked = forked;
 	if (setup_measured)
 		share_since(&setup_start, &d);
+	setup_cost = d;
 	atomic_store(&share_faults, d.faults);
 	atomic_store(&share_switches, d.switches);
 	atomic_store(&share_cpu_ns, d.cpu_ns);
@@ -98,6 +100,9 @@ void share_report_upto(const struct share_point *begin, bool measured, struct re
 	out->context_switches = atomic_load(&share_switches) + d.switches;
 	out->task_clock_ns = atomic_load(&share_cpu_ns) + d.cpu_ns;
 	out->measured = 1;
+	out->setup_page_faults = setup_cost.faults;
+	out->setup_context_switches = setup_cost.switches;
+	out->setup_task_clock_ns = setup_cost.cpu_ns;
 	out->loaded = !image_forked;
 	out->setup_measured = setup_measured;
 	out->reports_measured = !atomic_load(&reports_unmeasured);

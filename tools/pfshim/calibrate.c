@@ -107,7 +107,8 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 }
 
 /* The share a preloaded run's report says, from the one report in @outdir, emptied after. */
-static int report_share(struct calibration *c, const char *outdir, uint64_t *value)
+static int report_share(struct calibration *c, const char *outdir, uint64_t *value,
+			uint64_t *setup)
 {
 	DIR *d = opendir(outdir);
 	struct dirent *e;
@@ -129,11 +130,13 @@ static int report_share(struct calibration *c, const char *outdir, uint64_t *val
 			ret = 0;
 			for (int k = 0; k < c->nr; k++) {
 				json_t *v = json_object_get(share, c->ev[k].share);
+				json_t *u = json_object_get(json_object_get(share, "setup"), c->ev[k].share);
 
-				if (!json_is_integer(v))
+				if (!json_is_integer(v) || !json_is_integer(u))
 					ret = -EINVAL;
 				else
 					value[k] = (uint64_t)json_integer_value(v);
+				setup[k] = json_is_integer(u) ? (uint64_t)json_integer_value(u) : 0;
 			}
 		}
 		json_decref(r);
@@ -158,7 +161,7 @@ static uint64_t median(uint64_t *v, int n)
 int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 {
 	uint64_t bare[3][CALIBRATE_RUNS], off[3][CALIBRATE_RUNS], pre[3][CALIBRATE_RUNS];
-	uint64_t in[3][CALIBRATE_RUNS];
+	uint64_t in[3][CALIBRATE_RUNS], su[3][CALIBRATE_RUNS];
 	uint64_t start = mono_ns();
 	const char *tmp = getenv("TMPDIR");
 	char outdir[4096];
@@ -184,7 +187,7 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		return -c->error;
 	}
 	for (int n = 0; n < CALIBRATE_RUNS && !ret; n++) {
-		uint64_t b[3] = { 0 }, o[3] = { 0 }, p[3] = { 0 }, s[3] = { 0 };
+		uint64_t b[3] = { 0 }, o[3] = { 0 }, p[3] = { 0 }, s[3] = { 0 }, u[3] = { 0 };
 
 		ret = run_once(c, j, lib, RUN_BARE, outdir, b);
 		if (!ret)
@@ -192,12 +195,13 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		if (!ret)
 			ret = run_once(c, j, lib, RUN_ON, outdir, p);
 		if (!ret)
-			ret = report_share(c, outdir, s);
+			ret = report_share(c, outdir, s, u);
 		for (int k = 0; k < c->nr; k++) {
 			bare[k][n] = b[k];
 			off[k][n] = o[k];
 			pre[k][n] = p[k];
 			in[k][n] = s[k];
+			su[k][n] = u[k];
 		}
 	}
 	rmdir(outdir);
@@ -211,6 +215,7 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		c->ev[k].off = median(off[k], CALIBRATE_RUNS);
 		c->ev[k].preloaded = median(pre[k], CALIBRATE_RUNS);
 		c->ev[k].in_process = median(in[k], CALIBRATE_RUNS);
+		c->ev[k].setup = median(su[k], CALIBRATE_RUNS);
 	}
 	c->cost_ns = mono_ns() - start;
 	return 0;
@@ -224,11 +229,12 @@ json_t *calibrate_json(const struct calibration *c, const struct jobcount *j)
 		return json_pack("{s:s}", "error", strerror(c->error ? c->error : ENOENT));
 	events = json_array();
 	for (int k = 0; k < c->nr; k++)
-		json_array_append_new(events, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}",
+		json_array_append_new(events, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
 			"name", j->ev[c->ev[k].job_event].spec->name, "share", c->ev[k].share,
 			"bare", (json_int_t)c->ev[k].bare, "off", (json_int_t)c->ev[k].off,
 			"preloaded", (json_int_t)c->ev[k].preloaded,
-			"in_process", (json_int_t)c->ev[k].in_process));
+			"in_process", (json_int_t)c->ev[k].in_process,
+			"setup", (json_int_t)c->ev[k].setup));
 	return json_pack("{s:s, s:i, s:I, s:o}", "program", CALIBRATE_PROGRAM,
 			 "runs", CALIBRATE_RUNS, "cost_ns", (json_int_t)c->cost_ns, "events", events);
 }

@@ -28,7 +28,7 @@ struct calibrate_event {
 	int job_event;		/* its index in the job's events */
 	const char *share;	/* its field in a report's pfshim_share ("page_faults") */
 	/* Medians: bare, preloaded with the shim off, preloaded; the share its reports said. */
-	uint64_t bare, off, preloaded, in_process;
+	uint64_t bare, off, preloaded, in_process, setup;
 };
 
 struct calibration {

@@ -114,6 +114,7 @@ static void calibration_take(struct summary *s, json_t *c)
 		const char *share = string_or(json_object_get(e, "share"), "");
 		json_t *bare = json_object_get(e, "bare"), *pre = json_object_get(e, "preloaded");
 		json_t *in = json_object_get(e, "in_process"), *off = json_object_get(e, "off");
+		json_t *setup = json_object_get(e, "setup");
 
 		for (int f = 0; f < SHARE_FIELDS; f++) {
 			if (strcmp(share, summary_share_names[f]) || job->calibration[f].known ||
@@ -126,6 +127,8 @@ static void calibration_take(struct summary *s, json_t *c)
 				.bare = count_or(bare, 0), .preloaded = count_or(pre, 0),
 				.in_process = count_or(in, 0), .split = is_count(off),
 				.off = count_or(off, 0),
+				/* an image that never reported did its set-up: without it, all it measured */
+				.setup = count_or(setup, count_or(in, 0)),
 			};
 		}
 	}

@@ -9,7 +9,8 @@
  *   the reports' shares
  *   + the loader's part (preloaded off - bare) for each image that loaded the shim
  *   + the end's part (preloaded - off - in_process) for each image that reported
- *   + in_process and the end's part for each that loaded it and did not report
+ *   + the set-up's part of in_process for each that loaded it and did not report
+ *     (killed by SIGKILL at any moment: its set-up is the part it surely did)
  *
  * and "less pfshim's share" is the totals less it: what perf stat would
  * count of the job without the shim. Only page-faults, task-clock and
@@ -111,7 +112,7 @@ void summary_share_finish(struct summary *s)
 
 			calibration_parts(c, &loader, &end);
 			count_add(&share, loader * loaded + end * s->share.images +
-				  (c->in_process + end) * unreported);
+				  c->setup * unreported);
 		}
 		job->share_sums[k] = (struct summary_sum){ .value = share, .counted = 1 };
 		job->less_share_sums[k] = (struct summary_sum){

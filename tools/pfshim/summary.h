@@ -153,7 +153,7 @@ struct summary_calibration {
 	bool known;
 	int event;		/* summary event index */
 	bool split;		/* "off" was measured: the loader's part apart from the report's end */
-	uint64_t bare, off, preloaded, in_process;
+	uint64_t bare, off, preloaded, in_process, setup;
 };
 
 /*

@@ -296,10 +296,13 @@ static void test_share(void **state)
 	(void)state;
 	r.share = (struct report_share){ .measured = 1, .loaded = 1, .setup_measured = 1,
 					 .reports_measured = 0, .page_faults = 17,
-					 .context_switches = 2, .task_clock_ns = 150123 };
+					 .context_switches = 2, .task_clock_ns = 150123,
+					 .setup_page_faults = 9, .setup_context_switches = 1,
+					 .setup_task_clock_ns = 90000 };
 	format(&r);
 	assert_non_null(strstr(out, ",\"interval_ns\":null,\"pfshim_share\":{\"page_faults\":17,"
-		"\"context_switches\":2,\"task_clock_ns\":150123,\"loaded\":true,"
+		"\"context_switches\":2,\"task_clock_ns\":150123,\"setup\":{\"page_faults\":9,"
+		"\"context_switches\":1,\"task_clock_ns\":90000},\"loaded\":true,"
 		"\"setup_measured\":true,\"reports_measured\":false},\"events\":["));
 	assert_json_lines(out);
 }
