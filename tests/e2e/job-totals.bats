@@ -74,8 +74,9 @@ close() {
 # same_as_perf CMD...: three alternated runs each of pfshim run, perf stat with the shim loaded
 # as the runner loads it, and perf stat of the bare tree. The medians of the page-faults: the
 # job's totals within 2 % of perf stat's with the shim (or 8 faults, or the runs' own spread
-# where that is wider); the totals less pfshim's own share within 2 % (the same way) of perf
-# stat's of the bare tree. Measured: within 1 % on every tree when the machine is quiet (a
+# where that is wider); the totals less pfshim's own share within 2 % (the same way, or 5 faults
+# per image that loaded the shim: the share's accuracy for one image, measured in
+# docs/pfshim.md) of perf stat's of the bare tree. Measured: within 1 % on every tree when the machine is quiet (a
 # 240-fault `timeout 0.2 yes` varies by 4 either way run to run); loaded by other test runs, a
 # `make -j2`'s faults varied by 4-5 % run to run on either side (perf stat 9,926 to 10,222),
 # which no tool's count can be closer than. A process the count missed is its whole count
@@ -83,7 +84,7 @@ close() {
 # one as a ratio, not asserted: on this shared 2-core VM one tree's task-clock varies by more
 # than 5 % from run to run (docs/pfshim.md, "pfshim's own share").
 same_as_perf() {
-	local ours=() theirs=() less=() bare=() bare_ms=() less_ms=() o t l b s1 s2 bp
+	local ours=() theirs=() less=() bare=() bare_ms=() less_ms=() o t l b s1 s2 bp bt loaded
 	for i in 1 2 3; do
 		run_job "$@"
 		ours+=("$(job_value page-faults)")
@@ -104,6 +105,9 @@ same_as_perf() {
 		-v b="$(median "${bare_ms[@]}")" 'BEGIN { printf "%.3f", l / 1e6 / b }')"
 	close "$o" "$t" "$((s1 > s2 ? s1 : s2))"
 	s1=$(spread "${less[@]}") s2=$(spread "${bare[@]}")
+	# the share's accuracy per image that loaded the shim: 5 faults (docs/pfshim.md)
+	loaded=$(jq '.shim_images' "$dir/pfshim-job.jsonl")
+	[ $((s1 > s2 ? s1 : s2)) -gt $((5 * loaded)) ] || s1=$((5 * loaded)) s2=0
 	close "$l" "$b" "$((s1 > s2 ? s1 : s2))"
 }
 
