@@ -113,16 +113,25 @@ static void print_row(const struct summary *s, const char *label, int name_width
 	fputc('\n', out);
 }
 
-static void print_groups(const struct summary *s, const int *sorted, FILE *out)
+/* The first column's width: the longest group label, at least 20. */
+static int groups_name_width(const struct summary *s)
 {
 	int name_width = 20;
-	char label[400], images[24];
+	char label[400];
 
 	for (int g = 0; g < s->nr_groups; g++) {
 		group_label(s, g, label, sizeof(label));
 		if ((int)strlen(label) > name_width)
 			name_width = (int)strlen(label);
 	}
+	return name_width;
+}
+
+static void print_groups(const struct summary *s, const int *sorted, FILE *out)
+{
+	int name_width = groups_name_width(s);
+	char label[400], images[24];
+
 	snprintf(label, sizeof(label), "per %s", summary_by_name(s->opt.by));
 	print_header(s, label, name_width, "images", out);
 	for (int k = 0; k < s->nr_groups; k++) {
@@ -142,7 +151,7 @@ static void print_share_row(const struct summary *s, const char *label,
 {
 	char v[48];
 
-	fprintf(out, " %-20s %8s", label, "");
+	fprintf(out, " %-*s %8s", groups_name_width(s), label, "");
 	for (int i = 0; i < s->nr_events; i++) {
 		if (sums[i].counted)
 			summary_value_format(&s->events[i], sums[i].value, v, sizeof(v));
@@ -184,7 +193,7 @@ static void print_job_rest(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
 
-	print_row(s, "in no row", 20, "", job->rest_sums, out);
+	print_row(s, "in no row", groups_name_width(s), "", job->rest_sums, out);
 	print_share_row(s, "pfshim's own share", job->share_sums, out);
 	print_share_row(s, "less pfshim's share", job->less_share_sums, out);
 	print_share_note(s, out);
