@@ -74,6 +74,14 @@ static void put_bool_field(struct buf *b, const char *key, int v)
  * itself in this image; null when it measured nothing (a fork child's
  * unforked copy, a report built by hand).
  */
+static void put_share_counts(struct buf *b, uint64_t faults, uint64_t switches, uint64_t cpu_ns)
+{
+	put_u64_field(b, "page_faults", faults);
+	put_u64_field(b, "context_switches", switches);
+	put_key(b, "task_clock_ns");
+	buf_put_u64(b, cpu_ns);
+}
+
 static void put_share(struct buf *b, const struct report_share *sh)
 {
 	put_key(b, "pfshim_share");
@@ -82,15 +90,10 @@ static void put_share(struct buf *b, const struct report_share *sh)
 		return;
 	}
 	buf_putc(b, '{');
-	put_u64_field(b, "page_faults", sh->page_faults);
-	put_u64_field(b, "context_switches", sh->context_switches);
-	put_u64_field(b, "task_clock_ns", sh->task_clock_ns);
-	put_key(b, "setup");
-	buf_putc(b, '{');
-	put_u64_field(b, "page_faults", sh->setup_page_faults);
-	put_u64_field(b, "context_switches", sh->setup_context_switches);
-	put_key(b, "task_clock_ns");
-	buf_put_u64(b, sh->setup_task_clock_ns);
+	put_share_counts(b, sh->page_faults, sh->context_switches, sh->task_clock_ns);
+	buf_puts(b, ",\"setup\":{");
+	put_share_counts(b, sh->setup_page_faults, sh->setup_context_switches,
+			 sh->setup_task_clock_ns);
 	buf_puts(b, "},");
 	put_bool_field(b, "loaded", sh->loaded);
 	put_bool_field(b, "setup_measured", sh->setup_measured);
