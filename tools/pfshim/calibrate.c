@@ -179,6 +179,8 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		c->nr = 0;
 		return -c->error;
 	}
+	if (calibrate_cache_load(c, j, lib))
+		return 0;
 	snprintf(outdir, sizeof(outdir), "%s/pfshim-calibrate.XXXXXX",
 		 tmp && *tmp == '/' ? tmp : "/tmp");
 	if (!mkdtemp(outdir)) {
@@ -218,6 +220,7 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		c->ev[k].setup = median(su[k], CALIBRATE_RUNS);
 	}
 	c->cost_ns = mono_ns() - start;
+	calibrate_cache_save(c, j, lib);
 	return 0;
 }
 
@@ -235,6 +238,7 @@ json_t *calibrate_json(const struct calibration *c, const struct jobcount *j)
 			"preloaded", (json_int_t)c->ev[k].preloaded,
 			"in_process", (json_int_t)c->ev[k].in_process,
 			"setup", (json_int_t)c->ev[k].setup));
-	return json_pack("{s:s, s:i, s:I, s:o}", "program", CALIBRATE_PROGRAM,
-			 "runs", CALIBRATE_RUNS, "cost_ns", (json_int_t)c->cost_ns, "events", events);
+	return json_pack("{s:s, s:i, s:I, s:b, s:o}", "program", CALIBRATE_PROGRAM,
+			 "runs", CALIBRATE_RUNS, "cost_ns", (json_int_t)c->cost_ns,
+			 "cached", c->cached, "events", events);
 }

@@ -14,6 +14,7 @@
 #define PFSHIM_TOOLS_CALIBRATE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tools/pfshim/jobcount.h"
@@ -35,6 +36,7 @@ struct calibration {
 	int nr;
 	struct calibrate_event ev[3];
 	int error;		/* errno: not calibrated (nr 0) */
+	bool cached;		/* read from the cache (calibrate_cache.c), not measured now */
 	uint64_t cost_ns;	/* the calibration's own wall time */
 };
 
@@ -44,9 +46,19 @@ struct calibration {
  * environment as the job's, reports into a directory of its own),
  * alternated, each counted by @j's events
  * that a report's share has (page-faults, task-clock, context-switches).
+ * A calibration of the same library, kernel, host and events kept by an
+ * earlier run is taken instead (calibrate_cache.c).
  * Return: 0, or -errno (then nothing is said of the loader's share).
  */
 int calibrate(struct calibration *c, struct jobcount *j, const char *lib);
+
+/*
+ * calibrate_cache_load - @c's events (chosen) filled from the cache when it
+ * holds a calibration of the library @lib names (LD_PRELOAD's first), this
+ * kernel, host and these events: true. calibrate_cache_save - keep @c there.
+ */
+bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const char *lib);
+void calibrate_cache_save(const struct calibration *c, const struct jobcount *j, const char *lib);
 
 /* calibrate_json - the pfshim.job object's "calibration" (docs/output.md), or null. */
 json_t *calibrate_json(const struct calibration *c, const struct jobcount *j);

@@ -109,6 +109,7 @@ static void calibration_take(struct summary *s, json_t *c)
 	if (!job->calibration_program && json_is_string(json_object_get(c, "program")))
 		job->calibration_program = xstrdup(json_string_value(json_object_get(c, "program")));
 	job->calibration_cost_ns += count_or(json_object_get(c, "cost_ns"), 0);
+	job->calibration_cached |= json_is_true(json_object_get(c, "cached"));
 	json_array_foreach(events, i, e) {
 		const char *name = json_string_value(json_object_get(e, "name"));
 		const char *share = string_or(json_object_get(e, "share"), "");

@@ -177,6 +177,7 @@ struct summary_job {
 	struct summary_calibration calibration[SHARE_FIELDS];
 	char *calibration_error;	/* why there is none, or NULL */
 	char *calibration_program;	/* what it ran */
+	bool calibration_cached;	/* taken from an earlier run's (calibrate_cache.c) */
 	uint64_t calibration_cost_ns;
 	/* At summary_finish(): */
 	uint64_t unreported;		/* processes whose last program left no report */
