@@ -74,9 +74,9 @@ close() {
 # same_as_perf CMD...: three alternated runs each of pfshim run, perf stat with the shim loaded
 # as the runner loads it, and perf stat of the bare tree. The medians of the page-faults: the
 # job's totals within 2 % of perf stat's with the shim (or 8 faults, or the runs' own spread
-# where that is wider); the totals less pfshim's own share within 2 % (the same way, or 5 faults
-# per image that loaded the shim: the share's accuracy for one image, measured in
-# docs/pfshim.md) of perf stat's of the bare tree. Measured: within 1 % on every tree when the machine is quiet (a
+# where that is wider); the totals less pfshim's own share within 2 % of perf stat's of the bare
+# tree, or 8 faults, or 5 faults per image that loaded the shim (the share's bias for one image,
+# measured in docs/pfshim.md) plus the runs' own spread. Measured: within 1 % on every tree when the machine is quiet (a
 # 240-fault `timeout 0.2 yes` varies by 4 either way run to run); loaded by other test runs, a
 # `make -j2`'s faults varied by 4-5 % run to run on either side (perf stat 9,926 to 10,222),
 # which no tool's count can be closer than. A process the count missed is its whole count
@@ -105,10 +105,10 @@ same_as_perf() {
 		-v b="$(median "${bare_ms[@]}")" 'BEGIN { printf "%.3f", l / 1e6 / b }')"
 	close "$o" "$t" "$((s1 > s2 ? s1 : s2))"
 	s1=$(spread "${less[@]}") s2=$(spread "${bare[@]}")
-	# the share's accuracy per image that loaded the shim: 5 faults (docs/pfshim.md)
+	# the share's accuracy per image that loaded the shim: over by up to 5 faults for a program
+	# that uses more of libc than /bin/true (docs/pfshim.md), beside the runs' own spread
 	loaded=$(jq '.shim_images' "$dir/pfshim-job.jsonl")
-	[ $((s1 > s2 ? s1 : s2)) -gt $((5 * loaded)) ] || s1=$((5 * loaded)) s2=0
-	close "$l" "$b" "$((s1 > s2 ? s1 : s2))"
+	close "$l" "$b" "$((5 * loaded + (s1 > s2 ? s1 : s2)))"
 }
 
 # The summary prints the job count's totals, and pfshim report --json the same.
@@ -328,8 +328,9 @@ unreported() {
 		bare+=("$(awk -F, '$3 == "page-faults" { print $1 }' "perf$i")")
 	done
 	echo "page-faults less pfshim's share ${less[*]}, perf stat bare ${bare[*]}"
-	# 5 faults for each of the 3 images that loaded the shim (docs/pfshim.md)
-	close "$(median "${less[@]}")" "$(median "${bare[@]}")" 15
+	# 5 faults for each of the 3 images that loaded the shim (docs/pfshim.md), and the spread
+	close "$(median "${less[@]}")" "$(median "${bare[@]}")" \
+		$((15 + $(spread "${less[@]}") + $(spread "${bare[@]}")))
 }
 
 @test "SIGTERM to pfshim run: passed to the command; the summary is still printed" {
