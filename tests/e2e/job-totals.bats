@@ -155,6 +155,9 @@ unreported() {
 	[ -z "$(unreported)" ]
 	[ "$(jq -s 'map(select(.program == "yes" and .reason == "signal" and .signal == 13)) | length' \
 		"$dir"/*.json)" -eq 1 ]
+	grep -qxF " pfshim: 1 process killed by SIGPIPE (yes): its report written at the signal (PFSHIM_ON_FATAL): in the rows" <<<"$stderr"
+	[ "$(jq -c '.job.killed_reported' summary.json)" = \
+		'[{"program":"yes","signal":"SIGPIPE","processes":1}]' ]
 }
 
 @test "a process killed by SIGKILL: no report, named, its counts in the totals" {
@@ -184,6 +187,7 @@ unreported() {
 	[ -z "$(unreported)" ]
 	# yes's report says the signal that ended it
 	[ "$(jq -s 'map(select(.program == "yes")) | length' "$dir"/*.json)" -eq 1 ]
+	grep -qxF " pfshim: 1 process killed by SIGTERM (yes): its report written at the signal (PFSHIM_ON_FATAL): in the rows" <<<"$stderr"
 }
 
 @test "a static program: no report at all, the totals still the kernel's, and it is named" {

@@ -183,6 +183,30 @@ void summary_job_take(struct summary *s, json_t *o)
 	}
 }
 
+void summary_signal_end_count(struct summary *s, json_t *report)
+{
+	const char *name = json_string_value(json_object_get(report, "signal_name"));
+	const char *program = string_or(json_object_get(report, "program"), "?");
+	char key[300];
+	int n;
+
+	if (strcmp(string_or(json_object_get(report, "reason"), ""), "signal"))
+		return;
+	if (name)
+		snprintf(key, sizeof(key), "%s\t%s", name, program);
+	else	/* a real-time signal: no classic name */
+		snprintf(key, sizeof(key), "signal %d\t%s",
+			 (int)count_or(json_object_get(report, "signal"), 0), program);
+	n = names_find(&s->signal_ends, key);
+	if (n < 0) {
+		n = names_add(&s->signal_ends, key);
+		s->signal_end_count = xrealloc(s->signal_end_count,
+					       (size_t)s->signal_ends.n * sizeof(uint64_t));
+		s->signal_end_count[n] = 0;
+	}
+	s->signal_end_count[n]++;
+}
+
 /* A program's tally among the processes without a report, by why. */
 static void unreported_name(struct summary_job *job, enum summary_kind kind, const char *program)
 {

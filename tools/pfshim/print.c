@@ -160,6 +160,42 @@ static void print_share_row(const struct summary *s, const char *label,
 	fputc('\n', out);
 }
 
+/*
+ * The images whose last report was written at a signal, one line per
+ * signal: under PFSHIM_ON_FATAL, killed by it, and in the rows.
+ */
+static void print_signal_ends(const struct summary *s, FILE *out)
+{
+	bool *done = xrealloc(NULL, (size_t)(s->signal_ends.n + 1) * sizeof(bool));
+
+	memset(done, 0, (size_t)(s->signal_ends.n + 1) * sizeof(bool));
+	for (int a = 0; a < s->signal_ends.n; a++) {
+		size_t len = strcspn(s->signal_ends.name[a], "\t");
+		uint64_t total = 0;
+		bool first = true;
+
+		if (done[a])
+			continue;
+		for (int b = a; b < s->signal_ends.n; b++)
+			if (!strncmp(s->signal_ends.name[b], s->signal_ends.name[a], len + 1))
+				total += s->signal_end_count[b];
+		fprintf(out, "\n pfshim: %" PRIu64 " %s killed by %.*s (", total,
+			plural(total, "process", "processes"), (int)len, s->signal_ends.name[a]);
+		for (int b = a; b < s->signal_ends.n; b++) {
+			if (strncmp(s->signal_ends.name[b], s->signal_ends.name[a], len + 1))
+				continue;
+			done[b] = true;
+			fprintf(out, "%s%s", first ? "" : ", ", s->signal_ends.name[b] + len + 1);
+			if (s->signal_end_count[b] > 1)
+				fprintf(out, " x%" PRIu64, s->signal_end_count[b]);
+			first = false;
+		}
+		fprintf(out, "): %s report written at the signal (PFSHIM_ON_FATAL): in the rows\n",
+			total == 1 ? "its" : "each one's");
+	}
+	free(done);
+}
+
 /* How the share was counted, in one line; what of it is missing, said. */
 static void print_share_note(const struct summary *s, FILE *out)
 {
@@ -198,6 +234,7 @@ static void print_job_rest(const struct summary *s, FILE *out)
 	print_share_row(s, "pfshim's own share", job->share_sums, out);
 	print_share_row(s, "less pfshim's share", job->less_share_sums, out);
 	print_share_note(s, out);
+	print_signal_ends(s, out);
 	for (int k = 0; k < KINDS; k++) {
 		if (!job->kind_count[k])
 			continue;
@@ -634,7 +671,7 @@ static json_t *job_json(const struct summary *s)
 		json_array_append_new(totals, sum_object(&s->events[i], &job->total_sums[i]));
 		json_array_append_new(rest, sum_object(&s->events[i], &job->rest_sums[i]));
 	}
-	json_t *share = json_array(), *less = json_array();
+	json_t *share = json_array(), *less = json_array(), *signals = json_array();
 
 	for (int i = 0; i < s->nr_events; i++) {
 		json_array_append_new(share, json_pack("{s:s, s:o}", "name", s->events[i].name,
@@ -644,18 +681,28 @@ static json_t *job_json(const struct summary *s)
 			"value", job->less_share_sums[i].counted ?
 				 json_integer((json_int_t)job->less_share_sums[i].value) : json_null()));
 	}
+	for (int n = 0; n < s->signal_ends.n; n++) {
+		size_t len = strcspn(s->signal_ends.name[n], "\t");
+		char sig[64];
+
+		snprintf(sig, sizeof(sig), "%.*s", (int)len, s->signal_ends.name[n]);
+		json_array_append_new(signals, json_pack("{s:s, s:s, s:I}", "program",
+			s->signal_ends.name[n] + len + 1, "signal", sig,
+			"processes", (json_int_t)s->signal_end_count[n]));
+	}
 	for (int k = 0; k < KINDS; k++)
 		for (int n = 0; n < job->unreported_programs[k].n; n++)
 			json_array_append_new(programs, json_pack("{s:s, s:I, s:s}",
 				"program", job->unreported_programs[k].name[n],
 				"processes", (json_int_t)job->unreported_count[k][n],
 				"kind", summary_kind_names[k]));
-	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:o, s:o, s:b, s:I, s:o, s:o, s:o, s:I, s:o}",
+	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:o, s:o, s:I, s:o}",
 		"pid", job->pid,
 		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
 		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
 		"processes", (json_int_t)job->nr_processes,
 		"events", totals, "in_no_row", rest, "unreported", programs,
+		"killed_reported", signals,
 		"named", !job->unnamed, "lost_records", (json_int_t)job->lost_records,
 		"pfshim_share", share, "less_pfshim_share", less,
 		"shim_images", job->shim_images >= 0 ? json_integer(job->shim_images) : json_null(),

@@ -71,6 +71,8 @@ void summary_free(struct summary *s)
 	if (s->job)
 		summary_job_free(s->job);
 	free(s->job);
+	free(s->signal_end_count);
+	names_free(&s->signal_ends);
 	names_free(&s->group_keys);
 	names_free(&s->hosts);
 	names_free(&s->programs);
@@ -256,6 +258,7 @@ static void report_take(struct summary *s, json_t *r)
 		seen->wall_ns = wall;
 		summary_count(s, r);
 		summary_share_count(s, r);
+		summary_signal_end_count(s, r);
 		return;
 	}
 	if (seen->pending < 0) {
@@ -287,6 +290,7 @@ void summary_finish(struct summary *s)
 		if (s->pending[i].report) {
 			summary_count(s, s->pending[i].report);
 			summary_share_count(s, s->pending[i].report);
+			summary_signal_end_count(s, s->pending[i].report);
 		}
 		json_decref(s->pending[i].report);
 		s->pending[i].report = NULL;

@@ -232,6 +232,12 @@ struct summary {
 	uint64_t *ended_keys;
 	int nr_ended;
 	struct summary_share share;	/* the counted images' reports' pfshim_share */
+	/*
+	 * Images whose counted report was written at a signal (PFSHIM_ON_FATAL:
+	 * killed by it), by "SIGNAME\tprogram", and how many of each.
+	 */
+	struct names signal_ends;
+	uint64_t *signal_end_count;
 	struct summary_job *job;	/* a pfshim.job read (pfshim run's), or NULL */
 	char *title;			/* argv0 of the earliest image read */
 	uint64_t title_start_ns;
@@ -311,6 +317,8 @@ uint64_t summary_process_key(const char *host, uint64_t pid_ns, int64_t pid);
 
 /* share.c: a counted image's report's pfshim_share into summary.share. */
 void summary_share_count(struct summary *s, json_t *report);
+/* job.c: a counted image's report written at a signal into summary.signal_ends. */
+void summary_signal_end_count(struct summary *s, json_t *report);
 /* share.c: the job's share by event, from the reports' and the calibration (summary_job_finish). */
 void summary_share_finish(struct summary *s);
 bool summary_process_ended(const struct summary *s, uint64_t key);
