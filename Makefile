@@ -97,6 +97,7 @@ HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 .PHONY: all check unit e2e demo bench install uninstall clean deps help tool mpi mpi-deps
 all: $(LIB) $(BUILD)/libfastread.a $(if $(HAVE_JANSSON),$(TOOL)) \
 	$(if $(HAVE_MPICC),$(MPI_EXAMPLE_BIN))
+	$(if $(HAVE_JANSSON),,@echo 'pfshim: $(TOOL) (pfshim run, report, list) needs libjansson-dev: make tool installs it and builds it')
 
 tool: deps
 	$(Q)$(MAKE) --no-print-directory $(TOOL)
@@ -209,6 +210,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 	$(Q)$(CC) $(PF_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libpfshim-core.a \
 		$(BUILD)/libfastread.a -lcmocka -lpthread -lm
 
+# tests/e2e/metrics.bats reads every LIKWID group file through this and
+# compares with tests/tools/likwid_groups.py's own reading.
+GROUP_EVAL := $(BUILD)/tests/likwid_group_eval
+$(GROUP_EVAL): tests/tools/likwid_group_eval.c $(BUILD)/libpfshim-core.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(PF_CFLAGS) -o $@ $< $(BUILD)/libpfshim-core.a
+
 # tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
 # main.c, list.c and handover.c, which use libpfshim-core.a), which
 # link libjansson instead of the shim's archives.
@@ -259,9 +268,12 @@ unit: deps $(UNIT_BIN)
 # pfshim.1 with man (man-db) and compiles the installed fastread/inline.h
 # with clang too (as make fuzz needs it); build-systems.bats builds against
 # the installed copy with CMake and Meson; package.bats builds the .deb
-# (dpkg-dev, fakeroot) and runs lintian on it.
-e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
-	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian
+# (dpkg-dev, fakeroot) and runs lintian on it; prometheus.bats runs
+# node_exporter, promtool and Prometheus (daemons of its own, on free ports)
+# and queries them with curl.
+e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN) $(GROUP_EVAL)
+	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian \
+		prometheus-node-exporter prometheus curl
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 

@@ -520,7 +520,7 @@ except OSError as e: print(e.errno)'
 	grep -q "'first_fd' (pid 1 in pid namespace [0-9]*, exit)" <<<"$stderr"
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_FORMAT=csv \
 		PFSHIM_OUTPUT=stderr unshare --pid --fork "$PROGS/first_fd"
-	grep -q "^1,first_fd,exit,.*,[0-9][0-9]*,$(cat "$ROOT/VERSION")\$" <<<"$stderr"
+	grep -q "^1,first_fd,exit,.*,[0-9][0-9]*,,,,$(cat "$ROOT/VERSION")\$" <<<"$stderr"
 }
 
 @test "reports taken while other threads' reports run all keep their regions" {

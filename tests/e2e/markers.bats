@@ -183,7 +183,7 @@ total() {
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock,page-faults \
 		PFSHIM_FORMAT=csv "$PROGS/markers_threads" 2 10 0
 	[ "$status" -eq 0 ]
-	header="pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated,pfshim_version"
+	header="pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated,job_scheduler,job_id,job_step,pfshim_version"
 	[[ "$stderr" == *"$header"* ]]
 	# 2 threads x 2 regions x 2 events, then 2 regions x 2 events of totals
 	[ "$(grep -c ',exit,thread,' <<<"$stderr")" -eq 8 ]
@@ -344,10 +344,10 @@ total() {
 	# CSV: a probe row per thread and event, and one over threads per event.
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock \
 		PFSHIM_FORMAT=csv "$PROGS/markers_compensate" 10
-	# each row ends with the version of pfshim (VERSION) that wrote it
+	# each row ends with the batch job (none here: empty) and the version of pfshim (VERSION) that wrote it
 	v=$(cat "$ROOT/VERSION")
-	[ "$(grep -c ",exit,probe,[0-9]*,markers_compens,,1,,,,,page-faults,0,0,,,counted,,,,0,$v\$" <<<"$stderr")" -eq 2 ]
-	[ "$(grep -c ",exit,probe_total,,,,2,,,,,page-faults,,,,,counted,0,0,0,0,$v\$" <<<"$stderr")" -eq 1 ]
+	[ "$(grep -c ",exit,probe,[0-9]*,markers_compens,,1,,,,,page-faults,0,0,,,counted,,,,0,,,,$v\$" <<<"$stderr")" -eq 2 ]
+	[ "$(grep -c ",exit,probe_total,,,,2,,,,,page-faults,,,,,counted,0,0,0,0,,,,$v\$" <<<"$stderr")" -eq 1 ]
 	# OpenMetrics: the mean probe per event, and whether it was subtracted.
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock \
 		PFSHIM_FORMAT=openmetrics "$PROGS/markers_compensate" 10
@@ -374,8 +374,8 @@ total() {
 	[ "$(grep -c '   subtracted from each call (PFSHIM_COMPENSATE=1): ~[0-9.]* usec task-clock, ~0 page-faults of pfshim itself$' <<<"$stderr")" -eq 2 ]
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_COMPENSATE=1 PFSHIM_FORMAT=csv \
 		PFSHIM_EVENTS=task-clock "$PROGS/markers_compensate" 10
-	# Every region row says it: the last column.
-	[ "$(grep -c ",exit,thread,.*,1,$(cat "$ROOT/VERSION")\$" <<<"$stderr")" -eq 6 ]
+	# Every region row says it: the column before the job's three and the version.
+	[ "$(grep -c ",exit,thread,.*,1,,,,$(cat "$ROOT/VERSION")\$" <<<"$stderr")" -eq 6 ]
 }
 
 @test "PFSHIM_COMPENSATE: a bad value is one pfshim: line, the program runs on uncompensated" {

@@ -231,6 +231,32 @@ iv() {
 	[[ "$stderr" == *'v5.jsonl: a report of a newer schema version than this pfshim reads; skipped'* ]]
 }
 
+@test "PFSHIM_OUTPUT=DIR/ writes JSON unless PFSHIM_FORMAT says otherwise; report names other formats once, writes no page for nothing" {
+	for r in 0 1; do
+		env OMPI_COMM_WORLD_RANK=$r LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/d/" PFSHIM_EVENTS=page-faults /bin/true
+	done
+	[ "$(ls d | grep -c '\.r00000[01]\.p[0-9]*\.[0-9TZ]*\.0\.json$')" -eq 2 ]
+	run -0 --separate-stderr "$PFSHIM" report --json --by rank d
+	[ -z "$stderr" ] && [ "$(jq -c '[.reports, [.groups[].group]]' <<<"$output")" = '[2,["0","1"]]' ]
+	# asked for text (or csv, openmetrics): written so, and pfshim report says once why it reads none
+	for r in 0 1; do
+		for f in text csv openmetrics; do
+			env OMPI_COMM_WORLD_RANK=$r LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/t/" PFSHIM_FORMAT=$f \
+				PFSHIM_EVENTS=page-faults /bin/true
+		done
+	done
+	[ "$(ls t | sed 's/.*\.//' | sort | uniq -c | tr -s ' ')" = "$(printf ' 2 csv\n 2 prom\n 2 txt')" ]
+	run -1 --separate-stderr "$PFSHIM" report --html page.html t
+	[ "$stderr" = "pfshim: t: 6 reports in text, CSV or OpenMetrics (PFSHIM_FORMAT) not read: pfshim report reads JSON, PFSHIM_OUTPUT=DIR/'s default; skipped
+pfshim: no reports: --html page.html not written" ]
+	[ ! -e page.html ]
+	# beside JSON ones: the JSON ones are read, the page written
+	cp d/* t/
+	run -0 --separate-stderr "$PFSHIM" report --html page.html t
+	[ "$stderr" = "pfshim: t: 6 reports in text, CSV or OpenMetrics (PFSHIM_FORMAT) not read: pfshim report reads JSON, PFSHIM_OUTPUT=DIR/'s default; skipped" ]
+	grep -q '<svg' page.html
+}
+
 @test "pfshim report --html: report strings are escaped, never markup" {
 	iv 1 '<script>alert(1)<\/script>' exit 1 10 5 5 >evil.jsonl
 	iv 2 'a&b\"c' exit 1 10 6 6 >>evil.jsonl

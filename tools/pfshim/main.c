@@ -190,6 +190,11 @@ static int cmd_report(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		summary_add_path(&s, argv[i]);
 	summary_finish(&s);
+	/* a page of nothing would read as a job that did nothing */
+	if (html && !s.reports && !s.job) {
+		fprintf(stderr, "pfshim: no reports: --html %s not written\n", html);
+		html = NULL;
+	}
 	if (html && summary_html_write(&s, html, title) < 0) {
 		summary_free(&s);
 		return 2;

@@ -422,6 +422,22 @@ static void list_add(struct file_list *l, const char *path, struct input_rules r
 }
 
 /*
+ * A report PFSHIM_FORMAT=text, csv or openmetrics wrote into a directory
+ * (preload/process.c's extensions, series files too): not JSON, so not
+ * read; one line for a directory says so, not one per file.
+ */
+static bool other_format(const char *name)
+{
+	static const char *const ext[] = { ".txt", ".csv", ".prom" };
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (n > strlen(ext[i]) && strcmp(name + n - strlen(ext[i]), ext[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
  * @path and what is below it, in name order. What the command line names is
  * taken as named (a link to a report is followed); below a directory nothing
  * is reached through a symbolic link (two links to "." would walk for ever;
@@ -433,7 +449,7 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 	struct input_rules rules = { .walked = walked, .any_owner = s->opt.any_owner };
 	struct dirent **names;
 	struct stat st;
-	int n;
+	int n, others = 0;
 
 	if ((walked ? lstat(path, &st) : stat(path, &st)) < 0) {
 		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
@@ -459,7 +475,9 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 		return;
 	}
 	for (int i = 0; i < n; i++) {
-		if (names[i]->d_name[0] != '.') {	/* ., .., and hidden temporary files */
+		if (names[i]->d_name[0] != '.' && other_format(names[i]->d_name)) {
+			others++;
+		} else if (names[i]->d_name[0] != '.') {	/* ., .., and hidden temporary files */
 			size_t len = strlen(path) + strlen(names[i]->d_name) + 2;
 			char *child = xrealloc(NULL, len);
 
@@ -471,6 +489,12 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 		free(names[i]);
 	}
 	free(names);
+	if (others) {
+		fprintf(stderr, "pfshim: %s: %d report%s in text, CSV or OpenMetrics (PFSHIM_FORMAT) "
+			"not read: pfshim report reads JSON, PFSHIM_OUTPUT=DIR/'s default; skipped\n",
+			path, others, others == 1 ? "" : "s");
+		s->skipped += (uint64_t)others;
+	}
 }
 
 int summary_add_path(struct summary *s, const char *path)

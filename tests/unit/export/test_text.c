@@ -66,6 +66,23 @@ static void test_sample(void **state)
 	assert_string_equal(format(&sample_report), sample_text);
 }
 
+/* The batch job: one line after the version's; none outside a job (test_sample). */
+static void test_job(void **state)
+{
+	struct report_job slurm = { .scheduler = "slurm", .id = "1234", .step = "0" };
+	struct report_job lsf = { .scheduler = "lsf", .id = "77[3]\x1b", .step = NULL };
+	struct report r = sample_report;
+
+	(void)state;
+	r.job = &slurm;
+	format(&r);
+	assert_non_null(strstr(out, " pfshim: reported at exit by pfshim " PFSHIM_VERSION "\n"
+				    " pfshim: in slurm job 1234, step 0\n"));
+	r.job = &lsf;
+	format(&r);
+	assert_line(out, " pfshim: in lsf job 77[3]?");
+}
+
 static void test_reasons(void **state)
 {
 	struct report r = sample_report;
@@ -240,6 +257,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_reasons),
 		cmocka_unit_test(test_share),

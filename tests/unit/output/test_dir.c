@@ -3,7 +3,8 @@
  * test_output_dir.c: preload/output/dir.c, reports as files in a directory:
  * names that sort by host, rank and pid; the directory made with its
  * parents; the first report of an image takes a free name, later ones
- * replace it, and nothing else is left in the directory.
+ * replace it, and nothing else is left in the directory; an image removes
+ * its own file and no other (output_dir_remove()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -143,6 +144,41 @@ static void test_file_size_limit(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/*
+ * output_dir_remove(): only this image's own published file, by pid and
+ * directory; nothing published is nothing removed; errno kept; the next
+ * report after a removal (a failed exec goes on) publishes a new file.
+ */
+static void test_remove(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], elsewhere[128], name[128], cmd[256];
+	struct output_names other = names;
+	const char *why;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/d/", top);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/e/", top);
+	other.pid = 4299;
+	assert_int_equal(output_dir_write(dir, &other, "theirs\n", 7, &why), 0);
+	assert_int_equal(output_dir_remove(dir, &names), 0);	/* we published nothing */
+	assert_int_equal(output_dir_write(dir, &names, "ours\n", 5, &why), 0);
+	assert_int_equal(entries(dir, name, sizeof(name)), 2);
+	assert_int_equal(output_dir_remove(elsewhere, &names), 0);	/* not that directory */
+	assert_int_equal(entries(dir, name, sizeof(name)), 2);
+	errno = 1234;
+	assert_int_equal(output_dir_remove(dir, &names), 0);
+	assert_int_equal(errno, 1234);
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+	file_is(dir, name, "theirs\n");
+	assert_int_equal(output_dir_remove(dir, &names), 0);	/* once only */
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+	assert_int_equal(output_dir_write(dir, &names, "again\n", 6, &why), 0);
+	assert_int_equal(entries(dir, name, sizeof(name)), 2);
+	snprintf(cmd, sizeof(cmd), "rm -r %s", top);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_name_hostile_host),
 		cmocka_unit_test(test_write_publish_replace),
 		cmocka_unit_test(test_file_size_limit),
+		cmocka_unit_test(test_remove),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
