@@ -69,6 +69,38 @@ static void put_bool_field(struct buf *b, const char *key, int v)
 	buf_puts(b, v ? "true," : "false,");
 }
 
+/*
+ * pfshim's own share of the counts (report.h): what the shim measured of
+ * itself in this image; null when it measured nothing (a fork child's
+ * unforked copy, a report built by hand).
+ */
+static void put_share_counts(struct buf *b, uint64_t faults, uint64_t switches, uint64_t cpu_ns)
+{
+	put_u64_field(b, "page_faults", faults);
+	put_u64_field(b, "context_switches", switches);
+	put_key(b, "task_clock_ns");
+	buf_put_u64(b, cpu_ns);
+}
+
+static void put_share(struct buf *b, const struct report_share *sh)
+{
+	put_key(b, "pfshim_share");
+	if (!sh->measured) {
+		buf_puts(b, "null,");
+		return;
+	}
+	buf_putc(b, '{');
+	put_share_counts(b, sh->page_faults, sh->context_switches, sh->task_clock_ns);
+	buf_puts(b, ",\"setup\":{");
+	put_share_counts(b, sh->setup_page_faults, sh->setup_context_switches,
+			 sh->setup_task_clock_ns);
+	buf_puts(b, "},");
+	put_bool_field(b, "loaded", sh->loaded);
+	put_bool_field(b, "setup_measured", sh->setup_measured);
+	put_key(b, "reports_measured");
+	buf_puts(b, sh->reports_measured ? "true}," : "false},");
+}
+
 /* A count that means nothing unless counted: null then, never a plausible 0. */
 static void put_count_field(struct buf *b, const char *key, enum report_status status,
 			    uint64_t v)
@@ -461,6 +493,7 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	else
 		buf_puts(&b, "null");
 	buf_putc(&b, ',');
+	put_share(&b, &r->share);
 	put_key(&b, "events");
 	buf_putc(&b, '[');
 	for (int i = 0; i < r->nr_events; i++) {

@@ -167,6 +167,21 @@ struct report_regions {
 	const struct report_region_stat *probe;
 };
 
+/*
+ * pfshim's own share of the report's counts (preload/share.c): its set-up and
+ * its reports up to this one's last read, as the kernel counted them for the
+ * threads that did the work. The loader's work for the library is not in it.
+ */
+struct report_share {
+	unsigned measured : 1;		/* 0: a report built by hand, or of an unforked copy: none */
+	unsigned loaded : 1;		/* the image loaded the library (an exec), not a fork child's */
+	unsigned setup_measured : 1;	/* 0: the set-up could not be read */
+	unsigned reports_measured : 1;	/* 0: a report under the program's seccomp filter added nothing */
+	uint64_t page_faults, context_switches, task_clock_ns;
+	/* Of which the set-up's: what an image that never reports costs (pfshim run's calibration). */
+	uint64_t setup_page_faults, setup_context_switches, setup_task_clock_ns;
+};
+
 /* The batch job of the process, as its scheduler's variables name it (preload/scheduler.c). */
 struct report_job {
 	const char *scheduler;	/* "slurm", "flux", "lsf", "pbs" */
@@ -214,6 +229,7 @@ struct report {
 	int nr_events;
 	const struct report_event *events;
 	const struct report_regions *regions;	/* NULL: the marker API was not used */
+	struct report_share share;
 	const char *metric_group;	/* PFSHIM_GROUP's name, or NULL */
 	int nr_metrics;
 	const struct report_metric *metrics;	/* [nr_metrics] */

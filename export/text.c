@@ -221,6 +221,27 @@ static void put_elapsed(struct buf *b, uint64_t ns)
 	buf_puts(b, " seconds time elapsed\n");
 }
 
+/*
+ * pfshim's own share of the counts above, as it measured it (report.h):
+ * set-up and reports; loading the library is not in it (pfshim run's
+ * summary adds it: docs/pfshim.md "pfshim's own share").
+ */
+static void put_share(struct buf *b, const struct report_share *sh)
+{
+	if (!sh->measured)
+		return;
+	buf_puts(b, " pfshim: pfshim's own share of these counts: ");
+	buf_put_u64_grouped(b, sh->page_faults);
+	buf_puts(b, " page-faults, ");
+	buf_put_fixed(b, (double)sh->task_clock_ns / 1e6, 3, 0);
+	buf_puts(b, " msec task-clock, ");
+	buf_put_u64_grouped(b, sh->context_switches);
+	buf_puts(b, " context-switches (its set-up and reports up to this one");
+	if (!sh->reports_measured)
+		buf_puts(b, ", but not those under the program's seccomp filter");
+	buf_puts(b, "; loading the library is not in it)\n");
+}
+
 static int any_user_only(const struct report *r)
 {
 	for (int i = 0; i < r->nr_events; i++)
@@ -757,6 +778,7 @@ size_t report_format_text(const struct report *r, char *out, size_t size)
 	buf_putc(&b, '\n');
 	put_elapsed(&b, r->wall_ns);
 	buf_putc(&b, '\n');
+	put_share(&b, &r->share);
 	buf_puts(&b, " pfshim: reported ");
 	put_reason(&b, r);
 	buf_puts(&b, " by pfshim ");

@@ -30,6 +30,7 @@
 #include "preload/output/dir.h"
 #include "preload/prefault.h"
 #include "preload/sandbox.h"
+#include "preload/share.h"
 #include "preload/warn.h"
 
 /*
@@ -290,6 +291,12 @@ void process_start(const char *argv0, config_getenv_fn get_env)
 	if (process.config.disabled)
 		return;
 	output_make_absolute();
+	/*
+	 * pfshim's own share of this image starts here (share.h): what came
+	 * before is done with the shim off too, and pfshim run measures it with
+	 * the loader's work (tools/pfshim/calibrate.h).
+	 */
+	share_setup_begin();
 	config_names_check(environ, warn_message);
 	events_text = metrics_start(process.config.events, &events_ctx);
 	events_parse(events_text, process.config.sysfs_root, process.config.tracefs_root,
@@ -436,6 +443,7 @@ void process_restart_in_child(void)
 		process.active = false;
 		return;
 	}
+	share_setup_begin();
 	/* The child's interval thread waits until its counters are open. */
 	atomic_store(&process.interval_ready, false);
 	/* The inherited fds count the parent (inherit_thread: not us). */
@@ -448,6 +456,7 @@ void process_restart_in_child(void)
 			  "(pthread_create failed); only its final report", NULL);
 	counters_start();
 	markers_restart_in_child();
+	share_setup_end(true);
 	atomic_store(&process.interval_ready, true);
 }
 
@@ -837,6 +846,8 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	uint64_t seq = 0;
 	int saved_errno = errno;
 	bool filtered = sandbox_filtered();
+	struct share_point share_start;
+	bool share_measured;
 
 	if (filtered && !mem) {
 		if (atomic_flag_test_and_set(&sandbox_memory_busy)) {
@@ -849,6 +860,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 		atomic_flag_clear(&sandbox_memory_busy);
 		return;
 	}
+	share_measured = share_report_begin(&share_start);
 	if (mem && !mem->events && (!filtered || mem == &interval_memory))
 		mem->events = fd_map_zeroed(REPORT_EVENTS_SIZE);
 	events = mem ? mem->events : fd_map_zeroed(REPORT_EVENTS_SIZE);
@@ -888,6 +900,8 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	/* The interval thread's memory is kept: an interval report touches nothing new. */
 	if (!mem && !unforked)
 		text = report_prepare(&r, events, &text_size);
+	if (!unforked)
+		share_report_upto(&share_start, share_measured, &r.share);
 	counters_read(&process.counters, &process.events, events);
 	if (unforked)
 		events_uncounted(events, process.events.nr);
@@ -901,6 +915,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	markers_report_release(&regions);
 	if (!mem)
 		munmap(events, REPORT_EVENTS_SIZE);
+	share_report_end(&share_start, share_measured);
 	errno = saved_errno;
 }
 

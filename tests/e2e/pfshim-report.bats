@@ -50,7 +50,7 @@ iv() {
 		run -0 "$PFSHIM" report --json --by "$by" r
 		echo "$output" >"s-$by.json"
 		[ "$(jq -r .by "s-$by.json")" = "$by" ]
-		[ "$(jq .schema,.version -c "s-$by.json" | tr '\n' ' ')" = '"pfshim.summary" 3 ' ]
+		[ "$(jq .schema,.version -c "s-$by.json" | tr '\n' ' ')" = '"pfshim.summary" 4 ' ]
 		[ "$(jq -r .pfshim_version "s-$by.json")" = "$(cat "$ROOT/VERSION")" ]
 	done
 	# the group key of each report, as the docs say it is formed

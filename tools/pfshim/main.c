@@ -96,7 +96,7 @@ static const char usage_report[] =
 "                       max, mean over the groups, imbalance = max/mean, per\n"
 "                       thread min..max, calls, misuse); the interval series\n"
 "                       summed over groups; the tree with --tree\n"
-"  --json               one JSON object, schema \"pfshim.summary\" version 3\n"
+"  --json               one JSON object, schema \"pfshim.summary\" version 4\n"
 "  --csv                CSV tables, each with its header, separated by an empty\n"
 "                       line: events (scope,GROUP,reports,images,event,...),\n"
 "                       then regions, then the series, when there are any\n"

@@ -71,6 +71,8 @@ void summary_free(struct summary *s)
 	if (s->job)
 		summary_job_free(s->job);
 	free(s->job);
+	free(s->signal_end_count);
+	names_free(&s->signal_ends);
 	names_free(&s->group_keys);
 	names_free(&s->hosts);
 	names_free(&s->programs);
@@ -255,6 +257,8 @@ static void report_take(struct summary *s, json_t *r)
 		seen->seq = seq;
 		seen->wall_ns = wall;
 		summary_count(s, r);
+		summary_share_count(s, r);
+		summary_signal_end_count(s, r);
 		return;
 	}
 	if (seen->pending < 0) {
@@ -283,8 +287,11 @@ void summary_finish(struct summary *s)
 	struct names events = { 0 };
 
 	for (int i = 0; i < s->nr_pending; i++) {
-		if (s->pending[i].report)
+		if (s->pending[i].report) {
 			summary_count(s, s->pending[i].report);
+			summary_share_count(s, s->pending[i].report);
+			summary_signal_end_count(s, s->pending[i].report);
+		}
 		json_decref(s->pending[i].report);
 		s->pending[i].report = NULL;
 	}
