@@ -245,7 +245,7 @@ iv() {
 				PFSHIM_EVENTS=page-faults /bin/true
 		done
 	done
-	[ "$(ls t | sed 's/.*\.//' | sort | uniq -c | tr -s ' ')" = "$(printf ' 2 csv\n 2 prom\n 2 txt')" ]
+	[ "$(ls t | sed 's/.*\.//' | sort | uniq -c | tr -s ' ')" = "$(printf ' 2 csv\n 2 om\n 2 txt')" ]
 	run -1 --separate-stderr "$PFSHIM" report --html page.html t
 	[ "$stderr" = "pfshim: t: 6 reports in text, CSV or OpenMetrics (PFSHIM_FORMAT) not read: pfshim report reads JSON, PFSHIM_OUTPUT=DIR/'s default; skipped
 pfshim: no reports: --html page.html not written" ]

@@ -422,13 +422,13 @@ static void list_add(struct file_list *l, const char *path, struct input_rules r
 }
 
 /*
- * A report PFSHIM_FORMAT=text, csv or openmetrics wrote into a directory
+ * A report PFSHIM_FORMAT=text, csv, openmetrics (.om) or prometheus (.prom) wrote into a directory
  * (preload/process.c's extensions, series files too): not JSON, so not
  * read; one line for a directory says so, not one per file.
  */
 static bool other_format(const char *name)
 {
-	static const char *const ext[] = { ".txt", ".csv", ".prom" };
+	static const char *const ext[] = { ".txt", ".csv", ".prom", ".om" };
 	size_t n = strlen(name);
 
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
