@@ -30,10 +30,13 @@ block() {
 }
 
 # doc NAME: run block NAME in the tree; stdout and stderr together (use with run).
+# As a user's shell runs it: not as a child of make check (a make inside would
+# print its "Entering directory" lines).
 # A block that shows a command failing on purpose runs with DOC_ERREXIT=+e.
 doc() {
 	block "$1" >"$BATS_TEST_TMPDIR/$1.sh" || return 99
 	(cd "$TREE" && env -u LD_PRELOAD -u PFSHIM_EVENTS -u PFSHIM_OUTPUT -u PFSHIM_FORMAT \
+		-u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		DOC_BUILD="$BUILD" DOC_SRC="$ROOT" PATH="$BUILD:$PATH" \
 		timeout 120 bash "${DOC_ERREXIT:--e}" "$BATS_TEST_TMPDIR/$1.sh" 2>&1)
 }
