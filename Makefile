@@ -16,6 +16,11 @@ BINDIR  ?= $(PREFIX)/bin
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR  ?= $(PREFIX)/share/man
 DOCDIR  ?= $(PREFIX)/share/doc/pfshim
+# The pfshim Python module (python/pfshim/): where Debian's python3 looks,
+# /usr/lib/python3/dist-packages for PREFIX=/usr, the versioned
+# dist-packages under any other prefix.
+PYTHON_VERSION := $(shell python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
 DESTDIR ?=
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -273,7 +278,7 @@ unit: deps $(UNIT_BIN)
 # and queries them with curl.
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN) $(GROUP_EVAL)
 	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian \
-		prometheus-node-exporter prometheus curl
+		prometheus-node-exporter prometheus curl python3-pandas
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 
@@ -339,6 +344,8 @@ install: all
 	sed $(CMAKE_SED) cmake/pfshimConfig.cmake.in >$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfig.cmake
 	sed $(CMAKE_SED) cmake/pfshimConfigVersion.cmake.in \
 		>$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfigVersion.cmake
+	install -d $(DESTDIR)$(PYTHONDIR)/pfshim
+	install -m 0644 $(wildcard python/pfshim/*.py) $(DESTDIR)$(PYTHONDIR)/pfshim/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libpfshim.so $(DESTDIR)$(LIBDIR)/libpfshim.so.$(SO_MAJOR) \
@@ -350,7 +357,7 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/pfshim.1 $(DESTDIR)$(MANDIR)/man7/libpfshim.7 \
 		$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfig.cmake \
 		$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfigVersion.cmake
-	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYTHONDIR)/pfshim
 	rmdir $(DESTDIR)$(INCLUDEDIR)/fastread/arch $(DESTDIR)$(INCLUDEDIR)/fastread \
 		$(DESTDIR)$(LIBDIR)/cmake/pfshim 2>/dev/null || true
 

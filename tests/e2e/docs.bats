@@ -293,3 +293,12 @@ reports() {
 	# the doc's three metrics, each with a value
 	[ "$(grep -cE '^ +[0-9][0-9,.]* +(Runtime \(RDTSC\) \[s\]|Fault rate \[1/s\]|Faults per ms of CPU \[1/ms\])$' <<<"$output")" -eq 3 ]
 }
+
+@test "doc block python-markers: regions from Python, a decorator's and a block's" {
+	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+	# Debian's python3 itself, not a wrapper script that would make it a descendant
+	PATH="/usr/bin:$PATH" run -0 doc python-markers
+	[[ "$output" == *$'4096000 True\n'* ]]
+	[[ "$output" == *"  region 'setup': 1 call, "* ]]
+	[[ "$output" == *"  region 'compute': 1 call, "* ]]
+}
