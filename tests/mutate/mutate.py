@@ -164,6 +164,7 @@ def main():
     a = ap.parse_args()
 
     mutants = parse(a.list)
+    every = mutants     # checked for staleness, whatever runs (but with --only)
     if a.only:
         ids = a.only.split(",")
         unknown = set(ids) - {m["id"] for m in mutants}
@@ -175,7 +176,7 @@ def main():
 
     # Stale check first, on the real tree: every fragment exactly once.
     stale = []
-    for m in mutants:
+    for m in (mutants if a.only else every):
         try:
             with open(os.path.join(ROOT, m["file"]), encoding="utf-8") as f:
                 n = f.read().count(m["from"])
