@@ -117,26 +117,39 @@ static void test_write_publish_replace(void **state)
  * Past RLIMIT_FSIZE: -EFBIG and no SIGXFSZ (its default action would end
  * the host, and this test), nothing published, the last report kept.
  */
-static void test_file_size_limit(void **state)
+/*
+ * In @dir, @n's report "small\n", then one of 300 bytes under an
+ * RLIMIT_FSIZE of 100 (94 bytes more fit: a short write, no SIGXFSZ; a file
+ * rewritten whole from 0 does not fit at all). Return: that write's result.
+ */
+static int write_past_fsize(const char *dir, const struct output_names *n)
 {
-	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], name[128], path[256];
-	struct output_names n = names;
 	struct rlimit old, rl;
 	char big[300];
 	const char *why;
+	int err;
 
-	(void)state;
-	n.pid = 4244;	/* an image of its own: test_write_publish_replace published 4242 */
 	memset(big, 'r', sizeof(big));
-	assert_non_null(mkdtemp(top));
-	snprintf(dir, sizeof(dir), "%s/", top);
-	assert_int_equal(output_dir_write(dir, &n, "small\n", 6, &why), 0);
+	assert_int_equal(output_dir_write(dir, n, "small\n", 6, &why), 0);
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	rl = old;
 	rl.rlim_cur = 100;
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
-	assert_int_equal(output_dir_write(dir, &n, big, sizeof(big), &why), -EFBIG);
+	err = output_dir_write(dir, n, big, sizeof(big), &why);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	return err;
+}
+
+static void test_file_size_limit(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], name[128], path[256];
+	struct output_names n = names;
+
+	(void)state;
+	n.pid = 4244;	/* an image of its own: test_write_publish_replace published 4242 */
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/", top);
+	assert_int_equal(write_past_fsize(dir, &n), -EFBIG);
 	assert_int_equal(entries(dir, name, sizeof(name)), 1);
 	file_is(dir, name, "small\n");
 	snprintf(path, sizeof(path), "rm -r %s", top);
@@ -188,24 +201,14 @@ static void test_series_short_write(void **state)
 {
 	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], path[256];
 	struct output_names n = names;
-	struct rlimit old, rl;
-	char big[300];
-	const char *why;
 
 	(void)state;
 	n.pid = 4247;
 	n.series = true;
 	n.series_only = true;
-	memset(big, 'r', sizeof(big));
 	assert_non_null(mkdtemp(top));
 	snprintf(dir, sizeof(dir), "%s/", top);
-	assert_int_equal(output_dir_write(dir, &n, "small\n", 6, &why), 0);
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-	rl = old;
-	rl.rlim_cur = 100;	/* 94 bytes of the 300 fit: a short write, no SIGXFSZ */
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
-	assert_int_equal(output_dir_write(dir, &n, big, sizeof(big), &why), -ENOSPC);
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(write_past_fsize(dir, &n), -ENOSPC);
 	snprintf(path, sizeof(path), "rm -r %s", top);
 	assert_int_equal(system(path), 0);
 }
