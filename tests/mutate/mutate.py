@@ -224,6 +224,12 @@ def main():
                 sys.exit(f"mutate: {spec} selects no test")
         r = run(c, scratch, TIMEOUT, log)
         if r != 0:
+            # Once more: a test that fails only on a loaded machine is no
+            # reason to lose the run, but it is named (its kills are suspect).
+            r = run(c, scratch, TIMEOUT, log)
+            if r == 0:
+                print(f"mutate: FLAKY: {spec} failed unmutated once, then passed; see {log}")
+        if r != 0:
             sys.exit(f"mutate: {spec} fails unmutated ({'timeout' if r is None else 'failed'}); "
                      f"see {log}")
     print(f"mutate: baseline built and green in {time.time() - t0:.0f} s")
