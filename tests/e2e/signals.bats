@@ -62,6 +62,13 @@ load helpers
 	[ "$status" -eq 0 ]
 	[ "$output" = after ]
 	[ "$(reports '.reason == "signal"')" -eq 1 ]
+	# The default set by the program with SA_ONSTACK: the report (on the
+	# thread's own stack, SA_ONSTACK dropped for it), then the default, death.
+	: >"$REPORTS"
+	run --separate-stderr shim PFSHIM_SIGNAL=USR1 PFSHIM_EVENTS=page-faults \
+		"$PROGS/small_altstack" 10 dfl-onstack
+	[ "$status $output" = "138 " ]
+	[ "$(reports '.reason == "signal" and .signal == 10')" -eq 1 ]
 }
 
 @test "the report signal landing on a thread with the smallest stack allowed" {
