@@ -444,4 +444,11 @@ $i $((1000 * e)) 1"; done
 		echo "$e events: $got"
 		[ "$got" = "[[\"pairs\",1000,[$((1000000 * e))]],[\"by-name\",1000,[$((1000000 * e))]]]" ]
 	done
+	# Two groups: the general path, both read at each call (4 counters: 4000 a call each).
+	: >"$REPORTS"
+	run -0 timeout 60 "${FAKE[@]}" PFSHIM_EVENTS='{task-clock,page-faults},{minor-faults,major-faults}' \
+		"$PROGS/markers_calls" 1000
+	got=$(jq -c '[.regions.threads[].regions[] | [.name, .calls, [.events[].value]]]' "$REPORTS")
+	echo "two groups: $got"
+	[ "$got" = '[["pairs",1000,[4000000,4000000,4000000,4000000]],["by-name",1000,[4000000,4000000,4000000,4000000]]]' ]
 }
