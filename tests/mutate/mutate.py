@@ -194,6 +194,9 @@ def main():
 
     scratch = a.keep or tempfile.mkdtemp(prefix="pfshim-mutate.")
     os.makedirs(scratch, exist_ok=True)
+    # Tests run programs as another user (hardening-files.bats: uid 65534),
+    # who must reach the copy's shim: not mkdtemp's 0700.
+    os.chmod(scratch, 0o755)
     log = os.path.join(scratch, "mutate.log")
     print(f"mutate: {len(live)} mutants to run, scratch copy {scratch}, log {log}")
     copy_tree(scratch)
