@@ -166,6 +166,9 @@ help:
 	@echo '  make arm64-deps      the packages of the arm64 harness'
 	@echo '  make check-sanitize  unit and e2e under ASan+UBSan (make check-asan), threaded tests'
 	@echo '                       under TSan (make check-tsan); docs/testing.md'
+	@echo '  make mutate          mutation testing: each mutant of tests/mutate/mutants.txt applied'
+	@echo '                       alone, rebuilt, its tests run; fails below MUTATE_MIN (95) %;'
+	@echo '                       make mutate-sample: the sample .ci/run runs; MUTANTS=id,id: those'
 	@echo '  make fuzz            each libFuzzer target FUZZ_TIME seconds (20); make fuzz-events,'
 	@echo '                       fuzz-sysfs, fuzz-output, fuzz-signal, fuzz-config, fuzz-report,'
 	@echo '                       fuzz-writers: one; make fuzz-build builds them, make fuzz-deps'
@@ -365,12 +368,14 @@ clean:
 	rm -rf $(BUILD)
 
 # Each fragment owns its targets: test-arm64 (QEMU harness), bench,
-# check-sanitize (ASan+UBSan, TSan), fuzz (libFuzzer) and deb (packaging/).
+# check-sanitize (ASan+UBSan, TSan), fuzz (libFuzzer), deb (packaging/) and
+# mutate (tests/mutate/: mutation testing).
 include tests/arm64/arm64.mk
 include tests/bench/bench.mk
 include compat/compat.mk
 include tests/sanitize.mk
 include tests/fuzz/fuzz.mk
 include packaging/deb.mk
+include tests/mutate/mutate.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

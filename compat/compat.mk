@@ -102,6 +102,7 @@ $(BUILD)/tests/compat/test_%: tests/unit/compat/test_%.c $(COMPAT_B)/%.o $(BUILD
 CT := $(COMPAT_B)/tests
 CT_CFLAGS := -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE
 COMPAT_TEST_BIN := $(CT)/likwid_example.pfshim $(CT)/likwid_example.native $(CT)/likwid_twice.pfshim \
+	$(CT)/likwid_time.pfshim \
 	$(CT)/likwid_many.pfshim \
 	$(CT)/papi_hl_example.pfshim $(CT)/papi_hl_example.native
 

@@ -132,6 +132,15 @@ ${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>
 	done
 }
 
+@test "LIKWID: GET sums every call: 3 calls of 100 ms are 0.3 s or more, 3 x 64 page-faults or more; RESET clears them" {
+	# The bounds are the program's own: nanosleep's 100 ms at least, its own
+	# clock around each start..stop at most (tests/compat/likwid_time.c).
+	run -0 --separate-stderr timeout 60 env LD_PRELOAD="$SHIM $COMPAT" PFSHIM_FORMAT=json \
+		PFSHIM_OUTPUT="$REPORTS" "$EV" "$CT/likwid_time.pfshim"
+	[ "${lines[0]}" = "count 3 time>=0.3 1 time<=own 1 events 2 faults>=192 1" ]
+	[ "${lines[1]}" = "after reset: count 0 time 0 faults 0" ]
+}
+
 @test "LIKWID: the header build runs without libpfshim.so or LIKWID; without the compat preload real LIKWID is untouched" {
 	run -0 --separate-stderr "$CT/likwid_example.pfshim"
 	# calls and time are the compat layer's own; no counts without the shim
@@ -239,6 +248,15 @@ ok 1 PAPI low level beside the preloaded shim and compat library still counts # 
 papi() {
 	env PAPI_EVENTS=perf::TASK-CLOCK PAPI_OUTPUT_DIRECTORY="$BATS_TEST_TMPDIR/papi" \
 		"$CT/papi_codes" "$@" 2>/dev/null
+}
+
+# The same rule as real PAPI's (the test below compares them where PAPI runs),
+# here on any host: the empty name is a region of its own, and its end not
+# begun is "Cannot find matching region", PAPI_EINVAL, after which the
+# high-level layer is off (PAPI_EMISC).
+@test "PAPI high level under pfshim: the empty name's end without its begin is PAPI_EINVAL, then off" {
+	run -0 both "$CT/papi_codes" b: e: e: b:a
+	[ "$output" = "b:=0 e:=0 e:=-1 b:a=-14" ]
 }
 
 @test "PAPI high level: the return codes of real PAPI 7.0, call by call" {

@@ -450,3 +450,52 @@ copies_agree() {
 	run -0 --separate-stderr "$PFSHIM" report --csv "$REPORTS"
 	grep -q '^probe,,,page-faults,,1,,,4,,,,,0,,0,0$' <<<"$output"
 }
+
+# ---- the read path and the fast path on x86 without a PMU, through synthetic pages
+# libfakepmu.so (tests/progs/lib/fakepmu.c), preloaded behind the shim, gives
+# each perf page the shim maps a counter (index, cap_user_rdpmc, a clock) and
+# emulates rdpmc: slot s reads n << 48 | (s + 1) << 36 | 1000 * n, n the
+# thread's reads so far. A read of E events moves each by 1000 * E, exactly,
+# and the bits above the counter's 48 change at every read.
+
+# need_fakepmu: FAKE, the command prefix running a program so.
+need_fakepmu() {
+	[ "$(uname -m)" = x86_64 ] || skip "libfakepmu.so emulates x86's rdpmc only"
+	skip_under_sanitizer "the emulated rdpmc's SIGSEGV handler sits behind the runtime's own"
+	FAKE=(env LD_PRELOAD="$SHIM $PROGS/libfakepmu.so" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS")
+}
+
+FAKE_EVENTS=(task-clock task-clock,page-faults task-clock,page-faults,minor-faults
+	task-clock,page-faults,minor-faults,major-faults
+	task-clock,page-faults,minor-faults,major-faults,cpu-migrations)
+
+@test "synthetic counter pages (x86, no PMU): pfshim_read takes the pages' counters, exactly, 1 to 5 events" {
+	need_fakepmu
+	for e in 1 2 3 4 5; do
+		run -0 timeout 60 "${FAKE[@]}" PFSHIM_EVENTS="${FAKE_EVENTS[e - 1]}" "$PROGS/markers_read" 10
+		echo "$e events: $output"
+		want="ret=0
+nr=$e"
+		for ((i = 0; i < e; i++)); do want+="
+$i $((1000 * e)) 1"; done
+		[ "$output" = "$want" ]
+	done
+}
+
+@test "synthetic counter pages (x86, no PMU): the markers' fast path counts each pair's counter moves, exactly, 1 to 5 events" {
+	need_fakepmu
+	for e in 1 2 3 4 5; do
+		: >"$REPORTS"
+		run -0 timeout 60 "${FAKE[@]}" PFSHIM_EVENTS="${FAKE_EVENTS[e - 1]}" "$PROGS/markers_calls" 1000
+		got=$(jq -c '[.regions.threads[].regions[] | [.name, .calls, ([.events[].value] | unique)]]' "$REPORTS")
+		echo "$e events: $got"
+		[ "$got" = "[[\"pairs\",1000,[$((1000000 * e))]],[\"by-name\",1000,[$((1000000 * e))]]]" ]
+	done
+	# Two groups: the general path, both read at each call (4 counters: 4000 a call each).
+	: >"$REPORTS"
+	run -0 timeout 60 "${FAKE[@]}" PFSHIM_EVENTS='{task-clock,page-faults},{minor-faults,major-faults}' \
+		"$PROGS/markers_calls" 1000
+	got=$(jq -c '[.regions.threads[].regions[] | [.name, .calls, [.events[].value]]]' "$REPORTS")
+	echo "two groups: $got"
+	[ "$got" = '[["pairs",1000,[4000000,4000000,4000000,4000000]],["by-name",1000,[4000000,4000000,4000000,4000000]]]' ]
+}

@@ -213,6 +213,8 @@ static const struct report_event odd_events[] = {
 	/* would be x and x_total: one family */
 	{ .name = "faults_total", .scale = 1.0, .value = 6 },
 	{ .name = "faults", .scale = 1.0, .value = 7 },
+	/* and x_created: x too (8 bytes off, not 6) */
+	{ .name = "faults_created", .scale = 1.0, .value = 17 },
 	/* pfshim's own names: moved under pfshim_event_ */
 	{ .name = "wall-seconds", .scale = 1.0, .value = 8 },
 	{ .name = "region-calls", .scale = 1.0, .value = 9 },
@@ -270,6 +272,7 @@ static void test_names(void **state)
 	assert_event_sample(out, "pfshim_page_faults_total", "page_faults", "5");
 	assert_event_sample(out, "pfshim_faults_total", "faults_total", "6");
 	assert_event_sample(out, "pfshim_faults_total", "faults", "7");
+	assert_event_sample(out, "pfshim_faults_total", "faults_created", "17");
 	assert_event_sample(out, "pfshim_event_wall_seconds_total", "wall-seconds", "8");
 	assert_event_sample(out, "pfshim_event_region_calls_total", "region-calls", "9");
 	assert_event_sample(out, "pfshim_event_event_status_total", "event_status", "10");

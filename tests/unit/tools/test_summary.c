@@ -122,6 +122,29 @@ static void test_exec_is_new_image(void **state)
 	"\"wall_ns\":{\"status\":\"counted\",\"threads\":2,\"sum\":" #sum ",\"min\":" #min ",\"max\":" #max "}," \
 	"\"events\":[{\"name\":\"e\",\"status\":\"counted\",\"threads\":2,\"sum\":1,\"min\":0,\"max\":1}]}]}"
 
+#define PROBE(sum, min, max) \
+	"{\"probe\":[{\"name\":\"e\",\"status\":\"counted\",\"threads\":2,\"sum\":" #sum \
+	",\"min\":" #min ",\"max\":" #max "}],\"threads\":[],\"totals\":[]}"
+
+/* The probe (pfshim itself in each call) over reports: sums added, the least min, the most max. */
+static void test_probe_over_reports(void **state)
+{
+	struct summary s;
+
+	(void)state;
+	summary_init(&s, NULL);
+	add(&s, report(1, 0, 1000, 1, "exit", -1, 1, -1, -1, PROBE(40, 15, 25)));
+	add(&s, report(2, 0, 1000, 1, "exit", -1, 1, -1, -1, PROBE(30, 12, 18)));
+	add(&s, report(3, 0, 1000, 1, "exit", -1, 1, -1, -1, PROBE(50, 20, 30)));
+	summary_finish(&s);
+	assert_int_equal(s.nr_probes, 1);
+	assert_int_equal(s.probes[0].sum, 120);
+	assert_int_equal(s.probes[0].threads, 6);
+	assert_int_equal(s.probes[0].min, 12);
+	assert_int_equal(s.probes[0].max, 30);
+	summary_free(&s);
+}
+
 static void test_regions_over_ranks(void **state)
 {
 	struct summary_options opt = { .by = BY_RANK };
@@ -324,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_seq_before_wall),
 		cmocka_unit_test(test_exec_is_new_image),
 		cmocka_unit_test(test_regions_over_ranks),
+		cmocka_unit_test(test_probe_over_reports),
 		cmocka_unit_test(test_series_steps),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_filters),
