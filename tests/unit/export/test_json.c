@@ -433,8 +433,6 @@ int main(void)
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_share),
-}
-
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_odd_names),
 		cmocka_unit_test(test_series),
