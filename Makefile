@@ -16,6 +16,11 @@ BINDIR  ?= $(PREFIX)/bin
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR  ?= $(PREFIX)/share/man
 DOCDIR  ?= $(PREFIX)/share/doc/pfshim
+# The pfshim Python module (python/pfshim/): where Debian's python3 looks,
+# /usr/lib/python3/dist-packages for PREFIX=/usr, the versioned
+# dist-packages under any other prefix.
+PYTHON_VERSION := $(shell python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
 DESTDIR ?=
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -97,6 +102,7 @@ HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 .PHONY: all check unit e2e demo bench install uninstall clean deps help tool mpi mpi-deps
 all: $(LIB) $(BUILD)/libfastread.a $(if $(HAVE_JANSSON),$(TOOL)) \
 	$(if $(HAVE_MPICC),$(MPI_EXAMPLE_BIN))
+	$(if $(HAVE_JANSSON),,@echo 'pfshim: $(TOOL) (pfshim run, report, list) needs libjansson-dev: make tool installs it and builds it')
 
 tool: deps
 	$(Q)$(MAKE) --no-print-directory $(TOOL)
@@ -160,6 +166,9 @@ help:
 	@echo '  make arm64-deps      the packages of the arm64 harness'
 	@echo '  make check-sanitize  unit and e2e under ASan+UBSan (make check-asan), threaded tests'
 	@echo '                       under TSan (make check-tsan); docs/testing.md'
+	@echo '  make mutate          mutation testing: each mutant of tests/mutate/mutants.txt applied'
+	@echo '                       alone, rebuilt, its tests run; fails below MUTATE_MIN (95) %;'
+	@echo '                       make mutate-sample: the sample .ci/run runs; MUTANTS=id,id: those'
 	@echo '  make fuzz            each libFuzzer target FUZZ_TIME seconds (20); make fuzz-events,'
 	@echo '                       fuzz-sysfs, fuzz-output, fuzz-signal, fuzz-config, fuzz-report,'
 	@echo '                       fuzz-writers: one; make fuzz-build builds them, make fuzz-deps'
@@ -208,6 +217,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(PF_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libpfshim-core.a \
 		$(BUILD)/libfastread.a -lcmocka -lpthread -lm
+
+# tests/e2e/metrics.bats reads every LIKWID group file through this and
+# compares with tests/tools/likwid_groups.py's own reading.
+GROUP_EVAL := $(BUILD)/tests/likwid_group_eval
+$(GROUP_EVAL): tests/tools/likwid_group_eval.c $(BUILD)/libpfshim-core.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(PF_CFLAGS) -o $@ $< $(BUILD)/libpfshim-core.a
 
 # tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
 # main.c, list.c and handover.c, which use libpfshim-core.a), which
@@ -259,9 +276,12 @@ unit: deps $(UNIT_BIN)
 # pfshim.1 with man (man-db) and compiles the installed fastread/inline.h
 # with clang too (as make fuzz needs it); build-systems.bats builds against
 # the installed copy with CMake and Meson; package.bats builds the .deb
-# (dpkg-dev, fakeroot) and runs lintian on it.
-e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN)
-	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian
+# (dpkg-dev, fakeroot) and runs lintian on it; prometheus.bats runs
+# node_exporter, promtool and Prometheus (daemons of its own, on free ports)
+# and queries them with curl.
+e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN) $(GROUP_EVAL)
+	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian \
+		prometheus-node-exporter prometheus curl python3-pandas
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)
 	$(Q)bats --print-output-on-failure tests/e2e
 
@@ -327,6 +347,8 @@ install: all
 	sed $(CMAKE_SED) cmake/pfshimConfig.cmake.in >$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfig.cmake
 	sed $(CMAKE_SED) cmake/pfshimConfigVersion.cmake.in \
 		>$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfigVersion.cmake
+	install -d $(DESTDIR)$(PYTHONDIR)/pfshim
+	install -m 0644 $(wildcard python/pfshim/*.py) $(DESTDIR)$(PYTHONDIR)/pfshim/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libpfshim.so $(DESTDIR)$(LIBDIR)/libpfshim.so.$(SO_MAJOR) \
@@ -338,7 +360,7 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/pfshim.1 $(DESTDIR)$(MANDIR)/man7/libpfshim.7 \
 		$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfig.cmake \
 		$(DESTDIR)$(LIBDIR)/cmake/pfshim/pfshimConfigVersion.cmake
-	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PYTHONDIR)/pfshim
 	rmdir $(DESTDIR)$(INCLUDEDIR)/fastread/arch $(DESTDIR)$(INCLUDEDIR)/fastread \
 		$(DESTDIR)$(LIBDIR)/cmake/pfshim 2>/dev/null || true
 
@@ -346,12 +368,14 @@ clean:
 	rm -rf $(BUILD)
 
 # Each fragment owns its targets: test-arm64 (QEMU harness), bench,
-# check-sanitize (ASan+UBSan, TSan), fuzz (libFuzzer) and deb (packaging/).
+# check-sanitize (ASan+UBSan, TSan), fuzz (libFuzzer), deb (packaging/) and
+# mutate (tests/mutate/: mutation testing).
 include tests/arm64/arm64.mk
 include tests/bench/bench.mk
 include compat/compat.mk
 include tests/sanitize.mk
 include tests/fuzz/fuzz.mk
 include packaging/deb.mk
+include tests/mutate/mutate.mk
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -75,7 +75,8 @@ $(COMPAT_B)/%.o: compat/%.c compat/name.h compat/event_names.h preload/config.h 
 
 # Only the preload reads LIKWID's and PAPI's variables for the shim (env.c):
 # the archive is linked into programs, where libpfshim.so could not see it.
-COMPAT_SO_OBJ := $(COMPAT_OBJ) $(COMPAT_B)/env.o $(COMPAT_B)/event_names.o
+COMPAT_SO_OBJ := $(COMPAT_OBJ) $(COMPAT_B)/env.o $(COMPAT_B)/event_names.o \
+	$(call obj,preload/events/likwid_names.c)
 
 $(COMPAT_SO): $(COMPAT_SO_OBJ) compat/libpfshim-compat.map
 	@$(if $(Q),echo "  LD      $@")
@@ -89,17 +90,19 @@ $(COMPAT_A): $(COMPAT_OBJ)
 compat: $(COMPAT_SO) $(COMPAT_A)
 
 # Unit tests of compat/ (tests/unit/compat/test_FILE.c for compat/FILE.c), run
-# by `make unit` with the others: each links only the file it tests.
-$(BUILD)/tests/compat/test_%: tests/unit/compat/test_%.c $(COMPAT_B)/%.o
+# by `make unit` with the others: each links the file it tests, and the
+# shim's archive for what it shares with the shim (LIKWID's event names).
+$(BUILD)/tests/compat/test_%: tests/unit/compat/test_%.c $(COMPAT_B)/%.o $(BUILD)/libpfshim-core.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(PF_CFLAGS) -Itests/unit -o $@ $< $(COMPAT_B)/$*.o -lcmocka
+	$(Q)$(CC) $(PF_CFLAGS) -Itests/unit -o $@ $< $(COMPAT_B)/$*.o $(BUILD)/libpfshim-core.a -lcmocka
 
 # Test programs (tests/e2e/compat.bats): each instrumented example built
 # against the real library, against pfshim's headers, and natively.
 CT := $(COMPAT_B)/tests
 CT_CFLAGS := -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE
 COMPAT_TEST_BIN := $(CT)/likwid_example.pfshim $(CT)/likwid_example.native $(CT)/likwid_twice.pfshim \
+	$(CT)/likwid_time.pfshim \
 	$(CT)/likwid_many.pfshim \
 	$(CT)/papi_hl_example.pfshim $(CT)/papi_hl_example.native
 

@@ -35,6 +35,16 @@ struct answer {
  * defaults) when neither is set or nothing in it has a perf name. What
  * has none is named in one line, with what to write instead.
  */
+/*
+ * A LIKWID_EVENTS that names a performance group ("FLOPS_DP", as
+ * likwid-perfctr -g takes it, or a group file's path) rather than
+ * EVENT:COUNTER pairs: one word, no ':' or ','.
+ */
+static bool likwid_group_named(const char *list)
+{
+	return list && *list && !strpbrk(list, ":, ");
+}
+
 static const char *events_answer(config_getenv_fn get_env, events_warn_fn warn)
 {
 	static char events[2048];
@@ -43,6 +53,8 @@ static const char *events_answer(config_getenv_fn get_env, events_warn_fn warn)
 	enum compat_events_syntax syntax = COMPAT_LIKWID;
 	int nr;
 
+	if (likwid_group_named(list))
+		return NULL;	/* PFSHIM_GROUP's, and pfshim's default events beside it */
 	if (!list || !*list) {
 		variable = "PAPI_EVENTS";
 		list = get_env(variable);
@@ -67,7 +79,8 @@ static const char *events_answer(config_getenv_fn get_env, events_warn_fn warn)
 /*
  * PAPI_OUTPUT_DIRECTORY as a directory of reports, as PAPI writes its own
  * files to $PAPI_OUTPUT_DIRECTORY/papi_hl_output/: DIR/pfshim_output/,
- * made when missing, one whole file per process (preload/output/dir.c).
+ * made when missing, one whole file per process that ran a region
+ * (preload/output/dir.c), named rank_* as PAPI's.
  * A '%' in DIR is doubled: PFSHIM_OUTPUT is a template.
  */
 static const char *output_answer(config_getenv_fn get_env, events_warn_fn warn)
@@ -96,9 +109,11 @@ static const char *output_answer(config_getenv_fn get_env, events_warn_fn warn)
 
 /*
  * pfshim_compat_v1_getenv - see preload/config.h. PFSHIM_EVENTS from
- * LIKWID_EVENTS or PAPI_EVENTS; PFSHIM_OUTPUT from PAPI_OUTPUT_DIRECTORY,
- * and then PFSHIM_FORMAT json (PAPI's files are JSON), unless the user set
- * PFSHIM_OUTPUT. Anything else: NULL.
+ * LIKWID_EVENTS or PAPI_EVENTS, or PFSHIM_GROUP from a LIKWID_EVENTS that
+ * names a group; PFSHIM_OUTPUT from PAPI_OUTPUT_DIRECTORY, and then
+ * PFSHIM_FORMAT papi (PAPI's own JSON, export/papi.c, for PAPI's
+ * papi_hl_output_writer), unless the user set PFSHIM_OUTPUT. Anything
+ * else: NULL.
  */
 API const char *pfshim_compat_v1_getenv(const char *name, config_getenv_fn get_env,
 					events_warn_fn warn)
@@ -110,11 +125,15 @@ API const char *pfshim_compat_v1_getenv(const char *name, config_getenv_fn get_e
 			events = (struct answer){ true, events_answer(get_env, warn) };
 		return events.value;
 	}
+	/* As for the events: PFSHIM_EVENTS set, LIKWID_EVENTS is not read at all. */
+	if (strcmp(name, "PFSHIM_GROUP") == 0)
+		return !get_env("PFSHIM_EVENTS") && likwid_group_named(get_env("LIKWID_EVENTS")) ?
+			       get_env("LIKWID_EVENTS") : NULL;
 	if (strcmp(name, "PFSHIM_OUTPUT") == 0 || strcmp(name, "PFSHIM_FORMAT") == 0) {
 		if (!output.done)
 			output = (struct answer){ true, output_answer(get_env, warn) };
 		if (name[7] == 'F')
-			return output.value && !get_env("PFSHIM_OUTPUT") ? "json" : NULL;
+			return output.value && !get_env("PFSHIM_OUTPUT") ? "papi" : NULL;
 		return output.value;
 	}
 	return NULL;

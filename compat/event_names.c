@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * event_names.c: the names LIKWID and PAPI give events, as perf's (the
- * names libpfshim.so's parser takes in PFSHIM_EVENTS). Only events whose
+ * names libpfshim.so's parser takes in PFSHIM_EVENTS): LIKWID's from the
+ * shim's one table (preload/events/likwid_names.c), PAPI's here. Only events whose
  * meaning perf's generic names carry are here: the architectural ones a
  * LIKWID fixed or general counter counts on Intel, AMD and Arm, PAPI's
  * presets of the same, and PAPI's perf:: names, which are perf's own upper
@@ -9,6 +10,7 @@
  * has no generic name: it is listed back to the caller, never guessed.
  */
 #include "compat/event_names.h"
+#include "preload/events/likwid_names.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -17,28 +19,6 @@
 struct name_map {
 	const char *name;	/* LIKWID's or PAPI's */
 	const char *perf;	/* perf's */
-};
-
-/* LIKWID's event names (its counter after ':' is dropped). */
-static const struct name_map likwid_names[] = {
-	/* Intel: the fixed counters, then the architectural events */
-	{ "INSTR_RETIRED_ANY", "instructions" },		/* FIXC0 */
-	{ "CPU_CLK_UNHALTED_CORE", "cycles" },			/* FIXC1 */
-	{ "CPU_CLK_UNHALTED_REF", "ref-cycles" },		/* FIXC2 */
-	{ "CPU_CLK_UNHALTED_THREAD_P", "cycles" },
-	{ "BR_INST_RETIRED_ALL_BRANCHES", "branches" },
-	{ "BR_MISP_RETIRED_ALL_BRANCHES", "branch-misses" },
-	{ "LONGEST_LAT_CACHE_REFERENCE", "cache-references" },
-	{ "LONGEST_LAT_CACHE_MISS", "cache-misses" },
-	/* AMD Zen */
-	{ "RETIRED_INSTRUCTIONS", "instructions" },
-	{ "CPU_CLOCKS_UNHALTED", "cycles" },
-	{ "RETIRED_BRANCH_INSTR", "branches" },
-	{ "RETIRED_MISP_BRANCH_INSTR", "branch-misses" },
-	/* Arm (PMUv3 common events) */
-	{ "INST_RETIRED", "instructions" },
-	{ "CPU_CYCLES", "cycles" },
-	{ "BR_MIS_PRED", "branch-misses" },
 };
 
 /* PAPI's presets, and libpfm4's perf:: names in PERF_COUNT_* form. */
@@ -151,7 +131,7 @@ static const char *item_perf(enum compat_events_syntax syntax, const char *item,
 		return NULL;
 	memcpy(buf, item, n);
 	buf[n] = '\0';
-	if ((known = map_find(likwid_names, sizeof(likwid_names) / sizeof(likwid_names[0]), buf)))
+	if ((known = likwid_event_perf(buf)))
 		return known;
 	if (has_lower(buf) || strchr(buf, '/') || is_raw(buf))
 		return buf;		/* perf's spelling: the shim's parser judges it */
@@ -238,7 +218,7 @@ int compat_events(enum compat_events_syntax syntax, const char *list, char *out,
 			else if (perf && append(out, out_size, ",", perf, strlen(perf)))
 				nr++;
 			else
-				rest_add(rest, rest_size, item, n, group ? " (a LIKWID group: pfshim expands none)" : NULL);
+				rest_add(rest, rest_size, item, n, group ? " (a LIKWID group: counted when LIKWID_EVENTS names it alone)" : NULL);
 		} else if (n > 0) {
 			rest_add(rest, rest_size, p, n, NULL);
 		}

@@ -18,7 +18,7 @@ enum compat_events_syntax {
  * compat_events - @list, in @syntax, as a PFSHIM_EVENTS value in @out: each
  * item that has a perf name, once, in the order given. Every item that has
  * none is appended to @rest as written, with why in parentheses when it is
- * a LIKWID group ("MEM (a LIKWID group: pfshim expands none),
+ * a LIKWID group ("MEM (a LIKWID group: counted when LIKWID_EVENTS names it alone),
  * L1D_REPLACEMENT:PMC0"), "" when
  * none. An item that does not fit in @out goes to @rest too, and what does
  * not fit in @rest is dropped ("..." ends it). Pure: reads nothing but

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # demo-mpi.sh BUILD: an MPI job of 4 ranks under mpirun, the shim in every
 # rank and in nothing else, one report per rank in a directory; then each
-# rank's regions side by side, and the job summed by `pfshim report`.
+# rank's regions side by side, and `pfshim report --by rank`: the job's sums
+# per rank, and each region's imbalance over the ranks.
 # docs/jobs.md explains each step.
 set -eu
 build=${1:-build}
@@ -44,5 +45,5 @@ for r in sorted(reports, key=lambda r: r["rank"]):
               f" {s['task-clock'] / 1e6:>16.2f} {s['page-faults']:>12}")
 PY
 fi
-[ ! -x "$build/pfshim" ] || show "$build/pfshim report $dir"
+[ ! -x "$build/pfshim" ] || show "$build/pfshim report --by rank $dir"
 echo "The reports stay in $dir."

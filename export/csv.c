@@ -17,13 +17,18 @@
 static const char csv_header[] =
 	"pid,program,reason,signal,wall_ns,event,value,unit,scale,raw,"
 	"enabled_ns,running_ns,running_percent,status,user_only,"
-	"zero_when_user_only,error,pid_ns,seq,interval_ns,delta,pfshim_version\n";
+	"zero_when_user_only,error,pid_ns,seq,interval_ns,delta,job_scheduler,job_id,job_step,"
+	"pfshim_version\n";
 static const char csv_regions_header[] =
 	"pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,"
 	"wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated,"
-	"pfshim_version\n";
+	"job_scheduler,job_id,job_step,pfshim_version\n";
 
-/* The columns both tables start with. */
+static const char csv_metrics_header[] =
+	"pid,program,reason,metric_group,region,metric,value,unit,status,scaled,missing,formula,"
+	"job_scheduler,job_id,job_step,pfshim_version\n";
+
+/* The columns every table starts with. */
 static void put_process(struct buf *b, const struct report *r)
 {
 	buf_put_i64(b, r->pid);
@@ -34,9 +39,24 @@ static void put_process(struct buf *b, const struct report *r)
 	buf_putc(b, ',');
 }
 
-/* The last column of every row of both tables: the pfshim that wrote it. */
-static void put_version_end(struct buf *b)
+/*
+ * The last columns of every row of every table: the batch job (empty cells
+ * outside one; job_step empty outside a Slurm step), and the pfshim that
+ * wrote the row.
+ */
+static void put_row_end(struct buf *b, const struct report *r)
 {
+	buf_putc(b, ',');
+	if (r->job) {
+		buf_puts(b, r->job->scheduler);
+		buf_putc(b, ',');
+		buf_put_csv_field(b, r->job->id);
+		buf_putc(b, ',');
+		if (r->job->step)
+			buf_put_csv_field(b, r->job->step);
+	} else {
+		buf_puts(b, ",,");
+	}
 	buf_putc(b, ',');
 	buf_puts(b, pfshim_version);
 	buf_putc(b, '\n');
@@ -99,7 +119,7 @@ static void put_row(struct buf *b, const struct report *r,
 	buf_putc(b, ',');
 	if (e->status == STATUS_COUNTED && e->has_delta)
 		buf_put_i64(b, e->delta);
-	put_version_end(b);
+	put_row_end(b, r);
 }
 
 /* ---- the regions of the marker API (docs/markers.md) */
@@ -145,7 +165,7 @@ static void put_thread_rows(struct buf *b, const struct report *r, const struct 
 				buf_puts(b, ",,,,,");
 			}
 			buf_puts(b, r->regions->compensated ? ",,,,1" : ",,,,0");
-			put_version_end(b);
+			put_row_end(b, r);
 		}
 	}
 }
@@ -185,7 +205,7 @@ static void put_total_rows(struct buf *b, const struct report *r, const struct r
 		buf_putc(b, ',');
 		if (!s) {
 			buf_puts(b, r->regions->compensated ? ",,,,,,,,,1" : ",,,,,,,,,0");
-			put_version_end(b);
+			put_row_end(b, r);
 			continue;
 		}
 		buf_put_csv_field(b, report_region_event_name(r, e));
@@ -197,7 +217,7 @@ static void put_total_rows(struct buf *b, const struct report *r, const struct r
 		buf_putc(b, ',');
 		put_min_max_mean(b, s);
 		buf_puts(b, r->regions->compensated ? ",1" : ",0");
-		put_version_end(b);
+		put_row_end(b, r);
 	}
 }
 
@@ -232,7 +252,7 @@ static void put_probe_rows(struct buf *b, const struct report *r)
 			buf_puts(b, ",,,");
 			buf_puts(b, report_status_name(t->probe[e].status));
 			buf_puts(b, g->compensated ? ",,,,1" : ",,,,0");
-			put_version_end(b);
+			put_row_end(b, r);
 		}
 	}
 	for (int e = 0; g->probe && e < g->nr_events; e++) {
@@ -248,7 +268,7 @@ static void put_probe_rows(struct buf *b, const struct report *r)
 		buf_putc(b, ',');
 		put_min_max_mean(b, s);
 		buf_puts(b, g->compensated ? ",1" : ",0");
-		put_version_end(b);
+		put_row_end(b, r);
 	}
 }
 
@@ -268,6 +288,55 @@ static void put_regions(struct buf *b, const struct report *r)
 	put_probe_rows(b, r);
 }
 
+/* One metric's row; @region empty for the process's totals. */
+static void put_metric_row(struct buf *b, const struct report *r, const char *region,
+			   const struct report_metric *m)
+{
+	put_process(b, r);
+	buf_put_csv_field(b, r->metric_group);
+	buf_putc(b, ',');
+	if (region)
+		buf_put_csv_field(b, region);
+	buf_putc(b, ',');
+	buf_put_csv_field(b, m->name);
+	buf_putc(b, ',');
+	if (m->status == METRIC_COMPUTED)	/* empty, never a plausible 0 */
+		buf_put_double(b, m->value);
+	buf_putc(b, ',');
+	buf_put_csv_field(b, m->unit);
+	buf_putc(b, ',');
+	buf_puts(b, report_metric_status_name(m->status));
+	buf_putc(b, ',');
+	buf_putc(b, m->scaled ? '1' : '0');
+	buf_putc(b, ',');
+	if (m->missing)
+		buf_put_csv_field(b, m->missing);
+	buf_putc(b, ',');
+	buf_put_csv_field(b, m->formula);
+	put_row_end(b, r);
+}
+
+/*
+ * The metrics table (PFSHIM_GROUP), after a blank line: the process's,
+ * then each region's over its threads; nothing without a group.
+ */
+static void put_metrics(struct buf *b, const struct report *r)
+{
+	if (!r->metric_group)
+		return;
+	buf_putc(b, '\n');
+	buf_puts(b, csv_metrics_header);
+	for (int i = 0; i < r->nr_metrics; i++)
+		put_metric_row(b, r, NULL, &r->metrics[i]);
+	for (int t = 0; r->regions && r->region_metrics && t < r->regions->nr_totals; t++) {
+		const struct report_region_total *total = &r->regions->totals[t];
+
+		r->region_metrics(r, total, r->region_metrics_out);
+		for (int i = 0; i < r->nr_metrics; i++)
+			put_metric_row(b, r, total->name, &r->region_metrics_out[i]);
+	}
+}
+
 size_t report_format_csv(const struct report *r, char *out, size_t size)
 {
 	struct buf b;
@@ -276,6 +345,7 @@ size_t report_format_csv(const struct report *r, char *out, size_t size)
 	buf_puts(&b, csv_header);
 	for (int i = 0; i < r->nr_events; i++)
 		put_row(&b, r, &r->events[i]);
+	put_metrics(&b, r);
 	put_regions(&b, r);
 	return buf_finish(&b);
 }

@@ -69,6 +69,38 @@ static void put_bool_field(struct buf *b, const char *key, int v)
 	buf_puts(b, v ? "true," : "false,");
 }
 
+/*
+ * pfshim's own share of the counts (report.h): what the shim measured of
+ * itself in this image; null when it measured nothing (a fork child's
+ * unforked copy, a report built by hand).
+ */
+static void put_share_counts(struct buf *b, uint64_t faults, uint64_t switches, uint64_t cpu_ns)
+{
+	put_u64_field(b, "page_faults", faults);
+	put_u64_field(b, "context_switches", switches);
+	put_key(b, "task_clock_ns");
+	buf_put_u64(b, cpu_ns);
+}
+
+static void put_share(struct buf *b, const struct report_share *sh)
+{
+	put_key(b, "pfshim_share");
+	if (!sh->measured) {
+		buf_puts(b, "null,");
+		return;
+	}
+	buf_putc(b, '{');
+	put_share_counts(b, sh->page_faults, sh->context_switches, sh->task_clock_ns);
+	buf_puts(b, ",\"setup\":{");
+	put_share_counts(b, sh->setup_page_faults, sh->setup_context_switches,
+			 sh->setup_task_clock_ns);
+	buf_puts(b, "},");
+	put_bool_field(b, "loaded", sh->loaded);
+	put_bool_field(b, "setup_measured", sh->setup_measured);
+	put_key(b, "reports_measured");
+	buf_puts(b, sh->reports_measured ? "true}," : "false},");
+}
+
 /* A count that means nothing unless counted: null then, never a plausible 0. */
 static void put_count_field(struct buf *b, const char *key, enum report_status status,
 			    uint64_t v)
@@ -142,6 +174,34 @@ static void put_event(struct buf *b, const struct report *r, const struct report
 	else
 		buf_puts(b, "null");
 	buf_putc(b, '}');
+}
+
+/* `"metrics":[...]`: each metric, its value null unless computed. */
+static void put_metric_array(struct buf *b, const struct report_metric *metrics, int nr)
+{
+	put_key(b, "metrics");
+	buf_putc(b, '[');
+	for (int i = 0; i < nr; i++) {
+		const struct report_metric *m = &metrics[i];
+
+		buf_puts(b, i ? ",{" : "{");
+		put_string_field(b, "name", m->name);
+		put_string_field(b, "unit", m->unit);
+		put_key(b, "value");
+		if (m->status == METRIC_COMPUTED)
+			put_double(b, m->value);
+		else
+			buf_puts(b, "null");
+		buf_putc(b, ',');
+		put_string_field(b, "status", report_metric_status_name(m->status));
+		put_bool_field(b, "scaled", m->scaled);
+		put_string_or_null_field(b, "missing", m->missing);
+		put_string_or_null_field(b, "why", m->why);
+		put_key(b, "formula");
+		buf_put_json_string(b, m->formula);
+		buf_putc(b, '}');
+	}
+	buf_putc(b, ']');
 }
 
 /* ---- the regions of the marker API (docs/markers.md) */
@@ -293,6 +353,11 @@ static void put_total(struct buf *b, const struct report *r, const struct report
 	buf_puts(b, "},");
 	put_key(b, "events");
 	put_named_stats(b, r, t->values);
+	if (r->region_metrics) {	/* PFSHIM_GROUP's metrics of the region */
+		r->region_metrics(r, t, r->region_metrics_out);
+		buf_putc(b, ',');
+		put_metric_array(b, r->region_metrics_out, r->nr_metrics);
+	}
 	buf_putc(b, '}');
 }
 
@@ -345,6 +410,35 @@ static void put_regions(struct buf *b, const struct report *r)
 	buf_puts(b, "]}");
 }
 
+/* "job": the batch job, null outside one; its step null outside a Slurm step. */
+static void put_job(struct buf *b, const struct report_job *job)
+{
+	put_key(b, "job");
+	if (!job) {
+		buf_puts(b, "null,");
+		return;
+	}
+	buf_putc(b, '{');
+	put_string_field(b, "scheduler", job->scheduler);
+	put_string_field(b, "id", job->id);
+	put_key(b, "step");
+	if (job->step)
+		buf_put_json_string(b, job->step);
+	else
+		buf_puts(b, "null");
+	buf_puts(b, "},");
+}
+
+/* `,"metric_group":..,"metrics":[...]` with PFSHIM_GROUP; nothing without. */
+static void put_metrics(struct buf *b, const struct report *r)
+{
+	if (!r->metric_group)
+		return;
+	buf_putc(b, ',');
+	put_string_field(b, "metric_group", r->metric_group);
+	put_metric_array(b, r->metrics, r->nr_metrics);
+}
+
 size_t report_format_json(const struct report *r, char *out, size_t size)
 {
 	struct buf b;
@@ -371,6 +465,7 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	else
 		buf_puts(&b, "null");
 	buf_putc(&b, ',');
+	put_job(&b, r->job);
 	put_u64_field(&b, "start_ns", r->start_ns);
 	put_key(&b, "start_time");
 	buf_putc(&b, '"');
@@ -398,6 +493,7 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	else
 		buf_puts(&b, "null");
 	buf_putc(&b, ',');
+	put_share(&b, &r->share);
 	put_key(&b, "events");
 	buf_putc(&b, '[');
 	for (int i = 0; i < r->nr_events; i++) {
@@ -406,6 +502,7 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 		put_event(&b, r, &r->events[i]);
 	}
 	buf_putc(&b, ']');
+	put_metrics(&b, r);
 	put_regions(&b, r);
 	buf_puts(&b, "}\n");
 	return buf_finish(&b);

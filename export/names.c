@@ -106,6 +106,16 @@ const char *report_status_name(enum report_status status)
 	return "unknown";
 }
 
+const char *report_metric_status_name(enum report_metric_status status)
+{
+	switch (status) {
+	case METRIC_COMPUTED:		return "computed";
+	case METRIC_NOT_COUNTED:	return "not-counted";
+	case METRIC_UNDEFINED:		return "undefined";
+	}
+	return "unknown";
+}
+
 const struct report_event *report_region_event(const struct report *r, int e)
 {
 	int i = r->regions->event[e];

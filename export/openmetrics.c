@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * openmetrics.c: the report as an OpenMetrics 1.0 text exposition, written so
- * that node_exporter's textfile collector, which parses the older Prometheus
- * text format, reads the same file as it is: only counter and gauge families
- * (that parser refuses "info" and "stateset"), no timestamps (it refuses
- * those too), HELP texts without '\' or '"' (escaped differently by the two),
- * and "# UNIT" and "# EOF", which it reads as comments.
+ * openmetrics.c: the report as a Prometheus exposition, in either of its two
+ * text dialects, the same families and samples in both:
+ *
+ * - OpenMetrics 1.0 (PFSHIM_FORMAT=openmetrics): a counter family X has the
+ *   sample X_total, "# UNIT" lines, and "# EOF" last. What reads OpenMetrics
+ *   reads it: Prometheus' own parser, promtool tsdb create-blocks-from
+ *   openmetrics, prometheus_client's parser.
+ * - The Prometheus text format 0.0.4 (PFSHIM_FORMAT=prometheus), which is
+ *   what node_exporter's textfile collector and promtool check metrics
+ *   parse: "# HELP" and "# TYPE" name the sample itself (a counter is
+ *   "# TYPE X_total counter"), no "# UNIT", no "# EOF". Given OpenMetrics,
+ *   node_exporter 1.5 served every counter "untyped" with a help of its
+ *   own ("Metric read from FILE"), and promtool exited 3.
+ *
+ * Both: only counter and gauge families (node_exporter refuses "info" and
+ * "stateset"), no timestamps (it refuses those too), HELP texts without
+ * '\' or '"' and fixed per family (node_exporter merges all files, and a
+ * family's HELP must be the same in each).
  *
  * Naming (docs/output.md "OpenMetrics"): each event is a counter family
  * pfshim_<name>[_<unit>] whose sample pfshim_<name>[_<unit>]_total carries the
@@ -252,22 +264,37 @@ static void put_value(struct buf *b, const struct report_event *e, uint64_t v)
 
 /* ---- lines */
 
-static void put_family(struct buf *b, const char *prefix, const char *name, const char *type,
-		       const char *unit, const char *help)
-{
-	static const char *const keys[] = { "# TYPE ", "# UNIT ", "# HELP " };
-	const char *rest[] = { type, unit, help };
+/* The text dialect written: see the top of this file. */
+enum dialect { OPENMETRICS, PROMETHEUS_TEXT };
 
-	for (int i = 0; i < 3; i++) {
-		if (!rest[i] || !*rest[i])
-			continue;
-		buf_puts(b, keys[i]);
-		buf_puts(b, prefix);
-		buf_puts(b, name);
-		buf_putc(b, ' ');
-		buf_puts(b, rest[i]);
-		buf_putc(b, '\n');
+static void put_meta(struct buf *b, const char *key, const char *prefix, const char *name,
+		     const char *suffix, const char *rest)
+{
+	buf_puts(b, key);
+	buf_puts(b, prefix);
+	buf_puts(b, name);
+	buf_puts(b, suffix);
+	buf_putc(b, ' ');
+	buf_puts(b, rest);
+	buf_putc(b, '\n');
+}
+
+/* A family's metadata lines; @unit is "" or NULL for none. */
+static void put_family(struct buf *b, enum dialect d, const char *prefix, const char *name,
+		       const char *type, const char *unit, const char *help)
+{
+	/* The text format names the sample: a counter's is its family's name and "_total". */
+	const char *suffix = d == PROMETHEUS_TEXT && strcmp(type, "counter") == 0 ? "_total" : "";
+
+	if (d == PROMETHEUS_TEXT) {
+		put_meta(b, "# HELP ", prefix, name, suffix, help);
+		put_meta(b, "# TYPE ", prefix, name, suffix, type);
+		return;
 	}
+	put_meta(b, "# TYPE ", prefix, name, "", type);
+	if (unit && *unit)
+		put_meta(b, "# UNIT ", prefix, name, "", unit);
+	put_meta(b, "# HELP ", prefix, name, "", help);
 }
 
 static void put_label(struct buf *b, const char *name, const char *value)
@@ -316,13 +343,13 @@ static void sample_end_seconds(struct buf *b, uint64_t ns)
 
 /* ---- the process */
 
-static void put_process(struct buf *b, const struct report *r)
+static void put_process(struct buf *b, enum dialect d, const struct report *r)
 {
 	const char *sig = r->reason == REPORT_SIGNAL ? signal_name(r->signo) : "";
 	char num[24];
 	struct buf nb;
 
-	put_family(b, "pfshim_", "report_info", "gauge", NULL,
+	put_family(b, d, "pfshim_", "report_info", "gauge", NULL,
 		   "The process a pfshim report is about and why it was written (value 1)");
 	sample_begin(b, "pfshim_", "report_info", "", r);
 	put_label(b, "argv0", r->argv0);
@@ -343,16 +370,20 @@ static void put_process(struct buf *b, const struct report *r)
 		sig = num;
 	}
 	put_label(b, "signal", sig);
+	/* job_*, not job: Prometheus gives its own job label to every target it scrapes. */
+	put_label(b, "job_scheduler", r->job ? r->job->scheduler : "");
+	put_label(b, "job_id", r->job ? r->job->id : "");
+	put_label(b, "job_step", r->job && r->job->step ? r->job->step : "");
 	put_label(b, "pfshim_version", pfshim_version);
 	sample_end_u64(b, 1);
 
-	put_family(b, "pfshim_", "wall_seconds", "gauge", "seconds",
+	put_family(b, d, "pfshim_", "wall_seconds", "gauge", "seconds",
 		   "Wall-clock time from the process start to this report");
 	sample_begin(b, "pfshim_", "wall_seconds", "", r);
 	sample_end_seconds(b, r->wall_ns);
 	if (!r->start_ns)
 		return;	/* unknown (a copy made without fork) */
-	put_family(b, "pfshim_", "start_time_seconds", "gauge", "seconds",
+	put_family(b, d, "pfshim_", "start_time_seconds", "gauge", "seconds",
 		   "Start time of the process since the Unix epoch");
 	sample_begin(b, "pfshim_", "start_time_seconds", "", r);
 	sample_end_seconds(b, r->start_ns);
@@ -378,7 +409,7 @@ static bool event_sampled(const struct report *r, int i)
 	       value_usable(e, e->value);
 }
 
-static void put_event_families(struct buf *b, const struct report *r,
+static void put_event_families(struct buf *b, enum dialect d, const struct report *r,
 			       const struct family_cache *c)
 {
 	char family[FAMILY_MAX], unit[UNIT_MAX];
@@ -393,7 +424,7 @@ static void put_event_families(struct buf *b, const struct report *r,
 		if (done)
 			continue;	/* sampled with the first event of its family */
 		event_family(&r->events[i], family);
-		put_family(b, "pfshim_", family, "counter", event_unit(&r->events[i], unit),
+		put_family(b, d, "pfshim_", family, "counter", event_unit(&r->events[i], unit),
 			   "A perf event counted by pfshim over the process, named in the event label");
 		for (int k = i; k < r->nr_events; k++) {
 			const struct report_event *e = &r->events[k];
@@ -410,9 +441,9 @@ static void put_event_families(struct buf *b, const struct report *r,
 }
 
 /* What became of each event: one sample of value 1 per event, counted or not. */
-static void put_event_status(struct buf *b, const struct report *r)
+static void put_event_status(struct buf *b, enum dialect d, const struct report *r)
 {
-	put_family(b, "pfshim_", "event_status", "gauge", NULL,
+	put_family(b, d, "pfshim_", "event_status", "gauge", NULL,
 		   "What became of each event: counted, not-counted, not-supported, closed-by-program or zero-when-user-only (value 1)");
 	for (int i = 0; i < r->nr_events; i++) {
 		const struct report_event *e = &r->events[i];
@@ -440,7 +471,7 @@ static void put_event_status(struct buf *b, const struct report *r)
 }
 
 /* enabled and running times: how much of the run an event was counted (multiplexing). */
-static void put_event_times(struct buf *b, const struct report *r)
+static void put_event_times(struct buf *b, enum dialect d, const struct report *r)
 {
 	static const char *const names[] = { "event_enabled_seconds", "event_running_seconds" };
 	static const char *const helps[] = {
@@ -449,7 +480,7 @@ static void put_event_times(struct buf *b, const struct report *r)
 	};
 
 	for (int t = 0; t < 2; t++) {
-		put_family(b, "pfshim_", names[t], "counter", "seconds", helps[t]);
+		put_family(b, d, "pfshim_", names[t], "counter", "seconds", helps[t]);
 		for (int i = 0; i < r->nr_events; i++) {
 			const struct report_event *e = &r->events[i];
 
@@ -504,7 +535,7 @@ static bool region_family_seen(const struct report *r, int e, const struct famil
 	return false;
 }
 
-static void put_region_event(struct buf *b, const struct report *r, int e,
+static void put_region_event(struct buf *b, enum dialect d, const struct report *r, int e,
 			     const struct family_cache *c)
 {
 	const struct report_regions *g = r->regions;
@@ -526,7 +557,7 @@ static void put_region_event(struct buf *b, const struct report *r, int e,
 			if (!region_value_sampled(r, k, t))
 				continue;
 			if (!any)
-				put_family(b, "pfshim_region_", family, "counter",
+				put_family(b, d, "pfshim_region_", family, "counter",
 					   event_unit(ev, unit),
 					   "A perf event counted inside a region, summed over its calls in all threads");
 			any = true;
@@ -544,7 +575,7 @@ static void put_region_event(struct buf *b, const struct report *r, int e,
  * of the threads' probes, each event in its own unit (clocks in seconds);
  * and whether the region families above had it subtracted.
  */
-static void put_region_probe(struct buf *b, const struct report *r)
+static void put_region_probe(struct buf *b, enum dialect d, const struct report *r)
 {
 	const struct report_regions *g = r->regions;
 	bool any = false;
@@ -555,7 +586,7 @@ static void put_region_probe(struct buf *b, const struct report *r)
 		if (!ev || g->probe[e].status != STATUS_COUNTED || region_event_repeated(r, e))
 			continue;
 		if (!any)
-			put_family(b, "pfshim_", "markers_probe", "gauge", NULL,
+			put_family(b, d, "pfshim_", "markers_probe", "gauge", NULL,
 				   "pfshim's own count in each region call, per event in its unit "
 				   "(clocks in seconds): the mean over threads of an empty begin/end "
 				   "pair measured at thread set-up");
@@ -566,25 +597,26 @@ static void put_region_probe(struct buf *b, const struct report *r)
 		put_value(b, ev, g->probe[e].mean);
 		buf_putc(b, '\n');
 	}
-	put_family(b, "pfshim_", "markers_compensated", "gauge", NULL,
+	put_family(b, d, "pfshim_", "markers_compensated", "gauge", NULL,
 		   "1 when PFSHIM_COMPENSATE=1 took the probe out of every region call's counts");
 	sample_begin(b, "pfshim_", "markers_compensated", "", r);
 	sample_end_u64(b, (uint64_t)g->compensated);
 }
 
-static void put_regions(struct buf *b, const struct report *r, const struct family_cache *c)
+static void put_regions(struct buf *b, enum dialect d, const struct report *r,
+			const struct family_cache *c)
 {
 	const struct report_regions *g = r->regions;
 
 	if (!g || g->nr_totals == 0)
 		return;
-	put_family(b, "pfshim_", "region_calls", "counter", NULL,
+	put_family(b, d, "pfshim_", "region_calls", "counter", NULL,
 		   "Completed outermost calls of a region, in all threads");
 	for (int i = 0; i < g->nr_totals; i++) {
 		region_sample_begin(b, "calls", r, &g->totals[i]);
 		sample_end_u64(b, g->totals[i].calls);
 	}
-	put_family(b, "pfshim_", "region_wall_seconds", "counter", "seconds",
+	put_family(b, d, "pfshim_", "region_wall_seconds", "counter", "seconds",
 		   "Wall-clock time inside a region, summed over its calls in all threads");
 	for (int i = 0; i < g->nr_totals; i++) {
 		if (g->totals[i].wall.status != STATUS_COUNTED)
@@ -593,22 +625,77 @@ static void put_regions(struct buf *b, const struct report *r, const struct fami
 		sample_end_seconds(b, g->totals[i].wall.sum);
 	}
 	for (int e = 0; e < g->nr_events; e++)
-		put_region_event(b, r, e, c);
-	put_region_probe(b, r);
+		put_region_event(b, d, r, e, c);
+	put_region_probe(b, d, r);
 }
 
-size_t report_format_openmetrics(const struct report *r, char *out, size_t size)
+/* ---- the metrics of PFSHIM_GROUP: gauges, the computed ones only */
+
+static void put_metric_samples(struct buf *b, const char *name, const struct report *r,
+			       const struct report_region_total *t,
+			       const struct report_metric *metrics)
+{
+	for (int i = 0; i < r->nr_metrics; i++) {
+		const struct report_metric *m = &metrics[i];
+
+		if (m->status != METRIC_COMPUTED || m->value != m->value ||
+		    m->value > 1.7976931348623157e308 || m->value < -1.7976931348623157e308)
+			continue;	/* no value, or none a scraper could parse */
+		sample_begin(b, "pfshim_", name, "", r);
+		if (t)
+			put_label(b, "region", t->name);
+		put_label(b, "group", r->metric_group);
+		put_label(b, "metric", m->name);
+		put_label(b, "unit", m->unit);
+		buf_puts(b, "} ");
+		buf_put_double(b, m->value);
+		buf_putc(b, '\n');
+	}
+}
+
+static void put_metrics(struct buf *b, enum dialect d, const struct report *r)
+{
+	const struct report_regions *g = r->regions;
+
+	if (!r->metric_group)
+		return;
+	put_family(b, d, "pfshim_", "metric", "gauge", NULL,
+		   "A metric of the performance group PFSHIM_GROUP, named in the metric label");
+	put_metric_samples(b, "metric", r, NULL, r->metrics);
+	if (!g || !g->nr_totals || !r->region_metrics)
+		return;
+	put_family(b, d, "pfshim_", "region_metric", "gauge", NULL,
+		   "A metric of the performance group PFSHIM_GROUP over a region, in all threads");
+	for (int i = 0; i < g->nr_totals; i++) {
+		r->region_metrics(r, &g->totals[i], r->region_metrics_out);
+		put_metric_samples(b, "region_metric", r, &g->totals[i], r->region_metrics_out);
+	}
+}
+
+static size_t format(const struct report *r, enum dialect d, char *out, size_t size)
 {
 	struct family_cache families;
 	struct buf b;
 
 	family_cache_fill(&families, r);
 	buf_init(&b, out, size);
-	put_process(&b, r);
-	put_event_families(&b, r, &families);
-	put_event_status(&b, r);
-	put_event_times(&b, r);
-	put_regions(&b, r, &families);
-	buf_puts(&b, "# EOF\n");
+	put_process(&b, d, r);
+	put_event_families(&b, d, r, &families);
+	put_event_status(&b, d, r);
+	put_event_times(&b, d, r);
+	put_regions(&b, d, r, &families);
+	put_metrics(&b, d, r);
+	if (d == OPENMETRICS)
+		buf_puts(&b, "# EOF\n");
 	return buf_finish(&b);
+}
+
+size_t report_format_openmetrics(const struct report *r, char *out, size_t size)
+{
+	return format(r, OPENMETRICS, out, size);
+}
+
+size_t report_format_prometheus(const struct report *r, char *out, size_t size)
+{
+	return format(r, PROMETHEUS_TEXT, out, size);
 }

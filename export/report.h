@@ -167,6 +167,50 @@ struct report_regions {
 	const struct report_region_stat *probe;
 };
 
+/*
+ * pfshim's own share of the report's counts (preload/share.c): its set-up and
+ * its reports up to this one's last read, as the kernel counted them for the
+ * threads that did the work. The loader's work for the library is not in it.
+ */
+struct report_share {
+	unsigned measured : 1;		/* 0: a report built by hand, or of an unforked copy: none */
+	unsigned loaded : 1;		/* the image loaded the library (an exec), not a fork child's */
+	unsigned setup_measured : 1;	/* 0: the set-up could not be read */
+	unsigned reports_measured : 1;	/* 0: a report under the program's seccomp filter added nothing */
+	uint64_t page_faults, context_switches, task_clock_ns;
+	/* Of which the set-up's: what an image that never reports costs (pfshim run's calibration). */
+	uint64_t setup_page_faults, setup_context_switches, setup_task_clock_ns;
+};
+
+/* The batch job of the process, as its scheduler's variables name it (preload/scheduler.c). */
+struct report_job {
+	const char *scheduler;	/* "slurm", "flux", "lsf", "pbs" */
+	const char *id;
+	const char *step;	/* NULL when none (only Slurm's steps have one) */
+};
+
+/*
+ * A derived metric of the run's metric group (PFSHIM_GROUP,
+ * preload/metrics/group.h): computed from the report's counts with the
+ * group's formula, at every report.
+ */
+enum report_metric_status {
+	METRIC_COMPUTED,	/* value is meaningful */
+	METRIC_NOT_COUNTED,	/* a name it needs has no count here: @missing, @why */
+	METRIC_UNDEFINED,	/* a division by zero for these counts */
+};
+
+struct report_metric {
+	const char *name;	/* "Branch misprediction ratio" */
+	const char *unit;	/* "MBytes/s", or "" */
+	const char *formula;	/* as the group writes it, over its counter names */
+	double value;
+	enum report_metric_status status;
+	const char *missing;	/* NOT_COUNTED: the counter or name without a value */
+	const char *why;	/* NOT_COUNTED: "not counted", "unknown here", ... */
+	unsigned scaled : 1;	/* an event it uses was extrapolated (multiplexed) */
+};
+
 struct report {
 	const char *program;	/* basename of /proc/self/exe */
 	const char *argv0;
@@ -175,6 +219,7 @@ struct report {
 	uint64_t pid_ns;	/* inode of the pid namespace; 0 in the initial one (or unknown) */
 	const char *hostname;
 	const char *rank;	/* the launcher's rank (digits), NULL when none */
+	const struct report_job *job;	/* NULL: not in a batch job */
 	uint64_t start_ns;	/* CLOCK_REALTIME at the constructor */
 	uint64_t wall_ns;	/* CLOCK_MONOTONIC from constructor to report */
 	enum report_reason reason;
@@ -184,11 +229,25 @@ struct report {
 	int nr_events;
 	const struct report_event *events;
 	const struct report_regions *regions;	/* NULL: the marker API was not used */
+	struct report_share share;
+	const char *metric_group;	/* PFSHIM_GROUP's name, or NULL */
+	int nr_metrics;
+	const struct report_metric *metrics;	/* [nr_metrics] */
+	/*
+	 * The metrics of a region over its threads, into @out[nr_metrics]
+	 * (the writers' scratch: one region at a time); NULL without a group.
+	 * Async-signal-safe.
+	 */
+	void (*region_metrics)(const struct report *r, const struct report_region_total *t,
+			       struct report_metric *out);
+	struct report_metric *region_metrics_out;	/* [nr_metrics]: the scratch */
 };
 
 /*
- * report_format_text/csv/json/openmetrics - format @r into @buf (at most @size bytes,
- * always NUL-terminated when size > 0).
+ * report_format_text/csv/json/openmetrics/prometheus/papi - format @r into @buf (at
+ * most @size bytes, always NUL-terminated when size > 0). prometheus is the
+ * Prometheus text format 0.0.4 (node_exporter's textfile collector),
+ * openmetrics OpenMetrics 1.0.
  *
  * Return: the length the whole report needs, excluding the NUL, as snprintf
  * does: a result >= @size means the output was truncated and the caller
@@ -198,9 +257,13 @@ size_t report_format_text(const struct report *r, char *buf, size_t size);
 size_t report_format_csv(const struct report *r, char *buf, size_t size);
 size_t report_format_json(const struct report *r, char *buf, size_t size);
 size_t report_format_openmetrics(const struct report *r, char *buf, size_t size);
+/* report_format_papi - the regions as PAPI 7's high-level JSON; nothing (0) without regions. */
+size_t report_format_papi(const struct report *r, char *buf, size_t size);
+size_t report_format_prometheus(const struct report *r, char *buf, size_t size);
 
 const char *report_reason_name(enum report_reason reason);
 const char *report_status_name(enum report_status status);
+const char *report_metric_status_name(enum report_metric_status status);
 
 /*
  * report_region_event - the event of @r->events that region event @e

@@ -221,6 +221,27 @@ static void put_elapsed(struct buf *b, uint64_t ns)
 	buf_puts(b, " seconds time elapsed\n");
 }
 
+/*
+ * pfshim's own share of the counts above, as it measured it (report.h):
+ * set-up and reports; loading the library is not in it (pfshim run's
+ * summary adds it: docs/pfshim.md "pfshim's own share").
+ */
+static void put_share(struct buf *b, const struct report_share *sh)
+{
+	if (!sh->measured)
+		return;
+	buf_puts(b, " pfshim: pfshim's own share of these counts: ");
+	buf_put_u64_grouped(b, sh->page_faults);
+	buf_puts(b, " page-faults, ");
+	buf_put_fixed(b, (double)sh->task_clock_ns / 1e6, 3, 0);
+	buf_puts(b, " msec task-clock, ");
+	buf_put_u64_grouped(b, sh->context_switches);
+	buf_puts(b, " context-switches (its set-up and reports up to this one");
+	if (!sh->reports_measured)
+		buf_puts(b, ", but not those under the program's seccomp filter");
+	buf_puts(b, "; loading the library is not in it)\n");
+}
+
 static int any_user_only(const struct report *r)
 {
 	for (int i = 0; i < r->nr_events; i++)
@@ -438,6 +459,58 @@ static void text_stat(struct buf *b, const struct report_event *ev, const char *
 	buf_putc(b, '\n');
 }
 
+/*
+ * A metric's value for a person: two decimals from 1 up (grouped, as
+ * counts are), four significant digits below ("0.02308"), as perf stat
+ * prints its ratios. The exact value is in JSON and CSV.
+ */
+static void put_metric_value(struct buf *b, double v)
+{
+	double a = v < 0 ? -v : v;
+	unsigned digits = 2;
+
+	for (double lim = 1; a > 0 && a < lim && digits < 9; lim /= 10)
+		digits++;
+	if (a > 0 && a < 1)
+		digits += 1;	/* 0.1234 and 0.01234: four significant digits */
+	buf_put_fixed(b, v, digits, 1);
+}
+
+/* One metric as an event line: the value right-aligned, its name and unit, why it has none. */
+static void put_metric_line(struct buf *b, const struct report_metric *m, size_t width)
+{
+	char value[64];
+	struct buf v;
+
+	buf_init(&v, value, sizeof(value));
+	if (m->status == METRIC_COMPUTED)
+		put_metric_value(&v, m->value);
+	else
+		buf_puts(&v, m->status == METRIC_UNDEFINED ? "<undefined>" : "<not counted>");
+	buf_finish(&v);
+	buf_pad(b, ' ', v.len < width ? width - v.len : 1);
+	buf_puts(b, value);
+	buf_puts(b, "      ");
+	buf_put_printable(b, m->name);
+	if (*m->unit) {
+		buf_puts(b, " [");
+		buf_put_printable(b, m->unit);
+		buf_putc(b, ']');
+	}
+	if (m->status == METRIC_NOT_COUNTED) {
+		buf_puts(b, "  (");
+		buf_put_printable(b, m->missing);
+		buf_puts(b, ": ");
+		buf_puts(b, m->why);
+		buf_putc(b, ')');
+	} else if (m->status == METRIC_UNDEFINED) {
+		buf_puts(b, "  (a division by zero)");
+	} else if (m->scaled) {
+		buf_puts(b, "  (from multiplexed counts)");
+	}
+	buf_putc(b, '\n');
+}
+
 static void text_total(struct buf *b, const struct report *r, const struct report_region_total *t)
 {
 	/* Wall time in the clocks' own display: ns scaled to msec. */
@@ -459,6 +532,11 @@ static void text_total(struct buf *b, const struct report *r, const struct repor
 	text_stat(b, &wall, "msec", "wall", &t->wall);
 	for (int e = 0; e < r->regions->nr_events; e++)
 		text_stat(b, report_region_event(r, e), NULL, report_region_event_name(r, e), &t->values[e]);
+	if (r->region_metrics) {	/* PFSHIM_GROUP's metrics of the region, its sums' */
+		r->region_metrics(r, t, r->region_metrics_out);
+		for (int i = 0; i < r->nr_metrics; i++)
+			put_metric_line(b, &r->region_metrics_out[i], 18);
+	}
 }
 
 /* The probe over threads, in the totals' columns: its sum over threads means nothing. */
@@ -637,6 +715,32 @@ static void put_series(struct buf *b, const struct report *r)
 		buf_putc(b, '\n');
 }
 
+/* " pfshim: in slurm job 1234, step 0": which job's report this is, beside the others. */
+static void put_job(struct buf *b, const struct report_job *job)
+{
+	buf_puts(b, " pfshim: in ");
+	buf_puts(b, job->scheduler);
+	buf_puts(b, " job ");
+	buf_put_printable(b, job->id);
+	if (job->step) {
+		buf_puts(b, ", step ");
+		buf_put_printable(b, job->step);
+	}
+	buf_putc(b, '\n');
+}
+
+/* " pfshim: metrics of group BRANCH:" and one line per metric, as the event lines. */
+static void put_metrics(struct buf *b, const struct report *r)
+{
+	if (!r->metric_group)
+		return;
+	buf_puts(b, "\n pfshim: metrics of group ");
+	buf_put_printable(b, r->metric_group);
+	buf_puts(b, ":\n\n");
+	for (int i = 0; i < r->nr_metrics; i++)
+		put_metric_line(b, &r->metrics[i], 18);
+}
+
 size_t report_format_text(const struct report *r, char *out, size_t size)
 {
 	struct buf b;
@@ -669,15 +773,19 @@ size_t report_format_text(const struct report *r, char *out, size_t size)
 
 	for (int i = 0; i < r->nr_events; i++)
 		put_event_line(&b, r, i);
+	put_metrics(&b, r);
 
 	buf_putc(&b, '\n');
 	put_elapsed(&b, r->wall_ns);
 	buf_putc(&b, '\n');
+	put_share(&b, &r->share);
 	buf_puts(&b, " pfshim: reported ");
 	put_reason(&b, r);
 	buf_puts(&b, " by pfshim ");
 	buf_puts(&b, pfshim_version);
 	buf_putc(&b, '\n');
+	if (r->job)
+		put_job(&b, r->job);
 	if (any_user_only(r))
 		buf_puts(&b, " pfshim: ':u' events count user space only: the kernel"
 			 " refused kernel counting (perf_event_paranoid)\n");

@@ -183,6 +183,18 @@ static inline uint64_t fastread_cycles_to_ns(uint64_t cyc, uint32_t mult, uint16
 	return quot * mult + ((rem * mult) >> shift);
 }
 
+/*
+ * fastread_group_shed - close the descriptors of @g's members whose page is
+ * mapped: they count on, in the group, read from user space or through the
+ * leader's read(2), which keeps its descriptor (as does a member without a
+ * page). Their fd[] entries read -1; fastread_group_close() still ends them
+ * (the unmap releases them). After fork() the child has the leader's
+ * descriptor and none of the pages (VM_DONTCOPY): the members are the
+ * parent's alone.
+ * Return: how many descriptors were closed.
+ */
+int fastread_group_shed(struct fastread_group *g);
+
 /* fastread_group_close - unmap every page and close every fd of @g. */
 void fastread_group_close(struct fastread_group *g);
 

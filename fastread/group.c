@@ -213,6 +213,27 @@ fail:
 	return err;
 }
 
+/*
+ * A member lives on after its descriptor is closed while its page is mapped
+ * (the mapping holds the file: docs/kernel-notes.md), in the group, counting,
+ * its page updated; a read(2) of the group goes through the leader, which
+ * keeps its descriptor, as do the ioctls. A member without a page keeps its
+ * descriptor: closing it would end the event.
+ */
+int fastread_group_shed(struct fastread_group *g)
+{
+	int closed = 0;
+
+	for (int i = 1; i < g->nr && i < FASTREAD_MAX_EVENTS; i++) {
+		if (!g->page[i] || g->fd[i] < 0)
+			continue;
+		close(g->fd[i]);
+		g->fd[i] = -1;
+		closed++;
+	}
+	return closed;
+}
+
 /* Unmap as well as close: a mapped page keeps the event alive after close(). */
 void fastread_group_close(struct fastread_group *g)
 {

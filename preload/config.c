@@ -101,8 +101,13 @@ static void read_format(struct config *c, const char *value, events_warn_fn warn
 		c->format = FORMAT_JSON;
 	else if (strcasecmp(value, "openmetrics") == 0)
 		c->format = FORMAT_OPENMETRICS;
+	else if (strcasecmp(value, "prometheus") == 0)
+		c->format = FORMAT_PROMETHEUS;
+	else if (strcasecmp(value, "papi") == 0)
+		c->format = FORMAT_PAPI;
 	else
-		warn((void *)"PFSHIM_FORMAT", "expected text, csv, json or openmetrics; using text");
+		warn((void *)"PFSHIM_FORMAT",
+		     "expected text, csv, json, openmetrics, prometheus or papi; using text");
 }
 
 /* stderr and stdout in any case (STDERR is not a file named STDERR); anything else is a path. */
@@ -119,6 +124,27 @@ static void read_output(struct config *c, const char *value, events_warn_fn warn
 	}
 }
 
+int config_output_absolute(char *out, size_t size, const char *output, const char *cwd)
+{
+	size_t n = 0;
+
+	if (output[0] == '/' || !strcmp(output, "stderr") || !strcmp(output, "stdout"))
+		return 0;
+	for (const char *p = cwd; *p; p++) {
+		if (n + 2 >= size)
+			return -ENAMETOOLONG;
+		if (*p == '%')
+			out[n++] = '%';
+		out[n++] = *p;
+	}
+	if (n == 0 || out[n - 1] != '/')
+		out[n++] = '/';
+	if (n + strlen(output) >= size)
+		return -ENAMETOOLONG;
+	strcpy(out + n, output);
+	return 1;
+}
+
 static bool same_text(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
@@ -126,7 +152,9 @@ static bool same_text(const char *a, const char *b)
 
 bool config_adopts_handover(const struct config *next, const struct config *ours)
 {
-	return !next->disabled && !next->interval_ns && same_text(next->events, ours->events) &&
+	/* A metric group's events are added at start-up (preload/metrics/group.h): none handed. */
+	return !next->disabled && !next->interval_ns && !next->group && !ours->group &&
+	       same_text(next->events, ours->events) &&
 	       same_text(next->sysfs_root, ours->sysfs_root) &&
 	       same_text(next->tracefs_root, ours->tracefs_root);
 }
@@ -283,13 +311,22 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		c->events = value;
 	else if (value)	/* set but empty: not "count nothing", which would switch the shim off */
 		warn((void *)"PFSHIM_EVENTS", "empty; counting the default events");
+	if ((value = get_env("PFSHIM_GROUP")) && *value)
+		c->group = value;
 	if ((value = get_env("PFSHIM_FORMAT")))
 		read_format(c, value, warn);
 	if ((value = get_env("PFSHIM_OUTPUT"))) {
 		c->output_explicit = true;
 		read_output(c, value, warn);
 	}
+	/*
+	 * A directory of reports is for pfshim report, which reads JSON: its
+	 * default, as a job directory's (README's mpirun -x PFSHIM_OUTPUT=DIR/).
+	 */
+	if (!get_env("PFSHIM_FORMAT") && c->output[0] && c->output[strlen(c->output) - 1] == '/')
+		c->format = FORMAT_JSON;
 	read_rank(c, get_env);
+	scheduler_job_read(&c->job, get_env);
 	if ((value = get_env("PFSHIM_SIGNAL")) && *value)
 		read_signal(c, value, warn);
 	if ((value = get_env("PFSHIM_ON_FATAL")) && *value)
@@ -298,6 +335,8 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		c->handover = read_switch("PFSHIM_HANDOVER", value, warn);
 	if ((value = get_env("PFSHIM_COMPENSATE")) && *value)
 		c->compensate = read_switch("PFSHIM_COMPENSATE", value, warn);
+	if ((value = get_env("PFSHIM_PROMETHEUS_KEEP")) && *value)
+		c->prometheus_keep = read_switch("PFSHIM_PROMETHEUS_KEEP", value, warn);
 	if ((value = get_env("PFSHIM_INTERVAL")) && *value)
 		read_interval(c, value, warn);
 	if ((value = get_env("PFSHIM_SYSFS_ROOT")) && *value)

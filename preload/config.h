@@ -12,6 +12,7 @@
 
 #include "preload/events/events.h"
 #include "preload/events/pmu.h"
+#include "preload/scheduler.h"
 
 #define CONFIG_SYSFS_DEFAULT PMU_SYSFS_ROOT	/* the root is spelled once, in pmu.h */
 
@@ -21,21 +22,26 @@
 /* Where launchers put the rank, in the order they are believed. */
 #define CONFIG_RANK_VARIABLES "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"
 
-enum config_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS };
+enum config_format {
+	FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_PROMETHEUS, FORMAT_PAPI
+};
 
 struct config {
 	bool disabled;			/* PFSHIM_DISABLE=1, or secure */
 	bool secure;			/* secure-execution mode (AT_SECURE): inert */
 	const char *events;		/* PFSHIM_EVENTS, or EVENTS_DEFAULT */
+	const char *group;		/* PFSHIM_GROUP: a metric group's name or file, or NULL */
 	enum config_format format;	/* PFSHIM_FORMAT */
 	char output[PATH_MAX];		/* PFSHIM_OUTPUT: "stderr", "stdout" or a template */
 	bool output_explicit;		/* PFSHIM_OUTPUT was set: no job directory (preload/output/job.c) */
 	char rank[CONFIG_RANK_MAX];	/* the launcher's rank (OMPI_COMM_WORLD_RANK, ...), or "" */
+	struct scheduler_job job;	/* the batch job (SLURM_JOB_ID, ...), if any */
 	int signal;			/* PFSHIM_SIGNAL, 0 when off */
 	bool on_fatal;			/* PFSHIM_ON_FATAL=1: report on a fatal signal */
 	bool handover;			/* PFSHIM_HANDOVER=1: open the next image's counters at exec */
 	uint64_t interval_ns;		/* PFSHIM_INTERVAL, 0 when off */
 	bool compensate;		/* PFSHIM_COMPENSATE=1: regions less the markers' own cost */
+	bool prometheus_keep;		/* PFSHIM_PROMETHEUS_KEEP=1: a directory's .prom outlives its image */
 	const char *sysfs_root;		/* PFSHIM_SYSFS_ROOT (tests), or CONFIG_SYSFS_DEFAULT */
 	const char *tracefs_root;	/* PFSHIM_TRACEFS_ROOT (tests), or NULL: the real ones */
 };
@@ -51,7 +57,7 @@ typedef const char *(*config_getenv_fn)(const char *name);
 	"PFSHIM_EVENTS", "PFSHIM_FORMAT", "PFSHIM_OUTPUT", "PFSHIM_SIGNAL", "PFSHIM_INTERVAL", \
 	"PFSHIM_ON_FATAL", "PFSHIM_HANDOVER", "PFSHIM_COMPENSATE", "PFSHIM_DISABLE", \
 	"PFSHIM_SYSFS_ROOT", "PFSHIM_TRACEFS_ROOT", "PFSHIM_ADOPT", "PFSHIM_JOB_MAX", \
-	"PFSHIM_JOB_EXPIRE", CONFIG_TEST_VARIABLES
+	"PFSHIM_JOB_EXPIRE", "PFSHIM_GROUP", "PFSHIM_PROMETHEUS_KEEP", CONFIG_TEST_VARIABLES
 
 /* pfshim's own test harness's (tests/): passed to the programs it runs under the shim. */
 #define CONFIG_TEST_VARIABLES \
@@ -70,7 +76,7 @@ void config_names_check(char *const *env, events_warn_fn warn);
  * of an exec's environment) adopt counters opened for @ours
  * (preload/counters/handover.h)? Not when it is off, keeps interval reports
  * (its thread would be counted) or reads other events (their text, or the
- * sysfs or tracefs root that resolves it).
+ * sysfs or tracefs root that resolves it), nor with a metric group.
  */
 bool config_adopts_handover(const struct config *next, const struct config *ours);
 
@@ -79,6 +85,16 @@ bool config_adopts_handover(const struct config *next, const struct config *ours
  * is reported through @warn (ctx = the variable's name) and its default used.
  */
 void config_read(struct config *c, config_getenv_fn get_env, events_warn_fn warn);
+
+/*
+ * config_output_absolute - @output (a PFSHIM_OUTPUT template) made absolute
+ * against @cwd into @out: a '%' of @cwd doubled, a template being what it
+ * is. The first process under the shim does it, so that a descendant that
+ * changes directory writes where that process meant (preload/process.c).
+ * Return: 1 when @output is a relative path and @out holds it absolute, 0
+ * when it is absolute, stderr or stdout (@out untouched), -ENAMETOOLONG.
+ */
+int config_output_absolute(char *out, size_t size, const char *output, const char *cwd);
 
 /*
  * config_read_secure - config_read() with getauxval(AT_SECURE) given as

@@ -120,6 +120,16 @@ int fd_move_away(int fd)
 	return high;
 }
 
+int fd_away_first(void)
+{
+	struct rlimit rl;
+	int lo, hi;
+
+	if (fd_room_above(&rl))
+		return (int)rl.rlim_cur;
+	return fd_band(&lo, &hi) ? lo : -1;
+}
+
 bool fd_room_away(void)
 {
 	struct rlimit rl;

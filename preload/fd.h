@@ -46,6 +46,13 @@ int fd_move_away(int fd);
  */
 void *fd_map_zeroed(size_t size);
 
+/*
+ * fd_away_first - the number fd_move_away() gives when it is free: the soft
+ * limit, or the band's first. A child with its parent's limits computes its
+ * parent's (jobfd.c). Return: it, or -1 when there is no room at all.
+ */
+int fd_away_first(void);
+
 /* fd_room_away - whether fd_move_away() can place a descriptor at all. */
 bool fd_room_away(void);
 

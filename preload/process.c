@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <linux/kcmp.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +30,7 @@
 #include "preload/output/dir.h"
 #include "preload/prefault.h"
 #include "preload/sandbox.h"
+#include "preload/share.h"
 #include "preload/warn.h"
 
 /*
@@ -168,6 +170,33 @@ static void environ_remove(const char *name)
 	}
 }
 
+/*
+ * A relative PFSHIM_OUTPUT, made absolute against this process's working
+ * directory, here and in the environment its descendants inherit: they
+ * write where it meant, whatever directory they (or it) change to. The
+ * shim owns PFSHIM_* variables; the entry is replaced in place (a static
+ * string: no malloc before main, and not setenv(): bash's own would not
+ * see it, as environ_remove() says). Only a process that finds the value
+ * relative does it, so the first one. Without a working directory (deleted,
+ * or a path too long) the value stays as it was.
+ */
+static void output_make_absolute(void)
+{
+	static char entry[sizeof("PFSHIM_OUTPUT=") + PATH_MAX];
+	char cwd[PATH_MAX];
+	const size_t len = sizeof("PFSHIM_OUTPUT=") - 1;
+
+	if (!process.config.output_explicit || !getcwd(cwd, sizeof(cwd)) ||
+	    config_output_absolute(entry + len, sizeof(process.config.output),
+				   process.config.output, cwd) != 1)
+		return;
+	strcpy(process.config.output, entry + len);
+	memcpy(entry, "PFSHIM_OUTPUT=", len);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, entry, len))
+			*e = entry;
+}
+
 static bool counters_adopt(const char *handed)
 {
 	int ret;
@@ -215,16 +244,65 @@ static void counters_refused_stand_aside(void)
 	fd_stream_release();
 }
 
+/*
+ * PFSHIM_GROUP: the group's events are counted after PFSHIM_EVENTS' (the
+ * text for events_parse() is returned, and @ctx set to what its warnings
+ * name), and its metrics computed at every report (report_write()).
+ */
+static const char *metrics_start(const char *events, const char **ctx)
+{
+	static struct metric_group group;
+	static char names[96];
+	char why[512], *text;
+
+	*ctx = "PFSHIM_EVENTS";
+	if (!process.config.group)
+		return events;
+	/* Not set by the user: the compat library's answer for a LIKWID_EVENTS group. */
+	const char *variable = getenv("PFSHIM_GROUP") ? "PFSHIM_GROUP" : "LIKWID_EVENTS";
+
+	if (metric_group_open(process.config.group, METRIC_GROUP_ROOT, "/proc/cpuinfo", events,
+			      &group, why, sizeof(why))) {
+		warn_message((void *)variable, why);
+		return events;
+	}
+	text = malloc(strlen(events) + strlen(group.events_text) + 2);
+	if (!text) {
+		metric_group_free(&group);
+		return events;
+	}
+	strcpy(text, events);
+	if (*group.events_text) {
+		strcat(text, ",");
+		strcat(text, group.events_text);
+	}
+	snprintf(names, sizeof(names), "PFSHIM_EVENTS and %s %s", variable, group.name);
+	*ctx = names;
+	process.metrics = &group;
+	return text;
+}
+
 void process_start(const char *argv0, config_getenv_fn get_env)
 {
+	const char *events_text, *events_ctx;
+
 	job_start(get_env, clock_ns(CLOCK_REALTIME));
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
+	output_make_absolute();
+	/*
+	 * pfshim's own share of this image starts here (share.h): what came
+	 * before is done with the shim off too, and pfshim run measures it with
+	 * the loader's work (tools/pfshim/calibrate.h).
+	 */
+	share_setup_begin();
 	config_names_check(environ, warn_message);
-	events_parse(process.config.events, process.config.sysfs_root, process.config.tracefs_root,
-		     &process.events,
-		     warn_message, (void *)"PFSHIM_EVENTS");
+	events_text = metrics_start(process.config.events, &events_ctx);
+	events_parse(events_text, process.config.sysfs_root, process.config.tracefs_root,
+		     &process.events, warn_message, (void *)events_ctx);
+	if (process.metrics)
+		metric_group_bind(process.metrics, &process.events, "/sys/devices/system/cpu");
 	if (process.events.nr == 0) {
 		warn_line("PFSHIM_EVENTS: no event left to count; pfshim is off for this program", NULL);
 		process.pid = getpid();		/* its crumb goes at exit: report_final() */
@@ -365,6 +443,7 @@ void process_restart_in_child(void)
 		process.active = false;
 		return;
 	}
+	share_setup_begin();
 	/* The child's interval thread waits until its counters are open. */
 	atomic_store(&process.interval_ready, false);
 	/* The inherited fds count the parent (inherit_thread: not us). */
@@ -377,6 +456,7 @@ void process_restart_in_child(void)
 			  "(pthread_create failed); only its final report", NULL);
 	counters_start();
 	markers_restart_in_child();
+	share_setup_end(true);
 	atomic_store(&process.interval_ready, true);
 }
 
@@ -396,9 +476,24 @@ static enum config_format report_format_chosen(void)
 
 static const char *const format_ext[] = {
 	[FORMAT_TEXT] = ".txt", [FORMAT_CSV] = ".csv", [FORMAT_JSON] = ".json",
-	/* node_exporter's textfile collector reads only *.prom */
-	[FORMAT_OPENMETRICS] = ".prom",
+	/*
+	 * node_exporter's textfile collector reads only *.prom, as the
+	 * Prometheus text format: an OpenMetrics file there would be served
+	 * untyped (export/openmetrics.c), so it is named otherwise.
+	 */
+	[FORMAT_PROMETHEUS] = ".prom", [FORMAT_OPENMETRICS] = ".om",
+	[FORMAT_PAPI] = ".json",
 };
+
+/*
+ * One document read whole (an exposition a scraper reads; PAPI's file,
+ * export/papi.c, named rank_* as PAPI's are): replaced at each report,
+ * never appended to.
+ */
+static bool format_is_exposition(enum config_format format)
+{
+	return format == FORMAT_OPENMETRICS || format == FORMAT_PROMETHEUS || format == FORMAT_PAPI;
+}
 
 static size_t report_format(const struct report *r, char *buf, size_t size)
 {
@@ -409,6 +504,10 @@ static size_t report_format(const struct report *r, char *buf, size_t size)
 		return report_format_json(r, buf, size);
 	case FORMAT_OPENMETRICS:
 		return report_format_openmetrics(r, buf, size);
+	case FORMAT_PROMETHEUS:
+		return report_format_prometheus(r, buf, size);
+	case FORMAT_PAPI:
+		return report_format_papi(r, buf, size);
 	case FORMAT_TEXT:
 	default:
 		return report_format_text(r, buf, size);
@@ -429,7 +528,13 @@ struct report_memory {
 	size_t text_size;
 };
 
-#define REPORT_EVENTS_SIZE ((size_t)EVENTS_MAX * sizeof(struct report_event))
+/*
+ * A report's events, then its metrics and the writers' scratch for one
+ * region's (PFSHIM_GROUP: LIKWID's groups have at most 38 metrics).
+ */
+#define REPORT_METRICS_MAX METRIC_GROUP_MAX
+#define REPORT_EVENTS_SIZE ((size_t)EVENTS_MAX * sizeof(struct report_event) + \
+			    2 * (size_t)REPORT_METRICS_MAX * sizeof(struct report_metric))
 
 /* The interval thread's: only the claim holder of an interval report uses it. */
 static struct report_memory interval_memory;
@@ -467,25 +572,58 @@ static char *memory_text(struct report_memory *mem, size_t size)
  * kept memory, or into @text that report_prepare() mapped (@text_size
  * bytes), the report is formatted first: when it fits, once is enough.
  */
+/*
+ * The report that ends this image: at exit, before an exec, or of the fatal
+ * signal (PFSHIM_ON_FATAL; the PFSHIM_SIGNAL one is caught, never fatal).
+ */
+static bool report_ends_image(const struct report *r)
+{
+	return r->reason == REPORT_EXIT || r->reason == REPORT_EXEC ||
+	       (r->reason == REPORT_SIGNAL && r->signo != process.config.signal);
+}
+
+/*
+ * A Prometheus file in a directory lives as long as its image, unless
+ * PFSHIM_PROMETHEUS_KEEP=1: node_exporter serves every *.prom of its
+ * directory, so the files of ended processes, one per pid, would pile up
+ * and be served for ever (docs/output.md, "Files of ended processes"). A
+ * template names a file of the user's: written as always (output_remove()).
+ */
+static bool report_removes_file(const struct report *r)
+{
+	return report_format_chosen() == FORMAT_PROMETHEUS && !process.config.prometheus_keep &&
+	       report_ends_image(r) && job_role() != JOB_DESCENDANT && job_role() != JOB_DROPPED;
+}
+
 static void report_format_write(const struct report *r, struct report_memory *mem, char *text,
 				size_t text_size)
 {
 	/*
-	 * An OpenMetrics file is one exposition that a scraper reads whole at
-	 * any moment: each report, an interval one too, replaces it, and it has
-	 * no series (appended expositions parse as none, and node_exporter would
-	 * read a .series.prom as one more file of duplicates).
+	 * An OpenMetrics or Prometheus file is one exposition that a scraper
+	 * reads whole at any moment: each report, an interval one too, replaces
+	 * it, and it has no series (appended expositions parse as none, and
+	 * node_exporter would read a .series.prom as one more file of duplicates).
+	 * PAPI's file too is one document, named rank_* as PAPI's are.
 	 */
-	bool exposition = report_format_chosen() == FORMAT_OPENMETRICS;
+	enum config_format format = report_format_chosen();
+	bool exposition = format_is_exposition(format);
 	struct output_names names = {
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
-		.start_ns = r->start_ns, .ext = format_ext[report_format_chosen()],
+		.start_ns = r->start_ns, .ext = format_ext[format],
+		.prefix = format == FORMAT_PAPI ? "rank_" : NULL,
 		.series = r->seq != 0 && !exposition,
 		.series_only = r->reason == REPORT_INTERVAL && !exposition,
 	};
 	char *buf = mem ? mem->text : text;
 	size_t size = mem ? mem->text_size : text_size;
-	size_t len = buf ? report_format(r, buf, size) : 0;
+	size_t len;
+
+	if (report_removes_file(r) && output_remove(process.config.output, &names)) {
+		if (text)
+			munmap(text, text_size);
+		return;
+	}
+	len = buf ? report_format(r, buf, size) : 0;
 
 	if (!buf || len >= size) {
 		if (text)
@@ -501,6 +639,12 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		if (!mem)
 			text = buf, text_size = size;
 	}
+	/* PAPI writes no file for a process that ran no region: nor does its format */
+	if (len == 0) {
+		if (text)
+			munmap(text, text_size);
+		return;
+	}
 
 	switch (job_role()) {
 	case JOB_DESCENDANT:
@@ -508,9 +652,9 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		job_write(&names, buf, len);
 		break;
 	default:
-		/* An exposition ends with "# EOF": a second one appended would spoil it. */
-		output_write(process.config.output, process.stream_fd, &names,
-			     report_format_chosen() == FORMAT_OPENMETRICS, buf, len);
+		/* A second exposition appended would spoil the first (OpenMetrics' "# EOF", duplicates). */
+		output_write(process.config.output, process.stream_fd, &names, exposition, buf,
+			     len);
 	}
 	if (text)
 		munmap(text, text_size);
@@ -659,6 +803,28 @@ static uint64_t series_next(struct report_event *events, int nr)
 	return atomic_fetch_add(&process.seq, 1) + 1;
 }
 
+static void region_metrics(const struct report *r, const struct report_region_total *t,
+			   struct report_metric *out)
+{
+	metric_group_compute_region(process.metrics, r, t, out);
+}
+
+/*
+ * PFSHIM_GROUP's metrics of @r, over its wall time, into @metrics, and the
+ * regions' on demand into the scratch after them. Async-signal-safe.
+ */
+static void report_metrics(struct report *r, struct report_metric *metrics)
+{
+	if (!process.metrics)
+		return;
+	r->metric_group = process.metrics->name;
+	r->nr_metrics = process.metrics->group.nr_metrics;	/* at most METRIC_GROUP_MAX */
+	metric_group_compute(process.metrics, r, (double)r->wall_ns / 1e9, metrics);
+	r->metrics = metrics;
+	r->region_metrics = region_metrics;
+	r->region_metrics_out = metrics + REPORT_METRICS_MAX;
+}
+
 /*
  * The events and the text are mmap()ed, not on the stack: the signal may
  * land on any thread, and a thread's stack may be as small as
@@ -672,11 +838,16 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	struct markers_report regions;
 	struct utsname uts;
 	struct report r;
+	const struct scheduler_job *sj = &process.config.job;
+	struct report_job job = { .scheduler = sj->scheduler, .id = sj->id,
+				  .step = sj->step[0] ? sj->step : NULL };
 	char *text = NULL;
 	size_t text_size = 0;
 	uint64_t seq = 0;
 	int saved_errno = errno;
 	bool filtered = sandbox_filtered();
+	struct share_point share_start;
+	bool share_measured;
 
 	if (filtered && !mem) {
 		if (atomic_flag_test_and_set(&sandbox_memory_busy)) {
@@ -689,6 +860,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 		atomic_flag_clear(&sandbox_memory_busy);
 		return;
 	}
+	share_measured = share_report_begin(&share_start);
 	if (mem && !mem->events && (!filtered || mem == &interval_memory))
 		mem->events = fd_map_zeroed(REPORT_EVENTS_SIZE);
 	events = mem ? mem->events : fd_map_zeroed(REPORT_EVENTS_SIZE);
@@ -712,6 +884,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 				     mem ? pid_ns_cached() : pid_ns_read(),
 		.hostname = uts.nodename,
 		.rank = process.config.rank[0] ? process.config.rank : NULL,
+		.job = sj->scheduler ? &job : NULL,
 		/* An unforked copy's start is unknown: the parent's clocks are all it has. */
 		.start_ns = unforked ? 0 : process.start_realtime_ns,
 		.reason = reason,
@@ -727,6 +900,8 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	/* The interval thread's memory is kept: an interval report touches nothing new. */
 	if (!mem && !unforked)
 		text = report_prepare(&r, events, &text_size);
+	if (!unforked)
+		share_report_upto(&share_start, share_measured, &r.share);
 	counters_read(&process.counters, &process.events, events);
 	if (unforked)
 		events_uncounted(events, process.events.nr);
@@ -735,10 +910,12 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	r.seq = process.config.interval_ns ? seq : 0;	/* 0 for an unforked copy */
 	r.wall_ns = unforked ? 0 : (filtered ? sandbox_clock_ns(CLOCK_MONOTONIC) :
 					    clock_ns(CLOCK_MONOTONIC)) - process.start_monotonic_ns;
+	report_metrics(&r, (struct report_metric *)(events + EVENTS_MAX));
 	report_format_write(&r, mem, text, text_size);
 	markers_report_release(&regions);
 	if (!mem)
 		munmap(events, REPORT_EVENTS_SIZE);
+	share_report_end(&share_start, share_measured);
 	errno = saved_errno;
 }
 

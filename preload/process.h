@@ -12,6 +12,7 @@
 
 #include "export/report.h"
 #include "preload/config.h"
+#include "preload/metrics/group.h"
 #include "preload/events/events.h"
 #include "preload/counters/totals.h"
 
@@ -43,6 +44,7 @@ struct process {
 	_Atomic uint64_t previous[EVENTS_MAX];	/* each event's value at the previous report: deltas */
 	struct config config;
 	struct event_list events;
+	struct metric_group *metrics;	/* PFSHIM_GROUP's, or NULL */
 };
 
 extern struct process process;

@@ -41,6 +41,7 @@
 #include "preload/process.h"
 #include "preload/report_signal.h"
 #include "preload/sandbox.h"
+#include "preload/share.h"
 #include "preload/warn.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
@@ -162,6 +163,7 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 			fatal_install(process.config.signal);
 		if (process.config.signal)
 			report_signal_install(process.config.signal);
+		share_setup_end(false);
 	}
 	errno = saved_errno;
 }

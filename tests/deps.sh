@@ -7,7 +7,8 @@
 # With no arguments: what `make check` needs on the build machine.
 set -eu
 [ $# -gt 0 ] || set -- libcmocka-dev bats jq pkg-config libjansson-dev g++ gfortran likwid \
-	libpapi-dev openmpi-bin libopenmpi-dev strace python3-prometheus-client libpfm4 libpfm4-dev python3 linux-perf
+	libpapi-dev papi-tools openmpi-bin libopenmpi-dev strace python3-prometheus-client libpfm4 libpfm4-dev python3 linux-perf \
+	slurm-wlm munge
 
 missing=
 for p in "$@"; do

@@ -206,12 +206,19 @@ static size_t block_header_size(int nr_events, int nr_groups)
 	       2 * (1 + (size_t)nr_events + 2 * (size_t)nr_groups) * sizeof(uint64_t);
 }
 
-/* The band less what the totals may hold: their events, the report stream, one spare. */
+/*
+ * The band less what the totals hold in it (none when the constructor could
+ * put them above the soft limit: usage.md "The descriptor budget"), the
+ * report stream and one spare.
+ */
 static void markers_budget_init(void)
 {
-	int lo, hi;
+	const struct counter_set *s = markers.host.totals;
+	int lo, hi, band = fd_band(&lo, &hi), in_band = 0;
 
-	markers.fds_cap = fd_band(&lo, &hi) - (markers.host.events->nr + 2);
+	for (int i = 0; i < s->nr; i++)
+		in_band += s->c[i].fd >= lo && s->c[i].fd < hi;
+	markers.fds_cap = band - (in_band + 2);
 }
 
 static void markers_init(void)
@@ -409,6 +416,8 @@ static int group_fds_move_high(struct fastread_group *g)
 	int err = 0;
 
 	for (int i = 0; i < g->nr; i++) {
+		if (g->fd[i] < 0)
+			continue;	/* shed (fastread_group_shed) */
 		g->fd[i] = fd_move_high(g->fd[i]);
 		if (g->fd[i] < 0)
 			err = -EMFILE;
@@ -423,22 +432,64 @@ static int group_fds_move_high(struct fastread_group *g)
  * totals, and a thread whose groups would not fit gets none (its regions
  * keep their wall times, its counts read "not counted", its open_error is
  * EMFILE): the program's own open() calls must never fail for our sake.
- * Threads that exit give their share back. One line says so, once.
+ * What a thread keeps in the band is one descriptor per group: the members
+ * are shed once mapped, before the leader moves into the band (groups_open),
+ * so the leaders are reserved before the opens, and a member that could not
+ * be mapped, which keeps its descriptor, after them. Threads that exit give
+ * their share back. One line says so, once.
  */
-static bool fds_reserve(struct marker_thread *t)
-{
-	int need = markers.layout.nr_events;
+static void fds_release(struct marker_thread *t);
 
-	if (atomic_fetch_add(&markers.fds_used, need) + need <= markers.fds_cap) {
-		t->fds_reserved = need;
-		return true;
-	}
-	atomic_fetch_sub(&markers.fds_used, need);
+static void fds_spent(struct marker_thread *t)
+{
 	t->regions->open_error = EMFILE;
 	t->open_failed = 1;
 	if (!atomic_flag_test_and_set(&markers.budget_warned))
 		warn_line("markers: the descriptor budget (a quarter of min(RLIMIT_NOFILE, 1024)) "
 			  "is spent: further threads' regions get wall time only (EMFILE)", NULL);
+}
+
+static bool fds_try_reserve(struct marker_thread *t, int need)
+{
+	if (atomic_fetch_add(&markers.fds_used, need) + need <= markers.fds_cap) {
+		t->fds_reserved += need;
+		return true;
+	}
+	atomic_fetch_sub(&markers.fds_used, need);
+	return false;
+}
+
+/* Before the opens: the groups' leaders. */
+static bool fds_reserve(struct marker_thread *t)
+{
+	if (fds_try_reserve(t, markers.nr_groups))
+		return true;
+	fds_spent(t);
+	return false;
+}
+
+/*
+ * After the opens and the shedding, before the moves into the band: the
+ * members that kept a descriptor too, or the groups closed. Return: false
+ * when the groups were closed.
+ */
+static bool fds_reserve_rest(struct marker_thread *t)
+{
+	int held = 0;
+
+	for (int g = 0; g < markers.nr_groups; g++)
+		for (int i = 0; i < t->groups[g].nr; i++)
+			held += t->groups[g].fd[i] >= 0;
+	if (held < t->fds_reserved) {	/* a group that did not open holds none */
+		atomic_fetch_sub(&markers.fds_used, t->fds_reserved - held);
+		t->fds_reserved = held;
+	}
+	if (held == t->fds_reserved || fds_try_reserve(t, held - t->fds_reserved))
+		return true;
+	for (int g = 0; g < markers.nr_groups; g++)
+		fastread_group_close(&t->groups[g]);
+	fds_release(t);
+	fds_spent(t);
 	return false;
 }
 
@@ -483,8 +534,18 @@ static void groups_open(struct marker_thread *t)
 		const struct group_spec *spec = &markers.group[g];
 		int err = fastread_group_open(&t->groups[g], &markers.attr[spec->first], spec->nr);
 
+		/* The members' descriptors closed once mapped: one per group stays. */
 		if (err == 0)
-			err = group_fds_move_high(&t->groups[g]);
+			fastread_group_shed(&t->groups[g]);
+		if (err < 0 && !t->regions->open_error)
+			t->regions->open_error = -err;
+		t->open_failed |= err < 0;
+	}
+	if (!fds_reserve_rest(t))
+		return;
+	for (int g = 0; g < markers.nr_groups; g++) {
+		int err = t->groups[g].nr ? group_fds_move_high(&t->groups[g]) : 0;
+
 		if (err < 0 && !t->regions->open_error)
 			t->regions->open_error = -err;
 		t->open_failed |= err < 0;
@@ -556,6 +617,7 @@ static struct marker_thread *thread_open(void)
 	t->spare = t->now + l->nr_values;
 	t->regions = (struct region_thread *)(t->spare + l->nr_values);
 	region_thread_init(t->regions, l, gettid());
+	name_cache_init(&t->names);
 	pthread_getname_np(pthread_self(), name, sizeof(name));
 	region_thread_set_name(t->regions, name);
 	groups_open(t);
@@ -826,15 +888,12 @@ static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim
  * an end that closes nothing (re-entry, misuse) reads for nothing, which
  * only misuse pays. Re-entered begins read nothing.
  */
-PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
+static inline __attribute__((always_inline)) int begin_fast(struct fastread_group *g,
+							      pfshim_region_t region)
 {
-	struct fastread_group *g = self_fast;
-	struct marker_thread *t;
+	struct marker_thread *t = fast_thread(g);
 	uint64_t *start;
 
-	if (UNLIKELY(!g))
-		return begin_slow(region);
-	t = fast_thread(g);
 	start = region_begin_fast(t->regions, &markers.layout, region - 1u);
 	if (UNLIKELY(!start))
 		return begin_uncommon(t, region);
@@ -842,6 +901,29 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 	if (LIKELY(fast_sample(g, start, FASTREAD_COUNTERS_LAST)))
 		return 0;
 	return begin_read_full(t, start);
+}
+
+PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
+{
+	struct fastread_group *g = self_fast;
+
+	if (UNLIKELY(!g))
+		return begin_slow(region);
+	return begin_fast(g, region);
+}
+
+/*
+ * The fast path's end sample: its counters first, then the wall clock, into
+ * the thread's end vector; NULL when the cache missed (the general path then).
+ */
+static inline __attribute__((always_inline)) uint64_t *end_fast_read(struct fastread_group *g)
+{
+	uint64_t *now = fast_end_sample(fast_thread(g));
+
+	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
+		return NULL;
+	now[region_value_wall()] = wall_timer();
+	return now;
 }
 
 PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
@@ -853,10 +935,9 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 	if (UNLIKELY(!g))
 		return end_slow(region);
 	t = fast_thread(g);
-	now = fast_end_sample(t);
-	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
+	now = end_fast_read(g);
+	if (UNLIKELY(!now))
 		return end_general(t, region);
-	now[region_value_wall()] = wall_timer();
 	/* The close, or whatever else region_end() says, as a status: a tail call. */
 	return region_end_fast_as(t->regions, &markers.layout, region - 1u, &markers_names.nr, now,
 				  PFSHIM_MISUSE);
@@ -889,23 +970,115 @@ static pfshim_region_t region_of(const char *name)
 	return id >= 0 ? (pfshim_region_t)id + 1 : pfshim_v1_region(name);
 }
 
-PFSHIM_EXPORT int pfshim_v1_region_begin(const char *name)
+/*
+ * The region @name names, through thread @t's name cache when it has one
+ * (then filled for the next call): 0 when the name is refused.
+ */
+static __attribute__((noinline)) REGION_NAMES_WORDS_UNCHECKED pfshim_region_t
+name_resolve(struct marker_thread *t, const char *name)
 {
-	pfshim_region_t region = region_of(name);
+	const struct region_name *n;
+	pfshim_region_t region;
+
+	if (t && (n = name_cache_find(&t->names, name)))
+		return (pfshim_region_t)n->id + 1;
+	region = region_of(name);
+	if (t && region && (n = region_names_row(&markers_names, (int)region - 1)))
+		name_cache_fill(&t->names, name, n);
+	return region;
+}
+
+static int name_refused(void)
+{
+	return started() ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+}
+
+/* A begin by name off the fast path, or whose name the cache did not hold. */
+static __attribute__((noinline)) int region_begin_named(const char *name)
+{
+	pfshim_region_t region = name_resolve(self, name);
 
 	if (!region)
-		return started() ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+		return name_refused();
 	return pfshim_v1_begin(region);
 }
 
-/* A name never seen cannot have begun: interned all the same, its end counts as misuse. */
-PFSHIM_EXPORT int pfshim_v1_region_end(const char *name)
+/* An end by name off the fast path. */
+static __attribute__((noinline)) int region_end_named(const char *name)
 {
-	pfshim_region_t region = region_of(name);
+	pfshim_region_t region = name_resolve(self, name);
 
 	if (!region)
-		return started() ? PFSHIM_MISUSE : PFSHIM_INACTIVE;
+		return name_refused();
 	return pfshim_v1_end(region);
+}
+
+/* A fast end whose cached read missed: end in full, as end_general(). */
+static __attribute__((noinline)) int region_end_named_full(struct marker_thread *t,
+							   const char *name)
+{
+	pfshim_region_t region = name_resolve(t, name);
+
+	if (!region)
+		return name_refused();
+	return end_general(t, region);
+}
+
+/* A fast end whose name the cache did not hold: its read is taken, in @now. */
+static __attribute__((noinline)) int region_end_named_read(struct marker_thread *t,
+							   const char *name, const uint64_t *now)
+{
+	pfshim_region_t region = name_resolve(t, name);
+
+	if (!region)
+		return name_refused();
+	return region_end_fast_as(t->regions, &markers.layout, region - 1u, &markers_names.nr, now,
+				  PFSHIM_MISUSE);
+}
+
+/*
+ * By name as by handle (docs/markers.md): the name found in the thread's
+ * cache (name_cache.h), then the handle's fast path, begin's lookup before
+ * its counters and end's after them, so an empty region by name counts
+ * what one by handle does.
+ */
+PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_begin(const char *name)
+{
+	struct fastread_group *g = self_fast;
+	const struct region_name *n;
+
+	if (UNLIKELY(!g))
+		return region_begin_named(name);
+	n = name_cache_find(&fast_thread(g)->names, name);
+	if (UNLIKELY(!n))
+		return region_begin_named(name);
+	/* An interned id: region_slot_find()'s range check can go. */
+	if (n->id >= REGIONS_NAMES_MAX)
+		__builtin_unreachable();
+	return begin_fast(g, n->id + 1u);
+}
+
+/* A name never seen cannot have begun: interned all the same, its end counts as misuse. */
+PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_end(const char *name)
+{
+	struct fastread_group *g = self_fast;
+	struct marker_thread *t;
+	const struct region_name *n;
+	uint64_t *now;
+
+	if (UNLIKELY(!g))
+		return region_end_named(name);
+	t = fast_thread(g);
+	now = end_fast_read(g);
+	if (UNLIKELY(!now))
+		return region_end_named_full(t, name);
+	n = name_cache_find(&t->names, name);
+	if (UNLIKELY(!n))
+		return region_end_named_read(t, name, now);
+	if (n->id >= REGIONS_NAMES_MAX)
+		__builtin_unreachable();
+	return region_end_fast_as(t->regions, &markers.layout, n->id, &markers_names.nr, now,
+				  PFSHIM_MISUSE);
 }
 
 /*

@@ -50,7 +50,7 @@ static uint32_t name_probe(const struct region_names *t, const char *name, uint1
 		uint16_t s = atomic_load_explicit(&t->slot[i], memory_order_acquire);
 
 		/* At most half full: an empty slot always ends the probe. */
-		if (s == 0 || strcmp(t->name[s - 1], name) == 0) {
+		if (s == 0 || strcmp(t->row[s - 1].name, name) == 0) {
 			*found = s;
 			return i;
 		}
@@ -68,6 +68,18 @@ int region_names_lookup(const struct region_names *t, const char *name)
 	return found ? found - 1 : -ENOENT;
 }
 
+/* @id's name, and what region_names_match() needs of it. */
+static void region_name_set(struct region_name *n, uint32_t id, const char *name)
+{
+	size_t len = strlen(name), bytes = len % 8 + 1;
+
+	memset(n->name, 0, sizeof(n->name));
+	memcpy(n->name, name, len);
+	n->id = id;
+	n->tail_at = (uint32_t)(len / 8 * 8);
+	n->tail_mask = bytes == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * bytes)) - 1;
+}
+
 int region_names_intern(struct region_names *t, const char *name)
 {
 	uint32_t nr, i;
@@ -81,7 +93,7 @@ int region_names_intern(struct region_names *t, const char *name)
 	nr = atomic_load_explicit(&t->nr, memory_order_relaxed);
 	if (nr >= REGIONS_NAMES_MAX)
 		return -ENOSPC;
-	strcpy(t->name[nr], name);
+	region_name_set(&t->row[nr], nr, name);
 	/*
 	 * nr first, then the slot: a lookup that finds the slot must also see
 	 * the id counted, or markers.c, which checks each handle against nr,
@@ -93,11 +105,18 @@ int region_names_intern(struct region_names *t, const char *name)
 	return (int)nr;
 }
 
-const char *region_names_get(const struct region_names *t, int id)
+const struct region_name *region_names_row(const struct region_names *t, int id)
 {
 	if (id < 0 || (uint32_t)id >= atomic_load_explicit(&t->nr, memory_order_acquire))
 		return NULL;
-	return t->name[id];
+	return &t->row[id];
+}
+
+const char *region_names_get(const struct region_names *t, int id)
+{
+	const struct region_name *n = region_names_row(t, id);
+
+	return n ? n->name : NULL;
 }
 
 /* ---- layout */

@@ -30,10 +30,23 @@
  * before its hash slot is published (release), and a published name never
  * changes. Insertions must be serialized by the caller.
  */
+/*
+ * One interned name, laid out for region_names_match(): where the word of
+ * the name that holds its NUL starts (a multiple of 8) and the mask of
+ * that word's bytes up to the NUL, then the name, zero after its NUL, on
+ * an 8-byte boundary.
+ */
+struct region_name {
+	uint32_t tail_at;
+	uint32_t id;
+	uint64_t tail_mask;
+	char name[REGIONS_NAME_LEN];
+};
+
 struct region_names {
 	_Atomic uint32_t nr;
 	_Atomic uint16_t slot[REGIONS_HASH_SIZE];	/* id + 1; 0: empty */
-	char name[REGIONS_NAMES_MAX][REGIONS_NAME_LEN];
+	struct region_name row[REGIONS_NAMES_MAX];
 };
 
 /* region_names_lookup - the id (0..nr-1) of @name, or -ENOENT. Lock-free. */
@@ -48,6 +61,62 @@ int region_names_intern(struct region_names *t, const char *name);
 
 /* region_names_get - the name of @id; NULL when @id is not a published id. */
 const char *region_names_get(const struct region_names *t, int id);
+
+/* region_names_row - the published name @id (as region_names_get), with what matching needs. */
+const struct region_name *region_names_row(const struct region_names *t, int id);
+
+/*
+ * REGION_NAMES_WORDS_UNCHECKED - on a function that runs region_names_match():
+ * its last word may hold bytes past the string's NUL, which a sanitizer
+ * would take for an overflow (or, under TSan, for a race with whatever
+ * shares that word). Empty in ordinary builds.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define REGION_NAMES_WORDS_UNCHECKED __attribute__((no_sanitize("address", "thread")))
+#else
+#define REGION_NAMES_WORDS_UNCHECKED
+#endif
+
+/*
+ * region_names_match - does the string at @name, an address that is a
+ * multiple of 8, equal the published name @n? A word at a time, as
+ * strlen() reads: no word is read past the first one that differs, so
+ * none past the word holding the string's NUL, and an aligned word never
+ * crosses a page (or an arm64 MTE granule): @name may be any string the
+ * program holds, even one shorter than the name. Every byte up to the
+ * name's NUL is compared, so a buffer reused for another string never
+ * matches (the markers' name cache rests on this: name_cache.h).
+ */
+static inline __attribute__((always_inline)) REGION_NAMES_WORDS_UNCHECKED bool
+region_names_match(const struct region_name *n, const char *name)
+{
+	const uint32_t tail = n->tail_at;
+	uint64_t w, v;
+	uint32_t k;
+
+	/* A name of up to 7 bytes: one word, with constant offsets. */
+	if (__builtin_expect(tail == 0, 1)) {
+		__builtin_memcpy(&w, name, 8);
+		__builtin_memcpy(&v, n->name, 8);
+		return (w & n->tail_mask) == v;
+	}
+	/*
+	 * The words before the NUL's, whole, in order: written out (a constant
+	 * count), a test and a branch a word, leaving at the NUL's word.
+	 */
+#pragma GCC unroll 7
+	for (k = 0; k < REGIONS_NAME_LEN - 8; k += 8) {
+		__builtin_memcpy(&w, name + k, 8);
+		__builtin_memcpy(&v, n->name + k, 8);
+		if (w != v)
+			return false;
+		if (k + 8 == tail)
+			break;
+	}
+	__builtin_memcpy(&w, name + tail, 8);
+	__builtin_memcpy(&v, n->name + tail, 8);
+	return (w & n->tail_mask) == v;
+}
 
 /*
  * What one sample holds, and how big a thread's table is. A sample is the

@@ -17,6 +17,7 @@
 #include "preload/events/events.h"
 #include "preload/counters/group_split.h"
 #include "preload/markers/host.h"
+#include "preload/markers/name_cache.h"
 #include "preload/markers/regions.h"
 
 #define MARKERS_LIVE_MAX	1024	/* live threads a report can list */
@@ -45,6 +46,7 @@ struct marker_thread {
 	 */
 	uint16_t probe_user_reads, probe_syscall_reads;
 	struct fastread_timer wall;	/* regions' wall clock when mult != 0 (wall_now) */
+	struct name_cache names;	/* the regions begun and ended by name (name_cache.h) */
 };
 
 struct markers_state {

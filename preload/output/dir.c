@@ -58,6 +58,7 @@ int output_dir_name(const struct output_names *names, char *name, size_t size)
 	struct buf b;
 
 	buf_init(&b, name, size);
+	buf_puts(&b, names->prefix ? names->prefix : "");
 	put_host(&b, names->host);
 	buf_puts(&b, ".r");
 	if (names->rank && *names->rank) {
@@ -368,6 +369,30 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 		return dirfd;
 	}
 	err = output_dir_write_at(dirfd, dir, names, buf, len, why);
+	close(dirfd);
+	errno = saved_errno;
+	return err;
+}
+
+int output_dir_remove(const char *dir, const struct output_names *names)
+{
+	int saved_errno = errno, dirfd, err = 0;
+	const char *why;
+	struct stat st;
+
+	if (published.pid != names->pid || !published.linked || strcmp(published.dir, dir) != 0)
+		return 0;
+	/* Reached and judged as for a write, never created: it holds the file. */
+	dirfd = trusted_dir_open(dir, false, 0, &st, &why);
+	if (dirfd < 0) {
+		errno = saved_errno;
+		return dirfd;
+	}
+	if (unlinkat(dirfd, published.name, 0) < 0 && errno != ENOENT)
+		err = -errno;
+	/* A failed exec goes on: its next report publishes a new file. */
+	published.linked = false;
+	published.name[0] = '\0';
 	close(dirfd);
 	errno = saved_errno;
 	return err;

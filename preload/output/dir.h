@@ -60,6 +60,13 @@ int output_dir_series_name(const char *name, const char *ext, char *series, size
  */
 void output_dir_prefault(void);
 
+/*
+ * output_dir_remove - remove the file this image published in @dir (the
+ * same @names->pid), if any: a Prometheus file lives as long as its image
+ * (docs/output.md). Return: 0 (nothing published is 0 too) or a negative errno.
+ */
+int output_dir_remove(const char *dir, const struct output_names *names);
+
 /* output_dir_write - output_dir_write_mode() with 0755 directories (PFSHIM_OUTPUT=DIR/). */
 int output_dir_write(const char *dir, const struct output_names *names, const char *buf,
 		     size_t len, const char **why);

@@ -6,14 +6,19 @@
  * nothing on its streams, where scripts read `$(cc -c t.c 2>&1)` as data.
  *
  * How a process learns its place without a variable the host could see:
- * every process of a job leaves a crumb, a symbolic link in the private
- * runtime directory (runtime.c: ours, 0700, reached by trusted.c) named
- * p<pid>.<start> (start: /proc/PID/stat field 22, so a reused pid never
- * matches) whose target is the role and the job directory's name
- * ("R/job-..." or "D/job-...": a name in that same directory, never a
- * path). A new image looks for its own crumb first (it is an exec of a
- * job's process), then its parent's (a new descendant: fork, vfork,
- * posix_spawn alike). With neither it is a root, unless its parent runs
+ * every process of a job holds the job directory open (jobfd.c), and a new
+ * image (fork, vfork, posix_spawn, an exec of a descendant) that finds it
+ * among its parent's descriptors is a descendant: no name is looked up in
+ * any directory others may write in, and only the root looks in the shared
+ * /dev/shm at all. The fallback is the crumbs: every process of a job
+ * leaves a symbolic link in the private runtime directory (runtime.c: ours,
+ * 0700, reached by trusted.c) named p<pid>.<start> (start: /proc/PID/stat
+ * field 22, so a reused pid never matches) whose target is the role and the
+ * job directory's name ("R/job-..." or "D/job-...": a name in that same
+ * directory, never a path). A new image with no parent's descriptor looks
+ * for its own crumb (an exec of the root, or of an orphan), then its
+ * parent's (a parent that closed every descriptor, or is not dumpable).
+ * With none it is a root, unless its parent runs
  * the shim as a job's process would (same user, no PFSHIM_OUTPUT, not
  * disabled): then the job's storage failed it (removed, full, out of
  * inodes) and it is a descendant that drops its report, silent, rather
@@ -41,6 +46,7 @@
 #include "export/buf.h"
 #include "preload/output/dir.h"
 #include "preload/output/jobdir.h"
+#include "preload/output/jobfd.h"
 #include "preload/output/runtime.h"
 #include "preload/prefault.h"
 #include "preload/sandbox.h"
@@ -62,6 +68,7 @@ static struct {
 	char dir[PATH_MAX];		/* the job directory, with a final '/' */
 	char name[JOB_NAME_MAX];	/* its name in base: job-TIME-PID */
 	char crumb[JOB_NAME_MAX];	/* ours, a name in base, removed at exit; "" when none */
+	struct jobfd fd;		/* the job directory, held open: our children's way to it */
 	int crumb_pid;
 	const char *problem;		/* why the root keeps no job directory */
 	const char *squatted;		/* why base is not the usual pfshim-UID */
@@ -147,6 +154,55 @@ static void job_dir_set(void)
 	buf_puts(&b, job.name);
 	buf_putc(&b, '/');
 	buf_finish(&b);
+}
+
+/*
+ * The job directory job.name in @base_fd, made (0700) with @create, held in
+ * job.fd when there is room for a descriptor (below a limit of 256 there
+ * is none: the children find the job by the crumbs).
+ */
+static int job_open(int base_fd, bool create)
+{
+	int fd, err;
+
+	if (create && mkdirat(base_fd, job.name, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(base_fd, job.name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = jobfd_keep(&job.fd, fd);
+	return err == -EMFILE ? 0 : err;
+}
+
+/*
+ * job.base and job.name from job.dir ("BASE/job-NAME/"), as the parent's
+ * descriptor named it. Return: 0, or -ENAMETOOLONG.
+ */
+static int job_names_from_dir(void)
+{
+	size_t len = strlen(job.dir), cut;
+
+	job.dir[len - 1] = '\0';
+	cut = (size_t)(strrchr(job.dir, '/') - job.dir);
+	job.dir[len - 1] = '/';
+	if (cut >= sizeof(job.base) || len - cut - 2 >= sizeof(job.name))
+		return -ENAMETOOLONG;
+	memcpy(job.base, job.dir, cut);
+	job.base[cut] = '\0';
+	memcpy(job.name, job.dir + cut + 1, len - cut - 2);
+	job.name[len - cut - 2] = '\0';
+	return 0;
+}
+
+/*
+ * The runtime directory, for our crumb and the mark of a lost report: as
+ * the job directory's "..", else by its name.
+ */
+static int base_open(void)
+{
+	int fd = jobfd_base(&job.fd);
+
+	return fd >= 0 || !job.base[0] ? fd : runtime_open(job.base);
 }
 
 /*
@@ -369,6 +425,7 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 	if ((value && *value && strcmp(value, "0") != 0) || get_env("PFSHIM_OUTPUT"))
 		return;
 	memset(&job, 0, sizeof(job));
+	job.fd.fd = -1;
 	job.start_s = start_ns / 1000000000u;
 	job.cap = env_number(get_env, "PFSHIM_JOB_MAX", JOBDIR_MAX_DEFAULT, false);
 	job.expire = env_number(get_env, "PFSHIM_JOB_EXPIRE", JOBDIR_EXPIRE_DEFAULT, true);
@@ -377,6 +434,28 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 		job.problem = "/proc is not readable";
 		return;
 	}
+	/*
+	 * A parent that holds its job's directory: this is a new descendant
+	 * (fork, vfork, posix_spawn, or an exec of one), and no name is looked
+	 * up in any directory to know it. Its crumb is for the fallbacks below.
+	 */
+	if (jobfd_from_parent(&job.fd, ppid, job.dir, sizeof(job.dir)) == 0) {
+		if (job_names_from_dir() == 0) {
+			role_set(JOB_DESCENDANT);
+			base_fd = jobfd_base(&job.fd);
+			if (base_fd >= 0) {
+				crumb_write(base_fd, pid, start, CRUMB_DESCENDANT);
+				close(base_fd);
+			}
+			return;
+		}
+		jobfd_close(&job.fd);
+	}
+	/*
+	 * Else by the crumbs, in the runtime directory found by name: a root's
+	 * exec, an orphan's, a parent that closed every descriptor or whose
+	 * descriptors we may not read (not dumpable), or no room for them.
+	 */
 	base_fd = runtime_find(get_env, job.base, sizeof(job.base), &job.problem, &job.squatted);
 	if (base_fd < 0) {
 		if (!job.problem)
@@ -391,10 +470,12 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 		role_set(role == CRUMB_DESCENDANT ? JOB_DESCENDANT : JOB_ROOT);
 		if (role == CRUMB_ROOT_MUTE)
 			warn_mute();
+		job_open(base_fd, false);
 	} else if (proc_stat_read(ppid, &(int){ 0 }, &parent_start) == 0 &&
 		   (crumb_name(ppid, parent_start, name, sizeof(name)),
 		    crumb_read(base_fd, name, &role) == 0)) {
 		role_set(JOB_DESCENDANT);
+		job_open(base_fd, false);
 		crumb_write(base_fd, pid, start, CRUMB_DESCENDANT);
 	} else if (parent_in_job(ppid)) {
 		job.problem = "the parent's crumb is gone";
@@ -404,10 +485,19 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 
 		role_set(JOB_ROOT);
 		job_name_set(pid, start_ns);
-		err = crumb_write(base_fd, pid, start, CRUMB_ROOT);
-		/* without it, the children would find no job: they drop their reports */
-		if (err < 0)
+		/*
+		 * The job directory is made now, to be held open for the children
+		 * (a lone program's goes at its exit); the crumb is for the root's
+		 * own next images. Without either, the children would find no job:
+		 * they drop their reports.
+		 */
+		err = job_open(base_fd, true);
+		if (err == 0)
+			err = crumb_write(base_fd, pid, start, CRUMB_ROOT);
+		if (err < 0) {
 			job.problem = strerrorname_np(-err) ?: "no crumb";
+			jobfd_close(&job.fd);	/* a job of dropped reports, as the root will say */
+		}
 	}
 	close(base_fd);
 }
@@ -424,7 +514,7 @@ void job_restart_in_child(void)
 	job.crumb[0] = '\0';
 	job.counted = job.over = false;		/* a new image of the job */
 	if (job_role_now == JOB_DESCENDANT && proc_stat_read(0, &ppid, &start) == 0) {
-		int base_fd = runtime_open(job.base);
+		int base_fd = base_open();
 
 		if (base_fd >= 0) {
 			crumb_write(base_fd, pid, start, CRUMB_DESCENDANT);
@@ -444,7 +534,7 @@ static void lost_mark(void)
 	struct timespec times[2] = { { 0, 0 }, { 0, UTIME_OMIT } };
 	int base_fd;
 
-	if (!job.base[0] || (base_fd = runtime_open(job.base)) < 0)
+	if ((base_fd = base_open()) < 0)
 		return;
 	clock_gettime(CLOCK_REALTIME, &times[0]);
 	times[0].tv_nsec = LOST_MARK_NSEC;
@@ -472,7 +562,7 @@ void job_root_has_spoken(void)
 
 	/* at start-up, in the constructor: no child can be looking for it yet */
 	if (job_role_now != JOB_ROOT || !job.crumb[0] || job.crumb_pid != getpid() ||
-	    (base_fd = runtime_open(job.base)) < 0)
+	    (base_fd = base_open()) < 0)
 		return;
 	crumb_link(base_fd, CRUMB_ROOT_MUTE);
 	close(base_fd);
@@ -497,7 +587,8 @@ void job_write(const struct output_names *names, const char *buf, size_t len)
 	}
 	if (job_role_now != JOB_DESCENDANT)
 		return;
-	err = jobdir_write(job.dir, names, !job.counted, job.cap, &job.over, buf, len);
+	err = jobdir_write(jobfd_get(&job.fd), job.dir, names, !job.counted, job.cap, &job.over, buf,
+			   len);
 	job.counted = true;
 	if (err < 0 && err != -EDQUOT)
 		lost_mark();
@@ -630,7 +721,7 @@ static bool root_note(int base_fd, bool base_gone)
 			  NULL);
 		return false;
 	}
-	if (jobdir_tally(job.dir, &t) < 0) {
+	if (jobdir_tally(jobfd_get(&job.fd), job.dir, &t) < 0) {
 		/* no descendant wrote, or none could: say which when we can */
 		full = storage_full(base_fd);
 		if (lost_marked(base_fd))
@@ -665,7 +756,9 @@ void job_finish(enum report_reason reason)
 	 */
 	if (job_role_now == JOB_NONE || reason != REPORT_EXIT || sandbox_filtered())
 		return;
-	base_fd = job.base[0] ? runtime_open(job.base) : -ENOENT;
+	/* the root's by name: it tells whether the runtime directory was removed or replaced */
+	base_fd = job_role_now == JOB_ROOT ? (job.base[0] ? runtime_open(job.base) : -ENOENT) :
+					     base_open();
 	if (job.crumb[0] && job.crumb_pid == getpid())
 		base_gone = base_fd < 0 || (unlinkat(base_fd, job.crumb, 0) < 0 && errno == ENOENT);
 	/* A job with descendants may have left crumbs and old jobs; a lone program has not. */
@@ -673,6 +766,9 @@ void job_finish(enum report_reason reason)
 		crumbs_sweep(base_fd);
 		clock_gettime(CLOCK_REALTIME, &now);
 		jobdir_expire(base_fd, job.expire, (uint64_t)now.tv_sec);
+	} else if (job_role_now == JOB_ROOT && base_fd >= 0 && job.name[0]) {
+		/* made at start, and nobody wrote in it (not even a ledger byte) */
+		unlinkat(base_fd, job.name, AT_REMOVEDIR);
 	}
 	if (base_fd >= 0)
 		close(base_fd);

@@ -57,8 +57,8 @@ static int ledger_add(int dirfd, uint64_t *ordinal)
 	return err;
 }
 
-int jobdir_write(const char *dir, const struct output_names *names, bool first, uint64_t cap,
-		 bool *over, const char *buf, size_t len)
+int jobdir_write(int job_fd, const char *dir, const struct output_names *names, bool first,
+		 uint64_t cap, bool *over, const char *buf, size_t len)
 {
 	int saved_errno = errno;
 	const char *why;
@@ -68,7 +68,7 @@ int jobdir_write(const char *dir, const struct output_names *names, bool first, 
 
 	if (*over)
 		return -EDQUOT;
-	dirfd = trusted_dir_open(dir, true, 0700, &st, &why);
+	dirfd = job_fd >= 0 ? job_fd : trusted_dir_open(dir, true, 0700, &st, &why);
 	if (dirfd < 0) {
 		errno = saved_errno;
 		return dirfd;
@@ -79,7 +79,8 @@ int jobdir_write(const char *dir, const struct output_names *names, bool first, 
 	}
 	if (err == 0)
 		err = output_dir_write_at(dirfd, dir, names, buf, len, &why);
-	close(dirfd);
+	if (dirfd != job_fd)
+		close(dirfd);
 	errno = saved_errno;
 	return err;
 }
@@ -92,13 +93,13 @@ static bool is_report(const char *name)
 	return name[0] != '.' && len > 5 && strcmp(name + len - 5, ".json") == 0;
 }
 
-int jobdir_tally(const char *dir, struct jobdir_tally *tally)
+int jobdir_tally(int job_fd, const char *dir, struct jobdir_tally *tally)
 {
 	char entries[4096];
 	const char *why;
 	struct stat st;
-	long n;
-	int fd = trusted_dir_open(dir, false, 0, &st, &why), rfd;
+	long n, others = 0;
+	int fd = job_fd >= 0 ? job_fd : trusted_dir_open(dir, false, 0, &st, &why), rfd;
 
 	tally->reports = tally->counted = 0;
 	if (fd < 0)
@@ -106,15 +107,21 @@ int jobdir_tally(const char *dir, struct jobdir_tally *tally)
 	if (fstatat(fd, LEDGER, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 		tally->counted = (uint64_t)st.st_size;
 	rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	close(fd);
+	if (fd != job_fd)
+		close(fd);
 	if (rfd < 0)
 		return -errno;
 	while ((n = syscall(SYS_getdents64, rfd, entries, sizeof(entries))) > 0) {
-		for (long at = 0; at < n; at += *(unsigned short *)(entries + at + 16))
-			tally->reports += is_report(entries + at + 19);	/* d_reclen, d_name */
+		for (long at = 0; at < n; at += *(unsigned short *)(entries + at + 16)) {
+			const char *name = entries + at + 19;	/* d_reclen, d_name */
+
+			tally->reports += is_report(name);
+			others += !is_report(name) && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+		}
 	}
 	close(rfd);
-	return 0;
+	/* made by its root at start, and never written in: a lone program's */
+	return tally->reports || others ? 0 : -ENOENT;
 }
 
 /*

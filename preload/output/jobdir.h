@@ -19,21 +19,27 @@
 #define JOBDIR_EXPIRE_DEFAULT (24 * 3600)
 
 /*
- * jobdir_write - a descendant's report into the job directory @dir (made
- * 0700 with trusted_dir_open()). An image's @first report is counted in
- * the ledger first; an image counted past @cap reports nothing (*@over set,
- * -EDQUOT) and neither do its later reports. Return: 0 or a negative errno.
+ * jobdir_write - a descendant's report into the job directory: the one
+ * @job_fd holds (jobfd.h), or with -1 the one at @dir (reached, and made
+ * 0700 when missing, with trusted_dir_open()). An image's @first report is
+ * counted in the ledger first; an image counted past @cap reports nothing
+ * (*@over set, -EDQUOT) and neither do its later reports.
+ * Return: 0 or a negative errno.
  */
-int jobdir_write(const char *dir, const struct output_names *names, bool first, uint64_t cap,
-		 bool *over, const char *buf, size_t len);
+int jobdir_write(int job_fd, const char *dir, const struct output_names *names, bool first,
+		 uint64_t cap, bool *over, const char *buf, size_t len);
 
 struct jobdir_tally {
 	uint64_t reports;	/* files NAME.json in the directory */
 	uint64_t counted;	/* images that set out to write one (the ledger) */
 };
 
-/* jobdir_tally - what @dir holds. Return: 0, or -ENOENT without a directory. */
-int jobdir_tally(const char *dir, struct jobdir_tally *tally);
+/*
+ * jobdir_tally - what the job directory holds: the one @job_fd holds, or
+ * with -1 the one at @dir. Return: 0, or -ENOENT without a directory or
+ * with an empty one (its root made it, and no descendant wrote in it).
+ */
+int jobdir_tally(int job_fd, const char *dir, struct jobdir_tally *tally);
 
 /*
  * jobdir_expire - remove the job directories in the runtime directory

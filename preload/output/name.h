@@ -20,6 +20,7 @@ struct output_names {
 	uint64_t start_ns;	/* %t: CLOCK_REALTIME at the process's start */
 	unsigned seq;		/* %n: raised until the name is free */
 	const char *ext;	/* a directory's files end so: ".json", ".csv", ".txt" */
+	const char *prefix;	/* and begin so, or NULL: "rank_" for PAPI's format, as PAPI's files */
 	bool series;		/* PFSHIM_INTERVAL: a directory also keeps NAME.series.EXT */
 	bool series_only;	/* an interval report: a directory appends it to the series only */
 };

@@ -171,6 +171,24 @@ static void seq_write(const char *template, struct output_names *names, char *pa
 	stream_write(STDERR_FILENO, buf, len);
 }
 
+bool output_remove(const char *target, const struct output_names *names)
+{
+	int saved_errno = errno, err;
+	struct output_names named = *names;
+	char path[PATH_MAX];
+
+	if (sandbox_filtered() || strcmp(target, "stderr") == 0 || strcmp(target, "stdout") == 0 ||
+	    output_expand(target, &named, path, sizeof(path)) < 0 || !output_is_dir(path)) {
+		errno = saved_errno;
+		return false;
+	}
+	if ((err = output_dir_remove(path, &named)) < 0)
+		warn_line("cannot remove this process's report from '", path, "' (",
+			  strerrorname_np(-err) ?: "error", "): it stays there", NULL);
+	errno = saved_errno;
+	return true;
+}
+
 void output_write(const char *target, int stream_fd, const struct output_names *names,
 		  bool replace, const char *buf, size_t len)
 {

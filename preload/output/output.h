@@ -37,10 +37,19 @@ int output_stream_open(const char *target);
  * file that cannot be written gets one "pfshim:" line and the report goes
  * to stderr instead. With @replace, a file named by a template without %n
  * is replaced by each report instead of appended to (report_file_replace()):
- * for a format whose text cannot follow another (OpenMetrics). @stream_fd is
+ * for a format whose text cannot follow another (OpenMetrics, PAPI's JSON). @stream_fd is
  * unused (kept for callers; fd.c holds it).
  */
 void output_write(const char *target, int stream_fd, const struct output_names *names,
 		  bool replace, const char *buf, size_t len);
+
+/*
+ * output_remove - when @target expands to a directory, remove this image's
+ * file there (output_dir_remove()): a Prometheus file of a process that
+ * ended. A failure gets one "pfshim:" line. Return: true when @target is a
+ * directory (its report is dealt with), false for a stream or a template
+ * file, or under the program's seccomp filter (write the report there).
+ */
+bool output_remove(const char *target, const struct output_names *names);
 
 #endif

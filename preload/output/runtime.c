@@ -26,8 +26,7 @@
 #include "export/buf.h"
 #include "preload/output/trusted.h"
 
-/* NULL when @st is a runtime directory we may use, else why not. */
-static const char *private_judge(const struct stat *st)
+const char *runtime_judge(const struct stat *st)
 {
 	if (!S_ISDIR(st->st_mode))
 		return "it is not a directory";
@@ -55,7 +54,7 @@ static int private_at(int parent_fd, const char *name, const char **why)
 	}
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || (*why = private_judge(&st))) {
+	if (fstat(fd, &st) < 0 || (*why = runtime_judge(&st))) {
 		close(fd);
 		return -EEXIST;
 	}
@@ -84,7 +83,7 @@ static void private_least(int parent_fd, const char *prefix, char *best, size_t 
 
 			if (strncmp(name, prefix, plen) != 0 || strlen(name) != plen + 6 ||
 			    strlen(name) >= size || (best[0] && strcmp(name, best) >= 0) ||
-			    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || private_judge(&st))
+			    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || runtime_judge(&st))
 				continue;
 			memcpy(best, name, strlen(name) + 1);
 		}
@@ -218,7 +217,7 @@ int runtime_open(const char *base)
 	struct stat st;
 	int fd = trusted_dir_open(base, false, 0, &st, &why);
 
-	if (fd >= 0 && private_judge(&st)) {
+	if (fd >= 0 && runtime_judge(&st)) {
 		close(fd);
 		return -EPERM;
 	}

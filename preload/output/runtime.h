@@ -9,6 +9,7 @@
 #define PFSHIM_PRELOAD_OUTPUT_RUNTIME_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "preload/config.h"
 
@@ -34,5 +35,12 @@ int runtime_find(config_getenv_fn get_env, char *base, size_t size, const char *
  * negative errno.
  */
 int runtime_open(const char *base);
+
+/*
+ * runtime_judge - NULL when @st is a directory of the effective user's that
+ * nobody else may enter (mode 0700 or less: the runtime directory and each
+ * job directory), else why not.
+ */
+const char *runtime_judge(const struct stat *st);
 
 #endif

@@ -94,7 +94,10 @@ ARM64_INITRD_FILES = /init=$(ARM64_B)/bin/init /bin/busybox=$(ARM64_CACHE)/busyb
 	$(foreach b,$(ARM64_UNIT_BIN),/bin/$(notdir $(b))=$(b)) \
 	/lib/libpfshim.so=$(ARM64_B)/libpfshim.so \
 	/lib/aarch64-linux-gnu/libpfm.so.4=$(ARM64_LIBPFM) \
-	$(if $(wildcard tests/fixtures/*),/src/tests/fixtures=tests/fixtures/)
+	$(if $(wildcard tests/fixtures/*),/src/tests/fixtures=tests/fixtures/) \
+	$(if $(wildcard $(LIKWID_ARM8)/BRANCH.txt),$(LIKWID_ARM8)=$(LIKWID_ARM8)/)
+# LIKWID's arm64 groups (Debian's likwid, installed by make check), for PFSHIM_GROUP=BRANCH.
+LIKWID_ARM8 := /usr/share/likwid/perfgroups/arm8
 ARM64_LIBDIRS = $(ARM64_SYSROOT)/lib:$(ARM64_CMOCKA)/usr/lib/aarch64-linux-gnu
 
 arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests $(ARM64_CACHE)/busybox $(ARM64_LIBPFM)
@@ -121,6 +124,7 @@ $(ARM64_B)/pfshim-tests: FORCE_ARM64
 	echo "shim * /bin/test_shim_arm64 report"; \
 	echo "markers * /bin/test_shim_arm64 markers"; \
 	echo "regions * /bin/test_shim_arm64 regions"; \
+	echo "metrics * /bin/test_shim_arm64 metrics"; \
 	echo "pfm * /bin/test_pfm_arm64"; \
 	echo "vendor cortex-a57 /bin/test_shim_arm64 vendor"; \
 	} > $@

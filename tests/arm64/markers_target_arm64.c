@@ -39,6 +39,25 @@ static __attribute__((noinline)) void op_pair(void)
 	pfshim_end(pair_region);
 }
 
+/* By name: up to 7 bytes, one word to compare; 8 to 15, two; 16 to 23, three. */
+static __attribute__((noinline)) void op_pair_name(void)
+{
+	pfshim_region_begin("byname");
+	pfshim_region_end("byname");
+}
+
+static __attribute__((noinline)) void op_pair_name2(void)
+{
+	pfshim_region_begin("by_name_2w");
+	pfshim_region_end("by_name_2w");
+}
+
+static __attribute__((noinline)) void op_pair_name3(void)
+{
+	pfshim_region_begin("by_name_three_words");
+	pfshim_region_end("by_name_three_words");
+}
+
 static __attribute__((noinline)) void op_read(void)
 {
 	pfshim_read(&sink);
@@ -148,7 +167,7 @@ static void costs_print(void)
 {
 	struct perf_event_attr attr;
 	struct pfshim_counts c;
-	uint64_t empty, pair, read, clock;
+	uint64_t empty, pair, pair_name, pair_name2, pair_name3, read, clock;
 	int fd;
 
 	/* 64-bit where event counters have it (-cpu max), else 32 (cortex-a57). */
@@ -163,13 +182,24 @@ static void costs_print(void)
 	if (CHECK(own_pc != NULL, "own instructions counter for the costs") && pfshim_read(&c) == 0) {
 		empty = reps_cost(op_nothing);
 		pair = reps_cost(op_pair);
+		pair_name = reps_cost(op_pair_name);
+		pair_name2 = reps_cost(op_pair_name2);
+		pair_name3 = reps_cost(op_pair_name3);
 		read = reps_cost(op_read);
 		clock = reps_cost(op_clock);
-		if (CHECK(empty != UINT64_MAX && pair != UINT64_MAX && read != UINT64_MAX &&
-			  clock != UINT64_MAX,
+		if (CHECK(empty != UINT64_MAX && pair != UINT64_MAX && pair_name != UINT64_MAX &&
+			  pair_name2 != UINT64_MAX && pair_name3 != UINT64_MAX &&
+			  read != UINT64_MAX && clock != UINT64_MAX,
 			  "own counter stayed on the PMU for the costs")) {
 			printf("ARM64-BENCH cpu=%s markers events=%d begin_end_pair insns=%.1f\n",
 			       pmu_cpu_model(), c.nr, (double)(pair - empty) / REPS);
+			const uint64_t named[3] = { pair_name, pair_name2, pair_name3 };
+
+			for (int w = 0; w < 3; w++)
+				printf("ARM64-BENCH cpu=%s markers events=%d begin_end_pair_by_name "
+				       "words=%d insns=%.1f (%.2fx by handle; goal <= 1.2x)\n",
+				       pmu_cpu_model(), c.nr, w + 1, (double)(named[w] - empty) / REPS,
+				       (double)(named[w] - empty) / (double)(pair - empty));
 			printf("ARM64-BENCH cpu=%s markers events=%d pfshim_read insns=%.1f\n",
 			       pmu_cpu_model(), c.nr, (double)(read - empty) / REPS);
 			printf("ARM64-BENCH cpu=%s clock_gettime_monotonic insns=%.1f\n",

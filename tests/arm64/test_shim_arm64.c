@@ -416,6 +416,9 @@ static int json_region_first(const char *report, const char *region, uint64_t *m
 
 #define MARKERS_LOOP_TRIES 3
 
+/* markers_loop's regions by name (MARKERS_LOOP_BY_NAME=1), not by handle. */
+static bool loop_by_name;
+
 /*
  * One run; returns wall(loop) - wall(base) - 2N, or INT64_MAX when the report
  * had no wall times. A run whose wall times say a timer tick fell inside a
@@ -434,11 +437,14 @@ static int64_t markers_loop_run(const char *events, uint64_t n, bool may_retry)
 	snprintf(event, sizeof(event), "%.*s", (int)strcspn(events, ","), events);
 	report_format = "json";
 	bind_now = true;
+	if (loop_by_name)
+		setenv("MARKERS_LOOP_BY_NAME", "1", 1);
 	status = shim_run_program(MARKERS_LOOP, events, n, 0, last_report, sizeof(last_report));
+	unsetenv("MARKERS_LOOP_BY_NAME");
 	bind_now = false;
 	report_format = "csv";
-	if (!CHECK(status == 0, "markers_loop %" PRIu64 ", PFSHIM_EVENTS=%s: exit %d", n, events,
-		   status) ||
+	if (!CHECK(status == 0, "markers_loop %" PRIu64 ", PFSHIM_EVENTS=%s%s: exit %d", n, events,
+		   loop_by_name ? ", by name" : "", status) ||
 	    !CHECK(json_region_value(last_report, "loop", event, &loop) == 0 &&
 		   json_region_value(last_report, "base", event, &base) == 0 &&
 		   json_number_after(last_report, "\"user_reads\":", &user) == 0 &&
@@ -469,9 +475,12 @@ static int64_t markers_loop_run(const char *events, uint64_t n, bool may_retry)
 	 */
 	if (CHECK(json_region_first(last_report, "base", &first_min, &first_max) == 0,
 		  "markers_loop %" PRIu64 ": region base's first_min and first_max", n))
-		CHECK(first_min == first_max, "markers_loop %" PRIu64 ", %s: the first call of base "
-		      "counts as the second: %s %" PRIu64 " and %" PRIu64, n, events, event,
-		      first_min, first_max);
+		CHECK(first_min == first_max, "markers_loop %" PRIu64 ", %s%s: the first call of base "
+		      "counts as the second: %s %" PRIu64 " and %" PRIu64, n, events,
+		      loop_by_name ? ", by name" : "", event, first_min, first_max);
+	/* What an empty region counts (base: a call of spin(1) inside), for the benches. */
+	printf("ARM64-BENCH cpu=%s markers events=%s empty_region_%s %s=%" PRIu64 "\n",
+	       pmu_cpu_model(), events, loop_by_name ? "by_name" : "by_handle", event, first_min);
 	CHECK(user > 0 && sys == 0, "markers_loop %" PRIu64 ", %s: the thread's regions were read "
 	      "from user space: user_reads %" PRIu64 ", syscall_reads %" PRIu64, n, events, user,
 	      sys);
@@ -817,6 +826,100 @@ static void check_vendor_names(void)
 	      generic, vendor);
 }
 
+/*
+ * PFSHIM_GROUP on a real PMU: a group file of LIKWID's format over
+ * INST_RETIRED and CPU_CYCLES (the one table's instructions and cycles,
+ * the default list's own), and LIKWID's arm8 BRANCH group by name when the
+ * initramfs carries Debian's group files. Each metric, of the process and
+ * of region "loop", must be its formula over the same report's counts, to
+ * the bit.
+ */
+#define CPI_GROUP "/tmp/cpi.txt"
+#define ARM8_BRANCH "/usr/share/likwid/perfgroups/arm8/BRANCH.txt"
+
+/* The number after @key at or after @from, as a double. */
+static int json_double_after(const char *from, const char *key, double *value)
+{
+	const char *p = from ? strstr(from, key) : NULL;
+	char *end;
+
+	if (!p)
+		return -ENOENT;
+	*value = strtod(p + strlen(key), &end);
+	return end == p + strlen(key) ? -EINVAL : 0;
+}
+
+/* Metric @name's value in the "metrics" array at or after @from. */
+static int json_metric(const char *from, const char *name, double *value)
+{
+	char key[96];
+	const char *p = from ? strstr(from, "\"metrics\":[") : NULL;
+
+	snprintf(key, sizeof(key), "{\"name\":\"%s\",\"unit\":\"\",\"value\":", name);
+	return json_double_after(p, key, value);
+}
+
+static void check_metric_ratio(const char *what, const char *metric, double got,
+			       uint64_t num, uint64_t den)
+{
+	double want = (double)num / (double)den;
+
+	CHECK(got == want, "PFSHIM_GROUP %s: %s %.17g = %" PRIu64 " / %" PRIu64 " (%.17g)", what,
+	      metric, got, num, den, want);
+}
+
+static void check_group_run(const char *group, const char *label)
+{
+	uint64_t ins = 0, cyc = 0, rins = 0, rcyc = 0;
+	double cpi = 0, ipc = 0, rcpi = 0;
+	const char *loop;
+	int status;
+
+	setenv("PFSHIM_GROUP", group, 1);
+	report_format = "json";
+	status = shim_run_program(MARKERS_LOOP, NULL, 20000, 0, last_report, sizeof(last_report));
+	report_format = "csv";
+	unsetenv("PFSHIM_GROUP");
+	loop = strstr(last_report, "{\"name\":\"loop\",\"threads\":");
+	if (!CHECK(status == 0 && strstr(last_report, "\"metric_group\":") && loop &&
+		   json_number_after(last_report, "{\"name\":\"instructions\",\"status\":\"counted\","
+				     "\"value\":", &ins) == 0 &&
+		   json_number_after(last_report, "{\"name\":\"cycles\",\"status\":\"counted\","
+				     "\"value\":", &cyc) == 0 &&
+		   json_number_after(strstr(loop, "{\"name\":\"instructions\","), "\"sum\":",
+				     &rins) == 0 &&
+		   json_number_after(strstr(loop, "{\"name\":\"cycles\","), "\"sum\":", &rcyc) == 0 &&
+		   json_metric(last_report, "CPI", &cpi) == 0 && json_metric(loop, "CPI", &rcpi) == 0,
+		   "PFSHIM_GROUP %s: exit %d, the report has the group's metrics, the process's "
+		   "and region loop's counts", label, status)) {
+		report_print(last_report);
+		return;
+	}
+	check_metric_ratio(label, "CPI", cpi, cyc, ins);
+	check_metric_ratio(label, "CPI of region loop", rcpi, rcyc, rins);
+	if (json_metric(last_report, "IPC", &ipc) == 0)
+		check_metric_ratio(label, "IPC", ipc, ins, cyc);
+	printf("  note PFSHIM_GROUP %s: CPI %.4f (process), %.4f (region loop, %" PRIu64
+	       " instructions)\n", label, cpi, rcpi, rins);
+}
+
+static void check_metrics(void)
+{
+	FILE *f = fopen(CPI_GROUP, "w");
+
+	if (!CHECK(f, "write %s", CPI_GROUP))
+		return;
+	fputs("SHORT Cycles per instruction\n\nEVENTSET\nPMC0 INST_RETIRED\nPMC1 CPU_CYCLES\n\n"
+	      "METRICS\nCPI PMC1/PMC0\nIPC PMC0/PMC1\n", f);
+	fclose(f);
+	check_group_run(CPI_GROUP, "cpi.txt");
+	if (access(ARM8_BRANCH, R_OK) == 0)
+		check_group_run("BRANCH", "BRANCH (LIKWID's arm8)");
+	else
+		printf("  note no %s in the initramfs (Debian's likwid is not installed on the host): "
+		       "LIKWID's group by name not run\n", ARM8_BRANCH);
+}
+
 int main(int argc, char **argv)
 {
 	if (access(SHIM, R_OK) != 0 || access(TARGET, X_OK) != 0 ||
@@ -834,6 +937,10 @@ int main(int argc, char **argv)
 		/* 4 + 4 events and the program's own counter: only -cpu max has room. */
 		if (strcmp(pmu_cpu_model(), "max") == 0)
 			check_markers_costs("instructions:u,cycles:u,instructions,cycles");
+		return pmu_exit_status();
+	}
+	if (argc > 1 && strcmp(argv[1], "metrics") == 0) {
+		check_metrics();
 		return pmu_exit_status();
 	}
 	if (argc > 1 && strcmp(argv[1], "vendor") == 0) {
@@ -855,6 +962,11 @@ int main(int argc, char **argv)
 		check_markers_loop("instructions:u,cycles:u", 20000);
 		check_markers_loop("cycles:u,instructions:u", 1000);
 		check_markers_loop("cycles:u", 20000);
+		/* By name: the same exact counts, the thread's first call a begin by name. */
+		loop_by_name = true;
+		check_markers_loop("instructions:u", 20000);
+		check_markers_loop("instructions:u,cycles:u", 20000);
+		loop_by_name = false;
 		check_markers_defaults(20000);
 		for (int c = 0; c < 2; c++) {
 			check_compensate("instructions:u,cycles:u", 1000, c);

@@ -132,6 +132,15 @@ ${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>
 	done
 }
 
+@test "LIKWID: GET sums every call: 3 calls of 100 ms are 0.3 s or more, 3 x 64 page-faults or more; RESET clears them" {
+	# The bounds are the program's own: nanosleep's 100 ms at least, its own
+	# clock around each start..stop at most (tests/compat/likwid_time.c).
+	run -0 --separate-stderr timeout 60 env LD_PRELOAD="$SHIM $COMPAT" PFSHIM_FORMAT=json \
+		PFSHIM_OUTPUT="$REPORTS" "$EV" "$CT/likwid_time.pfshim"
+	[ "${lines[0]}" = "count 3 time>=0.3 1 time<=own 1 events 2 faults>=192 1" ]
+	[ "${lines[1]}" = "after reset: count 0 time 0 faults 0" ]
+}
+
 @test "LIKWID: the header build runs without libpfshim.so or LIKWID; without the compat preload real LIKWID is untouched" {
 	run -0 --separate-stderr "$CT/likwid_example.pfshim"
 	# calls and time are the compat layer's own; no counts without the shim
@@ -241,6 +250,15 @@ papi() {
 		"$CT/papi_codes" "$@" 2>/dev/null
 }
 
+# The same rule as real PAPI's (the test below compares them where PAPI runs),
+# here on any host: the empty name is a region of its own, and its end not
+# begun is "Cannot find matching region", PAPI_EINVAL, after which the
+# high-level layer is off (PAPI_EMISC).
+@test "PAPI high level under pfshim: the empty name's end without its begin is PAPI_EINVAL, then off" {
+	run -0 both "$CT/papi_codes" b: e: e: b:a
+	[ "$output" = "b:=0 e:=0 e:=-1 b:a=-14" ]
+}
+
 @test "PAPI high level: the return codes of real PAPI 7.0, call by call" {
 	need_papi
 	local seqs=(
@@ -324,17 +342,30 @@ RAW_HINT="For those, set PFSHIM_EVENTS to perf's names instead (see perf list; a
 	run -0 --separate-stderr opted LIKWID_EVENTS="$lk" "$CT/likwid_example.real"
 	[ "$(names)" = cycles,page-faults ]
 	[ "$stderr" = "$(printf '%s\n%s' \
-		"pfshim: LIKWID_EVENTS: no perf event for L1D_REPLACEMENT:PMC1, MEM (a LIKWID group: pfshim expands none); counting cycles,page-faults. $RAW_HINT" \
+		"pfshim: LIKWID_EVENTS: no perf event for L1D_REPLACEMENT:PMC1, MEM (a LIKWID group: counted when LIKWID_EVENTS names it alone); counting cycles,page-faults. $RAW_HINT" \
 		"pfshim: likwid: stopping an unknown/not-started region idle")" ]
 	# the program ran on: LIKWID's GET has page-faults second, as LIKWID_EVENTS put it
 	[ "$(sort <<<"${lines[0]}
 ${lines[1]}")" = "$(printf 'worker-0 get work: count 5 time>0 1 events 2 faults>=320 1\nworker-1 get work: count 5 time>0 1 events 2 faults>=320 1')" ]
 	[ "${lines[6]}" = done ]
 	[ "$(jq '[.regions.threads[].regions[] | select(.name == "inner") | .events[] | select(.name == "page-faults") | .value] | min' "$REPORTS")" -ge 320 ]
-	# a group alone: one line, and pfshim's defaults
+}
+
+@test "LIKWID_EVENTS naming a group, as likwid-perfctr -g: the group's metrics beside pfshim's defaults" {
+	# A group file (LIKWID's format) of software events, so that any host counts it.
+	printf 'SHORT faults\nEVENTSET\nPMC0 page-faults\nPMC1 task-clock\nMETRICS\nFaults per ms [1/ms] PMC0/(PMC1*1.0E-06)\n' \
+		>"$BATS_TEST_TMPDIR/FAULTS.txt"
+	run -0 --separate-stderr opted LIKWID_EVENTS="$BATS_TEST_TMPDIR/FAULTS.txt" "$PROGS/touch_pages" 500
+	[ "$stderr" = "" ]
+	[ "$(names)" = "$DEFAULTS" ]	# the group's events are among them: counted once
+	[ "$(jq -r '.metric_group, .metrics[0].name, .metrics[0].status' "$REPORTS" | paste -sd' ')" = \
+		"FAULTS Faults per ms computed" ]
+	jq -e '.metrics[0].value == ([.events[] | select(.name == "page-faults") | .value][0] /
+		([.events[] | select(.name == "task-clock") | .value][0] * 1.0E-06))' "$REPORTS"
+	# A group name LIKWID has no file for here: one line naming LIKWID_EVENTS, and the defaults.
 	: >"$REPORTS"
-	run -0 --separate-stderr opted LIKWID_EVENTS=FLOPS_DP /bin/true
-	[ "$stderr" = "pfshim: LIKWID_EVENTS: no perf event for FLOPS_DP (a LIKWID group: pfshim expands none); counting pfshim's defaults. $RAW_HINT" ]
+	run -0 --separate-stderr opted LIKWID_EVENTS=NO_SUCH_GROUP /bin/true
+	[[ "$stderr" == "pfshim: LIKWID_EVENTS: "*"NO_SUCH_GROUP"* || "$stderr" == "pfshim: LIKWID_EVENTS: LIKWID's groups have none for this CPU"* ]]
 	[ "$(names)" = "$DEFAULTS" ]
 }
 
@@ -385,7 +416,7 @@ papi_dir() {
 	env -u PFSHIM_EVENTS -u PFSHIM_OUTPUT -u PFSHIM_FORMAT LD_PRELOAD="$SHIM $COMPAT" "$@"
 }
 
-@test "PAPI_OUTPUT_DIRECTORY with the compat preload: one whole JSON report in DIR/pfshim_output/" {
+@test "PAPI_OUTPUT_DIRECTORY with the compat preload: one PAPI-format file in DIR/pfshim_output/" {
 	need_papi
 	dir="$BATS_TEST_TMPDIR/papi out%d"	# made with its parents; a '%' is a '%'
 	run -0 --separate-stderr papi_dir PAPI_EVENTS=perf::PAGE-FAULTS PAPI_OUTPUT_DIRECTORY="$dir/run" \
@@ -395,11 +426,12 @@ papi_dir() {
 	run -0 find "$dir" -type f
 	[ "${#lines[@]}" -eq 1 ]
 	file="${lines[0]}"
-	[[ "$file" == "$dir/run/pfshim_output/"*".p$(printf '%07d' "$(jq .pid "$file")")."*".0.json" ]]
-	# one whole JSON document: the report of papi_mixed, its events and regions
+	[[ "$file" =~ ^"$dir/run/pfshim_output/rank_"[^/]*\.r-\.p[0-9]{7}\.[0-9]{8}T[0-9]{6}Z\.0\.json$ ]]
+	# one whole JSON document as PAPI writes it: papi_mixed's regions, with its events
 	[ "$(jq -s length "$file")" -eq 1 ]
-	[ "$(jq -c '[.program, .reason, [.events[].name]]' "$file")" = '["papi_mixed","exit",["page-faults"]]' ]
-	between 3000 "$(jq '.regions.threads[0].regions[] | select(.name == "touch") | .events[0].value' "$file")" 3016
+	[ "$(jq -c '[.event_definitions, [.threads["0"].regions[] | [.name, .region_count]]]' "$file")" = \
+		'[{"perf::PAGE-FAULTS":{"component":"perf_event","type":"delta"}},[["touch","1"],["idle","1"]]]' ]
+	between 3000 "$(jq -r '.threads["0"].regions["0"]["perf::PAGE-FAULTS"]' "$file")" 3016
 	# PFSHIM_OUTPUT, when set, wins
 	rm -rf "$dir"
 	run -0 papi_dir PAPI_OUTPUT_DIRECTORY="$dir" PFSHIM_OUTPUT="$REPORTS" PFSHIM_FORMAT=json /bin/true
@@ -409,6 +441,62 @@ papi_dir() {
 	run -0 --separate-stderr env -u PFSHIM_OUTPUT LD_PRELOAD="$SHIM" PAPI_OUTPUT_DIRECTORY="$dir" /bin/true
 	[ ! -e "$dir" ]
 	[[ "$stderr" == *"Performance counter stats for 'true'"* ]]
+}
+
+@test "PAPI_OUTPUT_DIRECTORY: PAPI's own papi_hl_output_writer reads pfshim's file, and its numbers are pfshim's" {
+	command -v papi_hl_output_writer >/dev/null || skip "papi_hl_output_writer is not installed (papi-tools)"
+	local events=PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS dir="$BATS_TEST_TMPDIR/papi"
+	run -0 --separate-stderr papi_dir "$events" PAPI_OUTPUT_DIRECTORY="$dir" "$CT/papi_hl_example.pfshim"
+	[ -z "$stderr" ]
+	# a process that ran no region writes no file, as PAPI's
+	papi_dir "$events" PAPI_OUTPUT_DIRECTORY="$dir" /bin/true
+	[ "$(ls "$dir/pfshim_output" | grep -c '^rank_.*\.json$')" -eq 1 ]
+	# the same program as pfshim's JSON report, for the calls
+	papi_dir "$events" PFSHIM_OUTPUT="$REPORTS" PFSHIM_FORMAT=json "$CT/papi_hl_example.pfshim" >/dev/null
+	mkdir "$BATS_TEST_TMPDIR/w" && cd "$BATS_TEST_TMPDIR/w"	# the script writes into the working directory
+	for type in detail summary; do
+		for notation in raw derived; do
+			run -0 timeout 60 papi_hl_output_writer --source "$dir/pfshim_output" --type $type --notation $notation
+		done
+	done
+	timeout 60 papi_hl_output_writer --source "$dir/pfshim_output" --type summary --notation raw >/dev/null
+	mv papi_sum.json raw.json
+	timeout 60 papi_hl_output_writer --source "$dir/pfshim_output" >/dev/null
+	python3 - "$dir/pfshim_output"/rank_* "$REPORTS" raw.json papi_sum.json <<'PY'
+import json, sys
+
+ours, report = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+raw, derived = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+# the file, summed here: per region, its calls and each event over threads
+sums = {}
+for t in ours["threads"].values():
+    for g in t["regions"].values():
+        s = sums.setdefault(g["name"], {})
+        for k, v in g.items():
+            if k != "name":
+                s[k] = s.get(k, 0) + int(v)
+# the calls are those of pfshim's own report of the same program: work and inner 5 in each of 2 threads
+calls = {}
+for t in report["regions"]["threads"]:
+    for g in t["regions"]:
+        calls[g["name"]] = calls.get(g["name"], 0) + g["calls"]
+assert calls == {"setup": 1, "work": 10, "inner": 10}, calls
+assert {n: s["region_count"] for n, s in sums.items()} == calls, sums
+for name, s in sums.items():
+    r, d = raw[name], derived[name]
+    assert r["region_count"] == d["Region count"] == calls[name], (name, r, d)
+    if calls[name] == 1:
+        assert r["perf::PAGE-FAULTS"] == d["perf::PAGE-FAULTS"] == s["perf::PAGE-FAULTS"], (name, r, d)
+        continue
+    for event in ("perf::PAGE-FAULTS", "perf::TASK-CLOCK", "real_time_nsec"):
+        assert r[event]["total"] == s[event], (name, event, r[event], s[event])
+    assert d["perf::PAGE-FAULTS"]["total"] == s["perf::PAGE-FAULTS"], (name, d)
+    assert d["CPU time in s"] == round(s["perf::TASK-CLOCK"] / 1e9, 2), (name, d)
+    assert (d["Number of ranks"], d["Number of threads per rank"]) == (1, 2), d
+    # each call of inner faults in 64 fresh pages; work holds inner
+    assert 640 <= s["perf::PAGE-FAULTS"] <= 640 + 16, (name, s)
+print({n: (s["region_count"], s["perf::PAGE-FAULTS"]) for n, s in sums.items()})
+PY
 }
 
 teardown() {
@@ -434,7 +522,7 @@ teardown() {
 		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
 		for prog in plain suid; do
 			echo "$prog: $(PFSHIM_DISABLE=1 setpriv --reuid=65534 --regid=65534 --clear-groups \
-				env -u PFSHIM_DISABLE LIKWID_EVENTS=MEM PAPI_OUTPUT_DIRECTORY="$1/out/$prog" \
+				env -u PFSHIM_DISABLE LIKWID_EVENTS=MEM:PMC0 PAPI_OUTPUT_DIRECTORY="$1/out/$prog" PFSHIM_FORMAT=json \
 				"$1/$prog" 2>&1)"
 		done' sh "$dir"
 	echo "$output"
@@ -442,8 +530,8 @@ teardown() {
 	[ "$status" -eq 0 ]
 	# (setpriv and env, disabled, only pass the variables on)
 	# the plain copy read both, as its user: one line, a report file in its directory
-	[ "$(grep -c 'pfshim: LIKWID_EVENTS: no perf event for MEM' <<<"$output")" -eq 1 ]
-	[[ "$output" == *"plain: pfshim: LIKWID_EVENTS: no perf event for MEM"* ]]
+	[ "$(grep -c 'pfshim: LIKWID_EVENTS: no perf event for MEM:PMC0' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"plain: pfshim: LIKWID_EVENTS: no perf event for MEM:PMC0"* ]]
 	[ "$(stat -c %U "$dir/out/plain/pfshim_output")" = nobody ]
 	[ "$(find "$dir/out/plain" -name '*.json' | wc -l)" -ge 1 ]
 	# the setuid one: what it prints without the shim, no line, no directory

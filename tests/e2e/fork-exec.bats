@@ -49,10 +49,36 @@ load helpers
 	[ "$(reports '.program == "touch_pages"')" -eq 1 ]
 }
 
-@test "a failed exec leaves the program running; its exit reports the final totals" {
+@test "an exec of a missing file reports nothing for it; the program runs on and reports at exit" {
 	run shim PFSHIM_EVENTS=page-faults "$PROGS/exec_chain" fail
 	[ "$status" -eq 3 ]
-	[ "$(jq -s -r 'last | .reason' "$REPORTS")" = exit ]
+	[ "$(jq -s -c 'map(.reason)' "$REPORTS")" = '["exit"]' ]
+}
+
+# The failed-exec path proper: the file exists, so the shim writes the exec
+# report before the exec; the kernel refuses the file (ENOEXEC: no ELF, no
+# #!; EACCES: no execute bit), and the program carries on: the shim takes
+# its report back, the program's errno is the exec's, and its exit reports
+# the final totals, every fault of the exec report's and more.
+@test "a failed exec (ENOEXEC, EACCES) leaves the program running; its exit reports the final totals" {
+	printf '\001\002 no program\n' >"$BATS_TEST_TMPDIR/garbage"
+	chmod 755 "$BATS_TEST_TMPDIR/garbage"
+	printf 'x' >"$BATS_TEST_TMPDIR/noexec"
+	chmod 644 "$BATS_TEST_TMPDIR/noexec"
+	for f in garbage:ENOEXEC noexec:EACCES; do
+		: >"$REPORTS"
+		run timeout 60 env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+			PFSHIM_EVENTS=page-faults "$PROGS/exec_chain" fail-exists "$BATS_TEST_TMPDIR/${f%:*}"
+		echo "$f: $status $output"
+		[ "$status $output" = "3 ${f#*:}" ]
+		[ "$(jq -s -c 'map(.reason)' "$REPORTS")" = '["exec","exit"]' ]
+		[ "$(jq -s '.[0].pid == .[1].pid' "$REPORTS")" = true ]
+		before=$(jq -s '.[0].events[0].value' "$REPORTS")
+		after=$(jq -s '.[1].events[0].value' "$REPORTS")
+		echo "page-faults at the exec: $before, at exit: $after"
+		[ "$before" -ge 500 ]
+		[ "$after" -ge "$before" ]
+	done
 }
 
 @test "a shell pipeline: every process reports once" {

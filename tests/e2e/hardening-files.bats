@@ -100,6 +100,58 @@ suid_dir() {
 	[ -z "$(ls -A "$dir/etc")" ]
 }
 
+# sgid_dir: SUID_DIR, a directory directly under /tmp holding "plain", a
+# copy of first_fd linked with a copy of the shim (DT_NEEDED, absolute RUNPATH: ld.so
+# follows it in secure-execution mode too, where it ignores LD_PRELOAD with
+# a slash), and "sgid", the same set-group-ID, which the user running the
+# suite executes in secure-execution mode (AT_SECURE) with no root and no
+# mount: the group is one the runner is not (root: group 0, run as 65534;
+# another user: a supplementary group of theirs, chgrp needs membership).
+# AS: the command prefix that runs them so. Skips, saying why, where no
+# such group is or the file system ignores the bit (nosuid).
+sgid_dir() {
+	local g
+	command -v cc >/dev/null || skip "no C compiler (cc) to link a program with the shim"
+	if [ "$(id -u)" -eq 0 ]; then
+		g=0
+		AS=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups)
+	else
+		g=$(id -G | tr ' ' '\n' | grep -vx "$(id -g)" | head -1)
+		[ -n "$g" ] || skip "$(id -un) has no group but the primary one: a setgid program of theirs would run with their own gid, not in secure-execution mode"
+		AS=()
+	fi
+	SUID_DIR=$(mktemp -d /tmp/pfshim-sgid.XXXXXX)
+	chmod 755 "$SUID_DIR"
+	cp "$SHIM_LIB" "$SUID_DIR/libpfshim.so.1"
+	cc -O1 -o "$SUID_DIR/plain" "$ROOT/tests/progs/first_fd.c" -Wl,--no-as-needed "$SUID_DIR/libpfshim.so.1" \
+		-Wl,-rpath,"$SUID_DIR"
+	cp "$SUID_DIR/plain" "$SUID_DIR/sgid"
+	cp "$(command -v id)" "$SUID_DIR/id"
+	chgrp "$g" "$SUID_DIR/sgid" "$SUID_DIR/id"
+	chmod 2755 "$SUID_DIR/sgid" "$SUID_DIR/id"
+	[ "$("${AS[@]}" "$SUID_DIR/id" -g)" = "$g" ] ||
+		skip "$SUID_DIR ignores the setgid bit (a nosuid mount): no secure-execution mode to test"
+}
+
+@test "a setgid program linked with the shim, run by an ordinary user (no root, no mount): the shim stays inert" {
+	skip_under_sanitizer "the program links the shim without the sanitizer's runtime in front"
+	sgid_dir
+	dir=$SUID_DIR
+	mkdir -m 1777 "$dir/out"
+	want=$(timeout 60 "${AS[@]}" "$dir/sgid")
+	for prog in plain sgid; do
+		run timeout 60 env PFSHIM_OUTPUT="$dir/out/$prog.%p" PFSHIM_FORMAT=json \
+			PFSHIM_EVENTS=task-clock "${AS[@]}" "$dir/$prog"
+		echo "$prog: $status $output"
+		[ "$status" -eq 0 ]
+		[ "$prog" = plain ] || [ "$output" = "$want" ]
+	done
+	# The same program without the bit obeys PFSHIM_OUTPUT: the shim is there ...
+	[ "$(jq -r .program "$dir"/out/plain.*)" = plain ]
+	# ... the setgid one prints what it prints with no PFSHIM_* at all, and reports nowhere.
+	[ -z "$(find "$dir/out" -name 'sgid.*')" ]
+}
+
 # ---- class 2: report files in shared directories
 
 @test "a symlink another user planted in a sticky directory is not followed" {
@@ -269,23 +321,24 @@ reachable_shared() {
 	[ -f "$BUILD/libpfshim-compat.so" ] || skip "no libpfshim-compat.so built"
 	reachable_shared
 	d=$SHARED_TMP
+	# a program with regions: PAPI's format writes no file for one without (export/papi.c)
 	as_nobody mkdir -m 0777 "$d/theirs"
 	as_nobody ln -s "$d/theirs" "$d/pfshim_output"
 	run -0 env LD_PRELOAD="$SHIM $BUILD/libpfshim-compat.so" PFSHIM_EVENTS=task-clock \
-		PAPI_OUTPUT_DIRECTORY="$d" /bin/true
+		PAPI_OUTPUT_DIRECTORY="$d" "$PROGS/markers_threads" 1 2 1
 	[[ "$output" == *"cannot write a report into '$d/pfshim_output/' (EPERM: a symbolic link on the way belongs to another user); report written to stderr"* ]]
 	[ -z "$(ls -A "$d/theirs")" ]
 	# their own directory, open to all, under that name
 	rm "$d/pfshim_output"
 	as_nobody mkdir -m 0777 "$d/pfshim_output"
 	run -0 env LD_PRELOAD="$SHIM $BUILD/libpfshim-compat.so" PFSHIM_EVENTS=task-clock \
-		PAPI_OUTPUT_DIRECTORY="$d" /bin/true
+		PAPI_OUTPUT_DIRECTORY="$d" "$PROGS/markers_threads" 1 2 1
 	[[ "$output" == *"(EPERM: a directory on the way belongs to another user); report written to stderr"* ]]
 	[ -z "$(ls -A "$d/pfshim_output")" ]
 	# without the other user, root's own directory is made and used
 	rm -r "$d/pfshim_output" "$d/theirs"
 	run -0 env LD_PRELOAD="$SHIM $BUILD/libpfshim-compat.so" PFSHIM_EVENTS=task-clock \
-		PAPI_OUTPUT_DIRECTORY="$d" /bin/true
+		PAPI_OUTPUT_DIRECTORY="$d" "$PROGS/markers_threads" 1 2 1
 	[ "$(find "$d/pfshim_output" -name '*.json' -user root | wc -l)" -eq 1 ]
 }
 

@@ -12,6 +12,10 @@ case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 # sanitizer (tests/sanitize.mk) PFSHIM_PRELOAD names its runtime, which must
 # be loaded before the instrumented shim.
 SHIM_LIB="$BUILD/libpfshim.so"
+# The suite's reports are in no batch job, even where the suite runs inside
+# one (make check in a Slurm allocation): their job fields are empty, and
+# slurm.bats starts its own Slurm. preload/scheduler.c's variables.
+unset FLUX_JOB_ID SLURM_JOB_ID SLURM_STEP_ID LSB_JOBID LSB_JOBINDEX PBS_JOBID
 SHIM="${PFSHIM_PRELOAD:+$PFSHIM_PRELOAD }$SHIM_LIB"
 PROGS="$BUILD/progs"
 
@@ -66,6 +70,14 @@ wait_caught() {
 		(( 0x$cgt & bit )) && return 0
 		sleep 0.01
 	done
+}
+
+# summary_json ARGS...: pfshim report --json ARGS into summary.json, and nothing on stderr.
+summary_json() {
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
+	run -0 --separate-stderr "$BUILD/pfshim" report --json "$@"
+	[ -z "$stderr" ]
+	echo "$output" >summary.json
 }
 
 # skip_under_sanitizer REASON [asan|tsan...]: skip this test in the

@@ -46,9 +46,10 @@ in_tmpfs() {
 	[ "$output" = "$without" ]
 	[[ "$stderr" == *"pfshim: no job directory ($RUN/pfshim: ENOSPC): the reports of descendant processes were dropped; set PFSHIM_OUTPUT to keep them"* ]]
 	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
-	# room for the root's crumb only: the descendants find no parent's, and stay silent
+	# room for the root's job directory and crumb only: the descendants find the job through
+	# their parent's descriptor, cannot even count themselves in it, and stay silent
 	run -0 --separate-stderr in_tmpfs size=4m,nr_inodes=64 '
-		i=0; while touch "$1/f$i" 2>/dev/null; do i=$((i+1)); done && rm "$1/f0" &&
+		i=0; while touch "$1/f$i" 2>/dev/null; do i=$((i+1)); done && rm "$1/f0" "$1/f1" &&
 		LD_PRELOAD="$2" PFSHIM_EVENTS=task-clock sh -c "$3"' "$SHIM" "$CAPTURES"
 	[ "$output" = "$without" ]
 	[[ "$stderr" == *"pfshim: reports of descendant processes were lost ($RUN/pfshim: it was full or unusable for a while)"* ]]

@@ -39,6 +39,20 @@ total() {
 	[ "$(jq '.regions.threads[0] | .user_reads + .syscall_reads' "$REPORTS")" -eq 4000 ]
 }
 
+@test "regions by name: one string at several addresses, other strings at a reused address" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_names"
+	[ "$status" -eq 0 ]
+	# glibc's allocator hands the freed buffer to the next name (not under ASan's quarantine).
+	[ -n "$PFSHIM_SANITIZER" ] || [ "${lines[0]}" = "same_address=9" ]
+	[ "$(region true shared calls)" -eq 300 ]
+	for i in $(seq 0 9); do
+		[ "$(region true "$(printf 'reused_%02d_with_a_long_common_prefix' "$i")" calls)" -eq $((i + 1)) ]
+	done
+	[ "$(region true in_place_with_a_long_prefix_1 calls)" -eq 4 ]
+	[ "$(region true in_place_with_a_long_prefix_2 calls)" -eq 5 ]
+	[ "$(jq '.regions.threads[0].misuse | add' "$REPORTS")" -eq 0 ]
+}
+
 @test "without the shim the program links, runs, and every call is a no-op" {
 	run env -u LD_PRELOAD "$PROGS/markers_calls" 100
 	[ "$status" -eq 0 ]
@@ -183,7 +197,7 @@ total() {
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock,page-faults \
 		PFSHIM_FORMAT=csv "$PROGS/markers_threads" 2 10 0
 	[ "$status" -eq 0 ]
-	header="pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated,pfshim_version"
+	header="pid,program,reason,scope,tid,thread,region,threads,calls,reentries,unclosed,wall_ns,event,value,raw,enabled_ns,running_ns,status,min,max,mean,compensated,job_scheduler,job_id,job_step,pfshim_version"
 	[[ "$stderr" == *"$header"* ]]
 	# 2 threads x 2 regions x 2 events, then 2 regions x 2 events of totals
 	[ "$(grep -c ',exit,thread,' <<<"$stderr")" -eq 8 ]
@@ -285,16 +299,49 @@ total() {
 }
 
 @test "a thread whose counters cannot open says PFSHIM_FAILED and the report says why" {
-	# At a limit of 256 the shim's band is 64 numbers: 40 events fit for the
-	# totals, opened first, but the thread's own 40 would pass the budget (EMFILE).
-	events=$(for i in $(seq 20); do printf 'page-faults,task-clock,'; done)
+	# At a limit of 256 the shim's band is 64 numbers: 60 events fit for the
+	# totals, opened first, with 2 spare, but the thread's own 60, in 4 groups of
+	# at most 16, keep a descriptor per group: 4 would pass the budget (EMFILE).
+	# (58 events leave room for the thread's 4.)
+	events=$(for i in $(seq 30); do printf 'page-faults,task-clock,'; done)
 	out=$(ulimit -n 256 && env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT=stdout \
 		PFSHIM_EVENTS="${events%,}" "$PROGS/markers_read" 10 2>&-)
 	# (the report is written at exit, before stdio flushes the program's lines)
 	[ "$(grep '^ret=' <<<"$out")" = "ret=-3" ]
 	report=$(grep '^{' <<<"$out")
-	[ "$(jq -r '[.events[] | select(.status == "counted")] | length' <<<"$report")" -eq 40 ]
+	[ "$(jq -r '[.events[] | select(.status == "counted")] | length' <<<"$report")" -eq 60 ]
 	[ "$(jq -r '.regions.threads[0].open_error' <<<"$report")" = EMFILE ]
+}
+
+# copies_agree [JQ-FILTER]: in every report (matching), every thread's every region counted
+# the same value for each of the 3 copies of page-faults.
+copies_agree() {
+	[ "$(jq -s -c "map(select(${1:-true}) | .regions.threads[].regions[]
+		| [.events[] | select(.name == \"page-faults\") | .value] | unique | length) | unique" \
+		"$REPORTS")" = "[1]" ]
+	[ "$(jq -s "map(select(${1:-true}) | .regions.threads[].regions[].events[]
+		| select(.status != \"counted\")) | length" "$REPORTS")" -eq 0 ]
+}
+
+@test "members whose descriptors are shed count as their leader: threads that exit, a fork child, an exec" {
+	# One group: the leader keeps its descriptor, the two others are closed once mapped.
+	ev=PFSHIM_EVENTS=page-faults,page-faults,page-faults
+	shim "$ev" "$PROGS/markers_threads" 4 250 64
+	[ "$(jq '[.regions.threads[] | select(.exited and .open_error == null)] | length' "$REPORTS")" -eq 4 ]
+	copies_agree
+	[ "$(region '.name == "worker-2"' work events[2].value)" -ge 64 ]
+	: >"$REPORTS"
+	run shim "$ev" "$PROGS/markers_fork"
+	[ "$status" -eq 0 ]
+	[ "$(reports)" -eq 2 ]
+	copies_agree
+	[ "$(jq -s "map(.regions.threads[].regions[].calls) | add" "$REPORTS")" -eq 11 ]
+	: >"$REPORTS"
+	run shim "$ev" "$PROGS/markers_report" exec
+	[ "$status" -eq 0 ]
+	copies_agree '.reason == "exec"'
+	[ "$(jq -s 'map(select(.reason == "exec") | .regions.threads[0].regions | length) | add' \
+		"$REPORTS")" -eq 2 ]
 }
 
 @test "20 events: the thread's counters are split into groups of at most 16, all exact" {
@@ -344,10 +391,10 @@ total() {
 	# CSV: a probe row per thread and event, and one over threads per event.
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock \
 		PFSHIM_FORMAT=csv "$PROGS/markers_compensate" 10
-	# each row ends with the version of pfshim (VERSION) that wrote it
+	# each row ends with the batch job (none here: empty) and the version of pfshim (VERSION) that wrote it
 	v=$(cat "$ROOT/VERSION")
-	[ "$(grep -c ",exit,probe,[0-9]*,markers_compens,,1,,,,,page-faults,0,0,,,counted,,,,0,$v\$" <<<"$stderr")" -eq 2 ]
-	[ "$(grep -c ",exit,probe_total,,,,2,,,,,page-faults,,,,,counted,0,0,0,0,$v\$" <<<"$stderr")" -eq 1 ]
+	[ "$(grep -c ",exit,probe,[0-9]*,markers_compens,,1,,,,,page-faults,0,0,,,counted,,,,0,,,,$v\$" <<<"$stderr")" -eq 2 ]
+	[ "$(grep -c ",exit,probe_total,,,,2,,,,,page-faults,,,,,counted,0,0,0,0,,,,$v\$" <<<"$stderr")" -eq 1 ]
 	# OpenMetrics: the mean probe per event, and whether it was subtracted.
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults,task-clock \
 		PFSHIM_FORMAT=openmetrics "$PROGS/markers_compensate" 10
@@ -374,8 +421,8 @@ total() {
 	[ "$(grep -c '   subtracted from each call (PFSHIM_COMPENSATE=1): ~[0-9.]* usec task-clock, ~0 page-faults of pfshim itself$' <<<"$stderr")" -eq 2 ]
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_COMPENSATE=1 PFSHIM_FORMAT=csv \
 		PFSHIM_EVENTS=task-clock "$PROGS/markers_compensate" 10
-	# Every region row says it: the last column.
-	[ "$(grep -c ",exit,thread,.*,1,$(cat "$ROOT/VERSION")\$" <<<"$stderr")" -eq 6 ]
+	# Every region row says it: the column before the job's three and the version.
+	[ "$(grep -c ",exit,thread,.*,1,,,,$(cat "$ROOT/VERSION")\$" <<<"$stderr")" -eq 6 ]
 }
 
 @test "PFSHIM_COMPENSATE: a bad value is one pfshim: line, the program runs on uncompensated" {
@@ -402,4 +449,53 @@ total() {
 	[[ "$output" == *"pfshim itself in each call, per thread (min, max, mean over 4 threads' probes): subtracted in 1 of 2 reports only (PFSHIM_COMPENSATE=1)"* ]]
 	run -0 --separate-stderr "$PFSHIM" report --csv "$REPORTS"
 	grep -q '^probe,,,page-faults,,1,,,4,,,,,0,,0,0$' <<<"$output"
+}
+
+# ---- the read path and the fast path on x86 without a PMU, through synthetic pages
+# libfakepmu.so (tests/progs/lib/fakepmu.c), preloaded behind the shim, gives
+# each perf page the shim maps a counter (index, cap_user_rdpmc, a clock) and
+# emulates rdpmc: slot s reads n << 48 | (s + 1) << 36 | 1000 * n, n the
+# thread's reads so far. A read of E events moves each by 1000 * E, exactly,
+# and the bits above the counter's 48 change at every read.
+
+# need_fakepmu: FAKE, the command prefix running a program so.
+need_fakepmu() {
+	[ "$(uname -m)" = x86_64 ] || skip "libfakepmu.so emulates x86's rdpmc only"
+	skip_under_sanitizer "the emulated rdpmc's SIGSEGV handler sits behind the runtime's own"
+	FAKE=(env LD_PRELOAD="$SHIM $PROGS/libfakepmu.so" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS")
+}
+
+FAKE_EVENTS=(task-clock task-clock,page-faults task-clock,page-faults,minor-faults
+	task-clock,page-faults,minor-faults,major-faults
+	task-clock,page-faults,minor-faults,major-faults,cpu-migrations)
+
+@test "synthetic counter pages (x86, no PMU): pfshim_read takes the pages' counters, exactly, 1 to 5 events" {
+	need_fakepmu
+	for e in 1 2 3 4 5; do
+		run -0 timeout 60 "${FAKE[@]}" PFSHIM_EVENTS="${FAKE_EVENTS[e - 1]}" "$PROGS/markers_read" 10
+		echo "$e events: $output"
+		want="ret=0
+nr=$e"
+		for ((i = 0; i < e; i++)); do want+="
+$i $((1000 * e)) 1"; done
+		[ "$output" = "$want" ]
+	done
+}
+
+@test "synthetic counter pages (x86, no PMU): the markers' fast path counts each pair's counter moves, exactly, 1 to 5 events" {
+	need_fakepmu
+	for e in 1 2 3 4 5; do
+		: >"$REPORTS"
+		run -0 timeout 60 "${FAKE[@]}" PFSHIM_EVENTS="${FAKE_EVENTS[e - 1]}" "$PROGS/markers_calls" 1000
+		got=$(jq -c '[.regions.threads[].regions[] | [.name, .calls, ([.events[].value] | unique)]]' "$REPORTS")
+		echo "$e events: $got"
+		[ "$got" = "[[\"pairs\",1000,[$((1000000 * e))]],[\"by-name\",1000,[$((1000000 * e))]]]" ]
+	done
+	# Two groups: the general path, both read at each call (4 counters: 4000 a call each).
+	: >"$REPORTS"
+	run -0 timeout 60 "${FAKE[@]}" PFSHIM_EVENTS='{task-clock,page-faults},{minor-faults,major-faults}' \
+		"$PROGS/markers_calls" 1000
+	got=$(jq -c '[.regions.threads[].regions[] | [.name, .calls, [.events[].value]]]' "$REPORTS")
+	echo "two groups: $got"
+	[ "$got" = '[["pairs",1000,[4000000,4000000,4000000,4000000]],["by-name",1000,[4000000,4000000,4000000,4000000]]]' ]
 }

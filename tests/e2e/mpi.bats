@@ -114,9 +114,7 @@ PY
 @test "pfshim report: the 4 ranks of one program, and its sums are the files' sums" {
 	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
 	run -0 shim_ranks rep
-	run -0 --separate-stderr "$BUILD/pfshim" report --json rep
-	[ -z "$stderr" ]
-	echo "$output" >summary.json
+	summary_json rep
 	python3 - rep summary.json <<'PY'
 import json, os, sys
 
@@ -137,9 +135,7 @@ PY
 @test "pfshim report --by rank: ranks 0..3, each rank's region calls, and the imbalance built in" {
 	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
 	run -0 shim_ranks rep
-	run -0 --separate-stderr "$BUILD/pfshim" report --by rank --json rep
-	[ -z "$stderr" ]
-	echo "$output" >summary.json
+	summary_json --by rank rep
 	python3 - rep summary.json "$ITER" "$PAGES" <<'PY'
 import json, os, sys
 
@@ -169,6 +165,16 @@ assert abs(m["imbalance"] - max(per.values()) / (sum(per.values()) / 4)) < 1e-9,
 assert 1.59 < m["imbalance"] < 1.61, m["imbalance"]
 print("compute page-faults imbalance:", m["imbalance"])
 PY
+}
+
+@test "README's recipe as written (no PFSHIM_FORMAT): a JSON file per rank, and pfshim report reads the directory" {
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
+	run -0 ranks -x LD_PRELOAD="$SHIM" -x PFSHIM_OUTPUT="$PWD/rep/" -x PFSHIM_EVENTS=page-faults
+	[ "$(ls rep | grep -c '\.json$')" -eq 4 ] && [ "$(ls -A rep | wc -l)" -eq 4 ]
+	run -0 --separate-stderr "$BUILD/pfshim" report --by rank --html job.html rep
+	[ -z "$stderr" ]
+	[[ "$output" == *"stats for the job (4 processes, 4 images, 4 reports, 4 ranks):"* ]]
+	grep -q '<svg' job.html
 }
 
 @test "PFSHIM_OUTPUT with %r: one file per rank, named by the launcher's rank" {
@@ -242,4 +248,17 @@ for f in os.listdir(d):
     assert compute["calls"] == iterations and work <= faults <= work + 16, (r["rank"], compute)
 assert sorted(ranks) == [0, 1, 2, 3], ranks
 PY
+}
+
+# make demo-mpi: its last step is pfshim report by rank, so the imbalance it
+# prints is over the ranks (by program, the one group's was 1.00 right below
+# a table showing 4x between ranks).
+@test "make demo-mpi's script: pfshim report --by rank, compute's page-faults imbalance 1.60" {
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
+	run -0 env TMPDIR="$BATS_TEST_TMPDIR" timeout 120 "$ROOT/examples/demo-mpi.sh" "$BUILD"
+	[[ "$output" == *"pfshim report --by rank "* ]]
+	# region 'compute', its page-faults line: 64, 128, 192, 256 pages x 100 calls (+ at most
+	# 16 of the shim's own first touches a rank): max 25,600 / mean 16,000
+	line=$(sed -n "/region 'compute'/,/^\$/p" <<<"$output" | grep ' page-faults$')
+	[ "$(awk '{ print $5 }' <<<"$line")" = 1.60 ]
 }

@@ -4,7 +4,7 @@
 # exposition read back by a real parser (Debian's python3-prometheus-client,
 # strict OpenMetrics, through tests/tools/openmetrics_check.py): the counts
 # that can be known, the labels, names that perf accepts and names chosen to
-# hurt, directory output (.prom) and a file replaced, never appended, at
+# hurt, directory output (.om) and a file replaced, never appended, at
 # each report.
 
 load helpers
@@ -181,14 +181,14 @@ om_small_stack() {
 	om_small_stack small_stack_thread
 }
 
-@test "directory output: one .prom file per process, whole, that parses" {
+@test "directory output: one .om file per process, whole, that parses" {
 	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=openmetrics PFSHIM_EVENTS=page-faults \
 		PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/textfile/" "$PROGS/touch_pages" 100
 	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=openmetrics PFSHIM_EVENTS=page-faults \
 		PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/textfile/" "$PROGS/touch_pages" 100
 	[ "$(ls -A textfile | wc -l)" -eq 2 ]
 	for f in textfile/*; do
-		[[ "$f" == *.prom ]]
+		[[ "$f" == *.om ]]	# not .prom: node_exporter would read it as the text format
 		parse "$f"
 		[ "$(sample pfshim_page_faults_total)" -ge 100 ]
 	done
@@ -239,61 +239,24 @@ om_small_stack() {
 	[ -L link.prom ] && [ ! -s target.prom ]
 }
 
-@test "PFSHIM_FORMAT's warning names openmetrics" {
-	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=prometheus PFSHIM_EVENTS=page-faults \
+@test "PFSHIM_FORMAT's warning names openmetrics and prometheus" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=prom PFSHIM_EVENTS=page-faults \
 		"$PROGS/touch_pages" 1
-	[[ "$stderr" == *"PFSHIM_FORMAT"*"expected text, csv, json or openmetrics; using text"* ]]
+	[[ "$stderr" == *"PFSHIM_FORMAT"*"expected text, csv, json, openmetrics, prometheus or papi; using text"* ]]
 }
 
-# node_exporter itself, where one is installed (Debian's prometheus-node-exporter, or
-# NODE_EXPORTER=/path/to/binary): it is not a test dependency, since its package sets up a
-# service. Its textfile collector parses the Prometheus text format, not OpenMetrics.
-@test "node_exporter's textfile collector scrapes the files as they are" {
-	ne=${NODE_EXPORTER:-$(command -v prometheus-node-exporter || command -v node_exporter || true)}
-	[ -n "$ne" ] || skip "no node_exporter here (set NODE_EXPORTER=/path/to/binary)"
-	command -v curl >/dev/null || skip "no curl to scrape it with"
-	mkdir textfile
-	for n in 1000 2000; do
-		env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=openmetrics PFSHIM_EVENTS=task-clock,page-faults,cycles \
-			PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/textfile/" "$PROGS/touch_pages" $n
-	done
-	om PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_calls" 100
-	cp "$PROM" textfile/markers.prom
-	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	"$ne" --collector.disable-defaults --collector.textfile \
-		--collector.textfile.directory="$BATS_TEST_TMPDIR/textfile" \
-		--web.listen-address="127.0.0.1:$port" 2>ne.log 3>&- &
-	ne_pid=$!
-	for _ in $(seq 100); do
-		curl -sf "http://127.0.0.1:$port/metrics" >metrics && break
-		sleep 0.1
-	done
-	kill $ne_pid
-	wait $ne_pid || true
-	grep -q '^node_textfile_scrape_error 0$' metrics
-	! grep -q 'error gathering metrics' ne.log
-	# the counts, through node_exporter (counters arrive untyped: the text format's reading)
-	[ "$(grep -c '^pfshim_page_faults_total{event="page-faults",.*program="touch_pages"' metrics)" -eq 2 ]
-	for v in $(sed -n 's/^pfshim_page_faults_total{.*program="touch_pages".*} //p' metrics); do
-		[ "$v" -ge 1000 ]
-	done
-	grep -q '^pfshim_region_calls_total{.*region="pairs"} 100$' metrics
-	grep -q '^pfshim_event_status{error="ENOENT",event="cycles",.*status="not-supported"' metrics ||
-		grep -q '^pfshim_cycles_total' metrics	# a machine with a PMU
-}
-
-# PFSHIM_INTERVAL with a directory: the service recipe of docs/jobs.md. Every
-# report, the interval ones too, replaces the one .prom file of the process,
-# and no series file is kept (an appended exposition is no exposition, and
-# node_exporter would read a .series.prom as one more file).
-@test "PFSHIM_INTERVAL into a directory: one .prom file, replaced at each interval, always whole" {
+# PFSHIM_INTERVAL with a directory. Every report, the interval ones too,
+# replaces the one .om file of the process, and no series file is kept (an
+# appended exposition is no exposition). (node_exporter reads the prometheus
+# format: prometheus.bats.)
+@test "PFSHIM_INTERVAL into a directory: one .om file, replaced at each interval, always whole" {
 	out="$BATS_TEST_TMPDIR/textfile"
 	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=openmetrics PFSHIM_INTERVAL=50ms \
 		PFSHIM_EVENTS=page-faults PFSHIM_OUTPUT="$out/" "$PROGS/touch_rate" 100 20 1500 &
 	pid=$!
 	seen=()
 	for _ in $(seq 1 400); do	# read it while it changes, as a scraper would
-		files=("$out"/*.prom)
+		files=("$out"/*.om)
 		if [ -e "${files[0]}" ]; then
 			[ "${#files[@]}" -eq 1 ]
 			parse "${files[0]}"
@@ -307,9 +270,9 @@ om_small_stack() {
 	wait "$pid"
 	echo "values seen while it ran: ${seen[*]}"
 	[ "${#seen[@]}" -ge 3 ]		# three different expositions, each whole
-	[ "$(ls -A "$out" | tr '\n' ' ')" = "$(basename "$out"/*.prom) " ]	# no series, no temporary
-	parse "$out"/*.prom
+	[ "$(ls -A "$out" | tr '\n' ' ')" = "$(basename "$out"/*.om) " ]	# no series, no temporary
+	parse "$out"/*.om
 	[ "$(sample pfshim_page_faults_total)" -ge 7500 ]	# the exit report: 100 pages x 75 rounds
 	[ "$(sample pfshim_report_info | head -1)" = 1 ]
-	grep -q 'reason="exit"' "$out"/*.prom
+	grep -q 'reason="exit"' "$out"/*.om
 }

@@ -117,5 +117,6 @@ indir() {
 	: >"$BATS_TEST_TMPDIR/file"
 	run -0 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/file/sub/" /bin/true
 	[[ "$output" == *"pfshim: cannot write a report into '$BATS_TEST_TMPDIR/file/sub/' (ENOTDIR); report written to stderr"* ]]
-	[[ "$output" == *"Performance counter stats for 'true'"* ]]
+	# in the directory's format: JSON, PFSHIM_FORMAT being unset
+	[[ "$output" == *'"schema":"pfshim.report"'*'"program":"true"'* ]]
 }

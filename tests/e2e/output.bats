@@ -20,6 +20,22 @@ load helpers
 	grep -q 'seconds time elapsed' "$BATS_TEST_TMPDIR/touch_pages@$(uname -n)-100%.txt"
 }
 
+@test "a relative PFSHIM_OUTPUT is where the first process meant: a child or the process itself that changes directory writes there too" {
+	mkdir -p "$BATS_TEST_TMPDIR/100%x/sub" && cd "$BATS_TEST_TMPDIR/100%x"
+	# dash changes directory, then forks true; bash and dash both see the absolute value (a % doubled: a template)
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_OUTPUT=rel/ \
+		sh -c 'cd sub && /bin/true && bash -c '\''printf "%s\n" "$PFSHIM_OUTPUT"'\''; exit 0'
+	[ -z "$stderr" ]
+	[ "$output" = "$BATS_TEST_TMPDIR/100%%x/rel/" ]
+	[ ! -e sub/rel ]
+	# sh, true and bash: their JSON reports (a directory's default), all in ./rel/
+	[ "$(jq -r .program rel/* | sort | tr '\n' ' ')" = "$(printf '%s\n' bash true "$(basename "$(readlink -f /bin/sh)")" | sort | tr '\n' ' ')" ]
+	# a file template the same way
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=json PFSHIM_OUTPUT=r.%p.json \
+		sh -c 'cd sub && /bin/true; exit 0'
+	[ "$(ls r.*.json | wc -l)" -eq 2 ] && [ -z "$(ls sub)" ]
+}
+
 @test "stdout on request" {
 	run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=stdout PFSHIM_FORMAT=json \
 		PFSHIM_EVENTS=task-clock "$PROGS/exit_how" return 0
@@ -112,4 +128,30 @@ whole_reports() {
 	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_FORMAT=openmetrics \
 		"$PROGS/touch_pages" 1
 	grep -q "^pfshim_report_info{.*,pfshim_version=\"$version\"} 1$" <<<"$stderr"
+}
+
+# docs/output.md, "The batch job": each scheduler's documented variables, set
+# by hand as the scheduler sets them (slurm.bats runs the real Slurm).
+@test "the batch job: Slurm's job and step, an LSF array element, Flux inside Slurm, PBS" {
+	shim PFSHIM_EVENTS=page-faults SLURM_JOB_ID=1234 SLURM_STEP_ID=0 SLURM_PROCID=2 "$PROGS/touch_pages" 1
+	shim PFSHIM_EVENTS=page-faults LSB_JOBID=4321 LSB_JOBINDEX=12 "$PROGS/touch_pages" 1
+	shim PFSHIM_EVENTS=page-faults FLUX_JOB_ID=ƒ2KnEi3Kqs SLURM_JOB_ID=1234 "$PROGS/touch_pages" 1
+	shim PFSHIM_EVENTS=page-faults PBS_JOBID=1234[5].server "$PROGS/touch_pages" 1
+	shim PFSHIM_EVENTS=page-faults "$PROGS/touch_pages" 1
+	[ "$(jq -c '[.rank, .job]' "$REPORTS")" = '[2,{"scheduler":"slurm","id":"1234","step":"0"}]
+[null,{"scheduler":"lsf","id":"4321[12]","step":null}]
+[null,{"scheduler":"flux","id":"ƒ2KnEi3Kqs","step":null}]
+[null,{"scheduler":"pbs","id":"1234[5].server","step":null}]
+[null,null]' ]
+	# the other formats: the text footer's line, CSV's columns, OpenMetrics' labels
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults SLURM_JOB_ID=7 \
+		SLURM_STEP_ID=0 "$PROGS/touch_pages" 1
+	[ "$(grep -A 1 '^ pfshim: reported' <<<"$stderr")" = " pfshim: reported at exit by pfshim $(cat "$ROOT/VERSION")
+ pfshim: in slurm job 7, step 0" ]
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=csv \
+		LSB_JOBID=4321 LSB_JOBINDEX=12 "$PROGS/touch_pages" 1
+	[ "$(sed -n 2p <<<"$stderr" | awk -F, '{ print $(NF - 3), $(NF - 2), "[" $(NF - 1) "]" }')" = "lsf 4321[12] []" ]
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults \
+		PFSHIM_FORMAT=openmetrics PBS_JOBID=1234.server "$PROGS/touch_pages" 1
+	grep -q '^pfshim_report_info{.*,job_scheduler="pbs",job_id="1234.server",job_step="",pfshim_version=' <<<"$stderr"
 }

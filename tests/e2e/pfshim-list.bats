@@ -70,9 +70,11 @@ no_cpu_pmu() {
 	[ "$status" -eq 0 ]
 	[ "$(awk '/^  /{print $1}' <<<"$output" | paste -sd' ')" = \
 		"L1-dcache-loads L1-dcache-load-misses L1-icache-loads L1-icache-load-misses" ]
-	run "$PFSHIM" list no-such-event-anywhere
+	run --separate-stderr "$PFSHIM" list no-such-event-anywhere
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
+	# said on stderr, one line, rather than an empty screen
+	[ "$stderr" = "pfshim list: no event matches 'no-such-event-anywhere' on this machine (perf's built-in events, this machine's PMUs and tracepoints, and libpfm4's names where it is installed and knows the CPU)" ]
 	run "$PFSHIM" list a b
 	[ "$status" -eq 2 ]
 }
@@ -155,7 +157,7 @@ sched:sched_wakeup no" ]
 	[ "$(section "libpfm4 events of skl" | awk '{print $1, $2}')" = "INST_RETIRED:ANY_P no" ]
 	[[ "$output" =~ "  INST_RETIRED:ANY_P "\ +"no   Number of instructions retired [ENOENT]" ]]
 	# libpfm4's perf:: and perf_raw:: names are pfshim's built-in ones: not listed twice
-	run "$PFSHIM" list PERF_COUNT_HW_CPU_CYCLES
+	run --separate-stderr "$PFSHIM" list PERF_COUNT_HW_CPU_CYCLES
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 	# an event that needs a unit mask says so

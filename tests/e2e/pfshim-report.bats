@@ -50,7 +50,7 @@ iv() {
 		run -0 "$PFSHIM" report --json --by "$by" r
 		echo "$output" >"s-$by.json"
 		[ "$(jq -r .by "s-$by.json")" = "$by" ]
-		[ "$(jq .schema,.version -c "s-$by.json" | tr '\n' ' ')" = '"pfshim.summary" 3 ' ]
+		[ "$(jq .schema,.version -c "s-$by.json" | tr '\n' ' ')" = '"pfshim.summary" 4 ' ]
 		[ "$(jq -r .pfshim_version "s-$by.json")" = "$(cat "$ROOT/VERSION")" ]
 	done
 	# the group key of each report, as the docs say it is formed
@@ -229,6 +229,32 @@ iv() {
 	[[ "$stderr" == *'badseq.jsonl: a pfshim report with a malformed "seq"; skipped'* ]]
 	[[ "$stderr" == *'baddelta.jsonl: a pfshim report with a malformed event; skipped'* ]]
 	[[ "$stderr" == *'v5.jsonl: a report of a newer schema version than this pfshim reads; skipped'* ]]
+}
+
+@test "PFSHIM_OUTPUT=DIR/ writes JSON unless PFSHIM_FORMAT says otherwise; report names other formats once, writes no page for nothing" {
+	for r in 0 1; do
+		env OMPI_COMM_WORLD_RANK=$r LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/d/" PFSHIM_EVENTS=page-faults /bin/true
+	done
+	[ "$(ls d | grep -c '\.r00000[01]\.p[0-9]*\.[0-9TZ]*\.0\.json$')" -eq 2 ]
+	run -0 --separate-stderr "$PFSHIM" report --json --by rank d
+	[ -z "$stderr" ] && [ "$(jq -c '[.reports, [.groups[].group]]' <<<"$output")" = '[2,["0","1"]]' ]
+	# asked for text (or csv, openmetrics): written so, and pfshim report says once why it reads none
+	for r in 0 1; do
+		for f in text csv openmetrics; do
+			env OMPI_COMM_WORLD_RANK=$r LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/t/" PFSHIM_FORMAT=$f \
+				PFSHIM_EVENTS=page-faults /bin/true
+		done
+	done
+	[ "$(ls t | sed 's/.*\.//' | sort | uniq -c | tr -s ' ')" = "$(printf ' 2 csv\n 2 om\n 2 txt')" ]
+	run -1 --separate-stderr "$PFSHIM" report --html page.html t
+	[ "$stderr" = "pfshim: t: 6 reports in text, CSV or OpenMetrics (PFSHIM_FORMAT) not read: pfshim report reads JSON, PFSHIM_OUTPUT=DIR/'s default; skipped
+pfshim: no reports: --html page.html not written" ]
+	[ ! -e page.html ]
+	# beside JSON ones: the JSON ones are read, the page written
+	cp d/* t/
+	run -0 --separate-stderr "$PFSHIM" report --html page.html t
+	[ "$stderr" = "pfshim: t: 6 reports in text, CSV or OpenMetrics (PFSHIM_FORMAT) not read: pfshim report reads JSON, PFSHIM_OUTPUT=DIR/'s default; skipped" ]
+	grep -q '<svg' page.html
 }
 
 @test "pfshim report --html: report strings are escaped, never markup" {

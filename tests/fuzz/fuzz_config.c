@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	config_read(&c, fuzz_getenv, count_warning);
 
 	if (c.format != FORMAT_TEXT && c.format != FORMAT_CSV && c.format != FORMAT_JSON &&
-	    c.format != FORMAT_OPENMETRICS)
+	    c.format != FORMAT_OPENMETRICS && c.format != FORMAT_PROMETHEUS && c.format != FORMAT_PAPI)
 		abort();
 	if (strnlen(c.output, sizeof(c.output)) >= sizeof(c.output) || !c.output[0])
 		abort();

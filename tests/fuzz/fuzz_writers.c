@@ -12,6 +12,7 @@
  * Input: 8 bytes of count, 8 of scale (a double's bits), a byte of flags, a
  * byte saying which events have the unit, then fields program \0 argv0 \0 host \0 unit \0 region \0 up to six events.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,10 +113,50 @@ static void check_openmetrics(const char *text, size_t len)
 	check_families(text);
 }
 
+/*
+ * The Prometheus text format: "# HELP NAME ..." and "# TYPE NAME counter|gauge"
+ * lines and samples, no "# EOF"; every sample's name is declared by a TYPE line
+ * before it (node_exporter serves an undeclared one untyped).
+ */
+static void check_prometheus(const char *text, size_t len)
+{
+	/* (a "# EOF" or "# UNIT" line is refused below: only HELP and TYPE lines begin with '#') */
+	if (len == 0 || text[len - 1] != '\n')
+		abort();
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t n;
+
+		if (!end || end == line)
+			abort();
+		if (*line == '#') {
+			if ((strncmp(line, "# TYPE ", 7) && strncmp(line, "# HELP ", 7)) ||
+			    !(n = metric_name(line + 7)) || line[7 + n] != ' ')
+				abort();
+			if (line[2] == 'T' && strncmp(line + 8 + n, "counter\n", 8) &&
+			    strncmp(line + 8 + n, "gauge\n", 6))
+				abort();
+		} else {
+			const char *t = text;
+			bool declared = false;
+
+			if (!(n = metric_name(line)) || line[n] != '{')
+				abort();
+			for (; t < line && !declared; t = strchr(t, '\n') + 1)
+				declared = strncmp(t, "# TYPE ", 7) == 0 && metric_name(t + 7) == n &&
+					   memcmp(t + 7, line, n) == 0;
+			if (!declared)
+				abort();
+		}
+		line = end + 1;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const writer writers[] = {
 		report_format_text, report_format_csv, report_format_json, report_format_openmetrics,
+		report_format_prometheus,
 	};
 	struct report_event events[EVENTS];
 	struct report_region_stat stats[EVENTS];
@@ -174,6 +215,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (writers[w] == report_format_openmetrics)
 			check_openmetrics(text, len);
+		if (writers[w] == report_format_prometheus)
+			check_prometheus(text, len);
 		free(text);
 	}
 	for (int i = 0; i < 5 + EVENTS; i++)

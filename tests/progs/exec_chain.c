@@ -3,8 +3,11 @@
  * exec_chain HOW PROGRAM [ARGS...]: touch 500 pages, then replace the image
  * with PROGRAM through the exec function HOW (execve, execv, execvp, execvpe,
  * execl, execlp, execle, fexecve, execveat, vfork: vfork + execv in the child,
- * the parent waits and exits 0, fail: exec a missing file, then exit 3).
+ * the parent waits and exits 0, fail: exec a missing file, then exit 3;
+ * fail-exists: exec PROGRAM, a file that exists but cannot run (ENOEXEC,
+ * EACCES), print the exec's errno name, then exit 3).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +56,10 @@ int main(int argc, char **argv)
 		return 0;
 	} else if (!strcmp(how, "fail")) {
 		execl("/nonexistent/program", "x", (char *)NULL);
+		return 3;
+	} else if (!strcmp(how, "fail-exists")) {
+		execve(rest[0], rest, environ);
+		printf("%s\n", errno == ENOEXEC ? "ENOEXEC" : errno == EACCES ? "EACCES" : "other");
 		return 3;
 	}
 	perror("exec");

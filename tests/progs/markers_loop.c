@@ -7,6 +7,8 @@
  * exactly two instructions (subs, b.ne), and both regions run the same code
  * around it. Elsewhere the loop is portable C and only the calls are exact.
  * Prints "loop_minus_base_instructions=<2N>" for the harness to compare.
+ * With MARKERS_LOOP_BY_NAME=1 in the environment the regions are begun and
+ * ended by name (pfshim_region_begin/end), the same counts expected.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +33,27 @@ static __attribute__((noinline)) void region_around_spin(pfshim_region_t r, unsi
 	pfshim_end(r);
 }
 
+static __attribute__((noinline)) void named_around_spin(const char *name, unsigned long n)
+{
+	pfshim_region_begin(name);
+	spin(n);
+	pfshim_region_end(name);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 10000000;
+	const char *by_name = getenv("MARKERS_LOOP_BY_NAME");
+
+	if (by_name && *by_name == '1') {
+		/* As below; the thread's first call is a begin by name. */
+		named_around_spin("base", 1);
+		named_around_spin("loop", 1);
+		named_around_spin("base", 1);
+		named_around_spin("loop", n + 1);
+		printf("loop_minus_base_instructions=%lu\n", 2 * n);
+		return 0;
+	}
 	pfshim_region_t base = pfshim_region("base"), loop = pfshim_region("loop");
 
 	/* Warm both paths once (first calls set the thread up and create the slots). */

@@ -44,6 +44,41 @@ static void read_with(const char *const *env, struct config *c)
 	config_read(c, env_lookup, warn_count);
 }
 
+/* A relative PFSHIM_OUTPUT against the first process's directory; a '%' there doubled. */
+static void test_output_absolute(void **state)
+{
+	char out[32];
+
+	(void)state;
+	assert_int_equal(config_output_absolute(out, sizeof(out), "rep/", "/w/100%"), 1);
+	assert_string_equal(out, "/w/100%%/rep/");
+	assert_int_equal(config_output_absolute(out, sizeof(out), "r.%p.json", "/"), 1);
+	assert_string_equal(out, "/r.%p.json");
+	strcpy(out, "untouched");
+	assert_int_equal(config_output_absolute(out, sizeof(out), "/abs/", "/w"), 0);
+	assert_int_equal(config_output_absolute(out, sizeof(out), "stderr", "/w"), 0);
+	assert_int_equal(config_output_absolute(out, sizeof(out), "stdout", "/w"), 0);
+	assert_string_equal(out, "untouched");
+	assert_int_equal(config_output_absolute(out, sizeof(out), "rep/", "/a/rather/longer/directory/x"),
+			 -ENAMETOOLONG);
+	assert_int_equal(config_output_absolute(out, sizeof(out), "r", "/%%%%%%%%%%%%%%%%"),
+			 -ENAMETOOLONG);
+}
+
+/* A directory of reports is JSON unless PFSHIM_FORMAT says otherwise. */
+static void test_directory_json(void **state)
+{
+	struct config c;
+
+	(void)state;
+	read_with((const char *const[]){ "PFSHIM_OUTPUT", "/d/", NULL }, &c);
+	assert_int_equal(c.format, FORMAT_JSON);
+	read_with((const char *const[]){ "PFSHIM_OUTPUT", "/d/", "PFSHIM_FORMAT", "csv", NULL }, &c);
+	assert_int_equal(c.format, FORMAT_CSV);
+	read_with((const char *const[]){ "PFSHIM_OUTPUT", "/d/f", NULL }, &c);
+	assert_int_equal(c.format, FORMAT_TEXT);
+}
+
 static void test_defaults(void **state)
 {
 	struct config c;
@@ -79,18 +114,19 @@ static void test_every_variable(void **state)
 	assert_string_equal(c.sysfs_root, "/fake");
 }
 
-/* Each format by its name, and nothing else: "OpenMetrics" or "prometheus" is a typo. */
+/* Each format by its name, and nothing else: "OpenMetrics" is openmetrics, "xml" a typo. */
 static void test_formats(void **state)
 {
-	static const char *const names[] = { "text", "csv", "json", "openmetrics" };
+	static const char *const names[] = { "text", "csv", "json", "openmetrics", "prometheus",
+					     "papi" };
 	static const enum config_format formats[] = {
-		FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS,
+		FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_OPENMETRICS, FORMAT_PROMETHEUS, FORMAT_PAPI,
 	};
 	const char *env[] = { "PFSHIM_FORMAT", NULL, NULL };
 	struct config c;
 
 	(void)state;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		env[1] = names[i];
 		read_with(env, &c);
 		assert_int_equal(warnings, 0);
@@ -363,6 +399,8 @@ int main(void)
 		cmocka_unit_test(test_bad_values_warn_once_and_default),
 		cmocka_unit_test(test_on_fatal),
 		cmocka_unit_test(test_compensate),
+		cmocka_unit_test(test_output_absolute),
+		cmocka_unit_test(test_directory_json),
 		cmocka_unit_test(test_interval_spellings),
 		cmocka_unit_test(test_interval_refused),
 		cmocka_unit_test(test_interval_variable),

@@ -5,6 +5,7 @@
  * streams used only while they are still the ones recorded at start.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -81,6 +83,88 @@ static void test_full_nonblocking_pipe_gives_up(void **state)
 	close(p[1]);
 }
 
+/* The reader of a pipe: after @delay_ms, everything until EOF, into drained[]. */
+static char drained[3 * 65536];
+static size_t nr_drained;
+
+static void *drain(void *arg)
+{
+	int fd = *(int *)arg;
+	ssize_t n;
+
+	usleep(200 * 1000);
+	while ((n = read(fd, drained + nr_drained, sizeof(drained) - nr_drained)) > 0)
+		nr_drained += (size_t)n;
+	return NULL;
+}
+
+static void on_alarm(int signo)
+{
+	(void)signo;
+}
+
+/*
+ * A report longer than the pipe holds, written in several parts as a
+ * reader makes room (a non-blocking pipe: each part as long as the room),
+ * arrives whole and in order.
+ */
+static void test_short_writes_add_up(void **state)
+{
+	static char report[2 * 65536 + 1000];
+	pthread_t reader;
+	int p[2], err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(report); i++)
+		report[i] = (char)('a' + i % 23);
+	nr_drained = 0;
+	assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+	assert_int_equal(fcntl(p[0], F_SETFL, 0), 0);	/* the reader blocks; our end does not */
+	assert_int_equal(pthread_create(&reader, NULL, drain, &p[0]), 0);
+	assert_int_equal(fd_write_bounded(p[1], report, sizeof(report), 10000, &err), sizeof(report));
+	assert_int_equal(err, 0);
+	close(p[1]);
+	pthread_join(reader, NULL);
+	close(p[0]);
+	assert_int_equal(nr_drained, sizeof(report));
+	assert_memory_equal(drained, report, sizeof(report));
+}
+
+/*
+ * A blocking write into a full pipe interrupted by the host's signal (a
+ * handler without SA_RESTART: EINTR before a byte went) is tried again: the
+ * report arrives once the reader makes room.
+ */
+static void test_eintr_tried_again(void **state)
+{
+	static char chunk[65536];
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct itimerval tick = { { 0, 0 }, { 0, 50 * 1000 } };
+	pthread_t reader;
+	int p[2], err;
+
+	(void)state;
+	nr_drained = 0;
+	assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+	while (write(p[1], chunk, sizeof(chunk)) > 0)
+		;
+	assert_int_equal(fcntl(p[1], F_SETFL, 0), 0);
+	assert_int_equal(fcntl(p[0], F_SETFL, 0), 0);
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+	assert_int_equal(pthread_create(&reader, NULL, drain, &p[0]), 0);
+	/* SIGALRM at 50 ms, the reader at 200 ms: the write blocked in between is interrupted. */
+	assert_int_equal(setitimer(ITIMER_REAL, &tick, NULL), 0);
+	assert_int_equal(fd_write_bounded(p[1], "report\n", 7, 10000, &err), 7);
+	assert_int_equal(err, 0);
+	close(p[1]);
+	pthread_join(reader, NULL);
+	close(p[0]);
+	sigaction(SIGALRM, &old, NULL);
+	assert_true(nr_drained >= 7);
+	assert_memory_equal(drained + nr_drained - 7, "report\n", 7);
+}
+
 /* fd 2 recorded, its duplicate reused by a file of the "host", then fd 2 replaced too. */
 static void test_stream_target_follows_identity(void **state)
 {
@@ -139,6 +223,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_signal_for_epipe_or_efbig),
 		cmocka_unit_test(test_full_nonblocking_pipe_gives_up),
+		cmocka_unit_test(test_short_writes_add_up),
+		cmocka_unit_test(test_eintr_tried_again),
 		cmocka_unit_test(test_stream_target_follows_identity),
 		cmocka_unit_test(test_stream_closed_at_start),
 	};

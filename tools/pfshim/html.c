@@ -583,6 +583,16 @@ static void sum_cell(const struct summary_event *e, const struct summary_sum *v,
 		snprintf(out, size, v->not_supported ? "not supported" : "not counted");
 }
 
+/* pfshim's own share of an event: one it cannot measure of itself is said so. */
+static void share_cell(const struct summary_event *e, const struct summary_sum *v, char *out,
+		       size_t size)
+{
+	if (v->counted)
+		sum_cell(e, v, out, size);
+	else
+		snprintf(out, size, "not measured");
+}
+
 static void section_tables(FILE *out, const struct summary *s, const int *sorted)
 {
 	char v[64];
@@ -591,7 +601,8 @@ static void section_tables(FILE *out, const struct summary *s, const int *sorted
 	fputs("<h2>Totals</h2>\n<table><tr><th>event</th><th>total</th><th>unit</th>"
 	      "<th>images counted</th><th>not supported in</th>", out);
 	if (s->job)	/* the kernel's count of the whole job (pfshim run): the rows are its breakdown */
-		fputs("<th>the reports' sum</th><th>in no row</th>", out);
+		fputs("<th>the reports' sum</th><th>in no row</th><th>pfshim's own share</th>"
+		      "<th>less pfshim's share</th>", out);
 	fputs("</tr>\n", out);
 	for (int i = 0; i < s->nr_events; i++) {
 		const struct summary_sum *total = s->job ? &s->job->total_sums[i] : &s->totals[i];
@@ -608,20 +619,29 @@ static void section_tables(FILE *out, const struct summary *s, const int *sorted
 			fprintf(out, "<td class=\"num\">%s</td>", v);
 			sum_cell(&s->events[i], &s->job->rest_sums[i], v, sizeof(v));
 			fprintf(out, "<td class=\"num\">%s</td>", v);
+			share_cell(&s->events[i], &s->job->share_sums[i], v, sizeof(v));
+			fprintf(out, "<td class=\"num\">%s</td>", v);
+			share_cell(&s->events[i], &s->job->less_share_sums[i], v, sizeof(v));
+			fprintf(out, "<td class=\"num\">%s</td>", v);
 		}
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n", out);
-	if (s->job && s->job->unreported) {
-		fprintf(out, "<p>%" PRIu64 " %s whose last program left no report (", s->job->unreported,
-			s->job->unreported == 1 ? "process" : "processes");
-		for (int n = 0; n < s->job->unreported_programs.n; n++) {
+	for (int k = 0; s->job && k < KINDS; k++) {
+		const struct summary_job *job = s->job;
+
+		if (!job->kind_count[k])
+			continue;
+		fprintf(out, "<p>%" PRIu64 " %s %s (", job->kind_count[k],
+			job->kind_count[k] == 1 ? "process" : "processes", summary_kind_what[k]);
+		for (int n = 0; n < job->unreported_programs[k].n; n++) {
 			fputs(n ? ", " : "", out);
-			html_text(out, s->job->unreported_programs.name[n]);
-			if (s->job->unreported_count[n] > 1)
-				fprintf(out, " &times;%" PRIu64, s->job->unreported_count[n]);
+			html_text(out, job->unreported_programs[k].name[n]);
+			if (job->unreported_count[k][n] > 1)
+				fprintf(out, " &times;%" PRIu64, job->unreported_count[k][n]);
 		}
-		fputs("): their counts are in the totals and in no row.</p>\n", out);
+		fprintf(out, "): %s; their counts are in the totals, not in a row.</p>\n",
+			summary_kind_why[k]);
 	}
 	fprintf(out, "<h2>Per %s</h2>\n<table><tr><th>%s</th><th>images</th>",
 		summary_by_name(s->opt.by), summary_by_name(s->opt.by));

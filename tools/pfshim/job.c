@@ -55,6 +55,86 @@ static int job_event(struct summary_job *job, int k)
 	return job->nr_events++;
 }
 
+const char *const summary_kind_names[KINDS] = {
+	[KIND_STATIC] = "static", [KIND_NO_SHIM] = "no-shim", [KIND_NO_REPORT] = "no-report",
+	[KIND_UNKNOWN] = "unknown",
+};
+
+/* Why a process is in no row, by kind (summary.h): what it is, and what may have made it so. */
+const char *const summary_kind_what[KINDS] = {
+	[KIND_STATIC] = "of a static or non-ELF program",
+	[KIND_NO_SHIM] = "that did not load the shim",
+	[KIND_NO_REPORT] = "that loaded the shim but left no report",
+	[KIND_UNKNOWN] = "whose last program left no report",
+};
+const char *const summary_kind_why[KINDS] = {
+	[KIND_STATIC] = "no preload can load there",
+	[KIND_NO_SHIM] = "setuid or setgid, or LD_PRELOAD removed from its environment",
+	[KIND_NO_REPORT] = "killed by SIGKILL or ended by a raw exit_group (the kernel does not say"
+			   " which), pfshim off in it (PFSHIM_DISABLE), or its report lost",
+	[KIND_UNKNOWN] = "killed by SIGKILL or before the shim started, static, setuid, a raw"
+			 " exit_group, or the report lost",
+};
+
+/* Why a process would be in no row, from its last image's mappings (absent before they were said). */
+static enum summary_kind process_kind(json_t *p)
+{
+	json_t *dynamic = json_object_get(p, "dynamic"), *shim = json_object_get(p, "shim");
+
+	if (!json_is_boolean(dynamic) || !json_is_boolean(shim))
+		return KIND_UNKNOWN;
+	if (json_is_true(shim))
+		return KIND_NO_REPORT;
+	return json_is_true(dynamic) ? KIND_NO_SHIM : KIND_STATIC;
+}
+
+/* Several job counts read: their images add up; one that does not say makes the sum unknown. */
+static void shim_images_take(struct summary_job *job, json_t *v)
+{
+	if (!is_count(v) || job->shim_images < 0)
+		job->shim_images = -1;
+	else
+		job->shim_images += (int64_t)json_integer_value(v);
+}
+
+/* pfshim run's calibration: the first one read holds (the same library, the same machine). */
+static void calibration_take(struct summary *s, json_t *c)
+{
+	struct summary_job *job = s->job;
+	json_t *events = json_object_get(c, "events"), *e;
+	size_t i;
+
+	if (!job->calibration_error && json_is_string(json_object_get(c, "error")))
+		job->calibration_error = xstrdup(json_string_value(json_object_get(c, "error")));
+	if (!job->calibration_program && json_is_string(json_object_get(c, "program")))
+		job->calibration_program = xstrdup(json_string_value(json_object_get(c, "program")));
+	job->calibration_cost_ns += count_or(json_object_get(c, "cost_ns"), 0);
+	job->calibration_cached |= json_is_true(json_object_get(c, "cached"));
+	json_array_foreach(events, i, e) {
+		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *share = string_or(json_object_get(e, "share"), "");
+		json_t *bare = json_object_get(e, "bare"), *pre = json_object_get(e, "preloaded");
+		json_t *in = json_object_get(e, "in_process"), *off = json_object_get(e, "off");
+		json_t *setup = json_object_get(e, "setup");
+
+		for (int f = 0; f < SHARE_FIELDS; f++) {
+			if (strcmp(share, summary_share_names[f]) || job->calibration[f].known ||
+			    !name || !is_count(bare) || !is_count(pre) || !is_count(in))
+				continue;
+			if (s->opt.events.n && names_find(&s->opt.events, name) < 0)
+				continue;
+			job->calibration[f] = (struct summary_calibration){
+				.known = true, .event = summary_event_index(s, name, "", 1.0),
+				.bare = count_or(bare, 0), .preloaded = count_or(pre, 0),
+				.in_process = count_or(in, 0), .split = is_count(off),
+				.off = count_or(off, 0),
+				/* an image that never reported did its set-up: without it, all it measured */
+				.setup = count_or(setup, count_or(in, 0)),
+			};
+		}
+	}
+}
+
 void summary_job_take(struct summary *s, json_t *o)
 {
 	json_t *events = json_object_get(o, "events"), *procs = json_object_get(o, "processes");
@@ -73,6 +153,7 @@ void summary_job_take(struct summary *s, json_t *o)
 		};
 	}
 	job->lost_records += count_or(json_object_get(o, "lost_records"), 0);
+	shim_images_take(job, json_object_get(o, "shim_images"));
 	job->unnamed |= json_is_null(procs);
 	json_array_foreach(events, i, e) {
 		const char *name = json_string_value(json_object_get(e, "name"));
@@ -90,28 +171,56 @@ void summary_job_take(struct summary *s, json_t *o)
 			job->total[n] = 0;
 		count_add(&job->total[n], (uint64_t)json_integer_value(value));
 	}
+	calibration_take(s, json_object_get(o, "calibration"));	/* after the events: their units */
 	json_array_foreach(procs, i, p) {
 		job->process = xrealloc(job->process,
 					(size_t)(job->nr_processes + 1) * sizeof(*job->process));
 		job->process[job->nr_processes++] = (struct summary_job_process){
 			.pid = (int)json_integer_value(json_object_get(p, "pid")),
 			.program = xstrdup(string_or(json_object_get(p, "program"), "?")),
+			.kind = process_kind(p),
 		};
 	}
 }
 
-/* A program's tally among the processes without a report. */
-static void unreported_name(struct summary_job *job, const char *program)
+void summary_signal_end_count(struct summary *s, json_t *report)
 {
-	int n = names_find(&job->unreported_programs, program);
+	const char *name = json_string_value(json_object_get(report, "signal_name"));
+	const char *program = string_or(json_object_get(report, "program"), "?");
+	char key[300];
+	int n;
+
+	if (strcmp(string_or(json_object_get(report, "reason"), ""), "signal"))
+		return;
+	if (name)
+		snprintf(key, sizeof(key), "%s\t%s", name, program);
+	else	/* a real-time signal: no classic name */
+		snprintf(key, sizeof(key), "signal %d\t%s",
+			 (int)count_or(json_object_get(report, "signal"), 0), program);
+	n = names_find(&s->signal_ends, key);
+	if (n < 0) {
+		n = names_add(&s->signal_ends, key);
+		s->signal_end_count = xrealloc(s->signal_end_count,
+					       (size_t)s->signal_ends.n * sizeof(uint64_t));
+		s->signal_end_count[n] = 0;
+	}
+	s->signal_end_count[n]++;
+}
+
+/* A program's tally among the processes without a report, by why. */
+static void unreported_name(struct summary_job *job, enum summary_kind kind, const char *program)
+{
+	struct names *names = &job->unreported_programs[kind];
+	int n = names_find(names, program);
 
 	if (n < 0) {
-		n = names_add(&job->unreported_programs, program);
-		job->unreported_count = xrealloc(job->unreported_count,
-			(size_t)job->unreported_programs.n * sizeof(uint64_t));
-		job->unreported_count[n] = 0;
+		n = names_add(names, program);
+		job->unreported_count[kind] = xrealloc(job->unreported_count[kind],
+						       (size_t)names->n * sizeof(uint64_t));
+		job->unreported_count[kind][n] = 0;
 	}
-	job->unreported_count[n]++;
+	job->unreported_count[kind][n]++;
+	job->kind_count[kind]++;
 }
 
 /* The job's totals and their part in no row, laid out as the summary's events. */
@@ -150,9 +259,11 @@ void summary_job_finish(struct summary *s)
 		if (summary_process_ended(s, summary_process_key(job->host, job->pid_ns, proc->pid)))
 			continue;
 		job->unreported++;
-		unreported_name(job, proc->program);
+		/* The kernel named processes it could not tell the images of: unknown too. */
+		unreported_name(job, job->shim_images < 0 ? KIND_UNKNOWN : proc->kind, proc->program);
 	}
 	sums_by_event(s);
+	summary_share_finish(s);
 }
 
 void summary_job_free(struct summary_job *job)
@@ -163,8 +274,14 @@ void summary_job_free(struct summary_job *job)
 	free(job->host);
 	free(job->event);
 	free(job->total);
-	free(job->unreported_count);
+	for (int k = 0; k < KINDS; k++) {
+		free(job->unreported_count[k]);
+		names_free(&job->unreported_programs[k]);
+	}
+	free(job->calibration_error);
+	free(job->calibration_program);
 	free(job->total_sums);
 	free(job->rest_sums);
-	names_free(&job->unreported_programs);
+	free(job->share_sums);
+	free(job->less_share_sums);
 }

@@ -68,7 +68,7 @@ static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
  * unprivileged runner may count only user space: retried so, as the shim
  * and perf stat do, unless the user chose the levels with a modifier.
  */
-static void event_open(struct jobcount_event *e, pid_t pid)
+void jobcount_event_open(struct jobcount_event *e, pid_t pid)
 {
 	struct perf_event_attr attr = e->spec->attr;
 	int fd;
@@ -111,6 +111,8 @@ static int ring_open(struct jobcount *j, struct jobcount_ring *r, pid_t pid, int
 		.task = 1,
 		.comm = 1,
 		.comm_exec = 1,
+		/* Executable mappings: the interpreter shows a dynamic image, the shim's that it loaded. */
+		.mmap = 1,
 		.sample_id_all = 1,
 		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
 		.watermark = 1,
@@ -235,7 +237,7 @@ int jobcount_open(struct jobcount *j, pid_t pid, const struct event_list *events
 		e->fd = -1;
 		if (e->spec->nr_parts)	/* a hybrid sum: its parts' counts added up */
 			continue;
-		event_open(e, pid);
+		jobcount_event_open(e, pid);
 		counting += e->fd >= 0;
 	}
 	rings_open(j, pid);
@@ -264,6 +266,14 @@ struct rec_comm {
 	char comm[];
 };
 
+struct rec_mmap {		/* PERF_RECORD_MMAP: then the file's name */
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+};
+
+/* What a mapped file's name (its basename's start) tells of the image that maps it. */
+#define MAP_NAME_MAX 16
+
 /* A record copied out of its buffer, to be taken in time order with the other CPUs'. */
 struct record {
 	uint64_t time;
@@ -274,8 +284,25 @@ struct record {
 			uint32_t pid, tid;
 			char comm[JOBCOUNT_COMM_MAX];
 		} comm;
+		struct {
+			uint32_t pid;
+			char name[MAP_NAME_MAX];	/* the basename's start */
+		} map;
 	} u;
+	bool exec;			/* a COMM record of an exec */
 };
+
+/* The dynamic loader's names: glibc's ld-linux*.so / ld64.so, musl's ld-musl-*.so. */
+static bool map_is_interpreter(const char *name)
+{
+	return !strncmp(name, "ld-linux", 8) || !strncmp(name, "ld64.so", 7) ||
+	       !strncmp(name, "ld-musl", 7) || !strncmp(name, "ld.so", 5);
+}
+
+static bool map_is_shim(const char *name)
+{
+	return !strncmp(name, "libpfshim.so", 12);
+}
 
 static void record_take(struct jobcount *j, const struct record *r)
 {
@@ -295,6 +322,10 @@ static void record_take(struct jobcount *j, const struct record *r)
 				memcpy(comm, parent->comm, sizeof(comm));
 			p = proc_new(j, (int)r->u.task.pid, (int)r->u.task.ppid);
 			memcpy(p->comm, comm, sizeof(comm));
+			if (parent) {
+				p->dynamic = parent->dynamic;
+				p->shim = parent->shim;
+			}
 		}
 		break;
 	case PERF_RECORD_COMM:
@@ -304,6 +335,21 @@ static void record_take(struct jobcount *j, const struct record *r)
 		if (!p)
 			p = proc_new(j, (int)r->u.comm.pid, 0);
 		memcpy(p->comm, r->u.comm.comm, sizeof(p->comm));
+		if (r->exec) {		/* a new image: its mappings follow */
+			p->dynamic = p->shim = false;
+			p->images++;
+		}
+		break;
+	case PERF_RECORD_MMAP:
+		p = proc_find(j, (int)r->u.map.pid);
+		if (!p)
+			break;
+		if (map_is_interpreter(r->u.map.name))
+			p->dynamic = true;
+		if (map_is_shim(r->u.map.name) && !p->shim) {
+			p->shim = true;
+			j->shim_images++;
+		}
 		break;
 	case PERF_RECORD_EXIT:
 		if (r->u.task.pid == r->u.task.tid && (p = proc_find(j, (int)r->u.task.pid)))
@@ -325,11 +371,29 @@ static bool record_copy(struct jobcount *j, const struct perf_event_header *h, s
 		return false;
 	}
 	if (len < sizeof(id) ||
-	    (h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT && h->type != PERF_RECORD_COMM))
+	    (h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT &&
+	     h->type != PERF_RECORD_COMM && h->type != PERF_RECORD_MMAP))
 		return false;
 	memcpy(&id, body + len - sizeof(id), sizeof(id));
 	len -= sizeof(id);
-	*out = (struct record){ .time = id.time, .type = h->type };
+	*out = (struct record){ .time = id.time, .type = h->type,
+				.exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0 };
+	if (h->type == PERF_RECORD_MMAP) {
+		const char *name = body + sizeof(struct rec_mmap), *base;
+		size_t n = len > sizeof(struct rec_mmap) ? strnlen(name, len - sizeof(struct rec_mmap)) : 0;
+
+		if (len < sizeof(struct rec_mmap))
+			return false;
+		memcpy(&out->u.map.pid, body, sizeof(uint32_t));
+		base = memrchr(name, '/', n);
+		base = base ? base + 1 : name;
+		n -= (size_t)(base - name);
+		if (n >= MAP_NAME_MAX)
+			n = MAP_NAME_MAX - 1;
+		memcpy(out->u.map.name, base, n);
+		out->u.map.name[n] = '\0';
+		return true;
+	}
 	if (h->type == PERF_RECORD_COMM) {
 		size_t n = len > 8 ? strnlen(body + 8, len - 8) : 0;
 
@@ -519,7 +583,8 @@ static char *printable(const char *s)
 	return copy;
 }
 
-int jobcount_write(const struct jobcount *j, const char *command, int status, FILE *f)
+int jobcount_write(const struct jobcount *j, const char *command, int status, json_t *calibration,
+		   FILE *f)
 {
 	char *line = printable(command);
 	struct utsname uts;
@@ -552,14 +617,17 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, FI
 			(json_int_t)j->sample[n].t_ns, "values", values));
 	}
 	for (int p = 0; p < j->nr_proc; p++)
-		json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:b}",
+		json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:b, s:b, s:b}",
 			"pid", j->proc[p].pid, "ppid", j->proc[p].ppid, "program", j->proc[p].comm,
-			"exited", j->proc[p].exited));
-	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:o, s:o, s:o, s:I, s:s*, s:o}",
+			"exited", j->proc[p].exited, "dynamic", j->proc[p].dynamic,
+			"shim", j->proc[p].shim));
+	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:s*, s:o}",
 		"schema", "pfshim.job", "version", 1, "pfshim_version", pfshim_version, "command", line,
 		"hostname", uts.nodename, "pid_ns", (json_int_t)pid_ns(),
 		"pid", j->root_pid, "end", status_json(status), "events", events,
 		"intervals", intervals, "lost_records", (json_int_t)j->lost,
+		"shim_images", j->nr_rings ? json_integer((json_int_t)j->shim_images) : json_null(),
+		"calibration", calibration,
 		"processes_error", j->nr_rings ? NULL : strerror(j->ring_error),
 		"processes", j->nr_rings ? procs : (json_decref(procs), json_null()));
 	free(line);

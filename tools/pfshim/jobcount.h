@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <jansson.h>
 
 #include "preload/events/spec.h"
 
@@ -30,6 +31,10 @@ struct jobcount_process {
 	int pid, ppid;
 	char comm[JOBCOUNT_COMM_MAX];	/* its program at the end (COMM at each exec) */
 	bool exited;			/* its EXIT record was seen */
+	/* Its last image, from the executable mappings after its last exec (a fork child: its parent's): */
+	bool dynamic;			/* the dynamic loader was mapped: an ELF image with an interpreter */
+	bool shim;			/* libpfshim.so was mapped: the shim was loaded */
+	int images;			/* execs seen */
 };
 
 struct jobcount_event {
@@ -63,6 +68,7 @@ struct jobcount {
 	int *by_pid;			/* open-addressed pid -> its latest proc, or -1 */
 	int by_pid_size;
 	uint64_t lost;			/* records the kernel could not write (PERF_RECORD_LOST) */
+	uint64_t shim_images;		/* images that mapped libpfshim.so (each exec that loaded it) */
 	int root_pid;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at jobcount_open() */
 	int nr_samples;
@@ -76,6 +82,13 @@ struct jobcount {
  * count (0: none could be opened; each keeps its errno).
  */
 int jobcount_open(struct jobcount *j, pid_t pid, const struct event_list *events);
+
+/*
+ * jobcount_event_open - open @e's event on @pid (stopped before its exec)
+ * as the job's are: inherited, started by the exec; e->fd -1 and e->error
+ * when it cannot be.
+ */
+void jobcount_event_open(struct jobcount_event *e, pid_t pid);
 
 /*
  * jobcount_poll_fds - fill @fds[0..max-1] with the descriptors poll(2) finds
@@ -101,10 +114,12 @@ bool jobcount_value(const struct jobcount *j, const uint64_t *values, int i, uin
 
 /*
  * jobcount_write - the pfshim.job object: the events and their totals, the
- * command's end (@status from waitpid), the processes by pid and program.
- * Return: 0, or -1 with errno when @f could not be written.
+ * command's end (@status from waitpid), the processes by pid and program,
+ * and @calibration (calibrate_json(), taken over). Return: 0, or -1 with
+ * errno when @f could not be written.
  */
-int jobcount_write(const struct jobcount *j, const char *command, int status, FILE *f);
+int jobcount_write(const struct jobcount *j, const char *command, int status, json_t *calibration,
+		   FILE *f);
 
 void jobcount_close(struct jobcount *j);
 

@@ -446,5 +446,10 @@ int cmd_list(int argc, char **argv)
 		fprintf(stderr, "pfshim list: stdout: %s\n", strerror(errno ? errno : EIO));
 		return 2;
 	}
+	/* Nothing matched: said, not an empty screen (exit 1 all the same). */
+	if (!l.listed && l.pattern)
+		fprintf(stderr, "pfshim list: no event matches '%s' on this machine (perf's built-in "
+			"events, this machine's PMUs and tracepoints, and libpfm4's names where it "
+			"is installed and knows the CPU)\n", l.pattern);
 	return l.listed ? 0 : 1;
 }

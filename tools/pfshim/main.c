@@ -96,7 +96,7 @@ static const char usage_report[] =
 "                       max, mean over the groups, imbalance = max/mean, per\n"
 "                       thread min..max, calls, misuse); the interval series\n"
 "                       summed over groups; the tree with --tree\n"
-"  --json               one JSON object, schema \"pfshim.summary\" version 3\n"
+"  --json               one JSON object, schema \"pfshim.summary\" version 4\n"
 "  --csv                CSV tables, each with its header, separated by an empty\n"
 "                       line: events (scope,GROUP,reports,images,event,...),\n"
 "                       then regions, then the series, when there are any\n"
@@ -190,6 +190,11 @@ static int cmd_report(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		summary_add_path(&s, argv[i]);
 	summary_finish(&s);
+	/* a page of nothing would read as a job that did nothing */
+	if (html && !s.reports && !s.job) {
+		fprintf(stderr, "pfshim: no reports: --html %s not written\n", html);
+		html = NULL;
+	}
 	if (html && summary_html_write(&s, html, title) < 0) {
 		summary_free(&s);
 		return 2;

@@ -143,16 +143,25 @@ static void print_row(const struct summary *s, const char *label, int name_width
 	fputc('\n', out);
 }
 
-static void print_groups(const struct summary *s, const int *sorted, FILE *out)
+/* The first column's width: the longest group label, at least 20. */
+static int groups_name_width(const struct summary *s)
 {
 	int name_width = 20;
-	char label[400], images[24];
+	char label[400];
 
 	for (int g = 0; g < s->nr_groups; g++) {
 		group_label(s, g, label, sizeof(label));
 		if ((int)strlen(label) > name_width)
 			name_width = (int)strlen(label);
 	}
+	return name_width;
+}
+
+static void print_groups(const struct summary *s, const int *sorted, FILE *out)
+{
+	int name_width = groups_name_width(s);
+	char label[400], images[24];
+
 	snprintf(label, sizeof(label), "per %s", summary_by_name(s->opt.by));
 	print_header(s, label, name_width, "images", out);
 	for (int k = 0; k < s->nr_groups; k++) {
@@ -166,6 +175,82 @@ static void print_groups(const struct summary *s, const int *sorted, FILE *out)
 	}
 }
 
+/* A share row: an event whose share the shim cannot measure says so. */
+static void print_share_row(const struct summary *s, const char *label,
+			    const struct summary_sum *sums, FILE *out)
+{
+	char v[48];
+
+	fprintf(out, " %-*s %8s", groups_name_width(s), label, "");
+	for (int i = 0; i < s->nr_events; i++) {
+		if (sums[i].counted)
+			summary_value_format(&s->events[i], sums[i].value, v, sizeof(v));
+		fprintf(out, " %*s", column_width(s, i), sums[i].counted ? v : "<not measured>");
+	}
+	fputc('\n', out);
+}
+
+/*
+ * The images whose last report was written at a signal, one line per
+ * signal: under PFSHIM_ON_FATAL, killed by it, and in the rows.
+ */
+static void print_signal_ends(const struct summary *s, FILE *out)
+{
+	bool *done = xrealloc(NULL, (size_t)(s->signal_ends.n + 1) * sizeof(bool));
+
+	memset(done, 0, (size_t)(s->signal_ends.n + 1) * sizeof(bool));
+	for (int a = 0; a < s->signal_ends.n; a++) {
+		size_t len = strcspn(s->signal_ends.name[a], "\t");
+		uint64_t total = 0;
+		bool first = true;
+
+		if (done[a])
+			continue;
+		for (int b = a; b < s->signal_ends.n; b++)
+			if (!strncmp(s->signal_ends.name[b], s->signal_ends.name[a], len + 1))
+				total += s->signal_end_count[b];
+		fprintf(out, "\n pfshim: %" PRIu64 " %s killed by %.*s (", total,
+			plural(total, "process", "processes"), (int)len, s->signal_ends.name[a]);
+		for (int b = a; b < s->signal_ends.n; b++) {
+			if (strncmp(s->signal_ends.name[b], s->signal_ends.name[a], len + 1))
+				continue;
+			done[b] = true;
+			fprintf(out, "%s%s", first ? "" : ", ", s->signal_ends.name[b] + len + 1);
+			if (s->signal_end_count[b] > 1)
+				fprintf(out, " x%" PRIu64, s->signal_end_count[b]);
+			first = false;
+		}
+		fprintf(out, "): %s report written at the signal (PFSHIM_ON_FATAL): in the rows\n",
+			total == 1 ? "its" : "each one's");
+	}
+	free(done);
+}
+
+/* How the share was counted, in one line; what of it is missing, said. */
+static void print_share_note(const struct summary *s, FILE *out)
+{
+	const struct summary_job *job = s->job;
+	bool calibrated = false;
+
+	for (int f = 0; f < SHARE_FIELDS; f++)
+		calibrated |= job->calibration[f].known;
+	fprintf(out, "\n pfshim: pfshim's own share: its set-up and reports as %" PRIu64 " %s measured"
+		" them", s->share.images, plural(s->share.images, "image", "images"));
+	if (calibrated && job->shim_images >= 0)
+		fprintf(out, ", and loading it in %" PRId64 " %s, as measured on %s (%.0f ms%s)",
+			job->shim_images, plural((uint64_t)job->shim_images, "image", "images"),
+			job->calibration_program ? job->calibration_program : "?",
+			(double)job->calibration_cost_ns / 1e6,
+			job->calibration_cached ? ", by an earlier run" : "");
+	else
+		fprintf(out, "; loading it is not in it (%s)", job->calibration_error ?
+			job->calibration_error : "not calibrated");
+	if (s->share.unmeasured)
+		fprintf(out, "; %" PRIu64 " %s could not measure a part (a seccomp filter)",
+			s->share.unmeasured, plural(s->share.unmeasured, "image", "images"));
+	fprintf(out, " (docs/pfshim.md)\n");
+}
+
 /*
  * What the job's totals hold beyond the rows: each reported image's work
  * before the shim started in it and after its report, and the processes
@@ -175,18 +260,23 @@ static void print_job_rest(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
 
-	print_row(s, "in no row", 20, "", job->rest_sums, out);
-	if (job->unreported) {
-		fprintf(out, "\n pfshim: %" PRIu64 " %s whose last program left no report (",
-			job->unreported, plural(job->unreported, "process", "processes"));
-		for (int n = 0; n < job->unreported_programs.n; n++) {
-			fprintf(out, "%s%s", n ? ", " : "", job->unreported_programs.name[n]);
-			if (job->unreported_count[n] > 1)
-				fprintf(out, " x%" PRIu64, job->unreported_count[n]);
+	print_row(s, "in no row", groups_name_width(s), "", job->rest_sums, out);
+	print_share_row(s, "pfshim's own share", job->share_sums, out);
+	print_share_row(s, "less pfshim's share", job->less_share_sums, out);
+	print_share_note(s, out);
+	print_signal_ends(s, out);
+	for (int k = 0; k < KINDS; k++) {
+		if (!job->kind_count[k])
+			continue;
+		fprintf(out, "\n pfshim: %" PRIu64 " %s %s (", job->kind_count[k],
+			plural(job->kind_count[k], "process", "processes"), summary_kind_what[k]);
+		for (int n = 0; n < job->unreported_programs[k].n; n++) {
+			fprintf(out, "%s%s", n ? ", " : "", job->unreported_programs[k].name[n]);
+			if (job->unreported_count[k][n] > 1)
+				fprintf(out, " x%" PRIu64, job->unreported_count[k][n]);
 		}
-		fprintf(out, "): killed by SIGKILL or before the shim started, static, setuid, a raw"
-			" exit_group, or the report lost; their counts are in the totals and in no"
-			" row (docs/usage.md, Limits)\n");
+		fprintf(out, "): %s; their counts are in the totals, not in a row (docs/usage.md,"
+			" Limits)\n", summary_kind_why[k]);
 	}
 	if (job->unnamed)
 		fprintf(out, "\n pfshim: the kernel could not name the job's processes: those"
@@ -616,17 +706,44 @@ static json_t *job_json(const struct summary *s)
 		json_array_append_new(totals, sum_object(&s->events[i], &job->total_sums[i]));
 		json_array_append_new(rest, sum_object(&s->events[i], &job->rest_sums[i]));
 	}
-	for (int n = 0; n < job->unreported_programs.n; n++)
-		json_array_append_new(programs, json_pack("{s:s, s:I}",
-			"program", job->unreported_programs.name[n],
-			"processes", (json_int_t)job->unreported_count[n]));
-	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:o, s:o, s:b, s:I}",
+	json_t *share = json_array(), *less = json_array(), *signals = json_array();
+
+	for (int i = 0; i < s->nr_events; i++) {
+		json_array_append_new(share, json_pack("{s:s, s:o}", "name", s->events[i].name,
+			"value", job->share_sums[i].counted ?
+				 json_integer((json_int_t)job->share_sums[i].value) : json_null()));
+		json_array_append_new(less, json_pack("{s:s, s:o}", "name", s->events[i].name,
+			"value", job->less_share_sums[i].counted ?
+				 json_integer((json_int_t)job->less_share_sums[i].value) : json_null()));
+	}
+	for (int n = 0; n < s->signal_ends.n; n++) {
+		size_t len = strcspn(s->signal_ends.name[n], "\t");
+		char sig[64];
+
+		snprintf(sig, sizeof(sig), "%.*s", (int)len, s->signal_ends.name[n]);
+		json_array_append_new(signals, json_pack("{s:s, s:s, s:I}", "program",
+			s->signal_ends.name[n] + len + 1, "signal", sig,
+			"processes", (json_int_t)s->signal_end_count[n]));
+	}
+	for (int k = 0; k < KINDS; k++)
+		for (int n = 0; n < job->unreported_programs[k].n; n++)
+			json_array_append_new(programs, json_pack("{s:s, s:I, s:s}",
+				"program", job->unreported_programs[k].name[n],
+				"processes", (json_int_t)job->unreported_count[k][n],
+				"kind", summary_kind_names[k]));
+	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:o, s:o, s:I, s:o}",
 		"pid", job->pid,
 		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
 		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
 		"processes", (json_int_t)job->nr_processes,
 		"events", totals, "in_no_row", rest, "unreported", programs,
-		"named", !job->unnamed, "lost_records", (json_int_t)job->lost_records);
+		"killed_reported", signals,
+		"named", !job->unnamed, "lost_records", (json_int_t)job->lost_records,
+		"pfshim_share", share, "less_pfshim_share", less,
+		"shim_images", job->shim_images >= 0 ? json_integer(job->shim_images) : json_null(),
+		"share_images", (json_int_t)s->share.images,
+		"calibrated", json_boolean(job->calibration[SHARE_PAGE_FAULTS].known ||
+					   job->calibration[SHARE_TASK_CLOCK].known));
 }
 
 void summary_print_json(const struct summary *s, FILE *out)
@@ -635,7 +752,7 @@ void summary_print_json(const struct summary *s, FILE *out)
 	int *sorted = summary_groups_sorted(s);
 
 	json_object_set_new(root, "schema", json_string("pfshim.summary"));
-	json_object_set_new(root, "version", json_integer(3));
+	json_object_set_new(root, "version", json_integer(4));
 	json_object_set_new(root, "pfshim_version", json_string(pfshim_version));
 	json_object_set_new(root, "by", json_string(summary_by_name(s->opt.by)));
 	json_object_set_new(root, "title", s->title ? json_string(s->title) : json_null());

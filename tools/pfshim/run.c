@@ -30,6 +30,7 @@
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "preload/counters/totals.h"	/* what run says when perf_event_open is refused */
 #include "tools/pfshim/handover.h"
+#include "tools/pfshim/calibrate.h"
 #include "tools/pfshim/jobcount.h"
 #include "tools/pfshim/summary.h"
 
@@ -298,8 +299,9 @@ static int job_wait(pid_t pid, struct jobcount *jc, uint64_t interval_ns)
 }
 
 /* The kernel's count of the job, beside its reports in @dir (pfshim.job, docs/output.md). */
-static void job_count_write(const struct jobcount *jc, char **argv, int status, const char *dir)
+static void job_count_write(struct jobcount *jc, char **argv, int status, const char *dir)
 {
+	struct calibration cal;
 	char path[PATH_MAX + 32], *command = command_line(argv);
 	int fd;
 	FILE *f;
@@ -307,7 +309,10 @@ static void job_count_write(const struct jobcount *jc, char **argv, int status, 
 	snprintf(path, sizeof(path), "%s/" JOBCOUNT_FILE, dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f || jobcount_write(jc, command ? command : argv[0], status, f) < 0 || fclose(f) != 0) {
+	/* After the job, so that it starts no later; the preload is the job's own (LD_PRELOAD). */
+	calibrate(&cal, jc, getenv("LD_PRELOAD"));
+	if (!f || jobcount_write(jc, command ? command : argv[0], status, calibrate_json(&cal, jc),
+				 f) < 0 || fclose(f) != 0) {
 		fprintf(stderr, "pfshim run: %s: %s; the totals are the reports' sums only\n", path,
 			strerror(errno));
 		if (f)

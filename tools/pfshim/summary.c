@@ -73,6 +73,8 @@ void summary_free(struct summary *s)
 	if (s->job)
 		summary_job_free(s->job);
 	free(s->job);
+	free(s->signal_end_count);
+	names_free(&s->signal_ends);
 	names_free(&s->group_keys);
 	names_free(&s->hosts);
 	names_free(&s->programs);
@@ -270,6 +272,8 @@ static void report_take(struct summary *s, json_t *r)
 		seen->seq = seq;
 		seen->wall_ns = wall;
 		summary_count(s, r);
+		summary_share_count(s, r);
+		summary_signal_end_count(s, r);
 		return;
 	}
 	if (seen->pending < 0) {
@@ -298,8 +302,11 @@ void summary_finish(struct summary *s)
 	struct names events = { 0 };
 
 	for (int i = 0; i < s->nr_pending; i++) {
-		if (s->pending[i].report)
+		if (s->pending[i].report) {
 			summary_count(s, s->pending[i].report);
+			summary_share_count(s, s->pending[i].report);
+			summary_signal_end_count(s, s->pending[i].report);
+		}
 		json_decref(s->pending[i].report);
 		s->pending[i].report = NULL;
 	}
@@ -434,6 +441,22 @@ static int name_order(const struct dirent **a, const struct dirent **b)
 }
 
 /*
+ * A report PFSHIM_FORMAT=text, csv, openmetrics (.om) or prometheus (.prom) wrote into a directory
+ * (preload/process.c's extensions, series files too): not JSON, so not
+ * read; one line for a directory says so, not one per file.
+ */
+static bool other_format(const char *name)
+{
+	static const char *const ext[] = { ".txt", ".csv", ".prom", ".om" };
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (n > strlen(ext[i]) && strcmp(name + n - strlen(ext[i]), ext[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
  * @path and what is below it, in name order. What the command line names is
  * taken as named (a link to a report is followed); below a directory nothing
  * is reached through a symbolic link (two links to "." would walk for ever;
@@ -445,7 +468,7 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 	struct input_rules rules = { .walked = walked, .any_owner = s->opt.any_owner };
 	struct dirent **names;
 	struct stat st;
-	int n;
+	int n, others = 0;
 
 	if ((walked ? lstat(path, &st) : stat(path, &st)) < 0) {
 		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
@@ -471,7 +494,9 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 		return;
 	}
 	for (int i = 0; i < n; i++) {
-		if (names[i]->d_name[0] != '.') {	/* ., .., and hidden temporary files */
+		if (names[i]->d_name[0] != '.' && other_format(names[i]->d_name)) {
+			others++;
+		} else if (names[i]->d_name[0] != '.') {	/* ., .., and hidden temporary files */
 			size_t len = strlen(path) + strlen(names[i]->d_name) + 2;
 			char *child = xrealloc(NULL, len);
 
@@ -486,6 +511,12 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 		free(names[i]);
 	}
 	free(names);
+	if (others) {
+		fprintf(stderr, "pfshim: %s: %d report%s in text, CSV or OpenMetrics (PFSHIM_FORMAT) "
+			"not read: pfshim report reads JSON, PFSHIM_OUTPUT=DIR/'s default; skipped\n",
+			path, others, others == 1 ? "" : "s");
+		s->skipped += (uint64_t)others;
+	}
 }
 
 int summary_add_path(struct summary *s, const char *path)

@@ -116,10 +116,44 @@ struct summary_misuse {
 	uint64_t end_without_begin, bad_handle, table_full, names_refused;
 };
 
+/*
+ * pfshim's own share of the counts, in the fields a report's pfshim_share
+ * has (preload/share.h): the three events the shim can measure of itself.
+ */
+enum summary_share_field { SHARE_PAGE_FAULTS, SHARE_TASK_CLOCK, SHARE_CONTEXT_SWITCHES, SHARE_FIELDS };
+extern const char *const summary_share_names[SHARE_FIELDS];	/* "page_faults", ... */
+
+/* The reports' own measure of it, over the images counted (share.c). */
+struct summary_share {
+	uint64_t value[SHARE_FIELDS];
+	uint64_t images;	/* counted images whose report has a share (fork children too) */
+	uint64_t loaded;	/* ... that loaded the library (an exec; not a fork child) */
+	uint64_t unmeasured;	/* ... with a part it could not measure (under a seccomp filter) */
+};
+
+/*
+ * Why a process of a job is in no row, from the kernel's mappings of its
+ * last image (jobcount.h): the shim could not load, was not loaded, or was
+ * and left no report; UNKNOWN when the job count does not say (version 1).
+ */
+enum summary_kind { KIND_STATIC, KIND_NO_SHIM, KIND_NO_REPORT, KIND_UNKNOWN, KINDS };
+extern const char *const summary_kind_names[KINDS];	/* "static", "no-shim", ... */
+/* For a person: what such a process is ("that did not load the shim"), and what may have made it so. */
+extern const char *const summary_kind_what[KINDS], *const summary_kind_why[KINDS];
+
 /* One process of a job as the kernel saw it (pfshim run's pfshim.job, job.c). */
 struct summary_job_process {
 	int pid;
 	char *program;		/* its program at the end */
+	enum summary_kind kind;	/* were it without a report */
+};
+
+/* pfshim run's measure of what loading the shim costs an image (calibrate.h), per share field. */
+struct summary_calibration {
+	bool known;
+	int event;		/* summary event index */
+	bool split;		/* "off" was measured: the loader's part apart from the report's end */
+	uint64_t bare, off, preloaded, in_process, setup;
 };
 
 /*
@@ -139,12 +173,22 @@ struct summary_job {
 	uint64_t *total;	/* [nr_events]; UINT64_MAX: not counted */
 	int nr_processes;
 	struct summary_job_process *process;
+	int64_t shim_images;	/* images that loaded the shim; -1: not said (version 1) */
+	struct summary_calibration calibration[SHARE_FIELDS];
+	char *calibration_error;	/* why there is none, or NULL */
+	char *calibration_program;	/* what it ran */
+	bool calibration_cached;	/* taken from an earlier run's (calibrate_cache.c) */
+	uint64_t calibration_cost_ns;
 	/* At summary_finish(): */
 	uint64_t unreported;		/* processes whose last program left no report */
-	struct names unreported_programs;
-	uint64_t *unreported_count;	/* [unreported_programs.n] */
-	/* By summary event index [summary.nr_events]: the totals, and what no row holds. */
-	struct summary_sum *total_sums, *rest_sums;
+	uint64_t kind_count[KINDS];	/* ... by kind */
+	struct names unreported_programs[KINDS];
+	uint64_t *unreported_count[KINDS];	/* [unreported_programs[kind].n] */
+	/*
+	 * By summary event index [summary.nr_events]: the totals, what no row
+	 * holds, pfshim's own share (not counted: not measured), the totals less it.
+	 */
+	struct summary_sum *total_sums, *rest_sums, *share_sums, *less_share_sums;
 };
 
 struct summary {
@@ -191,6 +235,13 @@ struct summary {
 	struct table_index series_index;
 	uint64_t *series_keys;
 	int nr_series;
+	struct summary_share share;	/* the counted images' reports' pfshim_share */
+	/*
+	 * Images whose counted report was written at a signal (PFSHIM_ON_FATAL:
+	 * killed by it), by "SIGNAME\tprogram", and how many of each.
+	 */
+	struct names signal_ends;
+	uint64_t *signal_end_count;
 	struct summary_job *job;	/* a pfshim.job read (pfshim run's), or NULL */
 	char *title;			/* argv0 of the earliest image read */
 	uint64_t title_start_ns;
@@ -267,6 +318,13 @@ void summary_job_free(struct summary_job *job);
  * followed by another).
  */
 uint64_t summary_process_key(const char *host, uint64_t pid_ns, int64_t pid);
+
+/* share.c: a counted image's report's pfshim_share into summary.share. */
+void summary_share_count(struct summary *s, json_t *report);
+/* job.c: a counted image's report written at a signal into summary.signal_ends. */
+void summary_signal_end_count(struct summary *s, json_t *report);
+/* share.c: the job's share by event, from the reports' and the calibration (summary_job_finish). */
+void summary_share_finish(struct summary *s);
 bool summary_process_ended(const struct summary *s, uint64_t key);
 
 

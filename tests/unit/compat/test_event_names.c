@@ -63,12 +63,12 @@ static void test_likwid_groups(void **state)
 	(void)state;
 	assert_int_equal(likwid("MEM"), 0);
 	assert_string_equal(out, "");
-	assert_string_equal(rest, "MEM (a LIKWID group: pfshim expands none)");
+	assert_string_equal(rest, "MEM (a LIKWID group: counted when LIKWID_EVENTS names it alone)");
 	/* several event sets (likwid-perfctr -g A -g B) are joined with '|' */
 	assert_int_equal(likwid("FLOPS_DP|INSTR_RETIRED_ANY:FIXC0,CPU_CLK_UNHALTED_CORE:FIXC1|"
 				"INSTR_RETIRED_ANY:FIXC0"), 2);
 	assert_string_equal(out, "instructions,cycles");
-	assert_string_equal(rest, "FLOPS_DP (a LIKWID group: pfshim expands none)");
+	assert_string_equal(rest, "FLOPS_DP (a LIKWID group: counted when LIKWID_EVENTS names it alone)");
 }
 
 static void test_papi_presets(void **state)

@@ -40,6 +40,7 @@ static void test_integers(void **state)
 	reset(); buf_put_i64(&b, INT64_MIN);
 	assert_string_equal(done(), "-9223372036854775808");
 	reset(); buf_put_i64(&b, -42); assert_string_equal(done(), "-42");
+	reset(); buf_put_i64(&b, -1); assert_string_equal(done(), "-1");
 	reset(); buf_put_u64_width(&b, 7, 3); assert_string_equal(done(), "007");
 	reset(); buf_put_u64_width(&b, 12345, 3); assert_string_equal(done(), "12345");
 }

@@ -14,9 +14,13 @@
 
 #include "report_sample.h"
 
-#define NR_COLUMNS 22
-/* The end of every row: the last column, pfshim_version (VERSION, through the Makefile). */
-#define END "," PFSHIM_VERSION "\n"
+#define NR_COLUMNS 25
+/*
+ * The end of every row: the last columns, job_scheduler, job_id and job_step
+ * (empty: the sample is in no batch job), then pfshim_version (VERSION,
+ * through the Makefile).
+ */
+#define END ",,,," PFSHIM_VERSION "\n"
 #define FIELD_MAX 256
 
 static char out[16384];
@@ -74,7 +78,7 @@ static int csv_parse_record(const char **p, char fields[][FIELD_MAX], int max)
 static const char sample_csv[] =
 	"pid,program,reason,signal,wall_ns,event,value,unit,scale,raw,enabled_ns,"
 	"running_ns,running_percent,status,user_only,zero_when_user_only,error,pid_ns,seq,"
-	"interval_ns,delta,pfshim_version\n"
+	"interval_ns,delta,job_scheduler,job_id,job_step,pfshim_version\n"
 	"4242,demo,exit,,1234567890,task-clock,987654321,msec,1e-06,987654321,987654321,987654321,100.00,counted,0,0,,,,," END
 	"4242,demo,exit,,1234567890,context-switches,1234,,1,1234,987654321,987654321,100.00,counted,0,0,,,,," END
 	"4242,demo,exit,,1234567890,cycles,3000000000,,1,2000000000,1500000,1000000,66.67,counted,0,0,,,,," END
@@ -186,6 +190,31 @@ static void test_series(void **state)
 	assert_non_null(strstr(out, "\n1,p,interval,,0,c,,,1,0,0,0,,not-counted,0,0,,,4,100000000," END));
 }
 
+/* The batch job: three columns before the version on every row, the id quoted as any field. */
+static void test_job(void **state)
+{
+	static char fields[NR_COLUMNS + 1][FIELD_MAX];
+	struct report_event ev[] = { { .name = "e", .unit = "", .scale = 1.0 } };
+	struct report_job slurm = { .scheduler = "slurm", .id = "1234", .step = "0" };
+	struct report_job odd = { .scheduler = "pbs", .id = "9,\"x\"", .step = NULL };
+	struct report r = { .program = "p", .pid = 1, .nr_events = 1, .events = ev, .job = &slurm };
+	const char *p;
+
+	(void)state;
+	format(&r);
+	assert_non_null(strstr(out, "\n1,p,exit,,0,e,0,,1,0,0,0,,counted,0,0,,,,,,slurm,1234,0,"
+				    PFSHIM_VERSION "\n"));
+	r.job = &odd;
+	p = format(&r);
+	assert_int_equal(csv_parse_record(&p, fields, NR_COLUMNS + 1), NR_COLUMNS);
+	assert_string_equal(fields[21], "job_scheduler");
+	assert_int_equal(csv_parse_record(&p, fields, NR_COLUMNS + 1), NR_COLUMNS);
+	assert_string_equal(fields[21], "pbs");
+	assert_string_equal(fields[22], "9,\"x\"");
+	assert_string_equal(fields[23], "");
+	assert_string_equal(fields[24], PFSHIM_VERSION);
+}
+
 static void test_truncation(void **state)
 {
 	(void)state;
@@ -201,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_errno_and_null_strings),
 		cmocka_unit_test(test_pid_ns),
 		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_truncation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,11 +94,11 @@ static void test_csv(void **state)
 	assert_true(report_format_csv(&hybrid_report, out, sizeof(out)) < sizeof(out));
 	/* The same columns as anywhere (pid_ns, seq, interval_ns, delta empty here): the PMU is in the name, as perf -x, writes it. */
 	assert_has(out, "\n4242,demo,exit,,400000000,cpu_core/cycles/,600000000,,1,600000000,"
-			"200000000,150000000,75.00,counted,0,0,,,,,," PFSHIM_VERSION "\n"
+			"200000000,150000000,75.00,counted,0,0,,,,,,,,," PFSHIM_VERSION "\n"
 			"4242,demo,exit,,400000000,cpu_atom/cycles/,100000000,,1,100000000,"
-			"200000000,50000000,25.00,counted,0,0,,,,,," PFSHIM_VERSION "\n"
+			"200000000,50000000,25.00,counted,0,0,,,,,,,,," PFSHIM_VERSION "\n"
 			"4242,demo,exit,,400000000,cycles,700000000,,1,700000000,"
-			"200000000,200000000,100.00,counted,0,0,,,,,," PFSHIM_VERSION "\n");
+			"200000000,200000000,100.00,counted,0,0,,,,,,,,," PFSHIM_VERSION "\n");
 }
 
 static void test_openmetrics(void **state)

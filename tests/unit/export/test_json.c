@@ -230,9 +230,10 @@ static void assert_python(const char *text, const char *check)
 
 static const char sample_json[] =
 	"{\"schema\":\"pfshim.report\",\"version\":4,\"pfshim_version\":\"" PFSHIM_VERSION "\",\"program\":\"demo\",\"argv0\":\"./demo\","
-	"\"pid\":4242,\"ppid\":4241,\"pid_ns\":null,\"hostname\":\"build1\",\"rank\":null,\"start_ns\":1700000000123456789,"
+	"\"pid\":4242,\"ppid\":4241,\"pid_ns\":null,\"hostname\":\"build1\",\"rank\":null,\"job\":null,\"start_ns\":1700000000123456789,"
 	"\"start_time\":\"2023-11-14T22:13:20.123456789Z\",\"wall_ns\":1234567890,"
 	"\"reason\":\"exit\",\"signal\":null,\"signal_name\":null,\"seq\":null,\"interval_ns\":null,"
+	"\"pfshim_share\":null,"
 	"\"events\":["
 	"{\"name\":\"task-clock\",\"status\":\"counted\",\"value\":987654321,\"raw\":987654321,"
 	"\"enabled_ns\":987654321,\"running_ns\":987654321,\"scaled\":false,\"user_only\":false,"
@@ -286,6 +287,45 @@ static void test_signal(void **state)
 	format(&r);
 	assert_non_null(strstr(out, ",\"reason\":\"signal\",\"signal\":40,\"signal_name\":null,"));
 	assert_json_lines(out);
+}
+
+/* pfshim's own share: its three counts and what it measured, as the shim filled them. */
+static void test_share(void **state)
+{
+	struct report r = sample_report;
+	(void)state;
+	r.share = (struct report_share){ .measured = 1, .loaded = 1, .setup_measured = 1,
+					 .reports_measured = 0, .page_faults = 17,
+					 .context_switches = 2, .task_clock_ns = 150123,
+					 .setup_page_faults = 9, .setup_context_switches = 1,
+					 .setup_task_clock_ns = 90000 };
+	format(&r);
+	assert_non_null(strstr(out, ",\"interval_ns\":null,\"pfshim_share\":{\"page_faults\":17,"
+		"\"context_switches\":2,\"task_clock_ns\":150123,\"setup\":{\"page_faults\":9,"
+		"\"context_switches\":1,\"task_clock_ns\":90000},\"loaded\":true,"
+		"\"setup_measured\":true,\"reports_measured\":false},\"events\":["));
+	assert_json_lines(out);
+}
+
+/* The batch job: an object, its step null outside a Slurm step; hostile bytes escaped. */
+static void test_job(void **state)
+{
+	struct report_job slurm = { .scheduler = "slurm", .id = "1234", .step = "0" };
+	struct report_job pbs = { .scheduler = "pbs", .id = "56[7].pbs\"srv\n", .step = NULL };
+	struct report r = sample_report;
+
+	(void)state;
+	r.rank = "3";
+	r.job = &slurm;
+	format(&r);
+	assert_non_null(strstr(out, ",\"rank\":3,\"job\":{\"scheduler\":\"slurm\",\"id\":\"1234\","
+				    "\"step\":\"0\"},\"start_ns\":"));
+	assert_json_lines(out);
+	r.job = &pbs;
+	format(&r);
+	assert_non_null(strstr(out, ",\"job\":{\"scheduler\":\"pbs\",\"id\":\"56[7].pbs\\\"srv\\n\","
+				    "\"step\":null},"));
+	assert_python(out, "d['job'] == {'scheduler': 'pbs', 'id': '56[7].pbs\"srv\\n', 'step': None}");
 }
 
 static void test_odd_names(void **state)
@@ -392,6 +432,8 @@ int main(void)
 		cmocka_unit_test(test_checker_refuses),
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_share),
+		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_odd_names),
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_exact_integers),

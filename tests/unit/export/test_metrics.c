@@ -88,14 +88,19 @@ static void test_rate_prefixes(void **state)
 		{ .name = "minor-faults", .kind = REPORT_KIND_SOFTWARE, .value = 2500 },
 		{ .name = "major-faults", .kind = REPORT_KIND_SOFTWARE, .value = 3000000 },
 		{ .name = "cs", .kind = REPORT_KIND_SOFTWARE, .value = 4000000000ULL },
+		/* exactly a prefix's power: that prefix, not 1000 of the one below */
+		{ .name = "migrations", .kind = REPORT_KIND_SOFTWARE, .value = 1000000 },
+		{ .name = "faults", .kind = REPORT_KIND_SOFTWARE, .value = 1000 },
 	};
-	struct report r = { .nr_events = 5, .events = ev, .wall_ns = 2000000000 };
+	struct report r = { .nr_events = 7, .events = ev, .wall_ns = 2000000000 };
 	(void)state;
 	assert_metric(&r, 0, 0.5, "CPUs utilized", 0);
 	assert_metric(&r, 1, 999, "/sec", 0);
 	assert_metric(&r, 2, 2.5, "K/sec", 0);
 	assert_metric(&r, 3, 3.0, "M/sec", 0);
 	assert_metric(&r, 4, 4.0, "G/sec", 0);
+	assert_metric(&r, 5, 1.0, "M/sec", 0);
+	assert_metric(&r, 6, 1.0, "K/sec", 0);
 }
 
 int main(void)

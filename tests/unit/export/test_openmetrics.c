@@ -7,6 +7,8 @@
  * also given to a real parser, Debian's python3-prometheus-client, through
  * tests/tools/openmetrics_check.py, when it is installed (tests/deps.sh
  * installs it for make e2e; the unit tests only skip that step without it).
+ * The same report in the Prometheus text format (report_format_prometheus):
+ * its HELP and TYPE lines, and promtool check metrics where it is installed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -83,11 +85,22 @@ static void assert_shape(const char *text)
  * list of (name, labels, value) samples) holds. Skipped where
  * python3-prometheus-client is not installed.
  */
+/* The shell command @cmd reads @text on its stdin and exits 0. */
+static void assert_piped(const char *cmd, const char *text)
+{
+	FILE *p = popen(cmd, "w");
+	int status;
+
+	assert_non_null(p);
+	fputs(text, p);
+	status = pclose(p);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void assert_parsed(const char *text, const char *check)
 {
 	char cmd[1024];
-	FILE *py;
-	int status;
 
 	assert_shape(text);
 	if (system("/usr/bin/python3 -c 'import prometheus_client' >/dev/null 2>&1") != 0)
@@ -99,12 +112,7 @@ static void assert_parsed(const char *text, const char *check)
 		 "d = [json.loads(l) for l in sys.stdin.read().splitlines()]\n"
 		 "s = [(x[\"name\"], x[\"labels\"], x[\"value\"]) for x in d]\n"
 		 "assert eval(os.environ[\"PFSHIM_OM_CHECK\"]), s\n'");
-	py = popen(cmd, "w");
-	assert_non_null(py);
-	fputs(text, py);
-	status = pclose(py);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_piped(cmd, text);
 }
 
 static const char *const process_labels = "{program=\"demo\",pid=\"4242\",host=\"build1\",rank=\"\"";
@@ -137,7 +145,8 @@ static void test_sample(void **state)
 	assert_line(out, "# TYPE pfshim_report_info gauge");
 	assert_line(out, "pfshim_report_info{program=\"demo\",pid=\"4242\",host=\"build1\","
 			 "rank=\"\",argv0=\"./demo\",ppid=\"4241\",pid_ns=\"\",reason=\"exit\","
-			 "signal=\"\",pfshim_version=\"" PFSHIM_VERSION "\"} 1");
+			 "signal=\"\",job_scheduler=\"\",job_id=\"\",job_step=\"\","
+			 "pfshim_version=\"" PFSHIM_VERSION "\"} 1");
 	assert_line(out, "# UNIT pfshim_wall_seconds seconds");
 	assert_line(out, "pfshim_wall_seconds{program=\"demo\",pid=\"4242\",host=\"build1\","
 			 "rank=\"\"} 1.234567890");
@@ -184,11 +193,11 @@ static void test_signal_and_rank(void **state)
 	format(&r);
 	assert_non_null(strstr(out, "rank=\"17\",argv0=\"./demo\",ppid=\"4241\","
 				    "pid_ns=\"4026532177\",reason=\"signal\",signal=\"SIGUSR1\","
-				    "pfshim_version=\"" PFSHIM_VERSION "\"} 1\n"));
+				    "job_scheduler=\"\",job_id=\"\",job_step=\"\",pfshim_version=\"" PFSHIM_VERSION "\"} 1\n"));
 	r.signo = 1000;	/* no name: its number */
 	r.start_ns = 0;	/* unknown (an unforked copy): no start time */
 	format(&r);
-	assert_non_null(strstr(out, "reason=\"signal\",signal=\"1000\",pfshim_version=\""));
+	assert_non_null(strstr(out, "reason=\"signal\",signal=\"1000\",job_scheduler=\"\","));
 	assert_null(strstr(out, "start_time"));
 	assert_parsed(out, "all(l['rank'] == '17' for n, l, v in s)");
 }
@@ -204,6 +213,8 @@ static const struct report_event odd_events[] = {
 	/* would be x and x_total: one family */
 	{ .name = "faults_total", .scale = 1.0, .value = 6 },
 	{ .name = "faults", .scale = 1.0, .value = 7 },
+	/* and x_created: x too (8 bytes off, not 6) */
+	{ .name = "faults_created", .scale = 1.0, .value = 17 },
 	/* pfshim's own names: moved under pfshim_event_ */
 	{ .name = "wall-seconds", .scale = 1.0, .value = 8 },
 	{ .name = "region-calls", .scale = 1.0, .value = 9 },
@@ -224,6 +235,27 @@ static const struct report_event odd_events[] = {
 	{ .name = "x\"y\\z\nw\x1b", .scale = 1.0, .value = 14 },
 };
 
+/* The batch job: labels of report_info, empty outside a job; hostile bytes escaped. */
+static void test_job(void **state)
+{
+	struct report_job slurm = { .scheduler = "slurm", .id = "1234", .step = "0" };
+	struct report_job flux = { .scheduler = "flux", .id = "\xc6\x92" "abc\"\n", .step = NULL };
+	struct report r = sample_report;
+
+	(void)state;
+	r.job = &slurm;
+	format(&r);
+	assert_non_null(strstr(out, "signal=\"\",job_scheduler=\"slurm\",job_id=\"1234\",job_step=\"0\","
+				    "pfshim_version=\"" PFSHIM_VERSION "\"} 1\n"));
+	/* on report_info only: the other samples keep the process's labels */
+	assert_line(out, "pfshim_wall_seconds{program=\"demo\",pid=\"4242\",host=\"build1\","
+			 "rank=\"\"} 1.234567890");
+	r.job = &flux;
+	format(&r);
+	assert_non_null(strstr(out, ",job_scheduler=\"flux\",job_id=\"\xc6\x92" "abc\\\"\\n\",job_step=\"\","));
+	assert_parsed(out, "[l['job_id'] for n, l, v in s if n == 'pfshim_report_info'] == ['\\u0192abc\"\\n']");
+}
+
 static void test_names(void **state)
 {
 	struct report r = sample_report;
@@ -240,6 +272,7 @@ static void test_names(void **state)
 	assert_event_sample(out, "pfshim_page_faults_total", "page_faults", "5");
 	assert_event_sample(out, "pfshim_faults_total", "faults_total", "6");
 	assert_event_sample(out, "pfshim_faults_total", "faults", "7");
+	assert_event_sample(out, "pfshim_faults_total", "faults_created", "17");
 	assert_event_sample(out, "pfshim_event_wall_seconds_total", "wall-seconds", "8");
 	assert_event_sample(out, "pfshim_event_region_calls_total", "region-calls", "9");
 	assert_event_sample(out, "pfshim_event_event_status_total", "event_status", "10");
@@ -387,16 +420,92 @@ static void test_truncation(void **state)
 	check_truncation(report_format_openmetrics, &r);
 }
 
+static int has_line_starting(const char *text, const char *prefix)
+{
+	for (const char *p = text; (p = strstr(p, prefix)); p++)
+		if (p == text || p[-1] == '\n')
+			return 1;
+	return 0;
+}
+
+/*
+ * The Prometheus text format, node_exporter's: every sample's name has its
+ * "# HELP" and "# TYPE" lines (a counter's name is its sample's, _total),
+ * no "# UNIT", no "# EOF"; the samples are the OpenMetrics ones, line for line.
+ */
+static void assert_prometheus_text(const struct report *r)
+{
+	static char om[65536];
+	size_t n = report_format_prometheus(r, out, sizeof(out));
+	const char *line;
+
+	assert_true(n < sizeof(out));
+	assert_int_equal(strlen(out), n);
+	assert_int_equal(out[n - 1], '\n');
+	assert_null(strstr(out, "# UNIT"));
+	assert_null(strstr(out, "# EOF"));
+	report_format_openmetrics(r, om, sizeof(om));
+	for (line = out; *line; line = strchr(line, '\n') + 1) {
+		char name[256], want[300];
+		size_t k = strcspn(line, "{");
+
+		if (*line == '#')
+			continue;
+		assert_true(k < sizeof(name));
+		memcpy(name, line, k);
+		name[k] = '\0';
+		snprintf(want, sizeof(want), "# HELP %s ", name);
+		assert_true(has_line_starting(out, want));
+		snprintf(want, sizeof(want), "# TYPE %s ", name);
+		assert_true(has_line_starting(out, want));
+		/* the same sample in the OpenMetrics exposition */
+		k = strcspn(line, "\n");
+		assert_non_null(memmem(om, strlen(om), line, k + 1));
+	}
+	if (system("promtool --version >/dev/null 2>&1") == 0)
+		assert_piped("promtool check metrics", out);
+}
+
+static void test_prometheus_text(void **state)
+{
+	struct report r = sample_report;
+
+	(void)state;
+	assert_prometheus_text(&sample_report);
+	assert_line(out, "# HELP pfshim_report_info The process a pfshim report is about and why "
+			 "it was written (value 1)");
+	assert_line(out, "# TYPE pfshim_report_info gauge");
+	assert_line(out, "# TYPE pfshim_wall_seconds gauge");
+	assert_line(out, "# HELP pfshim_cycles_total A perf event counted by pfshim over the "
+			 "process, named in the event label");
+	assert_line(out, "# TYPE pfshim_cycles_total counter");
+	assert_line(out, "# TYPE pfshim_task_clock_seconds_total counter");
+	assert_event_sample(out, "pfshim_task_clock_seconds_total", "task-clock", "0.987654321");
+	assert_event_sample(out, "pfshim_cycles_total", "cycles", "3000000000");
+	assert_line(out, "# TYPE pfshim_event_enabled_seconds_total counter");
+	assert_null(strstr(out, "# TYPE pfshim_cycles counter"));
+	r.regions = &regions;
+	assert_prometheus_text(&r);
+	assert_line(out, "# TYPE pfshim_region_calls_total counter");
+	assert_line(out, "# TYPE pfshim_region_wall_seconds_total counter");
+	r.events = odd_events;
+	r.nr_events = sizeof(odd_events) / sizeof(odd_events[0]);
+	assert_prometheus_text(&r);
+	check_truncation(report_format_prometheus, &r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_signal_and_rank),
+		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_hostile_labels),
 		cmocka_unit_test(test_regions),
 		cmocka_unit_test(test_nothing_after_eof),
 		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_prometheus_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

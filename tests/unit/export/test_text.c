@@ -66,6 +66,23 @@ static void test_sample(void **state)
 	assert_string_equal(format(&sample_report), sample_text);
 }
 
+/* The batch job: one line after the version's; none outside a job (test_sample). */
+static void test_job(void **state)
+{
+	struct report_job slurm = { .scheduler = "slurm", .id = "1234", .step = "0" };
+	struct report_job lsf = { .scheduler = "lsf", .id = "77[3]\x1b", .step = NULL };
+	struct report r = sample_report;
+
+	(void)state;
+	r.job = &slurm;
+	format(&r);
+	assert_non_null(strstr(out, " pfshim: reported at exit by pfshim " PFSHIM_VERSION "\n"
+				    " pfshim: in slurm job 1234, step 0\n"));
+	r.job = &lsf;
+	format(&r);
+	assert_line(out, " pfshim: in lsf job 77[3]?");
+}
+
 static void test_reasons(void **state)
 {
 	struct report r = sample_report;
@@ -89,6 +106,28 @@ static void test_reasons(void **state)
 	r.reason = REPORT_EXPLICIT;
 	format(&r);
 	assert_line(out, " pfshim: reported by pfshim_report() by pfshim " PFSHIM_VERSION);
+}
+
+/* pfshim's own share: one line before "reported", grouped faults, msec; none when not measured. */
+static void test_share(void **state)
+{
+	struct report r = sample_report;
+	(void)state;
+	r.share = (struct report_share){ .measured = 1, .loaded = 1, .setup_measured = 1,
+					 .reports_measured = 1, .page_faults = 1234,
+					 .context_switches = 2, .task_clock_ns = 248123 };
+	format(&r);
+	assert_line(out, " pfshim: pfshim's own share of these counts: 1,234 page-faults, 0.248 msec"
+		    " task-clock, 2 context-switches (its set-up and reports up to this one; loading"
+		    " the library is not in it)");
+	r.share.reports_measured = 0;
+	format(&r);
+	assert_line(out, " pfshim: pfshim's own share of these counts: 1,234 page-faults, 0.248 msec"
+		    " task-clock, 2 context-switches (its set-up and reports up to this one, but not"
+		    " those under the program's seccomp filter; loading the library is not in it)");
+	r.share.measured = 0;
+	format(&r);
+	assert_null(strstr(out, "own share"));
 }
 
 /* An interval report is perf stat -I's table: time, change, event, and the total beside. */
@@ -218,8 +257,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_reasons),
+		cmocka_unit_test(test_share),
 		cmocka_unit_test(test_clock_grouping_and_elapsed),
 		cmocka_unit_test(test_odd_names),
 		cmocka_unit_test(test_zero_when_user_only_without_retry),

@@ -240,6 +240,73 @@ static int count_perf_maps(void)
 }
 
 /* close() alone would leave the event alive through its mapping. */
+static int open_faults3(struct fastread_group *g)
+{
+	struct perf_event_attr attrs[3];
+
+	attr_software(&attrs[0], PERF_COUNT_SW_TASK_CLOCK);
+	attr_software(&attrs[1], PERF_COUNT_SW_PAGE_FAULTS);
+	attr_software(&attrs[2], PERF_COUNT_SW_PAGE_FAULTS_MIN);
+	return fastread_group_open(g, attrs, 3);
+}
+
+/*
+ * Members whose descriptors are shed count on, in the group, as members that
+ * keep theirs: the same page-faults in the same interval, to the fault, read
+ * through the leader's read(2). A member without a page keeps its descriptor.
+ */
+static void test_shed_members_count_on(void **state)
+{
+	struct fastread_group shed, kept;
+	struct fastread_count a0[3], a1[3], b0[3], b1[3];
+	char *mem = fresh_pages(TOUCHED_PAGES);
+	int fd1, fd2;
+
+	(void)state;
+	SKIP_IF_PERF_REFUSED();
+	assert_int_equal(open_faults3(&shed), 0);
+	assert_int_equal(open_faults3(&kept), 0);
+	fd1 = shed.fd[1];
+	fd2 = shed.fd[2];
+	assert_int_equal(fastread_group_shed(&shed), 2);
+	assert_int_equal(shed.fd[1], -1);
+	assert_int_equal(shed.fd[2], -1);
+	assert_true(shed.fd[0] >= 0);
+	assert_int_equal(fcntl(fd1, F_GETFD), -1);
+	assert_int_equal(fcntl(fd2, F_GETFD), -1);
+	assert_int_equal(fastread_group_shed(&shed), 0);	/* nothing left to shed */
+
+	assert_int_equal(fastread_group_read(&shed, a0), 0);
+	assert_int_equal(fastread_group_read(&kept, b0), 0);
+	touch_pages(mem, TOUCHED_PAGES);
+	assert_int_equal(fastread_group_read(&shed, a1), 0);
+	assert_int_equal(fastread_group_read(&kept, b1), 0);
+	for (int e = 1; e < 3; e++) {
+		assert_true(a1[e].value - a0[e].value >= TOUCHED_PAGES);
+		assert_int_equal(a1[e].value - a0[e].value, b1[e].value - b0[e].value);
+		assert_int_equal(a1[e].running, a1[0].running);
+	}
+	assert_true(a1[0].value > a0[0].value);
+	fastread_group_close(&shed);
+	fastread_group_close(&kept);
+
+	/* A member without a page: its descriptor is what keeps it alive. */
+	assert_int_equal(open_faults3(&shed), 0);
+	munmap(shed.page[2], (size_t)page_size());
+	shed.page[2] = NULL;
+	fd2 = shed.fd[2];
+	assert_int_equal(fastread_group_shed(&shed), 1);
+	assert_int_equal(shed.fd[2], fd2);
+	assert_true(fcntl(fd2, F_GETFD) >= 0);
+	assert_int_equal(fastread_group_read(&shed, a0), 0);
+	touch_pages(mem + 0, 1);	/* already faulted: nothing new */
+	assert_int_equal(fastread_group_read(&shed, a1), 0);
+	assert_int_equal(a1[2].running, a1[0].running);
+	fastread_group_close(&shed);
+	assert_int_equal(fcntl(fd2, F_GETFD), -1);
+	munmap(mem, (size_t)(TOUCHED_PAGES * page_size()));
+}
+
 static void test_close_unmaps_and_closes(void **state)
 {
 	int fds = count_fds(), maps = count_perf_maps();
@@ -479,6 +546,7 @@ int main(void)
 		  test_software_group_reads_through_read2, NULL, NULL, &by_leader_times },
 		cmocka_unit_test(test_fallback_matches_by_id),
 		cmocka_unit_test(test_one_unreadable_page_costs_one_read2),
+		cmocka_unit_test(test_shed_members_count_on),
 		cmocka_unit_test(test_close_unmaps_and_closes),
 		cmocka_unit_test(test_open_errors_leave_nothing_open),
 		cmocka_unit_test(test_open_drops_inherit),

@@ -730,6 +730,36 @@ static void test_cached_inline_wide_and_narrow(void **state)
 }
 
 /*
+ * One event, the common case (CACHE_ONE, straight-line code of its own):
+ * served from the cache while the page's lock stands, both placements, its
+ * counter sign-extended from 48 bits; never once the lock moved.
+ */
+static void test_cached_inline_one_event(void **state)
+{
+	struct fastread_group one = { .nr = 1, .page = { &pages[0] } };
+	uint64_t v[3];
+
+	(void)state;
+	page_set(&pages[0], 3, 100, 48, 0xffff000000000005ULL);
+	pages[0].lock = 4;
+	assert_int_equal(fastread_pages_read_sample_cached(one.page, 1, &fake_hooks, &one.cache,
+							   v, &v[1], &v[2]), 0);
+	assert_int_equal(one.cache.valid, FASTREAD_CACHE_ONE);
+	fake_counter[3] = 0xabcdfffffffffff9ULL;	/* 48 bits: -7 */
+	for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++) {
+		memset(v, 0, sizeof(v));
+		assert_true(fastread_group_read_cached_with(&one, v, at, fake_read_slot));
+		assert_int_equal(v[0], 93);
+		assert_int_equal(v[1], 1000);
+		assert_int_equal(v[2], 1000);
+	}
+	/* The page rewritten (the event moved to another counter): not served. */
+	pages[0].lock += 2;
+	for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++)
+		assert_false(fastread_group_read_cached_with(&one, v, at, fake_read_slot));
+}
+
+/*
  * Groups of 2 to 5 events: up to FASTREAD_UNROLLED_MAX the cache says
  * UNROLLED and fastread/cached.h reads each size as straight-line code of its
  * own, beyond it a loop; with 64-bit counters WIDE (offset + counter), with
@@ -1002,10 +1032,16 @@ static void test_writer_never_tears_a_read(void **state)
 		      (unsigned long long)served);
 	/*
 	 * The test means something only if the reader really raced the writer;
-	 * on one CPU the two only meet at context switches.
+	 * on one CPU the two only meet at context switches. On a machine so
+	 * busy that the writer hardly ran in 20 s (seen once in make unit
+	 * beside 8 other builds on 2 cores), it is not judged: a skip, not a
+	 * failure of the code.
 	 */
-	assert_true(torn_writes > 1000);
-	assert_true(changes > want);
+	if (torn_writes <= 1000 || changes <= want) {
+		print_message("torn-read test: the writer ran too little to race the reader "
+			      "(a busy machine): not judged\n");
+		skip();
+	}
 	assert_true(served > 0);
 }
 
@@ -1034,6 +1070,7 @@ int main(void)
 		cmocka_unit_test_setup(test_cached_read_multiplexed_not_cached, reset),
 		cmocka_unit_test_setup(test_cached_sample_then_counts, reset),
 		cmocka_unit_test_setup(test_cached_inline_wide_and_narrow, reset),
+		cmocka_unit_test_setup(test_cached_inline_one_event, reset),
 		cmocka_unit_test_setup(test_writer_never_tears_a_read, reset),
 	};
 

@@ -88,6 +88,11 @@ static void test_scale_result_too_large(void **state)
 	assert_int_equal(scale(UINT64_C(1) << 63, 2, 1, &out), -EOVERFLOW);
 	assert_int_equal(scale((UINT64_C(1) << 63) - 1, 2, 1, &out), 0);
 	assert_int_equal(out, UINT64_MAX - 1);
+	/* The largest quotient itself, 2^64 - 1 = 3 * 6148914691236517205: it fits. */
+	assert_int_equal(scale(UINT64_C(6148914691236517205), 3, 1, &out), 0);
+	assert_int_equal(out, UINT64_MAX);
+	assert_int_equal(fastread_mul_div_portable(UINT64_C(6148914691236517205), 3, 1, &out), 0);
+	assert_int_equal(out, UINT64_MAX);
 }
 
 static uint64_t rand64(void)

@@ -178,7 +178,7 @@ static void test_region_sums_in_every_format(void **state)
 	snprintf(want, sizeof(want), ",cycles,%llu,%llu,", (unsigned long long)(core + atom),
 		 (unsigned long long)(core + atom));
 	assert_has(out, want);
-	snprintf(want, sizeof(want), ",cycles,%llu,,,,counted,%llu,%llu,%llu,0," PFSHIM_VERSION "\n",
+	snprintf(want, sizeof(want), ",cycles,%llu,,,,counted,%llu,%llu,%llu,0,,,," PFSHIM_VERSION "\n",
 		 (unsigned long long)(core + atom), (unsigned long long)(core + atom),
 		 (unsigned long long)(core + atom), (unsigned long long)(core + atom));
 	assert_has(out, want);

@@ -3,7 +3,8 @@
  * test_output_dir.c: preload/output/dir.c, reports as files in a directory:
  * names that sort by host, rank and pid; the directory made with its
  * parents; the first report of an image takes a free name, later ones
- * replace it, and nothing else is left in the directory.
+ * replace it, and nothing else is left in the directory; an image removes
+ * its own file and no other (output_dir_remove()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -117,28 +118,133 @@ static void test_write_publish_replace(void **state)
  * Past RLIMIT_FSIZE: -EFBIG and no SIGXFSZ (its default action would end
  * the host, and this test), nothing published, the last report kept.
  */
-static void test_file_size_limit(void **state)
+/*
+ * In @dir, @n's report "small\n", then one of 300 bytes under an
+ * RLIMIT_FSIZE of 100 (94 bytes more fit: a short write, no SIGXFSZ; a file
+ * rewritten whole from 0 does not fit at all). Return: that write's result.
+ */
+static int write_past_fsize(const char *dir, const struct output_names *n)
 {
-	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], name[128], path[256];
-	struct output_names n = names;
 	struct rlimit old, rl;
 	char big[300];
 	const char *why;
+	int err;
 
-	(void)state;
-	n.pid = 4244;	/* an image of its own: test_write_publish_replace published 4242 */
 	memset(big, 'r', sizeof(big));
-	assert_non_null(mkdtemp(top));
-	snprintf(dir, sizeof(dir), "%s/", top);
-	assert_int_equal(output_dir_write(dir, &n, "small\n", 6, &why), 0);
+	assert_int_equal(output_dir_write(dir, n, "small\n", 6, &why), 0);
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	rl = old;
 	rl.rlim_cur = 100;
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
-	assert_int_equal(output_dir_write(dir, &n, big, sizeof(big), &why), -EFBIG);
+	err = output_dir_write(dir, n, big, sizeof(big), &why);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	return err;
+}
+
+static void test_file_size_limit(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], name[128], path[256];
+	struct output_names n = names;
+
+	(void)state;
+	n.pid = 4244;	/* an image of its own: test_write_publish_replace published 4242 */
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/", top);
+	assert_int_equal(write_past_fsize(dir, &n), -EFBIG);
 	assert_int_equal(entries(dir, name, sizeof(name)), 1);
 	file_is(dir, name, "small\n");
+	snprintf(path, sizeof(path), "rm -r %s", top);
+	assert_int_equal(system(path), 0);
+}
+
+/*
+ * output_dir_remove(): only this image's own published file, by pid and
+ * directory; nothing published is nothing removed; errno kept; the next
+ * report after a removal (a failed exec goes on) publishes a new file.
+ */
+static void test_remove(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], elsewhere[128], name[128], cmd[256];
+	struct output_names other = names;
+	const char *why;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/d/", top);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/e/", top);
+	other.pid = 4299;
+	assert_int_equal(output_dir_write(dir, &other, "theirs\n", 7, &why), 0);
+	assert_int_equal(output_dir_remove(dir, &names), 0);	/* we published nothing */
+	assert_int_equal(output_dir_write(dir, &names, "ours\n", 5, &why), 0);
+	assert_int_equal(entries(dir, name, sizeof(name)), 2);
+	assert_int_equal(output_dir_remove(elsewhere, &names), 0);	/* not that directory */
+	assert_int_equal(entries(dir, name, sizeof(name)), 2);
+	errno = 1234;
+	assert_int_equal(output_dir_remove(dir, &names), 0);
+	assert_int_equal(errno, 1234);
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+	file_is(dir, name, "theirs\n");
+	assert_int_equal(output_dir_remove(dir, &names), 0);	/* once only */
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+	assert_int_equal(output_dir_write(dir, &names, "again\n", 6, &why), 0);
+	assert_int_equal(entries(dir, name, sizeof(name)), 2);
+	snprintf(cmd, sizeof(cmd), "rm -r %s", top);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * The series file is opened O_NOFOLLOW: a symbolic link put at
+ * NAME.series.EXT between two interval reports is refused (ELOOP), and
+ * its target, a regular file of our own, keeps its bytes.
+ */
+static void test_series_symlink(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], name[128], path[512], target[256];
+	struct output_names n = names;
+	const char *why;
+	int fd;
+
+	(void)state;
+	n.pid = 4246;	/* an image of its own (the others published 4242 and 4244) */
+	n.series = true;
+	n.series_only = true;
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/d/", top);
+	snprintf(target, sizeof(target), "%s/target", top);
+	fd = open(target, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "mine\n", 5), 5);
+	close(fd);
+	assert_int_equal(output_dir_write(dir, &n, "1\n", 2, &why), 0);
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+	assert_string_equal(name, "vm.r000003.p0004246.20231114T221320Z.0.series.jsonl");
+	file_is(dir, name, "1\n");
+	snprintf(path, sizeof(path), "%s%s", dir, name);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(output_dir_write(dir, &n, "2\n", 2, &why), -ELOOP);
+	file_is(top, "target", "mine\n");
+	snprintf(path, sizeof(path), "rm -r %s", top);
+	assert_int_equal(system(path), 0);
+}
+
+/*
+ * A series append cut short (RLIMIT_FSIZE here, a full disk elsewhere) is
+ * an error, -ENOSPC, not a report written: the series' last line lacks
+ * its end, and the caller says so.
+ */
+static void test_series_short_write(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], path[256];
+	struct output_names n = names;
+
+	(void)state;
+	n.pid = 4247;
+	n.series = true;
+	n.series_only = true;
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/", top);
+	assert_int_equal(write_past_fsize(dir, &n), -ENOSPC);
 	snprintf(path, sizeof(path), "rm -r %s", top);
 	assert_int_equal(system(path), 0);
 }
@@ -150,6 +256,9 @@ int main(void)
 		cmocka_unit_test(test_name_hostile_host),
 		cmocka_unit_test(test_write_publish_replace),
 		cmocka_unit_test(test_file_size_limit),
+		cmocka_unit_test(test_remove),
+		cmocka_unit_test(test_series_symlink),
+		cmocka_unit_test(test_series_short_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

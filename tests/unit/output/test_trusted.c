@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,6 +86,27 @@ static void test_ours_walked_and_made(void **state)
 	close(open(path, O_CREAT | O_WRONLY, 0644));
 	assert_int_equal(walk("a/file/x", true, &why), -ENOTDIR);
 	assert_null(why);
+}
+
+/* A name of NAME_MAX bytes is walked and made; one byte more is -ENAMETOOLONG, never copied. */
+static void test_longest_name(void **state)
+{
+	char path[600], name[NAME_MAX + 2];
+	const char *why;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	memset(name, 'n', sizeof(name));
+	name[NAME_MAX] = '\0';
+	snprintf(path, sizeof(path), "%s/%s/x", top, name);
+	fd = trusted_dir_open(path, true, 0755, &st, &why);
+	assert_true(fd >= 0);
+	close(fd);
+	name[NAME_MAX] = 'n';
+	name[NAME_MAX + 1] = '\0';
+	snprintf(path, sizeof(path), "%s/%s/x", top, name);
+	assert_int_equal(trusted_dir_open(path, true, 0755, &st, &why), -ENAMETOOLONG);
 }
 
 static void test_others_refused(void **state)
@@ -161,6 +183,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ours_walked_and_made, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_others_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_ours, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_longest_name, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

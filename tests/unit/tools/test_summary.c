@@ -5,7 +5,8 @@
  * order it is read in (exit first or last, seq against wall time, a report
  * read twice); regions' statistics over groups; the series' steps; the tree
  * of an exec chain with children placed under the image that forked them,
- * and a cycle of ppids that must end.
+ * and a cycle of ppids that must end; a job count's kinds and pfshim's own
+ * share (job.c, own_share.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,6 +122,29 @@ static void test_exec_is_new_image(void **state)
 	"\"wall_ns\":{\"status\":\"counted\",\"threads\":2,\"sum\":" #sum ",\"min\":" #min ",\"max\":" #max "}," \
 	"\"events\":[{\"name\":\"e\",\"status\":\"counted\",\"threads\":2,\"sum\":1,\"min\":0,\"max\":1}]}]}"
 
+#define PROBE(sum, min, max) \
+	"{\"probe\":[{\"name\":\"e\",\"status\":\"counted\",\"threads\":2,\"sum\":" #sum \
+	",\"min\":" #min ",\"max\":" #max "}],\"threads\":[],\"totals\":[]}"
+
+/* The probe (pfshim itself in each call) over reports: sums added, the least min, the most max. */
+static void test_probe_over_reports(void **state)
+{
+	struct summary s;
+
+	(void)state;
+	summary_init(&s, NULL);
+	add(&s, report(1, 0, 1000, 1, "exit", -1, 1, -1, -1, PROBE(40, 15, 25)));
+	add(&s, report(2, 0, 1000, 1, "exit", -1, 1, -1, -1, PROBE(30, 12, 18)));
+	add(&s, report(3, 0, 1000, 1, "exit", -1, 1, -1, -1, PROBE(50, 20, 30)));
+	summary_finish(&s);
+	assert_int_equal(s.nr_probes, 1);
+	assert_int_equal(s.probes[0].sum, 120);
+	assert_int_equal(s.probes[0].threads, 6);
+	assert_int_equal(s.probes[0].min, 12);
+	assert_int_equal(s.probes[0].max, 30);
+	summary_free(&s);
+}
+
 static void test_regions_over_ranks(void **state)
 {
 	struct summary_options opt = { .by = BY_RANK };
@@ -208,6 +232,97 @@ static void test_tree(void **state)
 	summary_free(&s);
 }
 
+/*
+ * A job of 5 processes: 10 (dynamic, the shim, reported), its fork child 14
+ * (reported, no exec), 11 a static program, 12 a dynamic one without the
+ * shim, 13 one with the shim and no report (SIGKILL). The share, by
+ * own_share.c's sum: the reports' 9 + 4, the loader's (66 - 50) for each of
+ * the 2 images that loaded the shim, the end's (78 - 66 - 10) for each of
+ * the 2 that reported, the set-up's 6 for the 1 that loaded it and did not
+ * report: 13 + 32 + 4 + 6 = 55.
+ */
+static void test_job_share_and_kinds(void **state)
+{
+	static const char job[] =
+		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"pid\":10,"
+		"\"end\":{\"exit\":0},\"events\":[{\"name\":\"page-faults\",\"unit\":\"\","
+		"\"scale\":1,\"value\":1000},{\"name\":\"cycles\",\"unit\":\"\",\"scale\":1,"
+		"\"value\":5000}],\"lost_records\":0,\"shim_images\":2,\"calibration\":{"
+		"\"program\":\"/bin/true\",\"runs\":5,\"cost_ns\":1000000,\"events\":[{\"name\":"
+		"\"page-faults\",\"share\":\"page_faults\",\"bare\":50,\"off\":66,\"preloaded\":78,"
+		"\"in_process\":10,\"setup\":6}]},\"processes\":["
+		"{\"pid\":10,\"program\":\"sh\",\"dynamic\":true,\"shim\":true},"
+		"{\"pid\":14,\"program\":\"sh\",\"dynamic\":true,\"shim\":true},"
+		"{\"pid\":11,\"program\":\"st\",\"dynamic\":false,\"shim\":false},"
+		"{\"pid\":12,\"program\":\"true\",\"dynamic\":true,\"shim\":false},"
+		"{\"pid\":13,\"program\":\"sleep\",\"dynamic\":true,\"shim\":true}]}\n";
+	static const char reports[] =
+		"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"sh\",\"pid\":10,"
+		"\"hostname\":\"h\",\"start_ns\":1,\"wall_ns\":5,\"reason\":\"exit\","
+		"\"pfshim_share\":{\"page_faults\":9,\"context_switches\":0,\"task_clock_ns\":7,"
+		"\"setup\":{\"page_faults\":5,\"context_switches\":0,\"task_clock_ns\":3},"
+		"\"loaded\":true,\"setup_measured\":true,\"reports_measured\":true},\"events\":["
+		"{\"name\":\"page-faults\",\"status\":\"counted\",\"value\":400,\"unit\":\"\","
+		"\"scale\":1}]}\n"
+		"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"sh\",\"pid\":14,"
+		"\"hostname\":\"h\",\"start_ns\":2,\"wall_ns\":5,\"reason\":\"exit\","
+		"\"pfshim_share\":{\"page_faults\":4,\"context_switches\":0,\"task_clock_ns\":7,"
+		"\"setup\":{\"page_faults\":2,\"context_switches\":0,\"task_clock_ns\":3},"
+		"\"loaded\":false,\"setup_measured\":true,\"reports_measured\":true},\"events\":["
+		"{\"name\":\"page-faults\",\"status\":\"counted\",\"value\":100,\"unit\":\"\","
+		"\"scale\":1}]}\n";
+	struct summary s;
+	const struct summary_job *j;
+	int pf, cycles;
+	(void)state;
+
+	summary_init(&s, NULL);
+	add(&s, job);
+	add(&s, reports);
+	summary_finish(&s);
+	j = s.job;
+	assert_non_null(j);
+	pf = summary_event_index(&s, "page-faults", "", 1);
+	cycles = summary_event_index(&s, "cycles", "", 1);
+	assert_int_equal(s.share.images, 2);
+	assert_int_equal(s.share.loaded, 1);
+	assert_int_equal(s.share.value[SHARE_PAGE_FAULTS], 13);
+	assert_int_equal(j->share_sums[pf].counted, 1);
+	assert_int_equal(j->share_sums[pf].value, 55);
+	assert_int_equal(j->less_share_sums[pf].value, 1000 - 55);
+	assert_int_equal(j->share_sums[cycles].counted, 0);	/* not measured */
+	assert_int_equal(j->unreported, 3);
+	assert_int_equal(j->kind_count[KIND_STATIC], 1);
+	assert_string_equal(j->unreported_programs[KIND_STATIC].name[0], "st");
+	assert_int_equal(j->kind_count[KIND_NO_SHIM], 1);
+	assert_string_equal(j->unreported_programs[KIND_NO_SHIM].name[0], "true");
+	assert_int_equal(j->kind_count[KIND_NO_REPORT], 1);
+	assert_string_equal(j->unreported_programs[KIND_NO_REPORT].name[0], "sleep");
+	assert_int_equal(j->kind_count[KIND_UNKNOWN], 0);
+	summary_free(&s);
+}
+
+/* A job count of version 1 before the kinds: every unreported process of kind unknown. */
+static void test_job_without_kinds(void **state)
+{
+	static const char job[] =
+		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"pid\":10,"
+		"\"end\":{\"exit\":0},\"events\":[{\"name\":\"page-faults\",\"value\":100}],"
+		"\"lost_records\":0,\"processes\":[{\"pid\":10,\"program\":\"sh\"}]}\n";
+	struct summary s;
+	(void)state;
+
+	summary_init(&s, NULL);
+	add(&s, job);
+	summary_finish(&s);
+	assert_int_equal(s.job->kind_count[KIND_UNKNOWN], 1);
+	assert_int_equal(s.job->shim_images, -1);
+	/* no report, no calibration: a share of 0, the totals whole */
+	assert_int_equal(s.job->share_sums[0].value, 0);
+	assert_int_equal(s.job->less_share_sums[0].value, 100);
+	summary_free(&s);
+}
+
 static void test_filters(void **state)
 {
 	struct summary_options opt = { 0 };
@@ -232,9 +347,12 @@ int main(void)
 		cmocka_unit_test(test_seq_before_wall),
 		cmocka_unit_test(test_exec_is_new_image),
 		cmocka_unit_test(test_regions_over_ranks),
+		cmocka_unit_test(test_probe_over_reports),
 		cmocka_unit_test(test_series_steps),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_job_share_and_kinds),
+		cmocka_unit_test(test_job_without_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

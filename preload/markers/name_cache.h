@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * name_cache.h: each thread's cache of the regions it named, so that
+ * pfshim_region_begin("solve") costs about what pfshim_begin(handle) does:
+ * keyed by the name's address (a program names a region by the same
+ * literal every time), checked against the interned name word by word
+ * (region_names_match), never trusted on the address alone: a buffer freed
+ * and reused for another string, or changed in place, is a miss, and the
+ * lookup in the names' table (regions.c) decides. Owner thread only, and
+ * its signal handlers: a handler's fill between two loads of an entry can
+ * pair an address with another name's id, which the word check refuses.
+ */
+#ifndef PFSHIM_PRELOAD_MARKERS_NAME_CACHE_H
+#define PFSHIM_PRELOAD_MARKERS_NAME_CACHE_H
+
+#include <stdint.h>
+
+#include "preload/markers/regions.h"
+
+#define NAME_CACHE_SIZE 8	/* direct-mapped by the address's bits 3-5 */
+
+struct name_cache {
+	struct name_cache_entry {
+		const char *name;	/* NAME_CACHE_NONE, or a name aligned to 8 */
+		const struct region_name *row;	/* its interned name when filled */
+	} e[NAME_CACHE_SIZE];
+};
+
+/* What no name's address can be (odd): an entry never filled. */
+#define NAME_CACHE_NONE ((const char *)1)
+
+static inline void name_cache_init(struct name_cache *c)
+{
+	for (int i = 0; i < NAME_CACHE_SIZE; i++)
+		c->e[i] = (struct name_cache_entry){ NAME_CACHE_NONE, NULL };
+}
+
+static inline struct name_cache_entry *name_cache_at(struct name_cache *c, const char *name)
+{
+	return &c->e[((uintptr_t)name >> 3) & (NAME_CACHE_SIZE - 1)];
+}
+
+/*
+ * name_cache_find - the interned name equal to the string at @name, when
+ * @name's entry holds that address and the string is still that name; NULL
+ * otherwise (not cached, another string there now, NULL).
+ */
+static inline __attribute__((always_inline)) REGION_NAMES_WORDS_UNCHECKED const struct region_name *
+name_cache_find(struct name_cache *c, const char *name)
+{
+	const struct name_cache_entry *e = name_cache_at(c, name);
+	const struct region_name *n;
+
+	if (e->name != name)
+		return NULL;
+	n = e->row;
+	return region_names_match(n, name) ? n : NULL;
+}
+
+/*
+ * name_cache_fill - remember that the string at @name is the interned @n.
+ * Only an address that is a multiple of 8 (string literals on arm64,
+ * malloc's strings): region_names_match() reads aligned words. The row
+ * before the address, so that whoever finds the address finds a row.
+ */
+static inline void name_cache_fill(struct name_cache *c, const char *name,
+				   const struct region_name *n)
+{
+	struct name_cache_entry *e = name_cache_at(c, name);
+
+	if ((uintptr_t)name & 7)
+		return;
+	e->row = n;
+	__asm__ volatile("" ::: "memory");
+	e->name = name;
+}
+
+#endif

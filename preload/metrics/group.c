@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * group.c: a run's metric group (see group.h): the group file found and
+ * read, its events named for pfshim's parser, its formulas' names bound to
+ * the report's events, and the metrics computed at each report.
+ *
+ * LIKWID names events its own way. Where the same count has a perf name
+ * the one table of LIKWID's names gives it (preload/events/likwid_names.c); arm64's architectural events are the kernel's
+ * sysfs names in lower case (INST_RETIRED is armv8_pmuv3's inst_retired);
+ * any other name is passed on as written, for libpfm4 or a group file that
+ * already uses perf's names, and one that nothing resolves is said by the
+ * parser, with the metrics that needed it marked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preload/events/likwid_names.h"
+#include "preload/metrics/group.h"
+#include "preload/metrics/likwid_arch.h"
+
+/*
+ * The text of the regular file @path, or NULL. O_NONBLOCK and the type
+ * check: a FIFO named in PFSHIM_GROUP must not hang the program's start.
+ */
+static char *read_text(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	size_t len = 0, size = 16384;
+	struct stat st;
+	char *text = NULL;
+	ssize_t n = -1;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		text = malloc(size);
+	while (text && (n = read(fd, text + len, size - 1 - len)) > 0) {
+		len += (size_t)n;
+		if (len == size - 1) {
+			char *bigger = size < (1u << 20) ? realloc(text, size * 2) : NULL;
+
+			if (!bigger)
+				break;
+			text = bigger;
+			size *= 2;
+		}
+	}
+	close(fd);
+	if (n != 0) {
+		free(text);
+		return NULL;
+	}
+	text[len] = '\0';
+	return text;
+}
+
+static char *perf_name(const char *likwid, int arm)
+{
+	const char *perf = likwid_event_perf(likwid);
+
+	if (perf)
+		return strdup(perf);
+
+	char *name = strdup(likwid);
+
+	for (char *p = name; arm && p && *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return name;
+}
+
+/* The group file @spec means: @spec itself when it is a path. */
+static int group_path(const char *spec, const char *root, const char *cpuinfo_path,
+		      char *path, size_t size, int *arm, char *why, size_t why_size)
+{
+	char cpu[64], *cpuinfo;
+	const char *arch;
+
+	*arm = 0;
+	if (strchr(spec, '/')) {
+		snprintf(path, size, "%s", spec);
+		return 0;
+	}
+	cpuinfo = read_text(cpuinfo_path);
+	arch = cpuinfo ? likwid_arch(cpuinfo, cpu, sizeof(cpu)) : NULL;
+	if (!arch) {
+		snprintf(why, why_size, "LIKWID's groups have none for this CPU (%s); "
+			 "give a group file's path instead", cpuinfo ? cpu : "unknown");
+		free(cpuinfo);
+		return -ENOENT;
+	}
+	free(cpuinfo);
+	*arm = !strncmp(arch, "arm", 3);
+	if (snprintf(path, size, "%s/%s/%s.txt", root, arch, spec) >= (int)size)
+		return -ENAMETOOLONG;
+	if (access(path, R_OK)) {
+		snprintf(why, why_size, "no group '%s' in %s/%s (Debian's likwid package "
+			 "installs them; `ls %s/%s` lists the groups)", spec, root, arch, root, arch);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Is @name an item of the events list @events ("a,{b,c},d")? */
+static int listed(const char *events, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = events; p && *p;) {
+		while (*p == '{' || *p == '}' || *p == ',')
+			p++;
+
+		size_t len = strcspn(p, ",{}");
+
+		if (len == n && !memcmp(p, name, n))
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
+int metric_group_open(const char *spec, const char *root, const char *cpuinfo_path,
+		      const char *counted, struct metric_group *mg, char *why, size_t why_size)
+{
+	char path[4096];
+	int arm, line = 0, err;
+	char *text;
+	size_t len = 0;
+
+	memset(mg, 0, sizeof(*mg));
+	err = group_path(spec, root, cpuinfo_path, path, sizeof(path), &arm, why, why_size);
+	if (err)
+		return err;
+	text = read_text(path);
+	if (!text) {
+		snprintf(why, why_size, "cannot read %s (not a readable regular file)", path);
+		return -EIO;
+	}
+	err = likwid_group_parse(text, &mg->group, &line);
+	free(text);
+	if (err) {
+		snprintf(why, why_size, "%s, line %d: not a group file's line", path, line);
+		return err;
+	}
+
+	if (mg->group.nr_metrics > METRIC_GROUP_MAX) {
+		snprintf(why, why_size, "%s: %d metrics, more than the %d a report holds", path,
+			 mg->group.nr_metrics, METRIC_GROUP_MAX);
+		likwid_group_free(&mg->group);
+		return -E2BIG;
+	}
+
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	snprintf(mg->name, sizeof(mg->name), "%.*s", (int)strcspn(base, "."), base);
+	mg->event_names = calloc((size_t)mg->group.nr_events, sizeof(char *));
+	mg->sources = calloc((size_t)mg->group.nr_metrics + 1, sizeof(*mg->sources));
+	for (int i = 0; mg->event_names && i < mg->group.nr_events && !err; i++) {
+		mg->event_names[i] = perf_name(mg->group.events[i].event, arm);
+		if (!mg->event_names[i])
+			err = -ENOMEM;
+		else
+			len += strlen(mg->event_names[i]) + 1;
+	}
+	mg->events_text = err ? NULL : calloc(len + 1, 1);
+	if (!mg->event_names || !mg->sources || !mg->events_text) {
+		metric_group_free(mg);
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < mg->group.nr_events; i++) {
+		if (listed(counted, mg->event_names[i]) || listed(mg->events_text, mg->event_names[i]))
+			continue;	/* counted once, bound by name */
+		if (*mg->events_text)
+			strcat(mg->events_text, ",");
+		strcat(mg->events_text, mg->event_names[i]);
+	}
+	return 0;
+}
+
+/* The CPU's base clock in Hz from cpufreq, or 0 (none in most VMs). */
+static double base_clock_hz(const char *sysfs_cpu)
+{
+	static const char *const files[] = { "base_frequency", "cpuinfo_max_freq" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[512], *text;
+		double khz;
+
+		snprintf(path, sizeof(path), "%s/cpu0/cpufreq/%s", sysfs_cpu, files[i]);
+		text = read_text(path);
+		khz = text ? strtod(text, NULL) : 0;
+		free(text);
+		if (khz > 0)
+			return khz * 1000;
+	}
+	return 0;
+}
+
+/* The counter name @name without its options ("PMC3" of "PMC3:EDGEDETECT"). */
+static size_t base_length(const char *name, size_t len)
+{
+	const char *colon = memchr(name, ':', len);
+
+	return colon ? (size_t)(colon - name) : len;
+}
+
+static struct metric_source bind_name(const struct metric_group *mg,
+				      const struct formula_name *n,
+				      const struct event_list *events)
+{
+	struct metric_source s = { .kind = SOURCE_NONE, .why = "counted by no event of the group" };
+	int counter = -1;
+
+	snprintf(s.label, sizeof(s.label), "%.*s", (int)n->len, n->text);
+	if (n->len == 4 && !memcmp(n->text, "time", 4)) {
+		s.kind = SOURCE_TIME;
+		return s;
+	}
+	if (n->len == 12 && !memcmp(n->text, "inverseClock", 12)) {
+		s.kind = mg->inverse_clock > 0 ? SOURCE_INVERSE_CLOCK : SOURCE_NONE;
+		s.why = "the CPU's base clock is unknown here (no cpufreq)";
+		return s;
+	}
+	/* The counter as written, options and all; else the same counter with others. */
+	for (int i = 0; i < mg->group.nr_events && counter < 0; i++)
+		if (strlen(mg->group.events[i].counter) == n->len &&
+		    !memcmp(mg->group.events[i].counter, n->text, n->len))
+			counter = i;
+	for (int i = 0; i < mg->group.nr_events && counter < 0; i++) {
+		const char *c = mg->group.events[i].counter;
+
+		if (base_length(c, strlen(c)) == base_length(n->text, n->len) &&
+		    !memcmp(c, n->text, base_length(n->text, n->len)))
+			counter = i;
+	}
+	if (counter < 0)
+		return s;
+	snprintf(s.label, sizeof(s.label), "%s", mg->event_names[counter]);
+	s.why = "its event is unknown here";
+	for (int e = events->nr - 1; e >= 0; e--)
+		if (!strcmp(events->ev[e].name, mg->event_names[counter])) {
+			s.kind = SOURCE_EVENT;
+			s.event = e;
+			break;
+		}
+	return s;
+}
+
+void metric_group_bind(struct metric_group *mg, const struct event_list *events,
+		       const char *sysfs_cpu)
+{
+	mg->inverse_clock = 0;
+	double hz = base_clock_hz(sysfs_cpu);
+
+	if (hz > 0)
+		mg->inverse_clock = 1 / hz;
+	for (int m = 0; m < mg->group.nr_metrics; m++) {
+		const struct formula *f = &mg->group.metrics[m].formula;
+
+		for (unsigned n = 0; n < f->nr_names; n++)
+			mg->sources[m][n] = bind_name(mg, &f->names[n], events);
+	}
+}
+
+static const char *status_why(enum report_status status)
+{
+	switch (status) {
+	case STATUS_NOT_COUNTED:
+		return "not counted";
+	case STATUS_NOT_SUPPORTED:
+		return "not supported here";
+	case STATUS_CLOSED:
+		return "its descriptor was closed by the program";
+	default:
+		return "not counted";
+	}
+}
+
+/* One count a formula takes: its value, or its status when it has none. */
+struct count {
+	double value;
+	enum report_status status;
+	int scaled;
+};
+
+/* Where the counts come from: a report's events, or a region's sums. */
+struct counts {
+	const struct report *r;
+	const struct report_region_total *region;	/* NULL: the report's events */
+};
+
+static struct count count_of(const struct counts *c, int event)
+{
+	const struct report_regions *g = c->r->regions;
+
+	if (event >= c->r->nr_events)
+		return (struct count){ .status = STATUS_NOT_COUNTED };
+	if (!c->region) {
+		const struct report_event *e = &c->r->events[event];
+
+		return (struct count){ (double)e->value, e->status, e->scaled };
+	}
+	for (int i = 0; i < g->nr_events; i++)
+		if (g->event[i] == event)
+			return (struct count){ (double)c->region->values[i].sum,
+					       c->region->values[i].status,
+					       c->region->values[i].scaled };
+	return (struct count){ .status = STATUS_NOT_SUPPORTED };
+}
+
+static void compute(const struct metric_group *mg, const struct counts *c, double seconds,
+		    struct report_metric *out)
+{
+	for (int m = 0; m < mg->group.nr_metrics; m++) {
+		const struct likwid_group_metric *gm = &mg->group.metrics[m];
+		struct report_metric *o = &out[m];
+		double values[FORMULA_MAX_NAMES];
+
+		*o = (struct report_metric){ .name = gm->name, .unit = gm->unit,
+					     .formula = gm->text, .status = METRIC_COMPUTED };
+		for (unsigned n = 0; n < gm->formula.nr_names && o->status == METRIC_COMPUTED; n++) {
+			const struct metric_source *s = &mg->sources[m][n];
+			struct count k;
+
+			switch (s->kind) {
+			case SOURCE_TIME:
+				values[n] = seconds;
+				break;
+			case SOURCE_INVERSE_CLOCK:
+				values[n] = mg->inverse_clock;
+				break;
+			case SOURCE_EVENT:
+				k = count_of(c, s->event);
+				if (k.status == STATUS_COUNTED) {
+					values[n] = k.value;
+					o->scaled |= k.scaled;
+					break;
+				}
+				o->status = METRIC_NOT_COUNTED;
+				o->missing = s->label;
+				o->why = c->region && k.status == STATUS_NOT_SUPPORTED ?
+						 "not counted in regions" : status_why(k.status);
+				break;
+			default:
+				o->status = METRIC_NOT_COUNTED;
+				o->missing = s->label;
+				o->why = s->why;
+				break;
+			}
+		}
+		if (o->status == METRIC_COMPUTED &&
+		    formula_eval(&gm->formula, values, &o->value) == -EDOM)
+			o->status = METRIC_UNDEFINED;
+	}
+}
+
+void metric_group_compute(const struct metric_group *mg, const struct report *r,
+			  double seconds, struct report_metric *out)
+{
+	compute(mg, &(struct counts){ .r = r }, seconds, out);
+}
+
+void metric_group_compute_region(const struct metric_group *mg, const struct report *r,
+				 const struct report_region_total *t, struct report_metric *out)
+{
+	compute(mg, &(struct counts){ .r = r, .region = t }, (double)t->wall.sum / 1e9, out);
+}
+
+void metric_group_free(struct metric_group *mg)
+{
+	for (int i = 0; mg->event_names && i < mg->group.nr_events; i++)
+		free(mg->event_names[i]);
+	free(mg->event_names);
+	free(mg->events_text);
+	free(mg->sources);
+	likwid_group_free(&mg->group);
+	memset(mg, 0, sizeof(*mg));
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# python.bats: the pfshim Python module (python/pfshim/): marker regions from
+# Python under the preloaded shim and without it, a job's reports as pandas
+# DataFrames against jq's sums of the same files, and Hatchet's literal
+# format; the module as make install puts it.
+
+load helpers
+
+# Debian's interpreter: the one python3-pandas is installed for.
+PY=/usr/bin/python3
+
+program() {
+	cat >"$BATS_TEST_TMPDIR/prog.py" <<-'PY'
+	import mmap, threading, pfshim
+	def touch(n):
+	    m = mmap.mmap(-1, n * 4096)
+	    for i in range(n):
+	        m[i * 4096] = 1
+	@pfshim.region("work")
+	def work():
+	    touch(100)
+	for _ in range(5):
+	    work()
+	def worker():
+	    with pfshim.region("thread"):
+	        touch(50)
+	ts = [threading.Thread(target=worker) for _ in range(3)]
+	[t.start() for t in ts]
+	[t.join() for t in ts]
+	print("active", pfshim.active(), "events", len(pfshim.read_counts()), "report", pfshim.report() in (0, -1))
+	PY
+	echo "$BATS_TEST_TMPDIR/prog.py"
+}
+
+@test "pfshim.region from Python: a decorator and a context manager, per thread, exact calls and pages" {
+	[ -x "$PY" ] || skip "no $PY"
+	prog=$(program)
+	run -0 shim PYTHONPATH="$ROOT/python" PFSHIM_EVENTS=page-faults,task-clock "$PY" "$prog"
+	[ "$output" = "active True events 2 report True" ]
+	# the explicit report, then the exit one: the last is the whole run
+	r=$(tail -1 "$REPORTS")
+	[ "$(jq -c '[.regions.totals[] | {name, threads, calls}]' <<<"$r")" = \
+		'[{"name":"work","threads":1,"calls":5},{"name":"thread","threads":3,"calls":3}]' ]
+	# each call faults its own fresh pages: at least 100 a call of work, 50 a thread
+	[ "$(jq '.regions.totals[] | select(.name == "work") | .events[0].sum' <<<"$r")" -ge 500 ]
+	[ "$(jq '.regions.totals[] | select(.name == "thread") | .events[0].sum' <<<"$r")" -ge 150 ]
+	[ "$(jq '.regions.totals[] | select(.name == "work") | .events[0].sum' <<<"$r")" -lt 600 ]
+}
+
+@test "pfshim.region without the shim: nothing counted, the program runs as written" {
+	[ -x "$PY" ] || skip "no $PY"
+	prog=$(program)
+	run -0 --separate-stderr env -u LD_PRELOAD PYTHONPATH="$ROOT/python" "$PY" "$prog"
+	[ "$output" = "active False events 0 report True" ]
+	[ -z "$stderr" ]
+}
+
+@test "pfshim.read: processes, events and regions frames equal jq's sums of the same reports" {
+	[ -x "$PY" ] && "$PY" -c 'import pandas' 2>/dev/null || skip "python3-pandas is not installed"
+	prog=$(program)
+	for rank in 0 1; do
+		env OMPI_COMM_WORLD_RANK=$rank LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/d/" \
+			PYTHONPATH="$ROOT/python" PFSHIM_EVENTS=page-faults,task-clock "$PY" "$prog" >/dev/null
+	done
+	d="$BATS_TEST_TMPDIR/d"
+	all() { cat "$d"/*.json | jq -s -r "$1"; }
+	want_n=$(all '[.[] | select(.reason != "interval")] | length')
+	want_ranks=$(all '[.[] | .rank] | sort | map(tostring) | join(", ")')
+	want_pf=$(all '[.[] | .events[] | select(.name == "page-faults") | .value] | add')
+	want_work=$(all '[.[] | .regions.threads[].regions[] | select(.name == "work") | .events[] | select(.name == "page-faults") | .value] | add')
+	want_calls=$(all '[.[] | .regions.threads[].regions[]] | group_by(.name) | map("\(.[0].name)=\(map(.calls) | add)") | join(" ")')
+	[ "$want_n" -eq 2 ] && [ "$want_calls" = "thread=6 work=10" ]	# one file a rank: its last report
+	run -0 env PYTHONPATH="$ROOT/python" "$PY" - "$d" <<-'PY'
+	import sys, pfshim
+	job = pfshim.read(sys.argv[1])
+	p, r = job.processes, job.regions
+	print(len(p), ", ".join(str(x) for x in sorted(p["rank"].tolist())), int(p["page-faults"].sum()))
+	work = r[(r.region == "work") & (r.event == "page-faults")]
+	calls = r[r.event == "page-faults"].groupby("region")["calls"].sum()
+	print(int(work["value"].sum()), " ".join("%s=%d" % kv for kv in calls.items()), len(job.skipped), job.job)
+	PY
+	echo "$output"
+	[ "${lines[0]}" = "$want_n $want_ranks $want_pf" ]
+	[ "${lines[1]}" = "$want_work $want_calls 0 None" ]
+}
+
+@test "pfshim.to_hatchet: Hatchet's literal format, each program's own totals and its regions' sums" {
+	[ -x "$PY" ] && "$PY" -c 'import pandas' 2>/dev/null || skip "python3-pandas is not installed"
+	prog=$(program)
+	run -0 shim PYTHONPATH="$ROOT/python" PFSHIM_EVENTS=page-faults,task-clock "$PY" "$prog"
+	run -0 env PYTHONPATH="$ROOT/python" "$PY" - "$REPORTS" <<-'PY'
+	import sys, json, pfshim
+	job = pfshim.read(sys.argv[1])
+	tree = json.loads(json.dumps(pfshim.to_hatchet(job)))	# JSON as it is: plain numbers and strings
+	def check(node):
+	    # the literal's schema: frame (name, type: strings), metrics (numbers), children (nodes)
+	    assert set(node) == {"frame", "metrics", "children"}, node
+	    assert set(node["frame"]) == {"name", "type"} and all(isinstance(v, str) for v in node["frame"].values())
+	    assert all(isinstance(v, (int, float)) for v in node["metrics"].values()), node["metrics"]
+	    for child in node["children"]:
+	        check(child)
+	for root in tree:
+	    check(root)
+	[root] = tree
+	kids = {c["frame"]["name"]: c["metrics"] for c in root["children"]}
+	assert root["metrics"]["page-faults"] == job.events[job.events.event == "page-faults"]["value"].sum()
+	print(root["frame"]["type"], sorted(kids), kids["work"]["calls"], kids["thread"]["calls"])
+	# the explicit report is a point of the series, not a second process
+	assert len(job.processes) == 1 and set(job.series["reason"]) == {"explicit"}, job.series
+	PY
+	# the explicit report, then the exit one: the last of the image is the whole (5 and 3 calls)
+	[ "$(reports)" -eq 2 ]
+	want=$(tail -1 "$REPORTS" | jq -r '[.regions.threads[].regions[]] | group_by(.name) | map(map(.calls) | add) | "\(.[1]) \(.[0])"')
+	echo "$output"
+	[ "$output" = "program ['thread', 'work'] $want" ]
+}
+
+@test "make install puts the module where Debian's python3 finds it" {
+	[ -x "$PY" ] || skip "no $PY"
+	dest="$BATS_TEST_TMPDIR/dest"
+	make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/usr >/dev/null
+	[ -f "$dest/usr/lib/python3/dist-packages/pfshim/__init__.py" ]
+	run -0 env PYTHONPATH="$dest/usr/lib/python3/dist-packages" "$PY" -c \
+		'import pfshim; print(pfshim.__file__.split("/dist-packages/")[1], pfshim.active())'
+	[ "$output" = "pfshim/__init__.py False" ]
+}

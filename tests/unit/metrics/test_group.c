@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_group.c: preload/metrics/group.c and likwid_arch.c: the group file a
+ * CPU and a name lead to, LIKWID's event names as pfshim's, and metrics
+ * computed from a hand-built report, in a temporary tree of group files.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "preload/metrics/group.h"
+#include "preload/metrics/likwid_arch.h"
+
+static char root[64], cpuinfo[96], sysfs_cpu[96];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void make_group(const char *arch, const char *name, const char *text)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", root, arch);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/%s.txt", root, arch, name);
+	write_file(path, text);
+}
+
+static const char intel_cpi[] =
+	"SHORT Cycles per instruction\n\nEVENTSET\n"
+	"FIXC0 INSTR_RETIRED_ANY\nFIXC1 CPU_CLK_UNHALTED_CORE\nPMC0 L1D_REPLACEMENT\n"
+	"\nMETRICS\nRuntime (RDTSC) [s] time\nCPI FIXC1/FIXC0\nClock [MHz] 1.E-06*FIXC1/time\n"
+	"Branch rate PMC0/FIXC0\nRuntime unhalted [s] FIXC1*inverseClock\n";
+
+static const char arm_branch[] =
+	"SHORT Branch\n\nEVENTSET\nPMC0 INST_RETIRED\nPMC1 CPU_CYCLES\nPMC2 BR_PRED\n"
+	"\nMETRICS\nCPI PMC1/PMC0\nBranches per instruction PMC2/PMC0\n";
+
+static int setup(void **state)
+{
+	char path[128];
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/pfshim-test-group.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	snprintf(cpuinfo, sizeof(cpuinfo), "%s/cpuinfo", root);
+	snprintf(sysfs_cpu, sizeof(sysfs_cpu), "%s/cpu", root);
+	make_group("skylakeX", "CPI", intel_cpi);
+	make_group("CLX", "CPI", intel_cpi);
+	make_group("arm8", "BRANCH", arm_branch);
+	make_group("arm8_n1", "BRANCH", arm_branch);
+	snprintf(path, sizeof(path), "%s/cpu", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/cpu/cpu0", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/cpu/cpu0/cpufreq", root);
+	mkdir(path, 0755);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd);
+}
+
+static const char *arch_of(const char *text)
+{
+	static char cpu[64];
+
+	return likwid_arch(text, cpu, sizeof(cpu));
+}
+
+/* The CPU lines of real /proc/cpuinfo files, abridged. */
+static void arch_by_model(void **state)
+{
+	(void)state;
+	assert_string_equal(arch_of("vendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+				    "model\t\t: 85\nmodel name\t: Intel(R) Xeon(R)\nstepping\t: 4\n"),
+			    "skylakeX");
+	assert_string_equal(arch_of("vendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+				    "model\t\t: 85\nstepping\t: 7\n"), "CLX");
+	assert_string_equal(arch_of("vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 106\n"),
+			    "ICX");
+	assert_string_equal(arch_of("vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n"),
+			    "zen3");
+	assert_string_equal(arch_of("vendor_id\t: AuthenticAMD\ncpu family\t: 23\nmodel\t\t: 49\n"),
+			    "zen2");
+	assert_string_equal(arch_of("processor\t: 0\nCPU implementer\t: 0x41\nCPU architecture: 8\n"
+				    "CPU variant\t: 0x3\nCPU part\t: 0xd0c\n"), "arm8_n1");
+	assert_string_equal(arch_of("CPU implementer\t: 0x41\nCPU part\t: 0xd07\n"), "arm8");
+	assert_string_equal(arch_of("CPU implementer\t: 0x00\nCPU part\t: 0x051\n"), "arm8");
+
+	char cpu[64];
+
+	assert_null(likwid_arch("vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n",
+				cpu, sizeof(cpu)));
+	assert_string_equal(cpu, "AMD family 26 model 2");
+}
+
+static void open_by_name(void **state)
+{
+	struct metric_group mg;
+	char why[512];
+
+	(void)state;
+	write_file(cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 7\n");
+	assert_int_equal(metric_group_open("CPI", root, cpuinfo, "task-clock,{instructions,page-faults}",
+					   &mg, why, sizeof(why)), 0);
+	assert_string_equal(mg.name, "CPI");
+	/* LIKWID's names for perf's generic events; the rest as written, for libpfm4. */
+	assert_string_equal(mg.event_names[0], "instructions");
+	assert_string_equal(mg.event_names[1], "cycles");
+	assert_string_equal(mg.event_names[2], "L1D_REPLACEMENT");
+	/* instructions is counted already: not twice */
+	assert_string_equal(mg.events_text, "cycles,L1D_REPLACEMENT");
+	metric_group_free(&mg);
+
+	write_file(cpuinfo, "CPU implementer\t: 0x41\nCPU part\t: 0xd0c\n");
+	assert_int_equal(metric_group_open("BRANCH", root, cpuinfo, "", &mg, why, sizeof(why)), 0);
+	assert_string_equal(mg.events_text, "instructions,cycles,br_pred");
+	metric_group_free(&mg);
+
+	assert_int_equal(metric_group_open("NOPE", root, cpuinfo, "", &mg, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "no group 'NOPE' in "));
+
+	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
+	assert_int_equal(metric_group_open("CPI", root, cpuinfo, "", &mg, why, sizeof(why)), -ENOENT);
+	assert_string_equal(why, "LIKWID's groups have none for this CPU (AMD family 26 model 2); "
+			    "give a group file's path instead");
+}
+
+static void open_by_path(void **state)
+{
+	struct metric_group mg;
+	char path[256], why[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/mine.txt", root);
+	write_file(path, "SHORT mine\nEVENTSET\nPMC0 page-faults\nMETRICS\nper second PMC0/time\n");
+	assert_int_equal(metric_group_open(path, root, "/nonexistent", "", &mg, why, sizeof(why)), 0);
+	assert_string_equal(mg.name, "mine");
+	assert_string_equal(mg.events_text, "page-faults");
+	metric_group_free(&mg);
+
+	write_file(path, "SHORT mine\nEVENTSET\nPMC0 page-faults\nMETRICS\nbroken PMC0/(time\n");
+	assert_int_equal(metric_group_open(path, root, "/nonexistent", "", &mg, why, sizeof(why)),
+			 -EINVAL);
+	assert_non_null(strstr(why, "mine.txt, line 5: not a group file's line"));
+}
+
+static struct event_list events;
+
+static void add_event(const char *name)
+{
+	snprintf(events.ev[events.nr++].name, sizeof(events.ev[0].name), "%s", name);
+}
+
+static void compute(void **state)
+{
+	struct metric_group mg;
+	struct report_event ev[4] = { 0 };
+	struct report_metric out[8];
+	char why[512], path[256];
+
+	(void)state;
+	write_file(cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 4\n");
+	snprintf(path, sizeof(path), "%s/cpu0/cpufreq/base_frequency", sysfs_cpu);
+	write_file(path, "2500000\n");	/* kHz */
+	assert_int_equal(metric_group_open("CPI", root, cpuinfo, "instructions", &mg, why,
+					   sizeof(why)), 0);
+	events.nr = 0;
+	add_event("instructions");
+	add_event("cycles");
+	add_event("L1D_REPLACEMENT");
+	metric_group_bind(&mg, &events, sysfs_cpu);
+
+	ev[0] = (struct report_event){ .value = 4000, .status = STATUS_COUNTED };
+	ev[1] = (struct report_event){ .value = 5000, .status = STATUS_COUNTED, .scaled = 1 };
+	ev[2] = (struct report_event){ .status = STATUS_NOT_SUPPORTED };
+	struct report r = { .nr_events = 3, .events = ev };
+
+	metric_group_compute(&mg, &r, 0.5, out);
+	assert_int_equal(out[0].status, METRIC_COMPUTED);
+	assert_true(out[0].value == 0.5);			/* time */
+	assert_true(out[1].value == 1.25);			/* CPI: 5000 / 4000 */
+	assert_int_equal(out[1].scaled, 1);			/* cycles were multiplexed */
+	assert_true(out[2].value == 1.E-06 * 5000 / 0.5);	/* Clock [MHz] */
+	assert_int_equal(out[3].status, METRIC_NOT_COUNTED);	/* Branch rate */
+	assert_string_equal(out[3].missing, "L1D_REPLACEMENT");
+	assert_string_equal(out[3].why, "not supported here");
+	assert_true(out[4].value == 5000 * (1 / 2.5e9));	/* Runtime unhalted */
+
+	ev[0].value = 0;
+	metric_group_compute(&mg, &r, 0.5, out);
+	assert_int_equal(out[1].status, METRIC_UNDEFINED);	/* 5000 / 0 */
+
+	/* Without cpufreq (most VMs) inverseClock has no value, said so. */
+	unlink(path);
+	metric_group_bind(&mg, &events, sysfs_cpu);
+	metric_group_compute(&mg, &r, 0.5, out);
+	assert_int_equal(out[4].status, METRIC_NOT_COUNTED);
+	assert_string_equal(out[4].missing, "inverseClock");
+
+	/* An event the parser did not know: not in the list. */
+	events.nr = 1;
+	metric_group_bind(&mg, &events, sysfs_cpu);
+	metric_group_compute(&mg, &r, 0.5, out);
+	assert_int_equal(out[1].status, METRIC_NOT_COUNTED);
+	assert_string_equal(out[1].missing, "cycles");
+	assert_string_equal(out[1].why, "its event is unknown here");
+	metric_group_free(&mg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(arch_by_model),
+		cmocka_unit_test(open_by_name),
+		cmocka_unit_test(open_by_path),
+		cmocka_unit_test(compute),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
