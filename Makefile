@@ -179,7 +179,7 @@ help:
 	@echo '  make demo-threads    regions per thread'
 	@echo '  make demo-mpi        an MPI job of 4 ranks under mpirun: a report per rank, regions, imbalance'
 	@echo '  make bench           costs side by side with perf stat and PAPI (prints, asserts nothing)'
-	@echo '  make bench-report    pfshim report over 1,000 and 10,000 generated reports: time, max RSS'
+	@echo '  make bench-report    pfshim report over 10,000 and 100,000 generated reports against cat and Python'
 	@echo '  make bench-arm64     instruction counts of a read and a marker pair under QEMU'
 	@echo '  make bench-deps      the packages bench needs'
 	@echo '  make bench-compat    LIKWID- and PAPI_hl-style pairs through pfshim beside real PAPI_hl'

@@ -22,8 +22,9 @@ bench: $(LIB) $(BENCH_BIN)
 bench-deps:
 	$(Q)tests/deps.sh $(BENCH_PKGS)
 
-# pfshim report over 1,000 and 10,000 generated report files: time and max
-# RSS (also section 6 of make bench, when build/pfshim is built).
+# pfshim report over 10,000 and 100,000 generated report files (BENCH_SIZES):
+# time and max RSS beside cat and the obvious Python script, and the
+# exponent in N (also section 6 of make bench, when build/pfshim is built).
 bench-report:
 	$(Q)$(MAKE) --no-print-directory tool
 	$(Q)BUILD=$(BUILD) $(BENCH_DIR)/report.sh

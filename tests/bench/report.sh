@@ -1,20 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # report.sh: how fast `pfshim report` combines a big job, and in how much
-# memory: N report files (10,000 and 1,000) of 8 events and 2 regions each,
-# 50 programs, 64 ranks, generated here with awk (no other tool needed).
-# Prints wall time, CPU time (user + system: what a loaded machine does not
-# inflate) and max RSS (/usr/bin/time, else only the wall time) of
-# the default per-program summary, of --by rank, and of --by process
-# --html (which keeps one record per image). The per-program summary must
-# not grow with the number of files beyond a small key per image.
+# memory: N report files of 8 events and 2 regions each, 50 programs, 64
+# ranks, generated here with awk (no other tool needed), at each N of
+# BENCH_SIZES, and the same reports as one JSON Lines file. Prints wall time,
+# CPU time (user + system: what a loaded machine does not inflate) and max
+# RSS (/usr/bin/time) of the default per-program summary, beside `cat` of
+# the same files (the I/O floor) and tests/bench/report_sum.py (the obvious
+# Python script, python3's json), with the ratios to both; then the
+# exponent of the time in N between the sizes (1: linear), from CPU time.
+# At the first size, the other views too (--json, --by rank, --tree, --html).
+# Memory must not grow with N beyond a small key per image.
 #
-# Environment: BUILD (build dir), BENCH_REPORTS (10000).
+# Environment: BUILD (build dir), BENCH_SIZES ("10000 100000"; 1000000 takes
+# about 6 GB of disk and a few minutes), BENCH_REPORTS (one size instead).
 set -eu
 
 BUILD=${BUILD:-build}
 PFSHIM=$BUILD/pfshim
-N=${BENCH_REPORTS:-10000}
+SIZES=${BENCH_SIZES:-${BENCH_REPORTS:-10000 100000}}
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 
@@ -42,31 +46,65 @@ gen() {
 	}'
 }
 
-# measure LABEL ARGS...: one run of pfshim report, its wall time and max RSS.
-measure() {
+# timed LABEL CMD...: one run of CMD, stdout to $DIR/out; sets secs, cpu, kib and prints a line.
+timed() {
 	label=$1
 	shift
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%e %U %S %M' -o "$DIR/time" "$PFSHIM" report "$@" >"$DIR/out" 2>"$DIR/err" || true
+		/usr/bin/time -f '%e %U %S %M' -o "$DIR/time" "$@" >"$DIR/out" 2>"$DIR/err" || true
 		read -r secs user sys kib <"$DIR/time"
-		printf '  %-36s %5.2f s wall %5.2f s CPU  max RSS %6d KiB  %8s bytes out\n' "$label" \
-			"$secs" "$(echo "$user + $sys" | bc)" "$kib" "$(wc -c <"$DIR/out")"
+		cpu=$(echo "$user + $sys" | bc)
+		printf '  %-40s %6.2f s wall %6.2f s CPU  max RSS %7d KiB\n' "$label" "$secs" "$cpu" "$kib"
 	else
 		start=$(date +%s.%N)
-		"$PFSHIM" report "$@" >"$DIR/out" 2>"$DIR/err" || true
-		printf '  %-44s %6.2f s  (no /usr/bin/time: RSS not measured)\n' "$label" \
-			"$(echo "$(date +%s.%N) - $start" | bc)"
+		"$@" >"$DIR/out" 2>"$DIR/err" || true
+		secs=$(echo "$(date +%s.%N) - $start" | bc)
+		cpu=$secs
+		kib=0
+		printf '  %-40s %6.2f s wall  (no /usr/bin/time: CPU and RSS not measured)\n' "$label" "$secs"
 	fi
 	[ ! -s "$DIR/err" ] || { echo "  stderr:"; head -n 3 "$DIR/err"; }
 }
 
-for n in 1000 "$N"; do
+# ratio A B: A / B with 2 decimals ("-" when B is 0).
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'
+}
+
+PY=$(command -v python3 || true)
+prev_n=
+for n in $SIZES; do
 	gen "$n" "$DIR/r$n"
 	sync
 	echo "$n files ($(du -sh "$DIR/r$n" | cut -f1)), 8 events, 2 regions, 50 programs, 64 ranks, 4 hosts:"
-	measure "report DIR (text, per program)" "$DIR/r$n"
-	measure "report --json DIR" --json "$DIR/r$n"
-	measure "report --by rank DIR" --by rank "$DIR/r$n"
-	measure "report --by process --tree DIR" --by process --tree "$DIR/r$n"
-	measure "report --html F --by rank DIR" --by rank --html "$DIR/page.html" "$DIR/r$n"
+	timed "cat of every file (the I/O floor)" sh -c 'find "$1" -type f -exec cat {} +' sh "$DIR/r$n"
+	cat_s=$secs
+	py_s=
+	if [ -n "$PY" ]; then
+		timed "report_sum.py (the obvious Python)" "$PY" "$(dirname "$0")/report_sum.py" "$DIR/r$n"
+		py_s=$secs
+	fi
+	timed "pfshim report DIR (text, per program)" "$PFSHIM" report "$DIR/r$n"
+	echo "  pfshim report: $(ratio "$secs" "$cat_s") x cat's wall time${py_s:+, $(ratio "$py_s" "$secs") x faster than the Python script}"
+	eval "cpu_$n=$cpu"
+	if [ -z "$prev_n" ]; then
+		timed "report --json DIR" "$PFSHIM" report --json "$DIR/r$n"
+		timed "report --by rank DIR" "$PFSHIM" report --by rank "$DIR/r$n"
+		timed "report --by process --tree DIR" "$PFSHIM" report --by process --tree "$DIR/r$n"
+		timed "report --html F --by rank DIR" "$PFSHIM" report --by rank --html "$DIR/page.html" "$DIR/r$n"
+	fi
+	find "$DIR/r$n" -type f -exec cat {} + >"$DIR/all.jsonl"
+	timed "the same as one JSON Lines file ($(du -sh "$DIR/all.jsonl" | cut -f1))" "$PFSHIM" report "$DIR/all.jsonl"
+	eval "jcpu_$n=$cpu"
+	rm -rf "$DIR/all.jsonl"
+	if [ -n "$prev_n" ]; then
+		eval "a=\$cpu_$prev_n b=\$cpu_$n ja=\$jcpu_$prev_n jb=\$jcpu_$n"
+		awk -v a="$a" -v b="$b" -v ja="$ja" -v jb="$jb" -v m="$prev_n" -v n="$n" 'BEGIN {
+			if (a > 0 && b > 0 && ja > 0 && jb > 0)
+				printf "  exponent of CPU time in N from %d to %d: %.2f for files, %.2f for JSON Lines (1: linear)\n", m, n, log(b / a) / log(n / m), log(jb / ja) / log(n / m)
+			else
+				printf "  exponent of CPU time in N: not measured (a time of 0)\n" }'
+	fi
+	rm -rf "$DIR/r$n"
+	prev_n=$n
 done

@@ -25,6 +25,16 @@ warnings() {
 	[[ "$stderr" == *"page-faults"* ]]
 }
 
+@test "a generic event's name in another case is refused, as perf refuses it" {
+	# libpfm4 knows TASK-CLOCK; perf stat says "event syntax error" and the report
+	# would sum it apart from task-clock, without its unit
+	run_bad PFSHIM_EVENTS=TASK-CLOCK,page-faults
+	[ "$(warnings | wc -l)" -eq 1 ]
+	[[ "$(warnings)" == *"PFSHIM_EVENTS"*"unknown event 'TASK-CLOCK' (perf's event names are case-sensitive: did you mean 'task-clock'?); the event is skipped"* ]]
+	[[ "$stderr" == *"page-faults"* ]]
+	[[ "$stderr" != *" TASK-CLOCK"$'\n'* ]]
+}
+
 @test "broken braces and empty items are named, and the rest counted" {
 	run_bad PFSHIM_EVENTS='cs,{task-clock,page-faults'
 	[ "$(warnings | wc -l)" -eq 1 ]

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arena.c: a bump allocator for jansson, one arena per batch of reports,
- * bound to the thread that parses or frees them; malloc when none is bound.
- * free() of a node of the bound arena is nothing; of any other, free().
- * Chunks are 1 MiB (a report is a few KiB; a bigger one gets a chunk of its
- * size); a reset keeps the oldest chunk.
+ * bound to the thread that parses them; malloc when none is bound. Every
+ * block jansson gets carries a 16-byte head naming where it came from, so
+ * that free() knows in constant time: a node of an arena is nothing to
+ * free, one from malloc is freed. (It used to search the bound arena's
+ * chunks for the address: a walk of the chunk list per node freed, which
+ * made one JSON Lines file of 80,000 reports take 78 s.) Chunks are 1 MiB
+ * (a report is a few KiB; a bigger one gets a chunk of its size); a reset
+ * keeps the oldest chunk.
  */
 #include "tools/pfshim/arena.h"
 
@@ -23,16 +27,28 @@ struct arena_chunk {
 	_Alignas(16) char data[];
 };
 
+/* Before every block: its arena, or NULL (malloc). 16 bytes keep the block aligned as malloc's. */
+struct head {
+	_Alignas(16) const struct arena *arena;
+};
+
 static __thread struct arena *bound;
 
 static void *arena_malloc(size_t n)
 {
 	struct arena_chunk *c;
+	struct head *h;
 
-	if (!bound)
-		return malloc(n);
+	if (n > SIZE_MAX / 2)
+		return NULL;
+	n = sizeof(*h) + ((n + 15) & ~(size_t)15);
+	if (!bound) {
+		h = malloc(n);
+		if (h)
+			h->arena = NULL;
+		return h ? h + 1 : NULL;
+	}
 	c = bound->chunks;
-	n = (n + 15) & ~(size_t)15;
 	if (!c || c->size - c->used < n) {
 		size_t size = n > CHUNK ? n : CHUNK;
 
@@ -42,29 +58,30 @@ static void *arena_malloc(size_t n)
 		c->next = bound->chunks;
 		bound->chunks = c;
 	}
+	h = (struct head *)(c->data + c->used);
 	c->used += n;
-	return c->data + c->used - n;
-}
-
-static bool in_arena(const struct arena *a, const void *p)
-{
-	for (const struct arena_chunk *c = a->chunks; c; c = c->next)
-		if ((uintptr_t)p >= (uintptr_t)c->data && (uintptr_t)p < (uintptr_t)c->data + c->size)
-			return true;
-	return false;
+	h->arena = bound;
+	return h + 1;
 }
 
 static void arena_free(void *p)
 {
-	if (p && !(bound && in_arena(bound, p)))
-		free(p);
+	struct head *h = (struct head *)p - 1;
+
+	if (p && !h->arena)
+		free(h);
 }
 
-void arena_install(void)
+/*
+ * At start-up, before any jansson node exists: a node made by plain malloc
+ * has no head, and freeing it here would read one (pfshim run builds its
+ * job's JSON before it reads a report).
+ */
+__attribute__((constructor)) void arena_install(void)
 {
 	static bool installed;
 
-	if (!installed)	/* before any thread parses: the first summary_init() */
+	if (!installed)
 		json_set_alloc_funcs(arena_malloc, arena_free);
 	installed = true;
 }

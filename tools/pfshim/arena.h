@@ -17,12 +17,13 @@ struct arena {
 	struct arena_chunk *chunks;	/* the newest first */
 };
 
-void arena_install(void);	/* make jansson allocate through arenas (idempotent) */
+void arena_install(void);	/* make jansson allocate through arenas (idempotent; done at start-up) */
 
 /*
  * arena_bind - this thread's jansson nodes come from @a from now on (NULL:
- * from malloc), and freeing a node of @a is nothing. Return: the arena bound
- * before. Bind an arena again to free (json_decref) the nodes made in it.
+ * from malloc). Return: the arena bound before. Freeing (json_decref) a
+ * node of any arena is nothing, whatever is bound: its memory goes with
+ * arena_reset(); a node from malloc is freed.
  */
 struct arena *arena_bind(struct arena *a);
 

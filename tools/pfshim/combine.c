@@ -355,14 +355,14 @@ static uint64_t point_hash_at(const void *ctx, int pos)
 void summary_series_add(struct summary *s, json_t *r)
 {
 	uint64_t interval = count_or(json_object_get(r, "interval_ns"), 0);
-	uint64_t t = count_or(json_object_get(r, "start_ns"), 0) +
-		     count_or(json_object_get(r, "wall_ns"), 0);
+	uint64_t t = count_or(json_object_get(r, "start_ns"), 0);	/* its time: at most INT64_MAX */
 	int g = summary_group_of(s, r);
 	json_t *e;
 	size_t i;
 
 	uint64_t start = count_or(json_object_get(r, "start_ns"), 0);
 
+	count_add(&t, count_or(json_object_get(r, "wall_ns"), 0));
 	if (start && (!s->series_start_ns || start < s->series_start_ns))
 		s->series_start_ns = start;
 	if (!s->bucket_ns && interval)

@@ -48,7 +48,36 @@ static void html_text(FILE *out, const char *s)
 /* x rounded half away from zero, as lround() for the pixel and tick counts of a chart. */
 static long round_half(double x)
 {
+	if (!(x > -1e15 && x < 1e15))	/* an inf or a NaN from a report's scale: no pixel count */
+		return x == x ? (x < 0 ? -1000000000000000L : 1000000000000000L) : 0;
 	return x < 0 ? -(long)(-x + 0.5) : (long)(x + 0.5);
+}
+
+/*
+ * ceil(@x) for a chart's axis: its whole number of steps. Above 2^52 every
+ * double is whole already; NaN gives 0. (gcc -O2 inlined libm's ceil(), but
+ * -O0 called it, and the command did not link at -O0.)
+ */
+static double whole_up(double x)
+{
+	double w;
+
+	if (!(x > -0x1p52 && x < 0x1p52))
+		return x == x ? x : 0;
+	w = x < 0 ? -(double)(uint64_t)-x : (double)(uint64_t)x;
+	return w < x ? w + 1 : w;
+}
+
+/*
+ * The ticks of an axis up to @max in steps of @step: about 5 to 10, never
+ * more than 20 (a report's scale of 1e308 made the axis infinite, and a
+ * page of 10^15 ticks).
+ */
+static int ticks_of(double max, double step)
+{
+	long n = round_half(max / step);
+
+	return n < 0 ? 0 : n > 20 ? 20 : (int)n;
 }
 
 /* A bar's width: @x, or 0 when negative or NaN (as fmax(0, x)). */
@@ -170,6 +199,7 @@ struct bars {
 	const char **label;
 	double *value;			/* in the event's unit; NAN: not counted */
 	double mean;			/* NAN: no mean line */
+	const char *mean_text;		/* its label (summary_mean_format) */
 };
 
 /* A horizontal bar chart: one row per group, value at the bar's end, x axis below. */
@@ -194,8 +224,8 @@ static void chart_bars(FILE *out, const struct bars *b)
 	if (isfinite(b->mean) && b->mean > max)
 		max = b->mean;
 	step = tick_step(max > 0 ? max : 1, 5);
-	max = ceil((max > 0 ? max : 1) / step) * step;
-	ticks = (int)round_half(max / step);
+	max = whole_up((max > 0 ? max : 1) / step) * step;
+	ticks = ticks_of(max, step);
 	fprintf(out, "<svg class=\"chart %s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", b->kind, CHART_W, h, CHART_W, h);
 	for (int i = 0; i <= ticks; i++) {
@@ -236,10 +266,9 @@ static void chart_bars(FILE *out, const struct bars *b)
 	if (isfinite(b->mean)) {
 		double x = left + b->mean / max * w;
 
-		value_label(b->e, b->mean, v, sizeof(v));
 		fprintf(out, "<line class=\"mean\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
 			"<text class=\"meanlabel\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">mean %s</text>\n",
-			x, top - 4, x, top + b->n * row, x, top - 8, v);
+			x, top - 4, x, top + b->n * row, x, top - 8, b->mean_text);
 	}
 	fputs("</svg>\n", out);
 	if (b->n < b->total)
@@ -284,7 +313,7 @@ static void section_events(FILE *out, const struct summary *s, const int *sorted
 		fprintf(out, "<h2>Events per %s</h2>\n<p>Each event's count summed over the processes "
 			"of each %s (each process image's last report).</p>\n", by, by);
 	for (int i = 0; i < s->nr_events; i++) {
-		struct bars b = { "bars", &s->events[i], n, 0, label, value, NAN };
+		struct bars b = { "bars", &s->events[i], n, 0, label, value, NAN, NULL };
 		int m = 0;
 
 		for (int k = 0; k < s->nr_groups; k++) {
@@ -347,7 +376,7 @@ static void section_regions(FILE *out, const struct summary *s, const int *sorte
 		fputs(".</p>\n", out);
 		for (int m = 0; m < s->metrics.n; m++) {
 			struct summary_event e = metric_of(s, m);
-			struct bars b = { "region", &e, 0, 0, label, value, NAN };
+			struct bars b = { "region", &e, 0, 0, label, value, NAN, NULL };
 			char mx[64], mean[64];
 
 			summary_region_stats(s, r, m, &st);
@@ -373,7 +402,8 @@ static void section_regions(FILE *out, const struct summary *s, const int *sorte
 			}
 			b.mean = st.mean * e.scale;
 			value_label(&e, st.max * e.scale, mx, sizeof(mx));
-			value_label(&e, st.mean * e.scale, mean, sizeof(mean));
+			summary_mean_format(&e, st.mean, mean, sizeof(mean));
+			b.mean_text = mean;
 			fputs("<figure><figcaption>region <code>", out);
 			html_text(out, s->region_names.name[r]);
 			fputs("</code>: ", out);
@@ -427,11 +457,11 @@ static void chart_lines(FILE *out, const struct summary_event *e, const struct l
 	ymax *= 1.05;	/* a line at the maximum stays clear of the frame */
 	xs = tick_step(xmax, 8);
 	ys = tick_step(ymax > 0 ? ymax : 1, 5);
-	xmax = ceil(xmax / xs) * xs;
-	ymax = ceil((ymax > 0 ? ymax : 1) / ys) * ys;
+	xmax = whole_up(xmax / xs) * xs;
+	ymax = whole_up((ymax > 0 ? ymax : 1) / ys) * ys;
 	fprintf(out, "<svg class=\"chart series\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", CHART_W, h, CHART_W, h);
-	for (int i = 0; i <= round_half(ymax / ys); i++) {
+	for (int i = 0, n = ticks_of(ymax, ys); i <= n; i++) {
 		double t = i * ys, y = top + plot_h - t / ymax * plot_h;
 
 		tick_format(t, ys, ymax, v, sizeof(v));
@@ -439,7 +469,7 @@ static void chart_lines(FILE *out, const struct summary_event *e, const struct l
 			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			left, y, left + w, y, left - 6, y + 4, v);
 	}
-	for (int i = 0; i <= round_half(xmax / xs); i++) {
+	for (int i = 0, n = ticks_of(xmax, xs); i <= n; i++) {
 		double t = i * xs, x = left + t / xmax * w;
 
 		tick_format(t, xs, xmax, v, sizeof(v));

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * input.c: files to parsed JSON objects, in list order, in parallel. The
- * parser (jansson) is two thirds of `pfshim report`'s time, and each file
+ * parser (jsonread.c, then jansson) is most of `pfshim report`'s time, and each file
  * parses alone: workers take files i, i + W, i + 2W, ... into a ring of
  * RING batches, the caller takes batch i when it is ready and frees its
  * slot. Each slot has its own arena, so a worker never touches memory the
- * caller still reads. Memory stays RING batches whatever the number of files.
+ * caller still reads. A file is read in pieces into a buffer: the objects
+ * of a piece are framed (where the next top-level value ends), parsed, and
+ * handed over at most BATCH_OBJECTS at a time; a file with more (JSON
+ * Lines) is read on by the caller, batch after batch, in its slot. Memory
+ * stays RING batches and buffers whatever the number of files or reports.
  */
 #include "tools/pfshim/input.h"
 
@@ -13,58 +17,208 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tools/pfshim/jsonread.h"
 #include "tools/pfshim/table.h"
 
 #define RING 64
 #define MAX_WORKERS 4
 #define FILES_PER_WORKER 64	/* fewer files: not worth a thread */
+#define BUFFER (64u << 10)	/* the first size of a reader's buffer; it doubles for a longer object */
 
-void batch_parse(struct batch *b, const char *text, size_t len)
+/* A file being read: its unparsed bytes are buf[at, len); @line is buf[at]'s line. */
+struct reader {
+	int fd;			/* -1: a text given whole */
+	bool own_fd, eof;
+	size_t left;		/* a regular file's size at its opening, less what was read; SIZE_MAX: unknown */
+	char *buf;
+	size_t cap, at, len;
+	int line;
+};
+
+/*
+ * The length of the top-level value at @p (not whitespace) when all of it
+ * is in the @n bytes, else 0. An object or array ends where its brackets
+ * balance outside strings; anything else (not a report, but jansson says
+ * what it is) at the end of its line. Only the framing: jansson checks it.
+ */
+static size_t value_span(const char *p, size_t n)
+{
+	bool in_string = false;
+	size_t depth = 0;
+
+	if (*p != '{' && *p != '[') {
+		const char *nl = memchr(p, '\n', n);
+
+		return nl ? (size_t)(nl - p) : 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (in_string) {
+			if (p[i] == '\\')
+				i++;
+			else if (p[i] == '"')
+				in_string = false;
+			continue;
+		}
+		switch (p[i]) {
+		case '"':
+			in_string = true;
+			break;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (--depth == 0)
+				return i + 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* More of the file into @rd's buffer, until it is full or the file ends. Return: -1 on an error. */
+static int reader_fill(struct batch *b, struct reader *rd)
+{
+	if (rd->at > 0) {
+		memmove(rd->buf, rd->buf + rd->at, rd->len - rd->at);
+		rd->len -= rd->at;
+		rd->at = 0;
+	}
+	if (rd->len == rd->cap) {
+		rd->cap = rd->cap ? 2 * rd->cap : BUFFER;
+		rd->buf = xrealloc(rd->buf, rd->cap);
+	}
+	while (rd->len < rd->cap) {
+		ssize_t n = read(rd->fd, rd->buf + rd->len, rd->cap - rd->len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			b->read_errno = errno;
+			rd->eof = true;
+			return -1;
+		}
+		if (n == 0) {
+			rd->eof = true;
+			break;
+		}
+		rd->len += (size_t)n;
+		/*
+		 * All of the size it had when opened: no read() to see the end (one
+		 * system call a file). The shim appends a report in one write(2), so
+		 * that size ends a report; one appended since is for the next reading.
+		 */
+		if (rd->left != SIZE_MAX && (rd->left -= (size_t)n) == 0) {
+			rd->eof = true;
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The objects of @rd into @b, at most @limit (0: all), until the input
+ * ends or the first malformed one. Return: whether there may be more.
+ */
+static bool reader_parse(struct batch *b, struct reader *rd, int limit)
 {
 	struct arena *was = arena_bind(&b->arena);
-	size_t at = 0;
-	int line = 1;
+	bool more = false;
 
 	for (;;) {
 		json_error_t err;
+		size_t span, used;
+		bool plain;
 		json_t *v;
 
-		while (at < len && (text[at] == ' ' || text[at] == '\t' || text[at] == '\r' ||
-				    text[at] == '\n'))
-			line += text[at++] == '\n';
-		if (at >= len)
+		while (rd->at < rd->len && (rd->buf[rd->at] == ' ' || rd->buf[rd->at] == '\t' ||
+					    rd->buf[rd->at] == '\r' || rd->buf[rd->at] == '\n'))
+			rd->line += rd->buf[rd->at++] == '\n';
+		if (rd->at == rd->len && rd->eof)
 			break;
-		v = json_loadb(text + at, len - at, JSON_DISABLE_EOF_CHECK, &err);
+		if (limit && b->n == limit) {
+			more = true;
+			break;
+		}
+		/* the fast path finds the value's end itself; framing only when it cannot */
+		used = 0;
+		v = rd->at == rd->len ? NULL
+		    : json_read_fast(rd->buf + rd->at, rd->len - rd->at, &used, &plain);
+		if (!v) {
+			span = rd->at == rd->len ? 0
+			       : rd->eof ? rd->len - rd->at
+					 : value_span(rd->buf + rd->at, rd->len - rd->at);
+			if (!span) {	/* (rd->eof is false: there is a file to read) */
+				if (reader_fill(b, rd) < 0)
+					break;
+				continue;
+			}
+			v = json_read(rd->buf + rd->at, span, &err, &plain);
+			used = v ? (size_t)err.position : 0;
+		}
 		if (!v) {
 			snprintf(b->error, sizeof(b->error), "truncated or malformed JSON: line %d: %s",
-				 line + err.line - 1, err.text);
+				 rd->line + err.line - 1, err.text);
 			break;
 		}
 		if (b->n == b->cap) {
 			b->cap = b->cap ? 2 * b->cap : 8;
 			b->object = xrealloc(b->object, (size_t)b->cap * sizeof(*b->object));
+			b->plain = xrealloc(b->plain, (size_t)b->cap * sizeof(*b->plain));
 		}
+		b->plain[b->n] = plain;
 		b->object[b->n++] = v;
-		for (const char *p = text + at, *end = text + at + (size_t)err.position;
+		for (const char *p = rd->buf + rd->at, *end = p + used;
 		     (p = memchr(p, '\n', (size_t)(end - p))); p++)
-			line++;
-		at += (size_t)err.position;
+			rd->line++;
+		rd->at += used;
 	}
 	arena_bind(was);
+	return more;
 }
 
-/* @path opened as @rules say (input.h), or -1 with errno, or -2 with b->refused set. */
-static int input_open(struct batch *b, const char *path, const struct input_rules *rules)
+void batch_parse(struct batch *b, const char *text, size_t len)
+{
+	struct reader rd = { .fd = -1, .eof = true, .buf = (char *)text, .len = len, .line = 1 };
+
+	reader_parse(b, &rd, 0);	/* (the text is only read: eof is set, nothing is filled) */
+}
+
+/* The effective user, asked once (a system call a file was 4 % of the time over 10,000). */
+static uid_t the_euid;
+
+static void euid_init(void)
+{
+	the_euid = geteuid();
+}
+
+static uid_t euid(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, euid_init);
+	return the_euid;
+}
+
+/*
+ * @path opened as @rules say (input.h), or -1 with errno, or -2 with
+ * b->refused set; *@size: a walked file's size (SIZE_MAX: not known).
+ */
+static int input_open(struct batch *b, const char *path, const struct input_rules *rules,
+		      size_t *size)
 {
 	struct stat st;
 	int fd;
 
+	*size = SIZE_MAX;
 	if (!rules || !rules->walked)
 		return open(path, O_RDONLY | O_CLOEXEC);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
@@ -76,56 +230,112 @@ static int input_open(struct batch *b, const char *path, const struct input_rule
 	}
 	if (!S_ISREG(st.st_mode))
 		b->refused = "not a regular file (replaced since the directory was read)";
-	else if (!rules->any_owner && st.st_uid != geteuid())
+	else if (!rules->any_owner && st.st_uid != euid())
 		b->refused = "owned by another user (--any-owner reads such files)";
 	if (b->refused) {
 		close(fd);
 		return -2;
 	}
+	if (st.st_size > 0)	/* (0: maybe a file that does not say its size) */
+		*size = (size_t)st.st_size;
 	return fd;
+}
+
+static void reader_close(struct batch *b)
+{
+	struct reader *rd = b->reader;
+
+	if (rd && rd->fd >= 0 && rd->own_fd)
+		close(rd->fd);
+	if (rd)
+		rd->fd = -1;
+	b->more = false;
 }
 
 void batch_read(struct batch *b, const char *path, const struct input_rules *rules)
 {
-	int fd = path ? input_open(b, path, rules) : STDIN_FILENO;
-	FILE *f = fd >= 0 ? (path ? fdopen(fd, "r") : stdin) : NULL;
-	size_t len = 0, cap = 65536, n;
-	char *text;
+	size_t size = SIZE_MAX;
+	int fd = path ? input_open(b, path, rules, &size) : STDIN_FILENO;
+	struct reader *rd = b->reader;
 
-	if (!f) {
-		if (fd == -1 || (fd >= 0 && path))
+	if (fd < 0) {
+		if (fd == -1)
 			b->read_errno = errno;
-		if (fd >= 0 && path)
-			close(fd);
 		return;
 	}
-	text = xrealloc(NULL, cap);
-	while ((n = fread(text + len, 1, cap - len, f)) > 0) {
-		len += n;
-		if (len == cap)
-			text = xrealloc(text, cap *= 2);
+	if (!rd) {
+		rd = b->reader = xrealloc(NULL, sizeof(*rd));
+		*rd = (struct reader){ 0 };
 	}
-	if (ferror(f))
-		b->read_errno = errno ? errno : EIO;
-	else
-		batch_parse(b, text, len);
-	if (f != stdin)
-		fclose(f);
-	free(text);
+	rd->fd = fd;
+	rd->own_fd = path != NULL;
+	rd->eof = false;
+	rd->left = size;
+	rd->at = rd->len = 0;
+	rd->line = 1;
+	b->more = reader_parse(b, rd, BATCH_OBJECTS);
+	if (!b->more)
+		reader_close(b);
 }
 
-void batch_clear(struct batch *b)
+/* The objects gone: their nodes are in the arena, whose reset frees them all. */
+static void batch_forget(struct batch *b)
 {
-	struct arena *was = arena_bind(&b->arena);
-
-	for (int i = 0; i < b->n; i++)
-		json_decref(b->object[i]);
-	arena_bind(was);
 	arena_reset(&b->arena);
 	b->n = 0;
 	b->error[0] = '\0';
 	b->read_errno = 0;
 	b->refused = NULL;
+}
+
+bool batch_next(struct batch *b)
+{
+	if (!b->more)
+		return false;
+	batch_forget(b);
+	b->more = reader_parse(b, b->reader, BATCH_OBJECTS);
+	if (!b->more)
+		reader_close(b);
+	return true;
+}
+
+void batch_clear(struct batch *b)
+{
+	reader_close(b);
+	batch_forget(b);
+}
+
+void batch_free(struct batch *b)
+{
+	batch_clear(b);
+	free(b->object);
+	free(b->plain);
+	b->object = NULL;
+	b->plain = NULL;
+	b->n = b->cap = 0;
+	arena_free_all(&b->arena);
+	if (b->reader)
+		free(b->reader->buf);
+	free(b->reader);
+	b->reader = NULL;
+}
+
+/* Every batch of the file @b was read from, to @take. */
+static void take_all(struct batch *b, void (*take)(void *, struct batch *), void *ctx)
+{
+	take(ctx, b);
+	while (batch_next(b))
+		take(ctx, b);
+	batch_clear(b);
+}
+
+void input_stdin(void (*take)(void *ctx, struct batch *b), void *ctx)
+{
+	struct batch b = { .path = "(stdin)" };
+
+	batch_read(&b, NULL, NULL);
+	take_all(&b, take, ctx);
+	batch_free(&b);
 }
 
 struct ring {
@@ -135,8 +345,14 @@ struct ring {
 	struct batch slot[RING];
 	int ready[RING];	/* the file index a slot holds, parsed; -1: none */
 	int next_take;		/* the file the caller takes next */
+	/*
+	 * Who sleeps, so that a wake-up goes only to one who waits for it:
+	 * a broadcast at every file was 7 futex calls a file (strace -c).
+	 */
+	int caller_waits;	/* the file the caller sleeps for; -1: it does not */
+	int workers_wait;	/* workers sleeping for a free slot */
 	pthread_mutex_t lock;
-	pthread_cond_t changed;
+	pthread_cond_t ready_cond, space_cond;
 };
 
 struct worker {
@@ -153,14 +369,18 @@ static void *worker_run(void *arg)
 		struct batch *b = &r->slot[i % RING];
 
 		pthread_mutex_lock(&r->lock);
-		while (i - r->next_take >= RING)	/* its slot still holds file i - RING */
-			pthread_cond_wait(&r->changed, &r->lock);
+		while (i - r->next_take >= RING) {	/* its slot still holds file i - RING */
+			r->workers_wait++;
+			pthread_cond_wait(&r->space_cond, &r->lock);
+			r->workers_wait--;
+		}
 		pthread_mutex_unlock(&r->lock);
 		b->path = r->paths[i];
 		batch_read(b, r->paths[i], &r->rules[i]);
 		pthread_mutex_lock(&r->lock);
 		r->ready[i % RING] = i;
-		pthread_cond_broadcast(&r->changed);
+		if (r->caller_waits == i)
+			pthread_cond_signal(&r->ready_cond);
 		pthread_mutex_unlock(&r->lock);
 	}
 	return NULL;
@@ -189,11 +409,9 @@ static void files_in_order(char *const *paths, const struct input_rules *rules, 
 	for (int i = 0; i < n; i++) {
 		b.path = paths[i];
 		batch_read(&b, paths[i], &rules[i]);
-		take(ctx, &b);
-		batch_clear(&b);
+		take_all(&b, take, ctx);
 	}
-	free(b.object);
-	arena_free_all(&b.arena);
+	batch_free(&b);
 }
 
 void input_files(char *const *paths, const struct input_rules *rules, int n,
@@ -217,7 +435,9 @@ void input_files(char *const *paths, const struct input_rules *rules, int n,
 	for (int s = 0; s < RING; s++)
 		r->ready[s] = -1;
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->changed, NULL);
+	r->caller_waits = -1;
+	pthread_cond_init(&r->ready_cond, NULL);
+	pthread_cond_init(&r->space_cond, NULL);
 	for (int t = 0; t < workers; t++) {
 		w[t] = (struct worker){ r, t };
 		if (pthread_create(&thread[t], NULL, worker_run, &w[t]) != 0)
@@ -233,24 +453,26 @@ void input_files(char *const *paths, const struct input_rules *rules, int n,
 			r->ready[i % RING] = i;
 		}
 		pthread_mutex_lock(&r->lock);
-		while (r->ready[i % RING] != i)
-			pthread_cond_wait(&r->changed, &r->lock);
+		while (r->ready[i % RING] != i) {
+			r->caller_waits = i;
+			pthread_cond_wait(&r->ready_cond, &r->lock);
+		}
+		r->caller_waits = -1;
 		pthread_mutex_unlock(&r->lock);
-		take(ctx, b);
-		batch_clear(b);
+		take_all(b, take, ctx);
 		pthread_mutex_lock(&r->lock);
 		r->ready[i % RING] = -1;
 		r->next_take = i + 1;
-		pthread_cond_broadcast(&r->changed);
+		if (r->workers_wait)
+			pthread_cond_broadcast(&r->space_cond);
 		pthread_mutex_unlock(&r->lock);
 	}
 	for (int t = 0; t < started; t++)
 		pthread_join(thread[t], NULL);
-	for (int s = 0; s < RING; s++) {
-		free(r->slot[s].object);
-		arena_free_all(&r->slot[s].arena);
-	}
+	for (int s = 0; s < RING; s++)
+		batch_free(&r->slot[s]);
 	pthread_mutex_destroy(&r->lock);
-	pthread_cond_destroy(&r->changed);
+	pthread_cond_destroy(&r->ready_cond);
+	pthread_cond_destroy(&r->space_cond);
 	free(r);
 }

@@ -35,6 +35,36 @@ void summary_value_format(const struct summary_event *e, uint64_t value, char *o
 	out[o] = '\0';
 }
 
+/*
+ * One rule for a mean in every view that prints one as text: as its event's
+ * values are shown (a clock's with 2 decimals), and a count whole when it is
+ * whole, else with 2 decimals. Never cut or rounded to a whole number: the
+ * imbalance (max / mean) is computed from the exact mean, and the printed
+ * max over the printed mean must give the printed imbalance (2 / 1.67 =
+ * 1.20, where "mean 1" said 2.00). JSON and CSV carry the exact mean.
+ */
+void summary_mean_format(const struct summary_event *e, double mean, char *out, size_t size)
+{
+	uint64_t cents;
+	size_t n;
+
+	if (e->scale != 1.0) {
+		double v = mean * e->scale;
+
+		snprintf(out, size, fabs(v) >= 1 || v == 0 ? "%.2f" : "%.3g", v);
+		return;
+	}
+	/* (no libm: integer arithmetic; below 1e15, 2 decimals are still exact in a double) */
+	if (!(mean > 0) || mean >= 1e15 || mean == (double)(uint64_t)mean) {
+		summary_value_format(e, mean > 0 ? (uint64_t)(mean + 0.5) : 0, out, size);
+		return;
+	}
+	cents = (uint64_t)(mean * 100 + 0.5);
+	summary_value_format(e, cents / 100, out, size);
+	n = strlen(out);
+	snprintf(out + n, size - n, ".%02u", (unsigned)(cents % 100));
+}
+
 static void sum_format(const struct summary_event *e, const struct summary_sum *v, char *out,
 		       size_t size)
 {
@@ -277,7 +307,8 @@ static void print_probe(const struct summary *s, FILE *out)
 
 		summary_value_format(&e, p->min, mn, sizeof(mn));
 		summary_value_format(&e, p->max, mx, sizeof(mx));
-		summary_value_format(&e, p->threads ? p->sum / p->threads : 0, mean, sizeof(mean));
+		summary_mean_format(&e, p->threads ? (double)p->sum / (double)p->threads : 0, mean,
+				    sizeof(mean));
 		fprintf(out, " %14s %13s %13s %13s %-5s %s\n", "-", mn, mx, mean, e.unit, e.name);
 	}
 }
@@ -319,7 +350,7 @@ static void print_regions(const struct summary *s, FILE *out)
 			summary_value_format(&e, st.sum, sum, sizeof(sum));
 			summary_value_format(&e, st.min, mn, sizeof(mn));
 			summary_value_format(&e, st.max, mx, sizeof(mx));
-			summary_value_format(&e, (uint64_t)st.mean, mean, sizeof(mean));
+			summary_mean_format(&e, st.mean, mean, sizeof(mean));
 			summary_value_format(&e, st.thread_min, tmin, sizeof(tmin));
 			summary_value_format(&e, st.thread_max, tmax, sizeof(tmax));
 			snprintf(range, sizeof(range), "%s..%s", tmin, tmax);
@@ -358,9 +389,13 @@ struct summary_point *summary_points_sorted(const struct summary *s)
 
 int64_t summary_bucket_time(const struct summary *s, int64_t bucket)
 {
-	int64_t t = bucket * (int64_t)s->bucket_ns - (int64_t)s->series_start_ns;
+	/* (unsigned: a step's time is at most INT64_MAX + step / 2, combine.c) */
+	uint64_t at = (uint64_t)bucket * s->bucket_ns;
 
-	return t > 0 ? t : 0;
+	if (bucket <= 0 || at <= s->series_start_ns)
+		return 0;
+	return at - s->series_start_ns > (uint64_t)INT64_MAX ? INT64_MAX
+							     : (int64_t)(at - s->series_start_ns);
 }
 
 static int bucket_cmp(const void *a, const void *b)

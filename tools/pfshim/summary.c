@@ -67,6 +67,8 @@ void summary_free(struct summary *s)
 	free(s->process_keys);
 	free(s->ended_keys);
 	table_free(&s->ended_index);
+	free(s->series_keys);
+	table_free(&s->series_index);
 	free(s->title);
 	if (s->job)
 		summary_job_free(s->job);
@@ -185,16 +187,23 @@ bool summary_process_ended(const struct summary *s, uint64_t key)
 	return table_find(&s->ended_index, key, key_match, &p) >= 0;
 }
 
+/* @key into the set (@index, @keys, @n). Return: whether it was not in it. */
+static bool key_set_add(struct table_index *index, uint64_t **keys, int *n, uint64_t key)
+{
+	struct key_probe p = { *keys, sizeof(uint64_t), key };
+
+	if (table_find(index, key, key_match, &p) >= 0)
+		return false;
+	*keys = xrealloc(*keys, (size_t)(*n + 1) * sizeof(uint64_t));
+	(*keys)[*n] = key;
+	p.base = *keys;
+	table_add(index, key, (*n)++, key_at, &p);
+	return true;
+}
+
 static void process_ended(struct summary *s, uint64_t key)
 {
-	struct key_probe p = { s->ended_keys, sizeof(uint64_t), key };
-
-	if (summary_process_ended(s, key))
-		return;
-	s->ended_keys = xrealloc(s->ended_keys, (size_t)(s->nr_ended + 1) * sizeof(uint64_t));
-	s->ended_keys[s->nr_ended] = key;
-	p.base = s->ended_keys;
-	table_add(&s->ended_index, key, s->nr_ended++, key_at, &p);
+	key_set_add(&s->ended_index, &s->ended_keys, &s->nr_ended, key);
 }
 
 static struct summary_seen *seen_get(struct summary *s, uint64_t key)
@@ -223,7 +232,7 @@ static void report_take(struct summary *s, json_t *r)
 {
 	const char *reason = string_or(json_object_get(r, "reason"), "");
 	bool final = strcmp(reason, "exit") == 0 || strcmp(reason, "exec") == 0;
-	uint64_t start = count_or(json_object_get(r, "start_ns"), 0), key = process_hash(r);
+	uint64_t start = count_or(json_object_get(r, "start_ns"), 0), key = process_hash(r), image;
 	int64_t seq = (int64_t)count_or(json_object_get(r, "seq"), (uint64_t)-1);
 	int64_t wall = (int64_t)count_or(json_object_get(r, "wall_ns"), 0);
 	struct summary_seen *seen;
@@ -242,9 +251,15 @@ static void report_take(struct summary *s, json_t *r)
 					     string_or(json_object_get(r, "program"), "?")));
 		s->title_start_ns = start;
 	}
-	if (seq >= 0)
+	image = hash_bytes(key, &start, sizeof(start));
+	/*
+	 * A report of a series once: in a directory an image's final report is
+	 * both its file and its series' last line (and a file may be named twice).
+	 */
+	if (seq >= 0 && key_set_add(&s->series_index, &s->series_keys, &s->nr_series,
+				    hash_bytes(image, &seq, sizeof(seq))))
 		summary_series_add(s, r);
-	seen = seen_get(s, hash_bytes(key, &start, sizeof(start)));
+	seen = seen_get(s, image);
 	if (seen->final)		/* its last report is counted; a copy read twice too */
 		return;
 	if (final) {
@@ -379,7 +394,7 @@ static void batch_take(void *ctx, struct batch *b)
 		const char *schema = string_or(json_object_get(o, "schema"), "");
 		const char *why = strcmp(schema, "pfshim.job") ? report_check(o) : summary_job_check(o);
 
-		if (!why)
+		if (!why && !b->plain[i])	/* (a string the reader saw has no control byte) */
 			strings_shown(o);
 		if (why)
 			skipped(s, b->path, why, NULL);
@@ -399,9 +414,7 @@ void summary_add_text(struct summary *s, const char *path, const char *text, siz
 
 	batch_parse(&b, text, len);
 	batch_take(s, &b);
-	batch_clear(&b);
-	free(b.object);
-	arena_free_all(&b.arena);
+	batch_free(&b);
 }
 
 struct file_list {
@@ -419,6 +432,12 @@ static void list_add(struct file_list *l, const char *path, struct input_rules r
 	}
 	l->rules[l->n] = rules;
 	l->path[l->n++] = xstrdup(path);
+}
+
+/* Byte order of names: alphasort()'s in the C locale the command runs in, without strcoll(). */
+static int name_order(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
 /*
@@ -468,7 +487,7 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 		skipped(s, path, "not a regular file or directory", NULL);
 		return;
 	}
-	n = scandir(path, &names, NULL, alphasort);
+	n = scandir(path, &names, NULL, name_order);
 	if (n < 0) {
 		fprintf(stderr, "pfshim: %s: %s; skipped\n", path, strerror(errno));
 		s->skipped++;
@@ -483,7 +502,10 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 
 			snprintf(child, len, "%s%s%s", path,
 				 path[strlen(path) - 1] == '/' ? "" : "/", names[i]->d_name);
-			list_walk(s, l, child, true);
+			if (names[i]->d_type == DT_REG)	/* no lstat(): opening it checks it again */
+				list_add(l, child, (struct input_rules){ true, s->opt.any_owner });
+			else
+				list_walk(s, l, child, true);
 			free(child);
 		}
 		free(names[i]);
@@ -503,13 +525,7 @@ int summary_add_path(struct summary *s, const char *path)
 	uint64_t skipped_before = s->skipped;
 
 	if (strcmp(path, "-") == 0) {
-		struct batch b = { .path = "(stdin)" };
-
-		batch_read(&b, NULL, NULL);
-		batch_take(s, &b);
-		batch_clear(&b);
-		free(b.object);
-		arena_free_all(&b.arena);
+		input_stdin(batch_take, s);
 		return 0;
 	}
 	list_walk(s, &l, path, false);

@@ -231,6 +231,10 @@ struct summary {
 	struct table_index ended_index;
 	uint64_t *ended_keys;
 	int nr_ended;
+	/* The (image, seq) of every report put in the series: each once. */
+	struct table_index series_index;
+	uint64_t *series_keys;
+	int nr_series;
 	struct summary_share share;	/* the counted images' reports' pfshim_share */
 	/*
 	 * Images whose counted report was written at a signal (PFSHIM_ON_FATAL:
@@ -359,6 +363,8 @@ void summary_print_html(const struct summary *s, const char *title, FILE *out);
 /* print.c: 1234567 -> "1,234,567"; a scaled value (the clocks) -> "1234.57". */
 void summary_value_format(const struct summary_event *e, uint64_t value, char *out, size_t size);
 const char *summary_by_name(enum summary_by by);
+/* print.c: a mean (in the event's own unit) as every text view shows one: "1.67", "2", "1.23" msec. */
+void summary_mean_format(const struct summary_event *e, double mean, char *out, size_t size);
 
 /* print.c: the points by event, then time, then group (a copy the caller frees). */
 struct summary_point *summary_points_sorted(const struct summary *s);
