@@ -315,17 +315,18 @@ static void record_take(struct jobcount *j, const struct record *r)
 		p = proc_find(j, (int)r->u.task.pid);
 		if (!p || p->exited) {
 			const struct jobcount_process *parent = proc_find(j, (int)r->u.task.ppid);
-			char comm[JOBCOUNT_COMM_MAX] = "";
+			/*
+			 * Until its first exec, a forked child runs its parent's
+			 * program: copied before proc_new(), whose realloc may move
+			 * the parent.
+			 */
+			struct jobcount_process from = parent ? *parent :
+				(struct jobcount_process){ .comm = "" };
 
-			/* Until its first exec, a forked child runs its parent's program. */
-			if (parent)
-				memcpy(comm, parent->comm, sizeof(comm));
 			p = proc_new(j, (int)r->u.task.pid, (int)r->u.task.ppid);
-			memcpy(p->comm, comm, sizeof(comm));
-			if (parent) {
-				p->dynamic = parent->dynamic;
-				p->shim = parent->shim;
-			}
+			memcpy(p->comm, from.comm, sizeof(p->comm));
+			p->dynamic = from.dynamic;
+			p->shim = from.shim;
 		}
 		break;
 	case PERF_RECORD_COMM:
