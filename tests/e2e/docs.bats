@@ -64,7 +64,8 @@ count() {
 
 @test "doc block readme-demo: the shim on real programs, pfshim run, and the lines for one's own program" {
 	run -0 doc readme-demo
-	[[ "$output" == *$'\n'"$ build/pfshim run -e task-clock,page-faults -- sh -c "* ]] ||
+	# the demo names the pfshim it built: build/pfshim, or the sanitizers' build's
+	[[ "$output" == *$'\n'"$ "*"pfshim run -e task-clock,page-faults -- sh -c "* ]] ||
 		[ ! -x "$BUILD/pfshim" ]
 	[[ "$output" == *" pfshim: Performance counter stats for 'sieve' (pid "* ]]
 	# the last lines: what to type on one's own program, with absolute paths
