@@ -185,3 +185,24 @@ group() {
 	run -0 "$PFSHIM" report --json "$dir"
 	[ "$(jq '.groups[] | select(.group == "true") | .reports' <<<"$output")" -eq 3 ]
 }
+
+@test "pfshim run's calibration cache: the user's own directory, never one another user controls" {
+	c="$BATS_TEST_TMPDIR/cache"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -o r1 -- /bin/true
+	[[ "$stderr" == *"pfshim's own share"* ]]
+	[ "$(stat -c '%a %U' "$c/pfshim" "$c/pfshim/calibration.json" | paste -sd' ')" = \
+		"700 $(id -un) 600 $(id -un)" ]
+	[ "$(jq -r .key "$c/pfshim/calibration.json" | cut -c1-4)" = "lib " ]
+	[ "$(id -u)" -eq 0 ] || skip "needs root (a directory of another user's)"
+	# root with another user's cache directory (sudo -E): calibrates, writes nothing there
+	mkdir "$BATS_TEST_TMPDIR/theirs"
+	chown 65534 "$BATS_TEST_TMPDIR/theirs"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$BATS_TEST_TMPDIR/theirs" "$PFSHIM" run -o r2 -- /bin/true
+	[[ "$stderr" == *"pfshim's own share"* ]]
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/theirs")" ]
+	# nor through a link they put where root's own directory would be
+	mkdir -m 700 "$BATS_TEST_TMPDIR/mine" "$BATS_TEST_TMPDIR/elsewhere"
+	ln -s "$BATS_TEST_TMPDIR/elsewhere" "$BATS_TEST_TMPDIR/mine/pfshim"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$BATS_TEST_TMPDIR/mine" "$PFSHIM" run -o r3 -- /bin/true
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
+}

@@ -23,30 +23,57 @@
 
 #define CACHE_NAME "calibration.json"
 
-/* The cache's directory, made (0700) when @make; false when there is none. */
-static bool cache_dir(char *dir, size_t size, bool make)
+/* @fd is a directory of the effective user's that no one else may write in. */
+static bool dir_ours(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* @name under the directory @at (or the path @name itself), opened, made (0700) when @make. */
+static int dir_open_at(int at, const char *name, bool make)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(at, name, flags);
+
+	if (fd < 0 && errno == ENOENT && make && mkdirat(at, name, 0700) == 0)
+		fd = openat(at, name, flags);
+	if (fd >= 0 && !dir_ours(fd)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * The cache's directory, opened: ${XDG_CACHE_HOME:-$HOME/.cache}/pfshim,
+ * both the effective user's own and closed to other writers, the last
+ * links not followed; made (0700) when @make. Root run with another user's
+ * HOME (sudo -E) finds that user's directories, not its own, and has no
+ * cache: it calibrates. -1: no cache.
+ */
+static int cache_dir_open(bool make)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int n;
+	char base[PATH_MAX];
+	int n, top, dir;
 
 	if (xdg && *xdg == '/')
-		n = snprintf(dir, size, "%s/pfshim", xdg);
+		n = snprintf(base, sizeof(base), "%s", xdg);
 	else if (home && *home == '/')
-		n = snprintf(dir, size, "%s/.cache/pfshim", home);
+		n = snprintf(base, sizeof(base), "%s/.cache", home);
 	else
-		return false;
-	if (n < 0 || (size_t)n >= size)
-		return false;
-	if (make) {
-		char *slash = strrchr(dir, '/');
-
-		*slash = '\0';
-		mkdir(dir, 0700);	/* $HOME/.cache: may exist */
-		*slash = '/';
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			return false;
-	}
-	return true;
+		return -1;
+	if (n < 0 || (size_t)n >= sizeof(base))
+		return -1;
+	top = dir_open_at(AT_FDCWD, base, make);
+	if (top < 0)
+		return -1;
+	dir = dir_open_at(top, "pfshim", make);
+	close(top);
+	return dir;
 }
 
 /* What the calibration is valid for, as one string; false when the library cannot be named. */
@@ -87,14 +114,22 @@ static bool count_of(json_t *o, const char *name, uint64_t *out)
 
 bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const char *lib)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 32], key[1024];
-	json_t *o, *events, *e;
+	char key[1024];
+	json_t *o = NULL, *events, *e;
+	int dir, fd;
 	bool ok;
 
-	if (!cache_key(c, j, lib, key, sizeof(key)) || !cache_dir(dir, sizeof(dir), false))
+	if (!cache_key(c, j, lib, key, sizeof(key)) || (dir = cache_dir_open(false)) < 0)
 		return false;
-	snprintf(path, sizeof(path), "%s/" CACHE_NAME, dir);
-	o = json_load_file(path, 0, NULL);
+	fd = openat(dir, CACHE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dir);
+	if (fd >= 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+			o = json_loadfd(fd, 0, NULL);
+		close(fd);
+	}
 	events = json_object_get(json_object_get(o, "calibration"), "events");
 	ok = json_is_string(json_object_get(o, "key")) &&
 	     !strcmp(json_string_value(json_object_get(o, "key")), key) &&
@@ -117,25 +152,30 @@ bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const
 
 void calibrate_cache_save(const struct calibration *c, const struct jobcount *j, const char *lib)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX + 32], path[PATH_MAX + 32], key[1024];
+	char tmp[64], key[1024];
 	json_t *o;
 	FILE *f;
-	int fd;
+	int dir, fd;
+	bool ok;
 
-	if (!cache_key(c, j, lib, key, sizeof(key)) || !cache_dir(dir, sizeof(dir), true))
+	if (!cache_key(c, j, lib, key, sizeof(key)) || (dir = cache_dir_open(true)) < 0)
 		return;
-	snprintf(tmp, sizeof(tmp), "%s/.calibration.XXXXXX", dir);
-	snprintf(path, sizeof(path), "%s/" CACHE_NAME, dir);
-	fd = mkstemp(tmp);
-	if (fd < 0)
+	/* Written aside and renamed over, in the directory judged: a reader never sees half. */
+	snprintf(tmp, sizeof(tmp), ".calibration.%d", (int)getpid());
+	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		close(dir);
 		return;
+	}
 	f = fdopen(fd, "w");
 	o = json_pack("{s:s, s:o}", "key", key, "calibration", calibrate_json(c, j));
-	if (!f || !o || json_dumpf(o, f, JSON_COMPACT) < 0 || fclose(f) != 0 ||
-	    rename(tmp, path) < 0) {
-		if (!f)
-			close(fd);
-		unlink(tmp);
-	}
+	ok = f && o && json_dumpf(o, f, JSON_COMPACT) == 0;
+	if (f)
+		ok = fclose(f) == 0 && ok;
+	else
+		close(fd);
+	if (!ok || renameat(dir, tmp, dir, CACHE_NAME) < 0)
+		unlinkat(dir, tmp, 0);
 	json_decref(o);
+	close(dir);
 }
