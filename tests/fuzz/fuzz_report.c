@@ -203,17 +203,25 @@ static void check_no_controls(const char *what, const char *s, size_t n)
 	}
 }
 
-/* No cell begins with = or @ (unquoted, or just inside its quotes). */
+/*
+ * No cell begins with = or @ (unquoted, or just inside its quotes). A cell
+ * begins at the start, or after a comma or a line end outside quotes: a
+ * quoted "a,=b" is one cell that begins with a.
+ */
 static void check_csv(const char *s, size_t n)
 {
+	bool quoted = false;
+
 	for (size_t i = 0; i < n; i++) {
-		if (i && s[i - 1] != ',' && s[i - 1] != '\n')
-			continue;
-		if (s[i] == '=' || s[i] == '@' ||
-		    (s[i] == '"' && i + 1 < n && (s[i + 1] == '=' || s[i + 1] == '@'))) {
+		bool starts = !quoted && (i == 0 || s[i - 1] == ',' || s[i - 1] == '\n');
+
+		if (starts && (s[i] == '=' || s[i] == '@' ||
+			       (s[i] == '"' && i + 1 < n && (s[i + 1] == '=' || s[i + 1] == '@')))) {
 			fprintf(stderr, "csv: a formula cell at %zu: %.40s\n", i, s + i);
 			abort();
 		}
+		if (s[i] == '"')
+			quoted = !quoted;	/* a doubled "" inside quotes turns twice */
 	}
 }
 
