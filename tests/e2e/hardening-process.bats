@@ -345,7 +345,11 @@ ended_by_prog() {
 }
 
 @test "PFSHIM_ON_FATAL=1: a stack overflow caught on the program's alternate stack is caught with the shim too" {
-	for size in 65536 16384 8192; do
+	# 8 KiB holds the handler and the exit report it writes, but not under a
+	# sanitizer, whose frames are larger (an instrumented run died of SIGSEGV there)
+	sizes="65536 16384 8192"
+	[ -z "${PFSHIM_SANITIZER:-}" ] || sizes="65536 16384"
+	for size in $sizes; do
 		: >"$REPORTS"
 		run "$PROGS/late_handler" overflow "$size"
 		want="$status $output"
