@@ -12,6 +12,7 @@
  * parser, with the metrics that needed it marked.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fastread/sysfile.h"
 #include "preload/events/likwid_names.h"
 #include "preload/metrics/group.h"
 #include "preload/metrics/likwid_arch.h"
@@ -60,7 +62,21 @@ static char *read_text(const char *path)
 	return text;
 }
 
-static char *perf_name(const char *likwid, int arm)
+/*
+ * Is @path in one of LIKWID's arm64 directories (arm8, arm8_n1, arm64fx, ...),
+ * by name or by a path to it? Their events not in the one table are
+ * architectural events, the kernel's sysfs names in lower case.
+ */
+static bool arm_group(const char *path)
+{
+	const char *end = strrchr(path, '/'), *dir = end;
+
+	while (dir && dir > path && dir[-1] != '/')
+		dir--;
+	return dir && end - dir >= 3 && !strncmp(dir, "arm", 3);
+}
+
+static char *perf_name(const char *likwid, bool arm)
 {
 	const char *perf = likwid_event_perf(likwid);
 
@@ -77,12 +93,11 @@ static char *perf_name(const char *likwid, int arm)
 
 /* The group file @spec means: @spec itself when it is a path. */
 static int group_path(const char *spec, const char *root, const char *cpuinfo_path,
-		      char *path, size_t size, int *arm, char *why, size_t why_size)
+		      char *path, size_t size, char *why, size_t why_size)
 {
 	char cpu[64], *cpuinfo;
 	const char *arch;
 
-	*arm = 0;
 	if (strchr(spec, '/')) {
 		snprintf(path, size, "%s", spec);
 		return 0;
@@ -96,7 +111,6 @@ static int group_path(const char *spec, const char *root, const char *cpuinfo_pa
 		return -ENOENT;
 	}
 	free(cpuinfo);
-	*arm = !strncmp(arch, "arm", 3);
 	if (snprintf(path, size, "%s/%s/%s.txt", root, arch, spec) >= (int)size)
 		return -ENAMETOOLONG;
 	if (access(path, R_OK)) {
@@ -129,12 +143,12 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
 		      const char *counted, struct metric_group *mg, char *why, size_t why_size)
 {
 	char path[4096];
-	int arm, line = 0, err;
+	int line = 0, err;
 	char *text;
 	size_t len = 0;
 
 	memset(mg, 0, sizeof(*mg));
-	err = group_path(spec, root, cpuinfo_path, path, sizeof(path), &arm, why, why_size);
+	err = group_path(spec, root, cpuinfo_path, path, sizeof(path), why, why_size);
 	if (err)
 		return err;
 	text = read_text(path);
@@ -162,7 +176,7 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
 	mg->event_names = calloc((size_t)mg->group.nr_events, sizeof(char *));
 	mg->sources = calloc((size_t)mg->group.nr_metrics + 1, sizeof(*mg->sources));
 	for (int i = 0; mg->event_names && i < mg->group.nr_events && !err; i++) {
-		mg->event_names[i] = perf_name(mg->group.events[i].event, arm);
+		mg->event_names[i] = perf_name(mg->group.events[i].event, arm_group(path));
 		if (!mg->event_names[i])
 			err = -ENOMEM;
 		else
@@ -190,15 +204,14 @@ static double base_clock_hz(const char *sysfs_cpu)
 	static const char *const files[] = { "base_frequency", "cpuinfo_max_freq" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char path[512], *text;
-		double khz;
+		char path[512], text[32];
+		unsigned long long khz = 0;
 
 		snprintf(path, sizeof(path), "%s/cpu0/cpufreq/%s", sysfs_cpu, files[i]);
-		text = read_text(path);
-		khz = text ? strtod(text, NULL) : 0;
-		free(text);
+		if (sysfile_read(path, text, sizeof(text)) > 0)
+			khz = strtoull(text, NULL, 10);
 		if (khz > 0)
-			return khz * 1000;
+			return (double)khz * 1000;
 	}
 	return 0;
 }

@@ -159,6 +159,13 @@ static void open_by_path(void **state)
 	assert_string_equal(mg.events_text, "page-faults");
 	metric_group_free(&mg);
 
+	/* LIKWID's arm64 file by its path: the kernel's names, as by its name */
+	snprintf(path, sizeof(path), "%s/arm8/BRANCH.txt", root);
+	assert_int_equal(metric_group_open(path, root, "/nonexistent", "", &mg, why, sizeof(why)), 0);
+	assert_string_equal(mg.events_text, "instructions,cycles,br_pred");
+	metric_group_free(&mg);
+
+	snprintf(path, sizeof(path), "%s/mine.txt", root);
 	write_file(path, "SHORT mine\nEVENTSET\nPMC0 page-faults\nMETRICS\nbroken PMC0/(time\n");
 	assert_int_equal(metric_group_open(path, root, "/nonexistent", "", &mg, why, sizeof(why)),
 			 -EINVAL);
