@@ -595,25 +595,55 @@ static bool report_removes_file(const struct report *r)
 	       report_ends_image(r) && job_role() != JOB_DESCENDANT && job_role() != JOB_DROPPED;
 }
 
-static void report_format_write(const struct report *r, struct report_memory *mem, char *text,
-				size_t text_size)
+/*
+ * The names of @r's file. An OpenMetrics or Prometheus file is one
+ * exposition that a scraper reads whole at any moment: each report, an
+ * interval one too, replaces it, and it has no series (appended expositions
+ * parse as none, and node_exporter would read a .series.prom as one more
+ * file of duplicates). PAPI's file too is one document, named rank_* as
+ * PAPI's are.
+ */
+static struct output_names report_names(const struct report *r, enum config_format format)
 {
-	/*
-	 * An OpenMetrics or Prometheus file is one exposition that a scraper
-	 * reads whole at any moment: each report, an interval one too, replaces
-	 * it, and it has no series (appended expositions parse as none, and
-	 * node_exporter would read a .series.prom as one more file of duplicates).
-	 * PAPI's file too is one document, named rank_* as PAPI's are.
-	 */
-	enum config_format format = report_format_chosen();
 	bool exposition = format_is_exposition(format);
-	struct output_names names = {
+
+	return (struct output_names){
 		.pid = r->pid, .host = r->hostname, .program = r->program, .rank = r->rank,
 		.start_ns = r->start_ns, .ext = format_ext[format],
 		.prefix = format == FORMAT_PAPI ? "rank_" : NULL,
 		.series = r->seq != 0 && !exposition,
 		.series_only = r->reason == REPORT_INTERVAL && !exposition,
 	};
+}
+
+/*
+ * Before the report's last read: the file it will be written to made now
+ * (output_reserve(), job_reserve()), so that its cost is in the share.
+ */
+static void report_destination_reserve(const struct report *r)
+{
+	enum config_format format = report_format_chosen();
+	struct output_names names = report_names(r, format);
+
+	if (report_removes_file(r))
+		return;
+	switch (job_role()) {
+	case JOB_DESCENDANT:
+		job_reserve();
+		break;
+	case JOB_DROPPED:
+		break;
+	default:
+		output_reserve(process.config.output, &names);
+	}
+}
+
+static void report_format_write(const struct report *r, struct report_memory *mem, char *text,
+				size_t text_size)
+{
+	enum config_format format = report_format_chosen();
+	bool exposition = format_is_exposition(format);
+	struct output_names names = report_names(r, format);
 	char *buf = mem ? mem->text : text;
 	size_t size = mem ? mem->text_size : text_size;
 	size_t len;
@@ -709,6 +739,7 @@ static char *report_prepare(const struct report *r, struct report_event *events,
 	 */
 	if (gettid() == getpid())	/* never under a filter: report_write() */
 		prefault_stack(REPORT_STACK_BYTES);
+	report_destination_reserve(r);
 	return text;
 }
 
@@ -912,6 +943,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 					    clock_ns(CLOCK_MONOTONIC)) - process.start_monotonic_ns;
 	report_metrics(&r, (struct report_metric *)(events + EVENTS_MAX));
 	report_format_write(&r, mem, text, text_size);
+	output_release();
 	markers_report_release(&regions);
 	if (!mem)
 		munmap(events, REPORT_EVENTS_SIZE);

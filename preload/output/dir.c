@@ -39,6 +39,37 @@ static struct {
 } published __attribute__((aligned(4096)));	/* what a report writes: one page (prefault) */
 
 /*
+ * The unnamed file the report being written goes into, and its directory,
+ * made before the report's last read of the counters (output_dir_reserve()):
+ * making a file is most of what a report costs on ext4 (an inode allocated,
+ * the group's bitmap searched past recently deleted inodes: 30 % of the CPU
+ * time of a 200-process shell loop writing into /tmp, by perf record), and
+ * it varies with the file system and its history. Made before that read, it
+ * is in the share the report measures of itself (preload/share.h), not left
+ * to the calibration, whose /bin/true wrote elsewhere and earlier.
+ */
+static struct {
+	int pid;		/* the image that made them: a fork child's copies are not its own */
+	int fd;			/* the unnamed file, or -1 */
+	ino_t file_ino;		/* ... this inode */
+	dev_t dev;		/* ... made in this directory */
+	ino_t ino;
+	int dirfd;		/* the directory opened by path, or -1 */
+	uint64_t dir_hash;	/* ... that path's (path_hash()) */
+} spare = { .fd = -1, .dirfd = -1 };
+
+/* FNV-1a of @path with its length: tells the reserved directory's path from another. */
+static uint64_t path_hash(const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	size_t n = 0;
+
+	for (; path[n]; n++)
+		h = (h ^ (unsigned char)path[n]) * 0x100000001b3u;
+	return h ^ n;
+}
+
+/*
  * The host name as a file name's first part: anyone who may call
  * sethostname() (root in a UTS namespace of their own) chooses it, so '/'
  * (a path), a leading '.' (a hidden file readers skip) and control bytes
@@ -79,11 +110,105 @@ int output_dir_name(const struct output_names *names, char *name, size_t size)
 	return buf_finish(&b) < size ? 0 : -ENAMETOOLONG;
 }
 
+static bool spare_ours(void)
+{
+	return spare.pid == getpid();
+}
+
+/*
+ * @fd is still what was reserved: another thread of the program may have
+ * closed it, and the number may hold a file of the program's now.
+ */
+static bool spare_is(int fd, dev_t dev, ino_t ino, bool unnamed)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino &&
+	       (!unnamed || (S_ISREG(st.st_mode) && st.st_nlink == 0));
+}
+
+/* The unnamed file reserved in the directory @dirfd, taken over by the caller; else -1. */
+static int spare_take(int dirfd)
+{
+	struct stat st;
+	int fd = spare.fd;
+
+	if (fd < 0 || !spare_ours())
+		return -1;
+	spare.fd = -1;
+	if (!spare_is(fd, spare.dev, spare.file_ino, true))
+		return -1;	/* not ours any more: left alone */
+	if (fstat(dirfd, &st) == 0 && st.st_dev == spare.dev && st.st_ino == spare.ino)
+		return fd;
+	close(fd);
+	return -1;
+}
+
+/* The directory output_dir_reserve() opened at the path @dir, taken over by the caller; else -1. */
+static int spare_dir_take(const char *dir)
+{
+	int dirfd = spare.dirfd;
+
+	if (dirfd < 0 || !spare_ours())
+		return -1;
+	spare.dirfd = -1;
+	if (!spare_is(dirfd, spare.dev, spare.ino, false))
+		return -1;
+	if (spare.dir_hash == path_hash(dir))
+		return dirfd;
+	close(dirfd);
+	return -1;
+}
+
+int output_dir_reserve_at(int dirfd)
+{
+	int saved_errno = errno, err = 0;
+	struct stat st;
+
+	output_dir_release();
+	if (fstat(dirfd, &st) < 0) {
+		err = -errno;
+		errno = saved_errno;
+		return err;
+	}
+	spare.pid = getpid();
+	spare.dev = st.st_dev;
+	spare.ino = st.st_ino;
+	spare.fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (spare.fd < 0) {
+		err = -errno;	/* no O_TMPFILE: the named way, at the write */
+	} else if (fstat(spare.fd, &st) == 0) {
+		spare.file_ino = st.st_ino;
+	} else {
+		err = -errno;
+		close(spare.fd);
+		spare.fd = -1;
+	}
+	errno = saved_errno;
+	return err;
+}
+
+void output_dir_release(void)
+{
+	if (spare.fd < 0 && spare.dirfd < 0)
+		return;	/* no system call: a report under the program's seccomp filter comes here */
+	if (spare_ours()) {
+		if (spare.fd >= 0 && spare_is(spare.fd, spare.dev, spare.file_ino, true))
+			close(spare.fd);
+		if (spare.dirfd >= 0 && spare_is(spare.dirfd, spare.dev, spare.ino, false))
+			close(spare.dirfd);
+	}
+	spare.fd = spare.dirfd = -1;
+	spare.pid = 0;
+}
+
 /* The text in a file of its own, not yet in the directory (O_TMPFILE), or named @tmp. */
 static int text_write(int dirfd, const char *tmp, bool *named, const char *buf, size_t len)
 {
-	int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644), err;
+	int fd = spare_take(dirfd), err;
 
+	if (fd < 0)
+		fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	*named = false;
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
 		*named = true;
@@ -358,12 +483,37 @@ int output_dir_write_at(int dirfd, const char *dir, const struct output_names *n
 	return err;
 }
 
+int output_dir_reserve(const char *dir, mode_t mode)
+{
+	int saved_errno = errno, dirfd, err;
+	const char *why;
+
+	output_dir_release();
+	dirfd = dir_open(dir, mode, &why);
+	if (dirfd < 0) {
+		errno = saved_errno;
+		return dirfd;
+	}
+	err = output_dir_reserve_at(dirfd);
+	if (spare_ours()) {
+		spare.dirfd = dirfd;
+		spare.dir_hash = path_hash(dir);
+	} else {
+		close(dirfd);
+	}
+	errno = saved_errno;
+	return err;
+}
+
 int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
 			  const char *buf, size_t len, const char **why)
 {
 	int saved_errno = errno;
-	int dirfd = dir_open(dir, mode, why), err;
+	int dirfd = spare_dir_take(dir), err;
 
+	*why = NULL;
+	if (dirfd < 0)
+		dirfd = dir_open(dir, mode, why);
 	if (dirfd < 0) {
 		errno = saved_errno;
 		return dirfd;
@@ -402,6 +552,7 @@ void output_dir_prefault(void)
 {
 	/* The page of pid, linked, name and the directory's first 3.8 KiB. */
 	prefault_write(&published, 4096);
+	prefault_write(&spare, sizeof(spare));
 }
 
 int output_dir_write(const char *dir, const struct output_names *names, const char *buf,

@@ -61,6 +61,22 @@ int output_dir_series_name(const char *name, const char *ext, char *series, size
 void output_dir_prefault(void);
 
 /*
+ * output_dir_reserve - open the directory @dir (as output_dir_write_mode()
+ * would, made with @mode) and the unnamed file of the report about to be
+ * written there, now: the next output_dir_write_mode() into @dir (or
+ * output_dir_write_at() into that directory) takes them instead of making
+ * its own. A report calls it before its last read of the counters, so that
+ * making the file, the costly part on a disk file system, is in the share
+ * it measures (preload/share.h). output_dir_reserve_at - the same in the
+ * directory @dirfd, already opened and judged. output_dir_release - close
+ * what no write took (call it when the report is done). Return: 0, or a
+ * negative errno (nothing reserved: the write makes its own as before).
+ */
+int output_dir_reserve(const char *dir, mode_t mode);
+int output_dir_reserve_at(int dirfd);
+void output_dir_release(void);
+
+/*
  * output_dir_remove - remove the file this image published in @dir (the
  * same @names->pid), if any: a Prometheus file lives as long as its image
  * (docs/output.md). Return: 0 (nothing published is 0 too) or a negative errno.

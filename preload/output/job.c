@@ -594,6 +594,12 @@ void job_write(const struct output_names *names, const char *buf, size_t len)
 		lost_mark();
 }
 
+void job_reserve(void)
+{
+	if (!sandbox_filtered() && job_role_now == JOB_DESCENDANT && !job.over)
+		jobdir_reserve(jobfd_get(&job.fd), job.dir);
+}
+
 /* p<pid>.<start> of a process that is gone, or whose pid is someone else's now. */
 static bool crumb_stale(const char *name)
 {

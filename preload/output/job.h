@@ -53,6 +53,13 @@ void job_root_has_spoken(void);
 void job_write(const struct output_names *names, const char *buf, size_t len);
 
 /*
+ * job_reserve - before a report's last read of its counters: the file
+ * job_write() will write made now (jobdir_reserve()), when this image
+ * writes into the job directory. Async-signal-safe.
+ */
+void job_reserve(void);
+
+/*
  * job_finish - after the final report: at exit, the crumb goes; the root
  * names the job directory and how many reports it holds, and removes the
  * crumbs of dead processes. Async-signal-safe.

@@ -85,6 +85,11 @@ int jobdir_write(int job_fd, const char *dir, const struct output_names *names, 
 	return err;
 }
 
+int jobdir_reserve(int job_fd, const char *dir)
+{
+	return job_fd >= 0 ? output_dir_reserve_at(job_fd) : output_dir_reserve(dir, 0700);
+}
+
 /* A report's name: not hidden (the ledger, a text not yet linked), ending in ".json". */
 static bool is_report(const char *name)
 {

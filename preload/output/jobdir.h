@@ -29,6 +29,13 @@
 int jobdir_write(int job_fd, const char *dir, const struct output_names *names, bool first,
 		 uint64_t cap, bool *over, const char *buf, size_t len);
 
+/*
+ * jobdir_reserve - output_dir_reserve() in the job directory jobdir_write()
+ * would write into (@job_fd, else @dir): its next report's file made now.
+ * Return: 0 or a negative errno (nothing reserved).
+ */
+int jobdir_reserve(int job_fd, const char *dir);
+
 struct jobdir_tally {
 	uint64_t reports;	/* files NAME.json in the directory */
 	uint64_t counted;	/* images that set out to write one (the ledger) */

@@ -189,6 +189,26 @@ bool output_remove(const char *target, const struct output_names *names)
 	return true;
 }
 
+void output_reserve(const char *target, const struct output_names *names)
+{
+	int saved_errno = errno;
+	char path[PATH_MAX];
+
+	if (!sandbox_filtered() && strcmp(target, "stderr") != 0 && strcmp(target, "stdout") != 0 &&
+	    output_expand(target, names, path, sizeof(path)) == 0 && output_is_dir(path))
+		output_dir_reserve(path, 0755);
+	errno = saved_errno;
+}
+
+void output_release(void)
+{
+	int saved_errno = errno;
+
+	if (!sandbox_filtered())
+		output_dir_release();
+	errno = saved_errno;
+}
+
 void output_write(const char *target, int stream_fd, const struct output_names *names,
 		  bool replace, const char *buf, size_t len)
 {

@@ -44,6 +44,16 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 		  bool replace, const char *buf, size_t len);
 
 /*
+ * output_reserve - before a report's last read of its counters: when
+ * @target expands to a directory, its directory and the report's unnamed
+ * file made now (output_dir_reserve()), for the output_write() that
+ * follows. Nothing for a stream or a template file, or under the program's
+ * seccomp filter. output_release - what that write did not take, closed.
+ */
+void output_reserve(const char *target, const struct output_names *names);
+void output_release(void);
+
+/*
  * output_remove - when @target expands to a directory, remove this image's
  * file there (output_dir_remove()): a Prometheus file of a process that
  * ended. A failure gets one "pfshim:" line. Return: true when @target is a

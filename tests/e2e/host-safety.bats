@@ -51,6 +51,32 @@ load helpers
 	[ "$got" = "$want" ]
 }
 
+# An exec report into a directory makes its file before its last read of the
+# counters (preload/output/dir.c, output_dir_reserve()): after an exec that
+# fails, the program holds the descriptors it held before, and the directory
+# one whole report, replaced by the exit's.
+@test "a failed exec with reports into a directory: the program's descriptors as before it" {
+	# Debian's python3 itself: a launcher (pyenv's) would add images of its own
+	[ -x /usr/bin/python3 ] || skip "/usr/bin/python3 not installed"
+	printf 'x' >"$BATS_TEST_TMPDIR/noexec"
+	prog='import os, sys
+fds = lambda: sorted(int(f) for f in os.listdir("/proc/self/fd"))
+before = fds()
+try:
+    os.execv(sys.argv[1], [sys.argv[1]])
+except PermissionError:
+    pass
+print(before == fds(), [f for f in before if f < 100])'
+	out="$BATS_TEST_TMPDIR/reports/"
+	want=$(/usr/bin/python3 -c "$prog" "$BATS_TEST_TMPDIR/noexec")
+	got=$(LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$out" PFSHIM_FORMAT=json \
+		/usr/bin/python3 -c "$prog" "$BATS_TEST_TMPDIR/noexec")
+	echo "without: $want, with: $got"
+	[ "$got" = "$want" ]
+	[ "$(ls -A "$out" | wc -l)" -eq 1 ]
+	[ "$(jq -r .reason "$out"/*.json)" = exit ]
+}
+
 @test "a report to a pipe nobody reads does not kill the program with SIGPIPE" {
 	# The reader exits first; without the shim the writes would have nothing to fail.
 	run --separate-stderr bash -c '{ sleep 0.2; LD_PRELOAD="$0" PFSHIM_OUTPUT=stdout /bin/true; } | true

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -192,6 +193,88 @@ static void test_remove(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The descriptors this process holds: /proc/self/fd's entries, less the one reading it. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 3;	/* ".", ".." and the directory's own */
+}
+
+/*
+ * output_dir_reserve(): the directory and the unnamed file made before the
+ * write, which takes them: the report published as without it, no
+ * descriptor left, nothing else in the directory. A reservation the write
+ * does not take (another directory) is closed by output_dir_release(); one
+ * whose descriptor the program closed and reused meanwhile is left alone,
+ * and the program's file never receives the report.
+ */
+static void test_reserve(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], other[128], name[128], cmd[256];
+	char mine[160], got[16] = "";
+	struct output_names n = names;
+	const char *why;
+	bool held[256];
+	int before = open_fds(), fd, victim, closed = 0;
+
+	(void)state;
+	n.pid = 4250;
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/r/", top);
+	snprintf(other, sizeof(other), "%s/o/", top);
+	errno = 1234;
+	assert_int_equal(output_dir_reserve(dir, 0755), 0);
+	assert_int_equal(errno, 1234);
+	assert_int_equal(open_fds(), before + 2);
+	assert_int_equal(output_dir_write(dir, &n, "one\n", 4, &why), 0);
+	assert_int_equal(open_fds(), before);
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+	file_is(dir, name, "one\n");
+	output_dir_release();
+	assert_int_equal(open_fds(), before);
+
+	/* reserved in one directory, written into another: made there, the reservation closed */
+	n.pid = 4251;
+	assert_int_equal(output_dir_reserve(dir, 0755), 0);
+	assert_int_equal(output_dir_write(other, &n, "two\n", 4, &why), 0);
+	assert_int_equal(entries(other, name, sizeof(name)), 1);
+	file_is(other, name, "two\n");
+	output_dir_release();
+	assert_int_equal(open_fds(), before);
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+
+	/* the program closed the reserved descriptors and opened a file of its own at the number */
+	n.pid = 4252;
+	snprintf(mine, sizeof(mine), "%s/mine", top);
+	for (int f = 0; f < 256; f++)
+		held[f] = fcntl(f, F_GETFD) >= 0;
+	assert_int_equal(output_dir_reserve(other, 0755), 0);
+	for (int f = 0; f < 256; f++)
+		if (!held[f] && fcntl(f, F_GETFD) >= 0)
+			close(f), closed++;
+	assert_int_equal(closed, 2);
+	fd = open(mine, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	victim = dup(fd);	/* both numbers the reservation had are the program's now */
+	assert_true(victim >= 0);
+	assert_int_equal(output_dir_write(other, &n, "three\n", 6, &why), 0);
+	output_dir_release();
+	/* left open, and empty: they are the program's */
+	assert_true(fcntl(fd, F_GETFD) >= 0 && fcntl(victim, F_GETFD) >= 0);
+	assert_int_equal(pread(fd, got, sizeof(got), 0), 0);
+	close(fd);
+	close(victim);
+	assert_int_equal(entries(other, name, sizeof(name)), 2);
+	snprintf(cmd, sizeof(cmd), "rm -r %s", top);
+	assert_int_equal(system(cmd), 0);
+}
+
 /*
  * The series file is opened O_NOFOLLOW: a symbolic link put at
  * NAME.series.EXT between two interval reports is refused (ELOOP), and
@@ -257,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_write_publish_replace),
 		cmocka_unit_test(test_file_size_limit),
 		cmocka_unit_test(test_remove),
+		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_series_symlink),
 		cmocka_unit_test(test_series_short_write),
 	};
