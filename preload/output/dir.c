@@ -23,6 +23,7 @@
 
 #include "export/buf.h"
 #include "preload/fd.h"
+#include "preload/output/ledger.h"
 #include "preload/output/trusted.h"
 #include "preload/prefault.h"
 
@@ -505,8 +506,9 @@ int output_dir_reserve(const char *dir, mode_t mode)
 	return err;
 }
 
-int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
-			  const char *buf, size_t len, const char **why)
+/* output_dir_write_mode(), and with @noted the outcome in the directory's ledger (ledger.h). */
+static int dir_write(const char *dir, const struct output_names *names, mode_t mode,
+		     const char *buf, size_t len, const char **why, bool *noted)
 {
 	int saved_errno = errno;
 	int dirfd = spare_dir_take(dir), err;
@@ -519,9 +521,25 @@ int output_dir_write_mode(const char *dir, const struct output_names *names, mod
 		return dirfd;
 	}
 	err = output_dir_write_at(dirfd, dir, names, buf, len, why);
+	/* An interval report's fate is its image's final one's. */
+	if (noted && !names->series_only)
+		*noted = ledger_note(dirfd, names->pid, err);
 	close(dirfd);
 	errno = saved_errno;
 	return err;
+}
+
+int output_dir_write_mode(const char *dir, const struct output_names *names, mode_t mode,
+			  const char *buf, size_t len, const char **why)
+{
+	return dir_write(dir, names, mode, buf, len, why, NULL);
+}
+
+int output_dir_write_noted(const char *dir, const struct output_names *names, const char *buf,
+			   size_t len, const char **why, bool *noted)
+{
+	*noted = false;
+	return dir_write(dir, names, 0755, buf, len, why, noted);
 }
 
 int output_dir_remove(const char *dir, const struct output_names *names)

@@ -6,6 +6,7 @@
 #ifndef PFSHIM_PRELOAD_OUTPUT_DIR_H
 #define PFSHIM_PRELOAD_OUTPUT_DIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -82,6 +83,15 @@ void output_dir_release(void);
  * (docs/output.md). Return: 0 (nothing published is 0 too) or a negative errno.
  */
 int output_dir_remove(const char *dir, const struct output_names *names);
+
+/*
+ * output_dir_write_noted - output_dir_write() that also notes the outcome
+ * of an image's report in the directory's ledger, when `pfshim run` made
+ * one there (ledger.h): *@noted then true, and the report's fate is the
+ * runner's to say, not this process's.
+ */
+int output_dir_write_noted(const char *dir, const struct output_names *names, const char *buf,
+			   size_t len, const char **why, bool *noted);
 
 /* output_dir_write - output_dir_write_mode() with 0755 directories (PFSHIM_OUTPUT=DIR/). */
 int output_dir_write(const char *dir, const struct output_names *names, const char *buf,

@@ -242,8 +242,11 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 		stream_write(STDERR_FILENO, buf, len);
 	} else if (output_is_dir(path)) {
 		const char *why;
+		bool noted;
 
-		if ((err = output_dir_write(path, &named, buf, len, &why)) < 0) {
+		/* Noted in pfshim run's ledger: the runner names the lost report, nothing here. */
+		if ((err = output_dir_write_noted(path, &named, buf, len, &why, &noted)) < 0 &&
+		    !noted) {
 			warn_line("cannot write a report into '", path, "' (",
 				  strerrorname_np(-err) ?: "error", why ? ": " : "", why ? why : "",
 				  "); report written to stderr", NULL);

@@ -56,6 +56,28 @@ in_tmpfs() {
 	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
 }
 
+# pfshim run's output directory full (preload/output/ledger.h): each process
+# notes its report's fate in the ledger the runner made with room reserved,
+# and says nothing; the runner names the lost reports by program and error,
+# and keeps the kernel's count in memory when it cannot write it beside them.
+@test "pfshim run into a full directory: captures unchanged; the summary names each lost report and its error" {
+	local n r l
+	without=$(sh -c "$CAPTURES" 2>&1)
+	run -0 --separate-stderr in_tmpfs size=1m,nr_inodes=12 '
+		"$2" run -e page-faults -o "$1/out" -- sh -c "$3"' "$BUILD/pfshim" "$CAPTURES"
+	echo "$stderr"
+	[ "$output" = "$without" ]
+	# the runner's lines only: no process said it could not write, nor wrote a report here
+	! grep -q '^pfshim: cannot write\|"schema"' <<<"$stderr"
+	grep -qxF "pfshim run: cannot write $RUN/out/pfshim-job.jsonl (ENOSPC): \`pfshim report\` on the directory will have the reports' sums only" <<<"$stderr"
+	n=$(sed -n 's/.*(\([0-9]*\) processes counted by the kernel; \([0-9]*\) processes,.*/\1/p' <<<"$stderr")
+	r=$(sed -n 's/.*(\([0-9]*\) processes counted by the kernel; \([0-9]*\) processes,.*/\2/p' <<<"$stderr")
+	l=$(sed -n 's/^ pfshim: \([0-9]*\) processes whose report could not be written (.*ENOSPC.*): the output directory refused it.*/\1/p' <<<"$stderr")
+	echo "kernel $n, reports $r, lost $l"
+	[ "$r" -gt 0 ] && [ "$l" -gt 0 ] && [ "$n" -eq $((r + l)) ]
+	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
+}
+
 @test "the runtime directory removed mid-job (as at logout): captures unchanged, the root says so" {
 	script='x=$(/bin/true 2>&1); rm -rf "$XDG_RUNTIME_DIR/pfshim"; '"$CAPTURES"
 	without=$(sh -c "$script" 2>&1)

@@ -57,7 +57,7 @@ static int job_event(struct summary_job *job, int k)
 
 const char *const summary_kind_names[KINDS] = {
 	[KIND_STATIC] = "static", [KIND_NO_SHIM] = "no-shim", [KIND_NO_REPORT] = "no-report",
-	[KIND_UNKNOWN] = "unknown",
+	[KIND_LOST] = "lost", [KIND_UNKNOWN] = "unknown",
 };
 
 /* Why a process is in no row, by kind (summary.h): what it is, and what may have made it so. */
@@ -65,6 +65,7 @@ const char *const summary_kind_what[KINDS] = {
 	[KIND_STATIC] = "of a static or non-ELF program",
 	[KIND_NO_SHIM] = "that did not load the shim",
 	[KIND_NO_REPORT] = "that loaded the shim but left no report",
+	[KIND_LOST] = "whose report could not be written",
 	[KIND_UNKNOWN] = "whose last program left no report",
 };
 const char *const summary_kind_why[KINDS] = {
@@ -72,15 +73,21 @@ const char *const summary_kind_why[KINDS] = {
 	[KIND_NO_SHIM] = "setuid or setgid, or LD_PRELOAD removed from its environment",
 	[KIND_NO_REPORT] = "killed by SIGKILL or ended by a raw exit_group (the kernel does not say"
 			   " which), pfshim off in it (PFSHIM_DISABLE), or its report lost",
+	[KIND_LOST] = "the output directory refused it (the error beside each program)",
 	[KIND_UNKNOWN] = "killed by SIGKILL or before the shim started, static, setuid, a raw"
 			 " exit_group, or the report lost",
 };
 
-/* Why a process would be in no row, from its last image's mappings (absent before they were said). */
+/*
+ * Why a process would be in no row: the error its report met (pfshim run's
+ * ledger), else from its last image's mappings (absent before they were said).
+ */
 static enum summary_kind process_kind(json_t *p)
 {
 	json_t *dynamic = json_object_get(p, "dynamic"), *shim = json_object_get(p, "shim");
 
+	if (json_is_string(json_object_get(p, "report_error")))
+		return KIND_LOST;
 	if (!json_is_boolean(dynamic) || !json_is_boolean(shim))
 		return KIND_UNKNOWN;
 	if (json_is_true(shim))
@@ -179,6 +186,8 @@ void summary_job_take(struct summary *s, json_t *o)
 			.pid = (int)json_integer_value(json_object_get(p, "pid")),
 			.program = xstrdup(string_or(json_object_get(p, "program"), "?")),
 			.kind = process_kind(p),
+			.report_error = json_is_string(json_object_get(p, "report_error")) ?
+				xstrdup(json_string_value(json_object_get(p, "report_error"))) : NULL,
 		};
 	}
 }
@@ -259,6 +268,13 @@ void summary_job_finish(struct summary *s)
 		if (summary_process_ended(s, summary_process_key(job->host, job->pid_ns, proc->pid)))
 			continue;
 		job->unreported++;
+		if (proc->kind == KIND_LOST) {
+			char key[300];
+
+			snprintf(key, sizeof(key), "%s\t%s", proc->report_error, proc->program);
+			unreported_name(job, KIND_LOST, key);
+			continue;
+		}
 		/* The kernel named processes it could not tell the images of: unknown too. */
 		unreported_name(job, job->shim_images < 0 ? KIND_UNKNOWN : proc->kind, proc->program);
 	}
@@ -268,8 +284,10 @@ void summary_job_finish(struct summary *s)
 
 void summary_job_free(struct summary_job *job)
 {
-	for (int p = 0; p < job->nr_processes; p++)
+	for (int p = 0; p < job->nr_processes; p++) {
 		free(job->process[p].program);
+		free(job->process[p].report_error);
+	}
 	free(job->process);
 	free(job->host);
 	free(job->event);

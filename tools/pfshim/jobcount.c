@@ -584,6 +584,18 @@ static char *printable(const char *s)
 	return copy;
 }
 
+void jobcount_ledger_read(struct jobcount *j, FILE *f)
+{
+	int pid, err;
+
+	while (fscanf(f, "%d %d\n", &pid, &err) == 2) {
+		struct jobcount_process *p = proc_find(j, pid);
+
+		if (p)
+			p->report_errno = err;
+	}
+}
+
 int jobcount_write(const struct jobcount *j, const char *command, int status, json_t *calibration,
 		   FILE *f)
 {
@@ -617,11 +629,15 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, js
 		json_array_append_new(intervals, json_pack("{s:I, s:o}", "t_ns",
 			(json_int_t)j->sample[n].t_ns, "values", values));
 	}
-	for (int p = 0; p < j->nr_proc; p++)
-		json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:b, s:b, s:b}",
+	for (int p = 0; p < j->nr_proc; p++) {
+		int err = j->proc[p].report_errno;
+		const char *error = err ? strerrorname_np(err) : NULL;
+
+		json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:b, s:b, s:b, s:s*}",
 			"pid", j->proc[p].pid, "ppid", j->proc[p].ppid, "program", j->proc[p].comm,
 			"exited", j->proc[p].exited, "dynamic", j->proc[p].dynamic,
-			"shim", j->proc[p].shim));
+			"shim", j->proc[p].shim, "report_error", err && !error ? "unknown" : error));
+	}
 	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:s*, s:o}",
 		"schema", "pfshim.job", "version", 1, "pfshim_version", pfshim_version, "command", line,
 		"hostname", uts.nodename, "pid_ns", (json_int_t)pid_ns(),

@@ -35,6 +35,7 @@ struct jobcount_process {
 	bool dynamic;			/* the dynamic loader was mapped: an ELF image with an interpreter */
 	bool shim;			/* libpfshim.so was mapped: the shim was loaded */
 	int images;			/* execs seen */
+	int report_errno;		/* its last report's error, from the ledger; 0: none said */
 };
 
 struct jobcount_event {
@@ -111,6 +112,12 @@ const struct jobcount_sample *jobcount_sample(struct jobcount *j);
 
 /* jobcount_value - event @i of @values as the report shows it (hybrid sums added up); false: not counted. */
 bool jobcount_value(const struct jobcount *j, const uint64_t *values, int i, uint64_t *out);
+
+/*
+ * jobcount_ledger_read - the ledger's lines "PID ERRNO" (preload/output/ledger.h)
+ * from @f: each process's last one says whether its last report was written.
+ */
+void jobcount_ledger_read(struct jobcount *j, FILE *f);
 
 /*
  * jobcount_write - the pfshim.job object: the events and their totals, the

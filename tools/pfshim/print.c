@@ -271,9 +271,14 @@ static void print_job_rest(const struct summary *s, FILE *out)
 		fprintf(out, "\n pfshim: %" PRIu64 " %s %s (", job->kind_count[k],
 			plural(job->kind_count[k], "process", "processes"), summary_kind_what[k]);
 		for (int n = 0; n < job->unreported_programs[k].n; n++) {
-			fprintf(out, "%s%s", n ? ", " : "", job->unreported_programs[k].name[n]);
+			const char *name = job->unreported_programs[k].name[n];
+			size_t len = k == KIND_LOST ? strcspn(name, "\t") : 0;
+
+			fprintf(out, "%s%s", n ? ", " : "", name + (len ? len + 1 : 0));
 			if (job->unreported_count[k][n] > 1)
 				fprintf(out, " x%" PRIu64, job->unreported_count[k][n]);
+			if (len)
+				fprintf(out, ": %.*s", (int)len, name);
 		}
 		fprintf(out, "): %s; their counts are in the totals, not in a row (docs/usage.md,"
 			" Limits)\n", summary_kind_why[k]);
@@ -726,11 +731,17 @@ static json_t *job_json(const struct summary *s)
 			"processes", (json_int_t)s->signal_end_count[n]));
 	}
 	for (int k = 0; k < KINDS; k++)
-		for (int n = 0; n < job->unreported_programs[k].n; n++)
-			json_array_append_new(programs, json_pack("{s:s, s:I, s:s}",
-				"program", job->unreported_programs[k].name[n],
+		for (int n = 0; n < job->unreported_programs[k].n; n++) {
+			const char *name = job->unreported_programs[k].name[n];
+			size_t len = k == KIND_LOST ? strcspn(name, "\t") : 0;
+			char error[64];
+
+			snprintf(error, sizeof(error), "%.*s", (int)len, name);
+			json_array_append_new(programs, json_pack("{s:s, s:I, s:s, s:s*}",
+				"program", name + (len ? len + 1 : 0),
 				"processes", (json_int_t)job->unreported_count[k][n],
-				"kind", summary_kind_names[k]));
+				"kind", summary_kind_names[k], "error", len ? error : NULL));
+		}
 	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:o, s:o, s:I, s:o}",
 		"pid", job->pid,
 		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>	/* memfd_create() */
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -29,6 +30,7 @@
 #include "export/version.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "preload/counters/totals.h"	/* what run says when perf_event_open is refused */
+#include "preload/output/ledger.h"	/* the reports' outcomes: LEDGER_FILE */
 #include "tools/pfshim/handover.h"
 #include "tools/pfshim/calibrate.h"
 #include "tools/pfshim/jobcount.h"
@@ -298,28 +300,97 @@ static int job_wait(pid_t pid, struct jobcount *jc, uint64_t interval_ns)
 	return status;
 }
 
+/*
+ * The job count kept in memory when it could not be written beside the
+ * reports (a full disk): the summary reads it from there (/proc/self/fd/N).
+ */
+static int job_count_memfd = -1;
+
+/*
+ * The ledger of the reports' outcomes (preload/output/ledger.h), made in
+ * @dir before the job with room reserved: a full disk still takes every
+ * process's line. Without it (no inode left for it) the processes say
+ * their own failures, as without pfshim run.
+ */
+static void ledger_create(const char *dir)
+{
+	char path[PATH_MAX + 32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/" LEDGER_FILE, dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	/* As much room as the disk has, down to one page: lines past it may be lost, no more */
+	for (off_t room = LEDGER_RESERVE; room >= 4096; room /= 4)
+		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, room) == 0 || errno != ENOSPC)
+			break;
+	close(fd);
+}
+
+/* Each process's last line of the ledger in @dir, into @jc; the ledger stays for pfshim report. */
+static void ledger_take(struct jobcount *jc, const char *dir)
+{
+	char path[PATH_MAX + 32];
+	int fd;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" LEDGER_FILE, dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	jobcount_ledger_read(jc, f);
+	fclose(f);
+}
+
 /* The kernel's count of the job, beside its reports in @dir (pfshim.job, docs/output.md). */
 static void job_count_write(struct jobcount *jc, char **argv, int status, const char *dir)
 {
 	struct calibration cal;
 	char path[PATH_MAX + 32], *command = command_line(argv);
-	int fd;
+	json_t *calibration;
+	int fd, err;
 	FILE *f;
 
+	ledger_take(jc, dir);
 	snprintf(path, sizeof(path), "%s/" JOBCOUNT_FILE, dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	err = f ? 0 : errno;
 	/* After the job, so that it starts no later; the preload is the job's own (LD_PRELOAD). */
 	calibrate(&cal, jc, getenv("LD_PRELOAD"));
-	if (!f || jobcount_write(jc, command ? command : argv[0], status, calibrate_json(&cal, jc),
-				 f) < 0 || fclose(f) != 0) {
+	calibration = calibrate_json(&cal, jc);
+	if (f) {
+		err = jobcount_write(jc, command ? command : argv[0], status, json_incref(calibration),
+				     f) < 0 ? (errno ? errno : EIO) : 0;
+		if (fclose(f) != 0 && !err)
+			err = errno ? errno : EIO;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (!err) {
+		json_decref(calibration);
+		free(command);
+		return;
+	}
+	unlink(path);
+	/* Kept in memory: the summary still has the kernel's totals and every process. */
+	job_count_memfd = memfd_create("pfshim-job.jsonl", MFD_CLOEXEC);
+	f = job_count_memfd >= 0 ? fdopen(dup(job_count_memfd), "w") : NULL;
+	if (f && jobcount_write(jc, command ? command : argv[0], status, calibration, f) == 0 &&
+	    fclose(f) == 0) {
+		fprintf(stderr, "pfshim run: cannot write %s (%s): `pfshim report` on the directory "
+			"will have the reports' sums only\n", path, strerrorname_np(err) ?: "error");
+	} else {
 		fprintf(stderr, "pfshim run: %s: %s; the totals are the reports' sums only\n", path,
-			strerror(errno));
-		if (f)
-			fclose(f);
-		else if (fd >= 0)
-			close(fd);
-		unlink(path);
+			strerror(err));
+		if (job_count_memfd >= 0)
+			close(job_count_memfd);
+		job_count_memfd = -1;
 	}
 	free(command);
 }
@@ -537,6 +608,8 @@ int cmd_run(int argc, char **argv)
 
 	/* Caught only in this process: every process of the job may take a report now. */
 	setenv("PFSHIM_ON_FATAL", "1", 0);
+	if (!refused)
+		ledger_create(dir);
 	status = job_run(argv + optind, dir, interval ? (uint64_t)config_interval_parse(interval) : 0);
 	if (status < 0)
 		return 2;
@@ -550,6 +623,12 @@ int cmd_run(int argc, char **argv)
 		 */
 		summary_init(&s, &(struct summary_options){ .any_owner = true });
 		summary_add_path(&s, dir);
+		if (job_count_memfd >= 0) {
+			char memfd[64];
+
+			snprintf(memfd, sizeof(memfd), "/proc/self/fd/%d", job_count_memfd);
+			summary_add_path(&s, memfd);
+		}
 		summary_finish(&s);
 		summary_print_run(&s, command_line(argv + optind), out || keep ? output : NULL);
 		summary_free(&s);

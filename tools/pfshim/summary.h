@@ -136,7 +136,7 @@ struct summary_share {
  * last image (jobcount.h): the shim could not load, was not loaded, or was
  * and left no report; UNKNOWN when the job count does not say (version 1).
  */
-enum summary_kind { KIND_STATIC, KIND_NO_SHIM, KIND_NO_REPORT, KIND_UNKNOWN, KINDS };
+enum summary_kind { KIND_STATIC, KIND_NO_SHIM, KIND_NO_REPORT, KIND_LOST, KIND_UNKNOWN, KINDS };
 extern const char *const summary_kind_names[KINDS];	/* "static", "no-shim", ... */
 /* For a person: what such a process is ("that did not load the shim"), and what may have made it so. */
 extern const char *const summary_kind_what[KINDS], *const summary_kind_why[KINDS];
@@ -146,6 +146,7 @@ struct summary_job_process {
 	int pid;
 	char *program;		/* its program at the end */
 	enum summary_kind kind;	/* were it without a report */
+	char *report_error;	/* KIND_LOST: why its report could not be written ("ENOSPC") */
 };
 
 /* pfshim run's measure of what loading the shim costs an image (calibrate.h), per share field. */
@@ -182,6 +183,7 @@ struct summary_job {
 	/* At summary_finish(): */
 	uint64_t unreported;		/* processes whose last program left no report */
 	uint64_t kind_count[KINDS];	/* ... by kind */
+	/* KIND_LOST's names are "ERROR\tPROGRAM": each program by the error its reports met */
 	struct names unreported_programs[KINDS];
 	uint64_t *unreported_count[KINDS];	/* [unreported_programs[kind].n] */
 	/*

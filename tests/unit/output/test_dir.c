@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "preload/output/dir.h"
+#include "preload/output/ledger.h"
 
 static const struct output_names names = { .pid = 4242, .host = "vm", .rank = "3",
 					    .start_ns = 1700000000500000000ULL, .ext = ".json" };
@@ -275,6 +276,81 @@ static void test_reserve(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The text of @dir's file @name, or "" when it cannot be read. */
+static void file_text(const char *dir, const char *name, char *got, size_t size)
+{
+	char path[256];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s%s", dir, name);
+	fd = open(path, O_RDONLY);
+	n = fd >= 0 ? (int)read(fd, got, size - 1) : 0;
+	got[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * output_dir_write_noted(): pfshim run's ledger (ledger.h) gets "PID ERRNO"
+ * for each report, written (0) or not (EFBIG past RLIMIT_FSIZE); a
+ * directory without one, or with a symbolic link at its name, is not
+ * noted, and the link's target keeps its bytes.
+ */
+static void test_ledger(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], path[256], got[128];
+	struct output_names n = names;
+	const char *why;
+	bool noted = true;
+	int fd;
+
+	(void)state;
+	n.pid = 4260;
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/", top);
+	assert_int_equal(output_dir_write_noted(dir, &n, "a\n", 2, &why, &noted), 0);
+	assert_false(noted);
+	snprintf(path, sizeof(path), "%s" LEDGER_FILE, dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	n.pid = 4261;
+	assert_int_equal(output_dir_write_noted(dir, &n, "b\n", 2, &why, &noted), 0);
+	assert_true(noted);
+	n.pid = 4262;
+	assert_int_equal(write_past_fsize(dir, &n), -EFBIG);	/* not noted: output_dir_write() */
+	{
+		struct rlimit old, rl;
+		char big[300];
+
+		memset(big, 'r', sizeof(big));
+		assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+		rl = old;
+		rl.rlim_cur = 100;
+		assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
+		assert_int_equal(output_dir_write_noted(dir, &n, big, sizeof(big), &why, &noted),
+				 -EFBIG);
+		assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+		assert_true(noted);
+	}
+	file_text(dir, LEDGER_FILE, got, sizeof(got));
+	assert_string_equal(got, "4261 0\n4262 27\n");
+	/* a link at the name: not followed, not noted */
+	assert_int_equal(unlink(path), 0);
+	snprintf(got, sizeof(got), "%s/target", top);
+	fd = open(got, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(symlink(got, path), 0);
+	n.pid = 4263;
+	assert_int_equal(output_dir_write_noted(dir, &n, "c\n", 2, &why, &noted), 0);
+	assert_false(noted);
+	file_text(top, "/target", got, sizeof(got));
+	assert_string_equal(got, "");
+	snprintf(path, sizeof(path), "rm -r %s", top);
+	assert_int_equal(system(path), 0);
+}
+
 /*
  * The series file is opened O_NOFOLLOW: a symbolic link put at
  * NAME.series.EXT between two interval reports is refused (ELOOP), and
@@ -341,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_file_size_limit),
 		cmocka_unit_test(test_remove),
 		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_ledger),
 		cmocka_unit_test(test_series_symlink),
 		cmocka_unit_test(test_series_short_write),
 	};
