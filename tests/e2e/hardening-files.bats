@@ -285,8 +285,10 @@ reachable_shared() {
 	rm -r "$dir"
 }
 
-# The series file names of the next three seconds, for the pid that execs the shim, are
-# planted by uid 65534 (mkfifo, or touch: a file open to all).
+# The series file names of the next four seconds, for the pid that execs the shim, are
+# planted by uid 65534 (mkfifo, or touch: a file open to all), counted from one reading of
+# the clock: each name from its own reading skipped a second when planting crossed one (a
+# busy machine), and the shim started in the second that had no name.
 @test "PFSHIM_OUTPUT=DIR/ with PFSHIM_INTERVAL in a sticky directory: another user's FIFO or file at the series name gets nothing" {
 	need_root
 	reachable_shared
@@ -297,8 +299,9 @@ reachable_shared() {
 		# without the shim, the same command: silent
 		run -0 timeout 20 sh -c '[ -z "$(ls -A "$1")" ]' sh "$d"
 		run timeout 20 sh -c '
-			for t in 0 1 2; do
-				name="$1.r-.p$(printf %07d $$).$(date -u -d "+$t seconds" +%Y%m%dT%H%M%SZ).0.series.jsonl"
+			now=$(date +%s)
+			for t in 0 1 2 3; do
+				name="$1.r-.p$(printf %07d $$).$(date -u -d "@$((now + t))" +%Y%m%dT%H%M%SZ).0.series.jsonl"
 				setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$4 \"\$0\" && chmod 666 \"\$0\"" "$2/$name"
 			done
 			exec env LD_PRELOAD="$3" PFSHIM_FORMAT=json PFSHIM_EVENTS=task-clock \
@@ -307,7 +310,7 @@ reachable_shared() {
 		[ "$status" -eq 0 ]
 		# the planted names are as they were: nobody's, empty
 		[ -z "$(find "$d" -name '*.series.jsonl' -user $NOBODY -type f ! -empty)" ]
-		[ "$(find "$d" -name '*.series.jsonl' -user $NOBODY -type "$([ $plant = touch ] && echo f || echo p)" | wc -l)" -eq 3 ]
+		[ "$(find "$d" -name '*.series.jsonl' -user $NOBODY -type "$([ $plant = touch ] && echo f || echo p)" | wc -l)" -eq 4 ]
 		if [ "$plant" = touch ]; then
 			[[ "$output" == *"(EPERM: another user's file); report written to stderr"* ]]
 		else
