@@ -439,6 +439,41 @@ static void put_metrics(struct buf *b, const struct report *r)
 	put_metric_array(b, r->metrics, r->nr_metrics);
 }
 
+/* `"argv":[...],"argc":N,"argv_truncated":B,`; null and null where unknown. */
+static void put_argv(struct buf *b, const struct report *r)
+{
+	const char *a = r->argv;
+
+	put_key(b, "argv");
+	if (!a) {
+		buf_puts(b, "null,\"argc\":null,\"argv_truncated\":false,");
+		return;
+	}
+	buf_putc(b, '[');
+	for (int i = 0; i < r->argv_kept; i++) {
+		if (i)
+			buf_putc(b, ',');
+		buf_put_json_string(b, a);
+		while (*a)
+			a++;
+		a++;
+	}
+	buf_puts(b, "],");
+	put_i64_field(b, "argc", r->argc);
+	put_bool_field(b, "argv_truncated", r->argv_truncated);
+}
+
+/* A count of ns, or null when @known is 0. */
+static void put_ns_or_null_field(struct buf *b, const char *key, int known, uint64_t v)
+{
+	put_key(b, key);
+	if (known)
+		buf_put_u64(b, v);
+	else
+		buf_puts(b, "null");
+	buf_putc(b, ',');
+}
+
 size_t report_format_json(const struct report *r, char *out, size_t size)
 {
 	struct buf b;
@@ -450,6 +485,8 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	put_string_field(&b, "pfshim_version", pfshim_version);
 	put_string_field(&b, "program", r->program);
 	put_string_field(&b, "argv0", r->argv0);
+	put_argv(&b, r);
+	put_string_or_null_field(&b, "cwd", r->cwd);
 	put_i64_field(&b, "pid", r->pid);
 	put_i64_field(&b, "ppid", r->ppid);
 	put_key(&b, "pid_ns");	/* null in the initial pid namespace */
@@ -472,6 +509,8 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	buf_put_utc(&b, r->start_ns);
 	buf_puts(&b, "\",");
 	put_u64_field(&b, "wall_ns", r->wall_ns);
+	put_ns_or_null_field(&b, "user_ns", r->has_cpu_times, r->user_ns);
+	put_ns_or_null_field(&b, "system_ns", r->has_cpu_times, r->system_ns);
 	put_string_field(&b, "reason", report_reason_name(r->reason));
 	put_key(&b, "signal");
 	if (r->reason == REPORT_SIGNAL) {
@@ -481,6 +520,12 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 	} else {
 		buf_puts(&b, "null,\"signal_name\":null,");
 	}
+	put_key(&b, "exit_status");	/* null but at exit, and there when exit()/_exit() said it */
+	if (r->has_exit_status)
+		buf_put_i64(&b, r->exit_status);
+	else
+		buf_puts(&b, "null");
+	buf_putc(&b, ',');
 	put_key(&b, "seq");	/* null without PFSHIM_INTERVAL */
 	if (r->seq)
 		buf_put_u64(&b, r->seq);

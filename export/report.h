@@ -214,6 +214,20 @@ struct report_metric {
 struct report {
 	const char *program;	/* basename of /proc/self/exe */
 	const char *argv0;
+	/*
+	 * What the process was started as (preload/identity.h): @argv_kept of
+	 * its @argc arguments, each NUL-terminated, one after the other; NULL
+	 * when unknown. argv_truncated: an argument was cut or left out.
+	 */
+	const char *argv;
+	int argv_kept;
+	int argc;
+	unsigned argv_truncated : 1;
+	unsigned has_exit_status : 1;	/* exit_status is known */
+	unsigned has_cpu_times : 1;	/* user_ns and system_ns were read */
+	const char *cwd;	/* the working directory at start; NULL when unknown */
+	int exit_status;	/* REPORT_EXIT: what exit()/_exit() passed, as wait() sees it (0..255) */
+	uint64_t user_ns, system_ns;	/* the process's CPU time at the report (getrusage) */
 	int pid;
 	int ppid;
 	uint64_t pid_ns;	/* inode of the pid namespace; 0 in the initial one (or unknown) */

@@ -222,6 +222,20 @@ static void put_elapsed(struct buf *b, uint64_t ns)
 }
 
 /*
+ * "       0.001000000 seconds user" and "sys", as perf stat prints them
+ * (getrusage's, since the exec); nothing where they were not read.
+ */
+static void put_cpu_times(struct buf *b, const struct report *r)
+{
+	if (!r->has_cpu_times)
+		return;
+	put_seconds(b, r->user_ns, VALUE_WIDTH);
+	buf_puts(b, " seconds user\n");
+	put_seconds(b, r->system_ns, VALUE_WIDTH);
+	buf_puts(b, " seconds sys\n\n");
+}
+
+/*
  * pfshim's own share of the counts above, as it measured it (report.h):
  * set-up and reports; loading the library is not in it (pfshim run's
  * summary adds it: docs/pfshim.md "pfshim's own share").
@@ -778,6 +792,7 @@ size_t report_format_text(const struct report *r, char *out, size_t size)
 	buf_putc(&b, '\n');
 	put_elapsed(&b, r->wall_ns);
 	buf_putc(&b, '\n');
+	put_cpu_times(&b, r);
 	put_share(&b, &r->share);
 	buf_puts(&b, " pfshim: reported ");
 	put_reason(&b, r);

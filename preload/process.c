@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -23,6 +24,7 @@
 
 #include "preload/counters/handover.h"
 #include "preload/fd.h"
+#include "preload/identity.h"
 #include "preload/interval.h"
 #include "preload/output/job.h"
 #include "preload/markers/markers.h"
@@ -107,6 +109,7 @@ static void clocks_start(void)
 	process.start_realtime_ns = clock_ns(CLOCK_REALTIME);
 	process.start_monotonic_ns = clock_ns(CLOCK_MONOTONIC);
 	atomic_store(&process.final_report, FINAL_REPORT_NONE);
+	atomic_store(&process.exit_status, -1);
 }
 
 /* pfshim_report(), through the markers. */
@@ -183,18 +186,31 @@ static void environ_remove(const char *name)
 static void output_make_absolute(void)
 {
 	static char entry[sizeof("PFSHIM_OUTPUT=") + PATH_MAX];
-	char cwd[PATH_MAX];
 	const size_t len = sizeof("PFSHIM_OUTPUT=") - 1;
 
-	if (!process.config.output_explicit || !getcwd(cwd, sizeof(cwd)) ||
+	if (!process.config.output_explicit || !process.cwd ||
 	    config_output_absolute(entry + len, sizeof(process.config.output),
-				   process.config.output, cwd) != 1)
+				   process.config.output, process.cwd) != 1)
 		return;
 	strcpy(process.config.output, entry + len);
 	memcpy(entry, "PFSHIM_OUTPUT=", len);
 	for (char **e = environ; e && *e; e++)
 		if (!strncmp(*e, entry, len))
 			*e = entry;
+}
+
+/*
+ * The working directory the reports name: read here, at start, never at a
+ * report, which may come under the program's seccomp filter (sandbox.h);
+ * and the one reading serves output_make_absolute() too.
+ */
+static void cwd_read(void)
+{
+	int saved_errno = errno;
+	char *at = process.identity_text + process.argv_bytes;
+
+	process.cwd = getcwd(at, IDENTITY_CWD_BYTES) ? at : NULL;
+	errno = saved_errno;
 }
 
 static bool counters_adopt(const char *handed)
@@ -282,14 +298,19 @@ static const char *metrics_start(const char *events, const char **ctx)
 	return text;
 }
 
-void process_start(const char *argv0, config_getenv_fn get_env)
+void process_start(int argc, char **argv, config_getenv_fn get_env)
 {
 	const char *events_text, *events_ctx;
+	const char *argv0 = argc > 0 && argv ? argv[0] : NULL;
 
 	job_start(get_env, clock_ns(CLOCK_REALTIME));
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
+	process.argc = argv ? argc : 0;
+	process.argv_bytes = identity_argv_copy(process.identity_text, process.argc, argv,
+						&process.argv_kept, &process.argv_truncated);
+	cwd_read();
 	output_make_absolute();
 	/*
 	 * pfshim's own share of this image starts here (share.h): what came
@@ -449,6 +470,7 @@ void process_restart_in_child(void)
 	/* The inherited fds count the parent (inherit_thread: not us). */
 	counters_close(&process.counters);
 	clocks_start();
+	cwd_read();	/* the child's start: where it was forked (argv stays the parent's) */
 	job_restart_in_child();
 	/* Before the counters: a thread made after them would be counted (interval.c). */
 	if (process.config.interval_ns && interval_restart_in_child() < 0)
@@ -834,6 +856,37 @@ static uint64_t series_next(struct report_event *events, int nr)
 	return atomic_fetch_add(&process.seq, 1) + 1;
 }
 
+/*
+ * The process's user and system CPU time, just after the counters' read
+ * that gives the report's task-clock: the kernel's accounting for both
+ * (utime + stime is sum_exec_runtime, split by ticks). Not under the
+ * program's seccomp filter, where getrusage(2) may kill it: then unknown.
+ * syscall(), not getrusage(): share.c says why.
+ */
+static void cpu_times_read(struct report *r, bool filtered)
+{
+	struct rusage ru;
+
+	if (filtered || syscall(SYS_getrusage, RUSAGE_SELF, &ru) < 0)
+		return;
+	r->user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+		     (uint64_t)ru.ru_utime.tv_usec * 1000u;
+	r->system_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+		       (uint64_t)ru.ru_stime.tv_usec * 1000u;
+	r->has_cpu_times = 1;
+}
+
+/* An exit report's status, once exit() or _exit() said it (-1: not said, as for quick_exit()). */
+static void exit_status_take(struct report *r)
+{
+	int status = atomic_load(&process.exit_status);
+
+	if (r->reason != REPORT_EXIT || status < 0)
+		return;
+	r->exit_status = status;	/* stored as wait() sees it: exit(256) is 0 */
+	r->has_exit_status = 1;
+}
+
 static void region_metrics(const struct report *r, const struct report_region_total *t,
 			   struct report_metric *out)
 {
@@ -909,6 +962,11 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	r = (struct report){
 		.program = process.program,
 		.argv0 = process.argv0,
+		.argv = process.identity_text,
+		.argv_kept = process.argv_kept,
+		.argc = process.argc,
+		.argv_truncated = process.argv_truncated,
+		.cwd = process.cwd,
 		.pid = unforked ? getpid() : process.pid,
 		.ppid = filtered ? process.before_filter.ppid : getppid(),
 		.pid_ns = filtered ? process.before_filter.pid_ns :
@@ -934,6 +992,8 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	if (!unforked)
 		share_report_upto(&share_start, share_measured, &r.share);
 	counters_read(&process.counters, &process.events, events);
+	cpu_times_read(&r, filtered);
+	exit_status_take(&r);
 	if (unforked)
 		events_uncounted(events, process.events.nr);
 	else
@@ -1009,7 +1069,7 @@ void process_report_interval(void)
  * in turn if a failed exec gives it back; it never waits for itself (a
  * signal handler that exits while the report it interrupted is half-written).
  */
-static void report_final(enum report_reason reason, int signo)
+static void report_final(enum report_reason reason, int signo, int exit_status)
 {
 	int self = process_thread_id();
 	bool unforked = process_is_unforked_copy();
@@ -1031,6 +1091,8 @@ static void report_final(enum report_reason reason, int signo)
 		     atomic_compare_exchange_strong(&process.final_report, &writer, self))) {
 			if (unforked)
 				job_restart_in_child();	/* a descendant, as a fork child is */
+			if (exit_status >= 0)	/* _exit() in an atexit handler: its status wins */
+				atomic_store(&process.exit_status, exit_status & 0xff);
 			report_write(reason, signo, unforked, NULL);
 			job_finish(reason);
 			/*
@@ -1054,12 +1116,24 @@ static void report_final(enum report_reason reason, int signo)
 
 void process_report_final(enum report_reason reason)
 {
-	report_final(reason, 0);
+	report_final(reason, 0, -1);
+}
+
+void process_report_exit(int status)
+{
+	report_final(REPORT_EXIT, 0, status);
+}
+
+/* Not in a vfork()ed child, whose store would land in its parent's memory. */
+void process_exit_status(int status)
+{
+	if (process_is_self() || process_is_unforked_copy())
+		atomic_store(&process.exit_status, status & 0xff);	/* exit(-1) is 255 */
 }
 
 void process_report_fatal(int signo)
 {
-	report_final(REPORT_SIGNAL, signo);
+	report_final(REPORT_SIGNAL, signo, -1);
 }
 
 void process_report_final_undo(void)

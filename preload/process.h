@@ -12,13 +12,14 @@
 
 #include "export/report.h"
 #include "preload/config.h"
+#include "preload/identity.h"
 #include "preload/metrics/group.h"
 #include "preload/events/events.h"
 #include "preload/counters/totals.h"
 
 /*
  * What the constructor writes comes first and the event list (24 KiB, of
- * which a process writes only its few events) last, and the whole is
+ * which a process writes only its few events) after it, and the whole is
  * page-aligned (process.c): the constructor's writes fault 2 pages, not 4
  * (docs/performance.md, "Counted from the exec").
  */
@@ -40,20 +41,36 @@ struct process {
 	} before_filter;
 	char program[256];		/* basename of /proc/self/exe */
 	char argv0[256];
+	/* Copied at start (identity.h): what the program was started as, whatever it does later. */
+	int argc;			/* as main() got it */
+	int argv_kept;			/* arguments in identity_text */
+	bool argv_truncated;
+	size_t argv_bytes;		/* of identity_text; the working directory follows */
+	const char *cwd;		/* in identity_text; NULL when getcwd() failed */
+	/* The status exit() or _exit() passed, as wait() sees it: the exit report's; -1 until known. */
+	atomic_int exit_status;
 	struct counter_set counters;
 	_Atomic uint64_t previous[EVENTS_MAX];	/* each event's value at the previous report: deltas */
 	struct config config;
 	struct event_list events;
 	struct metric_group *metrics;	/* PFSHIM_GROUP's, or NULL */
+	/*
+	 * The arguments, then the working directory: one page of its own,
+	 * written from its start, so that a command line and directory of
+	 * less than 4 KiB fault one page, and nothing above moves.
+	 */
+	char identity_text[IDENTITY_ARGV_BYTES + IDENTITY_CWD_BYTES] __attribute__((aligned(4096)));
 };
 
 extern struct process process;
 
 /*
  * process_start - read the configuration, parse the events and open the
- * counters of the calling process. @argv0 may be NULL.
+ * counters of the calling process, and copy its @argc arguments @argv
+ * (glibc's, given to the constructor; NULL when unknown) and its working
+ * directory for its reports.
  */
-void process_start(const char *argv0, config_getenv_fn get_env);
+void process_start(int argc, char **argv, config_getenv_fn get_env);
 
 /* process_restart_in_child - after fork(): the child counts for itself from now. */
 void process_restart_in_child(void);
@@ -76,6 +93,20 @@ void process_report(enum report_reason reason, int signo);
  * Async-signal-safe.
  */
 void process_report_final(enum report_reason reason);
+
+/*
+ * process_report_exit - _exit(@status) or _Exit(@status): the exit report,
+ * as process_report_final(REPORT_EXIT), carrying the status.
+ * Async-signal-safe.
+ */
+void process_report_exit(int status);
+
+/*
+ * process_exit_status - exit(@status), or main returned @status (glibc's
+ * on_exit() handler, shim.c): the exit report written after it carries
+ * the status. Async-signal-safe.
+ */
+void process_exit_status(int status);
 
 /*
  * process_report_fatal - the last report of an image that a signal is about

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shim.c: where libpfshim.so meets the host program: the constructor, the
- * exit paths (destructor, _exit, _Exit, quick_exit, daemon's parent), the
- * interposed exec*() functions, fork, abort(), sigaction() and its kin,
+ * entry to main (for exit()'s status), the exit paths (destructor, _exit,
+ * _Exit, quick_exit, daemon's parent), the interposed exec*() functions,
+ * fork, abort(), sigaction() and its kin,
  * which change only the signals the shim takes (PFSHIM_SIGNAL's,
  * PFSHIM_ON_FATAL's: actions.c keeps the program's actions for them), and
  * prctl() and syscall(), where the program installs a seccomp filter. Each
@@ -63,6 +64,9 @@ typedef int (*unshare_fn)(int);
 typedef int (*setns_fn)(int, int);
 typedef int (*prctl_fn)(int, ...);
 typedef long (*syscall_fn)(long, ...);
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
+			     void (*)(void), void *);
 
 static struct {
 	execve_fn execve, execvpe;
@@ -79,6 +83,8 @@ static struct {
 	setns_fn setns;
 	prctl_fn prctl;
 	syscall_fn syscall;
+	start_main_fn __libc_start_main;
+	main_fn main;
 } real;
 
 UNINSTRUMENTED static void *real_lookup(void **slot, const char *name)
@@ -144,9 +150,9 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	/* Always: sigaction() and its kin, and abort(), forward even when the shim is off. */
 	LOOKUP(sigaction); LOOKUP(signal); LOOKUP(bsd_signal); LOOKUP(ssignal);
 	LOOKUP(sysv_signal); LOOKUP(__sysv_signal); LOOKUP(sigset); LOOKUP(siginterrupt);
-	LOOKUP(abort); LOOKUP(prctl); LOOKUP(syscall);
+	LOOKUP(abort); LOOKUP(prctl); LOOKUP(syscall); LOOKUP(__libc_start_main);
 	actions_init(real.sigaction);
-	process_start(argc > 0 ? argv[0] : NULL, env_get);
+	process_start(argc, argv, env_get);
 	if (process.active) {
 		LOOKUP(execve); LOOKUP(execvpe); LOOKUP(execv); LOOKUP(execvp);
 		LOOKUP(fexecve); LOOKUP(execveat); LOOKUP(_exit); LOOKUP(_Exit); LOOKUP(daemon);
@@ -174,9 +180,47 @@ __attribute__((destructor)) static void shim_fini(void)
 	process_report_final(REPORT_EXIT);
 }
 
+/* exit(), or main's return: glibc passes the status to on_exit() handlers alone. */
+static void main_exit_status(int status, void *arg)
+{
+	int saved_errno = errno;
+
+	(void)arg;
+	process_exit_status(status);
+	errno = saved_errno;
+}
+
+/*
+ * main, entered through us: the exit status handler is registered here,
+ * after __libc_start_main() registered the loader's destructors' runner
+ * (rtld_fini), so that it runs before it: registered by the constructor,
+ * it would run after our destructor had written the exit report.
+ */
+static int main_entered(int argc, char **argv, char **envp)
+{
+	int saved_errno = errno;
+
+	if (process.active)
+		on_exit(main_exit_status, NULL);
+	errno = saved_errno;
+	return real.main(argc, argv, envp);
+}
+
+/* Where a dynamically linked program's _start hands over to libc. */
+UNINSTRUMENTED PFSHIM_EXPORT int __libc_start_main(main_fn main, int argc, char **argv,
+						   void (*init)(void), void (*fini)(void),
+						   void (*rtld_fini)(void), void *stack_end)
+{
+	real.main = main;
+	if (!REAL(__libc_start_main))
+		syscall(SYS_exit_group, 127);
+	return real.__libc_start_main(main_entered, argc, argv, init, fini, rtld_fini,
+				      stack_end);
+}
+
 PFSHIM_EXPORT void _exit(int status)
 {
-	process_report_final(REPORT_EXIT);
+	process_report_exit(status);
 	if (REAL(_exit))
 		real._exit(status);
 	syscall(SYS_exit_group, status);
@@ -185,7 +229,7 @@ PFSHIM_EXPORT void _exit(int status)
 
 PFSHIM_EXPORT void _Exit(int status)
 {
-	process_report_final(REPORT_EXIT);
+	process_report_exit(status);
 	if (REAL(_Exit))
 		real._Exit(status);
 	syscall(SYS_exit_group, status);

@@ -80,6 +80,29 @@ group() {
 	[[ "$stderr" == *"the reports are in $dir/"* ]]
 }
 
+@test "pfshim run: the job's elapsed time, and its task-clock over it as CPUs utilized" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	t0=$(date +%s%N)
+	run -0 --separate-stderr "$PFSHIM" run -e task-clock,page-faults -o "$BATS_TEST_TMPDIR/r" \
+		-- "$PROGS/burn_threads" 2 100
+	t1=$(date +%s%N)
+	echo "$stderr"
+	job="$BATS_TEST_TMPDIR/r/pfshim-job.jsonl"
+	elapsed=$(jq .elapsed_ns "$job")
+	tc=$(job_total task-clock "$BATS_TEST_TMPDIR/r")
+	# Two threads burn 100 ms of CPU each: at least 100 ms go by, within what this shell saw.
+	[ "$elapsed" -ge 100000000 ]
+	[ "$elapsed" -le $((t1 - t0)) ]
+	want_s=$(awk -v e="$elapsed" 'BEGIN { printf "%.9f", e / 1e9 }')
+	want_u=$(awk -v c="$tc" -v e="$elapsed" 'BEGIN { printf "%.3f", c / e }')
+	grep -Eq "^ +$want_s seconds time elapsed$" <<<"$stderr"
+	grep -Eq " msec  task-clock   # +$want_u CPUs utilized$" <<<"$stderr"
+	# No clock, no utilisation: page-faults' line is bare.
+	grep -Eq "^ +[0-9,]+ +page-faults$" <<<"$stderr"
+	run -0 "$PFSHIM" report --json "$BATS_TEST_TMPDIR/r"
+	[ "$(jq .job.elapsed_ns <<<"$output")" -eq "$elapsed" ]
+}
+
 @test "pfshim report --json: the same sums as jq's, per program too" {
 	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it, and make's children crash in the late-loaded runtime"
 	write_project

@@ -152,6 +152,34 @@ iv() {
 	for c in $(cat children); do grep -Eq "^     pid $c fork_children \[exit\]" <<<"$output"; done
 }
 
+@test "pfshim report --tree: runs of one program told apart by their argv, escaped and bounded" {
+	mkdir t
+	long=$(printf 'arg%d ' $(seq 1 100))
+	cc1() {
+		env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/t/" PFSHIM_FORMAT=json \
+			PFSHIM_EVENTS=task-clock "$PROGS/exit_how" return 0 "$@" >/dev/null
+	}
+	cc1 first.c
+	cc1 'two words'
+	cc1 $'\e[31m\nred'
+	cc1 $long
+	run -0 "$PFSHIM" report --tree t
+	p="$PROGS/exit_how"
+	grep -qxF "\$ $p return 0 first.c" <<<"$(grep -o '\$ .*' <<<"$output")"
+	grep -qF "  \$ $p return 0 'two words'" <<<"$output"
+	# The ESC and the newline as text: the terminal gets no escape sequence, the line no break.
+	grep -qF "  \$ $p return 0 '\\x1b[31m\\x0ared'" <<<"$output"
+	[ "$(grep -c $'\e' <<<"$output")" -eq 0 ]
+	[ "$(grep -c ' exit_how \[exit\]' <<<"$output")" -eq 4 ]
+	# The long one: its first 160 bytes, "..." included.
+	line=$(grep -o "\$ $p return 0 arg1 .*" <<<"$output")
+	[ "${#line}" -eq $((2 + 160)) ]
+	[[ "$line" == *"..." ]]
+	run -0 "$PFSHIM" report --tree --json t
+	[ "$(jq -r '.tree[].argv' <<<"$output" | sort | head -n 1)" = "$p return 0 '\\x1b[31m\\x0ared'" ]
+	[ "$(jq '[.tree[].argv | length] | max' <<<"$output")" -eq 160 ]
+}
+
 @test "pfshim report: an image's last report counts once, earlier ones feed the series" {
 	# image 10: three interval reports (deltas 10, 20, 30), then its exit (seq 4, delta 5)
 	{ iv 10 iv interval 1 100000000 10 10; iv 10 iv interval 2 200000000 30 20

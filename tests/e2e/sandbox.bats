@@ -62,6 +62,15 @@ exit_report_alone() {
 	done
 }
 
+@test "under the filter: argv, cwd and exit status from before it, no CPU times (getrusage is not made)" {
+	(cd "$BATS_TEST_TMPDIR" && sandboxed -- kill seccomp)
+	[ "$rc" -eq 0 ]
+	exit_report_alone
+	jq -e --arg p "$PROGS/sandboxed" --arg d "$BATS_TEST_TMPDIR" '
+		.argv == [$p, "kill", "seccomp"] and .cwd == $d and .exit_status == 0 and
+		.user_ns == null and .system_ns == null' "$ERR"
+}
+
 @test "the text report too: whole, from its first line to 'reported at exit'" {
 	sandboxed PFSHIM_FORMAT=text -- kill
 	[ "$rc" -eq 0 ]

@@ -102,6 +102,61 @@ static bool event_wanted(const struct summary *s, const char *name)
 	return !s->opt.events.n || names_find(&s->opt.events, name) >= 0;
 }
 
+/* The longest argv line a tree shows, "..." included: 22 cc1 runs differ in their first words. */
+#define ARGV_LINE_MAX 160
+
+/*
+ * A report's argv as one line, as a shell would take it back: an argument
+ * with a blank, a quote or nothing in it single-quoted. Its control bytes
+ * were shown as \xHH when it was read (summary.c), so the line holds none.
+ * Cut at ARGV_LINE_MAX bytes, or where the report cut it, with "...".
+ * NULL when the report has no argv (written before there was one).
+ */
+static char *argv_line(json_t *r)
+{
+	json_t *argv = json_object_get(r, "argv"), *a;
+	char *line, *at;
+	size_t i, used = 0, max = ARGV_LINE_MAX - 3;
+	bool cut = json_is_true(json_object_get(r, "argv_truncated"));
+
+	if (!json_is_array(argv))
+		return NULL;
+	line = xrealloc(NULL, ARGV_LINE_MAX + 1);
+	json_array_foreach(argv, i, a) {
+		const char *s = string_or(a, "?");
+		bool quote = !*s || strpbrk(s, " \t'\"\\$`") != NULL;
+
+		for (const char *c = i ? " " : ""; *c && used < max; c++)
+			line[used++] = *c;
+		if (quote && used < max)
+			line[used++] = '\'';
+		for (; *s && used < max; s++) {
+			if (quote && *s == '\'') {
+				for (const char *c = "'\\''"; *c && used < max; c++)
+					line[used++] = *c;
+				continue;
+			}
+			line[used++] = *s;
+		}
+		if (*s) {
+			cut = true;
+			break;
+		}
+		if (quote && used < max)
+			line[used++] = '\'';
+		if (used == max && i + 1 < json_array_size(argv)) {
+			cut = true;
+			break;
+		}
+	}
+	/* A cut leaves no piece of a UTF-8 character: the line stays a JSON string (--json). */
+	while (cut && used > 0 && ((unsigned char)line[used - 1] & 0x80))
+		used--;
+	at = line + used;
+	strcpy(at, cut ? "..." : "");
+	return line;
+}
+
 static void image_record(struct summary *s, json_t *r, const uint64_t *value, int nr_values)
 {
 	struct summary_image *im;
@@ -115,6 +170,7 @@ static void image_record(struct summary *s, json_t *r, const uint64_t *value, in
 		.ppid = (int)count_or(json_object_get(r, "ppid"), 0),
 		.program = names_add(&s->programs, string_or(json_object_get(r, "program"), "?")),
 		.argv0 = xstrdup(string_or(json_object_get(r, "argv0"), "")),
+		.argv = argv_line(r),
 		.reason = xstrdup(string_or(json_object_get(r, "reason"), "?")),
 		.start_ns = count_or(json_object_get(r, "start_ns"), 0),
 		.wall_ns = count_or(json_object_get(r, "wall_ns"), 0),

@@ -157,6 +157,7 @@ void summary_job_take(struct summary *s, json_t *o)
 			.pid = (int)json_integer_value(json_object_get(o, "pid")),
 			.end_exit = (int)count_or(json_object_get(end, "exit"), (uint64_t)-1),
 			.end_signal = (int)count_or(json_object_get(end, "signal"), (uint64_t)-1),
+			.elapsed_ns = count_or(json_object_get(o, "elapsed_ns"), 0),
 		};
 	}
 	job->lost_records += count_or(json_object_get(o, "lost_records"), 0);

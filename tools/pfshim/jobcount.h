@@ -72,6 +72,7 @@ struct jobcount {
 	uint64_t shim_images;		/* images that mapped libpfshim.so (each exec that loaded it) */
 	int root_pid;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at jobcount_open() */
+	uint64_t end_ns;		/* ... at jobcount_finish(): the job's elapsed time ends */
 	int nr_samples;
 	struct jobcount_sample *sample;
 };

@@ -492,10 +492,37 @@ void summary_print_tree(const struct summary *s, FILE *out)
 			fprintf(out, "%s %s%s%s %s", e ? "," : " ", v, *s->events[e].unit ? " " : "",
 				s->events[e].unit, s->events[e].name);
 		}
+		if (im->argv)	/* 22 runs of cc1 told apart */
+			fprintf(out, "  $ %s", im->argv);
 		fputc('\n', out);
 	}
 	free(order);
 	free(depth);
+}
+
+/* A clock event of the job (task-clock, cpu-clock, with or without modifiers)? */
+static bool is_clock(const char *name)
+{
+	size_t n = strcspn(name, ":");
+
+	return (n == 10 && !strncmp(name, "task-clock", n)) ||
+	       (n == 9 && !strncmp(name, "cpu-clock", n));
+}
+
+/*
+ * "   #    1.234 CPUs utilized" after a clock's total, as perf stat prints
+ * it: the job's CPU time over its elapsed time (pfshim run's, which alone
+ * knows it).
+ */
+static void print_utilized(const struct summary *s, int i, const struct summary_sum *total,
+			   FILE *out)
+{
+	double ns = (double)total->value * s->events[i].scale * 1e6;	/* msec to ns */
+
+	if (!s->job || !s->job->elapsed_ns || !total->counted || !is_clock(s->events[i].name) ||
+	    strcmp(s->events[i].unit, "msec"))
+		return;
+	fprintf(out, "   # %8.3f CPUs utilized", ns / (double)s->job->elapsed_ns);
 }
 
 void summary_print_text(const struct summary *s, const char *title, const char *where, FILE *out)
@@ -517,8 +544,12 @@ void summary_print_text(const struct summary *s, const char *title, const char *
 		by_plural(s->opt.by, (uint64_t)s->nr_groups));
 	for (int i = 0; i < s->nr_events; i++) {
 		sum_format(&s->events[i], &totals[i], v, sizeof(v));
-		fprintf(out, " %18s %-5s %s\n", v, s->events[i].unit, s->events[i].name);
+		fprintf(out, " %18s %-5s %s", v, s->events[i].unit, s->events[i].name);
+		print_utilized(s, i, &totals[i], out);
+		fputc('\n', out);
 	}
+	if (s->job && s->job->elapsed_ns)
+		fprintf(out, "\n %18.9f seconds time elapsed\n", (double)s->job->elapsed_ns / 1e9);
 	print_groups(s, sorted, out);
 	if (s->job)
 		print_job_rest(s, out);
@@ -689,11 +720,12 @@ static json_t *tree_json(const struct summary *s)
 		for (int e = 0; e < s->nr_events && e < im->nr_values; e++)
 			json_object_set_new(values, s->events[e].name, im->value[e] == UINT64_MAX ?
 					    json_null() : json_integer((json_int_t)im->value[e]));
-		json_array_append_new(tree, json_pack("{s:i, s:s, s:o, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:o}",
+		json_array_append_new(tree, json_pack("{s:i, s:s, s:o, s:i, s:i, s:s, s:s, s:o, s:s, s:I, s:I, s:o}",
 			"depth", depth[k], "hostname", s->hosts.name[im->host],
 			"pid_ns", im->pid_ns ? json_integer((json_int_t)im->pid_ns) : json_null(),
 			"pid", im->pid, "ppid", im->ppid, "program", s->programs.name[im->program],
-			"argv0", im->argv0, "reason", im->reason, "start_ns", (json_int_t)im->start_ns,
+			"argv0", im->argv0, "argv", im->argv ? json_string(im->argv) : json_null(),
+			"reason", im->reason, "start_ns", (json_int_t)im->start_ns,
 			"wall_ns", (json_int_t)im->wall_ns, "events", values));
 	}
 	free(order);
@@ -742,10 +774,11 @@ static json_t *job_json(const struct summary *s)
 				"processes", (json_int_t)job->unreported_count[k][n],
 				"kind", summary_kind_names[k], "error", len ? error : NULL));
 		}
-	return json_pack("{s:i, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:o, s:o, s:I, s:o}",
+	return json_pack("{s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:o, s:o, s:I, s:o}",
 		"pid", job->pid,
 		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
 		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
+		"elapsed_ns", job->elapsed_ns ? json_integer((json_int_t)job->elapsed_ns) : json_null(),
 		"processes", (json_int_t)job->nr_processes,
 		"events", totals, "in_no_row", rest, "unreported", programs,
 		"killed_reported", signals,

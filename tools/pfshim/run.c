@@ -45,7 +45,7 @@ static const char usage_run[] =
 "starts) writes its report as JSON into DIR, one file per process image\n"
 "(HOST.rRANK.pPID.TIME.N.json, published whole); the job's count goes beside\n"
 "them as DIR/pfshim-job.jsonl. When COMMAND exits, one summary goes to stderr:\n"
-"  - the job's totals, as perf stat would print them,\n"
+"  - the job's totals and elapsed time, as perf stat would print them,\n"
 "  - per program: the number of process images and the sums of their reports,\n"
 "  - in no row: the totals less the rows (each image's loading before the\n"
 "    shim started, and its exit), and the processes that left no report,\n"

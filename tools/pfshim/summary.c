@@ -50,6 +50,7 @@ void summary_free(struct summary *s)
 	}
 	for (int i = 0; i < s->nr_images; i++) {
 		free(s->image_list[i].argv0);
+		free(s->image_list[i].argv);
 		free(s->image_list[i].reason);
 		free(s->image_list[i].value);
 	}

@@ -81,6 +81,7 @@ struct summary_image {
 	int pid, ppid;
 	int program;		/* in summary.programs */
 	char *argv0;
+	char *argv;		/* the report's argv as one line (combine.c), or NULL without one */
 	char *reason;
 	uint64_t start_ns, wall_ns;
 	int nr_values;
@@ -167,6 +168,7 @@ struct summary_job {
 	uint64_t pid_ns;
 	int pid;		/* the command's */
 	int end_exit, end_signal;	/* how the command ended; -1: not so */
+	uint64_t elapsed_ns;	/* from the counters' open to the command's end; 0: not said */
 	bool unnamed;		/* the kernel could not name the processes (processes_error) */
 	uint64_t lost_records;	/* FORK, COMM, EXIT records the kernel could not write */
 	int nr_events;

@@ -230,9 +230,11 @@ static void assert_python(const char *text, const char *check)
 
 static const char sample_json[] =
 	"{\"schema\":\"pfshim.report\",\"version\":4,\"pfshim_version\":\"" PFSHIM_VERSION "\",\"program\":\"demo\",\"argv0\":\"./demo\","
+	"\"argv\":null,\"argc\":null,\"argv_truncated\":false,\"cwd\":null,"
 	"\"pid\":4242,\"ppid\":4241,\"pid_ns\":null,\"hostname\":\"build1\",\"rank\":null,\"job\":null,\"start_ns\":1700000000123456789,"
 	"\"start_time\":\"2023-11-14T22:13:20.123456789Z\",\"wall_ns\":1234567890,"
-	"\"reason\":\"exit\",\"signal\":null,\"signal_name\":null,\"seq\":null,\"interval_ns\":null,"
+	"\"user_ns\":null,\"system_ns\":null,"
+	"\"reason\":\"exit\",\"signal\":null,\"signal_name\":null,\"exit_status\":null,\"seq\":null,\"interval_ns\":null,"
 	"\"pfshim_share\":null,"
 	"\"events\":["
 	"{\"name\":\"task-clock\",\"status\":\"counted\",\"value\":987654321,\"raw\":987654321,"
@@ -379,9 +381,43 @@ static void test_series(void **state)
 	(void)state;
 	format(&r);
 	assert_non_null(strstr(out, ",\"reason\":\"interval\",\"signal\":null,\"signal_name\":null,"
-				    "\"seq\":4,\"interval_ns\":100000000,"));
+				    "\"exit_status\":null,\"seq\":4,\"interval_ns\":100000000,"));
 	assert_json_lines(out);
 	assert_python(out, "[e['delta'] for e in d['events']] == [-3, 7, None, None]");
+}
+
+/*
+ * What the process was started as: each argument a JSON string, control
+ * bytes, quotes and stray bytes escaped; its count, the cut said; the
+ * working directory; the exit status and CPU times where known.
+ */
+static void test_identity(void **state)
+{
+	static const char args[] = "./cc1\0-o\0a \"b\"\nc\0\x1b[31m\0\xfe";
+	struct report r = { .program = "cc1", .argv0 = "./cc1", .argv = args, .argv_kept = 5,
+			    .argc = 9, .argv_truncated = 1, .cwd = "/home/u/new\nline",
+			    .reason = REPORT_EXIT, .has_exit_status = 1, .exit_status = 3,
+			    .has_cpu_times = 1, .user_ns = 12000000, .system_ns = 3000 };
+	(void)state;
+	format(&r);
+	assert_non_null(strstr(out, ",\"argv\":[\"./cc1\",\"-o\",\"a \\\"b\\\"\\nc\",\"\\u001b[31m\","
+				    "\"\\u00fe\"],\"argc\":9,\"argv_truncated\":true,"
+				    "\"cwd\":\"/home/u/new\\nline\","));
+	assert_non_null(strstr(out, ",\"user_ns\":12000000,\"system_ns\":3000,"));
+	assert_non_null(strstr(out, ",\"signal_name\":null,\"exit_status\":3,"));
+	assert_json_lines(out);
+	assert_python(out, "d['argv'] == ['./cc1', '-o', 'a \"b\"\\nc', '\\x1b[31m', '\\xfe'] and "
+		      "d['argc'] == 9 and d['argv_truncated'] and d['cwd'] == '/home/u/new\\nline'");
+
+	/* No argument at all (argc 0): an empty array, not null. */
+	r = (struct report){ .program = "p", .argv = "", .argv_kept = 0, .argc = 0 };
+	format(&r);
+	assert_non_null(strstr(out, ",\"argv\":[],\"argc\":0,\"argv_truncated\":false,"
+				    "\"cwd\":null,"));
+	/* A signal's report says its signal, never an exit status. */
+	r = (struct report){ .program = "p", .reason = REPORT_SIGNAL, .signo = 9 };
+	format(&r);
+	assert_non_null(strstr(out, ",\"signal\":9,\"signal_name\":\"SIGKILL\",\"exit_status\":null,"));
 }
 
 /* u64 counts stay exact: they never pass through a double. */
@@ -436,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_odd_names),
 		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_exact_integers),
 		cmocka_unit_test(test_json_lines),
 		cmocka_unit_test(test_truncation),
