@@ -10,6 +10,8 @@ DEB_B         := $(BUILD)/deb
 # make deb DEB_MAINTAINER='Name <address>' DEB_HOMEPAGE=https://...
 DEB_MAINTAINER ?= pfshim maintainers <maintainers@pfshim.org>
 DEB_HOMEPAGE   ?= https://pfshim.org/
+# exported, not quoted into the command: a name may have a ' (deb.sh checks them)
+export DEB_MAINTAINER DEB_HOMEPAGE
 DEB_MULTIARCH := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
 # Debian's hardening flags; the package is built apart, in $(DEB_B)/build.
 DEB_CFLAGS    := $(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CFLAGS 2>/dev/null) \
@@ -28,6 +30,5 @@ deb: deb-deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(DEB_B)/build PREFIX=/usr \
 		LIBDIR=/usr/lib/$(DEB_MULTIARCH) DESTDIR=$(abspath $(DEB_B)/stage) \
 		CFLAGS="$(DEB_CFLAGS)" LDFLAGS="$(DEB_LDFLAGS)" MPICC=no-mpicc install >$(DEB_B)/build.log
-	$(Q)DEB_MAINTAINER='$(DEB_MAINTAINER)' DEB_HOMEPAGE='$(DEB_HOMEPAGE)' \
-		packaging/deb.sh $(abspath $(DEB_B)/stage) $(abspath $(DEB_B)) $(PFSHIM_VERSION) $(DEB_MULTIARCH)
+	$(Q)packaging/deb.sh $(abspath $(DEB_B)/stage) $(abspath $(DEB_B)) $(PFSHIM_VERSION) $(DEB_MULTIARCH)
 	$(Q)lintian --fail-on error $(DEB_B)/*.deb

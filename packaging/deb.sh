@@ -19,10 +19,37 @@ arch=$(dpkg --print-architecture)
 lib=usr/lib/$multiarch
 maintainer=${DEB_MAINTAINER:?set by packaging/deb.mk}
 homepage=${DEB_HOMEPAGE:?set by packaging/deb.mk}
+# Each one line without control characters (a newline would write a control
+# field of its own), of the form Debian reads.
+one_line() {
+	[ "$(printf '%s' "$1" | wc -l)" -eq 0 ] && ! printf '%s' "$1" | LC_ALL=C grep -q '[[:cntrl:]]'
+}
+if ! one_line "$maintainer" ||
+	! printf '%s\n' "$maintainer" | LC_ALL=C grep -qxE '[^<>]*[^<> ] <[^<>@ ]+@[^<> ]+\.[^<> ]+>'; then
+	echo "pfshim: DEB_MAINTAINER must be one line, 'Name <user@host.domain>'" >&2
+	exit 2
+fi
+if ! one_line "$homepage" || ! printf '%s\n' "$homepage" | LC_ALL=C grep -qxE 'https?://[^ ]+'; then
+	echo "pfshim: DEB_HOMEPAGE must be one http:// or https:// address, without spaces" >&2
+	exit 2
+fi
 pkgs="libpfshim1 pfshim libpfshim-dev python3-pfshim"
 work=$out/pkg
 rm -rf "$work"
 mkdir -p "$work"
+
+# with_maintainer FILE: FILE with @MAINTAINER@ replaced by the maintainer as
+# written (sed would take its & | \ for its own).
+with_maintainer() {
+	DEB_M=$maintainer awk '{
+		out = ""; rest = $0
+		while ((i = index(rest, "@MAINTAINER@")) > 0) {
+			out = out substr(rest, 1, i - 1) ENVIRON["DEB_M"]
+			rest = substr(rest, i + 12)
+		}
+		print out rest
+	}' "$1"
+}
 
 # move PKG PATH...: PATH (relative to the stage) into package PKG's tree.
 move() {
@@ -54,8 +81,8 @@ gzip -9n "$work/pfshim/usr/share/man"/*/*
 for pkg in $pkgs; do
 	doc=$work/$pkg/usr/share/doc/$pkg
 	mkdir -p "$doc"
-	sed "s|@MAINTAINER@|$maintainer|" "$here/copyright" >"$doc/copyright"
-	sed "s|@MAINTAINER@|$maintainer|" "$here/changelog" | gzip -9n >"$doc/changelog.gz"
+	with_maintainer "$here/copyright" >"$doc/copyright"
+	with_maintainer "$here/changelog" | gzip -9n >"$doc/changelog.gz"
 	find "$work/$pkg" -type d -exec chmod 0755 {} +
 	mkdir -p "$work/$pkg/DEBIAN"
 done
@@ -102,10 +129,10 @@ control() {
 		echo "Package: $pkg"
 		echo "Version: $version"
 		echo "Architecture: $pkg_arch"
-		echo "Maintainer: $maintainer"
+		printf 'Maintainer: %s\n' "$maintainer"
 		echo "Installed-Size: $(du -sk --exclude=DEBIAN "$work/$pkg" | cut -f1)"
 		echo "Priority: optional"
-		echo "Homepage: $homepage"
+		printf 'Homepage: %s\n' "$homepage"
 		printf '%s\n' "$@"
 	} >"$work/$pkg/DEBIAN/control"
 	(cd "$work/$pkg" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' |

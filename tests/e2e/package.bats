@@ -95,6 +95,28 @@ need_debs() {
 	env LD_PRELOAD="$(pkg-config --variable=preload pfshim)" PFSHIM_OUTPUT=/dev/null "$BATS_TEST_TMPDIR/p"
 }
 
+@test "packaging/deb.sh: the maintainer and home page as written (' & | \\ UTF-8), a second line or a bare address refused" {
+	need_debs
+	stage="$BATS_FILE_TMPDIR/build/deb/stage" out="$BATS_TEST_TMPDIR/out"
+	m="O'Brien & Söhne | x\\1 <dev@lists.example.net>" h='https://pfshim.example.net/?a=1&b=\2'
+	DEB_MAINTAINER=$m DEB_HOMEPAGE=$h run -0 "$ROOT/packaging/deb.sh" "$stage" "$out" "$VERSION_WANT" "$ma"
+	for d in "$out"/*.deb; do
+		[ "$(dpkg-deb -f "$d" Maintainer)" = "$m" ]
+		[ "$(dpkg-deb -f "$d" Homepage)" = "$h" ]
+	done
+	[ "$(zcat "$out/pkg/pfshim/usr/share/doc/pfshim/changelog.gz" | tail -1 | cut -c5- | sed 's/  [A-Z][a-z][a-z], .*//')" = "$m" ]
+	[ "$(grep '^Upstream-Contact: ' "$out/pkg/python3-pfshim/usr/share/doc/python3-pfshim/copyright")" = "Upstream-Contact: $m" ]
+	# a field of its own smuggled in, a name without an address, a control character, a home page with a space
+	rm -rf "$out"
+	for bad in "$(printf 'x <a@b.org>\nEssential: yes')" "maintainers@pfshim.org" "$(printf 'x\t <a@b.org>')"; do
+		DEB_MAINTAINER=$bad DEB_HOMEPAGE=$h run -2 --separate-stderr "$ROOT/packaging/deb.sh" "$stage" "$out" "$VERSION_WANT" "$ma"
+		[ "$stderr" = "pfshim: DEB_MAINTAINER must be one line, 'Name <user@host.domain>'" ]
+	done
+	DEB_MAINTAINER=$m DEB_HOMEPAGE="https://a b/" run -2 --separate-stderr "$ROOT/packaging/deb.sh" "$stage" "$out" "$VERSION_WANT" "$ma"
+	[ "$stderr" = "pfshim: DEB_HOMEPAGE must be one http:// or https:// address, without spaces" ]
+	[ ! -e "$out" ]
+}
+
 # The installed system's test purges its packages whatever happened to it.
 teardown() {
 	if [ -n "${PURGE_IN_TEARDOWN:-}" ]; then
