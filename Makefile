@@ -147,8 +147,8 @@ help:
 	@echo '                       PREFIX (/usr/local); LIBDIR (PREFIX/lib, or multiarch), staged'
 	@echo '                       under DESTDIR (docs/install.md)'
 	@echo '  make uninstall       remove what install wrote'
-	@echo '  make deb             Debian packages libpfshim1, pfshim, libpfshim-dev in build/deb/,'
-	@echo '                       checked by lintian (make deb-deps: dpkg-dev, lintian)'
+	@echo '  make deb             Debian packages libpfshim1, pfshim, libpfshim-dev, python3-pfshim'
+	@echo '                       in build/deb/, checked by lintian (make deb-deps: dpkg-dev, lintian)'
 	@echo '  make clean           remove build/ (the arm64 kernel cache stays)'
 	@echo 'Test'
 	@echo '  make unit            cmocka unit tests (tests/unit/) and make fuzz-replay, 30-40 s'
@@ -278,9 +278,10 @@ unit: deps $(UNIT_BIN)
 # pfshim.1 with man (man-db) and compiles the installed fastread/inline.h
 # with clang too (as make fuzz needs it); build-systems.bats builds against
 # the installed copy with CMake and Meson; package.bats builds the .deb
-# (dpkg-dev, fakeroot) and runs lintian on it; prometheus.bats runs
-# node_exporter, promtool and Prometheus (daemons of its own, on free ports)
-# and queries them with curl.
+# (dpkg-dev, fakeroot), runs lintian on it and, as root, installs it
+# (dpkg -i), uses it (man, cmake, python3-pandas) and purges it;
+# prometheus.bats runs node_exporter, promtool and Prometheus (daemons of
+# its own, on free ports) and queries them with curl.
 e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN) $(GROUP_EVAL)
 	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian \
 		prometheus-node-exporter prometheus curl python3-pandas

@@ -1,9 +1,17 @@
 # SPDX-License-Identifier: MIT
 # deb: owned by packaging/. `make deb` builds Debian packages of pfshim
-# (libpfshim1, pfshim, libpfshim-dev) with dpkg-deb and runs lintian on them;
+# (libpfshim1, pfshim, libpfshim-dev, python3-pfshim) with dpkg-deb and runs lintian on them;
 # docs/install.md says what goes where.
 
 DEB_B         := $(BUILD)/deb
+# The project's contact and home page, written here only: the Maintainer and
+# Homepage fields, the changelog's trailer and copyright's Upstream-Contact
+# take them from these. A distributor building their own sets both:
+# make deb DEB_MAINTAINER='Name <address>' DEB_HOMEPAGE=https://...
+DEB_MAINTAINER ?= pfshim maintainers <maintainers@pfshim.org>
+DEB_HOMEPAGE   ?= https://pfshim.org/
+# exported, not quoted into the command: a name may have a ' (deb.sh checks them)
+export DEB_MAINTAINER DEB_HOMEPAGE
 DEB_MULTIARCH := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
 # Debian's hardening flags; the package is built apart, in $(DEB_B)/build.
 DEB_CFLAGS    := $(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get CFLAGS 2>/dev/null) \

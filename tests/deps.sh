@@ -23,22 +23,10 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 # apt_get ARGS...: apt-get ARGS, quiet, after any other apt-get or dpkg
-# (unattended-upgrades, a second make) rather than failing at once. For the
-# dpkg lock apt-get waits itself (DPkg::Lock::Timeout); the package lists'
-# and the archives' locks it takes without waiting (apt 2.6, measured), so a
-# "Could not get lock" is tried again every 5 s. 10 minutes at most each.
+# (tests/dpkg-wait.sh: 10 minutes at most each).
+. "$(dirname "$0")/dpkg-wait.sh"
 apt_get() {
-	tries=0
-	until err=$(apt-get -q -o DPkg::Lock::Timeout=600 "$@" 2>&1 >/dev/null); do
-		case $err in *"Could not get lock"*) ;; *) tries=120 ;; esac
-		if [ $tries -ge 120 ]; then
-			printf '%s\n' "$err" >&2
-			return 1
-		fi
-		[ $tries -gt 0 ] || echo "deps: waiting for another apt-get to finish"
-		tries=$((tries + 1))
-		sleep 5
-	done
+	dpkg_wait apt-get -q -o DPkg::Lock::Timeout=600 "$@"
 }
 
 echo "deps: installing$missing"

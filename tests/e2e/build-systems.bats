@@ -15,11 +15,6 @@ setup_file() {
 	make -s -C "$ROOT" install PREFIX="$PREFIX_DIR" LIBDIR="$LIB_DIR" >/dev/null
 }
 
-# The regions named "NAME:CALLS ..." of the exit report in $1 (JSON Lines), sorted.
-exit_regions() {
-	jq -r 'select(.reason == "exit") | .regions.totals[] | "\(.name):\(.calls)"' "$1" | sort | tr '\n' ' '
-}
-
 need() {
 	for c in "$@"; do
 		command -v "$c" >/dev/null || skip "$c is not installed (tests/deps.sh cmake meson ninja-build gfortran g++)"
@@ -31,44 +26,7 @@ need() {
 	need cmake cc
 	src="$BATS_TEST_TMPDIR/src"
 	mkdir -p "$src"
-	cat >"$src/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.13)
-project(app C)
-find_package(pfshim 0.1 REQUIRED)
-add_executable(app app.c)
-target_link_libraries(app PRIVATE pfshim::markers pfshim::fastread)
-file(WRITE "${CMAKE_BINARY_DIR}/preload" "${PFSHIM_PRELOAD_LIBRARY}")
-file(WRITE "${CMAKE_BINARY_DIR}/version" "${pfshim_VERSION}")
-CMAKE
-	cat >"$src/app.c" <<'C'
-#include <fastread/fastread.h>
-#include <pfshim.h>
-#include <stdio.h>
-#include <string.h>
-
-int main(void)
-{
-	struct perf_event_attr a;
-	struct fastread_group g;
-	struct fastread_count c[1];
-	pfshim_region_t solve = pfshim_region("solve");
-
-	for (int i = 0; i < 3; i++) {
-		pfshim_begin(solve);
-		pfshim_end(solve);
-	}
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.exclude_kernel = a.exclude_hv = 1;
-	if (fastread_group_open(&g, &a, 1) != 0 || fastread_group_read(&g, c) != 0)
-		return 1;
-	fastread_group_close(&g);
-	printf("active %d\n", pfshim_active());
-	return 0;
-}
-C
+	cp "$ROOT"/tests/fixtures/cmake-app/* "$src"/
 	timeout 120 cmake -S "$src" -B "$BATS_TEST_TMPDIR/b" -DCMAKE_PREFIX_PATH="$PREFIX_DIR" >/dev/null
 	timeout 120 cmake --build "$BATS_TEST_TMPDIR/b" >/dev/null
 	[ "$(cat "$BATS_TEST_TMPDIR/b/preload")" = "$LIB_DIR/libpfshim.so.1" ]

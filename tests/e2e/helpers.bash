@@ -51,6 +51,11 @@ sh_name() {
 	basename "$(readlink -f "$(command -v sh)")"
 }
 
+# The regions named "NAME:CALLS ..." of the exit report in $1 (JSON Lines), sorted.
+exit_regions() {
+	jq -r 'select(.reason == "exit") | .regions.totals[] | "\(.name):\(.calls)"' "$1" | sort | tr '\n' ' '
+}
+
 # between LOW N HIGH: LOW <= N <= HIGH, saying what was seen when not.
 between() {
 	if [ "$2" -lt "$1" ] || [ "$2" -gt "$3" ]; then
