@@ -386,7 +386,7 @@ static void region_table(FILE *out, const struct summary *s, int m, const int *g
 	int *regions = xrealloc(NULL, ((size_t)s->region_names.n + 1) * sizeof(int)), nr = 0;
 	const char *by = summary_by_name(s->opt.by);
 	int total_event = -1;
-	char v[64], text[300];
+	char v[64], mean[64], text[300];
 
 	for (int r = 0; r < s->region_names.n; r++) {
 		struct summary_stats st;
@@ -416,7 +416,8 @@ static void region_table(FILE *out, const struct summary *s, int m, const int *g
 		html_label(out, text, 16);
 		fputs("</th>", out);
 	}
-	fprintf(out, "<th>sum</th><th>%% of total</th><th>max / mean</th></tr>\n");
+	fputs("<th>sum</th><th>% of total</th><th>max</th><th>mean</th><th>max / mean</th></tr>\n",
+	      out);
 	for (int i = 0; i < nr; i++) {
 		struct summary_stats st;
 
@@ -443,7 +444,11 @@ static void region_table(FILE *out, const struct summary *s, int m, const int *g
 				100.0 * (double)st.sum / (double)s->totals[total_event].value);
 		else
 			fputs("<td class=\"num\">&ndash;</td>", out);
-		fprintf(out, "<td class=\"num imbalance\">%.2f</td></tr>\n", st.imbalance);
+		/* the max and mean as every view prints them: the one over the other gives the imbalance */
+		summary_value_format(&e, st.max, v, sizeof(v));
+		summary_mean_format(&e, st.mean, mean, sizeof(mean));
+		fprintf(out, "<td class=\"num\">%s</td><td class=\"num\">%s</td>"
+			"<td class=\"num imbalance\">%.2f</td></tr>\n", v, mean, st.imbalance);
 	}
 	fputs("</table></div>\n", out);
 	if (ng < nr_groups_with)
