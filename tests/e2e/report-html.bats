@@ -103,7 +103,7 @@ span() {
 	got=$(grep -o '<tr class="top" data-pid="[0-9]*"' <<<"$dom" | grep -o '[0-9]*' | tr '\n' ' ')
 	echo "top: want $want, got $got"
 	[ "$got" = "$want" ]
-	[ "$(grep '<tr class="top"' <<<"$dom" | grep -c '<td>fork_children</td>')" -eq 4 ]
+	[ "$(grep '<tr class="top"' <<<"$dom" | grep -c '<td title="fork_children">fork_children</td>')" -eq 4 ]
 	for pid in $(jq -r '.groups[] | select(.events[] | select(.name == "page-faults") | .value >= 500) | .group | sub(".*:"; "")' p.json); do
 		grep -q "data-pid=\"$pid\"" <<<"$dom"
 	done
@@ -150,7 +150,7 @@ span() {
 	grep -q 'The 60 costliest of 70 processes shown.' <<<"$dom"
 	# page-faults, the only event: the first row is the largest of --by process's
 	max=$(jq '[.groups[].events[0].value] | max' p.json)
-	grep -q "<tr class=\"top\" data-pid=\"[0-9]*\"><td class=\"num\">1</td><td class=\"num\">[0-9]*</td><td>fork_children</td><td class=\"num\" data-value=\"$max\">" <<<"$dom"
+	grep -q "<tr class=\"top\" data-pid=\"[0-9]*\"><td class=\"num\">1</td><td class=\"num\">[0-9]*</td><td title=\"fork_children\">fork_children</td><td class=\"num\" data-value=\"$max\">" <<<"$dom"
 	[ "$(count '<details')" -eq 1 ]
 	[ "$(count '<div class="leaf">')" -eq 69 ]
 }

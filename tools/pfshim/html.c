@@ -692,7 +692,7 @@ static void share_cell(const struct summary_event *e, const struct summary_sum *
 
 static void section_tables(FILE *out, const struct summary *s, const int *sorted)
 {
-	char v[64];
+	char v[64], *name;
 	int shown = 0;
 
 	fputs("<h2>Every event</h2>\n<div class=\"wide\"><table><tr><th>event</th><th>total</th><th>unit</th>"
@@ -743,12 +743,13 @@ static void section_tables(FILE *out, const struct summary *s, const int *sorted
 		if (!g->images)
 			continue;
 		shown++;
-		fputs("<tr><td>", out);
-		html_text(out, g->name);
-		if (g->program) {
-			fputc(' ', out);
-			html_text(out, g->program);
-		}
+		name = xrealloc(NULL, strlen(g->name) + (g->program ? strlen(g->program) : 0) + 2);
+		sprintf(name, "%s%s%s", g->name, g->program ? " " : "", g->program ? g->program : "");
+		fputs("<tr><td title=\"", out);	/* a long name whole in its tooltip */
+		html_text(out, name);
+		fputs("\">", out);
+		html_label(out, name, HTML_NAME_CHARS);
+		free(name);
 		fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td>", g->images);
 		for (int i = 0; i < s->nr_events; i++) {
 			if (g->sums[i].counted)

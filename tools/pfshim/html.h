@@ -12,6 +12,7 @@
 #include "tools/pfshim/summary.h"
 
 #define HTML_CHART_W 760	/* a chart's viewBox width; the page scales it */
+#define HTML_NAME_CHARS 60	/* of a name in a table cell; the whole in its tooltip */
 
 /* Text or attribute content from a report: the five characters HTML gives a meaning escaped. */
 void html_text(FILE *out, const char *s);

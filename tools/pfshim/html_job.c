@@ -379,8 +379,10 @@ static void section_top(const struct summary *s, const struct procs *ps, const i
 			html_text(out, s->hosts.name[im->host]);
 			fputc(':', out);
 		}
-		fprintf(out, "%d</td><td>", im->pid);
+		fprintf(out, "%d</td><td title=\"", im->pid);	/* a long name whole in its tooltip */
 		html_text(out, s->programs.name[im->program]);
+		fputs("\">", out);
+		html_label(out, s->programs.name[im->program], HTML_NAME_CHARS);
 		if (p->images > 1)
 			fprintf(out, " <span class=\"note\">(%d images)</span>", p->images);
 		fprintf(out, "</td><td class=\"num\" data-value=\"%" PRIu64 "\">", cost_of(p, cost));
