@@ -199,6 +199,11 @@ span() {
 				[ "$(awk -v s="$shown" -v i="$imb" 'BEGIN { d = s * 100 - i; print (d < 1.01 && d > -1.01) }')" -eq 1 ]
 		done <<<"$rows"
 	done <<<"$metrics"
+	# work's page faults: 10 (r + 1) pages on each of 2 threads, mean 50: rank 3's 80 is 0.6 of
+	# the way to red (255 - 200 x 0.6 = 135 = 0x87 in green and blue), rank 0's 20 as far to blue
+	work=$(sed -n '/<table class="heat" data-metric="page-faults">/,/<\/table>/p' <<<"$dom" | grep 'data-region="work"')
+	grep -qF 'style="background:#8787ff">20</td>' <<<"$work"
+	grep -qF 'style="background:#ff8787">80</td>' <<<"$work"
 	# the title is text, escaped once, and the date is the first report's start
 	grep -q 'mpirun -n 4 markers_threads &lt;&amp;&gt;' <<<"$dom"
 	grep -q "Started $(date -u -d @"$(jq '.start_ns / 1e9 | floor' s.json)" '+%Y-%m-%d %H:%M:%S') UTC" <<<"$dom"
