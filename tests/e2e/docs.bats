@@ -266,6 +266,18 @@ reports() {
 	[ "$(grep -c "^pfshim report: --events: no report has 'cylces'; left out$" <<<"$output")" -eq 1 ]
 }
 
+@test "doc block pfshim-report-html: the page of a 6-process job: its totals, a timeline bar per process, the children costliest in faults" {
+	run -0 doc pfshim-report-html
+	[ -s "$TREE/job.html" ]
+	"$BUILD/pfshim" report --json "$TREE/job/" >"$BATS_TEST_TMPDIR/s.json" 2>/dev/null
+	faults=$(jq '.job.events[] | select(.name == "page-faults") | .value' "$BATS_TEST_TMPDIR/s.json")
+	grep -q "data-event=\"page-faults\"><td>page-faults</td><td class=\"num\" data-value=\"$faults\">" "$TREE/job.html"
+	# a bar per process: 6 (5 where a shell execs its last command)
+	[ "$(grep -o '<rect class="span"' "$TREE/job.html" | wc -l)" -eq "$(jq .processes "$BATS_TEST_TMPDIR/s.json")" ]
+	# the 3 children touched 500 pages each: at least that in their rows
+	[ "$(grep '<tr class="top"' "$TREE/job.html" | grep -o '<td class="num">[0-9],[0-9]*</td></tr>\|<td class="num">[5-9][0-9][0-9]</td></tr>' | wc -l)" -ge 3 ]
+}
+
 @test "doc block pfshim-list-fault: the fault events, built in and tracepoints" {
 	run -0 doc pfshim-list-fault
 	[ "${lines[0]}" = "Built-in events (docs/events.md):" ]

@@ -3,31 +3,164 @@
 # report-html.bats: the page of `pfshim report --html` in a real browser.
 # Headless Chromium (Debian's `chromium`, installed by `make e2e`) loads it
 # from disk with the network unused, and we check what a person would see:
-# no console error, the number of charts the data calls for (one bar chart
-# per event, one per region metric that is not 0 everywhere, one line chart
-# per event of the interval series), and a screenshot, kept in
-# build/report.png to look at.
+# the overview's totals equal to `pfshim report --json`'s, the costliest
+# processes in the order --by process's sums give, one timeline bar per
+# process, the charts the data calls for (none for an event not counted),
+# no console message, no horizontal scroll at 1280 px, and a screenshot per
+# job kept in build/report-html/NAME.png to look at.
 
 load helpers
 
 PFSHIM="$BUILD/pfshim"
+SHOTS="$BUILD/report-html"
 
 setup() {
 	need_perf
 	cd "$BATS_TEST_TMPDIR"
 	command -v chromium >/dev/null || skip "chromium is not installed (make e2e installs it)"
+	mkdir -p "$SHOTS"
 }
 
-# chromium ARGS... FILE: headless, no GPU, no sandbox (root in CI), its own profile.
+# chromium ARGS... FILE: headless, no GPU, no sandbox (root in CI), its own profile, bounded.
 browse() {
-	chromium --headless=new --disable-gpu --no-sandbox --no-first-run --hide-scrollbars \
-		--user-data-dir="$BATS_TEST_TMPDIR/profile" --enable-logging=stderr --v=0 "$@"
+	timeout 90 chromium --headless=new --disable-gpu --no-sandbox --no-first-run \
+		--hide-scrollbars --user-data-dir="$BATS_TEST_TMPDIR/profile" \
+		--enable-logging=stderr --v=0 "$@"
 }
 
-@test "the --html page renders in Chromium: no console error, one chart per event, region metric and series" {
+# look PAGE NAME: the page in Chromium: $dom its DOM; no console message; at 1280 px wide no
+# horizontal scroll; build/report-html/NAME.png. The width is read by a script added to a copy
+# (the page itself has none), which also logs one line: the console check is seen to work.
+look() {
+	run -0 --separate-stderr browse --dump-dom "file://$PWD/$1"
+	dom=$output
+	echo "$stderr" | grep CONSOLE || true
+	! grep -q ':CONSOLE' <<<"$stderr"
+	! grep -q '<script' <<<"$dom"
+	sed 's#</body>#<script>console.log("probe " + innerWidth + " " + document.documentElement.scrollWidth)</script></body>#' \
+		"$1" >"probe-$1"
+	run -0 --separate-stderr browse --window-size=1280,900 --dump-dom "file://$PWD/probe-$1"
+	read -r inner scroll < <(grep -o '"probe [0-9]* [0-9]*"' <<<"$stderr" | tr -d '"' | cut -d' ' -f2-)
+	echo "1280 px window: innerWidth $inner, scrollWidth $scroll"
+	[ "$inner" -eq 1280 ] && [ "$scroll" -le 1280 ]
+	run -0 --separate-stderr browse --window-size=1280,3000 --screenshot="$SHOTS/$2.png" \
+		"file://$PWD/$1"
+	[ -s "$SHOTS/$2.png" ]
+}
+
+# count PATTERN: how many times the DOM has PATTERN.
+count() {
+	grep -o "$1" <<<"$dom" | wc -l
+}
+
+# span DIR: the reports' span in ns, max(start_ns + wall_ns) - min(start_ns), in shell
+# arithmetic (jq 1.6's doubles lose a 19-digit start_ns).
+span() {
+	local t0= t1=0 s w
+	for f in "$1"/*.json; do
+		s=$(grep -o '"start_ns":[0-9]*' "$f" | cut -d: -f2)
+		w=$(grep -o '"wall_ns":[0-9]*' "$f" | cut -d: -f2)
+		[ -z "$t0" ] || [ "$s" -lt "$t0" ] && t0=$s
+		[ $((s + w)) -gt "$t1" ] && t1=$((s + w))
+	done
+	echo $((t1 - t0))
+}
+
+@test "--html of a fork tree: the overview's totals, elapsed and CPU use, the costliest first, a bar per process, the tree's sums" {
+	# sh, fork_children (touching 100 pages) and its 3 children (500 pages each), true: 6 processes
+	# (true not last: a shell may exec its last command, and true would replace sh)
+	run -0 --separate-stderr timeout 60 "$PFSHIM" run -e task-clock,page-faults,cycles -o r -- \
+		sh -c "'$PROGS/fork_children' 3 500 100 >/dev/null; /bin/true; exit 0"
+	run -0 timeout 60 "$PFSHIM" report --html page.html r
+	timeout 60 "$PFSHIM" report --json r >s.json
+	timeout 60 "$PFSHIM" report --json --by process r >p.json
+	look page.html fork-tree
+
+	# the overview: every counted event's total is the kernel's count of the job, as --json's
+	counted=$(jq -r '.job.events[] | select(.value != null) | "\(.name) \(.value)"' s.json)
+	echo "counted: $counted"
+	[ "$(grep -c . <<<"$counted")" -eq "$(count '<tr class="total"')" ]
+	while read -r name value; do
+		grep -q "<tr class=\"total\" data-event=\"$name\"><td>$name</td><td class=\"num\" data-value=\"$value\">" <<<"$dom"
+	done <<<"$counted"
+	# cycles: counted where a PMU is, else said and not drawn
+	if [ "$(jq '.events[] | select(.name == "cycles") | .counted' s.json)" -eq 0 ]; then
+		grep -q 'Not counted, so not drawn: cycles (not supported)' <<<"$dom"
+		! grep -q '<figcaption>cycles per program' <<<"$dom"
+	fi
+	[ "$(count '<svg class="chart bars"')" -eq "$(jq '[.events[] | select(.counted > 0)] | length' s.json)" ]
+	# elapsed: the reports' span; CPU use: the kernel's task-clock (ns) over it
+	elapsed=$(span r)
+	grep -q "id=\"elapsed\" data-ns=\"$elapsed\"" <<<"$dom"
+	cpus=$(awk -v t="$(jq '.job.events[] | select(.name == "task-clock") | .value' s.json)" \
+		-v e="$elapsed" 'BEGIN { printf "%.2f", t / e }')
+	grep -q "id=\"cpus\">$cpus CPUs<" <<<"$dom"
+	n=$(jq .processes s.json)
+	[ "$n" -eq 6 ] && [ "$(jq .job.processes s.json)" -eq 6 ]
+	grep -q "counted by the kernel (<code>pfshim run</code>); $n with reports, 0 whose last program left none" <<<"$dom"
+	grep -q "Nothing: each of the $n processes the kernel counted left its report." <<<"$dom"
+
+	# the costliest: --by process's task-clock, largest first; the children touched 500 pages each
+	want=$(jq -r '[.groups[] | {pid: (.group | sub(".*:"; "")), t: (.events[] | select(.name == "task-clock") | .value)}]
+		| sort_by(-.t) | .[].pid' p.json | tr '\n' ' ')
+	got=$(grep -o '<tr class="top" data-pid="[0-9]*"' <<<"$dom" | grep -o '[0-9]*' | tr '\n' ' ')
+	echo "top: want $want, got $got"
+	[ "$got" = "$want" ]
+	[ "$(grep '<tr class="top"' <<<"$dom" | grep -c '<td title="fork_children">fork_children</td>')" -eq 4 ]
+	for pid in $(jq -r '.groups[] | select(.events[] | select(.name == "page-faults") | .value >= 500) | .group | sub(".*:"; "")' p.json); do
+		grep -q "data-pid=\"$pid\"" <<<"$dom"
+	done
+	[ "$(jq '[.groups[] | select(.events[] | select(.name == "page-faults") | .value >= 500)] | length' p.json)" -ge 3 ]	# (the parent too under ASan)
+
+	# the timeline: one bar per process
+	[ "$(count '<rect class="span"')" -eq "$n" ]
+	# the tree: sh holds everything; sh and fork_children open; the root's subtree = the reports' task-clock
+	[ "$(count '<details')" -eq 2 ]
+	root=$(grep -o '<details open="" data-subtree="[0-9]*"' <<<"$dom" | head -1 | grep -o '[0-9]*')
+	[ "$root" -eq "$(jq '.events[] | select(.name == "task-clock") | .value' s.json)" ]
+	[ "$(count '<div class="leaf">')" -eq 4 ]
+}
+
+@test "--html: a process that left no report is said in the overview, with the kernel's count of it" {
+	run -0 --separate-stderr timeout 60 "$PFSHIM" run -e task-clock,page-faults -o r -- \
+		sh -c 'sleep 5 & sleep 0.3; kill -9 $!; wait'
+	run -0 timeout 60 "$PFSHIM" report --html page.html r
+	timeout 60 "$PFSHIM" report --json r >s.json
+	[ "$(jq -c '.job.unreported' s.json)" = '[{"program":"sleep","processes":1,"kind":"no-report"}]' ]
+	look page.html lost
+	grep -q '<li class="unreported">1 process that loaded the shim but left no report (sleep)' <<<"$dom"
+	# sh, sleep 0.3 and the subshell that exec'd sleep 5 (its shell image reported), killed
+	[ "$(jq .job.processes s.json)" -eq 3 ] && [ "$(jq .processes s.json)" -eq 3 ]
+	grep -q "<td class=\"num\">3</td><td>counted by the kernel (<code>pfshim run</code>); 3 with reports, 1 whose last program left none" <<<"$dom"
+	# its page faults are in the kernel's total, above the reports' sum
+	job=$(jq '.job.events[] | select(.name == "page-faults") | .value' s.json)
+	sum=$(jq '.events[] | select(.name == "page-faults") | .value' s.json)
+	grep -q "data-event=\"page-faults\"><td>page-faults</td><td class=\"num\" data-value=\"$job\">" <<<"$dom"
+	[ "$job" -gt "$sum" ]
+}
+
+@test "--html of 70 processes: the 10 costliest in the table, the 60 costliest on the timeline, said so" {
+	run -0 --separate-stderr timeout 60 "$PFSHIM" run -e page-faults -o r -- \
+		"$PROGS/fork_children" 69 1 0
+	run -0 timeout 60 "$PFSHIM" report --html page.html r
+	timeout 60 "$PFSHIM" report --json --by process r >p.json
+	[ "$(jq '.groups | length' p.json)" -eq 70 ]
+	look page.html many
+	[ "$(count '<tr class="top"')" -eq 10 ]
+	grep -q 'The 10 costliest of 70 processes by page-faults' <<<"$dom"
+	[ "$(count '<rect class="span"')" -eq 60 ]
+	grep -q 'The 60 costliest of 70 processes shown.' <<<"$dom"
+	# page-faults, the only event: the first row is the largest of --by process's
+	max=$(jq '[.groups[].events[0].value] | max' p.json)
+	grep -q "<tr class=\"top\" data-pid=\"[0-9]*\"><td class=\"num\">1</td><td class=\"num\">[0-9]*</td><td title=\"fork_children\">fork_children</td><td class=\"num\" data-value=\"$max\">" <<<"$dom"
+	[ "$(count '<details')" -eq 1 ]
+	[ "$(count '<div class="leaf">')" -eq 69 ]
+}
+
+@test "--html by rank: a table per region metric with each rank's sum and the imbalance of --json, and the series" {
 	mkdir r
 	for rank in 0 1 2 3; do
-		env OMPI_COMM_WORLD_RANK=$rank LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/r/" \
+		timeout 60 env OMPI_COMM_WORLD_RANK=$rank LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/r/" \
 			PFSHIM_FORMAT=json PFSHIM_EVENTS=task-clock,page-faults \
 			"$PROGS/markers_threads" 2 20 $((10 * (rank + 1))) >/dev/null
 	done
@@ -39,32 +172,59 @@ browse() {
 				$s $((s * 100 * (rank + 1))) $((100 * (rank + 1)))
 		done
 	done >series.jsonl
-	run -0 "$PFSHIM" report --by rank --tree --title 'mpirun -n 4 markers_threads <&>' \
+	run -0 timeout 60 "$PFSHIM" report --by rank --title 'mpirun -n 4 markers_threads <&>' \
 		--html page.html r series.jsonl
-	"$PFSHIM" report --json --by rank r series.jsonl >s.json
-	bars=$(jq '.events | length' s.json)
-	regions=$(jq '[.regions[].metrics[] | select(.counted and .max > 0)] | length' s.json)
+	timeout 60 "$PFSHIM" report --json --by rank r series.jsonl >s.json
+	look page.html ranks
+	bars=$(jq '[.events[] | select(.counted > 0)] | length' s.json)
 	series=$(jq '.series.events | length' s.json)
-	echo "expect $bars bar charts, $regions region charts, $series series charts"
-	[ "$bars" -eq 2 ] && [ "$regions" -ge 4 ] && [ "$series" -eq 1 ]
-
-	run -0 --separate-stderr browse --dump-dom "file://$PWD/page.html"
-	dom=$output
-	echo "$stderr" | grep -i console || true
-	! grep -q ':CONSOLE' <<<"$stderr"
-	[ "$(grep -o '<svg class="chart bars"' <<<"$dom" | wc -l)" -eq "$bars" ]
-	[ "$(grep -o '<svg class="chart region"' <<<"$dom" | wc -l)" -eq "$regions" ]
-	[ "$(grep -o '<svg class="chart series"' <<<"$dom" | wc -l)" -eq "$series" ]
-	# each bar chart: one bar per rank (0..3); each region chart a mean line
-	[ "$(grep -o '<rect class="bar"' <<<"$dom" | wc -l)" -eq $((bars * 4 + regions * 4)) ]
-	[ "$(grep -o '<line class="mean"' <<<"$dom" | wc -l)" -eq "$regions" ]
+	[ "$bars" -eq 2 ] && [ "$series" -eq 1 ]
+	[ "$(count '<svg class="chart bars"')" -eq "$bars" ]
+	[ "$(count '<svg class="chart series"')" -eq "$series" ]
+	[ "$(count '<rect class="bar"')" -eq $((bars * 4)) ]
+	# one table per metric some region counted, a row per such region, its sum and max / mean
+	metrics=$(jq -r '[.regions[].metrics[] | select(.counted) | .name] | unique | .[]' s.json)
+	[ "$(count '<table class="heat"')" -eq "$(grep -c . <<<"$metrics")" ]
+	while read -r m; do
+		rows=$(jq -r --arg m "$m" '.regions[] | .name as $r | .metrics[] | select(.name == $m and .counted)
+			| "\($r) \(.sum) \(.imbalance * 100 | round)"' s.json)
+		table=$(sed -n "/<table class=\"heat\" data-metric=\"$m\">/,/<\/table>/p" <<<"$dom")
+		[ "$(grep -c '<tr class="region"' <<<"$table")" -eq "$(grep -c . <<<"$rows")" ]
+		while read -r region sum imb; do
+			row=$(grep "<tr class=\"region\" data-region=\"$region\">" <<<"$table")
+			grep -q "data-value=\"$sum\">" <<<"$row"
+			# 4 ranks' cells, coloured
+			[ "$(grep -o 'class="num heat"' <<<"$row" | wc -l)" -eq 4 ]
+			shown=$(grep -o 'class="num imbalance">[0-9.]*' <<<"$row" | cut -d'>' -f2)
+			echo "$m $region: sum $sum, imbalance $shown (--json x100: $imb)"
+			[ "$(awk -v s="$shown" 'BEGIN { printf "%d", s * 100 + 0.5 }')" -eq "$imb" ] ||
+				[ "$(awk -v s="$shown" -v i="$imb" 'BEGIN { d = s * 100 - i; print (d < 1.01 && d > -1.01) }')" -eq 1 ]
+		done <<<"$rows"
+	done <<<"$metrics"
+	# work's page faults: 10 (r + 1) pages on each of 2 threads, mean 50: rank 3's 80 is 0.6 of
+	# the way to red (255 - 200 x 0.6 = 135 = 0x87 in green and blue), rank 0's 20 as far to blue
+	work=$(sed -n '/<table class="heat" data-metric="page-faults">/,/<\/table>/p' <<<"$dom" | grep 'data-region="work"')
+	grep -qF 'style="background:#8787ff">20</td>' <<<"$work"
+	grep -qF 'style="background:#ff8787">80</td>' <<<"$work"
 	# the title is text, escaped once, and the date is the first report's start
 	grep -q 'mpirun -n 4 markers_threads &lt;&amp;&gt;' <<<"$dom"
 	grep -q "Started $(date -u -d @"$(jq '.start_ns / 1e9 | floor' s.json)" '+%Y-%m-%d %H:%M:%S') UTC" <<<"$dom"
-	! grep -q '<script' <<<"$dom"
+	# without pfshim run's job count, what was lost cannot be known: said
+	grep -q 'No job count was read' <<<"$dom"
+}
 
-	mkdir -p "$BUILD"
-	run -0 --separate-stderr browse --window-size=900,4000 --screenshot="$BUILD/report.png" \
-		"file://$PWD/page.html"
-	[ -s "$BUILD/report.png" ]
+@test "--html of hostile names: markup shown as text, a 3000-character name scrolls nowhere at 1280 px" {
+	long=$(printf 'x%.0s' $(seq 3000))
+	pid=10
+	for p in '<img src=x onerror=alert(1)>' "$long" '<b>&amp;"q'"'"; do
+		pid=$((pid + 1))
+		printf '{"schema":"pfshim.report","version":3,"program":"%s","argv0":"./%s","pid":%d,"ppid":1,"pid_ns":null,"hostname":"h","rank":null,"start_ns":1000000000000,"wall_ns":5000000,"reason":"exit","seq":null,"interval_ns":null,"events":[{"name":"page-faults","status":"counted","value":%d,"delta":null,"unit":"","scale":1}]}\n' \
+			"$(sed 's/"/\\"/g' <<<"$p")" "$(sed 's/"/\\"/g' <<<"$p")" $pid ${#p}
+	done >evil.jsonl
+	run -0 timeout 60 "$PFSHIM" report --html page.html evil.jsonl
+	! grep -q '<img' page.html
+	grep -q '&lt;img src=x onerror=alert(1)&gt;' page.html
+	grep -q '&lt;b&gt;&amp;amp;&quot;q&#39;' page.html
+	look page.html hostile
+	[ "$(count '<rect class="span"')" -eq 3 ]
 }

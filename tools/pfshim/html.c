@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * html.c: the combined picture as ONE self-contained HTML page: inline CSS,
- * charts drawn here as inline SVG, no script, no font, nothing fetched. A
- * bar chart per event (one bar per group), one per region metric (with the
- * mean line, for imbalance), a line chart per event of the interval series,
- * the tables and the process tree. Every string from a report (program
- * names, hosts, regions, events: all chosen by whoever ran the job) goes
- * through html_text(), so a program named <script> is shown, never run.
+ * charts drawn here as inline SVG, no script, no font, nothing fetched. The
+ * job's overview and processes first (html_job.c), then the tables, a bar
+ * chart per counted event (one bar per group), a table per region metric
+ * (regions by groups, coloured), a line chart per event of the interval
+ * series, and the process tree. Every string from a report (program names,
+ * hosts, regions, events: all chosen by whoever ran the job) goes through
+ * html_text(), so a program named <script> is shown, never run.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -14,9 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "tools/pfshim/summary.h"
+#include "tools/pfshim/html.h"
 
-#define CHART_W 760		/* the viewBox width; the page scales it */
+#define CHART_W HTML_CHART_W
 #define MAX_BARS 60		/* more groups than this: the first ones, said so */
 #define MAX_LINES 8		/* lines per series chart beside the total */
 
@@ -26,7 +27,7 @@ static const char *const palette[] = {
 };
 
 /* Text or attribute content: the five characters HTML gives a meaning. */
-static void html_text(FILE *out, const char *s)
+void html_text(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -58,7 +59,7 @@ static long round_half(double x)
  * double is whole already; NaN gives 0. (gcc -O2 inlined libm's ceil(), but
  * -O0 called it, and the command did not link at -O0.)
  */
-static double whole_up(double x)
+double html_whole_up(double x)
 {
 	double w;
 
@@ -73,7 +74,7 @@ static double whole_up(double x)
  * more than 20 (a report's scale of 1e308 made the axis infinite, and a
  * page of 10^15 ticks).
  */
-static int ticks_of(double max, double step)
+int html_ticks_of(double max, double step)
 {
 	long n = round_half(max / step);
 
@@ -99,7 +100,7 @@ static double decade_below(double x)
 }
 
 /* A tick step of 1, 2 or 5 times a power of ten giving about @n ticks up to @max. */
-static double tick_step(double max, int n)
+double html_tick_step(double max, int n)
 {
 	double raw = max / n, p;
 
@@ -122,7 +123,7 @@ static int step_decimals(double step)
 }
 
 /* A tick label: 0.25, 500; on an axis reaching @max >= 10,000 in k, M or G: 5k, 1.5M. */
-static void tick_format(double v, double step, double max, char *out, size_t size)
+void html_tick_format(double v, double step, double max, char *out, size_t size)
 {
 	if (v == 0)
 		snprintf(out, size, "0");
@@ -158,28 +159,27 @@ static void axis_title(FILE *out, const struct summary_event *e)
 
 #define LABEL_MAX 40	/* characters of a bar's label; the rest is in its tooltip */
 
-/* Characters (not bytes) of a UTF-8 label, at most LABEL_MAX. */
-static int label_chars(const char *s)
+/* Characters (not bytes) of a UTF-8 label, at most @max. */
+static int label_chars(const char *s, int max)
 {
 	int n = 0;
 
 	for (; *s; s++)
 		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n > LABEL_MAX ? LABEL_MAX : n;
+	return n > max ? max : n;
 }
 
-/* A label cut to LABEL_MAX characters: its start, "...", and its end (a pid, a rank). */
-static void label_text(FILE *out, const char *s)
+void html_label(FILE *out, const char *s, int max)
 {
 	size_t len = strlen(s), head, tail;
 	char *cut;
 
-	if (label_chars(s) < LABEL_MAX || len <= LABEL_MAX) {
+	if (label_chars(s, max) < max || len <= (size_t)max) {
 		html_text(out, s);
 		return;
 	}
-	head = LABEL_MAX / 2 - 2;
-	tail = LABEL_MAX / 2 - 1;
+	head = (size_t)max / 2 - 2;
+	tail = (size_t)max / 2 - 1;
 	while (head && ((unsigned char)s[head] & 0xc0) == 0x80)	/* no cut inside a character */
 		head--;
 	while (tail < len && ((unsigned char)s[len - tail] & 0xc0) == 0x80)
@@ -198,8 +198,6 @@ struct bars {
 	int n, total;			/* bars drawn, groups there were */
 	const char **label;
 	double *value;			/* in the event's unit; NAN: not counted */
-	double mean;			/* NAN: no mean line */
-	const char *mean_text;		/* its label (summary_mean_format) */
 };
 
 /* A horizontal bar chart: one row per group, value at the bar's end, x axis below. */
@@ -212,8 +210,8 @@ static void chart_bars(FILE *out, const struct bars *b)
 
 	/* room for the longest label, at about 7 px a character; longer ones are cut */
 	for (int i = 0; i < b->n; i++)
-		if (label_chars(b->label[i]) * 7 + 12 > left)
-			left = label_chars(b->label[i]) * 7 + 12;
+		if (label_chars(b->label[i], LABEL_MAX) * 7 + 12 > left)
+			left = label_chars(b->label[i], LABEL_MAX) * 7 + 12;
 	if (left > 12 + LABEL_MAX * 7)
 		left = 12 + LABEL_MAX * 7;
 	w = CHART_W - left - right;
@@ -221,18 +219,16 @@ static void chart_bars(FILE *out, const struct bars *b)
 	for (int i = 0; i < b->n; i++)
 		if (isfinite(b->value[i]) && b->value[i] > max)
 			max = b->value[i];
-	if (isfinite(b->mean) && b->mean > max)
-		max = b->mean;
-	step = tick_step(max > 0 ? max : 1, 5);
-	max = whole_up((max > 0 ? max : 1) / step) * step;
-	ticks = ticks_of(max, step);
+	step = html_tick_step(max > 0 ? max : 1, 5);
+	max = html_whole_up((max > 0 ? max : 1) / step) * step;
+	ticks = html_ticks_of(max, step);
 	fprintf(out, "<svg class=\"chart %s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", b->kind, CHART_W, h, CHART_W, h);
 	for (int i = 0; i <= ticks; i++) {
 		double t = i * step;
 		int x = left + (int)round_half(t / max * w);
 
-		tick_format(t, step, max, v, sizeof(v));
+		html_tick_format(t, step, max, v, sizeof(v));
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
 			"<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
 			x, top, x, top + b->n * row, x, top + b->n * row + 14, v);
@@ -246,7 +242,7 @@ static void chart_bars(FILE *out, const struct bars *b)
 
 		fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6,
 			y + 14);
-		label_text(out, b->label[i]);
+		html_label(out, b->label[i], LABEL_MAX);
 		fputs("</text>", out);
 		if (!isfinite(b->value[i])) {
 			fprintf(out, "<text class=\"value\" x=\"%d\" y=\"%d\">not counted</text>\n",
@@ -262,13 +258,6 @@ static void chart_bars(FILE *out, const struct bars *b)
 		html_text(out, b->e->unit);	/* a report's string, like the label: never markup */
 		fprintf(out, "</title></rect><text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text>\n",
 			left + bar_width(b->value[i] / max * w) + 4, y + 14, v);
-	}
-	if (isfinite(b->mean)) {
-		double x = left + b->mean / max * w;
-
-		fprintf(out, "<line class=\"mean\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-			"<text class=\"meanlabel\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">mean %s</text>\n",
-			x, top - 4, x, top + b->n * row, x, top - 8, b->mean_text);
 	}
 	fputs("</svg>\n", out);
 	if (b->n < b->total)
@@ -313,8 +302,11 @@ static void section_events(FILE *out, const struct summary *s, const int *sorted
 		fprintf(out, "<h2>Events per %s</h2>\n<p>Each event's count summed over the processes "
 			"of each %s (each process image's last report).</p>\n", by, by);
 	for (int i = 0; i < s->nr_events; i++) {
-		struct bars b = { "bars", &s->events[i], n, 0, label, value, NAN, NULL };
+		struct bars b = { "bars", &s->events[i], n, 0, label, value };
 		int m = 0;
+
+		if (!s->totals[i].counted)	/* <not supported> everywhere: said in the overview, not drawn */
+			continue;
 
 		for (int k = 0; k < s->nr_groups; k++) {
 			const struct summary_group *g = &s->groups[sorted[k]];
@@ -349,85 +341,190 @@ static struct summary_event metric_of(const struct summary *s, int metric)
 	return (struct summary_event){ s->metrics.name[metric], "", 1.0 };
 }
 
+#define HEAT_GROUPS 24	/* columns of a region table; more groups: the first ones, said so */
+
+static const struct summary *heat_s;	/* qsort has no context argument */
+static int heat_metric;
+
+/* Regions by their sum of the metric, largest first. */
+static int region_cmp(const void *a, const void *b)
+{
+	struct summary_stats x, y;
+
+	summary_region_stats(heat_s, *(const int *)a, heat_metric, &x);
+	summary_region_stats(heat_s, *(const int *)b, heat_metric, &y);
+	if (x.sum != y.sum)
+		return x.sum > y.sum ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * A cell's background by its distance from the row's mean: white at the
+ * mean, red above it (full at twice the mean: the rank the others wait for),
+ * blue below (full at 0); the text turns white on the darkest.
+ */
+static void heat_cell(FILE *out, double value, double mean, const char *text)
+{
+	double t = mean > 0 ? value / mean - 1 : 0;
+	int pale;
+
+	if (!(t > -1))
+		t = -1;
+	if (t > 1)
+		t = 1;
+	pale = (int)(255 - 200 * (t < 0 ? -t : t) + 0.5);
+	fprintf(out, "<td class=\"num heat\" style=\"background:#%02x%02x%02x%s\">%s</td>",
+		t < 0 ? pale : 255, pale, t < 0 ? 255 : pale, t > 0.75 || t < -0.75 ? ";color:#fff" : "",
+		text);
+}
+
+/* One region metric as a table: a row per region, a column per group, coloured by the row's max. */
+static void region_table(FILE *out, const struct summary *s, int m, const int *groups, int ng,
+			 int nr_groups_with)
+{
+	struct summary_event e = metric_of(s, m);
+	int *regions = xrealloc(NULL, ((size_t)s->region_names.n + 1) * sizeof(int)), nr = 0;
+	const char *by = summary_by_name(s->opt.by);
+	int total_event = -1;
+	char v[64], mean[64], text[300];
+
+	for (int r = 0; r < s->region_names.n; r++) {
+		struct summary_stats st;
+
+		summary_region_stats(s, r, m, &st);
+		if (st.counted)
+			regions[nr++] = r;
+	}
+	if (!nr) {
+		free(regions);
+		return;
+	}
+	for (int i = 0; m && i < s->nr_events; i++)
+		if (!strcmp(s->events[i].name, e.name) && s->totals[i].counted && s->totals[i].value)
+			total_event = i;
+	heat_s = s;
+	heat_metric = m;
+	qsort(regions, (size_t)nr, sizeof(int), region_cmp);
+	fputs("<h3>", out);
+	axis_title(out, &e);
+	fputs("</h3>\n<div class=\"wide\"><table class=\"heat\" data-metric=\"", out);
+	html_text(out, s->metrics.name[m]);	/* as --json names it: "wall", an event */
+	fputs("\"><tr><th>region</th>", out);
+	for (int k = 0; k < ng; k++) {
+		group_display(s, groups[k], text, sizeof(text));
+		fputs("<th>", out);
+		html_label(out, text, 16);
+		fputs("</th>", out);
+	}
+	fputs("<th>sum</th><th>% of total</th><th>max</th><th>mean</th><th>max / mean</th></tr>\n",
+	      out);
+	for (int i = 0; i < nr; i++) {
+		struct summary_stats st;
+
+		summary_region_stats(s, regions[i], m, &st);
+		fputs("<tr class=\"region\" data-region=\"", out);
+		html_text(out, s->region_names.name[regions[i]]);
+		fputs("\"><td>", out);
+		html_text(out, s->region_names.name[regions[i]]);
+		fputs("</td>", out);
+		for (int k = 0; k < ng; k++) {
+			const struct summary_cell *c = summary_cell(s, regions[i], groups[k], m);
+
+			if (!c || !c->counted) {
+				fprintf(out, "<td class=\"num\">%s</td>", c ? "not counted" : "&ndash;");
+				continue;
+			}
+			summary_value_format(&e, c->sum, v, sizeof(v));
+			heat_cell(out, (double)c->sum, st.mean, v);
+		}
+		summary_value_format(&e, st.sum, v, sizeof(v));
+		fprintf(out, "<td class=\"num\" data-value=\"%" PRIu64 "\">%s</td>", st.sum, v);
+		if (total_event >= 0)
+			fprintf(out, "<td class=\"num\">%.1f %%</td>",
+				100.0 * (double)st.sum / (double)s->totals[total_event].value);
+		else
+			fputs("<td class=\"num\">&ndash;</td>", out);
+		/* the max and mean as every view prints them: the one over the other gives the imbalance */
+		summary_value_format(&e, st.max, v, sizeof(v));
+		summary_mean_format(&e, st.mean, mean, sizeof(mean));
+		fprintf(out, "<td class=\"num\">%s</td><td class=\"num\">%s</td>"
+			"<td class=\"num imbalance\">%.2f</td></tr>\n", v, mean, st.imbalance);
+	}
+	fputs("</table></div>\n", out);
+	if (ng < nr_groups_with)
+		fprintf(out, "<p class=\"note\">The first %d of %d %ss (the order of the tables); "
+			"<b>sum</b> and <b>max / mean</b> are over all of them.</p>\n", ng,
+			nr_groups_with, by);
+	free(regions);
+}
+
 static void section_regions(FILE *out, const struct summary *s, const int *sorted)
 {
 	const char *by = summary_by_name(s->opt.by);
-	const char **label = xrealloc(NULL, MAX_BARS * sizeof(*label));
-	double *value = xrealloc(NULL, MAX_BARS * sizeof(*value));
-	char (*text)[300] = xrealloc(NULL, MAX_BARS * sizeof(*text));
+	int *groups = xrealloc(NULL, ((size_t)s->nr_groups + 1) * sizeof(int)), ng = 0, with = 0;
 
-	fprintf(out, "<h2>Regions per %s</h2>\n<p>Each bar: one %s's region total, summed over its "
-		"threads and processes. The dashed line is the mean over the %ss that ran the "
-		"region; <b>imbalance</b> = max / mean (1.00: balanced; 2.00: the slowest took twice "
-		"the mean, and the others waited).</p>\n", by, by, by);
+	/* the groups that ran some region, in table order */
+	for (int k = 0; k < s->nr_groups; k++) {
+		bool has = false;
+
+		for (int r = 0; r < s->region_names.n && !has; r++)
+			has = summary_cell(s, r, sorted[k], 0) != NULL;
+		if (!has)
+			continue;
+		with++;
+		if (ng < HEAT_GROUPS)
+			groups[ng++] = sorted[k];
+	}
+	fprintf(out, "<h2>Regions per %s</h2>\n<p>One table per metric: a row per region (the "
+		"largest sum first), a column per %s with its sum over its threads and processes: "
+		"white at the row's mean, redder above it (full red at twice the mean), bluer below. "
+		"<b>max / mean</b> is the imbalance over "
+		"the %ss that ran the region (1.00: balanced; 2.00: the slowest took twice the mean, "
+		"and the others waited). <b>%% of total</b>: of the event's total over the reports. "
+		"Counts are inclusive (a region holds the regions begun inside it) and reports do "
+		"not say which region nests in which, so the percentages may add to more than 100 "
+		"and no exclusive count is given.</p>\n", by, by, by);
 	for (int r = 0; r < s->region_names.n; r++) {
 		struct summary_stats st;
-		char calls[48];
 
 		summary_region_stats(s, r, 0, &st);
-		fputs("<h3>region <code>", out);
+		if (!st.unclosed && !st.reentries)
+			continue;
+		fputs("<p>region <code>", out);
 		html_text(out, s->region_names.name[r]);
-		summary_value_format(&(struct summary_event){ .scale = 1.0 }, st.calls, calls, sizeof(calls));
-		fprintf(out, "</code></h3>\n<p>%s calls over %" PRIu64 " threads", calls, st.threads);
+		fputs("</code>:", out);
 		if (st.unclosed)
-			fprintf(out, "; <b>misuse</b>: left open %" PRIu64 " times", st.unclosed);
+			fprintf(out, " <b>misuse</b>: left open %" PRIu64 " times;", st.unclosed);
 		if (st.reentries)
-			fprintf(out, "; %" PRIu64 " re-entries counted once", st.reentries);
-		fputs(".</p>\n", out);
-		for (int m = 0; m < s->metrics.n; m++) {
-			struct summary_event e = metric_of(s, m);
-			struct bars b = { "region", &e, 0, 0, label, value, NAN, NULL };
-			char mx[64], mean[64];
-
-			summary_region_stats(s, r, m, &st);
-			if (!st.counted)
-				continue;
-			if (!st.max) {	/* nothing to compare: said in a line, not drawn */
-				fputs("<p>", out);
-				html_text(out, e.name);
-				fprintf(out, ": 0 in every %s.</p>\n", by);
-				continue;
-			}
-			for (int k = 0; k < s->nr_groups; k++) {
-				const struct summary_cell *c = summary_cell(s, r, sorted[k], m);
-
-				if (!c)
-					continue;
-				b.total++;
-				if (b.n == MAX_BARS)
-					continue;
-				group_display(s, sorted[k], text[b.n], sizeof(text[b.n]));
-				label[b.n] = text[b.n];
-				value[b.n++] = c->counted ? (double)c->sum * e.scale : NAN;
-			}
-			b.mean = st.mean * e.scale;
-			value_label(&e, st.max * e.scale, mx, sizeof(mx));
-			summary_mean_format(&e, st.mean, mean, sizeof(mean));
-			b.mean_text = mean;
-			fputs("<figure><figcaption>region <code>", out);
-			html_text(out, s->region_names.name[r]);
-			fputs("</code>: ", out);
-			html_text(out, e.name);
-			fprintf(out, " per %s &mdash; imbalance %.2f (max %s / mean %s", by,
-				st.imbalance, mx, mean);
-			if (*e.unit) {
-				fputc(' ', out);
-				html_text(out, e.unit);
-			}
-			fputs(")</figcaption>\n", out);
-			chart_bars(out, &b);
-			fputs("</figure>\n", out);
-		}
+			fprintf(out, " %" PRIu64 " re-entries counted once;", st.reentries);
+		fputs(" see the text report.</p>\n", out);
 	}
+	{
+		char calls[48];
+		struct summary_stats st;
+
+		fputs("<div class=\"wide\"><table class=\"calls\"><tr><th>region</th><th>calls</th>"
+		      "<th>threads</th></tr>\n", out);
+		for (int r = 0; r < s->region_names.n; r++) {
+			summary_region_stats(s, r, 0, &st);
+			summary_value_format(&(struct summary_event){ .scale = 1.0 }, st.calls, calls,
+					     sizeof(calls));
+			fputs("<tr><td>", out);
+			html_text(out, s->region_names.name[r]);
+			fprintf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%" PRIu64
+				"</td></tr>\n", calls, st.threads);
+		}
+		fputs("</table></div>\n", out);
+	}
+	for (int m = 0; m < s->metrics.n; m++)
+		region_table(out, s, m, groups, ng, with);
 	if (s->misuse.end_without_begin || s->misuse.bad_handle || s->misuse.table_full ||
 	    s->misuse.names_refused)
 		fprintf(out, "<p><b>Marker misuse</b>: %" PRIu64 " end without begin, %" PRIu64
 			" bad region handles, %" PRIu64 " begins refused (table full), %" PRIu64
 			" region names refused.</p>\n", s->misuse.end_without_begin,
 			s->misuse.bad_handle, s->misuse.table_full, s->misuse.names_refused);
-	free(label);
-	free(value);
-	free(text);
+	free(groups);
 }
 
 struct line {
@@ -455,24 +552,24 @@ static void chart_lines(FILE *out, const struct summary_event *e, const struct l
 	if (!isfinite(ymax))
 		ymax = 1;
 	ymax *= 1.05;	/* a line at the maximum stays clear of the frame */
-	xs = tick_step(xmax, 8);
-	ys = tick_step(ymax > 0 ? ymax : 1, 5);
-	xmax = whole_up(xmax / xs) * xs;
-	ymax = whole_up((ymax > 0 ? ymax : 1) / ys) * ys;
+	xs = html_tick_step(xmax, 8);
+	ys = html_tick_step(ymax > 0 ? ymax : 1, 5);
+	xmax = html_whole_up(xmax / xs) * xs;
+	ymax = html_whole_up((ymax > 0 ? ymax : 1) / ys) * ys;
 	fprintf(out, "<svg class=\"chart series\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\n", CHART_W, h, CHART_W, h);
-	for (int i = 0, n = ticks_of(ymax, ys); i <= n; i++) {
+	for (int i = 0, n = html_ticks_of(ymax, ys); i <= n; i++) {
 		double t = i * ys, y = top + plot_h - t / ymax * plot_h;
 
-		tick_format(t, ys, ymax, v, sizeof(v));
+		html_tick_format(t, ys, ymax, v, sizeof(v));
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
 			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			left, y, left + w, y, left - 6, y + 4, v);
 	}
-	for (int i = 0, n = ticks_of(xmax, xs); i <= n; i++) {
+	for (int i = 0, n = html_ticks_of(xmax, xs); i <= n; i++) {
 		double t = i * xs, x = left + t / xmax * w;
 
-		tick_format(t, xs, xmax, v, sizeof(v));
+		html_tick_format(t, xs, xmax, v, sizeof(v));
 		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
 			"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
 			x, top, x, top + plot_h, x, top + plot_h + 14, v);
@@ -595,10 +692,10 @@ static void share_cell(const struct summary_event *e, const struct summary_sum *
 
 static void section_tables(FILE *out, const struct summary *s, const int *sorted)
 {
-	char v[64];
+	char v[64], *name;
 	int shown = 0;
 
-	fputs("<h2>Totals</h2>\n<table><tr><th>event</th><th>total</th><th>unit</th>"
+	fputs("<h2>Every event</h2>\n<div class=\"wide\"><table><tr><th>event</th><th>total</th><th>unit</th>"
 	      "<th>images counted</th><th>not supported in</th>", out);
 	if (s->job)	/* the kernel's count of the whole job (pfshim run): the rows are its breakdown */
 		fputs("<th>the reports' sum</th><th>in no row</th><th>pfshim's own share</th>"
@@ -626,24 +723,8 @@ static void section_tables(FILE *out, const struct summary *s, const int *sorted
 		}
 		fputs("</tr>\n", out);
 	}
-	fputs("</table>\n", out);
-	for (int k = 0; s->job && k < KINDS; k++) {
-		const struct summary_job *job = s->job;
-
-		if (!job->kind_count[k])
-			continue;
-		fprintf(out, "<p>%" PRIu64 " %s %s (", job->kind_count[k],
-			job->kind_count[k] == 1 ? "process" : "processes", summary_kind_what[k]);
-		for (int n = 0; n < job->unreported_programs[k].n; n++) {
-			fputs(n ? ", " : "", out);
-			html_text(out, job->unreported_programs[k].name[n]);
-			if (job->unreported_count[k][n] > 1)
-				fprintf(out, " &times;%" PRIu64, job->unreported_count[k][n]);
-		}
-		fprintf(out, "): %s; their counts are in the totals, not in a row.</p>\n",
-			summary_kind_why[k]);
-	}
-	fprintf(out, "<h2>Per %s</h2>\n<table><tr><th>%s</th><th>images</th>",
+	fputs("</table></div>\n", out);
+	fprintf(out, "<h2>Per %s</h2>\n<div class=\"wide\"><table><tr><th>%s</th><th>images</th>",
 		summary_by_name(s->opt.by), summary_by_name(s->opt.by));
 	for (int i = 0; i < s->nr_events; i++) {
 		fputs("<th>", out);
@@ -662,12 +743,13 @@ static void section_tables(FILE *out, const struct summary *s, const int *sorted
 		if (!g->images)
 			continue;
 		shown++;
-		fputs("<tr><td>", out);
-		html_text(out, g->name);
-		if (g->program) {
-			fputc(' ', out);
-			html_text(out, g->program);
-		}
+		name = xrealloc(NULL, strlen(g->name) + (g->program ? strlen(g->program) : 0) + 2);
+		sprintf(name, "%s%s%s", g->name, g->program ? " " : "", g->program ? g->program : "");
+		fputs("<tr><td title=\"", out);	/* a long name whole in its tooltip */
+		html_text(out, name);
+		fputs("\">", out);
+		html_label(out, name, HTML_NAME_CHARS);
+		free(name);
 		fprintf(out, "</td><td class=\"num\">%" PRIu64 "</td>", g->images);
 		for (int i = 0; i < s->nr_events; i++) {
 			if (g->sums[i].counted)
@@ -678,42 +760,29 @@ static void section_tables(FILE *out, const struct summary *s, const int *sorted
 		}
 		fputs("</tr>\n", out);
 	}
-	fputs("</table>\n", out);
+	fputs("</table></div>\n", out);
 	if (shown == 500)
 		fputs("<p class=\"note\">The first 500 rows shown; <code>pfshim report --csv</code> "
 		      "has them all.</p>\n", out);
 }
 
-static void section_tree(FILE *out, const struct summary *s)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
-
-	if (!mem)
-		return;
-	summary_print_tree(s, mem);
-	fclose(mem);
-	fputs("<h2>Process tree</h2>\n<p>Each line is one process image and its last report: "
-	      "children under the image that forked them, <code>&gt;</code> an image that "
-	      "replaced the one above it (exec, same pid).</p>\n<pre class=\"tree\">", out);
-	html_text(out, strstr(text, "\n\n") ? strstr(text, "\n\n") + 2 : text);
-	fputs("</pre>\n", out);
-	free(text);
-}
-
 static const char style[] =
-	"body{font-family:sans-serif;max-width:800px;margin:1em auto;padding:0 1em;color:#222}"
+	"body{font-family:sans-serif;max-width:1000px;margin:1em auto;padding:0 1em;color:#222;"
+	"overflow-wrap:anywhere}"
 	"h1{font-size:1.5em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}"
 	"figure{margin:1.2em 0}figcaption{font-weight:bold;margin-bottom:.3em}"
 	"svg.chart{max-width:100%;height:auto;font-size:12px}"
 	"svg .grid{stroke:#ddd;stroke-width:1}svg .tick{fill:#555;font-size:11px}"
 	"svg .axis{fill:#222;font-size:12px}svg .label{fill:#222}svg .value{fill:#444;font-size:11px}"
-	"svg .mean{stroke:#000;stroke-dasharray:5 3;stroke-width:1.5}svg .meanlabel{font-size:11px}"
 	"svg .legend{font-size:11px}"
-	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px}"
+	"table{border-collapse:collapse;margin:.5em 0;overflow-wrap:normal}td,th{border:1px solid #ccc;padding:2px 8px}"
 	"td.num{text-align:right;font-variant-numeric:tabular-nums}td:first-child{white-space:nowrap}"
-	".meta{color:#444}.note{color:#666;font-size:.9em}pre.tree{font-size:12px;overflow-x:auto}";
+	".meta{color:#444}.note{color:#666;font-size:.9em}div.wide{overflow-x:auto;max-width:100%}"
+	"table.overview th{text-align:left}ul.lost li.unreported{color:#a00}"
+	"td.heat{min-width:4em}svg .label{font-size:11px}"
+	"div.tree{font-size:13px;overflow-x:auto}div.tree details>*:not(summary),div.tree .leaf"
+	"{margin-left:1.2em}div.tree .leaf{padding-left:1em}summary{cursor:pointer}"
+	".own{color:#777}";
 
 void summary_print_html(const struct summary *s, const char *title, FILE *out)
 {
@@ -740,14 +809,15 @@ void summary_print_html(const struct summary *s, const char *title, FILE *out)
 		"from Linux perf events, read by libpfshim in each process; a process image's last "
 		"report holds its whole count. Clocks (task-clock, cpu-clock) are in msec of CPU "
 		"time.</p>\n", summary_by_name(s->opt.by));
+	html_overview(s, out);
+	html_processes(s, out);
 	section_tables(out, s, sorted);
 	section_events(out, s, sorted);
 	if (s->region_names.n)
 		section_regions(out, s, sorted);
 	if (s->nr_points)
 		section_series(out, s, sorted);
-	if (s->opt.images && s->nr_images)
-		section_tree(out, s);
+	html_tree(s, out);
 	fputs("<p class=\"note\">Written by <code>pfshim report --html</code>.</p>\n</body>\n</html>\n",
 	      out);
 	free(sorted);
