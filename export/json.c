@@ -8,6 +8,8 @@
  * no allocation, stdio, locale or locks. Counts are printed from their u64
  * directly, never through a double, so they stay exact above 2^53.
  */
+#include <stdbool.h>
+
 #include "export/buf.h"
 #include "export/names.h"
 #include "export/report.h"
@@ -176,8 +178,36 @@ static void put_event(struct buf *b, const struct report *r, const struct report
 	buf_putc(b, '}');
 }
 
+/*
+ * `"inputs":[...]`: what each name of the formula stands for (an event by
+ * its name in "events", the time, the clock's constant), so the metric can
+ * be computed again from other counts: pfshim report --metrics sums them.
+ */
+static void put_metric_inputs(struct buf *b, const struct report *r, const struct report_metric *m)
+{
+	put_key(b, "inputs");
+	buf_putc(b, '[');
+	for (unsigned i = 0; i < m->nr_inputs; i++) {
+		const struct report_metric_input *in = &m->inputs[i];
+		bool event = in->source == INPUT_EVENT && in->event >= 0 && in->event < r->nr_events;
+
+		buf_puts(b, i ? ",{" : "{");
+		put_string_field(b, "name", in->name ? in->name : "?");
+		put_string_field(b, "source", report_input_source_name(in->source));
+		put_string_or_null_field(b, "event", event ? r->events[in->event].name : NULL);
+		put_key(b, "value");
+		if (in->source == INPUT_INVERSE_CLOCK)
+			put_double(b, in->value);
+		else
+			buf_puts(b, "null");
+		buf_putc(b, '}');
+	}
+	buf_putc(b, ']');
+}
+
 /* `"metrics":[...]`: each metric, its value null unless computed. */
-static void put_metric_array(struct buf *b, const struct report_metric *metrics, int nr)
+static void put_metric_array(struct buf *b, const struct report *r,
+			     const struct report_metric *metrics, int nr)
 {
 	put_key(b, "metrics");
 	buf_putc(b, '[');
@@ -197,8 +227,8 @@ static void put_metric_array(struct buf *b, const struct report_metric *metrics,
 		put_bool_field(b, "scaled", m->scaled);
 		put_string_or_null_field(b, "missing", m->missing);
 		put_string_or_null_field(b, "why", m->why);
-		put_key(b, "formula");
-		buf_put_json_string(b, m->formula);
+		put_string_field(b, "formula", m->formula);
+		put_metric_inputs(b, r, m);
 		buf_putc(b, '}');
 	}
 	buf_putc(b, ']');
@@ -356,7 +386,7 @@ static void put_total(struct buf *b, const struct report *r, const struct report
 	if (r->region_metrics) {	/* PFSHIM_GROUP's metrics of the region */
 		r->region_metrics(r, t, r->region_metrics_out);
 		buf_putc(b, ',');
-		put_metric_array(b, r->region_metrics_out, r->nr_metrics);
+		put_metric_array(b, r, r->region_metrics_out, r->nr_metrics);
 	}
 	buf_putc(b, '}');
 }
@@ -436,7 +466,7 @@ static void put_metrics(struct buf *b, const struct report *r)
 		return;
 	buf_putc(b, ',');
 	put_string_field(b, "metric_group", r->metric_group);
-	put_metric_array(b, r->metrics, r->nr_metrics);
+	put_metric_array(b, r, r->metrics, r->nr_metrics);
 }
 
 size_t report_format_json(const struct report *r, char *out, size_t size)

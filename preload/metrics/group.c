@@ -175,6 +175,7 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
 	snprintf(mg->name, sizeof(mg->name), "%.*s", (int)strcspn(base, "."), base);
 	mg->event_names = calloc((size_t)mg->group.nr_events, sizeof(char *));
 	mg->sources = calloc((size_t)mg->group.nr_metrics + 1, sizeof(*mg->sources));
+	mg->inputs = calloc((size_t)mg->group.nr_metrics + 1, sizeof(*mg->inputs));
 	for (int i = 0; mg->event_names && i < mg->group.nr_events && !err; i++) {
 		mg->event_names[i] = perf_name(mg->group.events[i].event, arm_group(path));
 		if (!mg->event_names[i])
@@ -183,7 +184,7 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
 			len += strlen(mg->event_names[i]) + 1;
 	}
 	mg->events_text = err ? NULL : calloc(len + 1, 1);
-	if (!mg->event_names || !mg->sources || !mg->events_text) {
+	if (!mg->event_names || !mg->sources || !mg->inputs || !mg->events_text) {
 		metric_group_free(mg);
 		snprintf(why, why_size, "out of memory");
 		return -ENOMEM;
@@ -266,9 +267,37 @@ static struct metric_source bind_name(const struct metric_group *mg,
 	return s;
 }
 
+static void free_input_names(struct metric_group *mg)
+{
+	for (int m = 0; mg->inputs && m < mg->group.nr_metrics; m++)
+		for (unsigned n = 0; n < FORMULA_MAX_NAMES; n++) {
+			free((char *)mg->inputs[m][n].name);
+			mg->inputs[m][n].name = NULL;
+		}
+}
+
+/* @s as a report carries it; the name NULL when out of memory (said as "?"). */
+static struct report_metric_input input_of(const struct metric_group *mg,
+					   const struct formula_name *n,
+					   const struct metric_source *s)
+{
+	static const enum report_input_source source[] = {
+		[SOURCE_EVENT] = INPUT_EVENT, [SOURCE_TIME] = INPUT_TIME,
+		[SOURCE_INVERSE_CLOCK] = INPUT_INVERSE_CLOCK, [SOURCE_NONE] = INPUT_NONE,
+	};
+
+	return (struct report_metric_input){
+		.name = strndup(n->text, n->len),
+		.source = source[s->kind],
+		.event = s->kind == SOURCE_EVENT ? s->event : -1,
+		.value = s->kind == SOURCE_INVERSE_CLOCK ? mg->inverse_clock : 0,
+	};
+}
+
 void metric_group_bind(struct metric_group *mg, const struct event_list *events,
 		       const char *sysfs_cpu)
 {
+	free_input_names(mg);	/* bound again */
 	mg->inverse_clock = 0;
 	double hz = base_clock_hz(sysfs_cpu);
 
@@ -277,8 +306,10 @@ void metric_group_bind(struct metric_group *mg, const struct event_list *events,
 	for (int m = 0; m < mg->group.nr_metrics; m++) {
 		const struct formula *f = &mg->group.metrics[m].formula;
 
-		for (unsigned n = 0; n < f->nr_names; n++)
+		for (unsigned n = 0; n < f->nr_names; n++) {
 			mg->sources[m][n] = bind_name(mg, &f->names[n], events);
+			mg->inputs[m][n] = input_of(mg, &f->names[n], &mg->sources[m][n]);
+		}
 	}
 }
 
@@ -337,7 +368,9 @@ static void compute(const struct metric_group *mg, const struct counts *c, doubl
 		double values[FORMULA_MAX_NAMES];
 
 		*o = (struct report_metric){ .name = gm->name, .unit = gm->unit,
-					     .formula = gm->text, .status = METRIC_COMPUTED };
+					     .formula = gm->text, .status = METRIC_COMPUTED,
+					     .nr_inputs = gm->formula.nr_names,
+					     .inputs = mg->inputs[m] };
 		for (unsigned n = 0; n < gm->formula.nr_names && o->status == METRIC_COMPUTED; n++) {
 			const struct metric_source *s = &mg->sources[m][n];
 			struct count k;
@@ -393,6 +426,8 @@ void metric_group_free(struct metric_group *mg)
 	free(mg->event_names);
 	free(mg->events_text);
 	free(mg->sources);
+	free_input_names(mg);
+	free(mg->inputs);
 	likwid_group_free(&mg->group);
 	memset(mg, 0, sizeof(*mg));
 }

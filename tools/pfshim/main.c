@@ -16,6 +16,7 @@
 
 #include "export/version.h"	/* pfshim --version: the version every report names */
 #include "tools/pfshim/list.h"
+#include "tools/pfshim/metric_sum.h"
 #include "tools/pfshim/run.h"
 #include "tools/pfshim/summary.h"
 
@@ -154,6 +155,7 @@ static int cmd_report(int argc, char **argv)
 		{ "regions", required_argument, NULL, 'r' },
 		{ "tree", no_argument, NULL, 't' },
 		{ "any-owner", no_argument, NULL, 'A' },
+		{ "metrics", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -172,6 +174,7 @@ static int cmd_report(int argc, char **argv)
 		case 'T': title = optarg; break;
 		case 't': opt.images = opt.tree = true; break;
 		case 'A': opt.any_owner = true; break;
+		case 'M': opt.metrics = true; break;
 		case 'e': names_add_list(&opt.events, optarg); break;
 		case 'r': names_add_list(&opt.regions, optarg); break;
 		case 'b':
@@ -201,6 +204,12 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (html && strcmp(html, "-") == 0)
 		;	/* the page is the output */
+	else if (opt.metrics && format == JSON)
+		metric_sums_print_json(&s, stdout);
+	else if (opt.metrics && format == CSV)
+		metric_sums_print_csv(&s, stdout);
+	else if (opt.metrics)
+		metric_sums_print_text(&s, stdout);
 	else if (format == JSON)
 		summary_print_json(&s, stdout);
 	else if (format == CSV)
