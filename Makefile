@@ -228,6 +228,14 @@ $(GROUP_EVAL): tests/tools/likwid_group_eval.c $(BUILD)/libpfshim-core.a
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(PF_CFLAGS) -o $@ $< $(BUILD)/libpfshim-core.a
 
+# tests/e2e/metrics.bats: the share of each LIKWID group's events that resolve
+# for a CPU model libpfm4 is forced to (LIBPFM_FORCE_PMU).
+GROUP_RESOLVE := $(BUILD)/tests/likwid_group_resolve
+$(GROUP_RESOLVE): tests/tools/likwid_group_resolve.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(PF_CFLAGS) -o $@ $< $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a
+
 # tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
 # main.c, list.c and handover.c, which use libpfshim-core.a), which
 # link libjansson instead of the shim's archives.
@@ -284,7 +292,7 @@ unit: deps $(UNIT_BIN)
 # (dpkg-dev, fakeroot) and runs lintian on it; prometheus.bats runs
 # node_exporter, promtool and Prometheus (daemons of its own, on free ports)
 # and queries them with curl.
-e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN) $(GROUP_EVAL)
+e2e: deps $(LIB) $(PROG_BIN) $(EXAMPLE_BIN) $(GROUP_EVAL) $(GROUP_RESOLVE)
 	$(Q)tests/deps.sh chromium man-db clang autoconf cmake meson ninja-build dpkg-dev fakeroot lintian \
 		prometheus-node-exporter prometheus curl python3-pandas
 	$(Q)$(MAKE) --no-print-directory $(TOOL) $(MPI_EXAMPLE_BIN)

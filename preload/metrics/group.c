@@ -23,6 +23,7 @@
 
 #include "fastread/sysfile.h"
 #include "preload/events/likwid_names.h"
+#include "preload/events/pfm.h"
 #include "preload/metrics/group.h"
 #include "preload/metrics/likwid_arch.h"
 
@@ -76,12 +77,52 @@ static bool arm_group(const char *path)
 	return dir && end - dir >= 3 && !strncmp(dir, "arm", 3);
 }
 
-static char *perf_name(const char *likwid, bool arm)
+/* Is @name written as LIKWID writes an event: upper case, digits and '_' only? */
+static bool likwid_spelling(const char *name)
+{
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return strchr(name, '_') != NULL;
+}
+
+/*
+ * LIKWID joins an Intel or AMD event and its unit mask with a '_'
+ * (FP_ARITH_INST_RETIRED_128B_PACKED_DOUBLE) where libpfm4 puts a ':'
+ * (FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE), and both names may hold '_':
+ * the first cut, from the left, that libpfm4 encodes for this CPU, or NULL
+ * (no libpfm4, the name as written is libpfm4's, or no cut is).
+ */
+static char *pfm_spelling(struct pfm_names *pfm, const char *likwid)
+{
+	struct perf_event_attr attr;
+	const char *why;
+	char *name;
+	int err;
+
+	if (!likwid_spelling(likwid) || pfm_encode(pfm, likwid, &attr, &why) != -ENOENT)
+		return NULL;
+	name = strdup(likwid);
+	for (char *p = name ? strchr(name, '_') : NULL; p; p = strchr(p + 1, '_')) {
+		*p = ':';
+		err = pfm_encode(pfm, name, &attr, &why);
+		if (err == 0)
+			return name;
+		*p = '_';
+	}
+	free(name);
+	return NULL;
+}
+
+static char *perf_name(struct pfm_names *pfm, const char *likwid, bool arm)
 {
 	const char *perf = likwid_event_perf(likwid);
+	char *vendor = arm ? NULL : pfm_spelling(pfm, likwid);
 
 	if (perf)
 		return strdup(perf);
+	if (vendor)
+		return vendor;
 
 	char *name = strdup(likwid);
 
@@ -176,13 +217,17 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
 	mg->event_names = calloc((size_t)mg->group.nr_events, sizeof(char *));
 	mg->sources = calloc((size_t)mg->group.nr_metrics + 1, sizeof(*mg->sources));
 	mg->inputs = calloc((size_t)mg->group.nr_metrics + 1, sizeof(*mg->inputs));
+	struct pfm_names pfm;
+
+	pfm_names_start(&pfm, NULL);	/* loaded only for a name the table lacks */
 	for (int i = 0; mg->event_names && i < mg->group.nr_events && !err; i++) {
-		mg->event_names[i] = perf_name(mg->group.events[i].event, arm_group(path));
+		mg->event_names[i] = perf_name(&pfm, mg->group.events[i].event, arm_group(path));
 		if (!mg->event_names[i])
 			err = -ENOMEM;
 		else
 			len += strlen(mg->event_names[i]) + 1;
 	}
+	pfm_names_end(&pfm);
 	mg->events_text = err ? NULL : calloc(len + 1, 1);
 	if (!mg->event_names || !mg->sources || !mg->inputs || !mg->events_text) {
 		metric_group_free(mg);
