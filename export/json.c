@@ -205,9 +205,12 @@ static void put_metric_inputs(struct buf *b, const struct report *r, const struc
 	buf_putc(b, ']');
 }
 
-/* `"metrics":[...]`: each metric, its value null unless computed. */
+/*
+ * `"metrics":[...]`: each metric, its value null unless computed; its
+ * inputs in the report's own (a region's are the same metrics, in order).
+ */
 static void put_metric_array(struct buf *b, const struct report *r,
-			     const struct report_metric *metrics, int nr)
+			     const struct report_metric *metrics, int nr, bool inputs)
 {
 	put_key(b, "metrics");
 	buf_putc(b, '[');
@@ -227,8 +230,12 @@ static void put_metric_array(struct buf *b, const struct report *r,
 		put_bool_field(b, "scaled", m->scaled);
 		put_string_or_null_field(b, "missing", m->missing);
 		put_string_or_null_field(b, "why", m->why);
-		put_string_field(b, "formula", m->formula);
-		put_metric_inputs(b, r, m);
+		put_key(b, "formula");
+		buf_put_json_string(b, m->formula);
+		if (inputs) {
+			buf_putc(b, ',');
+			put_metric_inputs(b, r, m);
+		}
 		buf_putc(b, '}');
 	}
 	buf_putc(b, ']');
@@ -386,7 +393,7 @@ static void put_total(struct buf *b, const struct report *r, const struct report
 	if (r->region_metrics) {	/* PFSHIM_GROUP's metrics of the region */
 		r->region_metrics(r, t, r->region_metrics_out);
 		buf_putc(b, ',');
-		put_metric_array(b, r, r->region_metrics_out, r->nr_metrics);
+		put_metric_array(b, r, r->region_metrics_out, r->nr_metrics, false);
 	}
 	buf_putc(b, '}');
 }
@@ -466,7 +473,7 @@ static void put_metrics(struct buf *b, const struct report *r)
 		return;
 	buf_putc(b, ',');
 	put_string_field(b, "metric_group", r->metric_group);
-	put_metric_array(b, r, r->metrics, r->nr_metrics);
+	put_metric_array(b, r, r->metrics, r->nr_metrics, true);
 }
 
 size_t report_format_json(const struct report *r, char *out, size_t size)
