@@ -386,7 +386,7 @@ shares() {
 	if [ "$(uname -m)" != aarch64 ]; then
 		# the generic names only (instructions, cycles, branch-misses): br_pred and inst_spec need Arm's table
 		[ "$branch" = "3 of 5" ]
-		skip "libpfm4 on $(uname -m) is built with its own architecture's tables only (Debian's amd64 one has no Arm core), so LIBPFM_FORCE_PMU=arm_n1 activates nothing: BRANCH resolves $branch, its generic names; the arm64 build is forced to arm_n1 in the QEMU suite (tests/arm64/test_pfm_arm64.c)"
+		skip "libpfm4 on $(uname -m) is built with its own architecture's tables only (Debian's amd64 one has no Arm core), so LIBPFM_FORCE_PMU=arm_n1 activates nothing: BRANCH resolves $branch, its generic names; the arm64 build's libpfm4 is forced to arm_n1 in the QEMU suite (make test-arm64, test groups-n1)"
 	fi
 	# Arm's table has BR_PRED and INST_SPEC (the Arm ARM's common events 0x12 and 0x1B)
 	[ "$branch" = "5 of 5" ]
