@@ -311,6 +311,17 @@ metrics_json() {
 	[[ "$output" == *"Fault rate [1/s]  (page-faults: not counted in 1 of 3 images; the value is the others')"* ]]
 }
 
+@test "pfshim report --metrics: reports without PFSHIM_GROUP say so, in every view, and exit 0" {
+	run -0 shim PFSHIM_EVENTS=page-faults "$PROGS/touch_pages" 10
+	metrics_json "$REPORTS"
+	[ "$(jq -c '[.images, .metrics]' "$BATS_TEST_TMPDIR/metrics.json")" = '[1,[]]' ]
+	run -0 --separate-stderr "$BUILD/pfshim" report --metrics "$REPORTS"
+	[ "${lines[-1]}" = " pfshim: no report has metrics (PFSHIM_GROUP was not set)" ]
+	[[ "${lines[0]}" == " pfshim: metrics of the job (1 image): "* ]]
+	run -0 --separate-stderr "$BUILD/pfshim" report --metrics --csv "$REPORTS"
+	[ "${#lines[@]}" -eq 1 ]	# the header only
+}
+
 @test "pfshim report --metrics: reports that do not say how to compute a metric get none, never a guess" {
 	group=$(own_group)
 	run -0 shim PFSHIM_EVENTS=page-faults,task-clock PFSHIM_GROUP="$group" "$PROGS/touch_pages" 100

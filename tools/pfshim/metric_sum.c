@@ -449,8 +449,9 @@ void metric_sums_print_text(const struct summary *s, FILE *out)
 {
 	struct text_ctx t = { out, -1, -2, -2 };
 
-	fprintf(out, "\n pfshim: metrics of the job (%" PRIu64 " images): each metric's events "
-		"summed over the images, then its formula computed\n", s->images);
+	fprintf(out, "\n pfshim: metrics of the job (%" PRIu64 " %s): each metric's events "
+		"summed over the images, then its formula computed\n", s->images,
+		s->images == 1 ? "image" : "images");
 	if (!s->metric_sums)
 		fputs("\n pfshim: no report has metrics (PFSHIM_GROUP was not set)\n", out);
 	rows_each(s, text_row, &t);
