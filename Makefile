@@ -228,16 +228,28 @@ $(GROUP_EVAL): tests/tools/likwid_group_eval.c $(BUILD)/libpfshim-core.a
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(PF_CFLAGS) -o $@ $< $(BUILD)/libpfshim-core.a
 
+# tests/e2e/metrics.bats: the share of each LIKWID group's events that resolve
+# for a CPU model libpfm4 is forced to (LIBPFM_FORCE_PMU).
+GROUP_RESOLVE := $(BUILD)/tests/likwid_group_resolve
+$(GROUP_RESOLVE): tests/tools/likwid_group_resolve.c $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(PF_CFLAGS) -o $@ $< $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a
+e2e: $(GROUP_RESOLVE)
+
 # tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
 # main.c, list.c and handover.c, which use libpfshim-core.a), which
 # link libjansson instead of the shim's archives.
 TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/run.c tools/pfshim/list.c tools/pfshim/handover.c,$(TOOL_SRC))
-# (and export/version.c: the summary names the version, as the reports do).
-$(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(wildcard tools/pfshim/*.h) export/report.h
+# (and export/version.c: the summary names the version, as the reports do;
+# export/formula.c and buf.c: --metrics computes with the shim's evaluator).
+TOOL_EXPORT_SRC := export/version.c export/formula.c export/buf.c
+$(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(TOOL_EXPORT_SRC) $(wildcard tools/pfshim/*.h) \
+		export/report.h export/formula.h export/buf.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) -o $@ $< \
-		-DPFSHIM_VERSION='"$(PFSHIM_VERSION)"' $(TOOL_LIB_SRC) export/version.c \
+		-DPFSHIM_VERSION='"$(PFSHIM_VERSION)"' $(TOOL_LIB_SRC) $(TOOL_EXPORT_SRC) \
 		-lcmocka $$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # Programs the end-to-end tests run under the shim: plain C, no pfshim code

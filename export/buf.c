@@ -490,3 +490,15 @@ void buf_put_utc(struct buf *b, uint64_t ns)
 	buf_put_u64_width(b, ns % 1000000000u, 9);
 	buf_putc(b, 'Z');
 }
+
+void buf_put_metric(struct buf *b, double v)
+{
+	double a = v < 0 ? -v : v;
+	unsigned digits = 2;
+
+	for (double lim = 1; a > 0 && a < lim && digits < 9; lim /= 10)
+		digits++;
+	if (a > 0 && a < 1)
+		digits += 1;	/* 0.1234 and 0.01234: four significant digits */
+	buf_put_fixed(b, v, digits, 1);
+}

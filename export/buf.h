@@ -50,6 +50,13 @@ void buf_put_u64_grouped(struct buf *b, uint64_t v);
 void buf_put_fixed(struct buf *b, double v, unsigned digits, int grouped);
 
 /*
+ * buf_put_metric - a metric's value for a person: two decimals from 1 up
+ * (grouped, as counts are), four significant digits below ("0.02308"), as
+ * perf stat prints its ratios. The exact value is in JSON and CSV.
+ */
+void buf_put_metric(struct buf *b, double v);
+
+/*
  * buf_put_double - @v with the fewest significant digits (15 to 17) that
  * read back as @v, trailing zeros dropped, exponent form outside [1e-5, 1e17): 0.0001 prints as "0.0001",
  * 1e-6 as "1e-06". The output is a valid JSON number for finite @v.

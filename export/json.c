@@ -8,6 +8,8 @@
  * no allocation, stdio, locale or locks. Counts are printed from their u64
  * directly, never through a double, so they stay exact above 2^53.
  */
+#include <stdbool.h>
+
 #include "export/buf.h"
 #include "export/names.h"
 #include "export/report.h"
@@ -176,8 +178,39 @@ static void put_event(struct buf *b, const struct report *r, const struct report
 	buf_putc(b, '}');
 }
 
-/* `"metrics":[...]`: each metric, its value null unless computed. */
-static void put_metric_array(struct buf *b, const struct report_metric *metrics, int nr)
+/*
+ * `"inputs":[...]`: what each name of the formula stands for (an event by
+ * its name in "events", the time, the clock's constant), so the metric can
+ * be computed again from other counts: pfshim report --metrics sums them.
+ */
+static void put_metric_inputs(struct buf *b, const struct report *r, const struct report_metric *m)
+{
+	put_key(b, "inputs");
+	buf_putc(b, '[');
+	for (unsigned i = 0; i < m->nr_inputs; i++) {
+		const struct report_metric_input *in = &m->inputs[i];
+		bool event = in->source == INPUT_EVENT && in->event >= 0 && in->event < r->nr_events;
+
+		buf_puts(b, i ? ",{" : "{");
+		put_string_field(b, "name", in->name ? in->name : "?");
+		put_string_field(b, "source", report_input_source_name(in->source));
+		put_string_or_null_field(b, "event", event ? r->events[in->event].name : NULL);
+		put_key(b, "value");
+		if (in->source == INPUT_INVERSE_CLOCK)
+			put_double(b, in->value);
+		else
+			buf_puts(b, "null");
+		buf_putc(b, '}');
+	}
+	buf_putc(b, ']');
+}
+
+/*
+ * `"metrics":[...]`: each metric, its value null unless computed; its
+ * inputs in the report's own (a region's are the same metrics, in order).
+ */
+static void put_metric_array(struct buf *b, const struct report *r,
+			     const struct report_metric *metrics, int nr, bool inputs)
 {
 	put_key(b, "metrics");
 	buf_putc(b, '[');
@@ -199,6 +232,10 @@ static void put_metric_array(struct buf *b, const struct report_metric *metrics,
 		put_string_or_null_field(b, "why", m->why);
 		put_key(b, "formula");
 		buf_put_json_string(b, m->formula);
+		if (inputs) {
+			buf_putc(b, ',');
+			put_metric_inputs(b, r, m);
+		}
 		buf_putc(b, '}');
 	}
 	buf_putc(b, ']');
@@ -356,7 +393,7 @@ static void put_total(struct buf *b, const struct report *r, const struct report
 	if (r->region_metrics) {	/* PFSHIM_GROUP's metrics of the region */
 		r->region_metrics(r, t, r->region_metrics_out);
 		buf_putc(b, ',');
-		put_metric_array(b, r->region_metrics_out, r->nr_metrics);
+		put_metric_array(b, r, r->region_metrics_out, r->nr_metrics, false);
 	}
 	buf_putc(b, '}');
 }
@@ -436,7 +473,7 @@ static void put_metrics(struct buf *b, const struct report *r)
 		return;
 	buf_putc(b, ',');
 	put_string_field(b, "metric_group", r->metric_group);
-	put_metric_array(b, r->metrics, r->nr_metrics);
+	put_metric_array(b, r, r->metrics, r->nr_metrics, true);
 }
 
 /* `"argv":[...],"argc":N,"argv_truncated":B,`; null and null where unknown. */

@@ -116,6 +116,17 @@ const char *report_metric_status_name(enum report_metric_status status)
 	return "unknown";
 }
 
+const char *report_input_source_name(enum report_input_source source)
+{
+	switch (source) {
+	case INPUT_EVENT:		return "event";
+	case INPUT_TIME:		return "time";
+	case INPUT_INVERSE_CLOCK:	return "inverse-clock";
+	case INPUT_NONE:		return "none";
+	}
+	return "unknown";
+}
+
 const struct report_event *report_region_event(const struct report *r, int e)
 {
 	int i = r->regions->event[e];

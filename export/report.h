@@ -200,6 +200,25 @@ enum report_metric_status {
 	METRIC_UNDEFINED,	/* a division by zero for these counts */
 };
 
+/*
+ * What a name of a metric's formula stands for, so that a reader of the
+ * report can compute the metric again from other counts (pfshim report
+ * --metrics sums the events of many reports first, then computes).
+ */
+enum report_input_source {
+	INPUT_EVENT,		/* the count of events[@event] */
+	INPUT_TIME,		/* the seconds the counts cover */
+	INPUT_INVERSE_CLOCK,	/* @value: seconds per cycle at the CPU's base clock */
+	INPUT_NONE,		/* no value here: the metric says why */
+};
+
+struct report_metric_input {
+	const char *name;	/* as the formula writes it: "PMC0", "PMC3:EDGEDETECT", "time" */
+	enum report_input_source source;
+	int event;		/* INPUT_EVENT: index in the report's events */
+	double value;		/* INPUT_INVERSE_CLOCK */
+};
+
 struct report_metric {
 	const char *name;	/* "Branch misprediction ratio" */
 	const char *unit;	/* "MBytes/s", or "" */
@@ -209,6 +228,8 @@ struct report_metric {
 	const char *missing;	/* NOT_COUNTED: the counter or name without a value */
 	const char *why;	/* NOT_COUNTED: "not counted", "unknown here", ... */
 	unsigned scaled : 1;	/* an event it uses was extrapolated (multiplexed) */
+	unsigned nr_inputs;
+	const struct report_metric_input *inputs;	/* [nr_inputs]: one per name of the formula */
 };
 
 struct report {
@@ -278,6 +299,7 @@ size_t report_format_prometheus(const struct report *r, char *buf, size_t size);
 const char *report_reason_name(enum report_reason reason);
 const char *report_status_name(enum report_status status);
 const char *report_metric_status_name(enum report_metric_status status);
+const char *report_input_source_name(enum report_input_source source);
 
 /*
  * report_region_event - the event of @r->events that region event @e

@@ -473,23 +473,6 @@ static void text_stat(struct buf *b, const struct report_event *ev, const char *
 	buf_putc(b, '\n');
 }
 
-/*
- * A metric's value for a person: two decimals from 1 up (grouped, as
- * counts are), four significant digits below ("0.02308"), as perf stat
- * prints its ratios. The exact value is in JSON and CSV.
- */
-static void put_metric_value(struct buf *b, double v)
-{
-	double a = v < 0 ? -v : v;
-	unsigned digits = 2;
-
-	for (double lim = 1; a > 0 && a < lim && digits < 9; lim /= 10)
-		digits++;
-	if (a > 0 && a < 1)
-		digits += 1;	/* 0.1234 and 0.01234: four significant digits */
-	buf_put_fixed(b, v, digits, 1);
-}
-
 /* One metric as an event line: the value right-aligned, its name and unit, why it has none. */
 static void put_metric_line(struct buf *b, const struct report_metric *m, size_t width)
 {
@@ -498,7 +481,7 @@ static void put_metric_line(struct buf *b, const struct report_metric *m, size_t
 
 	buf_init(&v, value, sizeof(value));
 	if (m->status == METRIC_COMPUTED)
-		put_metric_value(&v, m->value);
+		buf_put_metric(&v, m->value);
 	else
 		buf_puts(&v, m->status == METRIC_UNDEFINED ? "<undefined>" : "<not counted>");
 	buf_finish(&v);

@@ -23,6 +23,7 @@
 
 #include "fastread/sysfile.h"
 #include "preload/events/likwid_names.h"
+#include "preload/events/pfm.h"
 #include "preload/metrics/group.h"
 #include "preload/metrics/likwid_arch.h"
 
@@ -76,12 +77,52 @@ static bool arm_group(const char *path)
 	return dir && end - dir >= 3 && !strncmp(dir, "arm", 3);
 }
 
-static char *perf_name(const char *likwid, bool arm)
+/* Is @name written as LIKWID writes an event: upper case, digits and '_' only? */
+static bool likwid_spelling(const char *name)
+{
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return strchr(name, '_') != NULL;
+}
+
+/*
+ * LIKWID joins an Intel or AMD event and its unit mask with a '_'
+ * (FP_ARITH_INST_RETIRED_128B_PACKED_DOUBLE) where libpfm4 puts a ':'
+ * (FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE), and both names may hold '_':
+ * the first cut, from the left, that libpfm4 encodes for this CPU, or NULL
+ * (no libpfm4, the name as written is libpfm4's, or no cut is).
+ */
+static char *pfm_spelling(struct pfm_names *pfm, const char *likwid)
+{
+	struct perf_event_attr attr;
+	const char *why;
+	char *name;
+	int err;
+
+	if (!likwid_spelling(likwid) || pfm_encode(pfm, likwid, &attr, &why) != -ENOENT)
+		return NULL;
+	name = strdup(likwid);
+	for (char *p = name ? strchr(name, '_') : NULL; p; p = strchr(p + 1, '_')) {
+		*p = ':';
+		err = pfm_encode(pfm, name, &attr, &why);
+		if (err == 0)
+			return name;
+		*p = '_';
+	}
+	free(name);
+	return NULL;
+}
+
+static char *perf_name(struct pfm_names *pfm, const char *likwid, bool arm)
 {
 	const char *perf = likwid_event_perf(likwid);
+	char *vendor = arm ? NULL : pfm_spelling(pfm, likwid);
 
 	if (perf)
 		return strdup(perf);
+	if (vendor)
+		return vendor;
 
 	char *name = strdup(likwid);
 
@@ -175,15 +216,20 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
 	snprintf(mg->name, sizeof(mg->name), "%.*s", (int)strcspn(base, "."), base);
 	mg->event_names = calloc((size_t)mg->group.nr_events, sizeof(char *));
 	mg->sources = calloc((size_t)mg->group.nr_metrics + 1, sizeof(*mg->sources));
+	mg->inputs = calloc((size_t)mg->group.nr_metrics + 1, sizeof(*mg->inputs));
+	struct pfm_names pfm;
+
+	pfm_names_start(&pfm, NULL);	/* loaded only for a name the table lacks */
 	for (int i = 0; mg->event_names && i < mg->group.nr_events && !err; i++) {
-		mg->event_names[i] = perf_name(mg->group.events[i].event, arm_group(path));
+		mg->event_names[i] = perf_name(&pfm, mg->group.events[i].event, arm_group(path));
 		if (!mg->event_names[i])
 			err = -ENOMEM;
 		else
 			len += strlen(mg->event_names[i]) + 1;
 	}
+	pfm_names_end(&pfm);
 	mg->events_text = err ? NULL : calloc(len + 1, 1);
-	if (!mg->event_names || !mg->sources || !mg->events_text) {
+	if (!mg->event_names || !mg->sources || !mg->inputs || !mg->events_text) {
 		metric_group_free(mg);
 		snprintf(why, why_size, "out of memory");
 		return -ENOMEM;
@@ -266,9 +312,37 @@ static struct metric_source bind_name(const struct metric_group *mg,
 	return s;
 }
 
+static void free_input_names(struct metric_group *mg)
+{
+	for (int m = 0; mg->inputs && m < mg->group.nr_metrics; m++)
+		for (unsigned n = 0; n < FORMULA_MAX_NAMES; n++) {
+			free((char *)mg->inputs[m][n].name);
+			mg->inputs[m][n].name = NULL;
+		}
+}
+
+/* @s as a report carries it; the name NULL when out of memory (said as "?"). */
+static struct report_metric_input input_of(const struct metric_group *mg,
+					   const struct formula_name *n,
+					   const struct metric_source *s)
+{
+	static const enum report_input_source source[] = {
+		[SOURCE_EVENT] = INPUT_EVENT, [SOURCE_TIME] = INPUT_TIME,
+		[SOURCE_INVERSE_CLOCK] = INPUT_INVERSE_CLOCK, [SOURCE_NONE] = INPUT_NONE,
+	};
+
+	return (struct report_metric_input){
+		.name = strndup(n->text, n->len),
+		.source = source[s->kind],
+		.event = s->kind == SOURCE_EVENT ? s->event : -1,
+		.value = s->kind == SOURCE_INVERSE_CLOCK ? mg->inverse_clock : 0,
+	};
+}
+
 void metric_group_bind(struct metric_group *mg, const struct event_list *events,
 		       const char *sysfs_cpu)
 {
+	free_input_names(mg);	/* bound again */
 	mg->inverse_clock = 0;
 	double hz = base_clock_hz(sysfs_cpu);
 
@@ -277,8 +351,10 @@ void metric_group_bind(struct metric_group *mg, const struct event_list *events,
 	for (int m = 0; m < mg->group.nr_metrics; m++) {
 		const struct formula *f = &mg->group.metrics[m].formula;
 
-		for (unsigned n = 0; n < f->nr_names; n++)
+		for (unsigned n = 0; n < f->nr_names; n++) {
 			mg->sources[m][n] = bind_name(mg, &f->names[n], events);
+			mg->inputs[m][n] = input_of(mg, &f->names[n], &mg->sources[m][n]);
+		}
 	}
 }
 
@@ -337,7 +413,9 @@ static void compute(const struct metric_group *mg, const struct counts *c, doubl
 		double values[FORMULA_MAX_NAMES];
 
 		*o = (struct report_metric){ .name = gm->name, .unit = gm->unit,
-					     .formula = gm->text, .status = METRIC_COMPUTED };
+					     .formula = gm->text, .status = METRIC_COMPUTED,
+					     .nr_inputs = gm->formula.nr_names,
+					     .inputs = mg->inputs[m] };
 		for (unsigned n = 0; n < gm->formula.nr_names && o->status == METRIC_COMPUTED; n++) {
 			const struct metric_source *s = &mg->sources[m][n];
 			struct count k;
@@ -393,6 +471,8 @@ void metric_group_free(struct metric_group *mg)
 	free(mg->event_names);
 	free(mg->events_text);
 	free(mg->sources);
+	free_input_names(mg);
+	free(mg->inputs);
 	likwid_group_free(&mg->group);
 	memset(mg, 0, sizeof(*mg));
 }

@@ -34,6 +34,8 @@ struct metric_group {
 	char *events_text;		/* those names, comma-separated, for events_parse */
 	double inverse_clock;		/* s per cycle at the CPU's base clock; 0: unknown */
 	struct metric_source (*sources)[FORMULA_MAX_NAMES];	/* [group.nr_metrics] */
+	/* The same bindings as a report carries them (their names allocated). */
+	struct report_metric_input (*inputs)[FORMULA_MAX_NAMES];	/* [group.nr_metrics] */
 };
 
 /*

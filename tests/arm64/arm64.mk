@@ -35,7 +35,8 @@ ARM64_BIN := $(ARM64_B)/bin/init $(ARM64_B)/bin/test_probe_arm64 \
 	$(ARM64_B)/bin/test_shim_arm64 $(ARM64_B)/bin/shim_target_arm64 \
 	$(ARM64_B)/bin/markers_target_arm64 $(ARM64_B)/bin/markers_loop \
 	$(ARM64_B)/bin/markers_compensate \
-	$(ARM64_B)/bin/test_pfm_arm64 $(ARM64_B)/libpfshim.so $(ARM64_UNIT_BIN)
+	$(ARM64_B)/bin/test_pfm_arm64 $(ARM64_B)/bin/likwid_group_resolve \
+	$(ARM64_B)/libpfshim.so $(ARM64_UNIT_BIN)
 # Debian's arm64 libpfm4, for vendor event names (the x86_64 one has no Arm tables).
 ARM64_LIBPFM  := $(ARM64_CACHE)/libpfm/usr/lib/aarch64-linux-gnu/libpfm.so.4
 # Debian's arm64 PAPI 7 (libpapi7.0 + libpapi-dev), for bench-arm64's comparison
@@ -95,9 +96,12 @@ ARM64_INITRD_FILES = /init=$(ARM64_B)/bin/init /bin/busybox=$(ARM64_CACHE)/busyb
 	/lib/libpfshim.so=$(ARM64_B)/libpfshim.so \
 	/lib/aarch64-linux-gnu/libpfm.so.4=$(ARM64_LIBPFM) \
 	$(if $(wildcard tests/fixtures/*),/src/tests/fixtures=tests/fixtures/) \
-	$(if $(wildcard $(LIKWID_ARM8)/BRANCH.txt),$(LIKWID_ARM8)=$(LIKWID_ARM8)/)
-# LIKWID's arm64 groups (Debian's likwid, installed by make check), for PFSHIM_GROUP=BRANCH.
+	$(if $(wildcard $(LIKWID_ARM8)/BRANCH.txt),$(LIKWID_ARM8)=$(LIKWID_ARM8)/) \
+	$(if $(wildcard $(LIKWID_ARM8_N1)/BRANCH.txt),$(LIKWID_ARM8_N1)=$(LIKWID_ARM8_N1)/)
+# LIKWID's arm64 groups (Debian's likwid, installed by make check), for PFSHIM_GROUP=BRANCH,
+# and the Neoverse N1's, resolved with libpfm4 forced to arm_n1 (test groups-n1).
 LIKWID_ARM8 := /usr/share/likwid/perfgroups/arm8
+LIKWID_ARM8_N1 := /usr/share/likwid/perfgroups/arm8_n1
 ARM64_LIBDIRS = $(ARM64_SYSROOT)/lib:$(ARM64_CMOCKA)/usr/lib/aarch64-linux-gnu
 
 arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests $(ARM64_CACHE)/busybox $(ARM64_LIBPFM)
@@ -126,6 +130,7 @@ $(ARM64_B)/pfshim-tests: FORCE_ARM64
 	echo "regions * /bin/test_shim_arm64 regions"; \
 	echo "metrics * /bin/test_shim_arm64 metrics"; \
 	echo "pfm * /bin/test_pfm_arm64"; \
+	$(if $(wildcard $(LIKWID_ARM8_N1)/BRANCH.txt),echo "groups-n1 max LIBPFM_FORCE_PMU=arm_n1 /bin/likwid_group_resolve -c $(LIKWID_ARM8_N1) $(ARM64_N1_GROUPS)";) \
 	echo "vendor cortex-a57 /bin/test_shim_arm64 vendor"; \
 	} > $@
 
@@ -185,6 +190,16 @@ $(ARM64_B)/bin/shim_target_arm64 $(ARM64_B)/bin/markers_target_arm64: $(ARM64_B)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC64    $@")
 	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $<
+
+# Each LIKWID arm8_n1 group's share of events that resolve with libpfm4 forced to
+# the Neoverse N1 (the x86_64 libpfm4 has no Arm tables): at least these, which
+# docs/metrics.md's table gives (metrics.bats checks the x86 models on the host).
+ARM64_N1_GROUPS := BRANCH=5 CLOCK=2 DATA=4 ICACHE=3 L2=5 L3=4 MEM=4 TLB=6
+$(ARM64_B)/bin/likwid_group_resolve: tests/tools/likwid_group_resolve.c \
+		$(ARM64_B)/libpfshim-core.a $(ARM64_B)/libfastread.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $@")
+	$(Q)$(ARM64_CC) $(ARM64_TFLAGS) -o $@ $< $(ARM64_B)/libpfshim-core.a $(ARM64_B)/libfastread.a
 
 # Vendor names through the guest's libpfm4: dynamic, since the parser dlopen()s it.
 # libfastread.a: pmu.c reads sysfs with its sysfile_read().

@@ -10,7 +10,7 @@ BENCH_PKGS := libpapi-dev papi-tools linux-perf
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. -Iinclude -I$(BENCH_DIR)
 
 BENCH_BIN := $(BENCH_B)/startup $(BENCH_B)/rss $(BENCH_B)/reads $(BENCH_B)/markers \
-	     $(BENCH_B)/interval $(BENCH_B)/libempty.so $(BENCH_B)/noop
+	     $(BENCH_B)/interval $(BENCH_B)/libempty.so $(BENCH_B)/noop $(BENCH_B)/report_cost
 
 .PHONY: bench bench-deps bench-report
 
@@ -52,6 +52,12 @@ $(BENCH_B)/markers: $(BENCH_DIR)/markers.c $(BENCH_DIR)/bench.h include/pfshim.h
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $< -lpapi
 
 $(BENCH_B)/interval: $(BENCH_DIR)/interval.c $(BENCH_DIR)/bench.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+# Uses pfshim.h only, as markers does (section 7).
+$(BENCH_B)/report_cost: $(BENCH_DIR)/report_cost.c $(BENCH_DIR)/bench.h include/pfshim.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<

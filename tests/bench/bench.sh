@@ -169,3 +169,30 @@ if [ -x "$BUILD/pfshim" ]; then
 else
 	echo "not run: $BUILD/pfshim is not built (make tool, then make bench or make bench-report)"
 fi
+
+section "7. What a metric group adds at report time (PFSHIM_GROUP, $SW4, 2 regions)"
+# A group over the same four software events, so that only the metrics
+# differ: 24 metrics of LIKWID's shape (a LIKWID group has at most 38), each
+# computed for the process and for each region at every report. Nothing of
+# it runs on the read path or in a marker pair: only in a report.
+group=$(mktemp)
+{
+	printf 'SHORT 24 metrics over software events\n\nEVENTSET\n'
+	printf 'PMC0 page-faults\nPMC1 task-clock\nPMC2 context-switches\nPMC3 cpu-migrations\n\nMETRICS\n'
+	for i in $(seq 1 24); do
+		printf 'Metric %d [1/s] 1.0E-06*(PMC0*%d+PMC2)/(PMC1*1.0E-09+time)-PMC3/(%d.5*time)\n' "$i" "$i" "$i"
+	done
+} >"$group"
+printf '%-6s %16s %16s %8s\n' format "without (us)" "with 24 (us)" ratio
+for format in text json csv; do
+	without=$(PFSHIM_EVENTS=$SW4 PFSHIM_FORMAT=$format LD_PRELOAD=$LIB "$B/report_cost" 100 20 2>/dev/null) || without=
+	with=$(PFSHIM_EVENTS=$SW4 PFSHIM_FORMAT=$format PFSHIM_GROUP=$group LD_PRELOAD=$LIB \
+		"$B/report_cost" 100 20 2>/dev/null) || with=
+	case "$without$with" in
+	*[!0-9]*|'') echo "$format: not measured (report_cost: '$without' '$with')" ;;
+	*) awk -v f="$format" -v a="$without" -v b="$with" \
+		'BEGIN {printf "%-6s %16.1f %16.1f %8.2f\n", f, a / 1000, b / 1000, b / a}' ;;
+	esac
+done
+echo "(median wall time of one pfshim_report() over 100 batches of 20, to stderr; the ratio is the result)"
+rm -f "$group"

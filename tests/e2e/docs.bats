@@ -309,6 +309,24 @@ reports() {
 	[ "$(grep -cE '^ +[0-9][0-9,.]* +(Runtime \(RDTSC\) \[s\]|Fault rate \[1/s\]|Faults per ms of CPU \[1/ms\])$' <<<"$output")" -eq 3 ]
 }
 
+@test "doc block metrics-report: three processes' metric from their summed counts, and each process's own" {
+	run -0 doc metrics-report
+	text=$output
+	[[ "$text" == *$'\n'" pfshim: metrics of the job (3 images): each metric's events summed over the images, then its formula computed"$'\n'* ]]
+	[ "$(grep -c '^ faults, process .*:[0-9]* touch_pages:$' <<<"$text")" -eq 3 ]
+	# the job's line is the sums' ratio, recomputed from the reports, and not the mean of the three
+	run -0 python3 - "$TREE/m" <<-'PY'
+	import glob, json, sys
+	rs = [json.load(open(f)) for f in glob.glob(sys.argv[1] + "/*.json")]
+	ev = lambda r, n: [e["value"] for e in r["events"] if e["name"] == n][0]
+	pf, tc = sum(ev(r, "page-faults") for r in rs), sum(ev(r, "task-clock") for r in rs)
+	job, mean = pf / (tc * 1.0E-06), sum(r["metrics"][0]["value"] for r in rs) / 3
+	assert len(rs) == 3 and job != mean, (rs, job, mean)
+	print("{:,.2f}".format(job))
+	PY
+	[ "$(grep -A1 '^ faults, all:$' <<<"$text" | tail -1)" = "$(printf ' %18s      Faults per ms of CPU [1/ms]' "$output")" ]
+}
+
 @test "doc block python-markers: regions from Python, a decorator's and a block's" {
 	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
 	# Debian's python3 itself, not a wrapper script that would make it a descendant

@@ -190,3 +190,215 @@ own_group() {
 	command -v promtool >/dev/null || skip "promtool is not installed (Debian's prometheus)"
 	run -0 promtool check metrics <"$out.prometheus"
 }
+
+# pfshim report --metrics over the JSON Lines in $REPORTS, as JSON into metrics.json.
+metrics_json() {
+	[ -x "$BUILD/pfshim" ] || skip "build/pfshim is not built (make tool)"
+	run -0 --separate-stderr timeout 60 "$BUILD/pfshim" report --metrics --json "$@"
+	[ -z "$stderr" ]
+	echo "$output" >"$BATS_TEST_TMPDIR/metrics.json"
+}
+
+@test "pfshim report --metrics: a job's metric is its formula over the summed counts, not a mean of ratios" {
+	group=$(own_group)
+	for pages in 500 2000 8000; do
+		run -0 shim PFSHIM_EVENTS=page-faults,task-clock PFSHIM_GROUP="$group" "$PROGS/touch_pages" $pages
+	done
+	[ "$(reports)" -eq 3 ]
+	metrics_json "$REPORTS"
+	metrics_json --by process "$REPORTS"
+	# Independently: each input summed over the three reports, then the formula, in Python.
+	run -0 python3 - "$REPORTS" "$BATS_TEST_TMPDIR/metrics.json" <<-'PY'
+	import json, sys
+	reports = [json.loads(l) for l in open(sys.argv[1])]
+	out = json.load(open(sys.argv[2]))
+	assert (out["schema"], out["version"], out["by"], out["images"]) == ("pfshim.metrics", 1, "process", 3), out
+	ev = lambda r, n: [e["value"] for e in r["events"] if e["name"] == n][-1]
+	pf = sum(ev(r, "page-faults") for r in reports)
+	tc = sum(ev(r, "task-clock") for r in reports)
+	secs = sum(r["wall_ns"] for r in reports) / 1e9
+	row = {(m["group"], m["name"]): m for m in out["metrics"] if m["region"] is None}
+	job = lambda name: row[(None, name)]
+	assert job("Runtime (RDTSC)")["value"] == secs
+	assert job("Fault rate")["value"] == pf / secs, (job("Fault rate"), pf, secs)
+	assert job("Faults per ms of CPU")["value"] == pf / (tc * 1.0E-06), job("Faults per ms of CPU")
+	assert job("Faults per ms of CPU")["inputs"][0] == {"name": "PMC0", "source": "event",
+	    "event": "page-faults", "sum": pf, "value": None}, job("Faults per ms of CPU")
+	assert (job("Faults per ms of CPU")["images"], job("Faults per ms of CPU")["images_counted"]) == (3, 3)
+	# the mean of the processes' own ratios is another number: the rule is not followed by averaging
+	own = [[m for m in r["metrics"] if m["name"] == "Faults per ms of CPU"][0]["value"] for r in reports]
+	mean = sum(own) / len(own)
+	assert mean != job("Faults per ms of CPU")["value"], (mean, own)
+	rates = [[m for m in r["metrics"] if m["name"] == "Fault rate"][0]["value"] for r in reports]
+	assert sum(rates) / 3 != job("Fault rate")["value"], rates
+	# one process's row is its own report's value, to the bit
+	for r in reports:
+	    key = "%s:%d" % (r["hostname"], r["pid"])
+	    for m in r["metrics"]:
+	        mine = row[(key, m["name"])]
+	        assert (mine["status"], mine["value"]) == (m["status"], m["value"]), (mine, m)
+	# not counted anywhere: said with the counter it lacks, as the reports said it
+	b = job("Branches per fault")
+	assert (b["status"], b["value"], b["missing"], b["images_counted"]) == ("not-counted", None, "PMC3", 0), b
+	print("job %r, mean of the processes' %r" % (job("Faults per ms of CPU")["value"], mean))
+	PY
+	echo "$output"
+
+	# The same numbers in text and CSV.
+	run -0 --separate-stderr "$BUILD/pfshim" report --metrics "$REPORTS"
+	[[ "$output" == *$'\n FAULTS, all:\n'* ]]
+	[[ "$output" =~ [0-9.,]+\ +Faults\ per\ ms\ of\ CPU\ \[1/ms\] ]]
+	[[ "$output" == *"<not counted>      Branches per fault  (PMC3: counted by no event of the group in 3 of 3 images)"* ]]
+	run -0 --separate-stderr "$BUILD/pfshim" report --metrics --csv "$REPORTS"
+	[ "${lines[0]}" = "metric_group,region,program,metric,value,unit,status,scaled,images,images_counted,time_ns,missing,why,formula" ]
+	want=$(jq -r '.metrics[] | select(.group == null and .name == "Fault rate") | .value' "$BATS_TEST_TMPDIR/metrics.json")
+	grep -q "^FAULTS,,,Fault rate,$want,1/s,computed,false,3,3," <<<"$output"
+}
+
+@test "pfshim report --metrics: each region's metric from the region's sums over processes" {
+	group=$(own_group)
+	run -0 shim PFSHIM_EVENTS=page-faults,task-clock PFSHIM_GROUP="$group" "$PROGS/markers_nested" 300 100
+	run -0 shim PFSHIM_EVENTS=page-faults,task-clock PFSHIM_GROUP="$group" "$PROGS/markers_nested" 1200 700
+	metrics_json "$REPORTS"
+	run -0 python3 - "$REPORTS" "$BATS_TEST_TMPDIR/metrics.json" <<-'PY'
+	import json, sys
+	reports = [json.loads(l) for l in open(sys.argv[1])]
+	out = json.load(open(sys.argv[2]))
+	for region in ("outer", "inner"):
+	    tots = [[t for t in r["regions"]["totals"] if t["name"] == region][0] for r in reports]
+	    s = lambda n: sum([e["sum"] for e in t["events"] if e["name"] == n][0] for t in tots)
+	    secs = sum(t["wall_ns"]["sum"] for t in tots) / 1e9
+	    row = {m["name"]: m for m in out["metrics"] if m["region"] == region and m["group"] is None}
+	    assert row["Fault rate"]["value"] == s("page-faults") / secs, (region, row["Fault rate"])
+	    assert row["Faults per ms of CPU"]["value"] == s("page-faults") / (s("task-clock") * 1.0E-06)
+	    assert row["Runtime (RDTSC)"]["time_ns"] == sum(t["wall_ns"]["sum"] for t in tots)
+	    own = [[m for m in t["metrics"] if m["name"] == "Fault rate"][0]["value"] for t in tots]
+	    assert sum(own) / 2 != row["Fault rate"]["value"], own
+	    # a division by a zero sum has no value, never a made-up one
+	    fm, mig = row["Faults per migration"], s("cpu-migrations")
+	    assert (fm["status"], fm["value"]) == ("undefined", None) if mig == 0 else \
+	        fm["value"] == s("page-faults") / mig, fm
+	print("ok")
+	PY
+}
+
+@test "pfshim report --metrics: an image that did not count an event is named, the value is the others'" {
+	group=$(own_group)
+	for pages in 500 2000 8000; do
+		run -0 shim PFSHIM_EVENTS=page-faults,task-clock PFSHIM_GROUP="$group" "$PROGS/touch_pages" $pages
+	done
+	# The last report as a process that could not count page-faults writes it.
+	jq -c 'if .pid == ($p | tonumber) then
+		(.events[] | select(.name == "page-faults")) |= (.status = "not-counted" | .value = null)
+		| (.metrics[] | select(.inputs | map(.event) | index("page-faults"))) |=
+			(.status = "not-counted" | .value = null | .missing = "page-faults" | .why = "not counted")
+		else . end' --arg p "$(jq -s '.[2].pid' "$REPORTS")" "$REPORTS" >"$BATS_TEST_TMPDIR/some.jsonl"
+	metrics_json "$BATS_TEST_TMPDIR/some.jsonl"
+	run -0 python3 - "$BATS_TEST_TMPDIR/some.jsonl" "$BATS_TEST_TMPDIR/metrics.json" <<-'PY'
+	import json, sys
+	reports = [json.loads(l) for l in open(sys.argv[1])][:2]	# the two that counted
+	out = json.load(open(sys.argv[2]))
+	job = {m["name"]: m for m in out["metrics"] if m["group"] is None}
+	pf = sum([e["value"] for e in r["events"] if e["name"] == "page-faults"][0] for r in reports)
+	secs = sum(r["wall_ns"] for r in reports) / 1e9
+	f = job["Fault rate"]
+	assert (f["images"], f["images_counted"], f["missing"], f["why"]) == (3, 2, "page-faults", "not counted"), f
+	assert f["value"] == pf / secs, f
+	assert job["Runtime (RDTSC)"]["images_counted"] == 3
+	print("ok")
+	PY
+	run -0 "$BUILD/pfshim" report --metrics "$BATS_TEST_TMPDIR/some.jsonl"
+	[[ "$output" == *"Fault rate [1/s]  (page-faults: not counted in 1 of 3 images; the value is the others')"* ]]
+}
+
+@test "pfshim report --metrics: reports without PFSHIM_GROUP say so, in every view, and exit 0" {
+	run -0 shim PFSHIM_EVENTS=page-faults "$PROGS/touch_pages" 10
+	metrics_json "$REPORTS"
+	[ "$(jq -c '[.images, .metrics]' "$BATS_TEST_TMPDIR/metrics.json")" = '[1,[]]' ]
+	run -0 --separate-stderr "$BUILD/pfshim" report --metrics "$REPORTS"
+	[ "${lines[-1]}" = " pfshim: no report has metrics (PFSHIM_GROUP was not set)" ]
+	[[ "${lines[0]}" == " pfshim: metrics of the job (1 image): "* ]]
+	run -0 --separate-stderr "$BUILD/pfshim" report --metrics --csv "$REPORTS"
+	[ "${#lines[@]}" -eq 1 ]	# the header only
+}
+
+@test "pfshim report --metrics: reports that do not say how to compute a metric get none, never a guess" {
+	group=$(own_group)
+	run -0 shim PFSHIM_EVENTS=page-faults,task-clock PFSHIM_GROUP="$group" "$PROGS/touch_pages" 100
+	# an older report without inputs; a formula that does not compile; one
+	# naming what no input is; control bytes in names; a 1 MB formula
+	jq -c '.metrics |= map(
+		if .name == "Fault rate" then del(.inputs)
+		elif .name == "Faults per ms of CPU" then .formula = "PMC0/("
+		elif .name == "Runtime (RDTSC)" then .formula = "time*PMC9"
+		elif .name == "Faults per migration" then .name = "\u001b[31mred" | .formula = ("PMC0+" * 200000 + "PMC0")
+		else . end)' "$REPORTS" >"$BATS_TEST_TMPDIR/odd.jsonl"
+	run -0 --separate-stderr timeout 60 "$BUILD/pfshim" report --metrics "$BATS_TEST_TMPDIR/odd.jsonl"
+	echo "$output"
+	[[ "$output" == *"<not computable>      Fault rate [1/s]  (the reports do not say what its formula's names stand for"* ]]
+	[[ "$output" == *"<not computable>      Faults per ms of CPU [1/ms]  (its formula does not compile)"* ]]
+	[[ "$output" == *"<not computable>      Runtime (RDTSC) [s]  (a name of its formula is not among the report's inputs)"* ]]
+	[[ "$output" == *'<not computable>      \x1b[31mred  (its formula does not compile)'* ]]
+	[[ "$output" != *$'\e'* ]]
+}
+
+# libpfm4's tables, forced to a CPU model (LIBPFM_FORCE_PMU): the share of
+# each group's events that resolve, printed, against docs/metrics.md's table.
+need_pfm() {
+	[ -d "$GROUPS_DIR" ] || skip "no LIKWID group files ($GROUPS_DIR): Debian's likwid package is not installed"
+	ldconfig -p | grep -q 'libpfm\.so\.4 ' || skip "libpfm4 is not installed (tests/deps.sh installs it)"
+	[ -x "$BUILD/tests/likwid_group_resolve" ] || skip "build/tests/likwid_group_resolve is not built (make e2e)"
+}
+
+# shares MODEL DIR: "GROUP RESOLVED EVENTS" per group file of DIR, resolved as for MODEL.
+shares() {
+	LIBPFM_FORCE_PMU=$1 timeout 60 "$BUILD/tests/likwid_group_resolve" "$GROUPS_DIR/$2"/*.txt |
+		awk -F'\t' '{n = split($1, p, "/"); sub(/\.txt$/, "", p[n]); print p[n], $2, $3}'
+}
+
+@test "LIBPFM_FORCE_PMU skx, icl, zen3: each LIKWID group's share of events that resolve, at least docs/metrics.md's" {
+	need_pfm
+	table=$(grep -E '^\| (skx|icl|amd64_fam19h_zen3) \| ' "$ROOT/docs/metrics.md")
+	[ "$(wc -l <<<"$table")" -ge 12 ]
+	checked=0
+	for model in skx:skylakeX icl:ICL amd64_fam19h_zen3:zen3; do
+		dir=${model#*:} model=${model%%:*}
+		run -0 shares "$model" "$dir"
+		printf '%s\n' "$output" | awk -v m="$model" '{printf "# %s %-16s %3d of %3d\n", m, $1, $2, $3}' >&3
+		got=$output
+		# forced: its vendor events are libpfm4's for this model (the host's own would differ)
+		[ "$(awk '$1 == "BRANCH" {print $2}' <<<"$got")" -ge 4 ]
+		while IFS='|' read -r _ m d group share _; do
+			[ "$(echo $m)" = "$model" ] || continue
+			group=$(echo $group) want=${share% of*} total=${share#*of }
+			line=$(awk -v g="$group" '$1 == g' <<<"$got")
+			echo "$model $group: $line (docs: $(echo $share))"
+			[ -n "$line" ]
+			read -r _ resolved events <<<"$line"
+			[ "$events" -eq $total ]
+			[ "$resolved" -ge $want ]
+			checked=$((checked + 1))
+		done <<<"$table"
+	done
+	[ "$checked" -eq "$(wc -l <<<"$table")" ]	# every row of the docs' table, none passed over
+	# Intel's numbers, not libpfm4's word: FP_ARITH_INST_RETIRED is event 0xC7, its unit masks
+	# 0x01 scalar, 0x04 128-bit, 0x10 256-bit, 0x40 512-bit double (the SDM's event tables)
+	run -0 env LIBPFM_FORCE_PMU=skx "$BUILD/tests/likwid_group_resolve" -v "$GROUPS_DIR/skylakeX/FLOPS_DP.txt"
+	for want in SCALAR_DOUBLE:0x1c7 128B_PACKED_DOUBLE:0x4c7 256B_PACKED_DOUBLE:0x10c7 512B_PACKED_DOUBLE:0x40c7; do
+		grep -qP "^\tFP_ARITH_INST_RETIRED_${want%:*}\tFP_ARITH_INST_RETIRED:${want%:*}\t4\t${want#*:}$" <<<"$output"
+	done
+}
+
+@test "LIBPFM_FORCE_PMU arm_n1: a Neoverse N1's groups where libpfm4 holds Arm tables, and why not elsewhere" {
+	need_pfm
+	run -0 shares arm_n1 arm8_n1
+	printf '%s\n' "$output" | awk '{printf "# arm_n1 %-16s %3d of %3d\n", $1, $2, $3}' >&3
+	branch=$(awk '$1 == "BRANCH" {print $2 " of " $3}' <<<"$output")
+	if [ "$(uname -m)" != aarch64 ]; then
+		# the generic names only (instructions, cycles, branch-misses): br_pred and inst_spec need Arm's table
+		[ "$branch" = "3 of 5" ]
+		skip "libpfm4 on $(uname -m) is built with its own architecture's tables only (Debian's amd64 one has no Arm core), so LIBPFM_FORCE_PMU=arm_n1 activates nothing: BRANCH resolves $branch, its generic names; the arm64 build's libpfm4 is forced to arm_n1 in the QEMU suite (make test-arm64, test groups-n1)"
+	fi
+	# Arm's table has BR_PRED and INST_SPEC (the Arm ARM's common events 0x12 and 0x1B)
+	[ "$branch" = "5 of 5" ]
+}

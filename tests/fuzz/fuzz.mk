@@ -52,7 +52,7 @@ $(FUZZ_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(wildcard tools/pfshim/*.c too
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) -std=gnu11 -O1 -g -Wall -Wextra -D_GNU_SOURCE -I. \
 		-fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(TOOL_LIB_SRC) \
-		export/version.c -DPFSHIM_VERSION='"$(PFSHIM_VERSION)"' \
+		$(TOOL_EXPORT_SRC) -DPFSHIM_VERSION='"$(PFSHIM_VERSION)"' \
 		$$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # A run explores from a scratch copy of the corpus, so the committed seeds
@@ -97,4 +97,4 @@ $(REPLAY_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(FUZZ_DIR)/replay.c \
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(PF_CFLAGS) $(REPLAY_FLAGS) -o $@ $< $(FUZZ_DIR)/replay.c \
 		$(TOOL_LIB_SRC) \
-		export/version.c $$(pkg-config --cflags --libs jansson) -lm -pthread
+		$(TOOL_EXPORT_SRC) $$(pkg-config --cflags --libs jansson) -lm -pthread

@@ -28,6 +28,7 @@
 #include <strings.h>
 
 #include "tools/pfshim/jsonread.h"
+#include "tools/pfshim/metric_sum.h"
 #include "tools/pfshim/summary.h"
 
 struct choices {
@@ -259,7 +260,7 @@ static void same_as_jansson(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct summary_options opt = { .images = true, .tree = true };
+	struct summary_options opt = { .images = true, .tree = true, .metrics = true };
 	struct choices c = { data + !!size, size ? size - 1 : 0 };
 	struct summary s;
 	char *text = NULL, *out;
@@ -285,10 +286,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (view == 0) {
 			summary_print_text(&s, "fuzz", "nowhere", f);
 			summary_print_tree(&s, f);
+			metric_sums_print_text(&s, f);
 		} else if (view == 1) {
 			summary_print_json(&s, f);
+			metric_sums_print_json(&s, f);
 		} else if (view == 2) {
 			summary_print_csv(&s, f);
+			fputc('\n', f);	/* the metrics' table after the others' (pfshim report --metrics --csv) */
+			metric_sums_print_csv(&s, f);
 		} else {
 			summary_print_html(&s, "fuzz", f);
 		}

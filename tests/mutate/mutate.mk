@@ -22,4 +22,4 @@ mutate-check:
 	$(Q)$(MUTATE) --check
 
 # What the end-to-end suites run, without running them (the mutation run builds this).
-e2e-progs: $(LIB) $(PROG_BIN) $(EXAMPLE_BIN) $(GROUP_EVAL) $(if $(HAVE_JANSSON),$(TOOL))
+e2e-progs: $(LIB) $(PROG_BIN) $(EXAMPLE_BIN) $(GROUP_EVAL) $(GROUP_RESOLVE) $(if $(HAVE_JANSSON),$(TOOL))

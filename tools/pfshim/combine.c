@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/pfshim/metric_sum.h"
 #include "tools/pfshim/summary.h"
 
 const char *summary_by_name(enum summary_by by)
@@ -371,6 +372,8 @@ void summary_count(struct summary *s, json_t *r)
 	free(values);
 	if (json_is_object(regions))
 		regions_add(s, g, regions);
+	if (s->opt.metrics)
+		metric_sums_add(s, g, r);
 }
 
 struct point_key {

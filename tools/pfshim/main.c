@@ -16,6 +16,7 @@
 
 #include "export/version.h"	/* pfshim --version: the version every report names */
 #include "tools/pfshim/list.h"
+#include "tools/pfshim/metric_sum.h"
 #include "tools/pfshim/run.h"
 #include "tools/pfshim/summary.h"
 
@@ -40,7 +41,7 @@ static const char usage_main[] =
 "        on stderr: totals over all processes, then per program the number of\n"
 "        images and the sums. Exits with COMMAND's status.\n"
 "  report [--by program|rank|host|process] [--tree] [--json|--csv] [--html FILE]\n"
-"         [--events LIST] [--regions LIST] [FILE|DIR|-]...\n"
+"         [--metrics] [--events LIST] [--regions LIST] [FILE|DIR|-]...\n"
 "        combine reports written earlier (files of one report or JSON Lines,\n"
 "        directories read recursively, '-' for stdin): totals, per group,\n"
 "        regions with their imbalance, interval series, the process tree.\n"
@@ -97,6 +98,12 @@ static const char usage_report[] =
 "                       max, mean over the groups, imbalance = max/mean, per\n"
 "                       thread min..max, calls, misuse); the interval series\n"
 "                       summed over groups; the tree with --tree\n"
+"  -M, --metrics        the metrics of PFSHIM_GROUP instead of the counts (text,\n"
+"                       --json: schema \"pfshim.metrics\" version 1, --csv): for\n"
+"                       the job, each group and each region, each metric's\n"
+"                       events summed over the images, then its formula computed\n"
+"                       once (never a mean of ratios); an image that did not\n"
+"                       count them is named (docs/metrics.md)\n"
 "  --json               one JSON object, schema \"pfshim.summary\" version 4\n"
 "  --csv                CSV tables, each with its header, separated by an empty\n"
 "                       line: events (scope,GROUP,reports,images,event,...),\n"
@@ -155,6 +162,7 @@ static int cmd_report(int argc, char **argv)
 		{ "regions", required_argument, NULL, 'r' },
 		{ "tree", no_argument, NULL, 't' },
 		{ "any-owner", no_argument, NULL, 'A' },
+		{ "metrics", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -164,7 +172,7 @@ static int cmd_report(int argc, char **argv)
 	struct summary s;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "b:e:r:tAh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:e:r:tAMh", options, NULL)) != -1) {
 		/* json and csv: the last one wins, as do repeated --by */
 		switch (c) {
 		case 'j': format = JSON; break;
@@ -173,6 +181,7 @@ static int cmd_report(int argc, char **argv)
 		case 'T': title = optarg; break;
 		case 't': opt.images = opt.tree = true; break;
 		case 'A': opt.any_owner = true; break;
+		case 'M': opt.metrics = true; break;
 		case 'e': names_add_list(&opt.events, optarg); break;
 		case 'r': names_add_list(&opt.regions, optarg); break;
 		case 'b':
@@ -202,6 +211,12 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (html && strcmp(html, "-") == 0)
 		;	/* the page is the output */
+	else if (opt.metrics && format == JSON)
+		metric_sums_print_json(&s, stdout);
+	else if (opt.metrics && format == CSV)
+		metric_sums_print_csv(&s, stdout);
+	else if (opt.metrics)
+		metric_sums_print_text(&s, stdout);
 	else if (format == JSON)
 		summary_print_json(&s, stdout);
 	else if (format == CSV)

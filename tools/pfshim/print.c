@@ -843,7 +843,7 @@ void summary_print_json(const struct summary *s, FILE *out)
 }
 
 /* A field quoted as RFC 4180 asks when it holds a comma, a quote or a line break. */
-static void csv_field(FILE *out, const char *s)
+void csv_field(FILE *out, const char *s)
 {
 	/*
 	 * A cell a spreadsheet would take for a formula (=, +, -, @, or a tab

@@ -24,6 +24,7 @@
 #include "export/report.h"	/* REPORT_SCHEMA_VERSION: what the shim writes */
 #include "tools/pfshim/arena.h"
 #include "tools/pfshim/input.h"
+#include "tools/pfshim/metric_sum.h"
 
 _Static_assert(REPORT_SCHEMA_VERSION <= SUMMARY_READS_VERSION,
 	       "the shim writes a report version pfshim report does not read yet");
@@ -56,6 +57,7 @@ void summary_free(struct summary *s)
 	}
 	for (int i = 0; i < s->nr_pending; i++)
 		json_decref(s->pending[i].report);
+	metric_sums_free(s->metric_sums);
 	free(s->events);
 	free(s->totals);
 	free(s->groups);

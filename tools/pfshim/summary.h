@@ -31,6 +31,7 @@ struct summary_options {
 	bool images;		/* keep one record per image (the tree; --tree, --html) */
 	bool tree;		/* print the tree in the text and JSON (--tree) */
 	bool any_owner;		/* read other users' files found in directories (--any-owner) */
+	bool metrics;		/* sum PFSHIM_GROUP's metrics' events (--metrics, metric_sum.h) */
 };
 
 /* One event, as the reports describe it. */
@@ -247,6 +248,7 @@ struct summary {
 	struct names signal_ends;
 	uint64_t *signal_end_count;
 	struct summary_job *job;	/* a pfshim.job read (pfshim run's), or NULL */
+	struct metric_sums *metric_sums;	/* --metrics: NULL until a report has metrics */
 	char *title;			/* argv0 of the earliest image read */
 	uint64_t title_start_ns;
 };
@@ -364,6 +366,8 @@ void summary_print_json(const struct summary *s, FILE *out);
 void summary_print_csv(const struct summary *s, FILE *out);
 void summary_print_html(const struct summary *s, const char *title, FILE *out);
 
+/* print.c: @s as one CSV cell, quoted as RFC 4180 asks, never read as a spreadsheet formula. */
+void csv_field(FILE *out, const char *s);
 /* print.c: 1234567 -> "1,234,567"; a scaled value (the clocks) -> "1234.57". */
 void summary_value_format(const struct summary_event *e, uint64_t value, char *out, size_t size);
 const char *summary_by_name(enum summary_by by);
