@@ -225,3 +225,30 @@ close() {
 	[ "$(printf %s "$stderr" | tr -d '\n' | LC_ALL=C grep -c '[[:cntrl:]]')" -eq 0 ]
 	grep -qF "(regions: r\\x1b[2J)" <<<"$stderr"
 }
+
+@test "pfshim run -r 3: each run's reports apart, the totals' mean and perf's noise as jq computes them from the job counts" {
+	run --separate-stderr -3 timeout 120 "$PFSHIM" run -r 3 -o rr -e task-clock,page-faults -- \
+		sh -c "'$PROGS/markers_threads' 2 20 10 >/dev/null; exit 3"
+	echo "$stderr"
+	[ -z "$output" ]
+	[ "$(ls rr | tr "\n" " ")" = "run-1 run-2 run-3 " ]
+	grep -qF "pfshim: Performance counter stats for 'sh -c '$PROGS/markers_threads' 2 20 10 >/dev/null; exit 3' (3 runs):" <<<"$stderr"
+	for e in page-faults task-clock; do
+		spread=$(for k in 1 2 3; do
+			jq --arg e "$e" 'select(.schema == "pfshim.job") | .events[] | select(.name == $e) | .value' rr/run-$k/pfshim-job.jsonl
+		done | jq_spread)
+		# the mean as shown (task-clock in msec), to its 2 decimals; the noise as printf rounds it
+		scale=$([ "$e" = task-clock ] && echo 1e-6 || echo 1)
+		pct=$(jq '100 * .stddev / .mean' <<<"$spread")
+		line=$(grep " $e " <<<"$stderr")
+		echo "$e: $spread: '$line'"
+		jq -n --argjson shown "$(awk '{print $1}' <<<"$line")" --argjson s "$spread" --argjson k "$scale" \
+			'if (($shown - $s.mean * $k) | fabs) <= 0.005 + 1e-9 then true else error("mean") end' >/dev/null
+		grep -qF -- "( +- $(printf '%5.2f' "$pct")% )" <<<"$line"
+	done
+	# the runs are what pfshim diff takes
+	run -0 "$PFSHIM" diff --json rr/run-1 rr/run-2 -- rr/run-3
+	[ "$(jq -c '.rows[] | select(.scope == "region" and .name == "work" and .event == "calls") | [.a.n, .a.mean, .b.mean]' <<<"$output")" = '[2,40,40]' ]
+	run --separate-stderr -2 "$PFSHIM" run -r 0 true
+	[ "$stderr" = "pfshim run: -r 0: not a number of runs from 1 to 10000" ]
+}
