@@ -282,6 +282,18 @@ reports() {
 	[ "${lines[4]}" = "exit 1" ]
 }
 
+@test "doc block pfshim-run-repeat: five runs, each total's mean and noise, the runs' directories" {
+	run -0 doc pfshim-run-repeat
+	[ "${lines[0]}" = " pfshim: Performance counter stats for 'build/progs/markers_threads 2 20 10' (5 runs):" ]
+	re='^ +[0-9.]+ msec  task-clock +\( \+- +[0-9]+\.[0-9][0-9]% \)$'
+	[[ "${lines[1]}" =~ $re ]] || false
+	re='^ +[0-9.]+       page-faults +\( \+- +[0-9]+\.[0-9][0-9]% \)$'
+	[[ "${lines[2]}" =~ $re ]] || false
+	re='^ pfshim: the reports are in /.*/before/run-1 \.\.\. run-5 \(pfshim report, pfshim diff\)$'
+	[[ "${lines[3]}" =~ $re ]] || false
+	[ "$(ls "$TREE/before" | tr '\n' ' ')" = "run-1 run-2 run-3 run-4 run-5 " ]
+}
+
 @test "doc block pfshim-list-fault: the fault events, built in and tracepoints" {
 	run -0 doc pfshim-list-fault
 	[ "${lines[0]}" = "Built-in events (docs/events.md):" ]
