@@ -175,7 +175,7 @@ int bound_value(const struct summary *s, const struct bound *b, double *value, c
 {
 	const struct summary_sum *sum;
 	uint64_t images;
-	int e, g;
+	int e, g = -1;
 
 	if (b->scope == SCOPE_REGION)
 		return region_value(s, b, value, why);
