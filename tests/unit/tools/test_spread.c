@@ -39,17 +39,21 @@ static void test_spread_known(void **state)
 static void test_spread_apart(void **state)
 {
 	const double a[] = { 100, 120 }, b[] = { 150, 170 }, c[] = { 115, 160 }, p[] = { 130 }, q[] = { 110 };
-	struct spread sa, sb, sc, sp, sq;
+	const double d[] = { 120, 150 };
+	struct spread sa, sb, sc, sd, sp, sq;
 
 	(void)state;
 	spread_of(a, 2, &sa);
 	spread_of(b, 2, &sb);
 	spread_of(c, 2, &sc);
+	spread_of(d, 2, &sd);
 	spread_of(p, 1, &sp);
 	spread_of(q, 1, &sq);
 	assert_true(spread_apart(&sa, &sb));
 	assert_true(spread_apart(&sb, &sa));
 	assert_false(spread_apart(&sa, &sc));	/* 115 is within 100..120 */
+	assert_false(spread_apart(&sa, &sd));	/* ranges that touch overlap */
+	assert_false(spread_apart(&sd, &sa));
 	assert_true(spread_apart(&sa, &sp));	/* one run beside repeats: outside their range */
 	assert_false(spread_apart(&sa, &sq));
 	assert_false(spread_apart(&sp, &sq));	/* one value a side: no noise known */
