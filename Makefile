@@ -132,7 +132,7 @@ $(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h $(BUILD)/libpf
 	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. $(CFLAGS) $(LDFLAGS) -o $@ \
 		-DPFSHIM_LIBDIR='"$(LIBDIR)"' -DPFSHIM_LIBDIR_REL='"$(LIBDIR_REL)"' \
 		$(TOOL_SRC) $(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a \
-		$$(pkg-config --cflags --libs jansson) -pthread
+		$$(pkg-config --cflags --libs jansson) -lm -pthread
 
 # Every target a person types; the fragments' own are listed here too.
 help:

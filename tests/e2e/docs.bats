@@ -278,6 +278,34 @@ reports() {
 	[ "$(grep '<tr class="top"' "$TREE/job.html" | grep -o '<td class="num">[0-9],[0-9]*</td></tr>\|<td class="num">[5-9][0-9][0-9]</td></tr>' | wc -l)" -ge 3 ]
 }
 
+@test "doc block pfshim-diff-runs and pfshim-check: region calls exact across runs, a broken bound exits 1" {
+	run -0 doc pfshim-diff-runs
+	grep -qx ' pfshim diff: A = a1 a2 a3 (3 runs), B = b1 b2 b3 (3 runs)' <<<"$output"
+	# 2 threads x 20 calls against 2 x 30 in every run; work's 2 x 10 pages whatever the calls
+	work=$(sed -n "/^ region 'work'\$/,/^ region 'setup'\$/p" <<<"$output")
+	[ "$(grep '^   calls ' <<<"$work" | xargs)" = "calls 40 +-0.00% 60 +-0.00% 1.500 +50.00% beyond noise" ]
+	[ "$(grep '^   page-faults ' <<<"$work" | xargs)" = "page-faults 20 +-0.00% 20 +-0.00% 1.000 +0.00% within noise" ]
+	[ "$(grep -c "^ program 'markers_threads'\$" <<<"$output")" -eq 1 ]
+	run -0 doc pfshim-check
+	[[ "${lines[0]}" =~ ^"ok      total page-faults = "[0-9]+" (max 5000)"$ ]]
+	[ "${lines[1]}" = "BROKEN  region:work calls = 40 (max 30)" ]
+	[ "${lines[2]}" = "ok      region:work page-faults/call = 0.5 (max 1)" ]
+	[[ "${lines[3]}" =~ ^"ok      program:markers_threads task-clock = "[0-9]+" ns (min 1000 ns)"$ ]]
+	[ "${lines[4]}" = "exit 1" ]
+}
+
+@test "doc block pfshim-run-repeat: five runs, each total's mean and noise, the runs' directories" {
+	run -0 doc pfshim-run-repeat
+	[ "${lines[0]}" = " pfshim: Performance counter stats for 'build/progs/markers_threads 2 20 10' (5 runs):" ]
+	re='^ +[0-9.]+ msec  task-clock +\( \+- +[0-9]+\.[0-9][0-9]% \)$'
+	[[ "${lines[1]}" =~ $re ]] || false
+	re='^ +[0-9.]+       page-faults +\( \+- +[0-9]+\.[0-9][0-9]% \)$'
+	[[ "${lines[2]}" =~ $re ]] || false
+	re='^ pfshim: the reports are in /.*/before/run-1 \.\.\. run-5 \(pfshim report, pfshim diff\)$'
+	[[ "${lines[3]}" =~ $re ]] || false
+	[ "$(ls "$TREE/before" | tr '\n' ' ')" = "run-1 run-2 run-3 run-4 run-5 " ]
+}
+
 @test "doc block pfshim-list-fault: the fault events, built in and tracepoints" {
 	run -0 doc pfshim-list-fault
 	[ "${lines[0]}" = "Built-in events (docs/events.md):" ]

@@ -3,7 +3,8 @@
  * main.c: the pfshim command: its commands and `pfshim report`. `pfshim run`
  * runs a command as one counted job (run.c); `pfshim report` combines
  * reports already written; `pfshim list` lists the events this machine can
- * count (list.c). The manual is `pfshim --help`, pfshim.1 and
+ * count (list.c); `pfshim diff` compares two jobs (diff.c), `pfshim check`
+ * holds reports to bounds (check.c). The manual is `pfshim --help`, pfshim.1 and
  * docs/pfshim.md.
  */
 #include <errno.h>
@@ -15,6 +16,8 @@
 #include <jansson.h>
 
 #include "export/version.h"	/* pfshim --version: the version every report names */
+#include "tools/pfshim/check.h"
+#include "tools/pfshim/diff.h"
 #include "tools/pfshim/list.h"
 #include "tools/pfshim/metric_sum.h"
 #include "tools/pfshim/run.h"
@@ -35,16 +38,24 @@ static const char usage_main[] =
 "with libpfshim.so, and combine the reports of its processes.\n"
 "\n"
 "Commands:\n"
-"  run [-e EVENTS] [-o DIR] [-I INTERVAL] -- COMMAND [ARGS...]\n"
+"  run [-e EVENTS] [-o DIR] [-I INTERVAL | -r N] -- COMMAND [ARGS...]\n"
 "        run COMMAND with libpfshim.so preloaded; every process it starts\n"
 "        writes its report (JSON) into DIR; when COMMAND ends, print one summary\n"
 "        on stderr: totals over all processes, then per program the number of\n"
-"        images and the sums. Exits with COMMAND's status.\n"
+"        images and the sums. Exits with COMMAND's status. -r N: N runs, each\n"
+"        total's mean and noise ( +- x% ), as perf stat -r prints them.\n"
 "  report [--by program|rank|host|process] [--tree] [--json|--csv] [--html FILE]\n"
 "         [--metrics] [--events LIST] [--regions LIST] [FILE|DIR|-]...\n"
 "        combine reports written earlier (files of one report or JSON Lines,\n"
 "        directories read recursively, '-' for stdin): totals, per group,\n"
 "        regions with their imbalance, interval series, the process tree.\n"
+"  diff [--json] A B | A1 A2... -- B1 B2...\n"
+"        compare two jobs (or repeated runs of each): per event of the totals,\n"
+"        of each program and of each region, A's and B's values, the change,\n"
+"        and whether it is beyond the noise of the repeats.\n"
+"  check [--max BOUND]... [--min BOUND]... [FILE|DIR|-]...\n"
+"        a regression gate: bounds such as 'region:solve instructions/call\n"
+"        1.2e6' on the combined reports; exits 1 when one is broken.\n"
 "  list [PATTERN]\n"
 "        the events this machine has, as perf list shows them (built-in names,\n"
 "        sysfs PMU events, tracepoints, libpfm4's vendor names), each marked\n"
@@ -262,7 +273,8 @@ int main(int argc, char **argv)
 	/* pfshim --version, and pfshim COMMAND --version: the same answer */
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0 ||
 	    (argc == 3 && strcmp(argv[2], "--version") == 0 &&
-	     (!strcmp(argv[1], "run") || !strcmp(argv[1], "report") || !strcmp(argv[1], "list")))) {
+	     (!strcmp(argv[1], "run") || !strcmp(argv[1], "report") || !strcmp(argv[1], "list") ||
+	      !strcmp(argv[1], "diff") || !strcmp(argv[1], "check")))) {
 		printf("pfshim %s\n", pfshim_version);
 		return 0;
 	}
@@ -270,6 +282,10 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(argv[1], "diff") == 0)
+		return cmd_diff(argc - 1, argv + 1);
+	if (strcmp(argv[1], "check") == 0)
+		return cmd_check(argc - 1, argv + 1);
 	if (strcmp(argv[1], "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
 	fprintf(stderr, "pfshim: unknown command '%s'\n\n%s", argv[1], usage_main);

@@ -34,10 +34,11 @@
 #include "tools/pfshim/handover.h"
 #include "tools/pfshim/calibrate.h"
 #include "tools/pfshim/jobcount.h"
+#include "tools/pfshim/spread.h"
 #include "tools/pfshim/summary.h"
 
 static const char usage_run[] =
-"Usage: pfshim run [-e EVENTS] [-o DIR] [-k] [-I INTERVAL] [--] COMMAND [ARGS...]\n"
+"Usage: pfshim run [-e EVENTS] [-o DIR] [-k] [-I INTERVAL] [-r N] [--] COMMAND [ARGS...]\n"
 "\n"
 "Run COMMAND under libpfshim.so. pfshim run counts the whole job itself, as\n"
 "perf stat does (the events on COMMAND's pid, inherited by every process it\n"
@@ -68,6 +69,12 @@ static const char usage_run[] =
 "                       runs in the job for it. A series per process is\n"
 "                       PFSHIM_INTERVAL's, set for the job (a thread in\n"
 "                       each process: docs/usage.md).\n"
+"  -r, --repeat N       run the job N times (as perf stat -r), each run's reports\n"
+"                       in DIR/run-1 ... DIR/run-N, and print the mean of each\n"
+"                       total with its noise, ( +- x.xx% ): the standard\n"
+"                       deviation of the mean in percent of it, as perf stat\n"
+"                       prints it. Compare two such directories' runs with\n"
+"                       pfshim diff. Exit status: the last run's.\n"
 "  -h, --help           this text\n"
 "\n"
 "COMMAND sees LD_PRELOAD (the shim, then any libraries already there),\n"
@@ -356,6 +363,9 @@ static void job_count_write(struct jobcount *jc, char **argv, int status, const 
 	int fd, err;
 	FILE *f;
 
+	if (job_count_memfd >= 0)	/* an earlier run's (-r) */
+		close(job_count_memfd);
+	job_count_memfd = -1;
 	ledger_take(jc, dir);
 	snprintf(path, sizeof(path), "%s/" JOBCOUNT_FILE, dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -522,6 +532,147 @@ static int dir_remove(const char *dir)
 	return nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/*
+ * One run of the job into @dir, then its summary (@shown: where it says the
+ * reports are, or NULL). Return: its wait status, -1 when it could not start.
+ */
+/*
+ * The job in @dir read into @s: its reports and its count, from memory when
+ * the directory could not take it (job_count_write()).
+ */
+static void summary_add_job(struct summary *s, const char *dir)
+{
+	char memfd[64];
+
+	summary_add_path(s, dir);
+	if (job_count_memfd < 0)
+		return;
+	snprintf(memfd, sizeof(memfd), "/proc/self/fd/%d", job_count_memfd);
+	summary_add_path(s, memfd);
+}
+
+static int run_once(char **argv, const char *dir, uint64_t interval_ns, bool refused, const char *shown)
+{
+	int status;
+	struct summary s;
+
+	if (!refused)
+		ledger_create(dir);
+	status = job_run(argv, dir, interval_ns);
+	if (status < 0)
+		return -1;
+	if (refused) {
+		fputs("pfshim run: no counters: " COUNTERS_REFUSED_WHY "; the command ran as without "
+		      "pfshim. " COUNTERS_REFUSED_FIX "\n", stderr);
+		return status;
+	}
+	/* The job's own directory: a process that dropped privileges left its report as that user. */
+	summary_init(&s, &(struct summary_options){ .any_owner = true });
+	summary_add_job(&s, dir);
+	summary_finish(&s);
+	summary_print_run(&s, command_line(argv), shown);
+	summary_free(&s);
+	return status;
+}
+
+/* An event's total in one run: the kernel's count of the job, else the reports' sum. */
+static bool run_total(const struct summary *s, const char *name, double *v)
+{
+	for (int i = 0; i < s->nr_events; i++) {
+		const struct summary_sum *sum = s->job ? &s->job->total_sums[i] : &s->totals[i];
+
+		if (strcmp(s->events[i].name, name) == 0 && sum->counted) {
+			*v = (double)sum->value;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* -r: each event's mean over the runs and its noise, as perf stat -r prints them, in one write. */
+static void runs_print(const struct summary *runs, int n, char *title, const char *dir, bool kept)
+{
+	const struct summary *first = &runs[0];
+	double *x = xrealloc(NULL, (size_t)n * sizeof(*x));
+	char *text = NULL, v[48];
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		mem = stderr;
+	fprintf(mem, "\n pfshim: Performance counter stats for '%s' (%d runs):\n\n", title, n);
+	for (int i = 0; i < first->nr_events; i++) {
+		const struct summary_event *e = &first->events[i];
+		struct spread sp;
+		int counted = 0;
+
+		for (int k = 0; k < n; k++)
+			counted += run_total(&runs[k], e->name, &x[counted]);
+		spread_of(x, counted, &sp);
+		if (!counted)
+			snprintf(v, sizeof(v), "<not counted>");
+		else
+			summary_mean_format(e, sp.mean, v, sizeof(v));
+		fprintf(mem, " %18s %-5s %-24s", v, e->unit, e->name);
+		if (counted)
+			fprintf(mem, " ( +- %5.2f%% )", spread_percent(&sp));
+		if (counted && counted < n)
+			fprintf(mem, " (counted in %d of %d runs)", counted, n);
+		fputc('\n', mem);
+	}
+	if (kept)
+		fprintf(mem, "\n pfshim: the reports are in %s/run-1 ... run-%d (pfshim report, pfshim diff)\n",
+			dir, n);
+	if (mem != stderr && fclose(mem) == 0)
+		fwrite(text, 1, len, stderr);
+	free(text);
+	free(x);
+	free(title);
+}
+
+/*
+ * -r N: the job N times, each into @dir/run-K, then the totals' means and
+ * noise. Return: the last run's wait status, -1 when one could not start.
+ */
+static int runs_repeat(char **argv, const char *dir, int n, bool refused, bool kept)
+{
+	struct summary *runs = xrealloc(NULL, (size_t)n * sizeof(*runs));
+	char sub[PATH_MAX + 32];
+	int status = 0, done = 0;
+
+	for (int k = 1; k <= n; k++) {
+		snprintf(sub, sizeof(sub), "%s/run-%d", dir, k);
+		if (mkdir(sub, 0700) < 0) {
+			fprintf(stderr, "pfshim run: %s: %s\n", sub, strerror(errno));
+			status = -1;
+			break;
+		}
+		/* each run's reports beside its own job count: what pfshim report and diff read */
+		setenv("PFSHIM_OUTPUT", strcat(sub, "/"), 1);
+		sub[strlen(sub) - 1] = '\0';
+		if (!refused)
+			ledger_create(sub);
+		status = job_run(argv, sub, 0);
+		if (status < 0)
+			break;
+		if (refused)
+			continue;
+		summary_init(&runs[done], &(struct summary_options){ .any_owner = true });
+		summary_add_job(&runs[done], sub);
+		summary_finish(&runs[done]);
+		done++;
+	}
+	if (refused && status >= 0)
+		fputs("pfshim run: no counters: " COUNTERS_REFUSED_WHY "; the command ran as without "
+		      "pfshim. " COUNTERS_REFUSED_FIX "\n", stderr);
+	else if (status >= 0 && done)
+		runs_print(runs, done, command_line(argv), dir, kept);
+	for (int k = 0; k < done; k++)
+		summary_free(&runs[k]);
+	free(runs);
+	return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -529,23 +680,32 @@ int cmd_run(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *interval = NULL;
+	uint64_t interval_ns = 0;
 	bool keep = false;
+	long repeat = 1;
+	char *end;
 	char lib[PATH_MAX], dir[PATH_MAX], preload[2 * PATH_MAX], output[PATH_MAX + 1];
 	const char *events = NULL, *out = NULL, *old;
-	struct summary s;
 	bool refused;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:o:I:kh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:I:kr:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'o': out = optarg; break;
 		case 'I': interval = optarg; break;
 		case 'k': keep = true; break;
+		case 'r':
+			repeat = strtol(optarg, &end, 10);
+			if (*optarg && !*end && repeat >= 1 && repeat <= 10000)
+				break;
+			fprintf(stderr, "pfshim run: -r %s: not a number of runs from 1 to 10000\n", optarg);
+			return 2;
 		case 'h': fputs(usage_run, stdout); return 0;
 		default: fputs(usage_run, stderr); return 2;
 		}
@@ -561,6 +721,12 @@ int cmd_run(int argc, char **argv)
 				"not a duration (500ms, 2s, 1m; a plain number is milliseconds)");
 		return 2;
 	}
+	if (interval && repeat > 1) {
+		fprintf(stderr, "pfshim run: -I and -r: give one (an interval series of one run)\n");
+		return 2;
+	}
+	if (interval)
+		interval_ns = (uint64_t)config_interval_parse(interval);
 	if ((events && events_check(events) < 0) || names_check() < 0)
 		return 2;
 	if (library_find(lib, sizeof(lib)) < 0) {
@@ -608,31 +774,12 @@ int cmd_run(int argc, char **argv)
 
 	/* Caught only in this process: every process of the job may take a report now. */
 	setenv("PFSHIM_ON_FATAL", "1", 0);
-	if (!refused)
-		ledger_create(dir);
-	status = job_run(argv + optind, dir, interval ? (uint64_t)config_interval_parse(interval) : 0);
+	if (repeat > 1)
+		status = runs_repeat(argv + optind, dir, repeat, refused, out || keep);
+	else
+		status = run_once(argv + optind, dir, interval_ns, refused, out || keep ? output : NULL);
 	if (status < 0)
 		return 2;
-	if (refused) {
-		fputs("pfshim run: no counters: " COUNTERS_REFUSED_WHY "; the command ran as without "
-		      "pfshim. " COUNTERS_REFUSED_FIX "\n", stderr);
-	} else {
-		/*
-		 * The job's own directory: a process that dropped privileges left its
-		 * report as that user.
-		 */
-		summary_init(&s, &(struct summary_options){ .any_owner = true });
-		summary_add_path(&s, dir);
-		if (job_count_memfd >= 0) {
-			char memfd[64];
-
-			snprintf(memfd, sizeof(memfd), "/proc/self/fd/%d", job_count_memfd);
-			summary_add_path(&s, memfd);
-		}
-		summary_finish(&s);
-		summary_print_run(&s, command_line(argv + optind), out || keep ? output : NULL);
-		summary_free(&s);
-	}
 	if (!out && !keep && dir_remove(dir) < 0)
 		fprintf(stderr, "pfshim run: cannot remove %s: %s\n", dir, strerror(errno));
 	if (WIFSIGNALED(status))
