@@ -16,32 +16,50 @@
 #include "export/buf.h"
 #include "preload/output/trusted.h"
 
+/*
+ * The ledger at its name in @dirfd is pfshim run's: a regular file with one
+ * name, made by this user (then appended to: *@ours) or by the directory's
+ * owner, who made the directory for the job (a process of the job that
+ * dropped privileges: the runner speaks for it, with no line from it).
+ * Another user's file planted in a shared directory is neither.
+ */
+static bool ledger_is_runners(int dirfd, bool *ours)
+{
+	struct stat st, dir;
+
+	if (fstatat(dirfd, LEDGER_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0 || fstat(dirfd, &dir) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_nlink != 1)
+		return false;
+	*ours = st.st_uid == geteuid();
+	return *ours || st.st_uid == dir.st_uid;
+}
+
 bool ledger_note(int dirfd, int pid, int err)
 {
-	int saved_errno = errno;
-	/* O_NONBLOCK: a FIFO put at the name must not hang the exit (trusted_file_ours refuses it) */
-	int fd = openat(dirfd, LEDGER_FILE, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int saved_errno = errno, fd;
 	const char *why;
 	struct stat st;
+	bool ours = false;
 	char line[32];
 	struct buf b;
 
-	if (fd < 0) {
+	if (!ledger_is_runners(dirfd, &ours)) {
 		errno = saved_errno;
 		return false;
 	}
-	if (trusted_file_ours(fd, &st, &why) < 0) {
+	/* O_NONBLOCK: a FIFO put at the name since must not hang the exit (trusted_file_ours refuses it) */
+	fd = ours ? openat(dirfd, LEDGER_FILE, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+			   O_CLOEXEC) : -1;
+	if (fd >= 0 && trusted_file_ours(fd, &st, &why) == 0) {
+		buf_init(&b, line, sizeof(line));
+		buf_put_u64(&b, (uint64_t)pid);
+		buf_putc(&b, ' ');
+		buf_put_u64(&b, (uint64_t)(err < 0 ? -err : err));
+		buf_putc(&b, '\n');
+		(void)!write(fd, line, buf_finish(&b));
+	}
+	if (fd >= 0)
 		close(fd);
-		errno = saved_errno;
-		return false;
-	}
-	buf_init(&b, line, sizeof(line));
-	buf_put_u64(&b, (uint64_t)pid);
-	buf_putc(&b, ' ');
-	buf_put_u64(&b, (uint64_t)(err < 0 ? -err : err));
-	buf_putc(&b, '\n');
-	(void)!write(fd, line, buf_finish(&b));
-	close(fd);
 	errno = saved_errno;
 	return true;
 }

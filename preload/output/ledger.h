@@ -19,9 +19,11 @@
  * ledger_note - append "PID ERR\n" (@err: 0 when the report was written,
  * else its positive errno) to the ledger in the directory @dirfd, when
  * there is one: a regular file of this user's with one name, opened without
- * following a link and without creating it. Return: true when the
- * directory has that ledger (the report's fate is the runner's to say, even
- * if this line could not be added), false when it has none.
+ * following a link and without creating it. One of the directory's owner
+ * (the runner's, this process having dropped privileges) takes no line.
+ * Return: true when the directory has the runner's ledger (the report's
+ * fate is the runner's to say, even if no line could be added), false
+ * when it has none.
  */
 bool ledger_note(int dirfd, int pid, int err);
 

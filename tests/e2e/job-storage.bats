@@ -78,6 +78,21 @@ in_tmpfs() {
 	[ "$(grep -c 'Performance counter stats' <<<"$stderr")" -eq 1 ]
 }
 
+# A process of the job that dropped privileges cannot write into the runner's directory: it
+# finds the runner's ledger there (the directory owner's), says nothing, and the summary
+# counts it among the processes without a report.
+@test "pfshim run: a process that dropped privileges stays silent; the summary names it" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (to drop privileges)"
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	without=$(sh -c 'setpriv --reuid=65534 --regid=65534 --clear-groups /bin/true; echo ok' 2>&1)
+	run -0 --separate-stderr "$BUILD/pfshim" run -e page-faults -o "$BATS_TEST_TMPDIR/out" -- \
+		sh -c 'setpriv --reuid=65534 --regid=65534 --clear-groups /bin/true; echo ok'
+	echo "$stderr"
+	[ "$output" = "$without" ]
+	! grep -q '^pfshim: cannot write\|"schema"' <<<"$stderr"
+	grep -q '^ pfshim: 1 process that loaded the shim but left no report (true): ' <<<"$stderr"
+}
+
 @test "the runtime directory removed mid-job (as at logout): captures unchanged, the root says so" {
 	script='x=$(/bin/true 2>&1); rm -rf "$XDG_RUNTIME_DIR/pfshim"; '"$CAPTURES"
 	without=$(sh -c "$script" 2>&1)
