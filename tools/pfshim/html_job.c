@@ -31,24 +31,6 @@ struct procs {
 	uint64_t t0, t1;	/* the job's span: earliest start, latest end */
 };
 
-static const struct summary *sort_s;	/* qsort has no context argument */
-
-static int image_cmp(const void *a, const void *b)
-{
-	const struct summary_image *x = &sort_s->image_list[*(const int *)a];
-	const struct summary_image *y = &sort_s->image_list[*(const int *)b];
-
-	if (x->host != y->host)
-		return x->host < y->host ? -1 : 1;
-	if (x->pid_ns != y->pid_ns)
-		return x->pid_ns < y->pid_ns ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	return *(const int *)a - *(const int *)b;
-}
-
 static uint64_t image_end(const struct summary_image *im)
 {
 	return im->wall_ns > UINT64_MAX - im->start_ns ? UINT64_MAX : im->start_ns + im->wall_ns;
@@ -57,14 +39,10 @@ static uint64_t image_end(const struct summary_image *im)
 /* The processes of the images read, and the span they cover (0, 0 without images). */
 static void procs_build(const struct summary *s, struct procs *ps)
 {
-	int *by = xrealloc(NULL, ((size_t)s->nr_images + 1) * sizeof(int));
+	int *by = summary_images_by_pid(s);
 
 	memset(ps, 0, sizeof(*ps));
 	ps->p = xrealloc(NULL, ((size_t)s->nr_images + 1) * sizeof(*ps->p));
-	for (int i = 0; i < s->nr_images; i++)
-		by[i] = i;
-	sort_s = s;
-	qsort(by, (size_t)s->nr_images, sizeof(int), image_cmp);
 	for (int i = 0; i < s->nr_images; i++) {
 		const struct summary_image *im = &s->image_list[by[i]];
 		const struct summary_image *prev = i ? &s->image_list[by[i - 1]] : NULL;

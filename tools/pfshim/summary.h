@@ -379,6 +379,13 @@ struct summary_point *summary_points_sorted(const struct summary *s);
 /* print.c: a step's time in ns since the job's first start (0 for a report just after it). */
 int64_t summary_bucket_time(const struct summary *s, int64_t bucket);
 
+/*
+ * tree.c: summary_images_by_pid - the images' indices sorted by host, pid
+ * namespace, pid and start: each process's images together, in exec order
+ * (an array of nr_images + 1, the caller's to free).
+ */
+int *summary_images_by_pid(const struct summary *s);
+
 /* tree.c: images in tree order, with their depth; returns how many. */
 int summary_tree(const struct summary *s, int **order, int **depth);
 

@@ -102,15 +102,22 @@ static void walk(struct walk *w, int p, int depth)
 	}
 }
 
-int summary_tree(const struct summary *s, int **order, int **depth)
+int *summary_images_by_pid(const struct summary *s)
 {
-	struct walk w = { .s = s };
-	int *by_pid = xrealloc(NULL, (size_t)s->nr_images * sizeof(int));
+	int *by_pid = xrealloc(NULL, ((size_t)s->nr_images + 1) * sizeof(int));
 
 	for (int i = 0; i < s->nr_images; i++)
 		by_pid[i] = i;
 	tree_s = s;
 	qsort(by_pid, (size_t)s->nr_images, sizeof(int), image_cmp);
+	return by_pid;
+}
+
+int summary_tree(const struct summary *s, int **order, int **depth)
+{
+	struct walk w = { .s = s };
+	int *by_pid = summary_images_by_pid(s);
+
 	w.by_pid = by_pid;
 	w.proc = xrealloc(NULL, (size_t)s->nr_images * sizeof(*w.proc));
 	for (int i = 0; i < s->nr_images; i++) {

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fds_open.h"
 #include "perf_refused.h"
 #include "preload/counters/handover.h"
 
@@ -225,19 +226,6 @@ static void test_closes_handed_of_another_type(void **state)
 	hardware.ev[0].attr.type = PERF_TYPE_HARDWARE;
 	assert_int_equal(handover_adopt(&adopted, &hardware, EVENTS, true, text), -ESTALE);
 	assert_false(fd_open(opened.c[0].fd) || fd_open(opened.c[1].fd));
-}
-
-/* How many descriptors this process holds. */
-static int fds_open(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
 }
 
 /* With a second thread alive, nothing is opened for an exec; alone again, it is. */

@@ -23,6 +23,7 @@
 
 #include "preload/output/dir.h"
 #include "preload/output/ledger.h"
+#include "fds_open.h"
 
 static const struct output_names names = { .pid = 4242, .host = "vm", .rank = "3",
 					    .start_ns = 1700000000500000000ULL, .ext = ".json" };
@@ -194,19 +195,6 @@ static void test_remove(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-/* The descriptors this process holds: /proc/self/fd's entries, less the one reading it. */
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n - 3;	/* ".", ".." and the directory's own */
-}
-
 /*
  * output_dir_reserve(): the directory and the unnamed file made before the
  * write, which takes them: the report published as without it, no
@@ -222,7 +210,7 @@ static void test_reserve(void **state)
 	struct output_names n = names;
 	const char *why;
 	bool held[256];
-	int before = open_fds(), fd, victim, closed = 0;
+	int before = fds_open(), fd, victim, closed = 0;
 
 	(void)state;
 	n.pid = 4250;
@@ -232,13 +220,13 @@ static void test_reserve(void **state)
 	errno = 1234;
 	assert_int_equal(output_dir_reserve(dir, 0755), 0);
 	assert_int_equal(errno, 1234);
-	assert_int_equal(open_fds(), before + 2);
+	assert_int_equal(fds_open(), before + 2);
 	assert_int_equal(output_dir_write(dir, &n, "one\n", 4, &why), 0);
-	assert_int_equal(open_fds(), before);
+	assert_int_equal(fds_open(), before);
 	assert_int_equal(entries(dir, name, sizeof(name)), 1);
 	file_is(dir, name, "one\n");
 	output_dir_release();
-	assert_int_equal(open_fds(), before);
+	assert_int_equal(fds_open(), before);
 
 	/* reserved in one directory, written into another: made there, the reservation closed */
 	n.pid = 4251;
@@ -247,7 +235,7 @@ static void test_reserve(void **state)
 	assert_int_equal(entries(other, name, sizeof(name)), 1);
 	file_is(other, name, "two\n");
 	output_dir_release();
-	assert_int_equal(open_fds(), before);
+	assert_int_equal(fds_open(), before);
 	assert_int_equal(entries(dir, name, sizeof(name)), 1);
 
 	/* the program closed the reserved descriptors and opened a file of its own at the number */
