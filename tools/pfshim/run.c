@@ -360,6 +360,7 @@ static void job_count_write(struct jobcount *jc, char **argv, int status, const 
 	struct calibration cal;
 	char path[PATH_MAX + 32], *command = command_line(argv);
 	json_t *calibration;
+	bool kept = false;
 	int fd, err;
 	FILE *f;
 
@@ -387,12 +388,18 @@ static void job_count_write(struct jobcount *jc, char **argv, int status, const 
 		free(command);
 		return;
 	}
-	unlink(path);
+	if (fd >= 0)	/* ours, half written; never a file that was there (EEXIST) */
+		unlink(path);
 	/* Kept in memory: the summary still has the kernel's totals and every process. */
 	job_count_memfd = memfd_create("pfshim-job.jsonl", MFD_CLOEXEC);
 	f = job_count_memfd >= 0 ? fdopen(dup(job_count_memfd), "w") : NULL;
-	if (f && jobcount_write(jc, command ? command : argv[0], status, calibration, f) == 0 &&
-	    fclose(f) == 0) {
+	if (f) {
+		kept = jobcount_write(jc, command ? command : argv[0], status, calibration, f) == 0;
+		kept = fclose(f) == 0 && kept;
+	} else {
+		json_decref(calibration);
+	}
+	if (kept) {
 		fprintf(stderr, "pfshim run: cannot write %s (%s): `pfshim report` on the directory "
 			"will have the reports' sums only\n", path, strerrorname_np(err) ?: "error");
 	} else {
