@@ -6,8 +6,10 @@
 # the overview's totals equal to `pfshim report --json`'s, the costliest
 # processes in the order --by process's sums give, one timeline bar per
 # process, the charts the data calls for (none for an event not counted),
-# no console message, no horizontal scroll at 1280 px, and a screenshot per
-# job kept in build/report-html/NAME.png to look at.
+# each metric cell equal to `pfshim report --metrics`' value and text, the
+# top-down bar's segments to their values, no console message, no
+# horizontal scroll at 1280 px, and a screenshot per job kept in
+# build/report-html/NAME.png to look at.
 
 load helpers
 
@@ -378,4 +380,22 @@ metrics_check() {
 	# a metric's name is text, never markup
 	! grep -q '<img' page.html
 	grep -q '<th data-metric="&lt;img src=x onerror=alert(1)&gt; &amp;" title="PMC0/time">' page.html
+}
+
+@test "--html of 502 programs with a metric: the job and the first 500 rows, said so, each a value" {
+	for p in $(seq 502); do
+		printf '{"schema":"pfshim.report","version":3,"program":"p%d","argv0":"./p%d","pid":%d,"ppid":1,"pid_ns":null,"hostname":"h","rank":null,"start_ns":1000000000000,"wall_ns":5000000,"reason":"exit","seq":null,"interval_ns":null,"events":[{"name":"page-faults","status":"counted","value":%d,"delta":null,"unit":"","scale":1}],"metric_group":"G","metrics":[{"name":"Fault rate","unit":"1/s","value":0,"status":"computed","scaled":false,"missing":null,"why":null,"formula":"PMC0/time","inputs":[{"name":"PMC0","source":"event","event":"page-faults","value":null},{"name":"time","source":"time","event":null,"value":null}]}]}\n' \
+			$p $p $((p + 10)) $p
+	done >many.jsonl
+	run -0 timeout 60 "$PFSHIM" report --html page.html many.jsonl
+	# the job: 1 + ... + 502 = 126,253 faults over 502 x 5 ms, computed apart
+	job=$(grep -o '<tr class="metric-row" data-group=""><td title="all">all</td><td class="num" data-metric="Fault rate" data-value="[0-9.e+-]*" title="PMC0/time">50,300.00</td>' page.html |
+		grep -o 'data-value="[^"]*"' | cut -d'"' -f2)
+	python3 -c 'import sys; assert float(sys.argv[1]) == 126253 / (2510000000 / 1e9), sys.argv' "$job"
+	[ "$(grep -c '<tr class="metric-row"' page.html)" -eq 501 ]
+	[ "$(grep -o 'data-metric="Fault rate" data-value=' page.html | wc -l)" -eq 501 ]
+	# p502's own: 502 faults in 5 ms, the first program row (the table's order)
+	grep -q '<tr class="metric-row" data-group="p502"><td title="p502">p502</td><td class="num" data-metric="Fault rate" data-value="100400" title="PMC0/time">100,400.00</td>' page.html
+	grep -q 'The job and the first 500 of 502 programs shown' page.html
+	look page.html metrics-many
 }
