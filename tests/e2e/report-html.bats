@@ -6,8 +6,10 @@
 # the overview's totals equal to `pfshim report --json`'s, the costliest
 # processes in the order --by process's sums give, one timeline bar per
 # process, the charts the data calls for (none for an event not counted),
-# no console message, no horizontal scroll at 1280 px, and a screenshot per
-# job kept in build/report-html/NAME.png to look at.
+# each metric cell equal to `pfshim report --metrics`' value and text, the
+# top-down bar's segments to their values, no console message, no
+# horizontal scroll at 1280 px, and a screenshot per job kept in
+# build/report-html/NAME.png to look at.
 
 load helpers
 
@@ -116,6 +118,8 @@ span() {
 	[ "$(count '<rect class="span"')" -eq "$n" ]
 	# the tree: sh holds everything; sh and fork_children open; the root's subtree = the reports' task-clock
 	[ "$(count '<details')" -eq 2 ]
+	# no PFSHIM_GROUP: no metrics section
+	! grep -q '<h2>Metrics</h2>' <<<"$dom"
 	root=$(grep -o '<details open="" data-subtree="[0-9]*"' <<<"$dom" | head -1 | grep -o '[0-9]*')
 	[ "$root" -eq "$(jq '.events[] | select(.name == "task-clock") | .value' s.json)" ]
 	[ "$(count '<div class="leaf">')" -eq 4 ]
@@ -227,4 +231,171 @@ span() {
 	grep -q '&lt;b&gt;&amp;amp;&quot;q&#39;' page.html
 	look page.html hostile
 	[ "$(count '<rect class="span"')" -eq 3 ]
+}
+
+# metrics_check DOM JSON TEXT: each metric cell of the page against `pfshim report --metrics
+# --json` (JSON) for the same row and metric, its value to the last bit (data-value), its text
+# as `pfshim report --metrics` (TEXT) prints it; a cell without a value greyed, with its why;
+# and where a row has a top-down bar, each segment's width its value's share of the four's sum.
+metrics_check() {
+	python3 - "$@" <<-'PY'
+	import json, re, sys
+	from html.parser import HTMLParser
+
+	class Page(HTMLParser):
+	    def __init__(self):
+	        super().__init__()
+	        self.rows, self.cell, self.heads = [], None, []
+	    def handle_starttag(self, tag, attrs):
+	        a = dict(attrs)
+	        if tag == "table" and a.get("class") == "metrics":
+	            self.group = a["data-metric-group"]
+	        elif tag == "th" and "data-metric" in a:
+	            self.heads.append(a["data-metric"])
+	        elif tag == "tr" and a.get("class") == "metric-row":
+	            self.rows.append({"group": a["data-group"] or None, "cells": {}, "segs": {},
+	                              "metric_group": self.group})
+	        elif tag == "td" and "data-metric" in a:
+	            self.cell = dict(a, text="")
+	            self.rows[-1]["cells"][a["data-metric"]] = self.cell
+	        elif tag == "rect" and a.get("class") == "seg":
+	            self.rows[-1]["segs"][a["data-metric"]] = (float(a["x"]), float(a["width"]))
+	    def handle_endtag(self, tag):
+	        if tag == "td":
+	            self.cell = None
+	    def handle_data(self, data):
+	        if self.cell is not None:
+	            self.cell["text"] += data
+
+	page = Page()
+	page.feed(open(sys.argv[1]).read())
+	want = json.load(open(sys.argv[2]))
+	# the text view: " GROUP, all:" or " GROUP, BY NAME:", then "%18s      NAME [UNIT]..."
+	text, heading = {}, None
+	for line in open(sys.argv[3]):
+	    m = re.match(r"^ (\S+), (all|\S+ (.*)):$", line.rstrip("\n"))
+	    if m:
+	        heading = (m.group(1), None if m.group(2) == "all" else m.group(3))
+	    elif heading and line.startswith(" ") and len(line) > 25:
+	        text[heading + (line[25:].rstrip("\n"),)] = line[1:19].strip()
+	rows = [m for m in want["metrics"] if m["region"] is None]
+	groups = {(m["metric_group"], m["group"]) for m in rows}
+	assert len(page.rows) == len(groups), (len(page.rows), groups)
+	cells = 0
+	for r in page.rows:
+	    mine = [m for m in rows if (m["metric_group"], m["group"]) == (r["metric_group"], r["group"])]
+	    assert sorted(r["cells"]) == sorted(m["name"] for m in mine), (r, mine)
+	    for m in mine:
+	        c = r["cells"][m["name"]]
+	        if m["status"] == "computed":
+	            assert float(c["data-value"]) == m["value"], (c, m)
+	            assert "na" not in c["class"].split(), c
+	        else:
+	            assert "data-value" not in c and "na" in c["class"].split() and c["title"], (c, m)
+	        line = [v for k, v in text.items() if k[:2] == (m["metric_group"], r["group"]) and
+	                (k[2] == m["name"] or k[2].startswith((m["name"] + " [", m["name"] + "  (")))]
+	        assert c["text"] in line, (c, m, line)
+	        cells += 1
+	    if r["segs"]:
+	        names = ["Front End", "Speculation", "Retiring", "Back End"]
+	        v = [float(r["cells"][n]["data-value"]) for n in names]
+	        x = 0
+	        for n, value in zip(names, v):
+	            sx, w = r["segs"][n]
+	            assert abs(sx - x) < 0.002 and abs(w - value / sum(v) * 200) < 0.001, (n, sx, w, value, v)
+	            x += w
+	        print("%s: top-down %s, widths %s" % (r["group"] or "job", v,
+	              [r["segs"][n][1] for n in names]))
+	print("%d rows, %d cells equal to --metrics --json and --metrics" % (len(page.rows), cells))
+	PY
+}
+
+@test "--html with PFSHIM_GROUP: a metrics table, each cell pfshim report --metrics' value and text" {
+	cat >FAULTS.txt <<-'TXT'
+	SHORT Page faults per second, per ms of CPU and per context switch
+
+	EVENTSET
+	PMC0  page-faults
+	PMC1  task-clock
+	PMC2  cpu-migrations
+
+	METRICS
+	Runtime (RDTSC) [s] time
+	Fault rate [1/s] PMC0/time
+	Faults per ms of CPU [1/ms]  PMC0/(PMC1*1.0E-06)
+	Faults per migration PMC0/PMC2
+	Branches per fault PMC3/PMC0
+	TXT
+	run -0 --separate-stderr timeout 60 env PFSHIM_GROUP="$PWD/FAULTS.txt" "$PFSHIM" run \
+		-e task-clock,page-faults -o r -- \
+		sh -c "'$PROGS/fork_children' 3 500 100 >/dev/null; /bin/true; exit 0"
+	run -0 timeout 60 "$PFSHIM" report --html page.html r
+	timeout 60 "$PFSHIM" report --metrics --json r >m.json
+	timeout 60 "$PFSHIM" report --metrics r >m.txt
+	look page.html metrics
+	echo "$dom" >dom.html
+	run -0 metrics_check dom.html m.json m.txt
+	echo "$output"
+	# the job and sh, fork_children, true; no top-down metrics, no bar
+	[ "$(count '<tr class="metric-row"')" -eq 4 ]
+	[ "$(count '<svg class="topdown"')" -eq 0 ]
+	# counted by no event of the group: greyed, the reason in its tooltip, as the text says it
+	grep -q '<td class="num na" data-metric="Branches per fault" title="PMC3/PMC0; PMC3: counted by no event of the group in 6 of 6 images">&lt;not counted&gt;</td>' <<<"$dom"
+}
+
+@test "--html by rank with a top-down group: a stacked bar per row, each segment its metric's share" {
+	# named as LIKWID's TMA groups name level 1, from software events, the four adding to 100
+	cat >TMA.txt <<-'TXT'
+	SHORT Top-down-like split of software events
+
+	EVENTSET
+	PMC0  page-faults
+	PMC1  task-clock
+
+	METRICS
+	Runtime (RDTSC) [s] time
+	Front End [%] 70*PMC0/(PMC0+PMC1*1.0E-04)
+	Speculation [%] 70*PMC1*1.0E-04/(PMC0+PMC1*1.0E-04)
+	Retiring [%] 20+0*PMC0
+	Back End [%] 10+0*PMC0
+	<img src=x onerror=alert(1)> & [1/s] PMC0/time
+	TXT
+	mkdir r
+	for rank in 0 1 2; do
+		timeout 60 env OMPI_COMM_WORLD_RANK=$rank LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/r/" \
+			PFSHIM_FORMAT=json PFSHIM_GROUP="$PWD/TMA.txt" "$PROGS/touch_pages" $((rank * 3000 + 200)) >/dev/null
+	done
+	run -0 timeout 60 "$PFSHIM" report --by rank --html page.html r
+	timeout 60 "$PFSHIM" report --by rank --metrics --json r >m.json
+	timeout 60 "$PFSHIM" report --by rank --metrics r >m.txt
+	look page.html topdown
+	echo "$dom" >dom.html
+	run -0 metrics_check dom.html m.json m.txt
+	echo "$output"
+	# the job and 3 ranks, each with its bar of 4 segments
+	[ "$(count '<tr class="metric-row"')" -eq 4 ]
+	[ "$(count '<svg class="topdown"')" -eq 4 ]
+	[ "$(count '<rect class="seg"')" -eq 16 ]
+	[ "$(grep -c 'widths' <<<"$output")" -eq 4 ]
+	# a metric's name is text, never markup
+	! grep -q '<img' page.html
+	grep -q '<th data-metric="&lt;img src=x onerror=alert(1)&gt; &amp;" title="PMC0/time">' page.html
+}
+
+@test "--html of 502 programs with a metric: the job and the first 500 rows, said so, each a value" {
+	for p in $(seq 502); do
+		printf '{"schema":"pfshim.report","version":3,"program":"p%d","argv0":"./p%d","pid":%d,"ppid":1,"pid_ns":null,"hostname":"h","rank":null,"start_ns":1000000000000,"wall_ns":5000000,"reason":"exit","seq":null,"interval_ns":null,"events":[{"name":"page-faults","status":"counted","value":%d,"delta":null,"unit":"","scale":1}],"metric_group":"G","metrics":[{"name":"Fault rate","unit":"1/s","value":0,"status":"computed","scaled":false,"missing":null,"why":null,"formula":"PMC0/time","inputs":[{"name":"PMC0","source":"event","event":"page-faults","value":null},{"name":"time","source":"time","event":null,"value":null}]}]}\n' \
+			$p $p $((p + 10)) $p
+	done >many.jsonl
+	run -0 timeout 60 "$PFSHIM" report --html page.html many.jsonl
+	# the job: 1 + ... + 502 = 126,253 faults over 502 x 5 ms, computed apart
+	job=$(grep -o '<tr class="metric-row" data-group=""><td title="all">all</td><td class="num" data-metric="Fault rate" data-value="[0-9.e+-]*" title="PMC0/time">50,300.00</td>' page.html |
+		grep -o 'data-value="[^"]*"' | cut -d'"' -f2)
+	python3 -c 'import sys; assert float(sys.argv[1]) == 126253 / (2510000000 / 1e9), sys.argv' "$job"
+	[ "$(grep -c '<tr class="metric-row"' page.html)" -eq 501 ]
+	[ "$(grep -o 'data-metric="Fault rate" data-value=' page.html | wc -l)" -eq 501 ]
+	# p502's own: 502 faults in 5 ms, the first program row (the table's order)
+	grep -q '<tr class="metric-row" data-group="p502"><td title="p502">p502</td><td class="num" data-metric="Fault rate" data-value="100400" title="PMC0/time">100,400.00</td>' page.html
+	grep -q 'The job and the first 500 of 502 programs shown' page.html
+	look page.html metrics-many
 }

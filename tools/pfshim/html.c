@@ -2,7 +2,8 @@
 /*
  * html.c: the combined picture as ONE self-contained HTML page: inline CSS,
  * charts drawn here as inline SVG, no script, no font, nothing fetched. The
- * job's overview and processes first (html_job.c), then the tables, a bar
+ * job's overview and processes first (html_job.c), the metrics of
+ * PFSHIM_GROUP (html_metrics.c), then the tables, a bar
  * chart per counted event (one bar per group), a table per region metric
  * (regions by groups, coloured), a line chart per event of the interval
  * series, and the process tree. Every string from a report (program names,
@@ -265,8 +266,7 @@ static void chart_bars(FILE *out, const struct bars *b)
 			b->n, b->total);
 }
 
-/* How a group is named on a chart: "rank 3", "no rank", "vm:1234 make", "cc1". */
-static void group_display(const struct summary *s, int g, char *out, size_t size)
+void html_group_name(const struct summary *s, int g, char *out, size_t size)
 {
 	const struct summary_group *gr = &s->groups[g];
 
@@ -291,7 +291,7 @@ static void section_events(FILE *out, const struct summary *s, const int *sorted
 
 		if (!g->images)
 			continue;
-		group_display(s, sorted[k], text[n], sizeof(text[n]));
+		html_group_name(s, sorted[k], text[n], sizeof(text[n]));
 		label[n] = text[n];
 		n++;
 	}
@@ -411,7 +411,7 @@ static void region_table(FILE *out, const struct summary *s, int m, const int *g
 	html_text(out, s->metrics.name[m]);	/* as --json names it: "wall", an event */
 	fputs("\"><tr><th>region</th>", out);
 	for (int k = 0; k < ng; k++) {
-		group_display(s, groups[k], text, sizeof(text));
+		html_group_name(s, groups[k], text, sizeof(text));
 		fputs("<th>", out);
 		html_label(out, text, 16);
 		fputs("</th>", out);
@@ -625,7 +625,7 @@ static void section_series(FILE *out, const struct summary *s, const int *sorted
 			l[i] = (struct line){ "total", 0, NULL, NULL };
 		for (int g = 0; g < s->nr_groups; g++)
 			if (line_of[g] > 0) {
-				group_display(s, g, names[line_of[g]], sizeof(names[0]));
+				html_group_name(s, g, names[line_of[g]], sizeof(names[0]));
 				l[line_of[g]].name = names[line_of[g]];
 			}
 		for (; at < s->nr_points && p[at].event == e; at++) {
@@ -782,7 +782,9 @@ static const char style[] =
 	"td.heat{min-width:4em}svg .label{font-size:11px}"
 	"div.tree{font-size:13px;overflow-x:auto}div.tree details>*:not(summary),div.tree .leaf"
 	"{margin-left:1.2em}div.tree .leaf{padding-left:1em}summary{cursor:pointer}"
-	".own{color:#777}";
+	".own{color:#777}"
+	"td.na{color:#999}th .unit{font-weight:normal;color:#555}svg.topdown{display:block}"
+	".swatch{display:inline-block;width:.9em;height:.9em;vertical-align:middle}";
 
 void summary_print_html(const struct summary *s, const char *title, FILE *out)
 {
@@ -811,6 +813,7 @@ void summary_print_html(const struct summary *s, const char *title, FILE *out)
 		"time.</p>\n", summary_by_name(s->opt.by));
 	html_overview(s, out);
 	html_processes(s, out);
+	html_metrics(s, out);
 	section_tables(out, s, sorted);
 	section_events(out, s, sorted);
 	if (s->region_names.n)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * html.h: what the two files of the HTML page share. html.c writes the page
+ * html.h: what the files of the HTML page share. html.c writes the page
  * and its per-group charts; html_job.c the job's processes: the overview,
- * the costliest processes, their timeline and the collapsible tree.
+ * the costliest processes, their timeline and the collapsible tree;
+ * html_metrics.c the metrics of PFSHIM_GROUP.
  */
 #ifndef PFSHIM_TOOLS_HTML_H
 #define PFSHIM_TOOLS_HTML_H
@@ -28,6 +29,9 @@ int html_ticks_of(double max, double step);
 /* ... and each one's label: 0.25, 500, 5k, 1.5M. */
 void html_tick_format(double v, double step, double max, char *out, size_t size);
 
+/* How a group is named on the page: "rank 3", "no rank", "vm:1234 make", "cc1". */
+void html_group_name(const struct summary *s, int g, char *out, size_t size);
+
 /*
  * The event a process's cost is measured in: task-clock when some report
  * counted it, else the first event counted; -1 when none was.
@@ -40,5 +44,7 @@ void html_overview(const struct summary *s, FILE *out);
 void html_processes(const struct summary *s, FILE *out);
 /* html_job.c: the process tree with subtree totals, collapsible. */
 void html_tree(const struct summary *s, FILE *out);
+/* html_metrics.c: PFSHIM_GROUP's metrics per group, top-down bars; nothing without metrics. */
+void html_metrics(const struct summary *s, FILE *out);
 
 #endif

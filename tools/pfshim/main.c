@@ -180,6 +180,7 @@ static int cmd_report(int argc, char **argv)
 	enum { TEXT, JSON, CSV } format = TEXT;
 	struct summary_options opt = { .by = BY_PROGRAM };
 	const char *html = NULL, *title = NULL;
+	bool metrics = false;	/* the view; opt.metrics: the sums (the page has them too) */
 	struct summary s;
 	int c, ret;
 
@@ -188,11 +189,11 @@ static int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'j': format = JSON; break;
 		case 'c': format = CSV; break;
-		case 'H': html = optarg; opt.images = true; break;
+		case 'H': html = optarg; opt.images = opt.metrics = true; break;
 		case 'T': title = optarg; break;
 		case 't': opt.images = opt.tree = true; break;
 		case 'A': opt.any_owner = true; break;
-		case 'M': opt.metrics = true; break;
+		case 'M': metrics = opt.metrics = true; break;
 		case 'e': names_add_list(&opt.events, optarg); break;
 		case 'r': names_add_list(&opt.regions, optarg); break;
 		case 'b':
@@ -222,11 +223,11 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (html && strcmp(html, "-") == 0)
 		;	/* the page is the output */
-	else if (opt.metrics && format == JSON)
+	else if (metrics && format == JSON)
 		metric_sums_print_json(&s, stdout);
-	else if (opt.metrics && format == CSV)
+	else if (metrics && format == CSV)
 		metric_sums_print_csv(&s, stdout);
-	else if (opt.metrics)
+	else if (metrics)
 		metric_sums_print_text(&s, stdout);
 	else if (format == JSON)
 		summary_print_json(&s, stdout);

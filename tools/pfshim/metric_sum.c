@@ -333,18 +333,17 @@ static bool row_sum(const struct metric_sums *m, int def, int group, int region,
 	return out->images > 0;
 }
 
-enum row_status { ROW_COMPUTED, ROW_NOT_COUNTED, ROW_UNDEFINED, ROW_UNUSABLE };
 static const char *const row_status_names[] = { "computed", "not-counted", "undefined", "not-computable" };
 
 /* The metric @def from the sums @c: formula(sums), with the shim's evaluator. */
-static enum row_status row_value(const struct def *d, const struct cell *c, double *value)
+static enum metric_row_status row_value(const struct def *d, const struct cell *c, double *value)
 {
 	double values[FORMULA_MAX_NAMES];
 
 	if (d->unusable)
-		return ROW_UNUSABLE;
+		return METRIC_ROW_UNUSABLE;
 	if (!c->counted)
-		return ROW_NOT_COUNTED;
+		return METRIC_ROW_NOT_COUNTED;
 	for (unsigned n = 0; n < d->f.nr_names; n++) {
 		const struct input *in = &d->inputs[d->input_of[n]];
 
@@ -359,10 +358,10 @@ static enum row_status row_value(const struct def *d, const struct cell *c, doub
 			values[n] = in->value;
 			break;
 		default:
-			return ROW_NOT_COUNTED;
+			return METRIC_ROW_NOT_COUNTED;
 		}
 	}
-	return formula_eval(&d->f, values, value) == -EDOM ? ROW_UNDEFINED : ROW_COMPUTED;
+	return formula_eval(&d->f, values, value) == -EDOM ? METRIC_ROW_UNDEFINED : METRIC_ROW_COMPUTED;
 }
 
 /* The rows in print order: per PFSHIM_GROUP, the totals then each region; all groups then each. */
@@ -395,6 +394,57 @@ static const char *group_name(const struct summary *s, int group)
 	return group < 0 ? "" : s->groups[group].name;
 }
 
+void metric_row_text(const struct metric_row *row, char *out, size_t size)
+{
+	struct buf b;
+
+	buf_init(&b, out, size);
+	if (row->status == METRIC_ROW_COMPUTED)
+		buf_put_metric(&b, row->value);
+	else
+		buf_puts(&b, row->status == METRIC_ROW_UNDEFINED ? "<undefined>" :
+			 row->status == METRIC_ROW_UNUSABLE ? "<not computable>" : "<not counted>");
+	buf_finish(&b);
+}
+
+struct each_ctx {
+	void (*fn)(const struct metric_row *row, void *ctx);
+	void *ctx;
+};
+
+static void each_row(const struct summary *s, const struct def *d, int group, int region,
+		     const struct cell *c, void *ctx)
+{
+	const struct metric_sums *m = s->metric_sums;
+	const struct each_ctx *e = ctx;
+	struct metric_row row = {
+		.metric_group = m->groups.name[d->group],
+		.name = d->name,
+		.unit = d->unit,
+		.formula = d->formula,
+		.region = region < 0 ? NULL : m->regions.name[region],
+		.column = (int)(d - m->defs),
+		.group = group,
+		.scaled = c->scaled,
+		.images = c->images,
+		.counted = c->counted,
+		.missing = c->counted < c->images ? c->missing : NULL,
+	};
+
+	row.status = row_value(d, c, &row.value);
+	row.why = row.status == METRIC_ROW_UNUSABLE ? d->unusable :
+		  c->counted < c->images ? c->why : NULL;
+	e->fn(&row, e->ctx);
+}
+
+void metric_sums_each(const struct summary *s,
+		      void (*fn)(const struct metric_row *row, void *ctx), void *ctx)
+{
+	struct each_ctx e = { fn, ctx };
+
+	rows_each(s, each_row, &e);
+}
+
 struct text_ctx {
 	FILE *out;
 	int mg, group, region;	/* the heading last printed */
@@ -406,9 +456,8 @@ static void text_row(const struct summary *s, const struct def *d, int group, in
 	const struct metric_sums *m = s->metric_sums;
 	struct text_ctx *t = ctx;
 	char value[64];
-	struct buf b;
 	double v = 0;
-	enum row_status st = row_value(d, c, &v);
+	enum metric_row_status st = row_value(d, c, &v);
 
 	if (t->mg != d->group || t->group != group || t->region != region) {
 		fprintf(t->out, "\n %s", m->groups.name[d->group]);
@@ -423,24 +472,18 @@ static void text_row(const struct summary *s, const struct def *d, int group, in
 			fprintf(t->out, ", %s %s:\n", summary_by_name(s->opt.by), s->groups[group].name);
 		t->mg = d->group, t->group = group, t->region = region;
 	}
-	buf_init(&b, value, sizeof(value));
-	if (st == ROW_COMPUTED)
-		buf_put_metric(&b, v);
-	else
-		buf_puts(&b, st == ROW_UNDEFINED ? "<undefined>" : st == ROW_UNUSABLE ?
-			 "<not computable>" : "<not counted>");
-	buf_finish(&b);
+	metric_row_text(&(struct metric_row){ .status = st, .value = v }, value, sizeof(value));
 	fprintf(t->out, " %18s      %s", value, d->name);
 	if (*d->unit)
 		fprintf(t->out, " [%s]", d->unit);
-	if (st == ROW_UNUSABLE)
+	if (st == METRIC_ROW_UNUSABLE)
 		fprintf(t->out, "  (%s)", d->unusable);
 	else if (c->counted < c->images)
 		fprintf(t->out, "  (%s: %s in %" PRIu64 " of %" PRIu64 " images%s)",
 			c->missing ? c->missing : "?", c->why ? c->why : "not counted",
 			c->images - c->counted, c->images,
 			c->counted ? "; the value is the others'" : "");
-	if (c->scaled && st == ROW_COMPUTED)
+	if (c->scaled && st == METRIC_ROW_COMPUTED)
 		fputs("  (scaled)", t->out);
 	fputc('\n', t->out);
 }
@@ -490,21 +533,21 @@ static void json_row(const struct summary *s, const struct def *d, int group, in
 	const struct metric_sums *m = s->metric_sums;
 	json_t *o = json_object();
 	double v = 0;
-	enum row_status st = row_value(d, c, &v);
+	enum metric_row_status st = row_value(d, c, &v);
 
 	json_object_set_new(o, "metric_group", json_string(m->groups.name[d->group]));
 	json_object_set_new(o, "region", region < 0 ? json_null() : json_string(m->regions.name[region]));
 	json_object_set_new(o, "group", group < 0 ? json_null() : json_string(group_name(s, group)));
 	json_object_set_new(o, "name", json_string(d->name));
 	json_object_set_new(o, "unit", json_string(d->unit));
-	json_object_set_new(o, "value", st == ROW_COMPUTED ? json_real(v) : json_null());
+	json_object_set_new(o, "value", st == METRIC_ROW_COMPUTED ? json_real(v) : json_null());
 	json_object_set_new(o, "status", json_string(row_status_names[st]));
 	json_object_set_new(o, "scaled", json_boolean(c->scaled));
 	json_object_set_new(o, "images", json_integer((json_int_t)c->images));
 	json_object_set_new(o, "images_counted", json_integer((json_int_t)c->counted));
 	json_object_set_new(o, "time_ns", json_integer((json_int_t)c->time_ns));
 	json_object_set_new(o, "missing", string_or_null(c->counted < c->images ? c->missing : NULL));
-	json_object_set_new(o, "why", string_or_null(st == ROW_UNUSABLE ? d->unusable :
+	json_object_set_new(o, "why", string_or_null(st == METRIC_ROW_UNUSABLE ? d->unusable :
 						      c->counted < c->images ? c->why : NULL));
 	json_object_set_new(o, "formula", json_string(d->formula));
 	json_object_set_new(o, "inputs", inputs_json(d, c));
@@ -532,7 +575,7 @@ static void csv_row(const struct summary *s, const struct def *d, int group, int
 	const struct metric_sums *m = s->metric_sums;
 	FILE *out = ctx;
 	double v = 0;
-	enum row_status st = row_value(d, c, &v);
+	enum metric_row_status st = row_value(d, c, &v);
 
 	csv_field(out, m->groups.name[d->group]);
 	fputc(',', out);
@@ -542,7 +585,7 @@ static void csv_row(const struct summary *s, const struct def *d, int group, int
 	fputc(',', out);
 	csv_field(out, d->name);
 	fputc(',', out);
-	if (st == ROW_COMPUTED) {	/* the fewest digits that read back as @v, as JSON's */
+	if (st == METRIC_ROW_COMPUTED) {	/* the fewest digits that read back as @v, as JSON's */
 		char text[40];
 		struct buf b;
 
@@ -557,7 +600,7 @@ static void csv_row(const struct summary *s, const struct def *d, int group, int
 		c->scaled ? "true" : "false", c->images, c->counted, c->time_ns);
 	csv_field(out, c->counted < c->images && c->missing ? c->missing : "");
 	fputc(',', out);
-	csv_field(out, st == ROW_UNUSABLE ? d->unusable : c->counted < c->images && c->why ? c->why : "");
+	csv_field(out, st == METRIC_ROW_UNUSABLE ? d->unusable : c->counted < c->images && c->why ? c->why : "");
 	fputc(',', out);
 	csv_field(out, d->formula);
 	fputc('\n', out);
