@@ -242,7 +242,8 @@ close() {
 		pct=$(jq '100 * .stddev / .mean' <<<"$spread")
 		line=$(grep " $e " <<<"$stderr")
 		echo "$e: $spread: '$line'"
-		jq -n --argjson shown "$(awk '{print $1}' <<<"$line")" --argjson s "$spread" --argjson k "$scale" \
+		# (shown with perf's thousands separators: 1,407.33 under a sanitizer)
+		jq -n --argjson shown "$(awk '{gsub(",", "", $1); print $1}' <<<"$line")" --argjson s "$spread" --argjson k "$scale" \
 			'if (($shown - $s.mean * $k) | fabs) <= 0.005 + 1e-9 then true else error("mean") end' >/dev/null
 		grep -qF -- "( +- $(printf '%5.2f' "$pct")% )" <<<"$line"
 	done
