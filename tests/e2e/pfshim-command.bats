@@ -161,6 +161,35 @@ group() {
 	[ ! -e typo ]
 }
 
+# -M GROUP is PFSHIM_GROUP for the job, the group read by the runner first: a group file
+# of software events (no hardware PMU here), its metrics in every report, and the job's
+# by pfshim report --metrics, the events summed before the formula.
+@test "pfshim run -M GROUP: the group's metrics in every report; a group that cannot be read stops the run" {
+	printf '%s\n' 'SHORT Faults' '' 'EVENTSET' 'PMC0  page-faults' 'PMC1  task-clock' '' \
+		'METRICS' 'Faults per ms of CPU [1/ms]  PMC0/(PMC1*1.0E-06)' >FAULTS.txt
+	run -0 --separate-stderr "$PFSHIM" run -M "$PWD/FAULTS.txt" -e page-faults,task-clock -o m -- \
+		sh -c "'$PROGS/touch_pages' 300; '$PROGS/touch_pages' 100"
+	# every report carries the group and its metric, equal to its own counts' formula
+	[ "$(jq -s 'map(select(.schema == "pfshim.report")) | length' m/*.json)" -eq 3 ]
+	[ "$(jq -s 'map(select(.metric_group == "FAULTS")) | length' m/*.json)" -eq 3 ]
+	jq -e -s 'map(select(.schema == "pfshim.report")) | all(.[];
+		(.events | map({(.name): .value}) | add) as $v |
+		(.metrics[] | select(.name == "Faults per ms of CPU") | .value) as $m |
+		(($m - $v["page-faults"] / ($v["task-clock"] * 1e-6)) | fabs) <= 1e-9 * $m)' m/*.json
+	# the job's: the events summed over the images, then the formula
+	run -0 "$PFSHIM" report --metrics --json m
+	want=$(jq -s 'map(select(.schema == "pfshim.report") | .events | map({(.name): .value}) | add) |
+		(map(."page-faults") | add) / ((map(."task-clock") | add) * 1e-6)' m/*.json)
+	got=$(jq '.metrics[] | select(.group == null and .region == null and .name == "Faults per ms of CPU") | .value' <<<"$output")
+	echo "job: $got, from the summed counts: $want"
+	jq -n -e --argjson g "$got" --argjson w "$want" '(($g - $w) | fabs) <= 1e-9 * $w'
+	# a group that cannot be read: one line from the runner, exit 2, nothing run
+	run -2 --separate-stderr "$PFSHIM" run -M /etc/hostname -o bad -- sh -c 'echo ran'
+	[ "$output" = "" ]
+	[[ "$stderr" == "pfshim run: -M /etc/hostname: /etc/hostname, line 1: not a group file's line" ]]
+	[ ! -e bad ]
+}
+
 @test "pfshim report: malformed, truncated and foreign inputs are named and skipped" {
 	mkdir in
 	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=json PFSHIM_OUTPUT="$PWD/in/" \

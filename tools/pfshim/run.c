@@ -30,6 +30,7 @@
 #include "export/version.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "preload/counters/totals.h"	/* what run says when perf_event_open is refused */
+#include "preload/metrics/group.h"	/* -M: the group read as the shim reads it */
 #include "preload/output/ledger.h"	/* the reports' outcomes: LEDGER_FILE */
 #include "tools/pfshim/handover.h"
 #include "tools/pfshim/calibrate.h"
@@ -38,7 +39,7 @@
 #include "tools/pfshim/summary.h"
 
 static const char usage_run[] =
-"Usage: pfshim run [-e EVENTS] [-o DIR] [-k] [-I INTERVAL] [-r N] [--] COMMAND [ARGS...]\n"
+"Usage: pfshim run [-e EVENTS] [-M GROUP] [-o DIR] [-k] [-I INTERVAL] [-r N] [--] COMMAND [ARGS...]\n"
 "\n"
 "Run COMMAND under libpfshim.so. pfshim run counts the whole job itself, as\n"
 "perf stat does (the events on COMMAND's pid, inherited by every process it\n"
@@ -55,6 +56,10 @@ static const char usage_run[] =
 "Options:\n"
 "  -e, --events EVENTS  events to count, perf syntax (PFSHIM_EVENTS); default:\n"
 "                       the shim's default events\n"
+"  -M, --metrics GROUP  a performance group (PFSHIM_GROUP): LIKWID's group name\n"
+"                       for this CPU or a group file's path; its events are\n"
+"                       counted too and its metrics are in every report\n"
+"                       (pfshim report --metrics DIR: the job's)\n"
 "  -o, --output DIR     keep the reports in DIR (created, with its parents; it\n"
 "                       must hold no reports yet). Default: a new directory\n"
 "                       $TMPDIR/pfshim-run.XXXXXX (/tmp without TMPDIR),\n"
@@ -78,8 +83,8 @@ static const char usage_run[] =
 "  -h, --help           this text\n"
 "\n"
 "COMMAND sees LD_PRELOAD (the shim, then any libraries already there),\n"
-"PFSHIM_OUTPUT=DIR/, PFSHIM_FORMAT=json, PFSHIM_ON_FATAL=1 (unless set) and\n"
-"with -e PFSHIM_EVENTS: the shim reads them, and the processes of the job\n"
+"PFSHIM_OUTPUT=DIR/, PFSHIM_FORMAT=json, PFSHIM_ON_FATAL=1 (unless set),\n"
+"with -e PFSHIM_EVENTS and with -M PFSHIM_GROUP: the shim reads them, and the processes of the job\n"
 "inherit them. SIGINT and SIGQUIT are the command's (pfshim\n"
 "run ignores them while it waits); SIGTERM and SIGHUP sent to pfshim run are\n"
 "passed on to the command, and the summary is still printed.\n"
@@ -502,6 +507,28 @@ static int events_check(const char *text)
 	return problems ? -1 : 0;
 }
 
+/*
+ * -M: the group read as the shim will read it (preload/metrics/group.h),
+ * and its events parsed with @events': a group this CPU has no directory
+ * for, a file that is not a group, or events the parser refuses stop the
+ * run here, once, rather than in every process of the job.
+ */
+static int group_check(const char *group, const char *events)
+{
+	static struct metric_group mg;	/* large: not on the stack */
+	char why[512];
+	int ret;
+
+	if (metric_group_open(group, METRIC_GROUP_ROOT, "/proc/cpuinfo",
+			      events ? events : EVENTS_DEFAULT, &mg, why, sizeof(why)) < 0) {
+		fprintf(stderr, "pfshim run: -M %s: %s\n", group, why);
+		return -1;
+	}
+	ret = *mg.events_text ? events_check(mg.events_text) : 0;
+	metric_group_free(&mg);
+	return ret;
+}
+
 /* PFSHIM_* names no part of pfshim reads: said once here, rather than by every process of the job. */
 static int names_unknown;
 
@@ -684,6 +711,7 @@ int cmd_run(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "events", required_argument, NULL, 'e' },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "keep", no_argument, NULL, 'k' },
@@ -697,13 +725,14 @@ int cmd_run(int argc, char **argv)
 	long repeat = 1;
 	char *end;
 	char lib[PATH_MAX], dir[PATH_MAX], preload[2 * PATH_MAX], output[PATH_MAX + 1];
-	const char *events = NULL, *out = NULL, *old;
+	const char *events = NULL, *group = NULL, *out = NULL, *old;
 	bool refused;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "+e:o:I:kr:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:M:o:I:kr:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'e': events = optarg; break;
+		case 'M': group = optarg; break;
 		case 'o': out = optarg; break;
 		case 'I': interval = optarg; break;
 		case 'k': keep = true; break;
@@ -734,7 +763,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (interval)
 		interval_ns = (uint64_t)config_interval_parse(interval);
-	if ((events && events_check(events) < 0) || names_check() < 0)
+	if ((events && events_check(events) < 0) || (group && group_check(group, events) < 0) ||
+	    names_check() < 0)
 		return 2;
 	if (library_find(lib, sizeof(lib)) < 0) {
 		fprintf(stderr, "pfshim run: libpfshim.so.1 is neither beside this program, nor in %s%s "
@@ -769,6 +799,8 @@ int cmd_run(int argc, char **argv)
 	setenv("PFSHIM_FORMAT", "json", 1);
 	if (events)
 		setenv("PFSHIM_EVENTS", events, 1);
+	if (group)
+		setenv("PFSHIM_GROUP", group, 1);
 	/*
 	 * Refused here, so in the command too: it runs as without the shim, and
 	 * no process says so. Asked only where the hand-over would open counters
