@@ -132,26 +132,34 @@ static char *perf_name(struct pfm_names *pfm, const char *likwid, bool arm)
 	return name;
 }
 
+const char *metric_group_arch(const char *cpuinfo_path, char *cpu, size_t size)
+{
+	char *cpuinfo = read_text(cpuinfo_path);
+	const char *arch = cpuinfo ? likwid_arch(cpuinfo, cpu, size) : NULL;
+
+	if (!cpuinfo)
+		snprintf(cpu, size, "unknown");
+	free(cpuinfo);
+	return arch;
+}
+
 /* The group file @spec means: @spec itself when it is a path. */
 static int group_path(const char *spec, const char *root, const char *cpuinfo_path,
 		      char *path, size_t size, char *why, size_t why_size)
 {
-	char cpu[64], *cpuinfo;
+	char cpu[64];
 	const char *arch;
 
 	if (strchr(spec, '/')) {
 		snprintf(path, size, "%s", spec);
 		return 0;
 	}
-	cpuinfo = read_text(cpuinfo_path);
-	arch = cpuinfo ? likwid_arch(cpuinfo, cpu, sizeof(cpu)) : NULL;
+	arch = metric_group_arch(cpuinfo_path, cpu, sizeof(cpu));
 	if (!arch) {
 		snprintf(why, why_size, "LIKWID's groups have none for this CPU (%s); "
-			 "give a group file's path instead", cpuinfo ? cpu : "unknown");
-		free(cpuinfo);
+			 "give a group file's path instead", cpu);
 		return -ENOENT;
 	}
-	free(cpuinfo);
 	if (snprintf(path, size, "%s/%s/%s.txt", root, arch, spec) >= (int)size)
 		return -ENAMETOOLONG;
 	if (access(path, R_OK)) {

@@ -39,6 +39,13 @@ struct metric_group {
 };
 
 /*
+ * metric_group_arch - LIKWID's group directory for the CPU @cpuinfo_path
+ * (/proc/cpuinfo) describes ("skylakeX"), or NULL when it has none; @cpu
+ * gets the CPU's short description for the message that says so.
+ */
+const char *metric_group_arch(const char *cpuinfo_path, char *cpu, size_t size);
+
+/*
  * metric_group_open - read the group @spec names: a path to a group file,
  * or a group name looked up under @root/<arch>/<NAME>.txt for the CPU
  * @cpuinfo_path describes (/proc/cpuinfo). Each of its events gets the name

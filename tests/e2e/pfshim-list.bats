@@ -172,3 +172,46 @@ sched:sched_wakeup no" ]
 	[[ "$output" == *"libpfm4 events: none (vendor names need libpfm4: apt-get install libpfm4)" ]]
 	[ "$(section "Built-in events" | wc -l)" -eq 51 ]
 }
+
+# --metrics: the group files of a CPU as the shim reads them (preload/metrics/group.h).
+@test "list --metrics: a CPU's groups, each with what it measures, its events as pfshim names them, its metrics" {
+	local dir="$BATS_TEST_TMPDIR/groups/fakearch"
+	mkdir -p "$dir"
+	printf '%s\n' 'SHORT Faults and CPU' '' 'EVENTSET' 'PMC0  page-faults' 'PMC1  task-clock' '' \
+		'METRICS' 'Fault rate [1/s] PMC0/time' 'Faults per ms of CPU [1/ms]  PMC0/(PMC1*1.0E-06)' \
+		>"$dir/ALPHA.txt"
+	printf '%s\n' 'SHORT Just time' '' 'EVENTSET' 'PMC0  task-clock' '' 'METRICS' \
+		'Runtime (RDTSC) [s] time' >"$dir/BETA.txt"
+	echo 'not a group' >"$dir/README.md"
+	run -0 "$PFSHIM" list --metrics --groups "$BATS_TEST_TMPDIR/groups" --arch fakearch
+	[ "$output" = "Performance groups of fakearch (PFSHIM_GROUP=NAME, pfshim run -M NAME), from $dir:
+
+ALPHA: Faults and CPU
+  events: page-faults, task-clock
+  Fault rate [1/s]
+  Faults per ms of CPU [1/ms]
+
+BETA: Just time
+  events: task-clock
+  Runtime (RDTSC) [s]" ]
+	# PATTERN keeps the groups whose name holds it; none: said, exit 1
+	run -0 "$PFSHIM" list --metrics --groups "$BATS_TEST_TMPDIR/groups" --arch fakearch bet
+	[ "$(grep -c '^[A-Z]*:' <<<"$output")" -eq 1 ]
+	run -1 --separate-stderr "$PFSHIM" list --metrics --groups "$BATS_TEST_TMPDIR/groups" --arch fakearch zz
+	[ "$stderr" = "pfshim list: no group of fakearch matches 'zz'" ]
+	# this CPU: its groups, or one line saying LIKWID has none for it (then --arch)
+	run --separate-stderr "$PFSHIM" list --metrics
+	[ "$status" -eq 0 ] || [[ "$stderr" == "pfshim list: LIKWID's groups have none for this CPU ("* ]]
+	# Debian's likwid package: every group file of a model listed, each metric of FLOPS_DP named
+	local real=/usr/share/likwid/perfgroups/skylakeX
+	[ -d "$real" ] || skip "no $real (Debian's likwid package)"
+	run -0 "$PFSHIM" list --metrics --arch skylakeX
+	[ "$(grep -c '^[A-Za-z0-9_]*: ' <<<"$output")" -eq "$(ls "$real"/*.txt | wc -l)" ]
+	# as many metric lines as the file's METRICS section holds, the first its first
+	want=$(sed -n '/^METRICS/,/^LONG/p' "$real/FLOPS_DP.txt" | sed '1d;$d' | grep -c .)
+	got=$("$PFSHIM" list --metrics --arch skylakeX FLOPS_DP | sed -n '/^FLOPS_DP:/,/^$/p' | sed -n '3,$p')
+	echo "$want metrics in the file; listed:"
+	echo "$got"
+	[ "$(grep -c . <<<"$got")" -eq "$want" ]
+	[ "$(sed -n 1p <<<"$got")" = "  Runtime (RDTSC) [s]" ]
+}

@@ -33,9 +33,11 @@
 #include "preload/events/pmu.h"
 #include "preload/events/pmu_catalog.h"
 #include "preload/events/tracefs.h"
+#include "preload/metrics/group.h"	/* METRIC_GROUP_ROOT */
 
 static const char usage_list[] =
 "Usage: pfshim list [--sysfs DIR] [--tracefs DIR] [PATTERN]\n"
+"       pfshim list --metrics [--groups DIR] [--arch ARCH] [PATTERN]\n"
 "\n"
 "List the events PFSHIM_EVENTS (and pfshim run -e) accept on this machine, as\n"
 "perf list does: built-in names, sysfs PMU events, tracepoints (subsys:name)\n"
@@ -52,6 +54,14 @@ static const char usage_list[] =
 "  --tracefs DIR  the tracepoints of DIR/events instead of /sys/kernel/tracing\n"
 "                 (or /sys/kernel/debug/tracing) (default: PFSHIM_TRACEFS_ROOT,\n"
 "                 as the shim)\n"
+"  --metrics      the performance groups instead (PFSHIM_GROUP=NAME, pfshim run\n"
+"                 -M NAME): LIKWID's group files for this CPU, each with what\n"
+"                 it measures, its events as pfshim names them, its metrics;\n"
+"                 PATTERN keeps the groups whose name holds it\n"
+"  --groups DIR   the group files under DIR/ARCH instead of\n"
+"                 /usr/share/likwid/perfgroups (Debian's likwid package)\n"
+"  --arch ARCH    another CPU's groups (skylakeX, zen3, arm8_n1, ...: a\n"
+"                 directory of DIR)\n"
 "  -h, --help     this text\n"
 "\n"
 "Exit status: 0 when something was listed, 1 when nothing matched, 2 for a\n"
@@ -412,12 +422,17 @@ int cmd_list(int argc, char **argv)
 	static const struct option options[] = {
 		{ "sysfs", required_argument, NULL, 's' },
 		{ "tracefs", required_argument, NULL, 't' },
+		{ "metrics", no_argument, NULL, 'm' },
+		{ "groups", required_argument, NULL, 'g' },
+		{ "arch", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct lister l = { 0 };
 	const char *env = getenv("PFSHIM_SYSFS_ROOT");
 	const char *tracefs = getenv("PFSHIM_TRACEFS_ROOT");
+	const char *groups = METRIC_GROUP_ROOT, *arch = NULL;
+	bool metrics = false;
 	int c;
 
 	l.sysfs = env && *env ? env : PMU_SYSFS_ROOT;
@@ -426,6 +441,9 @@ int cmd_list(int argc, char **argv)
 		switch (c) {
 		case 's': l.sysfs = optarg; break;
 		case 't': l.tracefs = optarg; break;
+		case 'm': metrics = true; break;
+		case 'g': groups = optarg; break;
+		case 'a': arch = optarg; break;
 		case 'h': fputs(usage_list, stdout); return 0;
 		default: fputs(usage_list, stderr); return 2;
 		}
@@ -437,6 +455,14 @@ int cmd_list(int argc, char **argv)
 	if (optind < argc) {
 		l.pattern = argv[optind];
 		l.glob = strpbrk(l.pattern, "*?[") != NULL;
+	}
+	if (metrics) {
+		c = list_groups(groups, arch, l.pattern);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "pfshim list: stdout: %s\n", strerror(errno ? errno : EIO));
+			return 2;
+		}
+		return c;
 	}
 	list_builtin(&l);
 	list_sysfs(&l);

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * list_groups.c: `pfshim list --metrics`, the performance groups
+ * PFSHIM_GROUP (and pfshim run -M) take by name on this machine: LIKWID's
+ * group files for this CPU, each read by the shim's own reader
+ * (preload/metrics/group.h), so the list cannot disagree with what a run
+ * accepts, with what it measures and its metrics.
+ */
+#include "tools/pfshim/list.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "preload/events/events.h"
+#include "preload/metrics/group.h"
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The group files' names (NAME.txt) in @dir, sorted; their count in *@n. */
+static char **group_files(const char *dir, int *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || len < 5 || strcmp(e->d_name + len - 4, ".txt") != 0)
+			continue;
+		names = realloc(names, (size_t)(*n + 1) * sizeof(*names));
+		if (!names)
+			break;
+		names[(*n)++] = strndup(e->d_name, len - 4);
+	}
+	closedir(d);
+	if (names)
+		qsort(names, (size_t)*n, sizeof(*names), name_cmp);
+	return names;
+}
+
+/* One group: its name and what it measures, then its events as pfshim names them, then its metrics. */
+static void group_print(const char *dir, const char *name)
+{
+	static struct metric_group mg;	/* large: not on the stack */
+	char path[PATH_MAX + NAME_MAX + 8], why[512];
+
+	snprintf(path, sizeof(path), "%s/%s.txt", dir, name);
+	if (metric_group_open(path, dir, "/proc/cpuinfo", "", &mg, why, sizeof(why)) < 0) {
+		printf("\n%s: cannot be read (%s)\n", name, why);
+		return;
+	}
+	printf("\n%s: %s\n  events:", name, mg.group.short_text ? mg.group.short_text : "");
+	for (int e = 0; e < mg.group.nr_events; e++)
+		printf("%s %s", e ? "," : "", mg.event_names[e]);
+	printf("\n");
+	for (int m = 0; m < mg.group.nr_metrics; m++) {
+		const struct likwid_group_metric *metric = &mg.group.metrics[m];
+
+		printf("  %s%s%s%s\n", metric->name, *metric->unit ? " [" : "", metric->unit,
+		       *metric->unit ? "]" : "");
+	}
+	metric_group_free(&mg);
+}
+
+int list_groups(const char *root, const char *arch, const char *pattern)
+{
+	char cpu[128], dir[PATH_MAX];
+	char **names;
+	int n, listed = 0;
+
+	if (!arch && !(arch = metric_group_arch("/proc/cpuinfo", cpu, sizeof(cpu)))) {
+		fprintf(stderr, "pfshim list: LIKWID's groups have none for this CPU (%s); "
+			"PFSHIM_GROUP takes a group file's path, and --arch lists another CPU's\n", cpu);
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s/%s", root, arch);
+	names = group_files(dir, &n);
+	if (!names) {
+		fprintf(stderr, "pfshim list: no group files in %s (Debian's likwid package installs "
+			"them in %s)\n", dir, METRIC_GROUP_ROOT);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!pattern || strcasestr(names[i], pattern)) {
+			if (!listed++)
+				printf("Performance groups of %s (PFSHIM_GROUP=NAME, pfshim run -M NAME), "
+				       "from %s:\n", arch, dir);
+			group_print(dir, names[i]);
+		}
+		free(names[i]);
+	}
+	free(names);
+	if (!listed && pattern)
+		fprintf(stderr, "pfshim list: no group of %s matches '%s'\n", arch, pattern);
+	return listed ? 0 : 1;
+}
