@@ -322,37 +322,46 @@ static int job_count_memfd = -1;
  * The ledger of the reports' outcomes (preload/output/ledger.h), made in
  * @dir before the job with room reserved: a full disk still takes every
  * process's line. Without it (no inode left for it) the processes say
- * their own failures, as without pfshim run.
+ * their own failures, as without pfshim run. Kept open, and read only
+ * through that descriptor: a .pfshim-ledger this run did not make (another
+ * user's in a shared directory, a FIFO) would name any of the job's
+ * processes as having lost its report, with any error.
  */
+static int ledger_fd = -1;
+
 static void ledger_create(const char *dir)
 {
 	char path[PATH_MAX + 32];
-	int fd;
+	struct stat st;
 
+	if (ledger_fd >= 0)	/* an earlier run's (-r) */
+		close(ledger_fd);
 	snprintf(path, sizeof(path), "%s/" LEDGER_FILE, dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
+	ledger_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* An earlier job's, of ours, in a directory with no report: its pids are others' now. */
+	if (ledger_fd < 0 && errno == EEXIST && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_uid == geteuid() && st.st_nlink == 1 && unlink(path) == 0)
+		ledger_fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (ledger_fd < 0)
 		return;
 	/* As much room as the disk has, down to one page: lines past it may be lost, no more */
 	for (off_t room = LEDGER_RESERVE; room >= 4096; room /= 4)
-		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, room) == 0 || errno != ENOSPC)
+		if (fallocate(ledger_fd, FALLOC_FL_KEEP_SIZE, 0, room) == 0 || errno != ENOSPC)
 			break;
-	close(fd);
 }
 
-/* Each process's last line of the ledger in @dir, into @jc; the ledger stays for pfshim report. */
-static void ledger_take(struct jobcount *jc, const char *dir)
+/* Each process's last line of the ledger this run made, into @jc; the ledger stays for pfshim report. */
+static void ledger_take(struct jobcount *jc)
 {
-	char path[PATH_MAX + 32];
-	int fd;
+	int fd = ledger_fd;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/" LEDGER_FILE, dir);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	ledger_fd = -1;
+	if (fd < 0)
+		return;
+	f = lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return;
 	}
 	jobcount_ledger_read(jc, f);
@@ -372,7 +381,7 @@ static void job_count_write(struct jobcount *jc, char **argv, int status, const 
 	if (job_count_memfd >= 0)	/* an earlier run's (-r) */
 		close(job_count_memfd);
 	job_count_memfd = -1;
-	ledger_take(jc, dir);
+	ledger_take(jc);
 	snprintf(path, sizeof(path), "%s/" JOBCOUNT_FILE, dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
