@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdio.h>	/* renameat() */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,7 +51,6 @@ static struct {
  * to the calibration, whose /bin/true wrote elsewhere and earlier.
  */
 static struct {
-	int pid;		/* the image that made them: a fork child's copies are not its own */
 	int fd;			/* the unnamed file, or -1 */
 	ino_t file_ino;		/* ... this inode */
 	dev_t dev;		/* ... made in this directory */
@@ -58,6 +58,15 @@ static struct {
 	int dirfd;		/* the directory opened by path, or -1 */
 	uint64_t dir_hash;	/* ... that path's (path_hash()) */
 } spare = { .fd = -1, .dirfd = -1 };
+
+/*
+ * Whose the spare is: (pid << 32 | tid) of the thread whose report made it,
+ * 0 when nobody's. Threads' explicit reports run at once (process.c,
+ * series_next()): only the owner takes, closes or replaces the spare;
+ * another thread's report opens its own at its write, as without one. A
+ * fork child's copy (another pid) is not its own: left open, as it is.
+ */
+static _Atomic uint64_t spare_owner;
 
 /* FNV-1a of @path with its length: tells the reserved directory's path from another. */
 static uint64_t path_hash(const char *path)
@@ -111,9 +120,30 @@ int output_dir_name(const struct output_names *names, char *name, size_t size)
 	return buf_finish(&b) < size ? 0 : -ENAMETOOLONG;
 }
 
+static uint64_t spare_self(void)
+{
+	return (uint64_t)(uint32_t)getpid() << 32 | (uint32_t)gettid();
+}
+
 static bool spare_ours(void)
 {
-	return spare.pid == getpid();
+	return atomic_load(&spare_owner) == spare_self();
+}
+
+/* The spare for this thread's report, unless another thread of this process holds it. */
+static bool spare_claim(void)
+{
+	uint64_t self = spare_self(), owner = 0;
+
+	while (!atomic_compare_exchange_strong(&spare_owner, &owner, self)) {
+		if (owner == self)
+			return true;
+		if (owner >> 32 == self >> 32)
+			return false;
+		/* a fork child's copy of its parent's: its descriptors left to the exec */
+		spare.fd = spare.dirfd = -1;
+	}
+	return true;
 }
 
 /*
@@ -167,12 +197,14 @@ int output_dir_reserve_at(int dirfd)
 	struct stat st;
 
 	output_dir_release();
+	if (!spare_claim())
+		return -EBUSY;
 	if (fstat(dirfd, &st) < 0) {
 		err = -errno;
+		atomic_store(&spare_owner, 0);
 		errno = saved_errno;
 		return err;
 	}
-	spare.pid = getpid();
 	spare.dev = st.st_dev;
 	spare.ino = st.st_ino;
 	spare.fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
@@ -191,16 +223,22 @@ int output_dir_reserve_at(int dirfd)
 
 void output_dir_release(void)
 {
-	if (spare.fd < 0 && spare.dirfd < 0)
-		return;	/* no system call: a report under the program's seccomp filter comes here */
-	if (spare_ours()) {
+	uint64_t owner = atomic_load(&spare_owner), self;
+
+	if (owner == 0)
+		return;	/* no system call: nothing reserved */
+	self = spare_self();
+	if (owner == self) {
 		if (spare.fd >= 0 && spare_is(spare.fd, spare.dev, spare.file_ino, true))
 			close(spare.fd);
 		if (spare.dirfd >= 0 && spare_is(spare.dirfd, spare.dev, spare.ino, false))
 			close(spare.dirfd);
+	} else if (owner >> 32 == self >> 32) {
+		return;	/* another thread's report's */
 	}
+	/* ours, or a fork child's copy of its parent's (left open: see spare_owner) */
 	spare.fd = spare.dirfd = -1;
-	spare.pid = 0;
+	atomic_compare_exchange_strong(&spare_owner, &owner, 0);
 }
 
 /* The text in a file of its own, not yet in the directory (O_TMPFILE), or named @tmp. */

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -264,6 +266,71 @@ static void test_reserve(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Another thread's whole report into @arg's directory, while the main thread holds its spare. */
+static void *report_elsewhere(void *arg)
+{
+	struct output_names n = names;
+	const char *why;
+	intptr_t err;
+
+	n.pid = 4261;
+	err = output_dir_reserve(arg, 0755);
+	if (err == 0 || err == -EBUSY)
+		err = output_dir_write(arg, &n, "theirs\n", 7, &why);
+	output_dir_release();
+	return (void *)err;
+}
+
+/*
+ * Two threads' reports at once (explicit reports may be: process.c): the
+ * spare is one thread's. Another thread's reserve, write and release
+ * neither close nor take it: it closed them, and, run concurrently
+ * (markers_report_race 16 200, 30 times), a thread wrote through or closed
+ * a number that another's report or the program held (EBADF, ENOTDIR, EPERM).
+ */
+static void test_reserve_threads(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", dir[128], other[128], name[128], cmd[256];
+	struct output_names n = names;
+	const char *why;
+	bool held[256];
+	int spare[2], nr = 0, before = fds_open();
+	struct stat st;
+	pthread_t t;
+	void *err;
+
+	(void)state;
+	n.pid = 4260;
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(dir), "%s/r/", top);
+	snprintf(other, sizeof(other), "%s/o/", top);
+	for (int f = 0; f < 256; f++)
+		held[f] = fcntl(f, F_GETFD) >= 0;
+	assert_int_equal(output_dir_reserve(dir, 0755), 0);
+	for (int f = 0; f < 256 && nr < 2; f++)
+		if (!held[f] && fcntl(f, F_GETFD) >= 0)
+			spare[nr++] = f;
+	assert_int_equal(nr, 2);
+	assert_int_equal(pthread_create(&t, NULL, report_elsewhere, other), 0);
+	assert_int_equal(pthread_join(t, &err), 0);
+	assert_int_equal((intptr_t)err, 0);
+	assert_int_equal(entries(other, name, sizeof(name)), 1);
+	file_is(other, name, "theirs\n");
+	/* the main thread's spare still open, still its unnamed file */
+	assert_int_equal(fds_open(), before + 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(fstat(spare[i], &st), 0);
+		assert_true(S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && st.st_nlink == 0));
+	}
+	assert_int_equal(output_dir_write(dir, &n, "mine\n", 5, &why), 0);
+	output_dir_release();
+	assert_int_equal(fds_open(), before);
+	assert_int_equal(entries(dir, name, sizeof(name)), 1);
+	file_is(dir, name, "mine\n");
+	snprintf(cmd, sizeof(cmd), "rm -r %s", top);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* The text of @dir's file @name, or "" when it cannot be read. */
 static void file_text(const char *dir, const char *name, char *got, size_t size)
 {
@@ -405,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_file_size_limit),
 		cmocka_unit_test(test_remove),
 		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_reserve_threads),
 		cmocka_unit_test(test_ledger),
 		cmocka_unit_test(test_series_symlink),
 		cmocka_unit_test(test_series_short_write),
