@@ -238,9 +238,10 @@ $(GROUP_RESOLVE): tests/tools/likwid_group_resolve.c $(BUILD)/libpfshim-core.a $
 e2e: $(GROUP_RESOLVE)
 
 # tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
-# main.c, list.c and handover.c, which use libpfshim-core.a), which
-# link libjansson instead of the shim's archives.
-TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/run.c tools/pfshim/list.c tools/pfshim/handover.c,$(TOOL_SRC))
+# main.c, run.c, list.c, list_groups.c and handover.c, which use
+# libpfshim-core.a), which link libjansson instead of the shim's archives.
+TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/run.c tools/pfshim/list.c \
+	tools/pfshim/list_groups.c tools/pfshim/handover.c,$(TOOL_SRC))
 # (and export/version.c: the summary names the version, as the reports do;
 # export/formula.c and buf.c: --metrics computes with the shim's evaluator).
 TOOL_EXPORT_SRC := export/version.c export/formula.c export/buf.c
