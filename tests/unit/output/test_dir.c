@@ -126,9 +126,10 @@ static void test_write_publish_replace(void **state)
 /*
  * In @dir, @n's report "small\n", then one of 300 bytes under an
  * RLIMIT_FSIZE of 100 (94 bytes more fit: a short write, no SIGXFSZ; a file
- * rewritten whole from 0 does not fit at all). Return: that write's result.
+ * rewritten whole from 0 does not fit at all), written noted in the
+ * directory's ledger when @noted is given. Return: that write's result.
  */
-static int write_past_fsize(const char *dir, const struct output_names *n)
+static int write_past_fsize(const char *dir, const struct output_names *n, bool *noted)
 {
 	struct rlimit old, rl;
 	char big[300];
@@ -141,7 +142,8 @@ static int write_past_fsize(const char *dir, const struct output_names *n)
 	rl = old;
 	rl.rlim_cur = 100;
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
-	err = output_dir_write(dir, n, big, sizeof(big), &why);
+	err = noted ? output_dir_write_noted(dir, n, big, sizeof(big), &why, noted) :
+		      output_dir_write(dir, n, big, sizeof(big), &why);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	return err;
 }
@@ -155,7 +157,7 @@ static void test_file_size_limit(void **state)
 	n.pid = 4244;	/* an image of its own: test_write_publish_replace published 4242 */
 	assert_non_null(mkdtemp(top));
 	snprintf(dir, sizeof(dir), "%s/", top);
-	assert_int_equal(write_past_fsize(dir, &n), -EFBIG);
+	assert_int_equal(write_past_fsize(dir, &n, NULL), -EFBIG);
 	assert_int_equal(entries(dir, name, sizeof(name)), 1);
 	file_is(dir, name, "small\n");
 	snprintf(path, sizeof(path), "rm -r %s", top);
@@ -373,21 +375,8 @@ static void test_ledger(void **state)
 	assert_int_equal(output_dir_write_noted(dir, &n, "b\n", 2, &why, &noted), 0);
 	assert_true(noted);
 	n.pid = 4262;
-	assert_int_equal(write_past_fsize(dir, &n), -EFBIG);	/* not noted: output_dir_write() */
-	{
-		struct rlimit old, rl;
-		char big[300];
-
-		memset(big, 'r', sizeof(big));
-		assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-		rl = old;
-		rl.rlim_cur = 100;
-		assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
-		assert_int_equal(output_dir_write_noted(dir, &n, big, sizeof(big), &why, &noted),
-				 -EFBIG);
-		assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-		assert_true(noted);
-	}
+	assert_int_equal(write_past_fsize(dir, &n, &noted), -EFBIG);	/* its "small" not noted */
+	assert_true(noted);
 	file_text(dir, LEDGER_FILE, got, sizeof(got));
 	assert_string_equal(got, "4261 0\n4262 27\n");
 	/* a link at the name: not followed, not noted */
@@ -458,7 +447,7 @@ static void test_series_short_write(void **state)
 	n.series_only = true;
 	assert_non_null(mkdtemp(top));
 	snprintf(dir, sizeof(dir), "%s/", top);
-	assert_int_equal(write_past_fsize(dir, &n), -ENOSPC);
+	assert_int_equal(write_past_fsize(dir, &n, NULL), -ENOSPC);
 	snprintf(path, sizeof(path), "rm -r %s", top);
 	assert_int_equal(system(path), 0);
 }
