@@ -89,7 +89,8 @@ LIB := $(BUILD)/libpfshim.so
 # It links libjansson (Debian libjansson-dev); the shim never does. `make`
 # builds it when jansson is installed; `make e2e` and `make tool` install it.
 TOOL     := $(BUILD)/pfshim
-TOOL_SRC := $(wildcard tools/pfshim/*.c)
+TOOL_SRC := $(wildcard tools/pfshim/*.c tools/pfshim/*/*.c)
+TOOL_HDR := $(wildcard tools/pfshim/*.h tools/pfshim/*/*.h)
 # run -I checks its interval with the shim's own parser (PFSHIM_INTERVAL).
 HAVE_JANSSON := $(shell pkg-config --exists jansson 2>/dev/null && echo yes)
 
@@ -125,7 +126,7 @@ FORCE:
 
 # `pfshim list` takes its names from the shim's own resolvers: libpfshim-core.a
 # (and libfastread.a, whose sysfile_read() pmu.c reads sysfs with).
-$(TOOL): $(TOOL_SRC) $(wildcard tools/pfshim/*.h) export/report.h $(BUILD)/libpfshim-core.a \
+$(TOOL): $(TOOL_SRC) $(TOOL_HDR) export/report.h $(BUILD)/libpfshim-core.a \
 		$(BUILD)/libfastread.a $(BUILD)/libdir
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
@@ -240,12 +241,12 @@ e2e: $(GROUP_RESOLVE)
 # tests/unit/tools/ tests the pfshim command's own files (tools/pfshim/, but
 # main.c, run.c, list.c, list_groups.c and handover.c, which use
 # libpfshim-core.a), which link libjansson instead of the shim's archives.
-TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/run.c tools/pfshim/list.c \
-	tools/pfshim/list_groups.c tools/pfshim/handover.c,$(TOOL_SRC))
+TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/run/run.c tools/pfshim/list.c \
+	tools/pfshim/list_groups.c tools/pfshim/run/handover.c,$(TOOL_SRC))
 # (and export/version.c: the summary names the version, as the reports do;
 # export/formula.c and buf.c: --metrics computes with the shim's evaluator).
 TOOL_EXPORT_SRC := export/version.c export/formula.c export/buf.c
-$(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(TOOL_EXPORT_SRC) $(wildcard tools/pfshim/*.h) \
+$(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(TOOL_EXPORT_SRC) $(TOOL_HDR) \
 		export/report.h export/formula.h export/buf.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")

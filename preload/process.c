@@ -315,7 +315,7 @@ void process_start(int argc, char **argv, config_getenv_fn get_env)
 	/*
 	 * pfshim's own share of this image starts here (share.h): what came
 	 * before is done with the shim off too, and pfshim run measures it with
-	 * the loader's work (tools/pfshim/calibrate.h).
+	 * the loader's work (tools/pfshim/run/calibrate.h).
 	 */
 	share_setup_begin();
 	config_names_check(environ, warn_message);

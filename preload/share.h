@@ -6,7 +6,7 @@
  * reports, as the kernel counts them for the thread doing the work
  * (getrusage(RUSAGE_THREAD), CLOCK_THREAD_CPUTIME_ID). The loader's work for
  * libpfshim.so, before the constructor, cannot be seen from inside: pfshim
- * run measures it (tools/pfshim/calibrate.c). Async-signal-safe: two
+ * run measures it (tools/pfshim/run/calibrate.c). Async-signal-safe: two
  * system calls per reading, never made under the program's seccomp filter.
  */
 #ifndef PFSHIM_PRELOAD_SHARE_H

@@ -46,7 +46,7 @@ $(FUZZ_B)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/fuzz.h $(FUZZ_B)/libpfshim-co
 
 # The pfshim command's report reader links libjansson, not the shim: the
 # Makefile's TOOL_LIB_SRC, without the files that need the shim's code.
-$(FUZZ_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(wildcard tools/pfshim/*.c tools/pfshim/*.h) \
+$(FUZZ_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(TOOL_SRC) $(TOOL_HDR) \
 		export/report.h | fuzz-deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
@@ -92,7 +92,7 @@ $(REPLAY_B)/fuzz_%: $(FUZZ_DIR)/fuzz_%.c $(FUZZ_DIR)/replay.c $(FUZZ_DIR)/fuzz.h
 		$(BUILD)/libpfshim-core.a $(BUILD)/libfastread.a -lpthread -lm
 
 $(REPLAY_B)/fuzz_report: $(FUZZ_DIR)/fuzz_report.c $(FUZZ_DIR)/replay.c \
-		$(wildcard tools/pfshim/*.c tools/pfshim/*.h) export/report.h
+		$(TOOL_SRC) $(TOOL_HDR) export/report.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(PF_CFLAGS) $(REPLAY_FLAGS) -o $@ $< $(FUZZ_DIR)/replay.c \

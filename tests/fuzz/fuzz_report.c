@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_report.c: the reader of `pfshim report` (tools/pfshim/input.c,
+ * fuzz_report.c: the reader of `pfshim report` (tools/pfshim/read/input.c,
  * summary.c, combine.c) and its views, in one target (one run of the CI's
  * fuzz budget). The first byte picks the grouping and the mode:
  *
@@ -27,9 +27,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "tools/pfshim/jsonread.h"
-#include "tools/pfshim/metric_sum.h"
-#include "tools/pfshim/summary.h"
+#include "tools/pfshim/read/jsonread.h"
+#include "tools/pfshim/model/metrics.h"
+#include "tools/pfshim/read/read.h"
+#include "tools/pfshim/view/view.h"
 
 struct choices {
 	const uint8_t *p;

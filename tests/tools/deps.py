@@ -12,12 +12,19 @@ header of B (#include "..."), or when an object of A references a symbol
 a lower layer of the data flow to a higher one (LAYERS below). A cycle is a
 set of two or more units that all reach each other.
 
+With --tool, the pfshim command (tools/pfshim/): a unit is each folder
+(read/, the only code that parses JSON; model/; view/; run/) and the
+commands at the top, over the shim's code they use (preload/, export/,
+fastread/, each one unit here). Its files are built into one program, so
+only includes count; jansson's header is a unit too (model/ must not
+include it).
+
 With --room DIR (e.g. --room preload/events), the same inside one folder:
 each of its files (.c with its .h) is a unit, and only the dependencies
 between them count; a room's files are not layered, so none points up and
 only cycles are judged.
 
-Usage: make && python3 tests/tools/deps.py [BUILD_DIR] [-v] [--room DIR]
+Usage: make && python3 tests/tools/deps.py [BUILD_DIR] [-v] [--room DIR | --tool]
 """
 import os
 import re
@@ -36,17 +43,60 @@ LAYERS = [
      "preload/markers", "preload/interval"],
     ["preload/markers_report"],
     ["preload/markers_state", "preload/regions"],
-    ["preload/counters/", "preload/group"],
+    ["preload/counters/", "preload/group", "preload/metrics/"],
     ["preload/group_split"],
     ["preload/events/", "preload/events"],
     ["preload/event_tables", "preload/pmu_catalog", "preload/suggest"],
     ["preload/pmu"],
-    ["preload/warn"],
+    ["preload/warn", "preload/share"],
     ["preload/fd", "preload/exec_search", "preload/actions", "preload/prefault",
-     "preload/sandbox"],
+     "preload/sandbox", "preload/identity", "preload/scheduler"],
     ["fastread/", "export/", "include/"],
 ]
 LAYER_OF = {u: i for i, layer in enumerate(LAYERS) for u in layer}
+
+# The pfshim command, top to bottom: the commands, the runner, the reader
+# and the views (neither knows the other), the model, the shim's code.
+TOOL = "tools/pfshim/"
+TOOL_LAYERS = [
+    [TOOL + "(commands)"],
+    [TOOL + "run/"],
+    [TOOL + "read/", TOOL + "view/"],
+    [TOOL + "model/"],
+    ["<jansson.h>", "preload/", "export/", "fastread/", "include/"],
+]
+TOOL_LAYER_OF = {u: i for i, layer in enumerate(TOOL_LAYERS) for u in layer}
+# What the layers alone allow but the design does not: the model includes
+# no JSON library (the reader fills it, the views write their own).
+TOOL_FORBIDDEN = {(TOOL + "model/", "<jansson.h>")}
+
+
+def tool_unit_of(path):
+    if path == "<jansson.h>":
+        return path
+    if path.startswith(TOOL):
+        rest = path[len(TOOL):]
+        return TOOL + (rest.split("/")[0] + "/" if "/" in rest else "(commands)")
+    top = path.split("/")[0]
+    return top + "/" if top in ("preload", "export", "fastread", "include") else None
+
+
+def tool_measure():
+    files = []
+    for root, _, names in os.walk(TOOL):
+        files += [os.path.join(root, f) for f in names if f.endswith((".c", ".h"))]
+    edges = set()
+    for f in sorted(files):
+        text = open(f).read()
+        for m in re.finditer(r'^\s*#\s*include\s+([<"])([^">]+)[">]', text, re.M):
+            target = "<jansson.h>" if m.group(2) == "jansson.h" else m.group(2)
+            if m.group(1) == "<" and target != "<jansson.h>":
+                continue
+            a, b = tool_unit_of(f), tool_unit_of(target)
+            if a and b and a != b:
+                edges.add((a, b))
+    units = {tool_unit_of(f) for f in files} | {b for _, b in edges}
+    return units, edges
 
 
 def unit_of(path):
@@ -164,10 +214,19 @@ def main():
         i = argv.index("--room")
         room = argv[i + 1].rstrip("/") + "/"
         del argv[i:i + 2]
-    args = [a for a in argv if a != "-v"]
+    tool = "--tool" in argv
+    args = [a for a in argv if a not in ("-v", "--tool")]
     verbose = "-v" in argv
     build = args[0] if args else "build"
-    if room:
+    if tool:
+        units, edges = tool_measure()
+        unknown = sorted(u for u in units if u not in TOOL_LAYER_OF)
+        up = sorted((a, b) for a, b in edges
+                    if (a in TOOL_LAYER_OF and b in TOOL_LAYER_OF and
+                        TOOL_LAYER_OF[b] <= TOOL_LAYER_OF[a] and a != b and
+                        not (TOOL_LAYER_OF[a] == len(TOOL_LAYERS) - 1)) or (a, b) in TOOL_FORBIDDEN)
+        print(f"{TOOL}: ", end="")
+    elif room:
         files = [f for f in sources() if f.startswith(room) and "/" not in f[len(room):]]
         units, edges = measure(files, build,
                                lambda p: os.path.splitext(p)[0] if p.startswith(room) else None)
@@ -186,11 +245,12 @@ def main():
     for c in cyc:
         print(f"  cycle: {' <-> '.join(c)}")
     for u in unknown:
-        print(f"  no layer: {u} (add it to LAYERS in tests/tools/deps.py)")
+        print(f"  no layer: {u} (add it to {'TOOL_LAYERS' if tool else 'LAYERS'} in tests/tools/deps.py)")
     if verbose:
         for a, b in sorted(edges):
             print(f"  {a} -> {b}")
+    return 1 if up or cyc or unknown else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

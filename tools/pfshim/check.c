@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/pfshim/bound.h"
+#include "tools/pfshim/model/bound.h"
 #include "tools/pfshim/check.h"
+#include "tools/pfshim/read/read.h"
 
 static const char usage_check[] =
 "Usage: pfshim check [--max 'SCOPE EVENT[/call|/image] VALUE']... [--min ...]...\n"

@@ -16,8 +16,9 @@
 
 #include "export/version.h"
 #include "tools/pfshim/diff.h"
-#include "tools/pfshim/spread.h"
-#include "tools/pfshim/summary.h"
+#include "tools/pfshim/model/spread.h"
+#include "tools/pfshim/read/read.h"
+#include "tools/pfshim/view/view.h"
 
 static const char usage_diff[] =
 "Usage: pfshim diff [OPTIONS] A B\n"

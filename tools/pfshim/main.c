@@ -19,9 +19,10 @@
 #include "tools/pfshim/check.h"
 #include "tools/pfshim/diff.h"
 #include "tools/pfshim/list.h"
-#include "tools/pfshim/metric_sum.h"
-#include "tools/pfshim/run.h"
-#include "tools/pfshim/summary.h"
+#include "tools/pfshim/model/metrics.h"
+#include "tools/pfshim/run/run.h"
+#include "tools/pfshim/read/read.h"
+#include "tools/pfshim/view/view.h"
 
 /* make passes LIBDIR; built otherwise, the default install's. */
 #ifndef PFSHIM_LIBDIR

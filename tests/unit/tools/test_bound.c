@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_bound.c: tools/pfshim/bound.c, `pfshim check`'s bounds: the three
+ * test_bound.c: tools/pfshim/model/bound.c, `pfshim check`'s bounds: the three
  * words and what each may be, time units for the clocks, and each bound's
  * value in a summary of hand-written reports (missing names are -ENOENT,
  * never a pass).
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tools/pfshim/bound.h"
+#include "tools/pfshim/model/bound.h"
 
 static void test_parse_good(void **state)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_input.c: tools/pfshim/input.c, the reader: a file is read in
+ * test_input.c: tools/pfshim/read/input.c, the reader: a file is read in
  * pieces, and every object comes out whole and in order whatever piece
  * boundary it straddles (strings holding brackets, quotes and escapes;
  * objects over several lines; one longer than the first buffer), at most
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "tools/pfshim/input.h"
+#include "tools/pfshim/read/input.h"
 
 #define OBJECTS 5000
 #define LONG_AT 1234		/* this object holds a string of LONG_LEN bytes */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_jsonread.c: tools/pfshim/jsonread.c. What the fast path accepts
+ * test_jsonread.c: tools/pfshim/read/jsonread.c. What the fast path accepts
  * (objects and arrays of ASCII strings with the short escapes, integers,
  * reals, literals, a key given twice) parses to jansson's own tree, ending
  * at the same byte; what it leaves to jansson (non-ASCII, \u escapes, an
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tools/pfshim/jsonread.h"
+#include "tools/pfshim/read/jsonread.h"
 
 /* json_read() of @text equals json_loadb()'s, and the fast path took it (@fast) or not. */
 static void same(const char *text, bool fast)

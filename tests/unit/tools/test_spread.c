@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_spread.c: tools/pfshim/spread.c: perf stat -r's standard deviation
+ * test_spread.c: tools/pfshim/model/spread.c: perf stat -r's standard deviation
  * of the mean, computed here by hand for known values, and when two sets of
  * repeats lie apart.
  */
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "tools/pfshim/spread.h"
+#include "tools/pfshim/model/spread.h"
 
 static void test_spread_known(void **state)
 {

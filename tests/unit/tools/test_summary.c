@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_summary.c: tools/pfshim/summary.c, combine.c and tree.c on reports
+ * test_summary.c: tools/pfshim/read/summary.c, combine.c and tree.c on reports
  * written here as text: an image's last report counts once whatever the
  * order it is read in (exit first or last, seq against wall time, a report
  * read twice); regions' statistics over groups; the series' steps; the tree
@@ -17,7 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tools/pfshim/summary.h"
+#include "tools/pfshim/read/read.h"
+#include "tools/pfshim/view/view.h"
 
 /* One report line: pid, ppid, start, wall, reason, seq (-1: null), value, delta (-1: null), rank. */
 static char *report(int pid, int ppid, long long start, long long wall, const char *reason,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_table.c: tools/pfshim/table.c, the lookups of `pfshim report`:
+ * test_table.c: tools/pfshim/model/table.c, the lookups of `pfshim report`:
  * strings numbered in first-appearance order and found again after the
  * index grew many times; comma lists without empty items; hashes that keep
  * "a","b" apart from "ab","".
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tools/pfshim/table.h"
+#include "tools/pfshim/model/table.h"
 
 static void test_names_many(void **state)
 {

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * own_share.c: pfshim's own share of a job's counts, in a summary. Each
+ * counted image's report says what the shim measured of itself there (its
+ * set-up and its reports: preload/share.h); pfshim run's calibration says
+ * what loading the library costs an image beyond that (calibrate.h). The
+ * job's share is then, per event:
+ *
+ *   the reports' shares
+ *   + the loader's part (preloaded off - bare) for each image that loaded the shim
+ *   + the end's part (preloaded - off - in_process) for each image that reported
+ *   + the set-up's part of in_process for each that loaded it and did not report
+ *     (killed by SIGKILL at any moment: its set-up is the part it surely did)
+ *
+ * and "less pfshim's share" is the totals less it: what perf stat would
+ * count of the job without the shim. Only page-faults, task-clock and
+ * context-switches can be measured so: any other event's share is "not
+ * measured". The method and its limits: docs/pfshim.md "pfshim's own share".
+ */
+#include <string.h>
+
+#include "tools/pfshim/read/read.h"
+
+
+void summary_share_count(struct summary *s, json_t *report)
+{
+	json_t *share = json_object_get(report, "pfshim_share");
+
+	if (!json_is_object(share))
+		return;
+	for (int f = 0; f < SHARE_FIELDS; f++)
+		count_add(&s->share.value[f], count_or(json_object_get(share, summary_share_names[f]), 0));
+	s->share.images++;
+	s->share.loaded += json_is_true(json_object_get(share, "loaded"));
+	s->share.unmeasured += json_is_false(json_object_get(share, "setup_measured")) ||
+			       json_is_false(json_object_get(share, "reports_measured"));
+}
+
+/*
+ * The share field an event of the summary is, by its name when no
+ * calibration said (a job count of version 1): perf's names and aliases,
+ * any modifier.
+ */
+static int field_by_name(const char *name)
+{
+	static const char *const names[][2] = {
+		[SHARE_PAGE_FAULTS] = { "page-faults", "faults" },
+		[SHARE_TASK_CLOCK] = { "task-clock", "task-clock" },
+		[SHARE_CONTEXT_SWITCHES] = { "context-switches", "cs" },
+	};
+	size_t n = strcspn(name, ":");
+
+	for (int f = 0; f < SHARE_FIELDS; f++)
+		for (int a = 0; a < 2; a++)
+			if (strlen(names[f][a]) == n && !strncmp(name, names[f][a], n))
+				return f;
+	return -1;
+}
+
+/*
+ * The calibration's two parts no process sees of itself: the loader's
+ * (preloaded off less bare) and the end's (preloaded less off less what
+ * its report measured: the report after its last read, the exit from the
+ * counters). Without the off runs (an older job count), all is the loader's.
+ * A part the runs' noise makes negative is 0.
+ */
+static void calibration_parts(const struct summary_calibration *c, uint64_t *loader, uint64_t *end)
+{
+	uint64_t off = c->split ? c->off : c->preloaded - (c->preloaded > c->in_process ?
+							      c->in_process : c->preloaded);
+	uint64_t on = c->preloaded > c->in_process ? c->preloaded - c->in_process : 0;
+
+	*loader = off > c->bare ? off - c->bare : 0;
+	*end = c->split && on > c->off ? on - c->off : 0;
+}
+
+static int field_of(const struct summary *s, int k)
+{
+	for (int f = 0; f < SHARE_FIELDS; f++)
+		if (s->job->calibration[f].known && s->job->calibration[f].event == k)
+			return f;
+	return field_by_name(s->events[k].name);
+}
+
+void summary_share_finish(struct summary *s)
+{
+	struct summary_job *job = s->job;
+	size_t size = (size_t)(s->nr_events + 1) * sizeof(struct summary_sum);
+	/* Images that loaded the shim: the kernel's count, else the reports' */
+	uint64_t loaded = job->shim_images >= 0 ? (uint64_t)job->shim_images : s->share.loaded;
+	uint64_t unreported = loaded > s->share.loaded ? loaded - s->share.loaded : 0;
+
+	job->share_sums = xrealloc(job->share_sums, size);
+	job->less_share_sums = xrealloc(job->less_share_sums, size);
+	memset(job->share_sums, 0, size);
+	memset(job->less_share_sums, 0, size);
+	for (int k = 0; k < s->nr_events; k++) {
+		int f = field_of(s, k);
+		const struct summary_calibration *c = f >= 0 ? &job->calibration[f] : NULL;
+		uint64_t share, total = job->total_sums[k].value;
+
+		if (f < 0 || !job->total_sums[k].counted)
+			continue;	/* not measured */
+		share = s->share.value[f];
+		if (c->known) {
+			uint64_t loader, end;
+
+			calibration_parts(c, &loader, &end);
+			count_add(&share, loader * loaded + end * s->share.images +
+				  c->setup * unreported);
+		}
+		job->share_sums[k] = (struct summary_sum){ .value = share, .counted = 1 };
+		job->less_share_sums[k] = (struct summary_sum){
+			.value = total > share ? total - share : 0, .counted = 1 };
+	}
+}

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calibrate.c: the loader's share of an image that loads libpfshim.so
+ * (calibrate.h). CALIBRATE_PROGRAM is started stopped on a pipe, its
+ * events opened on its pid as the job's are (enable_on_exec: from its exec,
+ * as perf stat counts), then let go; bare and preloaded runs alternate so
+ * that the machine's drift touches both alike. A preloaded run's own report
+ * says the share the shim measured in it; what the preloaded runs cost more
+ * than the bare ones beyond that is the part no process sees of itself.
+ */
+#include "tools/pfshim/run/calibrate.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/pfshim/model/table.h"
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The share field of a job event, by what it counts: the three a report measures of itself. */
+static const char *share_field(const struct perf_event_attr *a)
+{
+	if (a->type != PERF_TYPE_SOFTWARE)
+		return NULL;
+	switch (a->config) {
+	case PERF_COUNT_SW_PAGE_FAULTS:		return "page_faults";
+	case PERF_COUNT_SW_TASK_CLOCK:		return "task_clock_ns";
+	case PERF_COUNT_SW_CONTEXT_SWITCHES:	return "context_switches";
+	default:				return NULL;
+	}
+}
+
+enum run_kind { RUN_BARE, RUN_OFF, RUN_ON };
+
+/*
+ * One run: the program bare, preloaded with the shim off (PFSHIM_DISABLE:
+ * the loader's work and a constructor that returns at once), or preloaded
+ * and reporting into @outdir; its events counted from its exec into
+ * @value. Return: 0, or -errno.
+ */
+static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
+		    enum run_kind kind, const char *outdir, uint64_t *value)
+{
+	struct jobcount_event ev[3];
+	int go[2], status, ret = 0;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		char buf, path[4200];
+
+		close(go[1]);
+		while (read(go[0], &buf, 1) < 0 && errno == EINTR)
+			;
+		if (kind == RUN_BARE) {
+			unsetenv("LD_PRELOAD");
+		} else {
+			snprintf(path, sizeof(path), "%s/", outdir);
+			setenv("LD_PRELOAD", lib, 1);
+			setenv("PFSHIM_OUTPUT", path, 1);
+			if (kind == RUN_OFF)
+				setenv("PFSHIM_DISABLE", "1", 1);
+		}
+		execl(CALIBRATE_PROGRAM, CALIBRATE_PROGRAM, (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	if (pid < 0) {
+		close(go[1]);
+		return -errno;
+	}
+	for (int k = 0; k < c->nr; k++) {
+		ev[k] = j->ev[c->ev[k].job_event];
+		jobcount_event_open(&ev[k], pid);
+	}
+	close(go[1]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	for (int k = 0; k < c->nr; k++) {
+		uint64_t v[3];
+
+		if (ev[k].fd < 0 || read(ev[k].fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+			ret = -(ev[k].error ? ev[k].error : EIO);
+		else
+			value[k] = v[0];
+		if (ev[k].fd >= 0)
+			close(ev[k].fd);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		ret = -ECHILD;
+	return ret;
+}
+
+/* The share a preloaded run's report says, from the one report in @outdir, emptied after. */
+static int report_share(struct calibration *c, const char *outdir, uint64_t *value,
+			uint64_t *setup)
+{
+	DIR *d = opendir(outdir);
+	struct dirent *e;
+	int ret = -ENOENT;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char path[4400];
+		json_t *r, *share;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", outdir, e->d_name);
+		r = json_load_file(path, 0, NULL);
+		unlink(path);
+		share = json_object_get(r, "pfshim_share");
+		if (json_is_object(share)) {
+			ret = 0;
+			for (int k = 0; k < c->nr; k++) {
+				json_t *v = json_object_get(share, c->ev[k].share);
+				json_t *u = json_object_get(json_object_get(share, "setup"), c->ev[k].share);
+
+				if (!json_is_integer(v) || !json_is_integer(u))
+					ret = -EINVAL;
+				else
+					value[k] = (uint64_t)json_integer_value(v);
+				setup[k] = json_is_integer(u) ? (uint64_t)json_integer_value(u) : 0;
+			}
+		}
+		json_decref(r);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), u64_cmp);
+	return v[n / 2];
+}
+
+int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
+{
+	uint64_t bare[3][CALIBRATE_RUNS], off[3][CALIBRATE_RUNS], pre[3][CALIBRATE_RUNS];
+	uint64_t in[3][CALIBRATE_RUNS], su[3][CALIBRATE_RUNS];
+	uint64_t start = mono_ns();
+	const char *tmp = getenv("TMPDIR");
+	char outdir[4096];
+	int ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < j->nr && c->nr < 3; i++) {
+		const char *field = share_field(&j->ev[i].spec->attr);
+
+		if (field && j->ev[i].fd >= 0 && !j->ev[i].spec->nr_parts)
+			c->ev[c->nr++] = (struct calibrate_event){ .job_event = i, .share = field };
+	}
+	if (!c->nr || access(CALIBRATE_PROGRAM, X_OK) < 0) {
+		c->error = c->nr ? errno : ENOENT;
+		c->nr = 0;
+		return -c->error;
+	}
+	if (calibrate_cache_load(c, j, lib))
+		return 0;
+	snprintf(outdir, sizeof(outdir), "%s/pfshim-calibrate.XXXXXX",
+		 tmp && *tmp == '/' ? tmp : "/tmp");
+	if (!mkdtemp(outdir)) {
+		c->error = errno;
+		c->nr = 0;
+		return -c->error;
+	}
+	for (int n = 0; n < CALIBRATE_RUNS && !ret; n++) {
+		uint64_t b[3] = { 0 }, o[3] = { 0 }, p[3] = { 0 }, s[3] = { 0 }, u[3] = { 0 };
+
+		ret = run_once(c, j, lib, RUN_BARE, outdir, b);
+		if (!ret)
+			ret = run_once(c, j, lib, RUN_OFF, outdir, o);
+		if (!ret)
+			ret = run_once(c, j, lib, RUN_ON, outdir, p);
+		if (!ret)
+			ret = report_share(c, outdir, s, u);
+		for (int k = 0; k < c->nr; k++) {
+			bare[k][n] = b[k];
+			off[k][n] = o[k];
+			pre[k][n] = p[k];
+			in[k][n] = s[k];
+			su[k][n] = u[k];
+		}
+	}
+	rmdir(outdir);
+	if (ret) {
+		c->error = -ret;
+		c->nr = 0;
+		return ret;
+	}
+	for (int k = 0; k < c->nr; k++) {
+		c->ev[k].bare = median(bare[k], CALIBRATE_RUNS);
+		c->ev[k].off = median(off[k], CALIBRATE_RUNS);
+		c->ev[k].preloaded = median(pre[k], CALIBRATE_RUNS);
+		c->ev[k].in_process = median(in[k], CALIBRATE_RUNS);
+		c->ev[k].setup = median(su[k], CALIBRATE_RUNS);
+	}
+	c->cost_ns = mono_ns() - start;
+	calibrate_cache_save(c, j, lib);
+	return 0;
+}
+
+json_t *calibrate_json(const struct calibration *c, const struct jobcount *j)
+{
+	json_t *events;
+
+	if (!c->nr)
+		return json_pack("{s:s}", "error", strerror(c->error ? c->error : ENOENT));
+	events = json_array();
+	for (int k = 0; k < c->nr; k++)
+		json_array_append_new(events, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+			"name", j->ev[c->ev[k].job_event].spec->name, "share", c->ev[k].share,
+			"bare", (json_int_t)c->ev[k].bare, "off", (json_int_t)c->ev[k].off,
+			"preloaded", (json_int_t)c->ev[k].preloaded,
+			"in_process", (json_int_t)c->ev[k].in_process,
+			"setup", (json_int_t)c->ev[k].setup));
+	return json_pack("{s:s, s:i, s:I, s:b, s:o}", "program", CALIBRATE_PROGRAM,
+			 "runs", CALIBRATE_RUNS, "cost_ns", (json_int_t)c->cost_ns,
+			 "cached", c->cached, "events", events);
+}

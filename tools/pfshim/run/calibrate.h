@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calibrate.h: what loading libpfshim.so costs an image beyond what the shim
+ * measures of itself (preload/share.h): the dynamic loader's work for it
+ * (mapping, relocation, every symbol looked up in its table first), and its
+ * final report's work after the report's last read with the process's exit
+ * from its counters. No process can see those from inside; `pfshim run`
+ * measures them once per run on a small dynamic program, bare, preloaded
+ * with the shim off, and preloaded, alternated: the summary counts the
+ * loader's once per image that loaded the shim, the rest once per image
+ * that reported (docs/pfshim.md "pfshim's own share").
+ */
+#ifndef PFSHIM_TOOLS_CALIBRATE_H
+#define PFSHIM_TOOLS_CALIBRATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tools/pfshim/run/jobcount.h"
+
+/* Runs of each kind, alternated: the medians are taken. */
+#define CALIBRATE_RUNS 5
+/* The program run: small, dynamic, in every Debian (coreutils). */
+#define CALIBRATE_PROGRAM "/bin/true"
+
+/* One of the events a report's pfshim_share has, as the job counts it. */
+struct calibrate_event {
+	int job_event;		/* its index in the job's events */
+	const char *share;	/* its field in a report's pfshim_share ("page_faults") */
+	/* Medians: bare, preloaded with the shim off, preloaded; the share its reports said. */
+	uint64_t bare, off, preloaded, in_process, setup;
+};
+
+struct calibration {
+	int nr;
+	struct calibrate_event ev[3];
+	int error;		/* errno: not calibrated (nr 0) */
+	bool cached;		/* read from the cache (calibrate_cache.c), not measured now */
+	uint64_t cost_ns;	/* the calibration's own wall time */
+};
+
+/*
+ * calibrate - run CALIBRATE_PROGRAM CALIBRATE_RUNS times bare, as many
+ * preloaded with @lib off (PFSHIM_DISABLE=1) and as many preloaded (the
+ * environment as the job's, reports into a directory of its own),
+ * alternated, each counted by @j's events
+ * that a report's share has (page-faults, task-clock, context-switches).
+ * A calibration of the same library, kernel, host and events kept by an
+ * earlier run is taken instead (calibrate_cache.c).
+ * Return: 0, or -errno (then nothing is said of the loader's share).
+ */
+int calibrate(struct calibration *c, struct jobcount *j, const char *lib);
+
+/*
+ * calibrate_cache_load - @c's events (chosen) filled from the cache when it
+ * holds a calibration of the library @lib names (LD_PRELOAD's first), this
+ * kernel, host and these events: true. calibrate_cache_save - keep @c there.
+ */
+bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const char *lib);
+void calibrate_cache_save(const struct calibration *c, const struct jobcount *j, const char *lib);
+
+/* calibrate_json - the pfshim.job object's "calibration" (docs/output.md), or null. */
+json_t *calibrate_json(const struct calibration *c, const struct jobcount *j);
+
+#endif

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calibrate_cache.c: pfshim run's calibration kept between runs
+ * (calibrate.h), so that a short command does not pay 15 runs of
+ * /bin/true each time: in ${XDG_CACHE_HOME:-$HOME/.cache}/pfshim/
+ * calibration.json, one object, valid for one library file (device, inode,
+ * size, modification time), one kernel, one host and one list of events.
+ * A rebuilt library, another machine or other events calibrate anew. What
+ * is read is checked as any input is (counts, the same events); a cache that
+ * cannot be read or written is no error: the run calibrates.
+ */
+#include "tools/pfshim/run/calibrate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define CACHE_NAME "calibration.json"
+
+/* @fd is a directory of the effective user's that no one else may write in. */
+static bool dir_ours(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* @name under the directory @at (or the path @name itself), opened, made (0700) when @make. */
+static int dir_open_at(int at, const char *name, bool make)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(at, name, flags);
+
+	if (fd < 0 && errno == ENOENT && make && mkdirat(at, name, 0700) == 0)
+		fd = openat(at, name, flags);
+	if (fd >= 0 && !dir_ours(fd)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * The cache's directory, opened: ${XDG_CACHE_HOME:-$HOME/.cache}/pfshim,
+ * both the effective user's own and closed to other writers, the last
+ * links not followed; made (0700) when @make. Root run with another user's
+ * HOME (sudo -E) finds that user's directories, not its own, and has no
+ * cache: it calibrates. -1: no cache.
+ */
+static int cache_dir_open(bool make)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char base[PATH_MAX];
+	int n, top, dir;
+
+	if (xdg && *xdg == '/')
+		n = snprintf(base, sizeof(base), "%s", xdg);
+	else if (home && *home == '/')
+		n = snprintf(base, sizeof(base), "%s/.cache", home);
+	else
+		return -1;
+	if (n < 0 || (size_t)n >= sizeof(base))
+		return -1;
+	top = dir_open_at(AT_FDCWD, base, make);
+	if (top < 0)
+		return -1;
+	dir = dir_open_at(top, "pfshim", make);
+	close(top);
+	return dir;
+}
+
+/* What the calibration is valid for, as one string; false when the library cannot be named. */
+static bool cache_key(const struct calibration *c, const struct jobcount *j, const char *lib,
+		      char *key, size_t size)
+{
+	char path[PATH_MAX];
+	size_t n = strcspn(lib ? lib : "", " :");
+	struct utsname uts;
+	struct stat st;
+	int len;
+
+	if (!n || n >= sizeof(path))
+		return false;
+	memcpy(path, lib, n);
+	path[n] = '\0';
+	if (stat(path, &st) < 0 || uname(&uts) < 0)
+		return false;
+	len = snprintf(key, size, "lib %ju:%ju:%jd:%jd.%09ld kernel %s %s host %s events",
+		       (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
+		       (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, uts.release, uts.version,
+		       uts.nodename);
+	for (int k = 0; k < c->nr && len > 0 && (size_t)len < size; k++)
+		len += snprintf(key + len, size - (size_t)len, " %s",
+				j->ev[c->ev[k].job_event].spec->name);
+	return len > 0 && (size_t)len < size;
+}
+
+static bool count_of(json_t *o, const char *name, uint64_t *out)
+{
+	json_t *v = json_object_get(o, name);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	*out = (uint64_t)json_integer_value(v);
+	return true;
+}
+
+bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const char *lib)
+{
+	char key[1024];
+	json_t *o = NULL, *events, *e;
+	int dir, fd;
+	bool ok;
+
+	if (!cache_key(c, j, lib, key, sizeof(key)) || (dir = cache_dir_open(false)) < 0)
+		return false;
+	fd = openat(dir, CACHE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dir);
+	if (fd >= 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+			o = json_loadfd(fd, 0, NULL);
+		close(fd);
+	}
+	events = json_object_get(json_object_get(o, "calibration"), "events");
+	ok = json_is_string(json_object_get(o, "key")) &&
+	     !strcmp(json_string_value(json_object_get(o, "key")), key) &&
+	     json_is_array(events) && json_array_size(events) == (size_t)c->nr &&
+	     count_of(json_object_get(o, "calibration"), "cost_ns", &c->cost_ns);
+	for (int k = 0; ok && k < c->nr; k++) {
+		struct calibrate_event *ev = &c->ev[k];
+
+		e = json_array_get(events, (size_t)k);
+		ok = json_is_string(json_object_get(e, "share")) &&
+		     !strcmp(json_string_value(json_object_get(e, "share")), ev->share) &&
+		     count_of(e, "bare", &ev->bare) && count_of(e, "off", &ev->off) &&
+		     count_of(e, "preloaded", &ev->preloaded) &&
+		     count_of(e, "in_process", &ev->in_process) && count_of(e, "setup", &ev->setup);
+	}
+	json_decref(o);
+	c->cached = ok;
+	return ok;
+}
+
+void calibrate_cache_save(const struct calibration *c, const struct jobcount *j, const char *lib)
+{
+	char tmp[64], key[1024];
+	json_t *o;
+	FILE *f;
+	int dir, fd;
+	bool ok;
+
+	if (!cache_key(c, j, lib, key, sizeof(key)) || (dir = cache_dir_open(true)) < 0)
+		return;
+	/* Written aside and renamed over, in the directory judged: a reader never sees half. */
+	snprintf(tmp, sizeof(tmp), ".calibration.%d", (int)getpid());
+	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		close(dir);
+		return;
+	}
+	f = fdopen(fd, "w");
+	o = json_pack("{s:s, s:o}", "key", key, "calibration", calibrate_json(c, j));
+	ok = f && o && json_dumpf(o, f, JSON_COMPACT) == 0;
+	if (f)
+		ok = fclose(f) == 0 && ok;
+	else
+		close(fd);
+	if (!ok || renameat(dir, tmp, dir, CACHE_NAME) < 0)
+		unlinkat(dir, tmp, 0);
+	json_decref(o);
+	close(dir);
+}
