@@ -423,18 +423,27 @@ void buf_put_label_value(struct buf *b, const char *s)
 void buf_put_csv_field(struct buf *b, const char *s)
 {
 	const char *q;
-	int quote = 0;
+	int quote = 0, formula;
 
 	if (!s)
 		return;
+	/*
+	 * A cell a spreadsheet would take for a formula (=, +, -, @, or a tab
+	 * or CR first: OWASP's list) starts with a ' that shows it as text.
+	 */
+	formula = *s && strchr("=+-@\t\r", *s);
 	for (q = s; *q; q++)
 		if (*q == ',' || *q == '"')
 			quote = 1;
 	if (!quote) {
+		if (formula)
+			buf_putc(b, '\'');
 		buf_put_printable(b, s);
 		return;
 	}
 	buf_putc(b, '"');
+	if (formula)
+		buf_putc(b, '\'');
 	for (const unsigned char *u = (const unsigned char *)s; *u;) {
 		const char *out;
 		unsigned n;

@@ -73,7 +73,9 @@ void buf_put_json_string(struct buf *b, const char *s);
 
 /*
  * buf_put_csv_field - @s as one RFC 4180 field: quoted, with '"' doubled,
- * when it holds a comma or a quote; as is otherwise. NULL is empty. Like
+ * when it holds a comma or a quote; as is otherwise. NULL is empty. A field
+ * a spreadsheet would take for a formula (first byte =, +, -, @, tab or CR)
+ * starts with a ', which shows it as text. Like
  * buf_put_printable(), control bytes (CR and LF too), DEL, C1 controls and
  * invalid UTF-8 become '?': `cat report.csv` must not run a terminal's
  * escape sequences, and a row stays one line.

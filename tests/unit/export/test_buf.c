@@ -163,6 +163,12 @@ static void test_csv_field(void **state)
 		{ "q\"\r,", "\"q\"\"?,\"" },
 		{ "caf\xc3\xa9 \xc2\xa0", "caf\xc3\xa9 \xc2\xa0" },
 		{ "", "" },
+		/* What a spreadsheet would run as a formula is shown as text: a ' first. */
+		{ "=cmd|' /C calc'!A0", "'=cmd|' /C calc'!A0" },
+		{ "=HYPERLINK(\"x\",1)", "\"'=HYPERLINK(\"\"x\"\",1)\"" },
+		{ "+1", "'+1" }, { "-x", "'-x" }, { "@SUM(A1)", "'@SUM(A1)" },
+		{ "\tx", "'?x" }, { "\r,", "\"'?,\"" },
+		{ "a=b", "a=b" }, { "1-2", "1-2" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

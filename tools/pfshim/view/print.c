@@ -12,13 +12,13 @@
 #include <string.h>
 
 #include "tools/pfshim/view/view.h"
+#include "export/buf.h"
 #include "export/version.h"	/* the summary names the pfshim that wrote it */
 
 /* 1234567 -> "1,234,567"; a scaled value (the clocks) -> "1234.57", "0.0265". */
 void summary_value_format(const struct summary_event *e, uint64_t value, char *out, size_t size)
 {
-	char digits[32];
-	size_t n, o = 0;
+	struct buf b;
 
 	if (e->scale != 1.0) {	/* below 1, the digits that matter: 0.00265 msec, not 0.00 */
 		double v = (double)value * e->scale;
@@ -26,13 +26,9 @@ void summary_value_format(const struct summary_event *e, uint64_t value, char *o
 		snprintf(out, size, v >= 1 || v == 0 ? "%.2f" : "%.3g", v);
 		return;
 	}
-	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, value);
-	for (size_t i = 0; i < n && o + 2 < size; i++) {
-		if (i && (n - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = digits[i];
-	}
-	out[o] = '\0';
+	buf_init(&b, out, size);
+	buf_put_u64_grouped(&b, value);
+	buf_finish(&b);
 }
 
 /*
@@ -842,29 +838,19 @@ void summary_print_json(const struct summary *s, FILE *out)
 	free(sorted);
 }
 
-/* A field quoted as RFC 4180 asks when it holds a comma, a quote or a line break. */
+/* export/buf.c's rule, the reports' own: the same name reads the same in both CSVs. */
 void csv_field(FILE *out, const char *s)
 {
-	/*
-	 * A cell a spreadsheet would take for a formula (=, +, -, @, or a tab
-	 * or CR first: OWASP's list) starts with a ' that shows it as text.
-	 */
-	bool formula = *s && strchr("=+-@\t\r", *s);
+	size_t size = 2 * strlen(s) + 4;	/* every byte doubled ('"'), the quotes and a ' */
+	char stack[512], *text = size <= sizeof(stack) ? stack : xrealloc(NULL, size);
+	struct buf b;
 
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(formula ? "'" : "", out);
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	if (formula)
-		fputc('\'', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	buf_init(&b, text, size);
+	buf_put_csv_field(&b, s);
+	buf_finish(&b);
+	fputs(text, out);
+	if (text != stack)
+		free(text);
 }
 
 static void csv_row(FILE *out, const char *scope, const char *group, uint64_t reports,
