@@ -154,6 +154,7 @@ bool config_adopts_handover(const struct config *next, const struct config *ours
 {
 	/* A metric group's events are added at start-up (preload/metrics/group.h): none handed. */
 	return !next->disabled && !next->interval_ns && !next->group && !ours->group &&
+	       !next->metrics && !ours->metrics &&
 	       same_text(next->events, ours->events) &&
 	       same_text(next->sysfs_root, ours->sysfs_root) &&
 	       same_text(next->tracefs_root, ours->tracefs_root);
@@ -313,6 +314,8 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		warn((void *)"PFSHIM_EVENTS", "empty; counting the default events");
 	if ((value = get_env("PFSHIM_GROUP")) && *value)
 		c->group = value;
+	if ((value = get_env("PFSHIM_METRICS")) && *value)
+		c->metrics = value;
 	if ((value = get_env("PFSHIM_FORMAT")))
 		read_format(c, value, warn);
 	if ((value = get_env("PFSHIM_OUTPUT"))) {

@@ -31,6 +31,7 @@ struct config {
 	bool secure;			/* secure-execution mode (AT_SECURE): inert */
 	const char *events;		/* PFSHIM_EVENTS, or EVENTS_DEFAULT */
 	const char *group;		/* PFSHIM_GROUP: a metric group's name or file, or NULL */
+	const char *metrics;		/* PFSHIM_METRICS: metrics by name, a comma list, or NULL */
 	enum config_format format;	/* PFSHIM_FORMAT */
 	char output[PATH_MAX];		/* PFSHIM_OUTPUT: "stderr", "stdout" or a template */
 	bool output_explicit;		/* PFSHIM_OUTPUT was set: no job directory (preload/output/job.c) */
@@ -57,7 +58,8 @@ typedef const char *(*config_getenv_fn)(const char *name);
 	"PFSHIM_EVENTS", "PFSHIM_FORMAT", "PFSHIM_OUTPUT", "PFSHIM_SIGNAL", "PFSHIM_INTERVAL", \
 	"PFSHIM_ON_FATAL", "PFSHIM_HANDOVER", "PFSHIM_COMPENSATE", "PFSHIM_DISABLE", \
 	"PFSHIM_SYSFS_ROOT", "PFSHIM_TRACEFS_ROOT", "PFSHIM_ADOPT", "PFSHIM_JOB_MAX", \
-	"PFSHIM_JOB_EXPIRE", "PFSHIM_GROUP", "PFSHIM_PROMETHEUS_KEEP", CONFIG_TEST_VARIABLES
+	"PFSHIM_JOB_EXPIRE", "PFSHIM_GROUP", "PFSHIM_METRICS", "PFSHIM_PROMETHEUS_KEEP", \
+	CONFIG_TEST_VARIABLES
 
 /* pfshim's own test harness's (tests/): passed to the programs it runs under the shim. */
 #define CONFIG_TEST_VARIABLES \

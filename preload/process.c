@@ -261,9 +261,10 @@ static void counters_refused_stand_aside(void)
 }
 
 /*
- * PFSHIM_GROUP: the group's events are counted after PFSHIM_EVENTS' (the
- * text for events_parse() is returned, and @ctx set to what its warnings
- * name), and its metrics computed at every report (report_write()).
+ * PFSHIM_GROUP and PFSHIM_METRICS: the group's events are counted after
+ * PFSHIM_EVENTS' (the text for events_parse() is returned, and @ctx set to
+ * what its warnings name), and its metrics computed at every report
+ * (report_write()).
  */
 static const char *metrics_start(const char *events, const char **ctx)
 {
@@ -272,13 +273,22 @@ static const char *metrics_start(const char *events, const char **ctx)
 	char why[512], *text;
 
 	*ctx = "PFSHIM_EVENTS";
-	if (!process.config.group)
+	if (!process.config.group && !process.config.metrics)
 		return events;
 	/* Not set by the user: the compat library's answer for a LIKWID_EVENTS group. */
-	const char *variable = getenv("PFSHIM_GROUP") ? "PFSHIM_GROUP" : "LIKWID_EVENTS";
+	const char *variable = process.config.metrics ? "PFSHIM_METRICS" :
+			       getenv("PFSHIM_GROUP") ? "PFSHIM_GROUP" : "LIKWID_EVENTS";
+	char note[768];
+	int err = process.config.metrics ?
+		metric_group_open_named(process.config.metrics, process.config.group,
+					METRIC_GROUP_ROOT, "/proc/cpuinfo", events, &group, why,
+					sizeof(why), note, sizeof(note)) :
+		metric_group_open(process.config.group, METRIC_GROUP_ROOT, "/proc/cpuinfo", events,
+				  &group, why, sizeof(why));
 
-	if (metric_group_open(process.config.group, METRIC_GROUP_ROOT, "/proc/cpuinfo", events,
-			      &group, why, sizeof(why))) {
+	if (process.config.metrics && note[0])
+		warn_message((void *)variable, note);
+	if (err) {
 		warn_message((void *)variable, why);
 		return events;
 	}

@@ -26,6 +26,7 @@
 #include "preload/events/pfm.h"
 #include "preload/metrics/group.h"
 #include "preload/metrics/likwid_arch.h"
+#include "preload/metrics/named.h"
 
 /*
  * The text of the regular file @path, or NULL. O_NONBLOCK and the type
@@ -188,40 +189,30 @@ static int listed(const char *events, const char *name)
 	return 0;
 }
 
-int metric_group_open(const char *spec, const char *root, const char *cpuinfo_path,
-		      const char *counted, struct metric_group *mg, char *why, size_t why_size)
+/*
+ * The group in @text (@where: its file, for messages; @arm: its events are
+ * arm64's), named @name, its events named for pfshim's parser.
+ */
+static int open_text(const char *text, const char *name, const char *where, bool arm,
+		     const char *counted, struct metric_group *mg, char *why, size_t why_size)
 {
-	char path[4096];
 	int line = 0, err;
-	char *text;
 	size_t len = 0;
 
-	memset(mg, 0, sizeof(*mg));
-	err = group_path(spec, root, cpuinfo_path, path, sizeof(path), why, why_size);
-	if (err)
-		return err;
-	text = read_text(path);
-	if (!text) {
-		snprintf(why, why_size, "cannot read %s (not a readable regular file)", path);
-		return -EIO;
-	}
 	err = likwid_group_parse(text, &mg->group, &line);
-	free(text);
 	if (err) {
-		snprintf(why, why_size, "%s, line %d: not a group file's line", path, line);
+		snprintf(why, why_size, "%s, line %d: not a group file's line", where, line);
 		return err;
 	}
 
 	if (mg->group.nr_metrics > METRIC_GROUP_MAX) {
-		snprintf(why, why_size, "%s: %d metrics, more than the %d a report holds", path,
+		snprintf(why, why_size, "%s: %d metrics, more than the %d a report holds", where,
 			 mg->group.nr_metrics, METRIC_GROUP_MAX);
 		likwid_group_free(&mg->group);
 		return -E2BIG;
 	}
 
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-
-	snprintf(mg->name, sizeof(mg->name), "%.*s", (int)strcspn(base, "."), base);
+	snprintf(mg->name, sizeof(mg->name), "%s", name);
 	mg->event_names = calloc((size_t)mg->group.nr_events, sizeof(char *));
 	mg->sources = calloc((size_t)mg->group.nr_metrics + 1, sizeof(*mg->sources));
 	mg->inputs = calloc((size_t)mg->group.nr_metrics + 1, sizeof(*mg->inputs));
@@ -229,7 +220,7 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
 
 	pfm_names_start(&pfm, NULL);	/* loaded only for a name the table lacks */
 	for (int i = 0; mg->event_names && i < mg->group.nr_events && !err; i++) {
-		mg->event_names[i] = perf_name(&pfm, mg->group.events[i].event, arm_group(path));
+		mg->event_names[i] = perf_name(&pfm, mg->group.events[i].event, arm);
 		if (!mg->event_names[i])
 			err = -ENOMEM;
 		else
@@ -250,6 +241,99 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
 		strcat(mg->events_text, mg->event_names[i]);
 	}
 	return 0;
+}
+
+/* The group file @spec names, read: its text (the caller frees), and @path. */
+static int read_group(const char *spec, const char *root, const char *cpuinfo_path,
+		      char *path, size_t size, char **text, char *why, size_t why_size)
+{
+	int err = group_path(spec, root, cpuinfo_path, path, size, why, why_size);
+
+	if (err)
+		return err;
+	*text = read_text(path);
+	if (!*text) {
+		snprintf(why, why_size, "cannot read %s (not a readable regular file)", path);
+		return -EIO;
+	}
+	return 0;
+}
+
+int metric_group_open(const char *spec, const char *root, const char *cpuinfo_path,
+		      const char *counted, struct metric_group *mg, char *why, size_t why_size)
+{
+	char path[4096], name[64];
+	char *text = NULL;
+	int err;
+
+	memset(mg, 0, sizeof(*mg));
+	err = read_group(spec, root, cpuinfo_path, path, sizeof(path), &text, why, why_size);
+	if (err)
+		return err;
+
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
+	err = open_text(text, name, path, arm_group(path), counted, mg, why, why_size);
+	free(text);
+	return err;
+}
+
+int metric_group_open_named(const char *names, const char *spec, const char *root,
+			    const char *cpuinfo_path, const char *counted, struct metric_group *mg,
+			    char *why, size_t why_size, char *note, size_t note_size)
+{
+	char path[4096] = "PFSHIM_METRICS", unknown[64], file_why[512];
+	char *named = NULL, *file = NULL, *text;
+	bool topdown;
+	int err;
+
+	memset(mg, 0, sizeof(*mg));
+	note[0] = '\0';
+	if (metric_named_text(names, &named, &topdown, unknown, sizeof(unknown))) {
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	if (unknown[0])
+		snprintf(note, note_size, "no metric named '%s' (pfshim's are %s; PFSHIM_GROUP "
+			 "takes LIKWID's groups)", unknown, metric_named_list());
+	if (topdown && spec)
+		snprintf(note + strlen(note), note_size - strlen(note), "%sTopdownL1 is LIKWID's "
+			 "TMA group, not added beside PFSHIM_GROUP=%s: one group file at a time",
+			 note[0] ? "; " : "", spec);
+	else if (topdown)
+		spec = "TMA";
+	if (spec && read_group(spec, root, cpuinfo_path, path, sizeof(path), &file, file_why,
+			       sizeof(file_why)))
+		snprintf(note + strlen(note), note_size - strlen(note), "%s%s: %s",
+			 note[0] ? "; " : "", topdown && !strcmp(spec, "TMA") ?
+			 "TopdownL1 (LIKWID's TMA group)" : "PFSHIM_GROUP", file_why);
+	if (!named && !file) {
+		snprintf(why, why_size, "no metric to compute");
+		return -ENOENT;
+	}
+	text = malloc((named ? strlen(named) : 0) + (file ? strlen(file) : 0) + 1);
+	if (!text) {
+		free(named);
+		free(file);
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	/* The group file's sections after ours: its LONG ends what is read. */
+	strcpy(text, named ? named : "");
+	strcat(text, file ? file : "");
+	/* PFSHIM_METRICS, or PFSHIM_METRICS+TMA: what a report's metric_group says. */
+	char name[64];
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	snprintf(name, sizeof(name), "PFSHIM_METRICS%s%.*s", file ? "+" : "",
+		 file ? (int)strcspn(base, ".") : 0, base);
+	err = open_text(text, name, file ? path : "PFSHIM_METRICS", file && arm_group(path),
+			counted, mg, why, why_size);
+	free(text);
+	free(named);
+	free(file);
+	return err;
 }
 
 /* The CPU's base clock in Hz from cpufreq, or 0 (none in most VMs). */

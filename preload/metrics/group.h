@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * group.h: the metric group a run asked for (PFSHIM_GROUP): a LIKWID group
- * file's events, named as pfshim's event parser knows them and counted
- * beside PFSHIM_EVENTS, and its metrics, computed at every report.
+ * group.h: the metric group a run asked for (PFSHIM_GROUP, PFSHIM_METRICS):
+ * a LIKWID group file's events, named as pfshim's event parser knows them
+ * and counted beside PFSHIM_EVENTS, and its metrics, computed at every
+ * report.
  *
  * metric_group_open() and metric_group_bind() run once, in the constructor
  * (they read files and allocate); metric_group_compute() is
@@ -66,6 +67,21 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
  * (/sys/devices/system/cpu). A name with no value makes its metric
  * uncomputable, said in the report.
  */
+/*
+ * metric_group_open_named - the metrics named in the comma list @names
+ * (PFSHIM_METRICS: metrics/named.h), with the group @spec names beside them
+ * when it is not NULL (PFSHIM_GROUP), or LIKWID's TMA group when @names has
+ * TopdownL1, as one group named PFSHIM_METRICS (PFSHIM_METRICS+NAME with
+ * the group file NAME's metrics). A name nothing knows, or a group file
+ * that cannot be read, is said in @note (one sentence, "" when none) and
+ * the rest goes on.
+ *
+ * Return: 0, or a negative errno with @why set when nothing is left.
+ */
+int metric_group_open_named(const char *names, const char *spec, const char *root,
+			    const char *cpuinfo_path, const char *counted, struct metric_group *mg,
+			    char *why, size_t why_size, char *note, size_t note_size);
+
 void metric_group_bind(struct metric_group *mg, const struct event_list *events,
 		       const char *sysfs_cpu);
 

@@ -328,6 +328,18 @@ reports() {
 	[ "$output" = "t.md:8: a command block with no doc-test or doc-skip mark" ]
 }
 
+@test "doc block metrics-by-name: CPUs-utilized and page-faults-per-second under ls's counts, as perf stat's formulas" {
+	run -0 doc metrics-by-name
+	[[ "$output" == *" pfshim: metrics of group PFSHIM_METRICS:"* ]]
+	cpus=$(awk '$2 == "CPUs-utilized" { print $1 }' <<<"$output")
+	rate=$(awk '$2 == "page-faults-per-second" && $3 == "[1/s]" { gsub(",", "", $1); print $1 }' <<<"$output")
+	# perf stat's own line beside task-clock says the same CPUs utilized, to its 3 decimals
+	said=$(awk '$3 == "task-clock" { print $5 }' <<<"$output")
+	echo "CPUs-utilized $cpus (beside task-clock: $said), page-faults-per-second $rate"
+	python3 -c "import sys; c, s, r = map(float, sys.argv[1:]); assert abs(c - s) <= 0.0005 and r > 0" \
+		"$cpus" "$said" "$rate"
+}
+
 @test "doc block metrics-own-group: a group file of one's own, its metrics beside the counts" {
 	app "$PROGS/touch_pages"
 	run -0 doc metrics-own-group

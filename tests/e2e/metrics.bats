@@ -402,3 +402,84 @@ shares() {
 	# Arm's table has BR_PRED and INST_SPEC (the Arm ARM's common events 0x12 and 0x1B)
 	[ "$branch" = "5 of 5" ]
 }
+
+@test "PFSHIM_METRICS by name: each equals perf stat's formula over the same report's counts; an unknown name is one line" {
+	run -0 --separate-stderr shim PFSHIM_METRICS=CPUs-utilized,page-faults-per-second,nope,IPC \
+		"$PROGS/touch_pages" 3000
+	[ "$stderr" = "pfshim: PFSHIM_METRICS: no metric named 'nope' (pfshim's are IPC, CPI, branch-miss-ratio, cache-miss-ratio, L1D-miss-ratio, GHz, CPUs-utilized, page-faults-per-second, context-switches-per-second, TopdownL1; PFSHIM_GROUP takes LIKWID's groups)" ]
+	[ "$(reports)" -eq 1 ]
+	[ "$(jq -r .metric_group "$REPORTS")" = PFSHIM_METRICS ]
+	# The metrics' events are the default ones: none counted twice.
+	[ "$(jq '[.events[].name] | length == (unique | length)' "$REPORTS")" = true ]
+	run -0 python3 - "$REPORTS" <<-'PY'
+	import json, sys
+	r = json.loads(open(sys.argv[1]).readline())
+	ev = {e["name"]: e for e in r["events"]}
+	m = {x["name"]: x for x in r["metrics"]}
+	assert list(m) == ["CPUs-utilized", "page-faults-per-second", "IPC"], list(m)
+	tc = ev["task-clock"]["value"]
+	assert m["CPUs-utilized"]["value"] == tc / (r["wall_ns"] / 1e9 * 1000000000), (m, tc)
+	assert m["page-faults-per-second"]["value"] == ev["page-faults"]["value"] / tc * 1000000000
+	assert m["page-faults-per-second"]["unit"] == "1/s"
+	assert m["IPC"]["formula"] == "instructions/cycles", m["IPC"]
+	# no hardware PMU here: IPC says which count it lacks; on one that has it, the quotient
+	if ev["instructions"]["status"] == "counted" and ev["cycles"]["status"] == "counted":
+	    assert m["IPC"]["value"] == ev["instructions"]["value"] / ev["cycles"]["value"], m["IPC"]
+	else:
+	    assert m["IPC"]["status"] == "not-counted" and m["IPC"]["missing"] in ("instructions", "cycles"), m["IPC"]
+	print("ok")
+	PY
+}
+
+@test "PFSHIM_METRICS: a job's metric in pfshim report --metrics is the formula over the summed counts" {
+	for pages in 500 4000; do
+		run -0 shim PFSHIM_METRICS=page-faults-per-second "$PROGS/touch_pages" $pages
+	done
+	metrics_json "$REPORTS"
+	want=$(jq -s '(map(.events[] | select(.name == "page-faults") | .value) | add) /
+		(map(.events[] | select(.name == "task-clock") | .value) | add) * 1000000000' "$REPORTS")
+	got=$(jq '.metrics[] | select(.group == null and .region == null) | .value' "$BATS_TEST_TMPDIR/metrics.json")
+	echo "want $want got $got"
+	python3 -c "import sys; w, g = float(sys.argv[1]), float(sys.argv[2]); assert abs(w - g) <= 1e-9 * w, (w, g)" "$want" "$got"
+}
+
+@test "PFSHIM_METRICS=TopdownL1: LIKWID's TMA group for this CPU, or one line saying there is none" {
+	[ -d "$GROUPS_DIR" ] || skip "no LIKWID group files ($GROUPS_DIR): Debian's likwid package is not installed"
+	run -0 --separate-stderr shim PFSHIM_METRICS=TopdownL1,CPUs-utilized true
+	if [[ "$stderr" == *"LIKWID's groups have none for this CPU"* ]]; then
+		[[ "$stderr" == "pfshim: PFSHIM_METRICS: TopdownL1 (LIKWID's TMA group): "* ]]
+		[ "$(jq -r '.metric_group, (.metrics | map(.name) | join(","))' "$REPORTS")" = $'PFSHIM_METRICS\nCPUs-utilized' ]
+		skip "this CPU has no LIKWID group directory: $stderr"
+	fi
+	[ -z "$stderr" ]
+	[ "$(jq -r .metric_group "$REPORTS")" = PFSHIM_METRICS+TMA ]
+	[ "$(jq '[.metrics[] | select(.name == "Retiring")] | length' "$REPORTS")" -eq 1 ]
+}
+
+@test "pfshim run -M with metric names: PFSHIM_METRICS for the job; TopdownL1 where it cannot be had said once, not by each process" {
+	dir="$BATS_TEST_TMPDIR/job"
+	run -0 --separate-stderr "$BUILD/pfshim" run -o "$dir" -M CPUs-utilized,TopdownL1 -- \
+		sh -c 'true; ls / >/dev/null; /bin/true'
+	top=$(grep -c 'TopdownL1' <<<"$stderr" || true)
+	if [ -d "$GROUPS_DIR" ] && [[ "$stderr" != *"none for this CPU"* ]]; then
+		[ "$top" -eq 0 ]
+		want=PFSHIM_METRICS+TMA
+	else	# said once by pfshim run, and the job goes on with the rest
+		[ "$top" -eq 1 ]
+		[[ "$stderr" == *"pfshim run: -M CPUs-utilized,TopdownL1: TopdownL1 (LIKWID's TMA group): "* ]]
+		want=PFSHIM_METRICS
+	fi
+	[ "$(cat "$dir"/*.json | jq -r .metric_group | sort -u)" = "$want" ]
+	[ "$(cat "$dir"/*.json | jq -s length)" -eq 3 ]
+	metrics_json "$dir"
+	run -0 python3 - "$dir" "$BATS_TEST_TMPDIR/metrics.json" <<-'PY'
+	import glob, json, sys
+	reports = [json.load(open(f)) for f in glob.glob(sys.argv[1] + "/*.json")]
+	out = json.load(open(sys.argv[2]))
+	tc = sum(e["value"] for r in reports for e in r["events"] if e["name"] == "task-clock")
+	secs = sum(r["wall_ns"] for r in reports) / 1e9
+	job = [m for m in out["metrics"] if m["group"] is None and m["name"] == "CPUs-utilized"][0]
+	assert abs(job["value"] - tc / (secs * 1000000000)) <= 1e-12 * job["value"], (job, tc, secs)
+	print("ok", job["value"])
+	PY
+}

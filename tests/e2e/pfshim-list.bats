@@ -184,6 +184,12 @@ sched:sched_wakeup no" ]
 		'Runtime (RDTSC) [s] time' >"$dir/BETA.txt"
 	echo 'not a group' >"$dir/README.md"
 	run -0 "$PFSHIM" list --metrics --groups "$BATS_TEST_TMPDIR/groups" --arch fakearch
+	# First the metrics PFSHIM_METRICS takes by name, each with its formula and events.
+	[ "${lines[0]}" = "Metrics by name (PFSHIM_METRICS=NAME,..., pfshim run -M NAME,...):" ]
+	[ "${lines[1]}" = "  IPC = instructions/cycles  (instructions: instructions, cycles: cycles)" ]
+	[[ "$output" == *$'\n  CPUs-utilized = task_clock/(time*1000000000)  (task_clock: task-clock)\n'* ]]
+	[[ "$output" == *$'\n  TopdownL1 = the metrics of LIKWID\'s TMA group for this CPU, where it has one\n\n'* ]]
+	output=${output#*$'where it has one\n\n'}
 	[ "$output" = "Performance groups of fakearch (PFSHIM_GROUP=NAME, pfshim run -M NAME), from $dir:
 
 ALPHA: Faults and CPU
@@ -197,6 +203,10 @@ BETA: Just time
 	# PATTERN keeps the groups whose name holds it; none: said, exit 1
 	run -0 "$PFSHIM" list --metrics --groups "$BATS_TEST_TMPDIR/groups" --arch fakearch bet
 	[ "$(grep -c '^[A-Z]*:' <<<"$output")" -eq 1 ]
+	[[ "$output" != *"Metrics by name"* ]]
+	# ... and the metrics by name whose name holds it
+	run -0 "$PFSHIM" list --metrics --groups "$BATS_TEST_TMPDIR/groups" --arch fakearch per-second
+	[ "$(grep -c '^  .*-per-second \[1/s\] = ' <<<"$output")" -eq 2 ]
 	run -1 --separate-stderr "$PFSHIM" list --metrics --groups "$BATS_TEST_TMPDIR/groups" --arch fakearch zz
 	[ "$stderr" = "pfshim list: no group of fakearch matches 'zz'" ]
 	# this CPU: its groups, or one line saying LIKWID has none for it (then --arch)

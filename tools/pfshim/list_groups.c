@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * list_groups.c: `pfshim list --metrics`, the performance groups
+ * list_groups.c: `pfshim list --metrics`: the metrics PFSHIM_METRICS takes
+ * by name (preload/metrics/named.h), then the performance groups
  * PFSHIM_GROUP (and pfshim run -M) take by name on this machine: LIKWID's
  * group files for this CPU, each read by the shim's own reader
  * (preload/metrics/group.h), so the list cannot disagree with what a run
@@ -17,6 +18,7 @@
 
 #include "preload/events/events.h"
 #include "preload/metrics/group.h"
+#include "preload/metrics/named.h"
 
 static int name_cmp(const void *a, const void *b)
 {
@@ -73,17 +75,43 @@ static void group_print(const char *dir, const char *name)
 	metric_group_free(&mg);
 }
 
+/* The metrics by name that hold @pattern (all without one), each with its formula; how many. */
+static int named_print(const char *pattern)
+{
+	const char *name, *unit, *formula, *events[2][2];
+	int listed = 0;
+
+	for (size_t i = 0; (name = metric_named_at(i, &unit, &formula, &events)); i++) {
+		if (pattern && !strcasestr(name, pattern))
+			continue;
+		if (!listed++)
+			printf("Metrics by name (PFSHIM_METRICS=NAME,..., pfshim run -M NAME,...):\n");
+		printf("  %s%s%s%s = %s", name, *unit ? " [" : "", unit, *unit ? "]" : "", formula);
+		for (int e = 0; e < 2 && events[e][0]; e++)	/* a formula's name for each event */
+			printf("%s%s: %s", e ? ", " : "  (", events[e][0], events[e][1]);
+		printf(")\n");
+	}
+	if (!pattern || strcasestr("TopdownL1", pattern)) {
+		if (!listed++)
+			printf("Metrics by name (PFSHIM_METRICS=NAME,..., pfshim run -M NAME,...):\n");
+		printf("  TopdownL1 = the metrics of LIKWID's TMA group for this CPU, where it has one\n");
+	}
+	return listed;
+}
+
 int list_groups(const char *root, const char *arch, const char *pattern)
 {
 	char cpu[128], dir[PATH_MAX];
 	char **names;
-	int n, listed = 0;
+	int n, listed = named_print(pattern);
 
 	if (!arch && !(arch = metric_group_arch("/proc/cpuinfo", cpu, sizeof(cpu)))) {
 		fprintf(stderr, "pfshim list: LIKWID's groups have none for this CPU (%s); "
 			"PFSHIM_GROUP takes a group file's path, and --arch lists another CPU's\n", cpu);
-		return 1;
+		return listed ? 0 : 1;
 	}
+	if (listed)
+		printf("\n");
 	snprintf(dir, sizeof(dir), "%s/%s", root, arch);
 	names = group_files(dir, &n);
 	if (!names) {
@@ -91,9 +119,10 @@ int list_groups(const char *root, const char *arch, const char *pattern)
 			"them in %s)\n", dir, METRIC_GROUP_ROOT);
 		return 1;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0, groups = 0; i < n; i++) {
 		if (!pattern || strcasestr(names[i], pattern)) {
-			if (!listed++)
+			listed++;
+			if (!groups++)
 				printf("Performance groups of %s (PFSHIM_GROUP=NAME, pfshim run -M NAME), "
 				       "from %s:\n", arch, dir);
 			group_print(dir, names[i]);

@@ -235,6 +235,74 @@ static void compute(void **state)
 	metric_group_free(&mg);
 }
 
+/*
+ * PFSHIM_METRICS: metrics by name as one group, LIKWID's TMA group merged
+ * for TopdownL1, each event once, and what cannot be had said in the note.
+ */
+static void open_named(void **state)
+{
+	static const char tma[] = "SHORT Top down\nEVENTSET\nFIXC0 INSTR_RETIRED_ANY\n"
+		"FIXC1 CPU_CLK_UNHALTED_CORE\nPMC1 UOPS_RETIRED_RETIRE_SLOTS\nMETRICS\n"
+		"IPC FIXC0/FIXC1\nRetiring [%] PMC1/(4*FIXC1)*100\nLONG\nFormulas: ...\n";
+	struct metric_group mg;
+	struct report_event ev[3] = { 0 };
+	struct report_metric out[8];
+	char why[512], note[768];
+
+	(void)state;
+	make_group("skylakeX", "TMA", tma);
+	write_file(cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 4\n");
+
+	assert_int_equal(metric_group_open_named("CPUs-utilized,page-faults-per-second,CPUs-utilized",
+						 NULL, root, cpuinfo, "page-faults", &mg, why,
+						 sizeof(why), note, sizeof(note)), 0);
+	assert_string_equal(note, "");
+	assert_string_equal(mg.name, "PFSHIM_METRICS");
+	assert_int_equal(mg.group.nr_metrics, 2);	/* named twice, once */
+	assert_string_equal(mg.events_text, "task-clock");	/* page-faults is counted already */
+	events.nr = 0;
+	add_event("page-faults");
+	add_event("task-clock");
+	metric_group_bind(&mg, &events, sysfs_cpu);
+	ev[0] = (struct report_event){ .value = 3000, .status = STATUS_COUNTED };
+	ev[1] = (struct report_event){ .value = 250000000, .status = STATUS_COUNTED };	/* ns */
+	struct report r = { .nr_events = 2, .events = ev };
+
+	metric_group_compute(&mg, &r, 0.5, out);
+	assert_true(out[0].value == 250000000 / (0.5 * 1000000000));	/* CPUs-utilized: 0.5 */
+	assert_true(out[1].value == 3000.0 / 250000000 * 1000000000);	/* per CPU second: 12,000 */
+	assert_string_equal(out[1].unit, "1/s");
+	metric_group_free(&mg);
+
+	/* TopdownL1: LIKWID's TMA merged after IPC; instructions and cycles once each. */
+	assert_int_equal(metric_group_open_named("IPC,TopdownL1,bogus", NULL, root, cpuinfo, "",
+						 &mg, why, sizeof(why), note, sizeof(note)), 0);
+	assert_string_equal(mg.name, "PFSHIM_METRICS+TMA");
+	assert_int_equal(mg.group.nr_metrics, 3);
+	assert_string_equal(mg.group.metrics[0].name, "IPC");
+	assert_string_equal(mg.group.metrics[0].text, "instructions/cycles");
+	assert_string_equal(mg.group.metrics[2].name, "Retiring");
+	assert_string_equal(mg.events_text, "instructions,cycles,UOPS_RETIRED_RETIRE_SLOTS");
+	assert_non_null(strstr(note, "no metric named 'bogus' (pfshim's are IPC, CPI, "));
+	metric_group_free(&mg);
+
+	/* Beside PFSHIM_GROUP, TopdownL1 is not merged: one group file at a time. */
+	assert_int_equal(metric_group_open_named("TopdownL1,IPC", "CPI", root, cpuinfo, "", &mg, why,
+						 sizeof(why), note, sizeof(note)), 0);
+	assert_string_equal(mg.name, "PFSHIM_METRICS+CPI");
+	assert_string_equal(note, "TopdownL1 is LIKWID's TMA group, not added beside "
+			    "PFSHIM_GROUP=CPI: one group file at a time");
+	metric_group_free(&mg);
+
+	/* A CPU LIKWID has no groups for: TopdownL1 said, nothing else left. */
+	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
+	assert_int_equal(metric_group_open_named("TopdownL1", NULL, root, cpuinfo, "", &mg, why,
+						 sizeof(why), note, sizeof(note)), -ENOENT);
+	assert_string_equal(why, "no metric to compute");
+	assert_non_null(strstr(note, "TopdownL1 (LIKWID's TMA group): LIKWID's groups have none "
+				     "for this CPU (AMD family 26 model 2)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +310,7 @@ int main(void)
 		cmocka_unit_test(open_by_name),
 		cmocka_unit_test(open_by_path),
 		cmocka_unit_test(compute),
+		cmocka_unit_test(open_named),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -30,7 +30,8 @@
 #include "export/version.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "preload/counters/totals.h"	/* what run says when perf_event_open is refused */
-#include "preload/metrics/group.h"	/* -M: the group read as the shim reads it */
+#include "preload/metrics/group.h"
+#include "preload/metrics/named.h"	/* -M: the group read as the shim reads it */
 #include "preload/output/ledger.h"	/* the reports' outcomes: LEDGER_FILE */
 #include "tools/pfshim/run/handover.h"
 #include "tools/pfshim/run/calibrate.h"
@@ -58,9 +59,11 @@ static const char usage_run[] =
 "  -e, --events EVENTS  events to count, perf syntax (PFSHIM_EVENTS); default:\n"
 "                       the shim's default events\n"
 "  -M, --metrics GROUP  a performance group (PFSHIM_GROUP): LIKWID's group name\n"
-"                       for this CPU or a group file's path; its events are\n"
-"                       counted too and its metrics are in every report\n"
-"                       (pfshim report --metrics DIR: the job's)\n"
+"                       for this CPU or a group file's path; or metrics by\n"
+"                       name, a comma list (PFSHIM_METRICS: IPC, CPI,\n"
+"                       CPUs-utilized, TopdownL1, ...: pfshim list --metrics);\n"
+"                       their events are counted too and the metrics are in\n"
+"                       every report (pfshim report --metrics DIR: the job's)\n"
 "  -o, --output DIR     keep the reports in DIR (created, with its parents; it\n"
 "                       must hold no reports yet). Default: a new directory\n"
 "                       $TMPDIR/pfshim-run.XXXXXX (/tmp without TMPDIR),\n"
@@ -523,16 +526,45 @@ static int events_check(const char *text)
  * for, a file that is not a group, or events the parser refuses stop the
  * run here, once, rather than in every process of the job.
  */
-static int group_check(const char *group, const char *events)
+/* @names less TopdownL1, in place: what the job's processes are given when it cannot be had. */
+static void without_topdown(char *names)
+{
+	char *out = names;
+
+	for (const char *p = names; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len && !(len == 9 && !strncmp(p, "TopdownL1", 9))) {
+			if (out != names)
+				*out++ = ',';
+			memmove(out, p, len);
+			out += len;
+		}
+		p += len + (p[len] == ',');
+	}
+	*out = '\0';
+}
+
+static int group_check(char *group, const char *events)
 {
 	static struct metric_group mg;	/* large: not on the stack */
 	char why[512];
 	int ret;
 
-	if (metric_group_open(group, METRIC_GROUP_ROOT, "/proc/cpuinfo",
-			      events ? events : EVENTS_DEFAULT, &mg, why, sizeof(why)) < 0) {
-		fprintf(stderr, "pfshim run: -M %s: %s\n", group, why);
+	char note[768] = "";
+	bool named = metric_named_all(group);
+	const char *counted = events ? events : EVENTS_DEFAULT;
+
+	if ((named ? metric_group_open_named(group, NULL, METRIC_GROUP_ROOT, "/proc/cpuinfo",
+					     counted, &mg, why, sizeof(why), note, sizeof(note)) :
+		     metric_group_open(group, METRIC_GROUP_ROOT, "/proc/cpuinfo", counted, &mg, why,
+				       sizeof(why))) < 0) {
+		fprintf(stderr, "pfshim run: -M %s: %s%s%s\n", group, note, *note ? "; " : "", why);
 		return -1;
+	}
+	if (*note) {	/* TopdownL1 where LIKWID has no TMA group: the others go on, said once */
+		fprintf(stderr, "pfshim run: -M %s: %s\n", group, note);
+		without_topdown(group);
 	}
 	ret = *mg.events_text ? events_check(mg.events_text) : 0;
 	metric_group_free(&mg);
@@ -735,7 +767,8 @@ int cmd_run(int argc, char **argv)
 	long repeat = 1;
 	char *end;
 	char lib[PATH_MAX], dir[PATH_MAX], preload[2 * PATH_MAX], output[PATH_MAX + 1];
-	const char *events = NULL, *group = NULL, *out = NULL, *old;
+	const char *events = NULL, *out = NULL, *old;
+	char *group = NULL;	/* -M: TopdownL1 taken out of it where it cannot be had */
 	bool refused;
 	int c, status;
 
@@ -810,7 +843,7 @@ int cmd_run(int argc, char **argv)
 	if (events)
 		setenv("PFSHIM_EVENTS", events, 1);
 	if (group)
-		setenv("PFSHIM_GROUP", group, 1);
+		setenv(metric_named_all(group) ? "PFSHIM_METRICS" : "PFSHIM_GROUP", group, 1);
 	/*
 	 * Refused here, so in the command too: it runs as without the shim, and
 	 * no process says so. Asked only where the hand-over would open counters

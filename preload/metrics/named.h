@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * named.h: metrics by name (PFSHIM_METRICS), as a group text in LIKWID's
+ * format for group.c. Runs once, in the constructor (it allocates).
+ */
+#ifndef PFSHIM_PRELOAD_METRICS_NAMED_H
+#define PFSHIM_PRELOAD_METRICS_NAMED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * metric_named_text - the group text of the comma list @names: an EVENTSET
+ * of each named metric's events and its METRICS; *@text is
+ * NULL when no name but TopdownL1 is known (the caller's to free). *@topdown:
+ * TopdownL1 was named (LIKWID's TMA group, which the caller reads);
+ * @unknown: the first name that is neither, or "".
+ * Return: 0, or -ENOMEM.
+ */
+int metric_named_text(const char *names, char **text, bool *topdown, char *unknown,
+		      size_t unknown_size);
+
+/* Is every item of the comma list @names a metric metric_named_text() knows (and one at least)? */
+bool metric_named_all(const char *names);
+
+/*
+ * metric_named_at - the @i-th metric of the table, with its unit, formula
+ * and (*@events)[k] = { a name of the formula, the event it counts } (NULL
+ * after the last); NULL past the last metric (TopdownL1 is not in it).
+ */
+const char *metric_named_at(size_t i, const char **unit, const char **formula,
+			    const char *(*events)[2][2]);
+
+/* The names metric_named_text() knows, for a message: "IPC, CPI, ..., TopdownL1". */
+const char *metric_named_list(void);
+
+#endif
