@@ -286,12 +286,13 @@ static const char *metrics_start(const char *events, const char **ctx)
 		metric_group_open(process.config.group, METRIC_GROUP_ROOT, "/proc/cpuinfo", events,
 				  &group, why, sizeof(why));
 
+	/* One line: what could not be had says why nothing is left, when nothing is. */
 	if (process.config.metrics && note[0])
 		warn_message((void *)variable, note);
-	if (err) {
+	else if (err)
 		warn_message((void *)variable, why);
+	if (err)
 		return events;
-	}
 	text = malloc(strlen(events) + strlen(group.events_text) + 2);
 	if (!text) {
 		metric_group_free(&group);

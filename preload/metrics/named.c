@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/buf.h"
+
 /*
  * A formula's names are its events' counters: each event is named in the
  * EVENTSET under a counter of its own name ('-' is a minus in a formula,
@@ -140,6 +142,18 @@ bool metric_named_all(const char *names)
 	return any;
 }
 
+/* @len bytes of @s for a message, as export/buf.c shows a name on a terminal. */
+static void printable(char *out, size_t size, const char *s, size_t len)
+{
+	char copy[64];
+	struct buf b;
+
+	snprintf(copy, sizeof(copy), "%.*s", (int)len, s);
+	buf_init(&b, out, size);
+	buf_put_printable(&b, copy);
+	buf_finish(&b);
+}
+
 int metric_named_text(const char *names, char **text, bool *topdown, char *unknown,
 		      size_t unknown_size)
 {
@@ -162,7 +176,7 @@ int metric_named_text(const char *names, char **text, bool *topdown, char *unkno
 		else if (len == strlen(TOPDOWN) && !strncmp(p, TOPDOWN, len))
 			*topdown = true;
 		else if (!m && len && !unknown[0])
-			snprintf(unknown, unknown_size, "%.*s", (int)len, p);
+			printable(unknown, unknown_size, p, len);
 		p += len + (p[len] == ',');
 	}
 	puts_(&t, "SHORT PFSHIM_METRICS\nEVENTSET\n");

@@ -483,3 +483,18 @@ shares() {
 	print("ok", job["value"])
 	PY
 }
+
+@test "PFSHIM_METRICS with bad input: one line each, no byte a terminal acts on, the program's output and status as without it" {
+	want=$(sh -c 'echo out; exit 3' 2>&1; echo "status $?")
+	for v in ',,,' "$(printf 'a\033]0;x\007b\302\23331m')" "$(python3 -c 'print("IPC," * 5000 + "x" * 5000)')" \
+		TopdownL1,TopdownL1; do
+		run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null PFSHIM_METRICS="$v" \
+			sh -c 'echo out; exit 3'
+		[ "$status" -eq 3 ]
+		[ "$output" = out ]
+		[ "$(grep -c . <<<"$stderr")" -le 1 ]
+		[[ -z "$stderr" || "$stderr" == "pfshim: PFSHIM_METRICS: "* ]]
+		! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<<"$stderr"
+	done
+	[ "$want" = $'out\nstatus 3' ]
+}
