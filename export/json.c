@@ -466,13 +466,17 @@ static void put_job(struct buf *b, const struct report_job *job)
 	buf_puts(b, "},");
 }
 
-/* `,"metric_group":..,"metrics":[...]` with PFSHIM_GROUP; nothing without. */
+/*
+ * `,"metric_group":..,"metrics_ns":N,"metrics":[...]` with PFSHIM_GROUP or
+ * PFSHIM_METRICS; nothing without. metrics_ns: the span they cover.
+ */
 static void put_metrics(struct buf *b, const struct report *r)
 {
 	if (!r->metric_group)
 		return;
 	buf_putc(b, ',');
 	put_string_field(b, "metric_group", r->metric_group);
+	put_u64_field(b, "metrics_ns", r->metrics_ns);
 	put_metric_array(b, r, r->metrics, r->nr_metrics, true);
 }
 

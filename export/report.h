@@ -269,6 +269,12 @@ struct report {
 	int nr_metrics;
 	const struct report_metric *metrics;	/* [nr_metrics] */
 	/*
+	 * The span the metrics cover, ns: an interval report's are the
+	 * interval's (its events' deltas over the time since the previous
+	 * report), any other report's the whole image's (wall_ns).
+	 */
+	uint64_t metrics_ns;
+	/*
 	 * The metrics of a region over its threads, into @out[nr_metrics]
 	 * (the writers' scratch: one region at a time); NULL without a group.
 	 * Async-signal-safe.

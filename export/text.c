@@ -708,6 +708,13 @@ static void put_series(struct buf *b, const struct report *r)
 		 "#           time             change unit event\n");
 	for (int i = 0; i < r->nr_events; i++)
 		put_series_line(b, r, &r->events[i]);
+	if (r->metric_group && r->reason == REPORT_INTERVAL) {	/* the interval's, as perf stat -I */
+		buf_puts(b, "# metrics of group ");
+		buf_put_printable(b, r->metric_group);
+		buf_puts(b, " over this interval:\n");
+		for (int i = 0; i < r->nr_metrics; i++)
+			put_metric_line(b, &r->metrics[i], 34);
+	}
 	if (r->reason != REPORT_INTERVAL)
 		buf_putc(b, '\n');
 }

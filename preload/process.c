@@ -127,6 +127,7 @@ static void counters_start(void)
 {
 	/* The events of the previous image or the parent: this image's deltas start from 0. */
 	atomic_store(&process.seq, 0);
+	atomic_store(&process.previous_wall_ns, 0);
 	for (int i = 0; i < EVENTS_MAX; i++)
 		atomic_store(&process.previous[i], 0);
 	if (fd_room_away()) {
@@ -905,16 +906,22 @@ static void region_metrics(const struct report *r, const struct report_region_to
 }
 
 /*
- * PFSHIM_GROUP's metrics of @r, over its wall time, into @metrics, and the
+ * PFSHIM_GROUP's metrics of @r into @metrics: an interval report's over
+ * its events' deltas and the @since_ns since the previous report (as perf
+ * stat -I prints them), any other's over its totals and wall time; and the
  * regions' on demand into the scratch after them. Async-signal-safe.
  */
-static void report_metrics(struct report *r, struct report_metric *metrics)
+static void report_metrics(struct report *r, struct report_metric *metrics, uint64_t since_ns)
 {
 	if (!process.metrics)
 		return;
 	r->metric_group = process.metrics->name;
 	r->nr_metrics = process.metrics->group.nr_metrics;	/* at most METRIC_GROUP_MAX */
-	metric_group_compute(process.metrics, r, (double)r->wall_ns / 1e9, metrics);
+	r->metrics_ns = r->reason == REPORT_INTERVAL ? since_ns : r->wall_ns;
+	if (r->reason == REPORT_INTERVAL)
+		metric_group_compute_delta(process.metrics, r, (double)since_ns / 1e9, metrics);
+	else
+		metric_group_compute(process.metrics, r, (double)r->wall_ns / 1e9, metrics);
 	r->metrics = metrics;
 	r->region_metrics = region_metrics;
 	r->region_metrics_out = metrics + REPORT_METRICS_MAX;
@@ -938,7 +945,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 				  .step = sj->step[0] ? sj->step : NULL };
 	char *text = NULL;
 	size_t text_size = 0;
-	uint64_t seq = 0;
+	uint64_t seq = 0, since_ns;
 	int saved_errno = errno;
 	bool filtered = sandbox_filtered();
 	struct share_point share_start;
@@ -1012,7 +1019,8 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	r.seq = process.config.interval_ns ? seq : 0;	/* 0 for an unforked copy */
 	r.wall_ns = unforked ? 0 : (filtered ? sandbox_clock_ns(CLOCK_MONOTONIC) :
 					    clock_ns(CLOCK_MONOTONIC)) - process.start_monotonic_ns;
-	report_metrics(&r, (struct report_metric *)(events + EVENTS_MAX));
+	since_ns = unforked ? 0 : r.wall_ns - atomic_exchange(&process.previous_wall_ns, r.wall_ns);
+	report_metrics(&r, (struct report_metric *)(events + EVENTS_MAX), since_ns);
 	report_format_write(&r, mem, text, text_size);
 	output_release();
 	markers_report_release(&regions);

@@ -51,6 +51,7 @@ struct process {
 	atomic_int exit_status;
 	struct counter_set counters;
 	_Atomic uint64_t previous[EVENTS_MAX];	/* each event's value at the previous report: deltas */
+	_Atomic uint64_t previous_wall_ns;	/* the previous report's wall_ns: an interval's span */
 	struct config config;
 	struct event_list events;
 	struct metric_group *metrics;	/* PFSHIM_GROUP's, or NULL */

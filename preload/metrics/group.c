@@ -475,6 +475,7 @@ struct count {
 struct counts {
 	const struct report *r;
 	const struct report_region_total *region;	/* NULL: the report's events */
+	bool delta;		/* the events' deltas, not their totals */
 };
 
 static struct count count_of(const struct counts *c, int event)
@@ -486,7 +487,10 @@ static struct count count_of(const struct counts *c, int event)
 	if (!c->region) {
 		const struct report_event *e = &c->r->events[event];
 
-		return (struct count){ (double)e->value, e->status, e->scaled };
+		if (c->delta && !e->has_delta)
+			return (struct count){ .status = STATUS_NOT_COUNTED };
+		return (struct count){ c->delta ? (double)e->delta : (double)e->value, e->status,
+				       e->scaled };
 	}
 	for (int i = 0; i < g->nr_events; i++)
 		if (g->event[i] == event)
@@ -548,6 +552,12 @@ void metric_group_compute(const struct metric_group *mg, const struct report *r,
 			  double seconds, struct report_metric *out)
 {
 	compute(mg, &(struct counts){ .r = r }, seconds, out);
+}
+
+void metric_group_compute_delta(const struct metric_group *mg, const struct report *r,
+				double seconds, struct report_metric *out)
+{
+	compute(mg, &(struct counts){ .r = r, .delta = true }, seconds, out);
 }
 
 void metric_group_compute_region(const struct metric_group *mg, const struct report *r,

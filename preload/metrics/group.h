@@ -95,6 +95,14 @@ void metric_group_compute(const struct metric_group *mg, const struct report *r,
 			  double seconds, struct report_metric *out);
 
 /*
+ * metric_group_compute_delta - the same over each event's delta (the change
+ * since the previous report), @seconds the time since then: an interval's
+ * metrics. Async-signal-safe.
+ */
+void metric_group_compute_delta(const struct metric_group *mg, const struct report *r,
+				double seconds, struct report_metric *out);
+
+/*
  * metric_group_compute_region - the same for the region @t of @r: each
  * event's sum over the region's threads and calls, @t's wall time summed
  * as the time. An event that is not a region event (the marker API counts

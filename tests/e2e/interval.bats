@@ -323,3 +323,30 @@ series() {
 	[ "$(jq '.reports' <<<"$output")" -ge "$series" ]
 	[ "$(jq '.series | length' <<<"$output")" -gt 0 ]
 }
+
+@test "metrics in a series: each interval report's are the interval's (its deltas over the time since the previous report), the exit report's the whole run's" {
+	run -0 shim PFSHIM_INTERVAL=100ms PFSHIM_METRICS=CPUs-utilized,page-faults-per-second \
+		"$PROGS/touch_rate" 300 20 450
+	run -0 python3 - "$REPORTS" <<-'PY'
+	import json, sys
+	reps = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda r: r["seq"])
+	assert len(reps) >= 4, len(reps)
+	before = 0
+	for r in reps:
+	    ev = {e["name"]: e for e in r["events"]}
+	    m = {x["name"]: x for x in r["metrics"]}
+	    if r["reason"] == "interval":
+	        span, tc, pf = r["wall_ns"] - before, ev["task-clock"]["delta"], ev["page-faults"]["delta"]
+	    else:
+	        span, tc, pf = r["wall_ns"], ev["task-clock"]["value"], ev["page-faults"]["value"]
+	    assert r["metrics_ns"] == span, (r["seq"], r["metrics_ns"], span)
+	    assert m["CPUs-utilized"]["value"] == tc / (span / 1e9 * 1000000000), (r["seq"], m, tc, span)
+	    assert m["page-faults-per-second"]["value"] == pf / tc * 1000000000, (r["seq"], m, pf, tc)
+	    before = r["wall_ns"]
+	# 300 pages every 20 ms: an interval's rate is its own, not the run's average so far
+	rates = [x["value"] for r in reps if r["reason"] == "interval" for x in r["metrics"]
+	         if x["name"] == "page-faults-per-second"]
+	print(len(reps), "reports; interval rates", [round(x) for x in rates])
+	PY
+	echo "$output"
+}
