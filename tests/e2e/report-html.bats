@@ -250,11 +250,12 @@ metrics_check() {
 	        a = dict(attrs)
 	        if tag == "table" and a.get("class") == "metrics":
 	            self.group = a["data-metric-group"]
+	            self.region = a["data-region"] or None
 	        elif tag == "th" and "data-metric" in a:
 	            self.heads.append(a["data-metric"])
 	        elif tag == "tr" and a.get("class") == "metric-row":
 	            self.rows.append({"group": a["data-group"] or None, "cells": {}, "segs": {},
-	                              "metric_group": self.group})
+	                              "metric_group": self.group, "region": self.region})
 	        elif tag == "td" and "data-metric" in a:
 	            self.cell = dict(a, text="")
 	            self.rows[-1]["cells"][a["data-metric"]] = self.cell
@@ -270,20 +271,22 @@ metrics_check() {
 	page = Page()
 	page.feed(open(sys.argv[1]).read())
 	want = json.load(open(sys.argv[2]))
-	# the text view: " GROUP, all:" or " GROUP, BY NAME:", then "%18s      NAME [UNIT]..."
+	# the text view: " GROUP[, region R], all:" or " GROUP[, region R], BY NAME:", then
+	# "%18s      NAME [UNIT]..."
 	text, heading = {}, None
 	for line in open(sys.argv[3]):
-	    m = re.match(r"^ (\S+), (all|\S+ (.*)):$", line.rstrip("\n"))
+	    m = re.match(r"^ (\S+)(?:, region (.+?))?, (all|\S+ (.*)):$", line.rstrip("\n"))
 	    if m:
-	        heading = (m.group(1), None if m.group(2) == "all" else m.group(3))
+	        heading = (m.group(1), m.group(2), None if m.group(3) == "all" else m.group(4))
 	    elif heading and line.startswith(" ") and len(line) > 25:
 	        text[heading + (line[25:].rstrip("\n"),)] = line[1:19].strip()
-	rows = [m for m in want["metrics"] if m["region"] is None]
-	groups = {(m["metric_group"], m["group"]) for m in rows}
+	rows = want["metrics"]
+	key = lambda m: (m["metric_group"], m["region"], m["group"])
+	groups = {key(m) for m in rows}
 	assert len(page.rows) == len(groups), (len(page.rows), groups)
 	cells = 0
 	for r in page.rows:
-	    mine = [m for m in rows if (m["metric_group"], m["group"]) == (r["metric_group"], r["group"])]
+	    mine = [m for m in rows if key(m) == key(r)]
 	    assert sorted(r["cells"]) == sorted(m["name"] for m in mine), (r, mine)
 	    for m in mine:
 	        c = r["cells"][m["name"]]
@@ -292,8 +295,8 @@ metrics_check() {
 	            assert "na" not in c["class"].split(), c
 	        else:
 	            assert "data-value" not in c and "na" in c["class"].split() and c["title"], (c, m)
-	        line = [v for k, v in text.items() if k[:2] == (m["metric_group"], r["group"]) and
-	                (k[2] == m["name"] or k[2].startswith((m["name"] + " [", m["name"] + "  (")))]
+	        line = [v for k, v in text.items() if k[:3] == key(r) and
+	                (k[3] == m["name"] or k[3].startswith((m["name"] + " [", m["name"] + "  (")))]
 	        assert c["text"] in line, (c, m, line)
 	        cells += 1
 	    if r["segs"]:
@@ -341,6 +344,23 @@ metrics_check() {
 	[ "$(count '<svg class="topdown"')" -eq 0 ]
 	# counted by no event of the group: greyed, the reason in its tooltip, as the text says it
 	grep -q '<td class="num na" data-metric="Branches per fault" title="PMC3/PMC0; PMC3: counted by no event of the group in 6 of 6 images">&lt;not counted&gt;</td>' <<<"$dom"
+}
+
+@test "--html with PFSHIM_METRICS and marker regions: a table per region, each cell pfshim report --metrics' value and text" {
+	run -0 --separate-stderr timeout 60 "$PFSHIM" run -M CPUs-utilized,page-faults-per-second -o r -- \
+		sh -c "'$PROGS/markers_nested' 300 200 >/dev/null; '$PROGS/markers_nested' 100 50 >/dev/null"
+	run -0 timeout 60 "$PFSHIM" report --html page.html r
+	timeout 60 "$PFSHIM" report --metrics --json r >m.json
+	timeout 60 "$PFSHIM" report --metrics r >m.txt
+	look page.html metrics
+	echo "$dom" >dom.html
+	run -0 metrics_check dom.html m.json m.txt
+	echo "$output"
+	# the totals' table, then outer's and inner's, each the job's row and markers_nested's
+	[ "$(count '<table class="metrics"')" -eq 3 ]
+	[ "$(count '<table class="metrics" data-metric-group="PFSHIM_METRICS" data-region="outer">')" -eq 1 ]
+	[ "$(count '<table class="metrics" data-metric-group="PFSHIM_METRICS" data-region="inner">')" -eq 1 ]
+	[ "$(count '<tr class="metric-row"')" -eq $((3 + 2 + 2)) ]
 }
 
 @test "--html by rank with a top-down group: a stacked bar per row, each segment its metric's share" {

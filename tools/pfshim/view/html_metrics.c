@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * html_metrics.c: the page's metrics of PFSHIM_GROUP: per group file one
- * table, a row for the job and each --by group, a column per metric. Every
+ * table of the reports' totals and one per marker region, a row for the
+ * job and each --by group, a column per metric. Every
  * value is the model's (model/metrics.c: the formula over the summed
  * events, written as the text view writes it); this file only lays the
  * rows out. When the group
@@ -35,13 +36,10 @@ struct rows {
 	struct metric_row *row;
 };
 
-/* The reports' rows (a region's are in the text view, not here). */
 static void row_keep(const struct metric_row *row, void *ctx)
 {
 	struct rows *r = ctx;
 
-	if (row->region)
-		return;
 	r->row = xrealloc(r->row, ((size_t)r->n + 1) * sizeof(*r->row));
 	r->row[r->n++] = *row;
 }
@@ -149,7 +147,10 @@ static bool topdown_find(const struct metric_row *row, int n, const struct metri
 	return all;
 }
 
-/* One group file's table: its rows are @row[0..n), the job's first, a --by group's next. */
+/*
+ * One table of a group file, the reports' totals or one region's: its rows
+ * are @row[0..n), the job's first, a --by group's next.
+ */
 static void group_table(FILE *out, const struct summary *s, const struct metric_row *row, int n)
 {
 	const char *by = summary_by_name(s->opt.by);
@@ -164,6 +165,10 @@ static void group_table(FILE *out, const struct summary *s, const struct metric_
 	bars = topdown_find(row, nc, td);
 	fputs("<h3>", out);
 	html_text(out, row[0].metric_group);
+	if (row[0].region) {
+		fputs(", region ", out);
+		html_text(out, row[0].region);
+	}
 	fputs("</h3>\n", out);
 	if (bars) {
 		fputs("<p class=\"legend\">Top-down level 1, each bar the four's shares of their sum:", out);
@@ -174,6 +179,8 @@ static void group_table(FILE *out, const struct summary *s, const struct metric_
 	}
 	fputs("<div class=\"wide\"><table class=\"metrics\" data-metric-group=\"", out);
 	html_text(out, row[0].metric_group);
+	fputs("\" data-region=\"", out);
+	html_text(out, row[0].region ? row[0].region : "");
 	fprintf(out, "\"><tr><th>%s</th>", by);
 	if (bars)
 		fputs("<th>top-down</th>", out);
@@ -232,6 +239,11 @@ static void group_table(FILE *out, const struct summary *s, const struct metric_
 			by);
 }
 
+static bool same_region(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 void html_metrics(const struct summary *s, FILE *out)
 {
 	struct rows r = { 0, NULL };
@@ -240,14 +252,20 @@ void html_metrics(const struct summary *s, FILE *out)
 	metric_sums_each(s, row_keep, &r);
 	if (!r.n)
 		return;
-	fprintf(out, "<h2>Metrics</h2>\n<p>The metrics of <code>PFSHIM_GROUP</code> for the job and "
-		"each %s: each metric's events summed over the process images, then its formula "
+	fprintf(out, "<h2>Metrics</h2>\n<p>The metrics of <code>PFSHIM_GROUP</code> (or "
+		"<code>PFSHIM_METRICS</code>) for the job and each %s, over the reports' totals "
+		"and then over each marker region: each metric's events summed over the process "
+		"images, then its formula "
 		"computed once from the sums (never a mean of ratios), as <code>pfshim report "
 		"--metrics</code> prints them. A grey cell has no value: its tooltip says why; a "
 		"value's tooltip gives its formula.</p>\n", by);
-	/* the rows come a group file at a time, its job's first: one table each */
+	/*
+	 * The rows come a group file at a time, its totals then each region,
+	 * each the job's first: one table each.
+	 */
 	for (int i = 0, end; i < r.n; i = end) {
-		for (end = i; end < r.n && !strcmp(r.row[end].metric_group, r.row[i].metric_group); end++)
+		for (end = i; end < r.n && !strcmp(r.row[end].metric_group, r.row[i].metric_group) &&
+			      same_region(r.row[end].region, r.row[i].region); end++)
 			;
 		group_table(out, s, r.row + i, end - i);
 	}
