@@ -244,8 +244,9 @@ e2e: $(GROUP_RESOLVE)
 TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/run/run.c tools/pfshim/list.c \
 	tools/pfshim/list_groups.c tools/pfshim/run/handover.c,$(TOOL_SRC))
 # (and export/version.c: the summary names the version, as the reports do;
-# export/formula.c and buf.c: --metrics computes with the shim's evaluator).
-TOOL_EXPORT_SRC := export/version.c export/formula.c export/buf.c
+# export/formula.c and buf.c: --metrics computes with the shim's evaluator,
+# and the views quote and group as the reports do; names.c: the status names).
+TOOL_EXPORT_SRC := export/version.c export/formula.c export/buf.c export/names.c
 $(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(TOOL_EXPORT_SRC) $(TOOL_HDR) \
 		export/report.h export/formula.h export/buf.h
 	@mkdir -p $(dir $@)

@@ -14,18 +14,16 @@
 #include <stdint.h>
 
 #include "export/formula.h"
+#include "export/report.h"
 #include "tools/pfshim/model/metrics.h"
 #include "tools/pfshim/model/summary.h"
 
-enum input_source { SOURCE_EVENT, SOURCE_TIME, SOURCE_INVERSE_CLOCK, SOURCE_NONE };
-
-extern const char *const metric_source_names[];	/* "event", ... */
-
+/* A name of a formula and where its value comes from, as the reports' "inputs" say (export/report.h). */
 struct input {
 	char *name;		/* as the formula writes it */
-	enum input_source source;
-	char *event;		/* SOURCE_EVENT */
-	double value;		/* SOURCE_INVERSE_CLOCK */
+	enum report_input_source source;
+	char *event;		/* INPUT_EVENT */
+	double value;		/* INPUT_INVERSE_CLOCK */
 };
 
 struct def {
@@ -44,7 +42,7 @@ struct cell {
 	uint64_t counted;	/* ... and counted its events: the sums are theirs */
 	uint64_t time_ns;
 	bool scaled;
-	uint64_t *sums;		/* [def.nr_inputs]: SOURCE_EVENT's counts */
+	uint64_t *sums;		/* [def.nr_inputs]: INPUT_EVENT's counts */
 	char *missing, *why;	/* the first report's that did not count it */
 };
 
@@ -60,7 +58,8 @@ struct metric_sums {
 /* metric_cell_get - the cell of (@def, @group, @region), made when new. */
 struct cell *metric_cell_get(struct metric_sums *m, int def, int group, int region);
 
-extern const char *const metric_row_status_names[];	/* "computed", ... */
+/* A row's status as --json and --csv name it: the reports' names, and "not-computable". */
+const char *metric_row_status_name(enum metric_row_status status);
 /* metric_row_value - the metric @d from the sums @c: formula(sums), with the shim's evaluator. */
 enum metric_row_status metric_row_value(const struct def *d, const struct cell *c, double *value);
 /* The name of --by group @group, "" for the whole job (-1). */

@@ -12,8 +12,6 @@
 
 #include "export/buf.h"
 
-const char *const metric_source_names[] = { "event", "time", "inverse-clock", "none" };
-
 struct cell_key {
 	const struct metric_sums *m;
 	int def, group, region;
@@ -96,7 +94,16 @@ static bool row_sum(const struct metric_sums *m, int def, int group, int region,
 	return out->images > 0;
 }
 
-const char *const metric_row_status_names[] = { "computed", "not-counted", "undefined", "not-computable" };
+const char *metric_row_status_name(enum metric_row_status status)
+{
+	switch (status) {
+	case METRIC_ROW_COMPUTED:	return report_metric_status_name(METRIC_COMPUTED);
+	case METRIC_ROW_NOT_COUNTED:	return report_metric_status_name(METRIC_NOT_COUNTED);
+	case METRIC_ROW_UNDEFINED:	return report_metric_status_name(METRIC_UNDEFINED);
+	case METRIC_ROW_UNUSABLE:	break;
+	}
+	return "not-computable";	/* pfshim report's own: the reports cannot say it */
+}
 
 /* The metric @def from the sums @c: formula(sums), with the shim's evaluator. */
 enum metric_row_status metric_row_value(const struct def *d, const struct cell *c, double *value)
@@ -111,13 +118,13 @@ enum metric_row_status metric_row_value(const struct def *d, const struct cell *
 		const struct input *in = &d->inputs[d->input_of[n]];
 
 		switch (in->source) {
-		case SOURCE_EVENT:
+		case INPUT_EVENT:
 			values[n] = (double)c->sums[d->input_of[n]];
 			break;
-		case SOURCE_TIME:
+		case INPUT_TIME:
 			values[n] = (double)c->time_ns / 1e9;
 			break;
-		case SOURCE_INVERSE_CLOCK:
+		case INPUT_INVERSE_CLOCK:
 			values[n] = in->value;
 			break;
 		default:

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/report.h"	/* the status names the reports write */
 #include "tools/pfshim/model/metrics.h"
 #include "tools/pfshim/read/read.h"
 
@@ -148,7 +149,7 @@ static void image_record(struct summary *s, json_t *r, const uint64_t *value, in
 /* One per-thread statistics object of a region total: {status, threads, sum, min, max}. */
 static void cell_add_stats(struct summary_cell *c, json_t *st)
 {
-	if (strcmp(string_or(json_object_get(st, "status"), ""), "counted") != 0 ||
+	if (strcmp(string_or(json_object_get(st, "status"), ""), report_status_name(STATUS_COUNTED)) ||
 	    !is_count(json_object_get(st, "sum")))
 		return;
 	c->counted = true;
@@ -263,7 +264,8 @@ void summary_count(struct summary *s, json_t *r)
 								   : UINT64_MAX;
 		}
 		if (!json_is_integer(value)) {
-			if (strcmp(string_or(json_object_get(e, "status"), ""), "not-supported") == 0) {
+			if (!strcmp(string_or(json_object_get(e, "status"), ""),
+				    report_status_name(STATUS_NOT_SUPPORTED))) {
 				s->totals[k].not_supported++;
 				s->groups[g].sums[k].not_supported++;
 			}

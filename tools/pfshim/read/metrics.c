@@ -22,12 +22,12 @@ static struct metric_sums *sums_of(struct summary *s)
 	return s->metric_sums;
 }
 
-static enum input_source source_parse(const char *name)
+static enum report_input_source source_parse(const char *name)
 {
-	for (int i = SOURCE_EVENT; i < SOURCE_NONE; i++)
-		if (!strcmp(name, metric_source_names[i]))
-			return (enum input_source)i;
-	return SOURCE_NONE;
+	for (int i = INPUT_EVENT; i < INPUT_NONE; i++)
+		if (!strcmp(name, report_input_source_name((enum report_input_source)i)))
+			return (enum report_input_source)i;
+	return INPUT_NONE;
 }
 
 /* The identity of @metric of @group: what fixes its value from counts. */
@@ -81,8 +81,8 @@ static void def_init(struct def *d, int group, json_t *metric)
 			.event = xstrdup(string_or(json_object_get(in, "event"), "")),
 			.value = json_is_number(v) ? json_number_value(v) : 0,
 		};
-		if (d->inputs[i].source == SOURCE_EVENT && !*d->inputs[i].event)
-			d->inputs[i].source = SOURCE_NONE;
+		if (d->inputs[i].source == INPUT_EVENT && !*d->inputs[i].event)
+			d->inputs[i].source = INPUT_NONE;
 	}
 	if (!json_is_array(inputs)) {
 		d->unusable = "the reports do not say what its formula's names stand for "
@@ -128,11 +128,13 @@ static void cell_add(struct cell *c, const struct def *d, json_t *metric, json_t
 	const char *why = string_or(json_object_get(metric, "why"), "not counted");
 
 	c->images++;
-	for (int k = 0; strcmp(status, "not-counted") != 0 && k < d->nr_inputs; k++)
-		if (d->inputs[k].source == SOURCE_EVENT &&
+	const char *not_counted = report_metric_status_name(METRIC_NOT_COUNTED);
+
+	for (int k = 0; strcmp(status, not_counted) != 0 && k < d->nr_inputs; k++)
+		if (d->inputs[k].source == INPUT_EVENT &&
 		    !count_of(events, d->inputs[k].event, field))
-			status = "not-counted", missing = d->inputs[k].event, why = "not in the report";
-	if (!strcmp(status, "not-counted")) {
+			status = not_counted, missing = d->inputs[k].event, why = "not in the report";
+	if (!strcmp(status, not_counted)) {
 		if (!c->missing) {
 			c->missing = xstrdup(missing);
 			c->why = xstrdup(why);
@@ -143,7 +145,7 @@ static void cell_add(struct cell *c, const struct def *d, json_t *metric, json_t
 	c->scaled |= json_is_true(json_object_get(metric, "scaled"));
 	count_add(&c->time_ns, time_ns);
 	for (int k = 0; k < d->nr_inputs; k++)
-		if (d->inputs[k].source == SOURCE_EVENT)
+		if (d->inputs[k].source == INPUT_EVENT)
 			count_add(&c->sums[k], (uint64_t)json_integer_value(
 					  count_of(events, d->inputs[k].event, field)));
 }

@@ -76,12 +76,12 @@ static json_t *inputs_json(const struct def *d, const struct cell *c)
 		json_t *o = json_object();
 
 		json_object_set_new(o, "name", json_string(in->name));
-		json_object_set_new(o, "source", json_string(metric_source_names[in->source]));
-		json_object_set_new(o, "event", in->source == SOURCE_EVENT ?
+		json_object_set_new(o, "source", json_string(report_input_source_name(in->source)));
+		json_object_set_new(o, "event", in->source == INPUT_EVENT ?
 				    json_string(in->event) : json_null());
-		json_object_set_new(o, "sum", in->source == SOURCE_EVENT && c->counted ?
+		json_object_set_new(o, "sum", in->source == INPUT_EVENT && c->counted ?
 				    json_integer((json_int_t)c->sums[k]) : json_null());
-		json_object_set_new(o, "value", in->source == SOURCE_INVERSE_CLOCK ?
+		json_object_set_new(o, "value", in->source == INPUT_INVERSE_CLOCK ?
 				    json_real(in->value) : json_null());
 		json_array_append_new(a, o);
 	}
@@ -107,7 +107,7 @@ static void json_row(const struct summary *s, const struct def *d, int group, in
 	json_object_set_new(o, "name", json_string(d->name));
 	json_object_set_new(o, "unit", json_string(d->unit));
 	json_object_set_new(o, "value", st == METRIC_ROW_COMPUTED ? json_real(v) : json_null());
-	json_object_set_new(o, "status", json_string(metric_row_status_names[st]));
+	json_object_set_new(o, "status", json_string(metric_row_status_name(st)));
 	json_object_set_new(o, "scaled", json_boolean(c->scaled));
 	json_object_set_new(o, "images", json_integer((json_int_t)c->images));
 	json_object_set_new(o, "images_counted", json_integer((json_int_t)c->counted));
@@ -162,7 +162,7 @@ static void csv_row(const struct summary *s, const struct def *d, int group, int
 	}
 	fputc(',', out);
 	csv_field(out, d->unit);
-	fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", metric_row_status_names[st],
+	fprintf(out, ",%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", metric_row_status_name(st),
 		c->scaled ? "true" : "false", c->images, c->counted, c->time_ns);
 	csv_field(out, c->counted < c->images && c->missing ? c->missing : "");
 	fputc(',', out);
