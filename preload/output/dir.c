@@ -72,7 +72,13 @@ static struct {
 	ino_t ino;
 	int dirfd;		/* the directory opened by path, or -1 */
 	uint64_t dir_hash;	/* ... that path's (path_hash()) */
-} spare = { .fd = -1, .dirfd = -1 };
+	/*
+	 * Written by output_dir_prefault() alone: at every report, while
+	 * another thread's report may be writing the fields above.
+	 */
+	unsigned char prefault;
+} spare __attribute__((aligned(64))) = { .fd = -1, .dirfd = -1 };	/* in one page */
+_Static_assert(sizeof(spare) <= 64, "the spare in one page: its prefault byte's");
 
 /*
  * Whose the spare is: (pid << 32 | tid) of the thread whose report made it,
@@ -277,9 +283,10 @@ static bool spare_is(int fd, dev_t dev, ino_t ino, bool unnamed)
 static int spare_take(int dirfd)
 {
 	struct stat st;
-	int fd = spare.fd;
+	int fd;
 
-	if (fd < 0 || !spare_ours())
+	/* Owner first: another thread's report writes the spare while it holds it. */
+	if (!spare_ours() || (fd = spare.fd) < 0)
 		return -1;
 	spare.fd = -1;
 	if (!spare_is(fd, spare.dev, spare.file_ino, true))
@@ -293,9 +300,9 @@ static int spare_take(int dirfd)
 /* The directory output_dir_reserve() opened at the path @dir, taken over by the caller; else -1. */
 static int spare_dir_take(const char *dir)
 {
-	int dirfd = spare.dirfd;
+	int dirfd;
 
-	if (dirfd < 0 || !spare_ours())
+	if (!spare_ours() || (dirfd = spare.dirfd) < 0)
 		return -1;
 	spare.dirfd = -1;
 	if (!spare_is(dirfd, spare.dev, spare.ino, false))
@@ -787,7 +794,7 @@ void output_dir_prefault(void)
 {
 	/* The page of its claim, pid, linked, name and the directory's first 3.8 KiB. */
 	prefault_write(&published, 4096);
-	prefault_write(&spare, sizeof(spare));
+	prefault_write(&spare.prefault, 1);
 }
 
 int output_dir_write(const char *dir, const struct output_names *names, const char *buf,
