@@ -30,7 +30,8 @@ int output_dir_name(const struct output_names *names, char *name, size_t size);
  * never sees half a report, and a process killed at any instant leaves none.
  * The first report of an image takes the first free N; later ones (a
  * signal, exec) replace that same file with rename(2). Threads may write
- * the same image's reports at once: each is written, into the one file. With
+ * the same image's reports at once: each is written, into the one file
+ * (one that cannot wait for the first to be published, into its own). With
  * @names->series, each report is also appended, in one write(2), to
  * output_dir_series_name()'s file beside it: the whole series of an image;
  * with @names->series_only (an interval report), it is only appended there.
