@@ -39,7 +39,7 @@ TSAN_E2E_ENV := PFSHIM_SANITIZER=tsan \
 # suites whose programs run threads through the shim, or whose reports run in
 # signal handlers while threads run (hardening-process: 32 threads reporting
 # at once, fatal signals; signals: PFSHIM_SIGNAL on threads).
-TSAN_UNIT   := fastread/test_read markers/test_regions
+TSAN_UNIT   := fastread/test_read markers/test_regions output/test_dir
 TSAN_E2E    := tests/e2e/threads.bats tests/e2e/markers.bats \
 	tests/e2e/hardening-process.bats tests/e2e/signals.bats
 

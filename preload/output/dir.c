@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "export/buf.h"
@@ -32,13 +33,27 @@
  * The file this image published first: its later reports replace it. An
  * image whose first reports are interval ones only reserves the name (its
  * series file is created, the file itself not yet linked).
+ *
+ * Threads' explicit reports run at once (process.c): one thread at a time
+ * changes it, the one whose (pid << 32 | tid) is in @writer, with @seq odd
+ * while it does (published_claim()); the others read it between two equal
+ * even @seq, as a seqlock is read (published_find()), and wait for a change
+ * in progress a millisecond at a time. Shared unguarded, the first reports
+ * of two threads each published a file, and a name was read half-written.
+ * No lock: a signal report may interrupt its own thread's change, and must
+ * never wait for itself.
  */
 static struct {
+	_Atomic uint64_t writer;
+	_Atomic uint32_t seq;
 	int pid;
 	bool linked;
 	char name[NAME_MAX + 1];
-	char dir[PATH_MAX];
+	char dir[PATH_MAX];	/* its last byte stays '\0': a torn read still ends */
 } published __attribute__((aligned(4096)));	/* what a report writes: one page (prefault) */
+
+/* How long a report waits for another thread's change of `published`: a few linkat(2) make it. */
+#define PUBLISHED_WAIT_MS 2000
 
 /*
  * The unnamed file the report being written goes into, and its directory,
@@ -57,7 +72,13 @@ static struct {
 	ino_t ino;
 	int dirfd;		/* the directory opened by path, or -1 */
 	uint64_t dir_hash;	/* ... that path's (path_hash()) */
-} spare = { .fd = -1, .dirfd = -1 };
+	/*
+	 * Written by output_dir_prefault() alone: at every report, while
+	 * another thread's report may be writing the fields above.
+	 */
+	unsigned char prefault;
+} spare __attribute__((aligned(64))) = { .fd = -1, .dirfd = -1 };	/* in one page */
+_Static_assert(sizeof(spare) <= 64, "the spare in one page: its prefault byte's");
 
 /*
  * Whose the spare is: (pid << 32 | tid) of the thread whose report made it,
@@ -120,20 +141,120 @@ int output_dir_name(const struct output_names *names, char *name, size_t size)
 	return buf_finish(&b) < size ? 0 : -ENAMETOOLONG;
 }
 
-static uint64_t spare_self(void)
+/* (pid << 32 | tid): whose the spare is, and who changes `published`. */
+static uint64_t thread_self(void)
 {
 	return (uint64_t)(uint32_t)getpid() << 32 | (uint32_t)gettid();
 }
 
+static void wait_a_ms(void)
+{
+	const struct timespec ms = { 0, 1000000 };
+
+	nanosleep(&ms, NULL);
+}
+
+/*
+ * Take `published` for a change by this thread. Another thread's change is
+ * waited for, up to PUBLISHED_WAIT_MS; a fork child's copy of its parent's
+ * claim is nobody's. Return: 0 (give it back with published_unclaim()),
+ * -EDEADLK when this thread's own change is the one in progress (a signal
+ * report interrupted it), -EBUSY after the wait.
+ */
+static int published_claim(void)
+{
+	uint64_t self = thread_self();
+
+	for (int waited = 0;;) {
+		uint64_t owner = 0;
+
+		if (atomic_compare_exchange_strong(&published.writer, &owner, self))
+			break;
+		if (owner == self)
+			return -EDEADLK;
+		if (owner >> 32 != self >> 32) {
+			/* the parent's, copied by fork(): nobody's here */
+			if (atomic_compare_exchange_strong(&published.writer, &owner, self))
+				break;
+			continue;
+		}
+		if (waited++ >= PUBLISHED_WAIT_MS)
+			return -EBUSY;
+		wait_a_ms();
+	}
+	/* odd: readers retry (already odd in a child forked during its parent's change) */
+	atomic_store(&published.seq, atomic_load(&published.seq) | 1);
+	atomic_thread_fence(memory_order_release);
+	return 0;
+}
+
+static void published_unclaim(void)
+{
+	atomic_store(&published.seq, atomic_load(&published.seq) + 1);
+	atomic_store(&published.writer, 0);
+}
+
+/* `published` is @pid's in @dir (read under the claim, or between two equal seq). */
+static bool published_is(int pid, const char *dir)
+{
+	return published.pid == pid && published.name[0] && strcmp(published.dir, dir) == 0;
+}
+
+/* Under the claim. */
+static void published_set(int pid, const char *dir, const char *name, bool linked)
+{
+	published.pid = pid;
+	published.linked = linked;
+	memcpy(published.name, name, strlen(name) + 1);
+	memcpy(published.dir, dir, strlen(dir) + 1);
+}
+
+/*
+ * Whether @pid's image published (or reserved) a name in @dir: 1, with the
+ * name in @name (NAME_MAX + 1 bytes) and whether it is linked in *@linked;
+ * 0 when not; -EDEADLK or -EBUSY as published_claim() while a change is in
+ * progress.
+ */
+static int published_find(int pid, const char *dir, char *name, bool *linked)
+{
+	uint64_t self = thread_self();
+
+	for (int waited = 0;;) {
+		uint32_t seq = atomic_load(&published.seq);
+		uint64_t owner;
+		bool found;
+
+		if (!(seq & 1)) {
+			found = published_is(pid, dir);
+			if (found) {
+				memcpy(name, published.name, sizeof(published.name));
+				*linked = published.linked;
+			}
+			atomic_thread_fence(memory_order_acquire);
+			if (atomic_load(&published.seq) == seq)
+				return found;
+			continue;	/* changed while read */
+		}
+		owner = atomic_load(&published.writer);
+		if (owner >> 32 != self >> 32)
+			return 0;	/* a change copied by fork(): the parent's image, not ours */
+		if (owner == self)
+			return -EDEADLK;
+		if (waited++ >= PUBLISHED_WAIT_MS)
+			return -EBUSY;
+		wait_a_ms();
+	}
+}
+
 static bool spare_ours(void)
 {
-	return atomic_load(&spare_owner) == spare_self();
+	return atomic_load(&spare_owner) == thread_self();
 }
 
 /* The spare for this thread's report, unless another thread of this process holds it. */
 static bool spare_claim(void)
 {
-	uint64_t self = spare_self(), owner = 0;
+	uint64_t self = thread_self(), owner = 0;
 
 	while (!atomic_compare_exchange_strong(&spare_owner, &owner, self)) {
 		if (owner == self)
@@ -162,9 +283,10 @@ static bool spare_is(int fd, dev_t dev, ino_t ino, bool unnamed)
 static int spare_take(int dirfd)
 {
 	struct stat st;
-	int fd = spare.fd;
+	int fd;
 
-	if (fd < 0 || !spare_ours())
+	/* Owner first: another thread's report writes the spare while it holds it. */
+	if (!spare_ours() || (fd = spare.fd) < 0)
 		return -1;
 	spare.fd = -1;
 	if (!spare_is(fd, spare.dev, spare.file_ino, true))
@@ -178,9 +300,9 @@ static int spare_take(int dirfd)
 /* The directory output_dir_reserve() opened at the path @dir, taken over by the caller; else -1. */
 static int spare_dir_take(const char *dir)
 {
-	int dirfd = spare.dirfd;
+	int dirfd;
 
-	if (dirfd < 0 || !spare_ours())
+	if (!spare_ours() || (dirfd = spare.dirfd) < 0)
 		return -1;
 	spare.dirfd = -1;
 	if (!spare_is(dirfd, spare.dev, spare.ino, false))
@@ -227,7 +349,7 @@ void output_dir_release(void)
 
 	if (owner == 0)
 		return;	/* no system call: nothing reserved */
-	self = spare_self();
+	self = thread_self();
 	if (owner == self) {
 		if (spare.fd >= 0 && spare_is(spare.fd, spare.dev, spare.file_ino, true))
 			close(spare.fd);
@@ -289,23 +411,27 @@ static int dir_open(const char *dir, mode_t mode, const char **why)
 	return trusted_dir_open(dir, true, mode, &st, why);
 }
 
-/* The first report of this image: the name its series reserved, or the first free one. */
+/*
+ * The text linked under a new name: @name (NAME_MAX + 1 bytes) when
+ * @reserved (its series reserved it), else, or if taken, the first free one,
+ * left in @name.
+ */
 static int publish_new(int dirfd, int fd, bool named, const char *tmp,
-		       const struct output_names *names, bool reserved)
+		       const struct output_names *names, bool reserved, char *name)
 {
 	struct output_names n = *names;
 
 	if (reserved) {
-		int err = text_link(dirfd, fd, named, tmp, published.name);
+		int err = text_link(dirfd, fd, named, tmp, name);
 
 		if (err != -EEXIST)
 			return err;
 	}
 	for (n.seq = 0; n.seq < OUTPUT_SEQ_MAX; n.seq++) {
-		int err = output_dir_name(&n, published.name, sizeof(published.name));
+		int err = output_dir_name(&n, name, NAME_MAX + 1);
 
 		if (err == 0)
-			err = text_link(dirfd, fd, named, tmp, published.name);
+			err = text_link(dirfd, fd, named, tmp, name);
 		if (err != -EEXIST)
 			return err;
 	}
@@ -314,9 +440,12 @@ static int publish_new(int dirfd, int fd, bool named, const char *tmp,
 
 /*
  * Put the text (@fd, or the file named @tmp) in place of @name: linked
- * beside it under the hidden ".NAME.tmp", then renamed over it, so that
- * @name always holds one whole report. rename(2) replaces the entry, never
- * what a symbolic link there points to.
+ * beside it under the hidden ".NAME.TID.tmp", then renamed over it, so that
+ * @name always holds one whole report. The hidden name is this thread's:
+ * shared, another thread's report replacing the same file at once removed
+ * it or held it (ENOENT, EEXIST: 50 to 90 of markers_report_race 16 200's
+ * 3,201 reports lost). rename(2) replaces the entry, never what a symbolic
+ * link there points to.
  */
 static int rename_over(int dirfd, int fd, bool named, const char *tmp, const char *name)
 {
@@ -329,6 +458,8 @@ static int rename_over(int dirfd, int fd, bool named, const char *tmp, const cha
 	buf_init(&b, hidden, sizeof(hidden));
 	buf_putc(&b, '.');
 	buf_puts(&b, name);
+	buf_putc(&b, '.');
+	buf_put_u64(&b, (uint64_t)gettid());
 	buf_puts(&b, ".tmp");
 	if (buf_finish(&b) >= sizeof(hidden))
 		return -ENAMETOOLONG;
@@ -399,13 +530,13 @@ int output_dir_series_name(const char *name, const char *ext, char *series, size
  * our own with no other name is written (trusted_file_ours()), whoever
  * else's file, FIFO or hard link holds the name.
  */
-static int series_append(int dirfd, const struct output_names *names, const char *buf,
+static int series_append(int dirfd, const char *name, const char *ext, const char *buf,
 			 size_t len, const char **why)
 {
 	char series[NAME_MAX + 1];
 	struct stat st;
 	ssize_t n;
-	int fd, err = output_dir_series_name(published.name, names->ext, series, sizeof(series));
+	int fd, err = output_dir_series_name(name, ext, series, sizeof(series));
 
 	if (err < 0)
 		return err;
@@ -426,24 +557,25 @@ static int series_append(int dirfd, const struct output_names *names, const char
 }
 
 /*
- * The first interval report of an image: a name N that neither the image's
- * file nor its series has, the series created O_EXCL to hold it. The file
- * itself is linked under that name by the image's first other report.
+ * The first interval report of an image: a name N, into @name (NAME_MAX + 1
+ * bytes), that neither the image's file nor its series has, the series
+ * created O_EXCL to hold it. The file itself is linked under that name by
+ * the image's first other report.
  */
-static int series_reserve(int dirfd, const struct output_names *names)
+static int series_reserve(int dirfd, const struct output_names *names, char *name)
 {
 	char series[NAME_MAX + 1];
 	struct output_names n = *names;
 	struct stat st;
 
 	for (n.seq = 0; n.seq < OUTPUT_SEQ_MAX; n.seq++) {
-		int fd, err = output_dir_name(&n, published.name, sizeof(published.name));
+		int fd, err = output_dir_name(&n, name, NAME_MAX + 1);
 
 		if (err == 0)
-			err = output_dir_series_name(published.name, n.ext, series, sizeof(series));
+			err = output_dir_series_name(name, n.ext, series, sizeof(series));
 		if (err < 0)
 			return err;
-		if (fstatat(dirfd, published.name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
 		fd = openat(dirfd, series, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0) {
@@ -464,17 +596,71 @@ static int series_reserve(int dirfd, const struct output_names *names)
  * the file holds the image's other reports, its final one at the end.
  */
 static int series_only_write(int dirfd, const char *dir, const struct output_names *names,
-			     bool again, const char *buf, size_t len, const char **why)
+			     int found, char *name, const char *buf, size_t len, const char **why)
 {
-	int err = again ? 0 : series_reserve(dirfd, names);
+	int err = 0;
 
-	if (err == 0 && !again) {
-		published.pid = names->pid;
-		published.linked = false;
-		memcpy(published.dir, dir, strlen(dir) + 1);
+	if (found < 0)
+		return found;
+	if (!found) {
+		if ((err = published_claim()) < 0)
+			return err;
+		if (published_is(names->pid, dir))	/* another thread's report's, meanwhile */
+			memcpy(name, published.name, sizeof(published.name));
+		else if ((err = series_reserve(dirfd, names, name)) == 0)
+			published_set(names->pid, dir, name, false);
+		published_unclaim();
 	}
 	if (err == 0)
-		err = series_append(dirfd, names, buf, len, why);
+		err = series_append(dirfd, name, names->ext, buf, len, why);
+	return err;
+}
+
+/* How publish() put a report in place. */
+enum publish_way {
+	PUBLISH_REPLACED,	/* renamed over the image's file (rename_over()) */
+	PUBLISH_LINKED,		/* linked as the image's file, its first */
+	PUBLISH_APART,		/* linked as a file of its own: `published` was not ours to change */
+};
+
+/*
+ * Put the text (@fd, or the file named @tmp) in place: over the image's
+ * file when @found (published_find()) says it is linked, else under the
+ * claim, as the image's first file, or over the file another thread's report
+ * published meanwhile. Without the claim (-EDEADLK: this thread's own
+ * change was interrupted, by the signal report calling; -EBUSY) the report
+ * is linked apart under the next free N, never recorded: nothing is lost,
+ * and later reports still replace the image's one file. @name: NAME_MAX + 1
+ * bytes, published_find()'s name in, the name used out.
+ */
+static int publish(int dirfd, const char *dir, int fd, bool named, const char *tmp,
+		   const struct output_names *names, int found, bool linked, char *name,
+		   enum publish_way *way)
+{
+	int err;
+
+	*way = PUBLISH_REPLACED;
+	if (found > 0 && linked)
+		return rename_over(dirfd, fd, named, tmp, name);
+	err = found < 0 ? found : published_claim();
+	if (err < 0) {
+		*way = PUBLISH_APART;
+		return publish_new(dirfd, fd, named, tmp, names, false, name);
+	}
+	found = published_is(names->pid, dir);	/* another thread's report's, meanwhile */
+	if (found) {
+		memcpy(name, published.name, sizeof(published.name));
+		linked = published.linked;
+	}
+	if (found && linked) {
+		published_unclaim();
+		return rename_over(dirfd, fd, named, tmp, name);
+	}
+	*way = PUBLISH_LINKED;
+	err = publish_new(dirfd, fd, named, tmp, names, found, name);
+	if (err == 0)
+		published_set(names->pid, dir, name, true);
+	published_unclaim();
 	return err;
 }
 
@@ -482,18 +668,17 @@ int output_dir_write_at(int dirfd, const char *dir, const struct output_names *n
 			const char *buf, size_t len, const char **why)
 {
 	int saved_errno = errno;
-	bool again = published.pid == names->pid && published.name[0] &&
-		     strcmp(published.dir, dir) == 0;
-	bool replace = again && published.linked;
-	char tmp[64];
-	bool named;
-	int fd, err;
+	char tmp[64], name[NAME_MAX + 1];
+	enum publish_way way;
+	bool named, linked = false;
+	int fd, err, found;
 
 	*why = NULL;
 	if (strlen(dir) >= sizeof(published.dir))
 		return -ENAMETOOLONG;
+	found = published_find(names->pid, dir, name, &linked);
 	if (names->series_only) {
-		err = series_only_write(dirfd, dir, names, again, buf, len, why);
+		err = series_only_write(dirfd, dir, names, found, name, buf, len, why);
 		errno = saved_errno;
 		return err;
 	}
@@ -503,20 +688,12 @@ int output_dir_write_at(int dirfd, const char *dir, const struct output_names *n
 		errno = saved_errno;
 		return fd;
 	}
-	if (replace) {
-		err = rename_over(dirfd, fd, named, tmp, published.name);
-	} else {
-		err = publish_new(dirfd, fd, named, tmp, names, again);
-		if (err == 0) {
-			published.pid = names->pid;
-			published.linked = true;
-			memcpy(published.dir, dir, strlen(dir) + 1);
-		}
-	}
-	if (named && (err < 0 || !replace))
+	err = publish(dirfd, dir, fd, named, tmp, names, found, linked, name, &way);
+	if (named && (err < 0 || way != PUBLISH_REPLACED))
 		unlinkat(dirfd, tmp, 0);
-	if (err == 0 && names->series)
-		err = series_append(dirfd, names, buf, len, why);
+	/* One apart is not in the image's series: its name is not known here. */
+	if (err == 0 && names->series && way != PUBLISH_APART)
+		err = series_append(dirfd, name, names->ext, buf, len, why);
 	close(fd);
 	errno = saved_errno;
 	return err;
@@ -582,23 +759,32 @@ int output_dir_write_noted(const char *dir, const struct output_names *names, co
 
 int output_dir_remove(const char *dir, const struct output_names *names)
 {
-	int saved_errno = errno, dirfd, err = 0;
+	int saved_errno = errno, dirfd, err;
+	char name[NAME_MAX + 1];
+	bool linked = false;
 	const char *why;
 	struct stat st;
 
-	if (published.pid != names->pid || !published.linked || strcmp(published.dir, dir) != 0)
-		return 0;
+	err = published_find(names->pid, dir, name, &linked);
+	if (err <= 0 || !linked)
+		return err;
 	/* Reached and judged as for a write, never created: it holds the file. */
 	dirfd = trusted_dir_open(dir, false, 0, &st, &why);
 	if (dirfd < 0) {
 		errno = saved_errno;
 		return dirfd;
 	}
-	if (unlinkat(dirfd, published.name, 0) < 0 && errno != ENOENT)
-		err = -errno;
-	/* A failed exec goes on: its next report publishes a new file. */
-	published.linked = false;
-	published.name[0] = '\0';
+	err = published_claim();
+	if (err == 0) {
+		if (published_is(names->pid, dir) && published.linked) {
+			if (unlinkat(dirfd, published.name, 0) < 0 && errno != ENOENT)
+				err = -errno;
+			/* A failed exec goes on: its next report publishes a new file. */
+			published.linked = false;
+			published.name[0] = '\0';
+		}
+		published_unclaim();
+	}
 	close(dirfd);
 	errno = saved_errno;
 	return err;
@@ -606,9 +792,9 @@ int output_dir_remove(const char *dir, const struct output_names *names)
 
 void output_dir_prefault(void)
 {
-	/* The page of pid, linked, name and the directory's first 3.8 KiB. */
+	/* The page of its claim, pid, linked, name and the directory's first 3.8 KiB. */
 	prefault_write(&published, 4096);
-	prefault_write(&spare, sizeof(spare));
+	prefault_write(&spare.prefault, 1);
 }
 
 int output_dir_write(const char *dir, const struct output_names *names, const char *buf,

@@ -25,11 +25,13 @@ int output_dir_name(const struct output_names *names, char *name, size_t size);
  * in '/'; created with its parents, mode @mode, when missing). Every
  * directory on the way is reached and judged by trusted_dir_open(): one
  * another user controls is refused (-EPERM, *@why says which rule). The text is
- * written to an unnamed file (O_TMPFILE; a hidden ".NAME.tmp" where the
- * file system has none) and linked into place complete: a reader never
- * sees half a report, and a process killed at any instant leaves none.
+ * written to an unnamed file (O_TMPFILE; a hidden ".pfshim.PID.TID.tmp"
+ * where the file system has none) and linked into place complete: a reader
+ * never sees half a report, and a process killed at any instant leaves none.
  * The first report of an image takes the first free N; later ones (a
- * signal, exec) replace that same file with rename(2). With
+ * signal, exec) replace that same file with rename(2). Threads may write
+ * the same image's reports at once: each is written, into the one file
+ * (one that cannot wait for the first to be published, into its own). With
  * @names->series, each report is also appended, in one write(2), to
  * output_dir_series_name()'s file beside it: the whole series of an image;
  * with @names->series_only (an interval report), it is only appended there.
@@ -101,7 +103,7 @@ int output_dir_write(const char *dir, const struct output_names *names, const ch
  * output_replace_at - replace the entry @name of the directory @dirfd by a
  * file holding exactly @buf, the way output_dir_write() replaces a report:
  * the text is written whole to an unnamed file (or a hidden
- * ".pfshim.PID.TID.tmp"), linked as ".NAME.tmp" and renamed over @name, so
+ * ".pfshim.PID.TID.tmp"), linked as ".NAME.TID.tmp" and renamed over @name, so
  * a reader sees the old file or the new one, never a mix. Whatever @name
  * was (a file, a symbolic link, nothing) is replaced, never written
  * through: the caller decides whether it may be. Return: 0 or a negative errno.

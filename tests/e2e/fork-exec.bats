@@ -89,3 +89,32 @@ load helpers
 	[ "$(jq -s 'map([.pid, .program]) | (unique | length) == length' "$REPORTS")" = true ]
 	[ "$(reports ".program == \"$(sh_name)\" and .reason == \"exit\"")" -eq 1 ]
 }
+
+# A fork() in one thread while another's report holds its directory and file (both
+# close-on-exec) copies them into the child, which cannot tell them from its program's: they
+# stay until it execs or exits (docs/usage.md, "What the shim does to the host process").
+# Bounded: at most the two a report holds at once, none after an exec.
+@test "a fork during another thread's report: the child holds at most its two descriptors, none after exec" {
+	local out
+	for how in fork exec; do
+		out="$BATS_TEST_TMPDIR/$how"
+		mkdir "$out"
+		run --separate-stderr timeout 120 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+			PFSHIM_FORMAT=json PFSHIM_OUTPUT="$out/" "$PROGS/fork_during_report" "$out" 300 \
+			"$how"
+		echo "$how: $output"
+		[ "$status" -eq 0 ]
+		[ -z "$stderr" ]
+		read -r _ forks _ holding _ descriptors _ most <<<"$output"
+		[ "$forks" -eq 300 ]
+		if [ "$how" = fork ]; then
+			[ "$most" -le 2 ] && [ "$descriptors" -le $((2 * holding)) ]
+			# every child's own report written: one file per image
+			[ "$(find "$out" -name '*.json' | wc -l)" -eq 301 ]
+		else
+			[ "$holding" -eq 0 ] && [ "$descriptors" -eq 0 ]
+			# a child's forked image (its exec report) and its exec'd one: two files
+			[ "$(find "$out" -name '*.json' | wc -l)" -eq 601 ]
+		fi
+	done
+}

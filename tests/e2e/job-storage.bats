@@ -118,6 +118,26 @@ in_tmpfs() {
 	done
 }
 
+# A write past the ledger's reserved room may be short and join two lines ("4242 2" and the
+# next "4243 0\n": "4242 24243 0"). Planted here by the job itself, before a line of its own
+# child saying ENOSPC: the reading skips the malformed line, counts it, and reads on.
+@test "pfshim run: a malformed line of the ledger is skipped and counted; the lines after it are read" {
+	run -137 --separate-stderr timeout 60 "$BUILD/pfshim" run -e page-faults \
+		-o "$BATS_TEST_TMPDIR/out" -- sh -c 'printf "4242 24243 0\n" >>"$0/.pfshim-ledger"
+			sh -c "echo \$\$ 28 >>\"\$0/.pfshim-ledger\"; kill -9 \$\$" "$0"' \
+		"$BATS_TEST_TMPDIR/out"
+	echo "$stderr"
+	job="$BATS_TEST_TMPDIR/out/pfshim-job.jsonl"
+	[ "$(jq .ledger_malformed "$job")" -eq 1 ]
+	# the child's line, after the malformed one: its report said lost, with its error
+	[ "$(jq -c '[.processes[] | .report_error]' "$job")" = '[null,"ENOSPC"]' ]
+	grep -qxF " pfshim: 1 process whose report could not be written (sh: ENOSPC): the output directory refused it (the error beside each program); their counts are in the totals, not in a row (docs/usage.md, Limits)" <<<"$stderr"
+	grep -q "^ pfshim: 1 line of the reports' ledger (.pfshim-ledger) could not be read" <<<"$stderr"
+	# pfshim report says it too, in JSON
+	run -0 "$BUILD/pfshim" report --json "$BATS_TEST_TMPDIR/out"
+	[ "$(jq .job.ledger_malformed <<<"$output")" -eq 1 ]
+}
+
 @test "the runtime directory removed mid-job (as at logout): captures unchanged, the root says so" {
 	script='x=$(/bin/true 2>&1); rm -rf "$XDG_RUNTIME_DIR/pfshim"; '"$CAPTURES"
 	without=$(sh -c "$script" 2>&1)

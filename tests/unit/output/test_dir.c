@@ -333,6 +333,77 @@ static void test_reserve_threads(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+#define RACE_THREADS 8
+#define RACE_REPORTS 200
+
+static pthread_barrier_t race_start;
+static char race_dir[128];	/* not on the test's stack: a failed assert leaves it */
+
+/* RACE_REPORTS reports of the image 4264 into race_dir, at once with the other threads'. */
+static void *report_race(void *arg)
+{
+	struct output_names n = names;
+	const char *why;
+	intptr_t failed = 0;
+
+	(void)arg;
+	n.pid = 4264;
+	n.series = true;
+	pthread_barrier_wait(&race_start);
+	for (int i = 0; i < RACE_REPORTS; i++)
+		failed += output_dir_write(race_dir, &n, "{\"r\":1}\n", 8, &why) != 0;
+	return (void *)failed;
+}
+
+/*
+ * Threads' reports of one image at once (explicit ones: process.c): every
+ * one written, each in the image's one series, and one file replaced by
+ * each, nothing hidden left. Before, the threads shared the hidden name a
+ * report is renamed from (ENOENT, EEXIST) and the image's published name
+ * (two first reports each published a file).
+ */
+static void test_write_threads(void **state)
+{
+	char top[] = "/tmp/pfshim-test-dir.XXXXXX", name[128], path[256];
+	char *dir = race_dir, *line = NULL;
+	size_t size = 0;
+	pthread_t t[RACE_THREADS];
+	intptr_t failed = 0;
+	int lines = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(dir, sizeof(race_dir), "%s/", top);
+	assert_int_equal(pthread_barrier_init(&race_start, NULL, RACE_THREADS), 0);
+	for (int i = 0; i < RACE_THREADS; i++)
+		if (pthread_create(&t[i], NULL, report_race, NULL) != 0)
+			abort();	/* the others would wait at the barrier for ever */
+	/* every thread joined before any assert: one left running would write on */
+	for (int i = 0; i < RACE_THREADS; i++) {
+		void *n;
+
+		pthread_join(t[i], &n);
+		failed += (intptr_t)n;
+	}
+	pthread_barrier_destroy(&race_start);
+	assert_int_equal(failed, 0);
+	assert_int_equal(entries(dir, name, sizeof(name)), 2);	/* the file and its series */
+	file_is(dir, "vm.r000003.p0004264.20231114T221320Z.0.json", "{\"r\":1}\n");
+	snprintf(path, sizeof(path), "%svm.r000003.p0004264.20231114T221320Z.0.series.jsonl", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (getline(&line, &size, f) > 0) {
+		assert_string_equal(line, "{\"r\":1}\n");
+		lines++;
+	}
+	free(line);
+	fclose(f);
+	assert_int_equal(lines, RACE_THREADS * RACE_REPORTS);
+	snprintf(path, sizeof(path), "rm -r %s", top);
+	assert_int_equal(system(path), 0);
+}
+
 /* The text of @dir's file @name, or "" when it cannot be read. */
 static void file_text(const char *dir, const char *name, char *got, size_t size)
 {
@@ -462,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_remove),
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_reserve_threads),
+		cmocka_unit_test(test_write_threads),
 		cmocka_unit_test(test_ledger),
 		cmocka_unit_test(test_series_symlink),
 		cmocka_unit_test(test_series_short_write),

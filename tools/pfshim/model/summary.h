@@ -168,6 +168,7 @@ struct summary_job {
 	uint64_t elapsed_ns;	/* from the counters' open to the command's end; 0: not said */
 	bool unnamed;		/* the kernel could not name the processes (processes_error) */
 	uint64_t lost_records;	/* FORK, COMM, EXIT records the kernel could not write */
+	uint64_t ledger_malformed;	/* lines of pfshim run's ledger that could not be read */
 	int nr_events;
 	int *event;		/* [nr_events]: summary event index */
 	uint64_t *total;	/* [nr_events]; UINT64_MAX: not counted */

@@ -139,6 +139,7 @@ void summary_job_take(struct summary *s, json_t *o)
 		};
 	}
 	job->lost_records += count_or(json_object_get(o, "lost_records"), 0);
+	job->ledger_malformed += count_or(json_object_get(o, "ledger_malformed"), 0);
 	shim_images_take(job, json_object_get(o, "shim_images"));
 	job->unnamed |= json_is_null(procs);
 	json_array_foreach(events, i, e) {

@@ -585,16 +585,54 @@ static char *printable(const char *s)
 	return copy;
 }
 
+/* The decimal number at *@s (digits only, no sign, no space), below @limit, and *@s past it. */
+static bool ledger_number(const char **s, const char *end, long limit, int *out)
+{
+	long n = 0;
+	const char *c = *s;
+
+	for (; c < end && *c >= '0' && *c <= '9'; c++) {
+		n = n * 10 + (*c - '0');
+		if (n >= limit)
+			return false;
+	}
+	if (c == *s)
+		return false;
+	*s = c;
+	*out = (int)n;
+	return true;
+}
+
+bool jobcount_ledger_line(const char *line, size_t len, int *pid, int *err)
+{
+	const char *s = line, *end = line + len;
+
+	/* pids are below PID_MAX_LIMIT (4194304), errnos below 4096 (MAX_ERRNO 4095) */
+	if (!ledger_number(&s, end, 1L << 22, pid) || *pid == 0 || s == end || *s++ != ' ' ||
+	    !ledger_number(&s, end, 4096, err))
+		return false;
+	return s + 1 == end && *s == '\n';
+}
+
 void jobcount_ledger_read(struct jobcount *j, FILE *f)
 {
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len;
 	int pid, err;
 
-	while (fscanf(f, "%d %d\n", &pid, &err) == 2) {
-		struct jobcount_process *p = proc_find(j, pid);
+	while ((len = getline(&line, &size, f)) > 0) {
+		struct jobcount_process *p;
 
+		if (!jobcount_ledger_line(line, (size_t)len, &pid, &err)) {
+			j->ledger_malformed++;
+			continue;
+		}
+		p = proc_find(j, pid);
 		if (p)
 			p->report_errno = err;
 	}
+	free(line);
 }
 
 int jobcount_write(const struct jobcount *j, const char *command, int status, json_t *calibration,
@@ -639,12 +677,14 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, js
 			"exited", j->proc[p].exited, "dynamic", j->proc[p].dynamic,
 			"shim", j->proc[p].shim, "report_error", err && !error ? "unknown" : error));
 	}
-	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:o, s:I, s:o, s:o, s:I, s:o, s:o, s:s*, s:o}",
+	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:o, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:s*, "
+			"s:o}",
 		"schema", "pfshim.job", "version", 1, "pfshim_version", pfshim_version, "command", line,
 		"hostname", uts.nodename, "pid_ns", (json_int_t)pid_ns(),
 		"pid", j->root_pid, "end", status_json(status),
 		"elapsed_ns", (json_int_t)(j->end_ns - j->start_ns), "events", events,
 		"intervals", intervals, "lost_records", (json_int_t)j->lost,
+		"ledger_malformed", (json_int_t)j->ledger_malformed,
 		"shim_images", j->nr_rings ? json_integer((json_int_t)j->shim_images) : json_null(),
 		"calibration", calibration,
 		"processes_error", j->nr_rings ? NULL : strerror(j->ring_error),

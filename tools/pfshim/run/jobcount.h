@@ -69,6 +69,7 @@ struct jobcount {
 	int *by_pid;			/* open-addressed pid -> its latest proc, or -1 */
 	int by_pid_size;
 	uint64_t lost;			/* records the kernel could not write (PERF_RECORD_LOST) */
+	uint64_t ledger_malformed;	/* lines of the ledger that were not "PID ERRNO": skipped */
 	uint64_t shim_images;		/* images that mapped libpfshim.so (each exec that loaded it) */
 	int root_pid;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at jobcount_open() */
@@ -115,8 +116,20 @@ const struct jobcount_sample *jobcount_sample(struct jobcount *j);
 bool jobcount_value(const struct jobcount *j, const uint64_t *values, int i, uint64_t *out);
 
 /*
- * jobcount_ledger_read - the ledger's lines "PID ERRNO" (preload/output/ledger.h)
- * from @f: each process's last one says whether its last report was written.
+ * jobcount_ledger_line - @line (@len bytes, its '\n' included) as the
+ * ledger's "PID ERRNO\n" (preload/output/ledger.h): decimal digits only, a
+ * pid above 0, an errno below 4096. Return: true with *@pid and *@err, or
+ * false for anything else: two lines joined by a short write past the
+ * reserved room ("4242 24243 0"), a last line cut short (no '\n'), bytes of
+ * another writer.
+ */
+bool jobcount_ledger_line(const char *line, size_t len, int *pid, int *err);
+
+/*
+ * jobcount_ledger_read - the ledger's lines from @f: each process's last
+ * one says whether its last report was written. A malformed line
+ * (jobcount_ledger_line()) is skipped and counted in @j->ledger_malformed;
+ * the lines after it are read.
  */
 void jobcount_ledger_read(struct jobcount *j, FILE *f);
 

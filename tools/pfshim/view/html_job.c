@@ -213,6 +213,12 @@ static void overview_lost(const struct summary *s, FILE *out)
 			"report may be unnamed.</li>\n", job->lost_records);
 		lines++;
 	}
+	if (job && job->ledger_malformed) {
+		fprintf(out, "<li>%" PRIu64 " lines of the reports' ledger could not be read and were "
+			"skipped: a process whose report was lost may be counted as leaving no "
+			"report.</li>\n", job->ledger_malformed);
+		lines++;
+	}
 	for (int i = 0; i < s->signal_ends.n; i++) {
 		size_t len = strcspn(s->signal_ends.name[i], "\t");
 		char *sig = xrealloc(NULL, len + 1);

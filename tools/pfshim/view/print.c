@@ -285,6 +285,12 @@ static void print_job_rest(const struct summary *s, FILE *out)
 	if (job->lost_records)
 		fprintf(out, "\n pfshim: the kernel lost %" PRIu64 " records naming processes:"
 			" some without a report may be unnamed\n", job->lost_records);
+	if (job->ledger_malformed)
+		fprintf(out, "\n pfshim: %" PRIu64 " line%s of the reports' ledger (.pfshim-ledger)"
+			" could not be read (cut short by a full disk?), and %s skipped: a process"
+			" whose report was lost may be counted as leaving no report\n",
+			job->ledger_malformed, job->ledger_malformed == 1 ? "" : "s",
+			job->ledger_malformed == 1 ? "was" : "were");
 }
 
 /* The markers' own count per call (each thread's probe): least, most and mean over threads. */
@@ -770,7 +776,8 @@ static json_t *job_json(const struct summary *s)
 				"processes", (json_int_t)job->unreported_count[k][n],
 				"kind", summary_kind_names[k], "error", len ? error : NULL));
 		}
-	return json_pack("{s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:o, s:o, s:I, s:o}",
+	return json_pack("{s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:o, "
+			 "s:I, s:o}",
 		"pid", job->pid,
 		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
 		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
@@ -779,6 +786,7 @@ static json_t *job_json(const struct summary *s)
 		"events", totals, "in_no_row", rest, "unreported", programs,
 		"killed_reported", signals,
 		"named", !job->unnamed, "lost_records", (json_int_t)job->lost_records,
+		"ledger_malformed", (json_int_t)job->ledger_malformed,
 		"pfshim_share", share, "less_pfshim_share", less,
 		"shim_images", job->shim_images >= 0 ? json_integer(job->shim_images) : json_null(),
 		"share_images", (json_int_t)s->share.images,
