@@ -832,7 +832,8 @@ static void check_vendor_names(void)
  * the default list's own), and LIKWID's arm8 BRANCH group by name when the
  * initramfs carries Debian's group files. Each metric, of the process and
  * of region "loop", must be its formula over the same report's counts, to
- * the bit.
+ * the bit. The same for PFSHIM_METRICS=IPC,CPI: perf's generic instructions
+ * and cycles, the default list's own, with perf stat's formulas.
  */
 #define CPI_GROUP "/tmp/cpi.txt"
 #define ARM8_BRANCH "/usr/share/likwid/perfgroups/arm8/BRANCH.txt"
@@ -864,22 +865,23 @@ static void check_metric_ratio(const char *what, const char *metric, double got,
 {
 	double want = (double)num / (double)den;
 
-	CHECK(got == want, "PFSHIM_GROUP %s: %s %.17g = %" PRIu64 " / %" PRIu64 " (%.17g)", what,
+	CHECK(got == want, "%s: %s %.17g = %" PRIu64 " / %" PRIu64 " (%.17g)", what,
 	      metric, got, num, den, want);
 }
 
-static void check_group_run(const char *group, const char *label)
+/* markers_loop under @variable=@group (PFSHIM_GROUP or PFSHIM_METRICS), @label in messages. */
+static void check_group_run(const char *variable, const char *group, const char *label)
 {
 	uint64_t ins = 0, cyc = 0, rins = 0, rcyc = 0;
 	double cpi = 0, ipc = 0, rcpi = 0;
 	const char *loop;
 	int status;
 
-	setenv("PFSHIM_GROUP", group, 1);
+	setenv(variable, group, 1);
 	report_format = "json";
 	status = shim_run_program(MARKERS_LOOP, NULL, 20000, 0, last_report, sizeof(last_report));
 	report_format = "csv";
-	unsetenv("PFSHIM_GROUP");
+	unsetenv(variable);
 	loop = strstr(last_report, "{\"name\":\"loop\",\"threads\":");
 	if (!CHECK(status == 0 && strstr(last_report, "\"metric_group\":") && loop &&
 		   json_number_after(last_report, "{\"name\":\"instructions\",\"status\":\"counted\","
@@ -890,7 +892,7 @@ static void check_group_run(const char *group, const char *label)
 				     &rins) == 0 &&
 		   json_number_after(strstr(loop, "{\"name\":\"cycles\","), "\"sum\":", &rcyc) == 0 &&
 		   json_metric(last_report, "CPI", &cpi) == 0 && json_metric(loop, "CPI", &rcpi) == 0,
-		   "PFSHIM_GROUP %s: exit %d, the report has the group's metrics, the process's "
+		   "%s: exit %d, the report has the group's metrics, the process's "
 		   "and region loop's counts", label, status)) {
 		report_print(last_report);
 		return;
@@ -899,7 +901,7 @@ static void check_group_run(const char *group, const char *label)
 	check_metric_ratio(label, "CPI of region loop", rcpi, rcyc, rins);
 	if (json_metric(last_report, "IPC", &ipc) == 0)
 		check_metric_ratio(label, "IPC", ipc, ins, cyc);
-	printf("  note PFSHIM_GROUP %s: CPI %.4f (process), %.4f (region loop, %" PRIu64
+	printf("  note %s: CPI %.4f (process), %.4f (region loop, %" PRIu64
 	       " instructions)\n", label, cpi, rcpi, rins);
 }
 
@@ -912,9 +914,10 @@ static void check_metrics(void)
 	fputs("SHORT Cycles per instruction\n\nEVENTSET\nPMC0 INST_RETIRED\nPMC1 CPU_CYCLES\n\n"
 	      "METRICS\nCPI PMC1/PMC0\nIPC PMC0/PMC1\n", f);
 	fclose(f);
-	check_group_run(CPI_GROUP, "cpi.txt");
+	check_group_run("PFSHIM_GROUP", CPI_GROUP, "PFSHIM_GROUP cpi.txt");
+	check_group_run("PFSHIM_METRICS", "IPC,CPI", "PFSHIM_METRICS=IPC,CPI");
 	if (access(ARM8_BRANCH, R_OK) == 0)
-		check_group_run("BRANCH", "BRANCH (LIKWID's arm8)");
+		check_group_run("PFSHIM_GROUP", "BRANCH", "PFSHIM_GROUP BRANCH (LIKWID's arm8)");
 	else
 		printf("  note no %s in the initramfs (Debian's likwid is not installed on the host): "
 		       "LIKWID's group by name not run\n", ARM8_BRANCH);
