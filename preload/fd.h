@@ -10,6 +10,7 @@
 #define PFSHIM_PRELOAD_FD_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -58,6 +59,16 @@ bool fd_room_away(void);
 
 /* fd_dup_high - a close-on-exec duplicate of @fd in the band, or -1. */
 int fd_dup_high(int fd);
+
+/*
+ * fd_stat - fstat(@fd), with the "" the kernel reads from the shim's own
+ * constants: glibc's fstat() is fstatat(fd, "", st, AT_EMPTY_PATH) with
+ * that "" in libc's .rodata, which a small program never reads. Its page
+ * fault maps up to 64 KiB of it (fault-around): resident in every process,
+ * and a fault after a report's read (handover.bats counted it).
+ * Return: 0, or -1 with errno set, as fstat().
+ */
+int fd_stat(int fd, struct stat *st);
 
 /*
  * fd_write_bounded - write @buf whole to @fd, across EINTR and short

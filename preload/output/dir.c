@@ -154,7 +154,7 @@ static bool spare_is(int fd, dev_t dev, ino_t ino, bool unnamed)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino &&
+	return fd_stat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino &&
 	       (!unnamed || (S_ISREG(st.st_mode) && st.st_nlink == 0));
 }
 
@@ -169,7 +169,7 @@ static int spare_take(int dirfd)
 	spare.fd = -1;
 	if (!spare_is(fd, spare.dev, spare.file_ino, true))
 		return -1;	/* not ours any more: left alone */
-	if (fstat(dirfd, &st) == 0 && st.st_dev == spare.dev && st.st_ino == spare.ino)
+	if (fd_stat(dirfd, &st) == 0 && st.st_dev == spare.dev && st.st_ino == spare.ino)
 		return fd;
 	close(fd);
 	return -1;
@@ -199,7 +199,7 @@ int output_dir_reserve_at(int dirfd)
 	output_dir_release();
 	if (!spare_claim())
 		return -EBUSY;
-	if (fstat(dirfd, &st) < 0) {
+	if (fd_stat(dirfd, &st) < 0) {
 		err = -errno;
 		atomic_store(&spare_owner, 0);
 		errno = saved_errno;
@@ -210,7 +210,7 @@ int output_dir_reserve_at(int dirfd)
 	spare.fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (spare.fd < 0) {
 		err = -errno;	/* no O_TMPFILE: the named way, at the write */
-	} else if (fstat(spare.fd, &st) == 0) {
+	} else if (fd_stat(spare.fd, &st) == 0) {
 		spare.file_ino = st.st_ino;
 	} else {
 		err = -errno;

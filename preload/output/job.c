@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "export/buf.h"
+#include "preload/fd.h"
 #include "preload/output/dir.h"
 #include "preload/output/jobdir.h"
 #include "preload/output/jobfd.h"
@@ -552,7 +553,7 @@ static bool lost_marked(int base_fd)
 {
 	struct stat st;
 
-	return base_fd >= 0 && fstat(base_fd, &st) == 0 && st.st_atim.tv_nsec == LOST_MARK_NSEC &&
+	return base_fd >= 0 && fd_stat(base_fd, &st) == 0 && st.st_atim.tv_nsec == LOST_MARK_NSEC &&
 	       (uint64_t)st.st_atim.tv_sec >= job.start_s;
 }
 
