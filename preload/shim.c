@@ -112,14 +112,29 @@ UNINSTRUMENTED static void *real_lookup(void **slot, const char *name)
  */
 #pragma weak pfshim_compat_v1_getenv
 
+extern char **environ;
+
+/*
+ * getenv(), written out (no libc call): glibc's lies in a stretch of libc's
+ * text a small program never runs, and its first call mapped up to 48 KiB
+ * of it into every process (fault-around; docs/performance.md, "Memory").
+ */
 static const char *env_real(const char *name)
 {
-	return getenv(name);
+	for (char **e = environ; e && *e; e++) {
+		const char *a = *e, *b = name;
+
+		while (*b && *a == *b)
+			a++, b++;
+		if (!*b && *a == '=')
+			return a + 1;
+	}
+	return NULL;
 }
 
 static const char *env_get(const char *name)
 {
-	const char *value = getenv(name);
+	const char *value = env_real(name);
 
 	if (!value && pfshim_compat_v1_getenv && !getauxval(AT_SECURE))
 		value = pfshim_compat_v1_getenv(name, env_real, warn_message);
@@ -357,7 +372,6 @@ static int no_real(void)
 
 #define CALL_REAL(name, ...) (REAL(name) ? real.name(__VA_ARGS__) : no_real())
 
-extern char **environ;
 
 /*
  * The exec itself, with PFSHIM_HANDOVER=1 the next image's counters in its
