@@ -110,6 +110,13 @@ static int fd_dup_above_limit(int fd)
 	return high;
 }
 
+int fd_dup_away(int fd)
+{
+	int high = fd_dup_above_limit(fd);
+
+	return high >= 0 ? high : fd_dup_high(fd);
+}
+
 int fd_move_away(int fd)
 {
 	int high = fd_dup_above_limit(fd);
@@ -293,7 +300,7 @@ int fd_stream_record(int fd, bool dup_it)
 	s->accmode = flags & O_ACCMODE;
 	s->mode = st.st_mode;
 	if (dup_it)
-		s->dup = fd_dup_high(fd);
+		s->dup = fd_dup_away(fd);
 	s->state = FD_STREAM_OPEN;
 	return s->dup;
 }

@@ -42,6 +42,12 @@ int fd_move_high(int fd);
 int fd_move_away(int fd);
 
 /*
+ * fd_dup_away - a close-on-exec duplicate of @fd where fd_move_away() would
+ * put it (@fd stays open), or -1. From a single-threaded moment only.
+ */
+int fd_dup_away(int fd);
+
+/*
  * fd_map_zeroed - an anonymous private mapping of @size bytes (zeroed), or
  * NULL: mmap(2) outside the program's heap, async-signal-safe.
  */
@@ -105,7 +111,8 @@ struct fd_stream {
 
 /*
  * fd_stream_record - record what @fd (1 or 2) is now, and when @dup_it a
- * high duplicate of it. Return: the duplicate, -1 without one, or
+ * duplicate of it out of the program's way (fd_dup_away(): the constructor
+ * is single-threaded). Return: the duplicate, -1 without one, or
  * FD_STREAM_WAS_CLOSED when @fd was closed at start.
  */
 #define FD_STREAM_WAS_CLOSED (-2)
