@@ -65,8 +65,10 @@ static struct {
  * series_next()): only the owner takes, closes or replaces the spare;
  * another thread's report opens its own at its write, as without one. A
  * fork child's copy (another pid) is not its own: left open, as it is.
+ * In .data, beside the spare: in .bss it had a page of its own, before
+ * published's, written by every report (prefault.h).
  */
-static _Atomic uint64_t spare_owner;
+static _Atomic uint64_t spare_owner PREFAULT_DATA;
 
 /* FNV-1a of @path with its length: tells the reserved directory's path from another. */
 static uint64_t path_hash(const char *path)
