@@ -208,10 +208,13 @@ $(BUILD)/libpfshim-core.a: $(CORE_OBJ)
 
 # The shim links nothing beyond libc (dlsym is in libc since glibc 2.34);
 # LDFLAGS is empty but for the sanitizer builds (tests/sanitize.mk).
-$(LIB): $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ) preload/libpfshim.map
+# preload/layout.ld puts the code no report runs after its read apart, so
+# that it is not resident in every process (prefault.c).
+$(LIB): $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ) preload/libpfshim.map preload/layout.ld
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
-		-Wl,-z,now -Wl,--gc-sections -Wl,-soname,libpfshim.so.$(SO_MAJOR) \
+		-Wl,-z,now -Wl,--gc-sections -Wl,-T,preload/layout.ld \
+		-Wl,-soname,libpfshim.so.$(SO_MAJOR) \
 		-o $@ $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ)
 
 # Unit tests link the archives, so each test sees the hidden functions.

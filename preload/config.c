@@ -176,13 +176,14 @@ void config_names_check(char *const *env, events_warn_fn warn)
 			continue;
 		memcpy(name, *env, len);
 		name[len] = '\0';
-		suggest_init(&sg, name);
-		for (size_t i = 0; i < sizeof(known_names) / sizeof(known_names[0]); i++) {
+		for (size_t i = 0; i < sizeof(known_names) / sizeof(known_names[0]); i++)
 			known |= strcmp(name, known_names[i]) == 0;
-			suggest_consider(&sg, known_names[i]);
-		}
+		/* The suggestions only for a name not known: their code is cold (layout.ld). */
 		if (known)
 			continue;
+		suggest_init(&sg, name);
+		for (size_t i = 0; i < sizeof(known_names) / sizeof(known_names[0]); i++)
+			suggest_consider(&sg, known_names[i]);
 		snprintf(why, sizeof(why), "not a pfshim variable%s; ignored",
 			 suggest_text(&sg, hint, sizeof(hint)));
 		warn(name, why);

@@ -110,6 +110,13 @@ static int fd_dup_above_limit(int fd)
 	return high;
 }
 
+int fd_dup_away(int fd)
+{
+	int high = fd_dup_above_limit(fd);
+
+	return high >= 0 ? high : fd_dup_high(fd);
+}
+
 int fd_move_away(int fd)
 {
 	int high = fd_dup_above_limit(fd);
@@ -253,8 +260,7 @@ void fd_write_all(int fd, const char *buf, size_t len)
 
 static struct fd_stream streams[3] PREFAULT_DATA;
 
-/* fstat() with our own "": see fd_stat() in group.c (fault-around of libc's .rodata). */
-static int fd_fstat(int fd, struct stat *st)
+int fd_stat(int fd, struct stat *st)
 {
 	return fstatat(fd, "", st, AT_EMPTY_PATH);
 }
@@ -270,7 +276,7 @@ bool fd_same_file(const struct fd_stream *s, int fd)
 	struct stat st;
 	int flags;
 
-	if (fd < 0 || fd_fstat(fd, &st) < 0 || (flags = fcntl(fd, F_GETFL)) < 0)
+	if (fd < 0 || fd_stat(fd, &st) < 0 || (flags = fcntl(fd, F_GETFL)) < 0)
 		return false;
 	return st.st_dev == s->dev && st.st_ino == s->ino && st.st_rdev == s->rdev &&
 	       (flags & O_ACCMODE) == s->accmode;
@@ -284,7 +290,7 @@ int fd_stream_record(int fd, bool dup_it)
 
 	s->fd = fd;
 	s->dup = -1;
-	if ((flags = fcntl(fd, F_GETFL)) < 0 || fd_fstat(fd, &st) < 0) {
+	if ((flags = fcntl(fd, F_GETFL)) < 0 || fd_stat(fd, &st) < 0) {
 		s->state = FD_STREAM_CLOSED;
 		return FD_STREAM_WAS_CLOSED;
 	}
@@ -294,7 +300,7 @@ int fd_stream_record(int fd, bool dup_it)
 	s->accmode = flags & O_ACCMODE;
 	s->mode = st.st_mode;
 	if (dup_it)
-		s->dup = fd_dup_high(fd);
+		s->dup = fd_dup_away(fd);
 	s->state = FD_STREAM_OPEN;
 	return s->dup;
 }

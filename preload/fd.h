@@ -10,6 +10,7 @@
 #define PFSHIM_PRELOAD_FD_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -41,6 +42,12 @@ int fd_move_high(int fd);
 int fd_move_away(int fd);
 
 /*
+ * fd_dup_away - a close-on-exec duplicate of @fd where fd_move_away() would
+ * put it (@fd stays open), or -1. From a single-threaded moment only.
+ */
+int fd_dup_away(int fd);
+
+/*
  * fd_map_zeroed - an anonymous private mapping of @size bytes (zeroed), or
  * NULL: mmap(2) outside the program's heap, async-signal-safe.
  */
@@ -58,6 +65,16 @@ bool fd_room_away(void);
 
 /* fd_dup_high - a close-on-exec duplicate of @fd in the band, or -1. */
 int fd_dup_high(int fd);
+
+/*
+ * fd_stat - fstat(@fd), with the "" the kernel reads from the shim's own
+ * constants: glibc's fstat() is fstatat(fd, "", st, AT_EMPTY_PATH) with
+ * that "" in libc's .rodata, which a small program never reads. Its page
+ * fault maps up to 64 KiB of it (fault-around): resident in every process,
+ * and a fault after a report's read (handover.bats counted it).
+ * Return: 0, or -1 with errno set, as fstat().
+ */
+int fd_stat(int fd, struct stat *st);
 
 /*
  * fd_write_bounded - write @buf whole to @fd, across EINTR and short
@@ -94,7 +111,8 @@ struct fd_stream {
 
 /*
  * fd_stream_record - record what @fd (1 or 2) is now, and when @dup_it a
- * high duplicate of it. Return: the duplicate, -1 without one, or
+ * duplicate of it out of the program's way (fd_dup_away(): the constructor
+ * is single-threaded). Return: the duplicate, -1 without one, or
  * FD_STREAM_WAS_CLOSED when @fd was closed at start.
  */
 #define FD_STREAM_WAS_CLOSED (-2)

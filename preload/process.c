@@ -724,6 +724,34 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		munmap(text, text_size);
 }
 
+static void region_metrics(const struct report *r, const struct report_region_total *t,
+			   struct report_metric *out)
+{
+	metric_group_compute_region(process.metrics, r, t, out);
+}
+
+/*
+ * PFSHIM_GROUP's metrics of @r into @metrics: an interval report's over
+ * its events' deltas and the @since_ns since the previous report (as perf
+ * stat -I prints them), any other's over its totals and wall time; and the
+ * regions' on demand into the scratch after them. Async-signal-safe.
+ */
+static void report_metrics(struct report *r, struct report_metric *metrics, uint64_t since_ns)
+{
+	if (!process.metrics)
+		return;
+	r->metric_group = process.metrics->name;
+	r->nr_metrics = process.metrics->group.nr_metrics;	/* at most METRIC_GROUP_MAX */
+	r->metrics_ns = r->reason == REPORT_INTERVAL ? since_ns : r->wall_ns;
+	if (r->reason == REPORT_INTERVAL)
+		metric_group_compute_delta(process.metrics, r, (double)since_ns / 1e9, metrics);
+	else
+		metric_group_compute(process.metrics, r, (double)r->wall_ns / 1e9, metrics);
+	r->metrics = metrics;
+	r->region_metrics = region_metrics;
+	r->region_metrics_out = metrics + REPORT_METRICS_MAX;
+}
+
 /* Room for the counts to grow by a few digits between report_prepare() and the read. */
 #define REPORT_TEXT_SLACK 512
 /*
@@ -744,7 +772,7 @@ static void report_format_write(const struct report *r, struct report_memory *me
  * the exec"): a fault after the read would be in perf stat's count only.
  * Return: the text memory (*@size bytes), or NULL (then mapped after the read).
  */
-static char *report_prepare(const struct report *r, struct report_event *events, size_t *size)
+static char *report_prepare(struct report *r, struct report_event *events, size_t *size)
 {
 	char *text;
 
@@ -753,6 +781,8 @@ static char *report_prepare(const struct report *r, struct report_event *events,
 		events[i].has_delta = 1;
 		events[i].delta = (int64_t)(events[i].value - atomic_load(&process.previous[i]));
 	}
+	/* The metrics too, computed and formatted: their code is in layout.ld's cold part. */
+	report_metrics(r, (struct report_metric *)(events + EVENTS_MAX), r->wall_ns);
 	*size = report_format(r, NULL, 0) + 1 + REPORT_TEXT_SLACK;
 	text = fd_map_zeroed(*size);
 	if (text) {
@@ -897,34 +927,6 @@ static void exit_status_take(struct report *r)
 		return;
 	r->exit_status = status;	/* stored as wait() sees it: exit(256) is 0 */
 	r->has_exit_status = 1;
-}
-
-static void region_metrics(const struct report *r, const struct report_region_total *t,
-			   struct report_metric *out)
-{
-	metric_group_compute_region(process.metrics, r, t, out);
-}
-
-/*
- * PFSHIM_GROUP's metrics of @r into @metrics: an interval report's over
- * its events' deltas and the @since_ns since the previous report (as perf
- * stat -I prints them), any other's over its totals and wall time; and the
- * regions' on demand into the scratch after them. Async-signal-safe.
- */
-static void report_metrics(struct report *r, struct report_metric *metrics, uint64_t since_ns)
-{
-	if (!process.metrics)
-		return;
-	r->metric_group = process.metrics->name;
-	r->nr_metrics = process.metrics->group.nr_metrics;	/* at most METRIC_GROUP_MAX */
-	r->metrics_ns = r->reason == REPORT_INTERVAL ? since_ns : r->wall_ns;
-	if (r->reason == REPORT_INTERVAL)
-		metric_group_compute_delta(process.metrics, r, (double)since_ns / 1e9, metrics);
-	else
-		metric_group_compute(process.metrics, r, (double)r->wall_ns / 1e9, metrics);
-	r->metrics = metrics;
-	r->region_metrics = region_metrics;
-	r->region_metrics_out = metrics + REPORT_METRICS_MAX;
 }
 
 /*

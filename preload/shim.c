@@ -3,7 +3,8 @@
  * shim.c: where libpfshim.so meets the host program: the constructor, the
  * entry to main (for exit()'s status), the exit paths (destructor, _exit,
  * _Exit, quick_exit, daemon's parent), the interposed exec*() functions,
- * fork, abort(), sigaction() and its kin,
+ * fork() and forkpty() (the child's handler registered by the first fork),
+ * abort(), sigaction() and its kin,
  * which change only the signals the shim takes (PFSHIM_SIGNAL's,
  * PFSHIM_ON_FATAL's: actions.c keeps the program's actions for them), and
  * prctl() and syscall(), where the program installs a seccomp filter. Each
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <pty.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/auxv.h>
@@ -59,6 +61,8 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 typedef void (*exit_fn)(int);
 typedef int (*daemon_fn)(int, int);
+typedef pid_t (*fork_fn)(void);
+typedef pid_t (*forkpty_fn)(int *, char *, const struct termios *, const struct winsize *);
 typedef __sighandler_t (*signal_fn)(int, __sighandler_t);
 typedef int (*unshare_fn)(int);
 typedef int (*setns_fn)(int, int);
@@ -76,6 +80,8 @@ static struct {
 	exit_fn _exit, _Exit;
 	void (*abort)(void);
 	daemon_fn daemon;
+	fork_fn fork;
+	forkpty_fn forkpty;
 	actions_sigaction_fn sigaction;
 	signal_fn signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset;
 	int (*siginterrupt)(int, int);
@@ -112,14 +118,29 @@ UNINSTRUMENTED static void *real_lookup(void **slot, const char *name)
  */
 #pragma weak pfshim_compat_v1_getenv
 
+extern char **environ;
+
+/*
+ * getenv(), written out (no libc call): glibc's lies in a stretch of libc's
+ * text a small program never runs, and its first call mapped up to 48 KiB
+ * of it into every process (fault-around; docs/performance.md, "Memory").
+ */
 static const char *env_real(const char *name)
 {
-	return getenv(name);
+	for (char **e = environ; e && *e; e++) {
+		const char *a = *e, *b = name;
+
+		while (*b && *a == *b)
+			a++, b++;
+		if (!*b && *a == '=')
+			return a + 1;
+	}
+	return NULL;
 }
 
 static const char *env_get(const char *name)
 {
-	const char *value = getenv(name);
+	const char *value = env_real(name);
 
 	if (!value && pfshim_compat_v1_getenv && !getauxval(AT_SECURE))
 		value = pfshim_compat_v1_getenv(name, env_real, warn_message);
@@ -133,6 +154,30 @@ static void after_fork_in_child(void)
 
 	process_restart_in_child();
 	errno = saved_errno;
+}
+
+/*
+ * The fork child's handler, registered by the first fork, not by the
+ * constructor: glibc's first pthread_atfork() reads a constant in a stretch
+ * of libc's .rodata nothing else reads, and that fault mapped 64 KiB
+ * (fault-around) into every process, forked or not (docs/performance.md,
+ * "Memory"). So each libc function that runs fork handlers registers it
+ * first: fork(), forkpty() and daemon() (both call glibc's internal __fork,
+ * which no preload sees). A child made by another (wordexp's command
+ * substitution) ran no handler: process_is_unforked_copy() says what it is.
+ * pthread_once: a thread's first fork waits for another's registration.
+ */
+static void atfork_register_once(void)
+{
+	if (process.active)
+		pthread_atfork(NULL, NULL, after_fork_in_child);
+}
+
+static void atfork_register(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, atfork_register_once);
 }
 
 /* quick_exit() runs no destructor: its handlers are the last word (ours, registered first, runs last). */
@@ -156,8 +201,7 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	if (process.active) {
 		LOOKUP(execve); LOOKUP(execvpe); LOOKUP(execv); LOOKUP(execvp);
 		LOOKUP(fexecve); LOOKUP(execveat); LOOKUP(_exit); LOOKUP(_Exit); LOOKUP(daemon);
-		LOOKUP(unshare); LOOKUP(setns);
-		pthread_atfork(NULL, NULL, after_fork_in_child);
+		LOOKUP(unshare); LOOKUP(setns); LOOKUP(fork); LOOKUP(forkpty);
 		at_quick_exit(shim_quick_exit);
 		/*
 		 * The report signal's handler is in from here on: a signal sent
@@ -265,6 +309,7 @@ PFSHIM_EXPORT int daemon(int nochdir, int noclose)
 	int ret, saved_errno;
 
 	process_report_final(REPORT_EXIT);
+	atfork_register();
 	if (!REAL(daemon)) {
 		errno = ENOSYS;
 		ret = -1;
@@ -276,6 +321,27 @@ PFSHIM_EXPORT int daemon(int nochdir, int noclose)
 		process_report_final_undo();
 	errno = saved_errno;
 	return ret;
+}
+
+PFSHIM_EXPORT pid_t fork(void)
+{
+	atfork_register();
+	if (!REAL(fork)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real.fork();
+}
+
+PFSHIM_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *termp,
+			    const struct winsize *winp)
+{
+	atfork_register();
+	if (!REAL(forkpty)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real.forkpty(amaster, name, termp, winp);
 }
 
 /*
@@ -357,7 +423,6 @@ static int no_real(void)
 
 #define CALL_REAL(name, ...) (REAL(name) ? real.name(__VA_ARGS__) : no_real())
 
-extern char **environ;
 
 /*
  * The exec itself, with PFSHIM_HANDOVER=1 the next image's counters in its

@@ -191,16 +191,6 @@ static void core_groups_open(struct counter_set *s, const struct event_list *eve
 	}
 }
 
-/*
- * glibc's fstat() is fstatat(fd, "", st, AT_EMPTY_PATH) with that "" in libc's
- * .rodata, which /bin/true never reads: the page fault maps up to 64 KiB of it
- * (fault-around). The same call with our own "".
- */
-static int fd_stat(int fd, struct stat *st)
-{
-	return fstatat(fd, "", st, AT_EMPTY_PATH);
-}
-
 void counters_remember_inode(struct counter_set *s)
 {
 	struct stat st;

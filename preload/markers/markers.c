@@ -39,6 +39,7 @@
 #include "preload/markers/state.h"
 #include "preload/counters/totals.h"
 #include "preload/markers/regions.h"
+#include "preload/sandbox.h"
 #include "preload/warn.h"
 
 #define PFSHIM_EXPORT __attribute__((visibility("default")))
@@ -207,18 +208,29 @@ static size_t block_header_size(int nr_events, int nr_groups)
 }
 
 /*
- * The band less what the totals hold in it (none when the constructor could
- * put them above the soft limit: usage.md "The descriptor budget"), the
- * report stream and one spare.
+ * The band less the numbers already taken in it when the first thread's
+ * markers start: the totals' (none when the constructor could put them
+ * above the soft limit: usage.md "The descriptor budget"), the report
+ * stream's duplicate (likewise), the job directory's, any the program put
+ * there. A report's file takes the lowest free number for the moment of its
+ * write, as it does without markers: nothing is kept for it. Under the
+ * program's seccomp filter fcntl() may kill it (sandbox.h): then the totals
+ * in the band are known, and 2 more are assumed (the stream, the job).
  */
 static void markers_budget_init(void)
 {
 	const struct counter_set *s = markers.host.totals;
-	int lo, hi, band = fd_band(&lo, &hi), in_band = 0;
+	int lo, hi, band = fd_band(&lo, &hi), taken = 0;
 
-	for (int i = 0; i < s->nr; i++)
-		in_band += s->c[i].fd >= lo && s->c[i].fd < hi;
-	markers.fds_cap = band - (in_band + 2);
+	if (sandbox_filtered()) {
+		for (int i = 0; i < s->nr; i++)
+			taken += s->c[i].fd >= lo && s->c[i].fd < hi;
+		taken += 2;
+	} else {
+		for (int fd = lo; fd < hi; fd++)
+			taken += fcntl(fd, F_GETFD) >= 0;
+	}
+	markers.fds_cap = band - taken;
 }
 
 static void markers_init(void)

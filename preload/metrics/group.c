@@ -24,6 +24,7 @@
 #include "fastread/sysfile.h"
 #include "preload/events/likwid_names.h"
 #include "preload/events/pfm.h"
+#include "preload/fd.h"
 #include "preload/metrics/group.h"
 #include "preload/metrics/likwid_arch.h"
 #include "preload/metrics/named.h"
@@ -42,7 +43,7 @@ static char *read_text(const char *path)
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+	if (fd_stat(fd, &st) == 0 && S_ISREG(st.st_mode))
 		text = malloc(size);
 	while (text && (n = read(fd, text + len, size - 1 - len)) > 0) {
 		len += (size_t)n;

@@ -86,8 +86,10 @@ _Static_assert(sizeof(spare) <= 64, "the spare in one page: its prefault byte's"
  * series_next()): only the owner takes, closes or replaces the spare;
  * another thread's report opens its own at its write, as without one. A
  * fork child's copy (another pid) is not its own: left open, as it is.
+ * In .data, beside the spare: in .bss it had a page of its own, before
+ * published's, written by every report (prefault.h).
  */
-static _Atomic uint64_t spare_owner;
+static _Atomic uint64_t spare_owner PREFAULT_DATA;
 
 /* FNV-1a of @path with its length: tells the reserved directory's path from another. */
 static uint64_t path_hash(const char *path)
@@ -275,7 +277,7 @@ static bool spare_is(int fd, dev_t dev, ino_t ino, bool unnamed)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino &&
+	return fd_stat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino &&
 	       (!unnamed || (S_ISREG(st.st_mode) && st.st_nlink == 0));
 }
 
@@ -291,7 +293,7 @@ static int spare_take(int dirfd)
 	spare.fd = -1;
 	if (!spare_is(fd, spare.dev, spare.file_ino, true))
 		return -1;	/* not ours any more: left alone */
-	if (fstat(dirfd, &st) == 0 && st.st_dev == spare.dev && st.st_ino == spare.ino)
+	if (fd_stat(dirfd, &st) == 0 && st.st_dev == spare.dev && st.st_ino == spare.ino)
 		return fd;
 	close(fd);
 	return -1;
@@ -321,7 +323,7 @@ int output_dir_reserve_at(int dirfd)
 	output_dir_release();
 	if (!spare_claim())
 		return -EBUSY;
-	if (fstat(dirfd, &st) < 0) {
+	if (fd_stat(dirfd, &st) < 0) {
 		err = -errno;
 		atomic_store(&spare_owner, 0);
 		errno = saved_errno;
@@ -332,7 +334,7 @@ int output_dir_reserve_at(int dirfd)
 	spare.fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (spare.fd < 0) {
 		err = -errno;	/* no O_TMPFILE: the named way, at the write */
-	} else if (fstat(spare.fd, &st) == 0) {
+	} else if (fd_stat(spare.fd, &st) == 0) {
 		spare.file_ino = st.st_ino;
 	} else {
 		err = -errno;

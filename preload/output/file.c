@@ -114,7 +114,7 @@ static int open_symlink(const struct place *pl, const char **why)
 /* Which files a report may go into, judged on the open descriptor (no race). */
 static int check_open_file(int fd, const struct place *pl, struct stat *st, const char **why)
 {
-	if (fstat(fd, st) < 0)
+	if (fd_stat(fd, st) < 0)
 		return -errno;
 	if (!S_ISREG(st->st_mode) && !S_ISCHR(st->st_mode) && !S_ISFIFO(st->st_mode)) {
 		*why = "not a regular file, character device or FIFO";
@@ -153,7 +153,7 @@ static int append(int fd, const struct stat *st, const char *buf, size_t len, co
 	if (!err)
 		return missed ? REPORT_FILE_TURN_MISSED : 0;
 	if (S_ISREG(st->st_mode) && done > 0 && (end = lseek(fd, 0, SEEK_CUR)) >= (off_t)done &&
-	    fstat(fd, &now) == 0 && now.st_size == end)
+	    fd_stat(fd, &now) == 0 && now.st_size == end)
 		(void)!ftruncate(fd, end - (off_t)done);
 	if (err == EAGAIN)
 		*why = "the reader took nothing for 2 s";
@@ -220,7 +220,7 @@ static int create_direct(const struct place *pl, const char *buf, size_t len)
 	if (fd < 0)
 		return -errno;
 	fd_write_bounded(fd, buf, len, 0, &err);
-	if (err && fstat(fd, &st) == 0 && st.st_size <= (off_t)len)
+	if (err && fd_stat(fd, &st) == 0 && st.st_size <= (off_t)len)
 		unlinkat(pl->dir_fd, pl->name, 0);
 	close(fd);
 	return -err;

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "export/buf.h"
+#include "preload/fd.h"
 #include "preload/output/dir.h"
 #include "preload/output/jobdir.h"
 #include "preload/output/jobfd.h"
@@ -63,9 +64,11 @@
  */
 static enum job_role job_role_now PREFAULT_DATA;
 
+/*
+ * The short fields first, the two paths last: every process writes the
+ * fields and the start of each path, which then share 2 pages, not 3.
+ */
 static struct {
-	char base[PATH_MAX - 64];	/* the private runtime directory */
-	char dir[PATH_MAX];		/* the job directory, with a final '/' */
 	char name[JOB_NAME_MAX];	/* its name in base: job-TIME-PID */
 	char crumb[JOB_NAME_MAX];	/* ours, a name in base, removed at exit; "" when none */
 	struct jobfd fd;		/* the job directory, held open: our children's way to it */
@@ -77,6 +80,8 @@ static struct {
 	uint64_t cap;			/* PFSHIM_JOB_MAX */
 	uint64_t expire;		/* PFSHIM_JOB_EXPIRE, seconds */
 	uint64_t start_s;		/* this image's start, CLOCK_REALTIME seconds */
+	char base[PATH_MAX - 64];	/* the private runtime directory */
+	char dir[PATH_MAX];		/* the job directory, with a final '/' */
 } job;
 
 /*
@@ -552,7 +557,7 @@ static bool lost_marked(int base_fd)
 {
 	struct stat st;
 
-	return base_fd >= 0 && fstat(base_fd, &st) == 0 && st.st_atim.tv_nsec == LOST_MARK_NSEC &&
+	return base_fd >= 0 && fd_stat(base_fd, &st) == 0 && st.st_atim.tv_nsec == LOST_MARK_NSEC &&
 	       (uint64_t)st.st_atim.tv_sec >= job.start_s;
 }
 

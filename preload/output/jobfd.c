@@ -34,11 +34,6 @@
 #include "preload/fd.h"
 #include "preload/output/runtime.h"
 
-static int stat_fd(int fd, struct stat *st)
-{
-	return fstatat(fd, "", st, AT_EMPTY_PATH);
-}
-
 int jobfd_keep(struct jobfd *j, int fd)
 {
 	struct stat st;
@@ -46,7 +41,7 @@ int jobfd_keep(struct jobfd *j, int fd)
 	j->fd = -1;
 	if (fd < 0)
 		return fd;
-	if (stat_fd(fd, &st) < 0 || runtime_judge(&st)) {
+	if (fd_stat(fd, &st) < 0 || runtime_judge(&st)) {
 		close(fd);
 		return -EPERM;
 	}
@@ -60,7 +55,7 @@ int jobfd_get(const struct jobfd *j)
 {
 	struct stat st;
 
-	if (j->fd < 0 || stat_fd(j->fd, &st) < 0 || st.st_dev != j->dev || st.st_ino != j->ino ||
+	if (j->fd < 0 || fd_stat(j->fd, &st) < 0 || st.st_dev != j->dev || st.st_ino != j->ino ||
 	    st.st_nlink == 0)
 		return -1;
 	return j->fd;
@@ -83,7 +78,7 @@ int jobfd_base(const struct jobfd *j)
 	base = openat(fd, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (base < 0)
 		return -errno;
-	if (stat_fd(base, &st) < 0 || runtime_judge(&st)) {
+	if (fd_stat(base, &st) < 0 || runtime_judge(&st)) {
 		close(base);
 		return -EPERM;
 	}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "export/buf.h"
+#include "preload/fd.h"
 #include "preload/output/trusted.h"
 
 /*
@@ -27,7 +28,7 @@ static bool ledger_is_runners(int dirfd, bool *ours)
 {
 	struct stat st, dir;
 
-	if (fstatat(dirfd, LEDGER_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0 || fstat(dirfd, &dir) < 0 ||
+	if (fstatat(dirfd, LEDGER_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0 || fd_stat(dirfd, &dir) < 0 ||
 	    !S_ISREG(st.st_mode) || st.st_nlink != 1)
 		return false;
 	*ours = st.st_uid == geteuid();

@@ -91,7 +91,7 @@ size_t pipe_turn_write(int fd, const char *buf, size_t len, int wait_ms, int *er
 
 	*missed = false;
 	/* Under the program's seccomp filter no turn is taken: fcntl() may kill it. */
-	if (len <= PIPE_BUF || sandbox_filtered() || fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
+	if (len <= PIPE_BUF || sandbox_filtered() || fd_stat(fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
 		errno = saved_errno;
 		return fd_write_bounded(fd, buf, len, wait_ms, error);
 	}

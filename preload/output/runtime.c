@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "export/buf.h"
+#include "preload/fd.h"
 #include "preload/output/trusted.h"
 
 const char *runtime_judge(const struct stat *st)
@@ -54,7 +55,7 @@ static int private_at(int parent_fd, const char *name, const char **why)
 	}
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || (*why = runtime_judge(&st))) {
+	if (fd_stat(fd, &st) < 0 || (*why = runtime_judge(&st))) {
 		close(fd);
 		return -EEXIST;
 	}

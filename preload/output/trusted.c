@@ -21,17 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define WALK_FLAGS (O_PATH | O_NOFOLLOW | O_CLOEXEC)
+#include "preload/fd.h"
 
-/*
- * fstat(), with the "" the kernel reads from the shim's own constants:
- * glibc's fstat() passes one of libc's, whose page a report would fault
- * after its counters were read (handover.bats counted it).
- */
-static int stat_fd(int fd, struct stat *st)
-{
-	return fstatat(fd, "", st, AT_EMPTY_PATH);
-}
+#define WALK_FLAGS (O_PATH | O_NOFOLLOW | O_CLOEXEC)
 
 bool trusted_dir_shared(const struct stat *dir)
 {
@@ -71,7 +63,7 @@ static int stat_opened(int fd, struct stat *st)
 
 	if (fd < 0)
 		return -errno;
-	if (stat_fd(fd, st) == 0)
+	if (fd_stat(fd, st) == 0)
 		return fd;
 	err = -errno;
 	close(fd);
@@ -129,7 +121,7 @@ int trusted_dir_open(const char *path, bool create, mode_t mode, struct stat *st
 	fd = open(*p == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (stat_fd(fd, st) < 0 || (*why = dir_judge(st, me))) {
+	if (fd_stat(fd, st) < 0 || (*why = dir_judge(st, me))) {
 		int err = *why ? -EPERM : -errno;
 
 		close(fd);
@@ -166,7 +158,7 @@ int trusted_dir_open(const char *path, bool create, mode_t mode, struct stat *st
 
 int trusted_file_ours(int fd, struct stat *st, const char **why)
 {
-	if (stat_fd(fd, st) < 0)
+	if (fd_stat(fd, st) < 0)
 		return -errno;
 	if (!S_ISREG(st->st_mode))
 		*why = "not a regular file";

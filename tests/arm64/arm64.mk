@@ -161,10 +161,11 @@ $(ARM64_B)/libpfshim-core.a: $(call arm64_obj,$(CORE_SRC))
 # (its -Os files included), so the guest runs the library that ships.
 $(call arm64_obj,$(COLD_SRC)): PF_CFLAGS += -Os
 
-$(ARM64_B)/libpfshim.so: $(call arm64_obj,$(SHIM_SRC) $(CORE_SRC) $(FASTREAD_SRC)) preload/libpfshim.map
+$(ARM64_B)/libpfshim.so: $(call arm64_obj,$(SHIM_SRC) $(CORE_SRC) $(FASTREAD_SRC)) preload/libpfshim.map \
+		preload/layout.ld
 	@$(if $(Q),echo "  LD64    $@")
 	$(Q)$(ARM64_CC) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
-		-Wl,-z,now -Wl,--gc-sections -o $@ $(filter %.o,$^)
+		-Wl,-z,now -Wl,--gc-sections -Wl,-T,preload/layout.ld -o $@ $(filter %.o,$^)
 
 # Guest programs are static (no loader needed), except the program the shim
 # is preloaded into, which must be dynamic for LD_PRELOAD to mean anything.

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exit_pages.c: which pages of a library are resident when a program ends.
+ * Runs PROGRAM under ptrace and, at its exit stop (the shim's exit report
+ * written, the memory not yet released), prints each resident page of the
+ * mappings of the file whose name ends in LIB, as its offset from the
+ * library's load address in hex, one a line (layout.bats).
+ *
+ *   exit_pages LIB PROGRAM [ARG...]
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+
+	return n >= m && strcmp(s + n - m, end) == 0;
+}
+
+static int pages_print(pid_t pid, const char *lib)
+{
+	char path[64], line[512];
+	unsigned long base = 0;
+	int pagemap, found = 0;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(maps = fopen(path, "r")))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	if ((pagemap = open(path, O_RDONLY)) < 0)
+		return 1;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long start, end, offset;
+		char name[256] = "";
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &start, &end, &offset, name) < 3 ||
+		    !ends_with(name, lib))
+			continue;
+		if (!found++)
+			base = start - offset;
+		for (unsigned long a = start; a < end; a += 4096) {
+			uint64_t entry = 0;
+
+			if (pread(pagemap, &entry, sizeof(entry), (off_t)(a / 4096 * 8)) != 8)
+				return 1;
+			if (entry >> 63)
+				printf("%lx\n", a - base);
+		}
+	}
+	fclose(maps);
+	close(pagemap);
+	return !found;
+}
+
+int main(int argc, char **argv)
+{
+	int status, err = 1;
+	pid_t pid;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: exit_pages LIB PROGRAM [ARG...]\n");
+		return 2;
+	}
+	pid = fork();
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		execvp(argv[2], argv + 2);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) == pid && WIFSTOPPED(status)) {
+		int sig = WSTOPSIG(status);
+
+		if (status >> 8 == (SIGTRAP | PTRACE_EVENT_EXIT << 8))
+			err = pages_print(pid, argv[1]);
+		if (sig == SIGTRAP) {
+			ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACEEXIT);
+			sig = 0;
+		}
+		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
+	}
+	return err || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+}
