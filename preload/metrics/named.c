@@ -85,7 +85,7 @@ static void put(struct text *t, const char *s, size_t n)
 	t->p[t->len] = '\0';
 }
 
-static void puts_(struct text *t, const char *s)
+static void put_string(struct text *t, const char *s)
 {
 	put(t, s, strlen(s));
 }
@@ -179,26 +179,26 @@ int metric_named_text(const char *names, char **text, bool *topdown, char *unkno
 			printable(unknown, unknown_size, p, len);
 		p += len + (p[len] == ',');
 	}
-	puts_(&t, "SHORT PFSHIM_METRICS\nEVENTSET\n");
+	put_string(&t, "SHORT PFSHIM_METRICS\nEVENTSET\n");
 	/* An event two metrics share is listed twice: counted once (group.c's events_text). */
 	for (size_t i = 0; i < nr; i++)
 		for (size_t e = 0; e < 2 && chosen[i]->events[e].counter; e++) {
-			puts_(&t, chosen[i]->events[e].counter);
-			puts_(&t, " ");
-			puts_(&t, chosen[i]->events[e].event);
-			puts_(&t, "\n");
+			put_string(&t, chosen[i]->events[e].counter);
+			put_string(&t, " ");
+			put_string(&t, chosen[i]->events[e].event);
+			put_string(&t, "\n");
 		}
-	puts_(&t, "METRICS\n");
+	put_string(&t, "METRICS\n");
 	for (size_t i = 0; i < nr; i++) {
-		puts_(&t, chosen[i]->name);
+		put_string(&t, chosen[i]->name);
 		if (*chosen[i]->unit) {
-			puts_(&t, " [");
-			puts_(&t, chosen[i]->unit);
-			puts_(&t, "]");
+			put_string(&t, " [");
+			put_string(&t, chosen[i]->unit);
+			put_string(&t, "]");
 		}
-		puts_(&t, " ");
-		puts_(&t, chosen[i]->formula);
-		puts_(&t, "\n");
+		put_string(&t, " ");
+		put_string(&t, chosen[i]->formula);
+		put_string(&t, "\n");
 	}
 	if (t.failed) {
 		free(t.p);
