@@ -280,10 +280,12 @@ static const char *metrics_start(const char *events, const char **ctx)
 	const char *variable = process.config.metrics ? "PFSHIM_METRICS" :
 			       getenv("PFSHIM_GROUP") ? "PFSHIM_GROUP" : "LIKWID_EVENTS";
 	char note[768];
+	const struct metric_request q = {
+		process.config.metrics, process.config.group, METRIC_GROUP_ROOT, "/proc/cpuinfo",
+		process.config.sysfs_root, events
+	};
 	int err = process.config.metrics ?
-		metric_group_open_named(process.config.metrics, process.config.group,
-					METRIC_GROUP_ROOT, "/proc/cpuinfo", events, &group, why,
-					sizeof(why), note, sizeof(note)) :
+		metric_group_open_named(&q, &group, why, sizeof(why), note, sizeof(note)) :
 		metric_group_open(process.config.group, METRIC_GROUP_ROOT, "/proc/cpuinfo", events,
 				  &group, why, sizeof(why));
 

@@ -192,10 +192,13 @@ static int listed(const char *events, const char *name)
 
 /*
  * The group in @text (@where: its file, for messages; @arm: its events are
- * arm64's), named @name, its events named for pfshim's parser.
+ * arm64's), named @name, its events named for pfshim's parser. @grouped, if
+ * not NULL, is counted first as written (a perf group, "{a,b}"), and the
+ * group's events it names are not listed again.
  */
 static int open_text(const char *text, const char *name, const char *where, bool arm,
-		     const char *counted, struct metric_group *mg, char *why, size_t why_size)
+		     const char *grouped, const char *counted, struct metric_group *mg, char *why,
+		     size_t why_size)
 {
 	int line = 0, err;
 	size_t len = 0;
@@ -228,12 +231,14 @@ static int open_text(const char *text, const char *name, const char *where, bool
 			len += strlen(mg->event_names[i]) + 1;
 	}
 	pfm_names_end(&pfm);
-	mg->events_text = err ? NULL : calloc(len + 1, 1);
+	mg->events_text = err ? NULL : calloc(len + (grouped ? strlen(grouped) + 1 : 0) + 1, 1);
 	if (!mg->event_names || !mg->sources || !mg->inputs || !mg->events_text) {
 		metric_group_free(mg);
 		snprintf(why, why_size, "out of memory");
 		return -ENOMEM;
 	}
+	if (grouped)
+		strcpy(mg->events_text, grouped);
 	for (int i = 0; i < mg->group.nr_events; i++) {
 		if (listed(counted, mg->event_names[i]) || listed(mg->events_text, mg->event_names[i]))
 			continue;	/* counted once, bound by name */
@@ -275,23 +280,24 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
-	err = open_text(text, name, path, arm_group(path), counted, mg, why, why_size);
+	err = open_text(text, name, path, arm_group(path), NULL, counted, mg, why, why_size);
 	free(text);
 	return err;
 }
 
-int metric_group_open_named(const char *names, const char *spec, const char *root,
-			    const char *cpuinfo_path, const char *counted, struct metric_group *mg,
+int metric_group_open_named(const struct metric_request *q, struct metric_group *mg,
 			    char *why, size_t why_size, char *note, size_t note_size)
 {
 	char path[4096] = "PFSHIM_METRICS", unknown[64], file_why[512];
 	char *named = NULL, *file = NULL, *text;
+	const char *spec = q->group, *grouped;
 	bool topdown;
 	int err;
 
 	memset(mg, 0, sizeof(*mg));
 	note[0] = '\0';
-	if (metric_named_text(names, &named, &topdown, unknown, sizeof(unknown))) {
+	if (metric_named_text(q->names, q->sysfs, &named, &grouped, &topdown, unknown,
+			      sizeof(unknown))) {
 		snprintf(why, why_size, "out of memory");
 		return -ENOMEM;
 	}
@@ -304,7 +310,7 @@ int metric_group_open_named(const char *names, const char *spec, const char *roo
 			 note[0] ? "; " : "", spec);
 	else if (topdown)
 		spec = "TMA";
-	if (spec && read_group(spec, root, cpuinfo_path, path, sizeof(path), &file, file_why,
+	if (spec && read_group(spec, q->root, q->cpuinfo, path, sizeof(path), &file, file_why,
 			       sizeof(file_why)))
 		snprintf(note + strlen(note), note_size - strlen(note), "%s%s: %s",
 			 note[0] ? "; " : "", topdown && !strcmp(spec, "TMA") ?
@@ -330,7 +336,7 @@ int metric_group_open_named(const char *names, const char *spec, const char *roo
 	snprintf(name, sizeof(name), "PFSHIM_METRICS%s%.*s", file ? "+" : "",
 		 file ? (int)strcspn(base, ".") : 0, base);
 	err = open_text(text, name, file ? path : "PFSHIM_METRICS", file && arm_group(path),
-			counted, mg, why, why_size);
+			grouped, q->counted, mg, why, why_size);
 	free(text);
 	free(named);
 	free(file);

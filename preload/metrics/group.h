@@ -67,19 +67,27 @@ int metric_group_open(const char *spec, const char *root, const char *cpuinfo_pa
  * (/sys/devices/system/cpu). A name with no value makes its metric
  * uncomputable, said in the report.
  */
+/* What PFSHIM_METRICS asks for, and where to look. */
+struct metric_request {
+	const char *names;	/* PFSHIM_METRICS: a comma list (metrics/named.h) */
+	const char *group;	/* PFSHIM_GROUP beside them, or NULL */
+	const char *root;	/* LIKWID's group directories (METRIC_GROUP_ROOT) */
+	const char *cpuinfo;	/* /proc/cpuinfo */
+	const char *sysfs;	/* the PMUs (PMU_SYSFS_ROOT): the kernel's topdown events */
+	const char *counted;	/* PFSHIM_EVENTS' text: its events are not listed again */
+};
+
 /*
- * metric_group_open_named - the metrics named in the comma list @names
- * (PFSHIM_METRICS: metrics/named.h), with the group @spec names beside them
- * when it is not NULL (PFSHIM_GROUP), or LIKWID's TMA group when @names has
- * TopdownL1, as one group named PFSHIM_METRICS (PFSHIM_METRICS+NAME with
- * the group file NAME's metrics). A name nothing knows, or a group file
- * that cannot be read, is said in @note (one sentence, "" when none) and
- * the rest goes on.
+ * metric_group_open_named - the metrics @q names, with the group @q->group
+ * beside them, or LIKWID's TMA group for TopdownL1 where the core PMU has
+ * no topdown events, as one group named PFSHIM_METRICS (PFSHIM_METRICS+NAME
+ * with the group file NAME's metrics). A name nothing knows, or a group
+ * file that cannot be read, is said in @note (one sentence, "" when none)
+ * and the rest goes on.
  *
  * Return: 0, or a negative errno with @why set when nothing is left.
  */
-int metric_group_open_named(const char *names, const char *spec, const char *root,
-			    const char *cpuinfo_path, const char *counted, struct metric_group *mg,
+int metric_group_open_named(const struct metric_request *q, struct metric_group *mg,
 			    char *why, size_t why_size, char *note, size_t note_size);
 
 void metric_group_bind(struct metric_group *mg, const struct event_list *events,

@@ -11,14 +11,18 @@
 
 /*
  * metric_named_text - the group text of the comma list @names: an EVENTSET
- * of each named metric's events and its METRICS; *@text is
- * NULL when no name but TopdownL1 is known (the caller's to free). *@topdown:
- * TopdownL1 was named (LIKWID's TMA group, which the caller reads);
+ * of each named metric's events and its METRICS; *@text is NULL when no
+ * name but TopdownL1 is known (the caller's to free). TopdownL1 on a core
+ * PMU with the kernel's `slots` and `topdown-*` events under @sysfs (Intel
+ * Ice Lake and later: the PERF_METRICS register) is their level 1, whose
+ * events must be one group led by slots: *@group_events is that group in
+ * perf's syntax, to be counted as written (a static string), else NULL.
+ * Elsewhere *@topdown is set: LIKWID's TMA group, which the caller reads.
  * @unknown: the first name that is neither, or "".
  * Return: 0, or -ENOMEM.
  */
-int metric_named_text(const char *names, char **text, bool *topdown, char *unknown,
-		      size_t unknown_size);
+int metric_named_text(const char *names, const char *sysfs, char **text,
+		      const char **group_events, bool *topdown, char *unknown, size_t unknown_size);
 
 /* Is every item of the comma list @names a metric metric_named_text() knows (and one at least)? */
 bool metric_named_all(const char *names);

@@ -5,9 +5,11 @@
  * computed from a hand-built report, in a temporary tree of group files.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "preload/events/events.h"
 #include "preload/metrics/group.h"
 #include "preload/metrics/likwid_arch.h"
 
@@ -235,6 +238,15 @@ static void compute(void **state)
 	metric_group_free(&mg);
 }
 
+/* metric_group_open_named() over the test's trees, its sysfs @sysfs. */
+static int named(const char *names, const char *group, const char *sysfs, const char *counted,
+		 struct metric_group *mg, char *why, char *note)
+{
+	const struct metric_request q = { names, group, root, cpuinfo, sysfs, counted };
+
+	return metric_group_open_named(&q, mg, why, 512, note, 768);
+}
+
 /*
  * PFSHIM_METRICS: metrics by name as one group, LIKWID's TMA group merged
  * for TopdownL1, each event once, and what cannot be had said in the note.
@@ -253,9 +265,8 @@ static void open_named(void **state)
 	make_group("skylakeX", "TMA", tma);
 	write_file(cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 4\n");
 
-	assert_int_equal(metric_group_open_named("CPUs-utilized,page-faults-per-second,CPUs-utilized",
-						 NULL, root, cpuinfo, "page-faults", &mg, why,
-						 sizeof(why), note, sizeof(note)), 0);
+	assert_int_equal(named("CPUs-utilized,page-faults-per-second,CPUs-utilized", NULL,
+			       "/nonexistent", "page-faults", &mg, why, note), 0);
 	assert_string_equal(note, "");
 	assert_string_equal(mg.name, "PFSHIM_METRICS");
 	assert_int_equal(mg.group.nr_metrics, 2);	/* named twice, once */
@@ -275,8 +286,7 @@ static void open_named(void **state)
 	metric_group_free(&mg);
 
 	/* TopdownL1: LIKWID's TMA merged after IPC; instructions and cycles once each. */
-	assert_int_equal(metric_group_open_named("IPC,TopdownL1,bogus", NULL, root, cpuinfo, "",
-						 &mg, why, sizeof(why), note, sizeof(note)), 0);
+	assert_int_equal(named("IPC,TopdownL1,bogus", NULL, "/nonexistent", "", &mg, why, note), 0);
 	assert_string_equal(mg.name, "PFSHIM_METRICS+TMA");
 	assert_int_equal(mg.group.nr_metrics, 3);
 	assert_string_equal(mg.group.metrics[0].name, "IPC");
@@ -287,8 +297,7 @@ static void open_named(void **state)
 	metric_group_free(&mg);
 
 	/* Beside PFSHIM_GROUP, TopdownL1 is not merged: one group file at a time. */
-	assert_int_equal(metric_group_open_named("TopdownL1,IPC", "CPI", root, cpuinfo, "", &mg, why,
-						 sizeof(why), note, sizeof(note)), 0);
+	assert_int_equal(named("TopdownL1,IPC", "CPI", "/nonexistent", "", &mg, why, note), 0);
 	assert_string_equal(mg.name, "PFSHIM_METRICS+CPI");
 	assert_string_equal(note, "TopdownL1 is LIKWID's TMA group, not added beside "
 			    "PFSHIM_GROUP=CPI: one group file at a time");
@@ -296,11 +305,83 @@ static void open_named(void **state)
 
 	/* A CPU LIKWID has no groups for: TopdownL1 said, nothing else left. */
 	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
-	assert_int_equal(metric_group_open_named("TopdownL1", NULL, root, cpuinfo, "", &mg, why,
-						 sizeof(why), note, sizeof(note)), -ENOENT);
+	assert_int_equal(named("TopdownL1", NULL, "/nonexistent", "", &mg, why, note), -ENOENT);
 	assert_string_equal(why, "no metric to compute");
 	assert_non_null(strstr(note, "TopdownL1 (LIKWID's TMA group): LIKWID's groups have none "
 				     "for this CPU (AMD family 26 model 2)"));
+}
+
+/*
+ * TopdownL1 where the core PMU has the kernel's topdown events (the fixture
+ * Intel tree: slots and topdown-*, Ice Lake's): one group led by slots,
+ * counted as written, and level 1 as each event's share of their sum. The
+ * counts are what the kernel gives for a PERF_METRICS value (icl_get_
+ * metrics_event_value(): slots * byte / 0xff, byte 0 retiring, 1 bad
+ * speculation, 2 frontend bound, 3 backend bound).
+ */
+static void topdown_from_the_kernel(void **state)
+{
+	static struct event_list parsed;
+	const char *base = getenv("PFSHIM_TEST_FIXTURES");
+	char sysfs[512], why[512], note[768];
+	const uint64_t slots = 1000000, metrics = 0x40 | 0x10 << 8 | 0x30 << 16 | 0x7fULL << 24;
+	uint64_t v[4];	/* retiring, bad spec, fe bound, be bound */
+	struct report_event ev[5] = { 0 };
+	struct report_metric out[8];
+	struct metric_group mg;
+
+	(void)state;
+	snprintf(sysfs, sizeof(sysfs), "%s/intel", base ? base : "tests/fixtures/sysfs");
+	assert_int_equal(named("TopdownL1,IPC", NULL, sysfs, "", &mg, why, note), 0);
+	assert_string_equal(note, "");
+	assert_string_equal(mg.name, "PFSHIM_METRICS");	/* no LIKWID file read */
+	assert_string_equal(mg.events_text, "{cpu/slots/,cpu/topdown-retiring/,cpu/topdown-bad-spec/,"
+			    "cpu/topdown-fe-bound/,cpu/topdown-be-bound/},instructions,cycles");
+	assert_int_equal(mg.group.nr_metrics, 5);
+	assert_string_equal(mg.group.metrics[2].name, "Retiring");
+	assert_string_equal(mg.group.metrics[2].unit, "%");
+	assert_string_equal(mg.group.metrics[4].name, "IPC");
+
+	/* The parser opens them as the kernel wants: one group, slots its leader. */
+	assert_int_equal(events_parse(mg.events_text, sysfs, NULL, &parsed, NULL, NULL), 7);
+	assert_int_equal(parsed.nr_groups, 1);
+	assert_string_equal(parsed.ev[0].name, "cpu/slots/");
+	assert_int_equal(parsed.ev[0].attr.type, 4);
+	assert_int_equal(parsed.ev[0].attr.config, 0x400);
+	assert_int_equal(parsed.ev[1].attr.config, 0x8000);	/* topdown-retiring */
+	assert_int_equal(parsed.ev[3].attr.config, 0x8200);	/* topdown-fe-bound */
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(parsed.ev[i].group, 0);
+	assert_int_equal(parsed.ev[5].group, -1);
+
+	metric_group_bind(&mg, &parsed, sysfs_cpu);
+	for (int k = 0; k < 4; k++)
+		v[k] = slots * ((metrics >> (8 * k)) & 0xff) / 0xff;
+	ev[0] = (struct report_event){ .value = slots, .status = STATUS_COUNTED };
+	ev[1] = (struct report_event){ .value = v[0], .status = STATUS_COUNTED };
+	ev[2] = (struct report_event){ .value = v[1], .status = STATUS_COUNTED };
+	ev[3] = (struct report_event){ .value = v[2], .status = STATUS_COUNTED };
+	ev[4] = (struct report_event){ .value = v[3], .status = STATUS_COUNTED };
+	struct report r = { .nr_events = 5, .events = ev };
+	double sum = (double)v[2] + (double)v[1] + (double)v[0] + (double)v[3];
+
+	metric_group_compute(&mg, &r, 1.0, out);
+	assert_true(out[0].value == (double)v[2] / sum * 100);	/* Front End */
+	assert_true(out[1].value == (double)v[1] / sum * 100);	/* Speculation */
+	assert_true(out[2].value == (double)v[0] / sum * 100);	/* Retiring */
+	assert_true(out[3].value == (double)v[3] / sum * 100);	/* Back End */
+	/* ... the register's bytes' shares, to the kernel's rounding */
+	assert_true(fabs(out[2].value - 100.0 * 0x40 / 0xff) < 0.001);
+	assert_true(fabs(out[3].value - 100.0 * 0x7f / 0xff) < 0.001);
+	assert_int_equal(out[4].status, METRIC_NOT_COUNTED);	/* IPC: no instructions here */
+	metric_group_free(&mg);
+
+	/* A core PMU without them (the AMD tree): LIKWID's TMA group, as before. */
+	snprintf(sysfs, sizeof(sysfs), "%s/amd", base ? base : "tests/fixtures/sysfs");
+	write_file(cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n");
+	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), 0);
+	assert_string_equal(mg.name, "PFSHIM_METRICS+TMA");
+	metric_group_free(&mg);
 }
 
 int main(void)
@@ -311,6 +392,7 @@ int main(void)
 		cmocka_unit_test(open_by_path),
 		cmocka_unit_test(compute),
 		cmocka_unit_test(open_named),
+		cmocka_unit_test(topdown_from_the_kernel),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

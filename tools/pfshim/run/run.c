@@ -30,6 +30,7 @@
 #include "export/version.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "preload/counters/totals.h"	/* what run says when perf_event_open is refused */
+#include "preload/events/pmu.h"	/* PMU_SYSFS_ROOT */
 #include "preload/metrics/group.h"
 #include "preload/metrics/named.h"	/* -M: the group read as the shim reads it */
 #include "preload/output/ledger.h"	/* the reports' outcomes: LEDGER_FILE */
@@ -548,17 +549,17 @@ static void without_topdown(char *names)
 static int group_check(char *group, const char *events)
 {
 	static struct metric_group mg;	/* large: not on the stack */
-	char why[512];
+	char why[512], note[768] = "";
+	const char *counted = events ? events : EVENTS_DEFAULT;
+	const char *sysfs = getenv("PFSHIM_SYSFS_ROOT");	/* the shim's, as it will read it */
+	const struct metric_request q = { group, NULL, METRIC_GROUP_ROOT, "/proc/cpuinfo",
+					  sysfs && *sysfs ? sysfs : PMU_SYSFS_ROOT, counted };
 	int ret;
 
-	char note[768] = "";
-	bool named = metric_named_all(group);
-	const char *counted = events ? events : EVENTS_DEFAULT;
-
-	if ((named ? metric_group_open_named(group, NULL, METRIC_GROUP_ROOT, "/proc/cpuinfo",
-					     counted, &mg, why, sizeof(why), note, sizeof(note)) :
-		     metric_group_open(group, METRIC_GROUP_ROOT, "/proc/cpuinfo", counted, &mg, why,
-				       sizeof(why))) < 0) {
+	if ((metric_named_all(group) ?
+	     metric_group_open_named(&q, &mg, why, sizeof(why), note, sizeof(note)) :
+	     metric_group_open(group, METRIC_GROUP_ROOT, "/proc/cpuinfo", counted, &mg, why,
+			       sizeof(why))) < 0) {
 		fprintf(stderr, "pfshim run: -M %s: %s%s%s\n", group, note, *note ? "; " : "", why);
 		return -1;
 	}
