@@ -313,6 +313,21 @@ metrics_check() {
 	PY
 }
 
+# metrics_page SHOT [OPTION...]: r/'s page (its screenshot SHOT), --metrics --json and
+# --metrics with OPTION (--by ...), and metrics_check of every cell; $dom is the page.
+metrics_page() {
+	local shot=$1
+
+	shift
+	run -0 timeout 60 "$PFSHIM" report "$@" --html page.html r
+	timeout 60 "$PFSHIM" report "$@" --metrics --json r >m.json
+	timeout 60 "$PFSHIM" report "$@" --metrics r >m.txt
+	look page.html "$shot"
+	echo "$dom" >dom.html
+	run -0 metrics_check dom.html m.json m.txt
+	echo "$output"
+}
+
 @test "--html with PFSHIM_GROUP: a metrics table, each cell pfshim report --metrics' value and text" {
 	cat >FAULTS.txt <<-'TXT'
 	SHORT Page faults per second, per ms of CPU and per context switch
@@ -332,13 +347,7 @@ metrics_check() {
 	run -0 --separate-stderr timeout 60 env PFSHIM_GROUP="$PWD/FAULTS.txt" "$PFSHIM" run \
 		-e task-clock,page-faults -o r -- \
 		sh -c "'$PROGS/fork_children' 3 500 100 >/dev/null; /bin/true; exit 0"
-	run -0 timeout 60 "$PFSHIM" report --html page.html r
-	timeout 60 "$PFSHIM" report --metrics --json r >m.json
-	timeout 60 "$PFSHIM" report --metrics r >m.txt
-	look page.html metrics
-	echo "$dom" >dom.html
-	run -0 metrics_check dom.html m.json m.txt
-	echo "$output"
+	metrics_page metrics
 	# the job and sh, fork_children, true; no top-down metrics, no bar
 	[ "$(count '<tr class="metric-row"')" -eq 4 ]
 	[ "$(count '<svg class="topdown"')" -eq 0 ]
@@ -349,13 +358,7 @@ metrics_check() {
 @test "--html with PFSHIM_METRICS and marker regions: a table per region, each cell pfshim report --metrics' value and text" {
 	run -0 --separate-stderr timeout 60 "$PFSHIM" run -M CPUs-utilized,page-faults-per-second -o r -- \
 		sh -c "'$PROGS/markers_nested' 300 200 >/dev/null; '$PROGS/markers_nested' 100 50 >/dev/null"
-	run -0 timeout 60 "$PFSHIM" report --html page.html r
-	timeout 60 "$PFSHIM" report --metrics --json r >m.json
-	timeout 60 "$PFSHIM" report --metrics r >m.txt
-	look page.html metrics
-	echo "$dom" >dom.html
-	run -0 metrics_check dom.html m.json m.txt
-	echo "$output"
+	metrics_page metrics-regions
 	# the totals' table, then outer's and inner's, each the job's row and markers_nested's
 	[ "$(count '<table class="metrics"')" -eq 3 ]
 	[ "$(count '<table class="metrics" data-metric-group="PFSHIM_METRICS" data-region="outer">')" -eq 1 ]
@@ -385,13 +388,7 @@ metrics_check() {
 		timeout 60 env OMPI_COMM_WORLD_RANK=$rank LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/r/" \
 			PFSHIM_FORMAT=json PFSHIM_GROUP="$PWD/TMA.txt" "$PROGS/touch_pages" $((rank * 3000 + 200)) >/dev/null
 	done
-	run -0 timeout 60 "$PFSHIM" report --by rank --html page.html r
-	timeout 60 "$PFSHIM" report --by rank --metrics --json r >m.json
-	timeout 60 "$PFSHIM" report --by rank --metrics r >m.txt
-	look page.html topdown
-	echo "$dom" >dom.html
-	run -0 metrics_check dom.html m.json m.txt
-	echo "$output"
+	metrics_page topdown --by rank
 	# the job and 3 ranks, each with its bar of 4 segments
 	[ "$(count '<tr class="metric-row"')" -eq 4 ]
 	[ "$(count '<svg class="topdown"')" -eq 4 ]
