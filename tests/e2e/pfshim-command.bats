@@ -258,3 +258,20 @@ group() {
 	run -0 --separate-stderr env XDG_CACHE_HOME="$BATS_TEST_TMPDIR/mine" "$PFSHIM" run -o r3 -- /bin/true
 	[ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
 }
+
+@test "pfshim run's calibration: 15 rounds, task-clock as each run's whole CPU time where the kernel keeps it" {
+	c="$BATS_TEST_TMPDIR/cache"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r1 -- /bin/true
+	cal=$(jq -c .calibration r1/pfshim-job.jsonl)
+	if [ -r /proc/self/schedstat ]; then want=process; else want=counter; fi
+	[ "$(jq -c '[.runs, .task_clock, .cached]' <<<"$cal")" = "[15,\"$want\",false]" ]
+	# off and preloaded are bare plus the rounds' median differences, never below them
+	[ "$(jq '[.events[] | .off >= .bare and .preloaded >= .off + .in_process] | all' <<<"$cal")" = true ]
+	# the next run takes it from the cache, with how it was measured
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r2 -- /bin/true
+	[ "$(jq -c '.calibration | [.runs, .task_clock, .cached]' r2/pfshim-job.jsonl)" = "[15,\"$want\",true]" ]
+	# a calibration kept by a build of another method (a key without it) is measured anew
+	sed -i 's/ method [0-9]* events/ events/' "$c/pfshim/calibration.json"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r3 -- /bin/true
+	[ "$(jq .calibration.cached r3/pfshim-job.jsonl)" = false ]
+}

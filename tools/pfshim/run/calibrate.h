@@ -19,8 +19,14 @@
 
 #include "tools/pfshim/run/jobcount.h"
 
-/* Runs of each kind, alternated: the medians are taken. */
-#define CALIBRATE_RUNS 5
+/*
+ * Runs of each kind, alternated: the medians are taken. 5 left the loader's
+ * and the end's task-clock 150 to 250 us apart from one calibration to the
+ * next on a loaded 2-core VM; 15, 120 to 140 (docs/pfshim.md).
+ */
+#define CALIBRATE_RUNS 15
+/* How the runs are measured: a cached calibration of another method is not taken. */
+#define CALIBRATE_METHOD 2
 /* The program run: small, dynamic, in every Debian (coreutils). */
 #define CALIBRATE_PROGRAM "/bin/true"
 
@@ -37,6 +43,7 @@ struct calibration {
 	struct calibrate_event ev[3];
 	int error;		/* errno: not calibrated (nr 0) */
 	bool cached;		/* read from the cache (calibrate_cache.c), not measured now */
+	bool cpu_whole;		/* task-clock's runs are each process's whole CPU time (schedstat) */
 	uint64_t cost_ns;	/* the calibration's own wall time */
 };
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * calibrate_cache.c: pfshim run's calibration kept between runs
- * (calibrate.h), so that a short command does not pay 15 runs of
+ * (calibrate.h), so that a short command does not pay 45 runs of
  * /bin/true each time: in ${XDG_CACHE_HOME:-$HOME/.cache}/pfshim/
  * calibration.json, one object, valid for one library file (device, inode,
  * size, modification time), one kernel, one host and one list of events.
@@ -92,10 +92,10 @@ static bool cache_key(const struct calibration *c, const struct jobcount *j, con
 	path[n] = '\0';
 	if (stat(path, &st) < 0 || uname(&uts) < 0)
 		return false;
-	len = snprintf(key, size, "lib %ju:%ju:%jd:%jd.%09ld kernel %s %s host %s events",
+	len = snprintf(key, size, "lib %ju:%ju:%jd:%jd.%09ld kernel %s %s host %s method %d events",
 		       (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
 		       (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, uts.release, uts.version,
-		       uts.nodename);
+		       uts.nodename, CALIBRATE_METHOD);
 	for (int k = 0; k < c->nr && len > 0 && (size_t)len < size; k++)
 		len += snprintf(key + len, size - (size_t)len, " %s",
 				j->ev[c->ev[k].job_event].spec->name);
@@ -145,6 +145,10 @@ bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const
 		     count_of(e, "preloaded", &ev->preloaded) &&
 		     count_of(e, "in_process", &ev->in_process) && count_of(e, "setup", &ev->setup);
 	}
+	c->cpu_whole = ok && json_is_string(json_object_get(json_object_get(o, "calibration"),
+							    "task_clock")) &&
+		       !strcmp(json_string_value(json_object_get(json_object_get(o, "calibration"),
+								 "task_clock")), "process");
 	json_decref(o);
 	c->cached = ok;
 	return ok;
