@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "tools/pfshim/model/bound.h"
+#include "tools/pfshim/read/read.h"
 
 static void test_parse_good(void **state)
 {
