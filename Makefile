@@ -248,8 +248,10 @@ TOOL_LIB_SRC := $(filter-out tools/pfshim/main.c tools/pfshim/run/run.c tools/pf
 	tools/pfshim/list_groups.c tools/pfshim/run/handover.c,$(TOOL_SRC))
 # (and export/version.c: the summary names the version, as the reports do;
 # export/formula.c and buf.c: --metrics computes with the shim's evaluator,
-# and the views quote and group as the reports do; names.c: the status names).
-TOOL_EXPORT_SRC := export/version.c export/formula.c export/buf.c export/names.c
+# and the views quote and group as the reports do; names.c: the status names;
+# fastread/sysfile.c: the one small-file reader, for the calibration's /proc).
+TOOL_EXPORT_SRC := export/version.c export/formula.c export/buf.c export/names.c \
+	fastread/sysfile.c
 $(BUILD)/tests/tools/%: tests/unit/tools/%.c $(TOOL_LIB_SRC) $(TOOL_EXPORT_SRC) $(TOOL_HDR) \
 		export/report.h export/formula.h export/buf.h
 	@mkdir -p $(dir $@)

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fastread/sysfile.h"
 #include "tools/pfshim/model/table.h"
 
 static uint64_t mono_ns(void)
@@ -56,18 +57,12 @@ enum run_kind { RUN_BARE, RUN_OFF, RUN_ON };
 static int cpu_time_of_ended(pid_t pid, uint64_t *ns)
 {
 	char path[64], text[128];
-	ssize_t n;
-	int fd;
+	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	text[n] = '\0';
+	n = sysfile_read(path, text, sizeof(text));
+	if (n < 0)
+		return n;
 	if (text[0] < '0' || text[0] > '9')
 		return -EIO;
 	*ns = strtoull(text, NULL, 10);
