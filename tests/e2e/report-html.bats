@@ -37,8 +37,8 @@ look() {
 	run -0 --separate-stderr browse --dump-dom "file://$PWD/$1"
 	dom=$output
 	echo "$stderr" | grep CONSOLE || true
-	! grep -q ':CONSOLE' <<<"$stderr"
-	! grep -q '<script' <<<"$dom"
+	! grep -q ':CONSOLE' <<<"$stderr" || false
+	! grep -q '<script' <<<"$dom" || false
 	sed 's#</body>#<script>console.log("probe " + innerWidth + " " + document.documentElement.scrollWidth)</script></body>#' \
 		"$1" >"probe-$1"
 	run -0 --separate-stderr browse --window-size=1280,900 --dump-dom "file://$PWD/probe-$1"
@@ -88,7 +88,7 @@ span() {
 	# cycles: counted where a PMU is, else said and not drawn
 	if [ "$(jq '.events[] | select(.name == "cycles") | .counted' s.json)" -eq 0 ]; then
 		grep -q 'Not counted, so not drawn: cycles (not supported)' <<<"$dom"
-		! grep -q '<figcaption>cycles per program' <<<"$dom"
+		! grep -q '<figcaption>cycles per program' <<<"$dom" || false
 	fi
 	[ "$(count '<svg class="chart bars"')" -eq "$(jq '[.events[] | select(.counted > 0)] | length' s.json)" ]
 	# elapsed: the reports' span; CPU use: the kernel's task-clock (ns) over it
@@ -119,7 +119,7 @@ span() {
 	# the tree: sh holds everything; sh and fork_children open; the root's subtree = the reports' task-clock
 	[ "$(count '<details')" -eq 2 ]
 	# no PFSHIM_GROUP: no metrics section
-	! grep -q '<h2>Metrics</h2>' <<<"$dom"
+	! grep -q '<h2>Metrics</h2>' <<<"$dom" || false
 	root=$(grep -o '<details open="" data-subtree="[0-9]*"' <<<"$dom" | head -1 | grep -o '[0-9]*')
 	[ "$root" -eq "$(jq '.events[] | select(.name == "task-clock") | .value' s.json)" ]
 	[ "$(count '<div class="leaf">')" -eq 4 ]
@@ -226,7 +226,7 @@ span() {
 			"$(sed 's/"/\\"/g' <<<"$p")" "$(sed 's/"/\\"/g' <<<"$p")" $pid ${#p}
 	done >evil.jsonl
 	run -0 timeout 60 "$PFSHIM" report --html page.html evil.jsonl
-	! grep -q '<img' page.html
+	! grep -q '<img' page.html || false
 	grep -q '&lt;img src=x onerror=alert(1)&gt;' page.html
 	grep -q '&lt;b&gt;&amp;amp;&quot;q&#39;' page.html
 	look page.html hostile
@@ -395,7 +395,7 @@ metrics_page() {
 	[ "$(count '<rect class="seg"')" -eq 16 ]
 	[ "$(grep -c 'widths' <<<"$output")" -eq 4 ]
 	# a metric's name is text, never markup
-	! grep -q '<img' page.html
+	! grep -q '<img' page.html || false
 	grep -q '<th data-metric="&lt;img src=x onerror=alert(1)&gt; &amp;" title="PMC0/time">' page.html
 }
 
