@@ -212,7 +212,7 @@ close() {
 		# shellcheck disable=SC2086
 		"$PFSHIM" diff $view a.jsonl b.jsonl >out
 		[ "$(tr -d '\n' <out | LC_ALL=C grep -c '[[:cntrl:]]')" -eq 0 ]
-		! LC_ALL=C grep -q $'\xc2\x9b' out
+		! LC_ALL=C grep -q $'\xc2\x9b' out || false
 	done
 	"$PFSHIM" diff a.jsonl b.jsonl >out
 	grep -qxF " program '$shown' (per image: A 1, B 1 images)" out

@@ -289,11 +289,11 @@ pfshim: no reports: --html page.html not written" ]
 	iv 1 '<script>alert(1)<\/script>' exit 1 10 5 5 >evil.jsonl
 	iv 2 'a&b\"c' exit 1 10 6 6 >>evil.jsonl
 	run -0 "$PFSHIM" report --html page.html evil.jsonl
-	! grep -q '<script' page.html
+	! grep -q '<script' page.html || false
 	grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' page.html
 	grep -q 'a&amp;b&quot;c' page.html
 	# self-contained: nothing fetched
-	! grep -Eq '(src|href)=' page.html
+	! grep -Eq '(src|href)=' page.html || false
 	run -0 "$PFSHIM" report --html - evil.jsonl
 	[[ "$output" == "<!DOCTYPE html>"* ]]
 	run -2 "$PFSHIM" report --html /no/such/dir/page.html evil.jsonl

@@ -109,8 +109,8 @@ write_files() {
 	scrape
 	grep -q '^node_textfile_scrape_error 0$' metrics
 	# the types and the help pfshim wrote, not node_exporter's untyped "Metric read from FILE"
-	! grep -q '^# TYPE pfshim_.* untyped$' metrics
-	! grep -q '^# HELP pfshim_.*Metric read from' metrics
+	! grep -q '^# TYPE pfshim_.* untyped$' metrics || false
+	! grep -q '^# HELP pfshim_.*Metric read from' metrics || false
 	grep -qx '# TYPE pfshim_page_faults_total counter' metrics
 	grep -qx '# HELP pfshim_page_faults_total A perf event counted by pfshim over the process, named in the event label' metrics
 	grep -qx '# TYPE pfshim_task_clock_seconds_total counter' metrics
