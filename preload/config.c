@@ -337,6 +337,8 @@ void config_read_secure(struct config *c, config_getenv_fn get_env, events_warn_
 		c->on_fatal = read_switch("PFSHIM_ON_FATAL", value, warn);
 	if ((value = get_env("PFSHIM_HANDOVER")) && *value)
 		c->handover = read_switch("PFSHIM_HANDOVER", value, warn);
+	if ((value = get_env("PFSHIM_RUN")) && *value)
+		c->run_job = read_switch("PFSHIM_RUN", value, warn);
 	if ((value = get_env("PFSHIM_COMPENSATE")) && *value)
 		c->compensate = read_switch("PFSHIM_COMPENSATE", value, warn);
 	if ((value = get_env("PFSHIM_PROMETHEUS_KEEP")) && *value)

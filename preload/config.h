@@ -40,6 +40,7 @@ struct config {
 	int signal;			/* PFSHIM_SIGNAL, 0 when off */
 	bool on_fatal;			/* PFSHIM_ON_FATAL=1: report on a fatal signal */
 	bool handover;			/* PFSHIM_HANDOVER=1: open the next image's counters at exec */
+	bool run_job;			/* PFSHIM_RUN=1: a process of pfshim run's job (set by it) */
 	uint64_t interval_ns;		/* PFSHIM_INTERVAL, 0 when off */
 	bool compensate;		/* PFSHIM_COMPENSATE=1: regions less the markers' own cost */
 	bool prometheus_keep;		/* PFSHIM_PROMETHEUS_KEEP=1: a directory's .prom outlives its image */
@@ -52,13 +53,15 @@ typedef const char *(*config_getenv_fn)(const char *name);
 /*
  * Every PFSHIM_* variable the shim and the programs beside it read: a name
  * not here is said to be unknown (config_names_check). PFSHIM_ADOPT is
- * pfshim run's hand-over (preload/counters/handover.h).
+ * pfshim run's hand-over (preload/counters/handover.h); PFSHIM_RUN marks its
+ * job's processes (their lost reports are the runner's to name).
  */
 #define CONFIG_VARIABLES \
 	"PFSHIM_EVENTS", "PFSHIM_FORMAT", "PFSHIM_OUTPUT", "PFSHIM_SIGNAL", "PFSHIM_INTERVAL", \
 	"PFSHIM_ON_FATAL", "PFSHIM_HANDOVER", "PFSHIM_COMPENSATE", "PFSHIM_DISABLE", \
 	"PFSHIM_SYSFS_ROOT", "PFSHIM_TRACEFS_ROOT", "PFSHIM_ADOPT", "PFSHIM_JOB_MAX", \
 	"PFSHIM_JOB_EXPIRE", "PFSHIM_GROUP", "PFSHIM_METRICS", "PFSHIM_PROMETHEUS_KEEP", \
+	"PFSHIM_RUN", \
 	CONFIG_TEST_VARIABLES
 
 /* pfshim's own test harness's (tests/): passed to the programs it runs under the shim. */

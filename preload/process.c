@@ -719,7 +719,7 @@ static void report_format_write(const struct report *r, struct report_memory *me
 		break;
 	default:
 		/* A second exposition appended would spoil the first (OpenMetrics' "# EOF", duplicates). */
-		output_write(process.config.output, process.stream_fd, &names, exposition, buf,
+		output_write(process.config.output, process.config.run_job, &names, exposition, buf,
 			     len);
 	}
 	if (text)

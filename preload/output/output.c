@@ -209,7 +209,7 @@ void output_release(void)
 	errno = saved_errno;
 }
 
-void output_write(const char *target, int stream_fd, const struct output_names *names,
+void output_write(const char *target, bool runner_names_lost, const struct output_names *names,
 		  bool replace, const char *buf, size_t len)
 {
 	int saved_errno = errno;
@@ -217,7 +217,6 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 	char path[PATH_MAX];
 	int err;
 
-	(void)stream_fd;	/* fd.c keeps the duplicate and what it was */
 	if (strcmp(target, "stderr") == 0) {
 		/* Lost on stderr: a warning could only go where the report could not. */
 		stream_write(STDERR_FILENO, buf, len);
@@ -244,9 +243,15 @@ void output_write(const char *target, int stream_fd, const struct output_names *
 		const char *why;
 		bool noted;
 
-		/* Noted in pfshim run's ledger: the runner names the lost report, nothing here. */
-		if ((err = output_dir_write_noted(path, &named, buf, len, &why, &noted)) < 0 &&
-		    !noted) {
+		/*
+		 * Noted in pfshim run's ledger, or a directory of the runner's that
+		 * this process may not even reach (it dropped privileges, and the
+		 * job's directory or one above it is private): the runner names the
+		 * lost report, nothing here on the program's stderr.
+		 */
+		err = output_dir_write_noted(path, &named, buf, len, &why, &noted);
+		if (err < 0 && !noted &&
+		    !(runner_names_lost && (err == -EACCES || err == -EPERM))) {
 			warn_line("cannot write a report into '", path, "' (",
 				  strerrorname_np(-err) ?: "error", why ? ": " : "", why ? why : "",
 				  "); report written to stderr", NULL);

@@ -37,10 +37,12 @@ int output_stream_open(const char *target);
  * file that cannot be written gets one "pfshim:" line and the report goes
  * to stderr instead. With @replace, a file named by a template without %n
  * is replaced by each report instead of appended to (report_file_replace()):
- * for a format whose text cannot follow another (OpenMetrics, PAPI's JSON). @stream_fd is
- * unused (kept for callers; fd.c holds it).
+ * for a format whose text cannot follow another (OpenMetrics, PAPI's JSON). With
+ * @runner_names_lost (a process of pfshim run's job), a directory this process
+ * may not reach or write in (EACCES, EPERM: it dropped privileges) takes no
+ * line and no report on stderr: the runner names the process in its summary.
  */
-void output_write(const char *target, int stream_fd, const struct output_names *names,
+void output_write(const char *target, bool runner_names_lost, const struct output_names *names,
 		  bool replace, const char *buf, size_t len);
 
 /*

@@ -64,8 +64,8 @@ static void test_write_seq(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(template, sizeof(template), "%s/r.%%n", dir);
-	output_write(template, -1, &names, false, "one\n", 4);
-	output_write(template, -1, &names, false, "two\n", 4);
+	output_write(template, false, &names, false, "one\n", 4);
+	output_write(template, false, &names, false, "two\n", 4);
 	for (int i = 0; i < 2; i++) {
 		snprintf(got, sizeof(got), "%s/r.%d", dir, i);
 		assert_int_equal(access(got, F_OK), 0);
@@ -105,8 +105,8 @@ static void test_write_appends(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(template, sizeof(template), "%s/r.%%p", dir);
 	errno = 1234;
-	output_write(template, -1, &names, false, "one\n", 4);
-	output_write(template, -1, &names, false, "two\n", 4);
+	output_write(template, false, &names, false, "one\n", 4);
+	output_write(template, false, &names, false, "two\n", 4);
 	assert_int_equal(errno, 1234);
 	snprintf(got, sizeof(got), "%s/r.4242", dir);
 	fd = open(got, O_RDONLY);

@@ -841,6 +841,7 @@ int cmd_run(int argc, char **argv)
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("PFSHIM_OUTPUT", output, 1);
 	setenv("PFSHIM_FORMAT", "json", 1);
+	setenv("PFSHIM_RUN", "1", 1);	/* a report this job's processes lose is ours to name */
 	if (events)
 		setenv("PFSHIM_EVENTS", events, 1);
 	if (group)
