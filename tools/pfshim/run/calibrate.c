@@ -75,9 +75,9 @@ static int cpu_time_of_ended(pid_t pid, uint64_t *ns)
  * loader's work and a constructor that returns at once), or preloaded and
  * reporting into @outdir; its events counted from its exec into @value
  * (its children's folded in: inherited), and its whole CPU time into
- * *@cpu_ns (0 when the kernel does not say). With @said, the two numbers
+ * *@cpu_ns (0 when the kernel does not say). With @said, the three numbers
  * CALIBRATE_CHILD writes on its stdout: its children's CPU time (added to
- * *@cpu_ns) and its page touching's. Return: 0, or -errno.
+ * *@cpu_ns), its page touching's and its forking's. Return: 0, or -errno.
  */
 static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 		    enum run_kind kind, const char *outdir, char *const *argv, uint64_t *said,
@@ -162,6 +162,7 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 		text[n > 0 ? n : 0] = '\0';
 		said[0] = strtoull(text, &end, 10);
 		said[1] = strtoull(end, &end, 10);
+		said[2] = strtoull(end, &end, 10);
 		if (n <= 0 || text[0] < '0' || text[0] > '9' || *end != '\n')
 			ret = -EIO;
 		else if (*cpu_ns)
@@ -255,15 +256,14 @@ struct unit_runs {
 	char self[4096];		/* the command's own executable */
 	char pages[24], forks[24];
 	char *argv[UNIT_PROGRAMS][5];
-	int page_faults;		/* the calibrated event that counts them, or -1 */
 	/* Per round: the unit program's cost beyond the no-work one's, beyond the reports' share */
 	int64_t more[UNIT_PROGRAMS][3][CALIBRATE_RUNS];
-	int64_t forked_faults[CALIBRATE_RUNS];	/* the fork program's faults beyond the no-work one's */
 	int64_t touch_more[CALIBRATE_RUNS];	/* the pages' touching's CPU time, preloaded less bare */
+	int64_t fork_more[CALIBRATE_RUNS];	/* the forking's CPU time in the parent, the same */
 };
 
 /* false: the command cannot run itself (no /proc): the per-unit parts are not measured. */
-static bool unit_runs_init(struct unit_runs *u, const struct calibration *c)
+static bool unit_runs_init(struct unit_runs *u)
 {
 	ssize_t n = readlink("/proc/self/exe", u->self, sizeof(u->self) - 1);
 	static const int work[UNIT_PROGRAMS][2] = {
@@ -283,31 +283,35 @@ static bool unit_runs_init(struct unit_runs *u, const struct calibration *c)
 		u->argv[p][3] = work[p][1] ? u->forks : (char *)"0";
 		u->argv[p][4] = NULL;
 	}
-	u->page_faults = -1;
-	for (int k = 0; k < c->nr; k++)
-		if (!strcmp(c->ev[k].share, "page_faults"))
-			u->page_faults = k;
 	return true;
 }
 
 /*
- * Round @n of the unit programs, each bare then preloaded: what the
+ * Round @n of the unit programs, each bare and preloaded: what the
  * preloaded run cost beyond the bare one and beyond what its reports
  * measured (task-clock: the whole CPU time, its children's included, where
- * the kernel keeps it), less the same of the no-work program.
+ * the kernel keeps it), less the same of the no-work program. The second of
+ * two runs faults in the pages the first just freed, 30-60 ns a fault
+ * faster (cache-warm, measured in 3 calibrations each way): the order
+ * alternates from round to round, and unit_prices() takes each order's
+ * median.
  */
 static int unit_round(struct unit_runs *u, struct calibration *c, struct jobcount *j,
 		      const char *lib, const char *outdir, int n)
 {
-	int64_t excess[UNIT_PROGRAMS][3], faults[UNIT_PROGRAMS] = { 0 };
+	int64_t excess[UNIT_PROGRAMS][3];
 
 	for (int p = 0; p < UNIT_PROGRAMS; p++) {
 		uint64_t b[3] = { 0 }, on[3] = { 0 }, s[3] = { 0 }, setup[3], cpu_b, cpu_on;
-		uint64_t said_b[2], said_on[2];
-		int ret = run_once(c, j, lib, RUN_BARE, outdir, u->argv[p], said_b, b, &cpu_b);
+		uint64_t said_b[3], said_on[3];
+		int ret = 0;
 
-		if (!ret)
-			ret = run_once(c, j, lib, RUN_ON, outdir, u->argv[p], said_on, on, &cpu_on);
+		for (int r = 0; r < 2 && !ret; r++) {
+			if (r == (n & 1))
+				ret = run_once(c, j, lib, RUN_BARE, outdir, u->argv[p], said_b, b, &cpu_b);
+			else
+				ret = run_once(c, j, lib, RUN_ON, outdir, u->argv[p], said_on, on, &cpu_on);
+		}
 		if (!ret)
 			ret = report_share(c, outdir, s, setup);
 		if (ret)
@@ -319,43 +323,54 @@ static int unit_round(struct unit_runs *u, struct calibration *c, struct jobcoun
 			}
 			excess[p][k] = (int64_t)on[k] - (int64_t)b[k] - (int64_t)s[k];
 		}
-		if (u->page_faults >= 0)
-			faults[p] = (int64_t)on[u->page_faults];
 		if (p == UNIT_PAGES)
 			u->touch_more[n] = (int64_t)said_on[1] - (int64_t)said_b[1];
+		if (p == UNIT_FORKS)
+			u->fork_more[n] = (int64_t)said_on[2] - (int64_t)said_b[2];
 	}
 	for (int p = 0; p < UNIT_PROGRAMS; p++)
 		for (int k = 0; k < c->nr; k++)
 			u->more[p][k][n] = excess[p][k] - excess[UNIT_NONE][k];
-	u->forked_faults[n] = faults[UNIT_FORKS] - faults[UNIT_NONE];
 	return 0;
 }
 
-static int64_t median_i64(int64_t *v, int n)
+/* The mean of the medians of the rounds bare first (even) and preloaded first (odd). */
+static int64_t median_both_orders(const int64_t *v)
 {
-	qsort(v, (size_t)n, sizeof(*v), i64_cmp);
-	return v[n / 2];
+	int64_t order[2][CALIBRATE_RUNS];
+	int n[2] = { 0, 0 };
+
+	for (int i = 0; i < CALIBRATE_RUNS; i++)
+		order[i & 1][n[i & 1]++] = v[i];
+	for (int o = 0; o < 2; o++)
+		qsort(order[o], (size_t)n[o], sizeof(order[o][0]), i64_cmp);
+	return (order[0][n[0] / 2] + order[1][n[1] / 2]) / 2;
 }
 
 /*
- * The per-unit prices from the rounds. A page fault's: task-clock only (a
- * fault takes no more faults or switches with the shim), from the pages'
- * touching timed inside the program, preloaded less bare: the runs' whole
- * CPU time varies by more than the pages' price; per 1000, a fault costs
- * tens of ns. A fork's: from the fork program's whole runs beyond the
+ * The per-unit prices from the rounds, for task-clock timed inside the
+ * program, preloaded less bare: a run's whole CPU time varies by more than
+ * the price of its 8192 faults or its 16 forks. A page fault's: task-clock
+ * only (a fault takes no more faults or switches with the shim); per 1000:
+ * a fault costs tens of ns. A fork's: task-clock, the parent's fork() and
+ * wait; its other events from the fork program's whole runs beyond the
  * no-work one's, less what the summary counts of its children otherwise
- * (each child's report, measured; the end's part @end of each; its faults
- * at the fault's price). A price the runs' noise makes negative is 0.
+ * (each child's report, measured, and the end's part @end of each). The
+ * fork child's own cost beyond its report and the end's part is not priced:
+ * the whole runs' noise is larger than it (docs/pfshim.md). A price the
+ * runs' noise makes negative is 0.
  */
 static void unit_prices(struct unit_runs *u, struct calibrate_event *e, int k, uint64_t end)
 {
-	int64_t pages = median_i64(u->touch_more, CALIBRATE_RUNS);
-	int64_t forks = median_i64(u->more[UNIT_FORKS][k], CALIBRATE_RUNS);
-	int64_t faults = median_i64(u->forked_faults, CALIBRATE_RUNS);
+	int64_t pages = median_both_orders(u->touch_more);
+	int64_t forks = median_both_orders(u->more[UNIT_FORKS][k]);
 
-	if (!strcmp(e->share, "task_clock_ns") && pages > 0)
-		e->per_1000_faults = (uint64_t)pages * 1000 / CALIBRATE_PAGES;
-	forks -= (int64_t)end * CALIBRATE_FORKS + (int64_t)e->per_1000_faults * faults / 1000;
+	if (!strcmp(e->share, "task_clock_ns")) {
+		e->per_1000_faults = pages > 0 ? (uint64_t)pages * 1000 / CALIBRATE_PAGES : 0;
+		forks = median_both_orders(u->fork_more);
+	} else {
+		forks -= (int64_t)end * CALIBRATE_FORKS;
+	}
 	e->per_fork = forks > 0 ? (uint64_t)forks / CALIBRATE_FORKS : 0;
 }
 
@@ -392,7 +407,7 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		c->nr = 0;
 		return -c->error;
 	}
-	c->per_unit = unit_runs_init(&units, c);
+	c->per_unit = unit_runs_init(&units);
 	for (int n = 0; n < CALIBRATE_RUNS && !ret; n++) {
 		uint64_t b[3] = { 0 }, o[3] = { 0 }, p[3] = { 0 }, s[3] = { 0 }, u[3] = { 0 };
 

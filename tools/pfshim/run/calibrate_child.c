@@ -73,7 +73,7 @@ static uint64_t thread_ns(void)
 
 int calibrate_child(int argc, char **argv)
 {
-	uint64_t ns = 0, touch;
+	uint64_t ns = 0, touch, forking;
 	long forks;
 
 	if (argc != 3)
@@ -82,9 +82,12 @@ int calibrate_child(int argc, char **argv)
 	touch_pages(atol(argv[1]));
 	touch = thread_ns() - touch;
 	forks = atol(argv[2]);
+	forking = thread_ns();
 	for (long i = 0; i < forks; i++)
 		if (fork_one(&ns) < 0)
 			return 1;
-	printf("%llu %llu\n", (unsigned long long)ns, (unsigned long long)touch);
+	forking = thread_ns() - forking;
+	printf("%llu %llu %llu\n", (unsigned long long)ns, (unsigned long long)touch,
+	       (unsigned long long)forking);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -777,7 +777,7 @@ static json_t *job_json(const struct summary *s)
 				"kind", summary_kind_names[k], "error", len ? error : NULL));
 		}
 	return json_pack("{s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:o, "
-			 "s:I, s:o}",
+			 "s:I, s:I, s:o}",
 		"pid", job->pid,
 		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
 		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
@@ -790,6 +790,7 @@ static json_t *job_json(const struct summary *s)
 		"pfshim_share", share, "less_pfshim_share", less,
 		"shim_images", job->shim_images >= 0 ? json_integer(job->shim_images) : json_null(),
 		"share_images", (json_int_t)s->share.images,
+		"share_forks", (json_int_t)s->share.forks,
 		"calibrated", json_boolean(job->calibration[SHARE_PAGE_FAULTS].known ||
 					   job->calibration[SHARE_TASK_CLOCK].known));
 }
