@@ -367,6 +367,38 @@ static void test_job_share_per_unit(void **state)
 	summary_free(&s);
 }
 
+/* A job count is input: a price of 2^62 per fork for 3 forks saturates the share, never wraps. */
+static void test_job_share_price_saturates(void **state)
+{
+	static const char job[] =
+		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"pid\":10,"
+		"\"end\":{\"exit\":0},\"events\":[{\"name\":\"task-clock\",\"value\":9000}],"
+		"\"lost_records\":0,\"shim_images\":1,\"calibration\":{\"events\":["
+		"{\"name\":\"task-clock\",\"share\":\"task_clock_ns\",\"bare\":1,\"off\":1,"
+		"\"preloaded\":1,\"in_process\":0,\"setup\":0,\"per_1000_faults\":0,"
+		"\"per_fork\":4611686018427387904}]},\"processes\":[]}\n";
+	static const char report[] =
+		"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"sh\",\"pid\":10,"
+		"\"hostname\":\"h\",\"start_ns\":1,\"wall_ns\":5,\"reason\":\"exit\","
+		"\"pfshim_share\":{\"page_faults\":0,\"context_switches\":0,\"task_clock_ns\":7,"
+		"\"setup\":{\"page_faults\":0,\"context_switches\":0,\"task_clock_ns\":3},"
+		"\"forks\":3,\"loaded\":true,\"setup_measured\":true,\"reports_measured\":true},"
+		"\"events\":[{\"name\":\"task-clock\",\"status\":\"counted\",\"value\":5000,"
+		"\"unit\":\"msec\",\"scale\":1e-6}]}\n";
+	struct summary s;
+	int tc;
+	(void)state;
+
+	summary_init(&s, NULL);
+	add(&s, job);
+	add(&s, report);
+	summary_finish(&s);
+	tc = summary_event_index(&s, "task-clock", "msec", 1e-6);
+	assert_true(s.job->share_sums[tc].value == SUMMARY_COUNT_MAX);
+	assert_int_equal(s.job->less_share_sums[tc].value, 0);
+	summary_free(&s);
+}
+
 /* A job count of version 1 before the kinds: every unreported process of kind unknown. */
 static void test_job_without_kinds(void **state)
 {
@@ -418,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_job_share_and_kinds),
 		cmocka_unit_test(test_job_share_per_unit),
+		cmocka_unit_test(test_job_share_price_saturates),
 		cmocka_unit_test(test_job_without_kinds),
 	};
 

@@ -87,6 +87,14 @@ static int field_of(const struct summary *s, int k)
 	return field_by_name(s->events[k].name);
 }
 
+/* @a x @b, saturated as count_add() saturates: a job count is input, its prices any size. */
+static uint64_t count_times(uint64_t a, uint64_t b)
+{
+	uint64_t v;
+
+	return __builtin_mul_overflow(a, b, &v) || v > SUMMARY_COUNT_MAX ? SUMMARY_COUNT_MAX : v;
+}
+
 /* The page faults the counted images' reports counted (each one paid the fault's price); 0: not counted. */
 static uint64_t reported_faults(const struct summary *s)
 {
@@ -121,9 +129,11 @@ void summary_share_finish(struct summary *s)
 			uint64_t loader, end;
 
 			calibration_parts(c, &loader, &end);
-			count_add(&share, loader * loaded + end * s->share.images +
-				  c->setup * unreported + c->per_1000_faults * faults / 1000 +
-				  c->per_fork * s->share.forks);
+			count_add(&share, count_times(loader, loaded));
+			count_add(&share, count_times(end, s->share.images));
+			count_add(&share, count_times(c->setup, unreported));
+			count_add(&share, count_times(c->per_1000_faults, faults) / 1000);
+			count_add(&share, count_times(c->per_fork, s->share.forks));
 		}
 		job->share_sums[k] = (struct summary_sum){ .value = share, .counted = 1 };
 		job->less_share_sums[k] = (struct summary_sum){
