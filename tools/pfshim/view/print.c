@@ -226,10 +226,17 @@ static void print_signal_ends(const struct summary *s, FILE *out)
 static void print_share_note(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
-	bool calibrated = false;
+	bool calibrated = false, priced = false;
+	uint64_t faults = 0;
 
-	for (int f = 0; f < SHARE_FIELDS; f++)
+	for (int f = 0; f < SHARE_FIELDS; f++) {
 		calibrated |= job->calibration[f].known;
+		priced |= job->calibration[f].per_1000_faults || job->calibration[f].per_fork;
+	}
+	for (int k = 0; k < s->nr_events; k++)
+		if (job->calibration[SHARE_PAGE_FAULTS].known &&
+		    job->calibration[SHARE_PAGE_FAULTS].event == k && s->totals[k].counted)
+			faults = s->totals[k].value;
 	fprintf(out, "\n pfshim: pfshim's own share: its set-up and reports as %" PRIu64 " %s measured"
 		" them", s->share.images, plural(s->share.images, "image", "images"));
 	if (calibrated && job->shim_images >= 0)
@@ -241,6 +248,10 @@ static void print_share_note(const struct summary *s, FILE *out)
 	else
 		fprintf(out, "; loading it is not in it (%s)", job->calibration_error ?
 			job->calibration_error : "not calibrated");
+	if (calibrated && priced)
+		fprintf(out, "; %" PRIu64 " %s and %" PRIu64 " %s at the calibration's price each",
+			faults, plural(faults, "page fault", "page faults"), s->share.forks,
+			plural(s->share.forks, "fork", "forks"));
 	if (s->share.unmeasured)
 		fprintf(out, "; %" PRIu64 " %s could not measure a part (a seccomp filter)",
 			s->share.unmeasured, plural(s->share.unmeasured, "image", "images"));
