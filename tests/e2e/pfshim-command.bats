@@ -343,4 +343,10 @@ expected_share() {
 	jq -c '.calibration.events[1].per_1000_faults = "1e9"' cal.json >"$c/pfshim/calibration.json"
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r4 -- /bin/true
 	[ "$(jq .calibration.cached r4/pfshim-job.jsonl)" = false ]
+	# the pricing program typed by a person: bounded, no work past 4 GiB of pages or 65536 forks
+	run -2 "$PFSHIM" __calibrate-child 99999999999999999999 0
+	run -2 "$PFSHIM" __calibrate-child 0 70000
+	run -2 "$PFSHIM" __calibrate-child 1
+	run -0 "$PFSHIM" __calibrate-child 10 2
+	[ "$(wc -w <<<"$output")" -eq 3 ]
 }

@@ -76,7 +76,8 @@ int calibrate_child(int argc, char **argv)
 	uint64_t ns = 0, touch, forking;
 	long forks;
 
-	if (argc != 3)
+	/* a person may type it too: nothing past 4 GiB of pages or 65536 children */
+	if (argc != 3 || atol(argv[1]) > 1L << 20 || atol(argv[2]) > 1L << 16)
 		return 2;
 	touch = thread_ns();
 	touch_pages(atol(argv[1]));
