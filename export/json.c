@@ -97,6 +97,7 @@ static void put_share(struct buf *b, const struct report_share *sh)
 	put_share_counts(b, sh->setup_page_faults, sh->setup_context_switches,
 			 sh->setup_task_clock_ns);
 	buf_puts(b, "},");
+	put_u64_field(b, "forks", sh->forks);
 	put_bool_field(b, "loaded", sh->loaded);
 	put_bool_field(b, "setup_measured", sh->setup_measured);
 	put_key(b, "reports_measured");

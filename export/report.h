@@ -180,6 +180,7 @@ struct report_share {
 	uint64_t page_faults, context_switches, task_clock_ns;
 	/* Of which the set-up's: what an image that never reports costs (pfshim run's calibration). */
 	uint64_t setup_page_faults, setup_context_switches, setup_task_clock_ns;
+	uint64_t forks;		/* children the image forked (fork(), forkpty()): each costs more */
 };
 
 /* The batch job of the process, as its scheduler's variables name it (preload/scheduler.c). */

@@ -25,6 +25,7 @@
 
 /* The image's share so far: the set-up and the reports written. */
 static _Atomic uint64_t share_faults, share_switches, share_cpu_ns;
+static _Atomic uint64_t share_forks;
 static struct share_point setup_start;
 static bool setup_measured, image_forked;
 static struct share_point setup_cost;
@@ -78,7 +79,13 @@ void share_setup_end(bool forked)
 	atomic_store(&share_faults, d.faults);
 	atomic_store(&share_switches, d.switches);
 	atomic_store(&share_cpu_ns, d.cpu_ns);
+	atomic_store(&share_forks, 0);	/* a fork child's are its own */
 	atomic_store(&reports_unmeasured, false);
+}
+
+void share_fork_done(void)
+{
+	atomic_fetch_add(&share_forks, 1);
 }
 
 bool share_report_begin(struct share_point *p)
@@ -99,6 +106,7 @@ void share_report_upto(const struct share_point *begin, bool measured, struct re
 	out->page_faults = atomic_load(&share_faults) + d.faults;
 	out->context_switches = atomic_load(&share_switches) + d.switches;
 	out->task_clock_ns = atomic_load(&share_cpu_ns) + d.cpu_ns;
+	out->forks = atomic_load(&share_forks);
 	out->measured = 1;
 	out->setup_page_faults = setup_cost.faults;
 	out->setup_context_switches = setup_cost.switches;

@@ -30,6 +30,14 @@ void share_setup_begin(void);
 void share_setup_end(bool forked);
 
 /*
+ * share_fork_done - the image forked a child (fork(), forkpty()): each costs
+ * the parent more with the shim than without, in the kernel, where no
+ * reading of the shim's can see it; the report says how many (forks) and
+ * pfshim run's calibration says what each costs. Async-signal-safe.
+ */
+void share_fork_done(void);
+
+/*
  * share_report_begin - at a report's start (@p, false: not measured).
  * share_report_upto - into @out: the image's share so far, this report's
  * cost up to now included (call just before its last read of the counters).

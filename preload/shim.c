@@ -325,23 +325,33 @@ PFSHIM_EXPORT int daemon(int nochdir, int noclose)
 
 PFSHIM_EXPORT pid_t fork(void)
 {
+	pid_t pid;
+
 	atfork_register();
 	if (!REAL(fork)) {
 		errno = ENOSYS;
 		return -1;
 	}
-	return real.fork();
+	pid = real.fork();
+	if (pid > 0)
+		share_fork_done();
+	return pid;
 }
 
 PFSHIM_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *termp,
 			    const struct winsize *winp)
 {
+	pid_t pid;
+
 	atfork_register();
 	if (!REAL(forkpty)) {
 		errno = ENOSYS;
 		return -1;
 	}
-	return real.forkpty(amaster, name, termp, winp);
+	pid = real.forkpty(amaster, name, termp, winp);
+	if (pid > 0)
+		share_fork_done();
+	return pid;
 }
 
 /*

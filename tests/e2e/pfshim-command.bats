@@ -275,3 +275,78 @@ group() {
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r3 -- /bin/true
 	[ "$(jq .calibration.cached r3/pfshim-job.jsonl)" = false ]
 }
+
+# expected_share DIR EVENT FIELD: pfshim's own share of EVENT computed here from DIR's files, by
+# docs/pfshim.md's sum: the reports' shares, the loader's part per image that loaded the shim,
+# the end's per image that reported, the set-up's per image that loaded it and did not report,
+# the price per 1000 faults the reports counted and per fork their images made.
+expected_share() {
+	jq -n --arg e "$2" --arg f "$3" --slurpfile job "$1/pfshim-job.jsonl" \
+		--slurpfile r <(cat "$1"/*.json) '
+		($r | map(select(.schema == "pfshim.report" and .pfshim_share != null))) as $rep |
+		($job[0].calibration.events[] | select(.name == $e)) as $c |
+		([$c.off - $c.bare, 0] | max) as $loader |
+		([([$c.preloaded - $c.in_process, 0] | max) - $c.off, 0] | max) as $tail |
+		($job[0].shim_images) as $loaded |
+		([$loaded - ($rep | map(select(.pfshim_share.loaded)) | length), 0] | max) as $unreported |
+		($rep | map(.events[] | select(.name == "page-faults") | .value) | add) as $faults |
+		($rep | map(.pfshim_share.forks) | add) as $forks |
+		($rep | map(.pfshim_share[$f]) | add) + $loader * $loaded + $tail * ($rep | length) +
+		$c.setup * $unreported + ($c.per_1000_faults * $faults / 1000 | floor) +
+		$c.per_fork * $forks'
+}
+
+@test "pfshim run's share: each page fault and each fork at the price the calibration says" {
+	c="$BATS_TEST_TMPDIR/cache"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock \
+		-o r1 -- "$PROGS/fork_children" 5 300 2000
+	# the parent's report says its 5 forks; each child's, none
+	[ "$(jq -s -c 'map(select(.schema == "pfshim.report") | .pfshim_share.forks) | sort' r1/*.json)" = \
+		"[0,0,0,0,0,5]" ]
+	[ "$(jq -c '.calibration.units' r1/pfshim-job.jsonl)" = '{"pages":8192,"forks":16}' ]
+	[ "$(jq '[.calibration.events[] | (.per_1000_faults | type) == "number" and
+		(.per_fork | type) == "number"] | all' r1/pfshim-job.jsonl)" = true ]
+	for e in page-faults:page_faults task-clock:task_clock_ns; do
+		[ "$("$PFSHIM" report --json r1 | jq --arg e "${e%%:*}" '.job.pfshim_share[] |
+			select(.name == $e) | .value')" = "$(expected_share r1 "${e%%:*}" "${e#*:}")" ]
+	done
+	# prices of our own in the cache: the next run's share has them, to the unit
+	jq -c '(.calibration.events[] | select(.share == "task_clock_ns")) |= (.per_1000_faults = 1000000 |
+		.per_fork = 7000000) | (.calibration.events[] | select(.share == "page_faults")) |=
+		(.per_fork = 3)' "$c/pfshim/calibration.json" >cal.json
+	cp cal.json "$c/pfshim/calibration.json"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock \
+		-o r2 -- "$PROGS/fork_children" 5 300 2000
+	[ "$(jq .calibration.cached r2/pfshim-job.jsonl)" = true ]
+	faults=$(jq -s 'map(select(.schema == "pfshim.report") | .events[] |
+		select(.name == "page-faults") | .value) | add' r2/*.json)
+	[ "$faults" -ge $((5 * 300 + 2000)) ]
+	"$PFSHIM" report --json r2 >r2.json
+	tc=$(jq '.job.pfshim_share[] | select(.name == "task-clock") | .value' r2.json)
+	pf=$(jq '.job.pfshim_share[] | select(.name == "page-faults") | .value' r2.json)
+	[ "$tc" = "$(expected_share r2 task-clock task_clock_ns)" ]
+	[ "$pf" = "$(expected_share r2 page-faults page_faults)" ]
+	# beyond the same job read without prices: 1 us per fault counted, 7 ms and 3 faults per fork
+	mkdir r2z
+	cp r2/*.json r2z/
+	jq -c '.calibration.events[] |= (.per_1000_faults = 0 | .per_fork = 0)' r2/pfshim-job.jsonl \
+		>r2z/pfshim-job.jsonl
+	"$PFSHIM" report --json r2z >r2z.json
+	[ $((tc - $(jq '.job.pfshim_share[] | select(.name == "task-clock") | .value' r2z.json))) -eq \
+		$((faults * 1000 + 5 * 7000000)) ]
+	[ $((pf - $(jq '.job.pfshim_share[] | select(.name == "page-faults") | .value' r2z.json))) -eq 15 ]
+	[ "$(jq '.job.share_forks' r2.json)" -eq 5 ]
+	# a price that is not a count (negative, text) is not taken: the run calibrates anew
+	jq -c '.calibration.events[0].per_fork = -1' cal.json >"$c/pfshim/calibration.json"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r3 -- /bin/true
+	[ "$(jq .calibration.cached r3/pfshim-job.jsonl)" = false ]
+	jq -c '.calibration.events[1].per_1000_faults = "1e9"' cal.json >"$c/pfshim/calibration.json"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r4 -- /bin/true
+	[ "$(jq .calibration.cached r4/pfshim-job.jsonl)" = false ]
+	# the pricing program typed by a person: bounded, no work past 4 GiB of pages or 65536 forks
+	run -2 "$PFSHIM" __calibrate-child 99999999999999999999 0
+	run -2 "$PFSHIM" __calibrate-child 0 70000
+	run -2 "$PFSHIM" __calibrate-child 1
+	run -0 "$PFSHIM" __calibrate-child 10 2
+	[ "$(wc -w <<<"$output")" -eq 3 ]
+}

@@ -291,7 +291,7 @@ static void test_signal(void **state)
 	assert_json_lines(out);
 }
 
-/* pfshim's own share: its three counts and what it measured, as the shim filled them. */
+/* pfshim's own share: its three counts, its forks and what it measured, as the shim filled them. */
 static void test_share(void **state)
 {
 	struct report r = sample_report;
@@ -300,11 +300,11 @@ static void test_share(void **state)
 					 .reports_measured = 0, .page_faults = 17,
 					 .context_switches = 2, .task_clock_ns = 150123,
 					 .setup_page_faults = 9, .setup_context_switches = 1,
-					 .setup_task_clock_ns = 90000 };
+					 .setup_task_clock_ns = 90000, .forks = 42 };
 	format(&r);
 	assert_non_null(strstr(out, ",\"interval_ns\":null,\"pfshim_share\":{\"page_faults\":17,"
 		"\"context_switches\":2,\"task_clock_ns\":150123,\"setup\":{\"page_faults\":9,"
-		"\"context_switches\":1,\"task_clock_ns\":90000},\"loaded\":true,"
+		"\"context_switches\":1,\"task_clock_ns\":90000},\"forks\":42,\"loaded\":true,"
 		"\"setup_measured\":true,\"reports_measured\":false},\"events\":["));
 	assert_json_lines(out);
 }

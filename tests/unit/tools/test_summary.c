@@ -303,6 +303,102 @@ static void test_job_share_and_kinds(void **state)
 	summary_free(&s);
 }
 
+/*
+ * The per-unit prices: a job of one image that loaded the shim (10) and
+ * forked 3 children, one of them (14) reported, 500 page faults in the
+ * reports. By own_share.c's sum, task-clock: the reports' 7 + 7, the
+ * loader's (1200 - 1000) for 1 image, the end's (1500 - 100 - 1200) for 2,
+ * 60 ns per fault for 500 faults, 15 us per fork for 3 forks: 14 + 200 +
+ * 400 + 30000 + 45000 = 75614. page-faults: 9 + 4, 16 x 1, 2 x 2, no price
+ * per fault, 2 per fork: 13 + 16 + 4 + 6 = 39.
+ */
+static void test_job_share_per_unit(void **state)
+{
+	static const char job[] =
+		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"pid\":10,"
+		"\"end\":{\"exit\":0},\"events\":[{\"name\":\"page-faults\",\"value\":1000},"
+		"{\"name\":\"task-clock\",\"value\":9000000}],\"lost_records\":0,"
+		"\"shim_images\":1,\"calibration\":{\"program\":\"/bin/true\",\"runs\":15,"
+		"\"cost_ns\":1000000,\"units\":{\"pages\":8192,\"forks\":16},\"events\":["
+		"{\"name\":\"page-faults\",\"share\":\"page_faults\",\"bare\":50,\"off\":66,"
+		"\"preloaded\":78,\"in_process\":10,\"setup\":6,\"per_1000_faults\":0,"
+		"\"per_fork\":2},"
+		"{\"name\":\"task-clock\",\"share\":\"task_clock_ns\",\"bare\":1000,"
+		"\"off\":1200,\"preloaded\":1500,\"in_process\":100,\"setup\":50,"
+		"\"per_1000_faults\":60000,\"per_fork\":15000}]},\"processes\":["
+		"{\"pid\":10,\"program\":\"sh\",\"dynamic\":true,\"shim\":true},"
+		"{\"pid\":14,\"program\":\"sh\",\"dynamic\":true,\"shim\":true}]}\n";
+	static const char reports[] =
+		"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"sh\",\"pid\":10,"
+		"\"hostname\":\"h\",\"start_ns\":1,\"wall_ns\":5,\"reason\":\"exit\","
+		"\"pfshim_share\":{\"page_faults\":9,\"context_switches\":0,\"task_clock_ns\":7,"
+		"\"setup\":{\"page_faults\":5,\"context_switches\":0,\"task_clock_ns\":3},"
+		"\"forks\":3,\"loaded\":true,\"setup_measured\":true,\"reports_measured\":true},"
+		"\"events\":[{\"name\":\"page-faults\",\"status\":\"counted\",\"value\":400,"
+		"\"unit\":\"\",\"scale\":1},{\"name\":\"task-clock\",\"status\":\"counted\","
+		"\"value\":5000000,\"unit\":\"msec\",\"scale\":1e-6}]}\n"
+		"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"sh\",\"pid\":14,"
+		"\"hostname\":\"h\",\"start_ns\":2,\"wall_ns\":5,\"reason\":\"exit\","
+		"\"pfshim_share\":{\"page_faults\":4,\"context_switches\":0,\"task_clock_ns\":7,"
+		"\"setup\":{\"page_faults\":2,\"context_switches\":0,\"task_clock_ns\":3},"
+		"\"forks\":0,\"loaded\":false,\"setup_measured\":true,\"reports_measured\":true},"
+		"\"events\":[{\"name\":\"page-faults\",\"status\":\"counted\",\"value\":100,"
+		"\"unit\":\"\",\"scale\":1},{\"name\":\"task-clock\",\"status\":\"counted\","
+		"\"value\":1000000,\"unit\":\"msec\",\"scale\":1e-6}]}\n";
+	struct summary s;
+	const struct summary_job *j;
+	int pf, tc;
+	(void)state;
+
+	summary_init(&s, NULL);
+	add(&s, job);
+	add(&s, reports);
+	summary_finish(&s);
+	j = s.job;
+	assert_non_null(j);
+	pf = summary_event_index(&s, "page-faults", "", 1);
+	tc = summary_event_index(&s, "task-clock", "msec", 1e-6);
+	assert_int_equal(s.share.forks, 3);
+	assert_int_equal(s.totals[pf].value, 500);
+	assert_int_equal(j->share_sums[tc].value, 75614);
+	assert_int_equal(j->less_share_sums[tc].value, 9000000 - 75614);
+	assert_int_equal(j->share_sums[pf].value, 39);
+	assert_int_equal(j->less_share_sums[pf].value, 1000 - 39);
+	summary_free(&s);
+}
+
+/* A job count is input: a price of 2^62 per fork for 3 forks saturates the share, never wraps. */
+static void test_job_share_price_saturates(void **state)
+{
+	static const char job[] =
+		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"pid\":10,"
+		"\"end\":{\"exit\":0},\"events\":[{\"name\":\"task-clock\",\"value\":9000}],"
+		"\"lost_records\":0,\"shim_images\":1,\"calibration\":{\"events\":["
+		"{\"name\":\"task-clock\",\"share\":\"task_clock_ns\",\"bare\":1,\"off\":1,"
+		"\"preloaded\":1,\"in_process\":0,\"setup\":0,\"per_1000_faults\":0,"
+		"\"per_fork\":4611686018427387904}]},\"processes\":[]}\n";
+	static const char report[] =
+		"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"sh\",\"pid\":10,"
+		"\"hostname\":\"h\",\"start_ns\":1,\"wall_ns\":5,\"reason\":\"exit\","
+		"\"pfshim_share\":{\"page_faults\":0,\"context_switches\":0,\"task_clock_ns\":7,"
+		"\"setup\":{\"page_faults\":0,\"context_switches\":0,\"task_clock_ns\":3},"
+		"\"forks\":3,\"loaded\":true,\"setup_measured\":true,\"reports_measured\":true},"
+		"\"events\":[{\"name\":\"task-clock\",\"status\":\"counted\",\"value\":5000,"
+		"\"unit\":\"msec\",\"scale\":1e-6}]}\n";
+	struct summary s;
+	int tc;
+	(void)state;
+
+	summary_init(&s, NULL);
+	add(&s, job);
+	add(&s, report);
+	summary_finish(&s);
+	tc = summary_event_index(&s, "task-clock", "msec", 1e-6);
+	assert_true(s.job->share_sums[tc].value == SUMMARY_COUNT_MAX);
+	assert_int_equal(s.job->less_share_sums[tc].value, 0);
+	summary_free(&s);
+}
+
 /* A job count of version 1 before the kinds: every unreported process of kind unknown. */
 static void test_job_without_kinds(void **state)
 {
@@ -353,6 +449,8 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_job_share_and_kinds),
+		cmocka_unit_test(test_job_share_per_unit),
+		cmocka_unit_test(test_job_share_price_saturates),
 		cmocka_unit_test(test_job_without_kinds),
 	};
 

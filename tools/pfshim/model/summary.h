@@ -127,6 +127,7 @@ struct summary_share {
 	uint64_t images;	/* counted images whose report has a share (fork children too) */
 	uint64_t loaded;	/* ... that loaded the library (an exec; not a fork child) */
 	uint64_t unmeasured;	/* ... with a part it could not measure (under a seccomp filter) */
+	uint64_t forks;		/* children they forked (fork(), forkpty()) */
 };
 
 /*
@@ -153,6 +154,7 @@ struct summary_calibration {
 	int event;		/* summary event index */
 	bool split;		/* "off" was measured: the loader's part apart from the report's end */
 	uint64_t bare, off, preloaded, in_process, setup;
+	uint64_t per_1000_faults, per_fork;	/* 0: not measured (an older job count) */
 };
 
 /*

@@ -115,6 +115,8 @@ static void calibration_take(struct summary *s, json_t *c)
 				.off = count_or(off, 0),
 				/* an image that never reported did its set-up: without it, all it measured */
 				.setup = count_or(setup, count_or(in, 0)),
+				.per_1000_faults = count_or(json_object_get(e, "per_1000_faults"), 0),
+				.per_fork = count_or(json_object_get(e, "per_fork"), 0),
 			};
 		}
 	}

@@ -11,6 +11,10 @@
  *   + the end's part (preloaded - off - in_process) for each image that reported
  *   + the set-up's part of in_process for each that loaded it and did not report
  *     (killed by SIGKILL at any moment: its set-up is the part it surely did)
+ *   + the price of a page fault under the shim's counters, per 1000, for each
+ *     page fault the reports counted (the kernel's extra work: no reading of
+ *     the shim's sees it)
+ *   + the price of a fork for each child the reports say their image forked
  *
  * and "less pfshim's share" is the totals less it: what perf stat would
  * count of the job without the shim. Only page-faults, task-clock and
@@ -32,6 +36,7 @@ void summary_share_count(struct summary *s, json_t *report)
 		count_add(&s->share.value[f], count_or(json_object_get(share, summary_share_names[f]), 0));
 	s->share.images++;
 	s->share.loaded += json_is_true(json_object_get(share, "loaded"));
+	count_add(&s->share.forks, count_or(json_object_get(share, "forks"), 0));
 	s->share.unmeasured += json_is_false(json_object_get(share, "setup_measured")) ||
 			       json_is_false(json_object_get(share, "reports_measured"));
 }
@@ -82,6 +87,23 @@ static int field_of(const struct summary *s, int k)
 	return field_by_name(s->events[k].name);
 }
 
+/* @a x @b, saturated as count_add() saturates: a job count is input, its prices any size. */
+static uint64_t count_times(uint64_t a, uint64_t b)
+{
+	uint64_t v;
+
+	return __builtin_mul_overflow(a, b, &v) || v > SUMMARY_COUNT_MAX ? SUMMARY_COUNT_MAX : v;
+}
+
+/* The page faults the counted images' reports counted (each one paid the fault's price); 0: not counted. */
+static uint64_t reported_faults(const struct summary *s)
+{
+	for (int k = 0; k < s->nr_events; k++)
+		if (field_of(s, k) == SHARE_PAGE_FAULTS && s->totals[k].counted)
+			return s->totals[k].value;
+	return 0;
+}
+
 void summary_share_finish(struct summary *s)
 {
 	struct summary_job *job = s->job;
@@ -89,6 +111,7 @@ void summary_share_finish(struct summary *s)
 	/* Images that loaded the shim: the kernel's count, else the reports' */
 	uint64_t loaded = job->shim_images >= 0 ? (uint64_t)job->shim_images : s->share.loaded;
 	uint64_t unreported = loaded > s->share.loaded ? loaded - s->share.loaded : 0;
+	uint64_t faults = reported_faults(s);
 
 	job->share_sums = xrealloc(job->share_sums, size);
 	job->less_share_sums = xrealloc(job->less_share_sums, size);
@@ -106,8 +129,11 @@ void summary_share_finish(struct summary *s)
 			uint64_t loader, end;
 
 			calibration_parts(c, &loader, &end);
-			count_add(&share, loader * loaded + end * s->share.images +
-				  c->setup * unreported);
+			count_add(&share, count_times(loader, loaded));
+			count_add(&share, count_times(end, s->share.images));
+			count_add(&share, count_times(c->setup, unreported));
+			count_add(&share, count_times(c->per_1000_faults, faults) / 1000);
+			count_add(&share, count_times(c->per_fork, s->share.forks));
 		}
 		job->share_sums[k] = (struct summary_sum){ .value = share, .counted = 1 };
 		job->less_share_sums[k] = (struct summary_sum){

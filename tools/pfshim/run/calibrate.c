@@ -70,23 +70,32 @@ static int cpu_time_of_ended(pid_t pid, uint64_t *ns)
 }
 
 /*
- * One run: the program bare, preloaded with the shim off (PFSHIM_DISABLE:
- * the loader's work and a constructor that returns at once), or preloaded
- * and reporting into @outdir; its events counted from its exec into
- * @value, and its whole CPU time into *@cpu_ns (0 when the kernel does not
- * say). Return: 0, or -errno.
+ * One run: @argv (CALIBRATE_PROGRAM's, or the command's own as
+ * CALIBRATE_CHILD) bare, preloaded with the shim off (PFSHIM_DISABLE: the
+ * loader's work and a constructor that returns at once), or preloaded and
+ * reporting into @outdir; its events counted from its exec into @value
+ * (its children's folded in: inherited), and its whole CPU time into
+ * *@cpu_ns (0 when the kernel does not say). With @said, the three numbers
+ * CALIBRATE_CHILD writes on its stdout: its children's CPU time (added to
+ * *@cpu_ns), its page touching's and its forking's. Return: 0, or -errno.
  */
 static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
-		    enum run_kind kind, const char *outdir, uint64_t *value, uint64_t *cpu_ns)
+		    enum run_kind kind, const char *outdir, char *const *argv, uint64_t *said,
+		    uint64_t *value, uint64_t *cpu_ns)
 {
+	bool children = said != NULL;
 	struct jobcount_event ev[3];
-	int go[2], status, ret = 0;
+	int go[2], out[2] = { -1, -1 }, status, ret = 0;
 	siginfo_t info;
 	pid_t pid;
 
 	*cpu_ns = 0;
-	if (pipe2(go, O_CLOEXEC) < 0)
+	if (children && pipe2(out, O_CLOEXEC) < 0)
 		return -errno;
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		ret = -errno;
+		goto out;
+	}
 	pid = fork();
 	if (pid == 0) {
 		char buf, path[4200];
@@ -103,13 +112,16 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 			if (kind == RUN_OFF)
 				setenv("PFSHIM_DISABLE", "1", 1);
 		}
-		execl(CALIBRATE_PROGRAM, CALIBRATE_PROGRAM, (char *)NULL);
+		if (children && dup2(out[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execv(argv[0], argv);
 		_exit(127);
 	}
 	close(go[0]);
 	if (pid < 0) {
 		close(go[1]);
-		return -errno;
+		ret = -errno;
+		goto out;
 	}
 	for (int k = 0; k < c->nr; k++) {
 		ev[k] = j->ev[c->ev[k].job_event];
@@ -118,12 +130,16 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 	close(go[1]);
 	/* Waited for without reaping first, so that its CPU time can still be read. */
 	while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0)
-		if (errno != EINTR)
-			return -errno;
+		if (errno != EINTR) {
+			ret = -errno;
+			goto out;
+		}
 	(void)cpu_time_of_ended(pid, cpu_ns);	/* 0 where the kernel has no schedstat */
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
+		if (errno != EINTR) {
+			ret = -errno;
+			goto out;
+		}
 	for (int k = 0; k < c->nr; k++) {
 		uint64_t v[3];
 
@@ -136,10 +152,31 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		ret = -ECHILD;
+	if (children && !ret) {
+		char text[64], *end;
+		ssize_t n;
+
+		close(out[1]);
+		out[1] = -1;
+		n = read(out[0], text, sizeof(text) - 1);
+		text[n > 0 ? n : 0] = '\0';
+		said[0] = strtoull(text, &end, 10);
+		said[1] = strtoull(end, &end, 10);
+		said[2] = strtoull(end, &end, 10);
+		if (n <= 0 || text[0] < '0' || text[0] > '9' || *end != '\n')
+			ret = -EIO;
+		else if (*cpu_ns)
+			*cpu_ns += said[0];
+	}
+out:
+	if (out[0] >= 0)
+		close(out[0]);
+	if (out[1] >= 0)
+		close(out[1]);
 	return ret;
 }
 
-/* The share a preloaded run's report says, from the one report in @outdir, emptied after. */
+/* The share a preloaded run's reports say, summed over those in @outdir, emptied after. */
 static int report_share(struct calibration *c, const char *outdir, uint64_t *value,
 			uint64_t *setup)
 {
@@ -149,6 +186,8 @@ static int report_share(struct calibration *c, const char *outdir, uint64_t *val
 
 	if (!d)
 		return -errno;
+	memset(value, 0, (size_t)c->nr * sizeof(*value));
+	memset(setup, 0, (size_t)c->nr * sizeof(*setup));
 	while ((e = readdir(d))) {
 		char path[4400];
 		json_t *r, *share;
@@ -160,7 +199,7 @@ static int report_share(struct calibration *c, const char *outdir, uint64_t *val
 		unlink(path);
 		share = json_object_get(r, "pfshim_share");
 		if (json_is_object(share)) {
-			ret = 0;
+			ret = ret == -ENOENT ? 0 : ret;
 			for (int k = 0; k < c->nr; k++) {
 				json_t *v = json_object_get(share, c->ev[k].share);
 				json_t *u = json_object_get(json_object_get(share, "setup"), c->ev[k].share);
@@ -168,8 +207,8 @@ static int report_share(struct calibration *c, const char *outdir, uint64_t *val
 				if (!json_is_integer(v) || !json_is_integer(u))
 					ret = -EINVAL;
 				else
-					value[k] = (uint64_t)json_integer_value(v);
-				setup[k] = json_is_integer(u) ? (uint64_t)json_integer_value(u) : 0;
+					value[k] += (uint64_t)json_integer_value(v);
+				setup[k] += json_is_integer(u) ? (uint64_t)json_integer_value(u) : 0;
 			}
 		}
 		json_decref(r);
@@ -210,6 +249,131 @@ static uint64_t median_of_differences(const uint64_t *more, const uint64_t *less
 	return d[n / 2] > 0 ? (uint64_t)d[n / 2] : 0;
 }
 
+/* The command run as CALIBRATE_CHILD: no work, pages faulted in, children forked. */
+enum unit_program { UNIT_NONE, UNIT_PAGES, UNIT_FORKS, UNIT_PROGRAMS };
+
+struct unit_runs {
+	char self[4096];		/* the command's own executable */
+	char pages[24], forks[24];
+	char *argv[UNIT_PROGRAMS][5];
+	/* Per round: the unit program's cost beyond the no-work one's, beyond the reports' share */
+	int64_t more[UNIT_PROGRAMS][3][CALIBRATE_RUNS];
+	int64_t touch_more[CALIBRATE_RUNS];	/* the pages' touching's CPU time, preloaded less bare */
+	int64_t fork_more[CALIBRATE_RUNS];	/* the forking's CPU time in the parent, the same */
+};
+
+/* false: the command cannot run itself (no /proc): the per-unit parts are not measured. */
+static bool unit_runs_init(struct unit_runs *u)
+{
+	ssize_t n = readlink("/proc/self/exe", u->self, sizeof(u->self) - 1);
+	static const int work[UNIT_PROGRAMS][2] = {
+		[UNIT_NONE] = { 0, 0 },
+		[UNIT_PAGES] = { CALIBRATE_PAGES, 0 },
+		[UNIT_FORKS] = { 0, CALIBRATE_FORKS },
+	};
+
+	if (n <= 0 || access((u->self[n] = '\0', u->self), X_OK) < 0)
+		return false;
+	snprintf(u->pages, sizeof(u->pages), "%d", CALIBRATE_PAGES);
+	snprintf(u->forks, sizeof(u->forks), "%d", CALIBRATE_FORKS);
+	for (int p = 0; p < UNIT_PROGRAMS; p++) {
+		u->argv[p][0] = u->self;
+		u->argv[p][1] = (char *)CALIBRATE_CHILD;
+		u->argv[p][2] = work[p][0] ? u->pages : (char *)"0";
+		u->argv[p][3] = work[p][1] ? u->forks : (char *)"0";
+		u->argv[p][4] = NULL;
+	}
+	return true;
+}
+
+/*
+ * Round @n of the unit programs, each bare and preloaded: what the
+ * preloaded run cost beyond the bare one and beyond what its reports
+ * measured (task-clock: the whole CPU time, its children's included, where
+ * the kernel keeps it), less the same of the no-work program. The second of
+ * two runs faults in the pages the first just freed, 30-60 ns a fault
+ * faster (cache-warm, measured in 3 calibrations each way): the order
+ * alternates from round to round, and unit_prices() takes each order's
+ * median.
+ */
+static int unit_round(struct unit_runs *u, struct calibration *c, struct jobcount *j,
+		      const char *lib, const char *outdir, int n)
+{
+	int64_t excess[UNIT_PROGRAMS][3];
+
+	for (int p = 0; p < UNIT_PROGRAMS; p++) {
+		uint64_t b[3] = { 0 }, on[3] = { 0 }, s[3] = { 0 }, setup[3], cpu_b, cpu_on;
+		uint64_t said_b[3], said_on[3];
+		int ret = 0;
+
+		for (int r = 0; r < 2 && !ret; r++) {
+			if (r == (n & 1))
+				ret = run_once(c, j, lib, RUN_BARE, outdir, u->argv[p], said_b, b, &cpu_b);
+			else
+				ret = run_once(c, j, lib, RUN_ON, outdir, u->argv[p], said_on, on, &cpu_on);
+		}
+		if (!ret)
+			ret = report_share(c, outdir, s, setup);
+		if (ret)
+			return ret;
+		for (int k = 0; k < c->nr; k++) {
+			if (!strcmp(c->ev[k].share, "task_clock_ns") && cpu_b && cpu_on) {
+				b[k] = cpu_b;
+				on[k] = cpu_on;
+			}
+			excess[p][k] = (int64_t)on[k] - (int64_t)b[k] - (int64_t)s[k];
+		}
+		if (p == UNIT_PAGES)
+			u->touch_more[n] = (int64_t)said_on[1] - (int64_t)said_b[1];
+		if (p == UNIT_FORKS)
+			u->fork_more[n] = (int64_t)said_on[2] - (int64_t)said_b[2];
+	}
+	for (int p = 0; p < UNIT_PROGRAMS; p++)
+		for (int k = 0; k < c->nr; k++)
+			u->more[p][k][n] = excess[p][k] - excess[UNIT_NONE][k];
+	return 0;
+}
+
+/* The mean of the medians of the rounds bare first (even) and preloaded first (odd). */
+static int64_t median_both_orders(const int64_t *v)
+{
+	int64_t order[2][CALIBRATE_RUNS];
+	int n[2] = { 0, 0 };
+
+	for (int i = 0; i < CALIBRATE_RUNS; i++)
+		order[i & 1][n[i & 1]++] = v[i];
+	for (int o = 0; o < 2; o++)
+		qsort(order[o], (size_t)n[o], sizeof(order[o][0]), i64_cmp);
+	return (order[0][n[0] / 2] + order[1][n[1] / 2]) / 2;
+}
+
+/*
+ * The per-unit prices from the rounds, for task-clock timed inside the
+ * program, preloaded less bare: a run's whole CPU time varies by more than
+ * the price of its 8192 faults or its 16 forks. A page fault's: task-clock
+ * only (a fault takes no more faults or switches with the shim); per 1000:
+ * a fault costs tens of ns. A fork's: task-clock, the parent's fork() and
+ * wait; its other events from the fork program's whole runs beyond the
+ * no-work one's, less what the summary counts of its children otherwise
+ * (each child's report, measured, and the end's part @end of each). The
+ * fork child's own cost beyond its report and the end's part is not priced:
+ * the whole runs' noise is larger than it (docs/pfshim.md). A price the
+ * runs' noise makes negative is 0.
+ */
+static void unit_prices(struct unit_runs *u, struct calibrate_event *e, int k, uint64_t end)
+{
+	int64_t pages = median_both_orders(u->touch_more);
+	int64_t forks = median_both_orders(u->more[UNIT_FORKS][k]);
+
+	if (!strcmp(e->share, "task_clock_ns")) {
+		e->per_1000_faults = pages > 0 ? (uint64_t)pages * 1000 / CALIBRATE_PAGES : 0;
+		forks = median_both_orders(u->fork_more);
+	} else {
+		forks -= (int64_t)end * CALIBRATE_FORKS;
+	}
+	e->per_fork = forks > 0 ? (uint64_t)forks / CALIBRATE_FORKS : 0;
+}
+
 int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 {
 	uint64_t bare[3][CALIBRATE_RUNS], off[3][CALIBRATE_RUNS], pre[3][CALIBRATE_RUNS];
@@ -218,6 +382,7 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 	uint64_t start = mono_ns();
 	bool whole_cpu = true;
 	const char *tmp = getenv("TMPDIR");
+	static struct unit_runs units;
 	char outdir[4096];
 	int ret = 0;
 
@@ -242,16 +407,23 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		c->nr = 0;
 		return -c->error;
 	}
+	c->per_unit = unit_runs_init(&units);
 	for (int n = 0; n < CALIBRATE_RUNS && !ret; n++) {
 		uint64_t b[3] = { 0 }, o[3] = { 0 }, p[3] = { 0 }, s[3] = { 0 }, u[3] = { 0 };
 
-		ret = run_once(c, j, lib, RUN_BARE, outdir, b, &cpu[0][n]);
+		ret = run_once(c, j, lib, RUN_BARE, outdir, (char *[]){ CALIBRATE_PROGRAM, NULL },
+			       NULL, b, &cpu[0][n]);
 		if (!ret)
-			ret = run_once(c, j, lib, RUN_OFF, outdir, o, &cpu[1][n]);
+			ret = run_once(c, j, lib, RUN_OFF, outdir,
+				       (char *[]){ CALIBRATE_PROGRAM, NULL }, NULL, o, &cpu[1][n]);
 		if (!ret)
-			ret = run_once(c, j, lib, RUN_ON, outdir, p, &cpu[2][n]);
+			ret = run_once(c, j, lib, RUN_ON, outdir,
+				       (char *[]){ CALIBRATE_PROGRAM, NULL }, NULL, p, &cpu[2][n]);
 		if (!ret)
 			ret = report_share(c, outdir, s, u);
+		/* the prices are a part: a round they fail in leaves them out, not the rest */
+		if (!ret && c->per_unit && unit_round(&units, c, j, lib, outdir, n) < 0)
+			c->per_unit = false;
 		for (int k = 0; k < c->nr; k++) {
 			bare[k][n] = b[k];
 			off[k][n] = o[k];
@@ -262,6 +434,8 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		for (int r = 0; r < 3; r++)
 			whole_cpu = whole_cpu && cpu[r][n];
 	}
+	/* a failed run may have left its reports */
+	report_share(c, outdir, (uint64_t[3]){ 0 }, (uint64_t[3]){ 0 });
 	rmdir(outdir);
 	if (ret) {
 		c->error = -ret;
@@ -298,6 +472,8 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		uint64_t loader = median_of_differences(off[k], bare[k], NULL, CALIBRATE_RUNS);
 		uint64_t end = median_of_differences(pre[k], off[k], in[k], CALIBRATE_RUNS);
 
+		if (c->per_unit)
+			unit_prices(&units, &c->ev[k], k, end);
 		c->ev[k].in_process = median(in[k], CALIBRATE_RUNS);
 		c->ev[k].setup = median(su[k], CALIBRATE_RUNS);
 		c->ev[k].bare = median(bare[k], CALIBRATE_RUNS);
@@ -311,20 +487,32 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 
 json_t *calibrate_json(const struct calibration *c, const struct jobcount *j)
 {
-	json_t *events;
+	json_t *events, *o;
 
 	if (!c->nr)
 		return json_pack("{s:s}", "error", strerror(c->error ? c->error : ENOENT));
 	events = json_array();
-	for (int k = 0; k < c->nr; k++)
-		json_array_append_new(events, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+	for (int k = 0; k < c->nr; k++) {
+		json_t *e = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
 			"name", j->ev[c->ev[k].job_event].spec->name, "share", c->ev[k].share,
 			"bare", (json_int_t)c->ev[k].bare, "off", (json_int_t)c->ev[k].off,
 			"preloaded", (json_int_t)c->ev[k].preloaded,
 			"in_process", (json_int_t)c->ev[k].in_process,
-			"setup", (json_int_t)c->ev[k].setup));
-	return json_pack("{s:s, s:i, s:I, s:b, s:s, s:o}", "program", CALIBRATE_PROGRAM,
-			 "runs", CALIBRATE_RUNS, "cost_ns", (json_int_t)c->cost_ns,
-			 "cached", c->cached, "task_clock", c->cpu_whole ? "process" : "counter",
-			 "events", events);
+			"setup", (json_int_t)c->ev[k].setup);
+
+		if (c->per_unit) {
+			json_object_set_new(e, "per_1000_faults",
+					    json_integer((json_int_t)c->ev[k].per_1000_faults));
+			json_object_set_new(e, "per_fork", json_integer((json_int_t)c->ev[k].per_fork));
+		}
+		json_array_append_new(events, e);
+	}
+	o = json_pack("{s:s, s:i, s:I, s:b, s:s, s:o}", "program", CALIBRATE_PROGRAM,
+		      "runs", CALIBRATE_RUNS, "cost_ns", (json_int_t)c->cost_ns,
+		      "cached", c->cached, "task_clock", c->cpu_whole ? "process" : "counter",
+		      "events", events);
+	if (c->per_unit)
+		json_object_set_new(o, "units", json_pack("{s:i, s:i}", "pages", CALIBRATE_PAGES,
+							  "forks", CALIBRATE_FORKS));
+	return o;
 }

@@ -26,9 +26,27 @@
  */
 #define CALIBRATE_RUNS 15
 /* How the runs are measured: a cached calibration of another method is not taken. */
-#define CALIBRATE_METHOD 2
+#define CALIBRATE_METHOD 3
 /* The program run: small, dynamic, in every Debian (coreutils). */
 #define CALIBRATE_PROGRAM "/bin/true"
+
+/*
+ * What a page fault and a fork cost more in an image with the shim on, in
+ * the kernel, where the shim's readings cannot see it: the pfshim command
+ * run as CALIBRATE_CHILD (calibrate_child.c) with no work, with
+ * CALIBRATE_PAGES pages faulted in, and with CALIBRATE_FORKS children
+ * forked, bare and preloaded in each round. The per-unit price is the
+ * median of the rounds' differences beyond what the reports measured.
+ */
+#define CALIBRATE_CHILD "__calibrate-child"
+#define CALIBRATE_PAGES 8192
+#define CALIBRATE_FORKS 16
+
+/*
+ * calibrate_child - `pfshim CALIBRATE_CHILD PAGES FORKS`: the work; on
+ * stdout its children's CPU time and its page touching's (ns).
+ */
+int calibrate_child(int argc, char **argv);
 
 /* One of the events a report's pfshim_share has, as the job counts it. */
 struct calibrate_event {
@@ -36,6 +54,8 @@ struct calibrate_event {
 	const char *share;	/* its field in a report's pfshim_share ("page_faults") */
 	/* Medians: bare, preloaded with the shim off, preloaded; the share its reports said. */
 	uint64_t bare, off, preloaded, in_process, setup;
+	/* Beyond what the reports measure: per 1000 page faults an image's report counted, per fork. */
+	uint64_t per_1000_faults, per_fork;
 };
 
 struct calibration {
@@ -44,6 +64,7 @@ struct calibration {
 	int error;		/* errno: not calibrated (nr 0) */
 	bool cached;		/* read from the cache (calibrate_cache.c), not measured now */
 	bool cpu_whole;		/* task-clock's runs are each process's whole CPU time (schedstat) */
+	bool per_unit;		/* per_1000_faults and per_fork measured (the command could run itself) */
 	uint64_t cost_ns;	/* the calibration's own wall time */
 };
 

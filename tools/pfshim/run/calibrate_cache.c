@@ -144,6 +144,12 @@ bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const
 		     count_of(e, "bare", &ev->bare) && count_of(e, "off", &ev->off) &&
 		     count_of(e, "preloaded", &ev->preloaded) &&
 		     count_of(e, "in_process", &ev->in_process) && count_of(e, "setup", &ev->setup);
+		/* the per-unit prices are a part: a calibration that could not measure them has none */
+		if (ok && k == 0)
+			c->per_unit = json_object_get(e, "per_fork") != NULL;
+		if (ok && c->per_unit)
+			ok = count_of(e, "per_1000_faults", &ev->per_1000_faults) &&
+			     count_of(e, "per_fork", &ev->per_fork);
 	}
 	c->cpu_whole = ok && json_is_string(json_object_get(json_object_get(o, "calibration"),
 							    "task_clock")) &&

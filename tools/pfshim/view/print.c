@@ -226,10 +226,17 @@ static void print_signal_ends(const struct summary *s, FILE *out)
 static void print_share_note(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
-	bool calibrated = false;
+	bool calibrated = false, priced = false;
+	uint64_t faults = 0;
 
-	for (int f = 0; f < SHARE_FIELDS; f++)
+	for (int f = 0; f < SHARE_FIELDS; f++) {
 		calibrated |= job->calibration[f].known;
+		priced |= job->calibration[f].per_1000_faults || job->calibration[f].per_fork;
+	}
+	for (int k = 0; k < s->nr_events; k++)
+		if (job->calibration[SHARE_PAGE_FAULTS].known &&
+		    job->calibration[SHARE_PAGE_FAULTS].event == k && s->totals[k].counted)
+			faults = s->totals[k].value;
 	fprintf(out, "\n pfshim: pfshim's own share: its set-up and reports as %" PRIu64 " %s measured"
 		" them", s->share.images, plural(s->share.images, "image", "images"));
 	if (calibrated && job->shim_images >= 0)
@@ -241,6 +248,10 @@ static void print_share_note(const struct summary *s, FILE *out)
 	else
 		fprintf(out, "; loading it is not in it (%s)", job->calibration_error ?
 			job->calibration_error : "not calibrated");
+	if (calibrated && priced)
+		fprintf(out, "; %" PRIu64 " %s and %" PRIu64 " %s at the calibration's price each",
+			faults, plural(faults, "page fault", "page faults"), s->share.forks,
+			plural(s->share.forks, "fork", "forks"));
 	if (s->share.unmeasured)
 		fprintf(out, "; %" PRIu64 " %s could not measure a part (a seccomp filter)",
 			s->share.unmeasured, plural(s->share.unmeasured, "image", "images"));
@@ -777,7 +788,7 @@ static json_t *job_json(const struct summary *s)
 				"kind", summary_kind_names[k], "error", len ? error : NULL));
 		}
 	return json_pack("{s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:o, "
-			 "s:I, s:o}",
+			 "s:I, s:I, s:o}",
 		"pid", job->pid,
 		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
 		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
@@ -790,6 +801,7 @@ static json_t *job_json(const struct summary *s)
 		"pfshim_share", share, "less_pfshim_share", less,
 		"shim_images", job->shim_images >= 0 ? json_integer(job->shim_images) : json_null(),
 		"share_images", (json_int_t)s->share.images,
+		"share_forks", (json_int_t)s->share.forks,
 		"calibrated", json_boolean(job->calibration[SHARE_PAGE_FAULTS].known ||
 					   job->calibration[SHARE_TASK_CLOCK].known));
 }
