@@ -4,7 +4,8 @@
  * by source, for `pfshim list` (tools/pfshim/list.c), which prints them:
  * the built-in names, the sysfs PMU events, the tracepoints and libpfm4's
  * vendor names, each found by the resolver that parses it (so the list
- * cannot disagree with the parser) and tried as the shim would open it.
+ * cannot disagree with the parser) and tried as the shim would open it
+ * (tracepoints: the first 8, and the rest only if those disagree).
  * Not for the shim's own start-up: it opens one event per name.
  */
 #ifndef PFSHIM_PRELOAD_EVENTS_LISTING_H

@@ -109,6 +109,30 @@ no_cpu_pmu() {
 		"armv8_pmuv3/br_mis_pred/ armv8_pmuv3/cpu_cycles/ armv8_pmuv3/inst_retired/" ]
 }
 
+# Opening a tracepoint costs the kernel tens of ms: the list tries the first 8 and, when they
+# agree, gives the others their answer; when they disagree, every one is tried.
+@test "tracepoints: 40 listed, 8 tried when the first 8 agree, all 40 when they do not" {
+	command -v strace >/dev/null || skip "strace not installed"
+	t="$BATS_TEST_TMPDIR/tracefs"
+	for i in $(seq 10 49); do
+		mkdir -p "$t/events/sub/tp$i"
+		echo $((999900 + i)) >"$t/events/sub/tp$i/id"
+	done
+	run -0 strace -f -o trace -e trace=perf_event_open "$PFSHIM" list --tracefs "$t" sub:
+	[ "$(section "Tracepoints ($t/events)" | awk '$2 == "no"' | wc -l)" -eq 40 ]
+	# as root one try each; as a user an EACCES is retried without the kernel
+	tries=$(grep -c 'PERF_TYPE_TRACEPOINT' trace)
+	echo "tries $tries"
+	[ "$tries" -eq 8 ] || [ "$tries" -eq 16 ]
+	real=/sys/kernel/tracing/events/sched/sched_switch/id
+	[ -r "$real" ] || skip "no readable tracefs here for a tracepoint that opens"
+	cp "$real" "$t/events/sub/tp13/id"	# the 4th tried opens: they disagree
+	run -0 strace -f -o trace2 -e trace=perf_event_open "$PFSHIM" list --tracefs "$t" sub:
+	section "Tracepoints ($t/events)"
+	[ "$(section "Tracepoints ($t/events)" | awk '$2 == "yes"' | awk '{print $1}')" = sub:tp13 ]
+	[ "$(grep -c 'PERF_TYPE_TRACEPOINT' trace2)" -ge 40 ]
+}
+
 @test "tracepoints: a fake tracefs, and the real one where root can mount it" {
 	t="$BATS_TEST_TMPDIR/tracefs"
 	mkdir -p "$t/events/sched/sched_switch" "$t/events/sched/sched_wakeup" "$t/events/irq/irq_handler_entry"
