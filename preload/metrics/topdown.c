@@ -208,6 +208,18 @@ static bool arm_midr(const struct topdown_machine *m, unsigned *implementer, uns
 	return true;
 }
 
+/*
+ * A PMU name as the kernel's are ("armv8_pmuv3_0", "armv9_neoverse_n2"):
+ * it goes into event names and messages, so a directory named otherwise
+ * (control bytes, a '/' or ',' of perf's syntax) is no PMU of ours.
+ */
+static bool pmu_name_plain(const char *name)
+{
+	size_t len = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+
+	return len > 0 && len < 64 && name[len] == '\0';
+}
+
 /* The first PMU under @sysfs, by name, whose events include the first @n of arm_events. */
 static bool arm_pmu(const char *sysfs, size_t n, char *pmu, size_t size)
 {
@@ -216,7 +228,7 @@ static bool arm_pmu(const char *sysfs, size_t n, char *pmu, size_t size)
 	bool found = false;
 
 	for (int i = 0; i < nr; i++) {
-		bool all = names[i]->d_name[0] != '.';
+		bool all = pmu_name_plain(names[i]->d_name);
 
 		for (size_t e = 0; all && e < n; e++) {
 			char file[64];

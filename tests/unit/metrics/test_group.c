@@ -495,6 +495,28 @@ static void topdown_neoverse_n2(void **state)
 			    "100*(1-op_retired/op_spec)*(1-stall_slot/(5*cpu_cycles))");
 	metric_group_free(&mg);
 
+	/* Hostile trees: a slot count no PMMIR_EL1 holds, or bytes for a terminal, is the
+	 * specification's 5; a PMU directory whose name holds control bytes is none of ours. */
+	char tree[256], cmd[4096];
+
+	snprintf(tree, sizeof(tree), "%s/hostile", root);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s' && cp -r '%s/armv8_pmuv3_0' "
+		 "'%s/\033]0;x\007' && cp -r '%s/armv8_pmuv3_0' '%s/'", tree, tree, sysfs, tree, sysfs, tree);
+	assert_int_equal(system(cmd), 0);
+	midr_write("0x00000000410fd490\n");
+	for (int k = 0; k < 3; k++) {
+		static const char *const slots[] = { "0xffffffff\n", "\033[31m5\n", "" };
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/armv8_pmuv3_0/caps/slots", tree);
+		write_file(path, slots[k]);
+		assert_int_equal(named("TopdownL1", NULL, tree, "", &mg, why, note), 0);
+		assert_string_equal(mg.group.metrics[3].text, "100*(stall_slot_backend/(cpu_cycles*5)-"
+				    "br_mis_pred*3/cpu_cycles)");
+		assert_null(strchr(mg.events_text, '\033'));
+		metric_group_free(&mg);
+	}
+
 	/* A Neoverse N1 (the plain arm64 tree: no STALL_SLOT events): said why, nothing else. */
 	fixture(sysfs, sizeof(sysfs), "arm64");
 	write_file(cpuinfo, "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n");
