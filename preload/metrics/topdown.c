@@ -24,19 +24,17 @@
 #include "fastread/sysfile.h"
 #include "preload/metrics/likwid_arch.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 /* A formula's name for a count, and the event that counts it on the PMU (sysfs alias or terms). */
 struct td_event {
 	const char *counter, *event;
 };
 
-/* A metric of level 1: the name LIKWID's TMA groups give it, and its formula ("#slots": the slot count). */
+/* A metric of level 1: LIKWID's TMA groups' name, its formula ("#slots": the slot count). */
 struct td_metric {
 	const char *name, *formula;
 };
 
-/* Does @path exist and read? */
+/* Can this process read @dir/@pmu/@file? */
 static bool readable(const char *dir, const char *pmu, const char *file)
 {
 	char path[4096];
@@ -110,10 +108,10 @@ static int intel(const struct topdown_machine *m, struct topdown *td)
 		{ "Back End", "td_be_bound/" TD_SUM "*100" },
 	};
 
-	for (size_t p = 0; m->sysfs && p < ARRAY_LEN(pmus); p++) {
+	for (size_t p = 0; m->sysfs && p < sizeof(pmus) / sizeof(pmus[0]); p++) {
 		bool all = true;
 
-		for (size_t e = 0; all && e < ARRAY_LEN(ev); e++) {
+		for (size_t e = 0; all && e < sizeof(ev) / sizeof(ev[0]); e++) {
 			char file[64];
 
 			snprintf(file, sizeof(file), "events/%s", ev[e].event);
@@ -121,7 +119,8 @@ static int intel(const struct topdown_machine *m, struct topdown *td)
 		}
 		if (!all)
 			continue;
-		build(td, pmus[p], ev, ARRAY_LEN(ev), metrics, ARRAY_LEN(metrics), 0);
+		build(td, pmus[p], ev, sizeof(ev) / sizeof(ev[0]), metrics,
+		      sizeof(metrics) / sizeof(metrics[0]), 0);
 		snprintf(td->source, sizeof(td->source), "the kernel's %s/slots/ and topdown-* events "
 			 "(Intel's PERF_METRICS register), one group led by slots", pmus[p]);
 		return 0;
@@ -143,7 +142,7 @@ struct arm_core {
 	const char *name;
 	unsigned slots;		/* the specification's, where the kernel gives none */
 	bool mispredicts;	/* its formulas take BR_MIS_PRED */
-	struct td_metric metrics[4];
+	struct td_metric metrics[4];	/* Front End, Speculation, Retiring, Back End */
 };
 
 static const struct arm_core arm_cores[] = {
@@ -167,6 +166,8 @@ static const struct arm_core arm_cores[] = {
 		{ "Retiring", "100*(op_retired/op_spec*(1-stall_slot/(cpu_cycles*#slots)))" },
 		{ "Back End", "100*(stall_slot_backend/(cpu_cycles*#slots)-br_mis_pred*3/cpu_cycles)" } } },
 };
+
+#define NR_ARM_CORES (sizeof(arm_cores) / sizeof(arm_cores[0]))
 
 static const struct arm_core arm_architectural = { 0, "an Arm core", 0, false, {
 	{ "Front End", "100*stall_slot_frontend/(#slots*cpu_cycles)" },
@@ -254,7 +255,7 @@ static int arm(const struct topdown_machine *m, struct topdown *td)
 	char pmu[64], path[4096], text[32];
 	bool midr = arm_midr(m, &implementer, &part);
 
-	for (size_t i = 0; midr && implementer == 0x41 && i < ARRAY_LEN(arm_cores); i++)
+	for (size_t i = 0; midr && implementer == 0x41 && i < NR_ARM_CORES; i++)
 		if (arm_cores[i].part == part)
 			core = &arm_cores[i];
 
@@ -286,7 +287,7 @@ static int arm(const struct topdown_machine *m, struct topdown *td)
 			 "(PMMIR_EL1.SLOTS: Linux 5.15 and later), and Arm's formulas need it", pmu);
 		return -ENOENT;
 	}
-	build(td, pmu, arm_events, n, core->metrics, ARRAY_LEN(core->metrics), slots);
+	build(td, pmu, arm_events, n, core->metrics, 4, slots);
 	if (core != &arm_architectural)
 		snprintf(td->source, sizeof(td->source), "Arm %s (MIDR part %#x): the %s events, "
 			 "%u slots, Arm's telemetry specification's formulas, one group", core->name,
@@ -317,6 +318,8 @@ static const struct {
 	{ "de_src_op_disp_all", 0x0aa, 0x07 },		/* ops dispatched, any source */
 	{ "ex_ret_ops", 0x0c1, 0x00 },			/* ops retired */
 };
+
+#define NR_AMD_EVENTS (sizeof(amd_events) / sizeof(amd_events[0]))
 
 static const struct td_metric amd_metrics[] = {
 	{ "Front End", "no_ops_from_frontend/(#slots*ls_not_halted_cyc)*100" },
@@ -354,15 +357,16 @@ static int amd(const struct topdown_machine *m, struct topdown *td)
 		return -ENOENT;
 	}
 
-	struct td_event ev[ARRAY_LEN(amd_events)];
-	char terms[ARRAY_LEN(amd_events)][40];
+	struct td_event ev[NR_AMD_EVENTS];
+	char terms[NR_AMD_EVENTS][40];
 
-	for (size_t i = 0; i < ARRAY_LEN(amd_events); i++) {
+	for (size_t i = 0; i < NR_AMD_EVENTS; i++) {
 		snprintf(terms[i], sizeof(terms[i]), "config=%#llx",
 			 (unsigned long long)AMD_CONFIG(amd_events[i].event, amd_events[i].umask));
 		ev[i] = (struct td_event){ amd_events[i].counter, terms[i] };
 	}
-	build(td, "cpu", ev, ARRAY_LEN(ev), amd_metrics, ARRAY_LEN(amd_metrics), slots);
+	build(td, "cpu", ev, NR_AMD_EVENTS, amd_metrics, sizeof(amd_metrics) / sizeof(amd_metrics[0]),
+	      slots);
 	snprintf(td->source, sizeof(td->source), "AMD %s pipeline utilization: dispatch-slot "
 		 "events on cpu/, %u slots a cycle, perf's PipelineL1 formulas, one group", zen, slots);
 	return 0;

@@ -77,7 +77,7 @@ static void group_print(const char *dir, const char *name)
 	metric_group_free(&mg);
 }
 
-/* What TopdownL1 is on this machine: the shim's own answer, then its formulas; else LIKWID's, or why none. */
+/* TopdownL1 on this machine as the shim finds it, with its formulas; else LIKWID's, or why none. */
 static void topdown_print(void)
 {
 	static struct topdown td;
