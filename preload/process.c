@@ -282,7 +282,7 @@ static const char *metrics_start(const char *events, const char **ctx)
 	char note[768];
 	const struct metric_request q = {
 		process.config.metrics, process.config.group, METRIC_GROUP_ROOT, "/proc/cpuinfo",
-		process.config.sysfs_root, events
+		process.config.sysfs_root, events, "/sys/devices/system/cpu"
 	};
 	int err = process.config.metrics ?
 		metric_group_open_named(&q, &group, why, sizeof(why), note, sizeof(note)) :

@@ -28,6 +28,7 @@
 #include "preload/metrics/group.h"
 #include "preload/metrics/likwid_arch.h"
 #include "preload/metrics/named.h"
+#include "preload/metrics/topdown.h"
 
 /*
  * The text of the regular file @path, or NULL. O_NONBLOCK and the type
@@ -290,14 +291,19 @@ int metric_group_open_named(const struct metric_request *q, struct metric_group 
 {
 	char path[4096] = "PFSHIM_METRICS", unknown[64], file_why[512];
 	char *named = NULL, *file = NULL, *text;
+	char *cpuinfo = q->cpuinfo ? read_text(q->cpuinfo) : NULL;
 	const char *spec = q->group, *grouped;
+	const struct topdown_machine machine = { q->sysfs, cpuinfo, q->sysfs_cpu };
+	static struct topdown td;	/* constructor only: not on the stack */
 	bool topdown;
 	int err;
 
 	memset(mg, 0, sizeof(*mg));
 	note[0] = '\0';
-	if (metric_named_text(q->names, q->sysfs, &named, &grouped, &topdown, unknown,
-			      sizeof(unknown))) {
+	err = metric_named_text(q->names, &machine, &td, &named, &grouped, &topdown, unknown,
+				sizeof(unknown));
+	free(cpuinfo);
+	if (err) {
 		snprintf(why, why_size, "out of memory");
 		return -ENOMEM;
 	}
@@ -311,10 +317,14 @@ int metric_group_open_named(const struct metric_request *q, struct metric_group 
 	else if (topdown)
 		spec = "TMA";
 	if (spec && read_group(spec, q->root, q->cpuinfo, path, sizeof(path), &file, file_why,
-			       sizeof(file_why)))
+			       sizeof(file_why))) {
+		bool tma = topdown && !strcmp(spec, "TMA");
+
+		/* Why this CPU has no level 1 of its own says more than LIKWID's missing file. */
 		snprintf(note + strlen(note), note_size - strlen(note), "%s%s: %s",
-			 note[0] ? "; " : "", topdown && !strcmp(spec, "TMA") ?
-			 "TopdownL1 (LIKWID's TMA group)" : "PFSHIM_GROUP", file_why);
+			 note[0] ? "; " : "", !tma ? "PFSHIM_GROUP" : td.why[0] ? "TopdownL1" :
+			 "TopdownL1 (LIKWID's TMA group)", tma && td.why[0] ? td.why : file_why);
+	}
 	if (!named && !file) {
 		snprintf(why, why_size, "no metric to compute");
 		return -ENOENT;
@@ -340,6 +350,16 @@ int metric_group_open_named(const struct metric_request *q, struct metric_group 
 	free(text);
 	free(named);
 	free(file);
+	return err;
+}
+
+int metric_group_topdown(const struct metric_request *q, struct topdown *td)
+{
+	char *cpuinfo = q->cpuinfo ? read_text(q->cpuinfo) : NULL;
+	const struct topdown_machine machine = { q->sysfs, cpuinfo, q->sysfs_cpu };
+	int err = topdown_find(&machine, td);
+
+	free(cpuinfo);
 	return err;
 }
 

@@ -16,6 +16,7 @@
 #include "preload/events/events.h"
 #include "preload/events/spec.h"
 #include "preload/metrics/likwid_group.h"
+#include "preload/metrics/topdown.h"
 
 #define METRIC_GROUP_ROOT "/usr/share/likwid/perfgroups"	/* Debian's likwid package */
 #define METRIC_GROUP_MAX 64	/* metrics in one group; LIKWID's have at most 38 */
@@ -73,14 +74,15 @@ struct metric_request {
 	const char *group;	/* PFSHIM_GROUP beside them, or NULL */
 	const char *root;	/* LIKWID's group directories (METRIC_GROUP_ROOT) */
 	const char *cpuinfo;	/* /proc/cpuinfo */
-	const char *sysfs;	/* the PMUs (PMU_SYSFS_ROOT): the kernel's topdown events */
+	const char *sysfs;	/* the PMUs (PMU_SYSFS_ROOT): TopdownL1's events */
 	const char *counted;	/* PFSHIM_EVENTS' text: its events are not listed again */
+	const char *sysfs_cpu;	/* /sys/devices/system/cpu (arm64's MIDR), or NULL: not looked at */
 };
 
 /*
  * metric_group_open_named - the metrics @q names, with the group @q->group
- * beside them, or LIKWID's TMA group for TopdownL1 where the core PMU has
- * no topdown events, as one group named PFSHIM_METRICS (PFSHIM_METRICS+NAME
+ * beside them, or LIKWID's TMA group for TopdownL1 where this machine has
+ * no level 1 of its own (metrics/topdown.h), as one group named PFSHIM_METRICS (PFSHIM_METRICS+NAME
  * with the group file NAME's metrics). A name nothing knows, or a group
  * file that cannot be read, is said in @note (one sentence, "" when none)
  * and the rest goes on.
@@ -89,6 +91,13 @@ struct metric_request {
  */
 int metric_group_open_named(const struct metric_request *q, struct metric_group *mg,
 			    char *why, size_t why_size, char *note, size_t note_size);
+
+/*
+ * metric_group_topdown - TopdownL1's source on the machine @q describes
+ * (q->sysfs, q->cpuinfo, q->sysfs_cpu), as metric_group_open_named() finds
+ * it: topdown_find()'s answer, for `pfshim list --metrics`.
+ */
+int metric_group_topdown(const struct metric_request *q, struct topdown *td);
 
 void metric_group_bind(struct metric_group *mg, const struct event_list *events,
 		       const char *sysfs_cpu);

@@ -45,8 +45,7 @@ static const struct model arm[] = {
 	{ 0x46, 0x001, 0x001, "arm64fx" },
 };
 
-/* The number after "@key<spaces>:" on a line of @text, or -1. */
-static long field(const char *text, const char *key)
+long cpuinfo_field(const char *text, const char *key)
 {
 	size_t n = strlen(key);
 
@@ -75,8 +74,9 @@ static const char *find(const struct model *m, size_t nr, long family, long mode
 
 const char *likwid_arch(const char *cpuinfo, char *cpu, size_t size)
 {
-	long family = field(cpuinfo, "cpu family"), model = field(cpuinfo, "model");
-	long implementer = field(cpuinfo, "CPU implementer"), part = field(cpuinfo, "CPU part");
+	long family = cpuinfo_field(cpuinfo, "cpu family"), model = cpuinfo_field(cpuinfo, "model");
+	long implementer = cpuinfo_field(cpuinfo, "CPU implementer");
+	long part = cpuinfo_field(cpuinfo, "CPU part");
 
 	if (implementer >= 0) {
 		const char *arch = FIND(arm, implementer, part);
@@ -86,7 +86,7 @@ const char *likwid_arch(const char *cpuinfo, char *cpu, size_t size)
 	}
 	if (strstr(cpuinfo, "GenuineIntel")) {
 		snprintf(cpu, size, "Intel family %ld model %ld", family, model);
-		if (family == 6 && model == 0x55 && field(cpuinfo, "stepping") >= 5)
+		if (family == 6 && model == 0x55 && cpuinfo_field(cpuinfo, "stepping") >= 5)
 			return "CLX";
 		return FIND(intel, family, model);
 	}

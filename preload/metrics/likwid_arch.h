@@ -17,4 +17,10 @@
  */
 const char *likwid_arch(const char *cpuinfo, char *cpu, size_t size);
 
+/*
+ * cpuinfo_field - the number after "@key<spaces>:" on a line of the
+ * /proc/cpuinfo text @text (decimal, or 0x hexadecimal), or -1.
+ */
+long cpuinfo_field(const char *text, const char *key);
+
 #endif

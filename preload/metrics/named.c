@@ -4,11 +4,9 @@
  * written as one group in LIKWID's file format that group.c then reads as
  * it reads PFSHIM_GROUP's: the generic metrics perf stat prints beside its
  * counts (perf's own events, so every CPU perf knows has them), and
- * TopdownL1: the kernel's topdown-* events where the core PMU has them
- * (their split of slots is the PERF_METRICS register's, decoded by the
- * kernel), else LIKWID's TMA group for this CPU, read from the group files
- * Debian's likwid package installs. No table of CPU-specific formulas is
- * ours.
+ * TopdownL1: the vendor's level 1 where this machine's PMU has its events
+ * (topdown.c), else LIKWID's TMA group for this CPU, read from the group
+ * files Debian's likwid package installs.
  */
 #include "preload/metrics/named.h"
 
@@ -17,9 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "export/buf.h"
+#include "preload/metrics/topdown.h"
 
 /*
  * A formula's names are its events' counters: each event is named in the
@@ -60,48 +58,6 @@ static const struct named_metric metrics[] = {
 
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 #define TOPDOWN "TopdownL1"
-
-/*
- * Level 1 from the kernel's topdown events, as shares of their sum in %,
- * named as LIKWID's TMA groups name them (the HTML page's bar knows them).
- * perf's own metrics divide by the same sum (tma_retiring and its peers in
- * tools/perf/pmu-events for Ice Lake and later).
- */
-#define TD_SUM "(td_fe_bound+td_bad_spec+td_retiring+td_be_bound)"
-static const char topdown_metrics[] =
-	"Front End [%] td_fe_bound/" TD_SUM "*100\n"
-	"Speculation [%] td_bad_spec/" TD_SUM "*100\n"
-	"Retiring [%] td_retiring/" TD_SUM "*100\n"
-	"Back End [%] td_be_bound/" TD_SUM "*100\n";
-
-/* The core PMUs that may have them: a hybrid machine's performance cores, or the one core PMU. */
-static const char *const topdown_pmus[] = { "cpu_core", "cpu" };
-static const char *const topdown_events[] = {
-	"slots", "topdown-retiring", "topdown-bad-spec", "topdown-fe-bound", "topdown-be-bound"
-};
-static const char *const topdown_counters[] = {
-	"slots", "td_retiring", "td_bad_spec", "td_fe_bound", "td_be_bound"
-};
-#define NR_TOPDOWN (sizeof(topdown_events) / sizeof(topdown_events[0]))
-
-/* The core PMU under @sysfs with slots and every topdown-* event, or NULL. */
-static const char *topdown_pmu(const char *sysfs)
-{
-	for (size_t p = 0; sysfs && p < sizeof(topdown_pmus) / sizeof(topdown_pmus[0]); p++) {
-		bool all = true;
-
-		for (size_t e = 0; all && e < NR_TOPDOWN; e++) {
-			char path[4096];
-
-			snprintf(path, sizeof(path), "%s/%s/events/%s", sysfs, topdown_pmus[p],
-				 topdown_events[e]);
-			all = access(path, R_OK) == 0;
-		}
-		if (all)
-			return topdown_pmus[p];
-	}
-	return NULL;
-}
 
 /* A growing text; @failed once an allocation failed, and it stays so. */
 struct text {
@@ -199,19 +155,20 @@ static void printable(char *out, size_t size, const char *s, size_t len)
 	buf_finish(&b);
 }
 
-int metric_named_text(const char *names, const char *sysfs, char **text,
-		      const char **group_events, bool *topdown, char *unknown, size_t unknown_size)
+int metric_named_text(const char *names, const struct topdown_machine *machine,
+		      struct topdown *td, char **text, const char **group_events, bool *topdown,
+		      char *unknown, size_t unknown_size)
 {
-	static char group[256];
 	struct text t = { 0 };
 	const struct named_metric *chosen[NR_METRICS];
-	const char *pmu = NULL;
+	bool here = false;	/* TopdownL1 from this machine's own events */
 	size_t nr = 0;
 
 	*text = NULL;
 	*group_events = NULL;
 	*topdown = false;
 	unknown[0] = '\0';
+	memset(td, 0, sizeof(*td));
 	for (const char *p = names; *p;) {
 		size_t len = strcspn(p, ",");
 		const struct named_metric *m = find(p, len);
@@ -227,23 +184,14 @@ int metric_named_text(const char *names, const char *sysfs, char **text,
 			printable(unknown, unknown_size, p, len);
 		p += len + (p[len] == ',');
 	}
-	if (*topdown && (pmu = topdown_pmu(sysfs))) {
-		size_t at = (size_t)snprintf(group, sizeof(group), "{");
-
-		for (size_t e = 0; e < NR_TOPDOWN; e++)
-			at += (size_t)snprintf(group + at, sizeof(group) - at, "%s%s/%s/", e ? "," : "",
-					       pmu, topdown_events[e]);
-		snprintf(group + at, sizeof(group) - at, "}");
-		*group_events = group;
+	if (*topdown && topdown_find(machine, td) == 0) {
+		*group_events = td->group;
 		*topdown = false;
+		here = true;
 	}
 	put_string(&t, "SHORT PFSHIM_METRICS\nEVENTSET\n");
-	for (size_t e = 0; pmu && e < NR_TOPDOWN; e++) {
-		char line[128];
-
-		snprintf(line, sizeof(line), "%s %s/%s/\n", topdown_counters[e], pmu, topdown_events[e]);
-		put_string(&t, line);
-	}
+	if (here)
+		put_string(&t, td->eventset);
 	/* An event two metrics share is listed twice: counted once (group.c's events_text). */
 	for (size_t i = 0; i < nr; i++)
 		for (size_t e = 0; e < 2 && chosen[i]->events[e].counter; e++) {
@@ -253,8 +201,8 @@ int metric_named_text(const char *names, const char *sysfs, char **text,
 			put_string(&t, "\n");
 		}
 	put_string(&t, "METRICS\n");
-	if (pmu)
-		put_string(&t, topdown_metrics);
+	if (here)
+		put_string(&t, td->metrics);
 	for (size_t i = 0; i < nr; i++) {
 		put_string(&t, chosen[i]->name);
 		if (*chosen[i]->unit) {
@@ -270,7 +218,7 @@ int metric_named_text(const char *names, const char *sysfs, char **text,
 		free(t.p);
 		return -ENOMEM;
 	}
-	*text = nr || pmu ? t.p : NULL;
+	*text = nr || here ? t.p : NULL;
 	if (!*text)
 		free(t.p);
 	return 0;

@@ -9,20 +9,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "preload/metrics/topdown.h"
+
 /*
  * metric_named_text - the group text of the comma list @names: an EVENTSET
  * of each named metric's events and its METRICS; *@text is NULL when no
- * name but TopdownL1 is known (the caller's to free). TopdownL1 on a core
- * PMU with the kernel's `slots` and `topdown-*` events under @sysfs (Intel
- * Ice Lake and later: the PERF_METRICS register) is their level 1, whose
- * events must be one group led by slots: *@group_events is that group in
- * perf's syntax, to be counted as written (a static string), else NULL.
- * Elsewhere *@topdown is set: LIKWID's TMA group, which the caller reads.
+ * name but TopdownL1 is known (the caller's to free). TopdownL1 is the
+ * level 1 of the machine @machine describes where its PMU has the events
+ * (topdown_find(), into @td): *@group_events is then their group in perf's
+ * syntax (td->group), to be counted as written, else NULL. Elsewhere
+ * *@topdown is set: LIKWID's TMA group, which the caller reads (td->why
+ * says why the machine has none of its own, when it is known).
  * @unknown: the first name that is neither, or "".
  * Return: 0, or -ENOMEM.
  */
-int metric_named_text(const char *names, const char *sysfs, char **text,
-		      const char **group_events, bool *topdown, char *unknown, size_t unknown_size);
+int metric_named_text(const char *names, const struct topdown_machine *machine,
+		      struct topdown *td, char **text, const char **group_events, bool *topdown,
+		      char *unknown, size_t unknown_size);
 
 /* Is every item of the comma list @names a metric metric_named_text() knows (and one at least)? */
 bool metric_named_all(const char *names);

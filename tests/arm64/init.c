@@ -12,6 +12,7 @@
  * Kernel command line words (they arrive in the environment): pfshim_cpu=MODEL,
  * pfshim_only=NAME[,NAME...], pfshim_timeout=SECONDS (per test, default 120).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -88,6 +89,33 @@ static void shell_install(void)
 		waitpid(pid, NULL, 0);
 }
 
+/*
+ * The events the emulated PMU lists, and its slot count: whether this QEMU
+ * CPU has what Arm's top-down level 1 takes (STALL_SLOT_*, OP_SPEC,
+ * OP_RETIRED, caps/slots), said on the console (docs/metrics.md).
+ */
+static void pmu_events_print(void)
+{
+	static const char dir[] = "/sys/bus/event_source/devices/armv8_pmuv3";
+	struct dirent **names;
+	char path[128], slots[32];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/caps/slots", dir);
+	file_read_line(path, slots, sizeof(slots));
+	snprintf(path, sizeof(path), "%s/events", dir);
+	n = scandir(path, &names, NULL, alphasort);
+	printf("ARM64-BOOT %s: caps/slots=%s events:", dir, slots[0] ? slots : "none");
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.')
+			printf(" %s", names[i]->d_name);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	printf("\n");
+}
+
 static void system_setup(void)
 {
 	char pmu_type[32];
@@ -112,6 +140,7 @@ static void system_setup(void)
 		       sizeof(pmu_type));
 	printf("ARM64-BOOT cpu=%s kernel=%s pmu_type=%s\n", getenv("pfshim_cpu") ?: "?",
 	       u.release, pmu_type[0] ? pmu_type : "none");
+	pmu_events_print();
 	fflush(stdout);
 }
 

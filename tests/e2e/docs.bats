@@ -349,6 +349,17 @@ reports() {
 	[ "$(grep -cE '^ +[0-9][0-9,.]* +(Runtime \(RDTSC\) \[s\]|Fault rate \[1/s\]|Faults per ms of CPU \[1/ms\])$' <<<"$output")" -eq 3 ]
 }
 
+@test "doc block topdown-list-fixture: the TopdownL1 a fake Neoverse PMU gives, the lines the doc shows" {
+	[ ! -e /sys/devices/system/cpu/cpu0/regs/identification/midr_el1 ] ||
+		skip "an arm64 host: its own MIDR picks the formulas, not the fixture's"
+	run -0 --separate-stderr doc topdown-list-fixture
+	want=$(awk '/^<!-- doc-test: topdown-list-fixture -->/ { on = 1; next }
+		on && /^```$/ && n++ { exit } on && !/^```/ && !/^\$ / { print }' "$ROOT/docs/metrics.md")
+	[ "$(wc -l <<<"$want")" -eq 6 ]
+	# on a CPU LIKWID has no groups for, list says so on stderr first
+	[ "$(grep -v "^pfshim list: LIKWID's groups have none for this CPU" <<<"$output")" = "$want" ]
+}
+
 @test "doc block metrics-report: three processes' metric from their summed counts, and each process's own" {
 	run -0 doc metrics-report
 	text=$output

@@ -443,30 +443,64 @@ shares() {
 	python3 -c "import sys; w, g = float(sys.argv[1]), float(sys.argv[2]); assert abs(w - g) <= 1e-9 * w, (w, g)" "$want" "$got"
 }
 
-@test "PFSHIM_METRICS=TopdownL1: LIKWID's TMA group for this CPU, or one line saying there is none" {
-	[ -d "$GROUPS_DIR" ] || skip "no LIKWID group files ($GROUPS_DIR): Debian's likwid package is not installed"
+@test "PFSHIM_METRICS=TopdownL1: this machine's level 1 or LIKWID's TMA group, else one line saying why, the line pfshim list gives" {
+	run -0 "$BUILD/pfshim" list --metrics TopdownL1
+	listed=$(grep '^  TopdownL1 = ' <<<"$output")
 	run -0 --separate-stderr shim PFSHIM_METRICS=TopdownL1,CPUs-utilized true
-	if [[ "$stderr" == *"LIKWID's groups have none for this CPU"* ]]; then
-		[[ "$stderr" == "pfshim: PFSHIM_METRICS: TopdownL1 (LIKWID's TMA group): "* ]]
+	if [[ "$listed" == "  TopdownL1 = none here: "* ]]; then
+		[ "$stderr" = "pfshim: PFSHIM_METRICS: TopdownL1: ${listed#  TopdownL1 = none here: }" ] ||
+			[[ "$stderr" == "pfshim: PFSHIM_METRICS: TopdownL1 (LIKWID's TMA group): "* ]]
 		[ "$(jq -r '.metric_group, (.metrics | map(.name) | join(","))' "$REPORTS")" = $'PFSHIM_METRICS\nCPUs-utilized' ]
-		skip "this CPU has no LIKWID group directory: $stderr"
+		skip "no TopdownL1 here: $stderr"
 	fi
 	[ -z "$stderr" ]
-	[ "$(jq -r .metric_group "$REPORTS")" = PFSHIM_METRICS+TMA ]
+	case $listed in
+	*"LIKWID's TMA group"*) [ "$(jq -r .metric_group "$REPORTS")" = PFSHIM_METRICS+TMA ] ;;
+	*) [ "$(jq -r .metric_group "$REPORTS")" = PFSHIM_METRICS ] ;;
+	esac
 	[ "$(jq '[.metrics[] | select(.name == "Retiring")] | length' "$REPORTS")" -eq 1 ]
+}
+
+@test "TopdownL1 on a fake Zen 4 or 5 PMU (an AMD host's family): the six raw events in one group, each format names the level-1 metrics, not counted here" {
+	grep -q AuthenticAMD /proc/cpuinfo || skip "not an AMD host: the Zen formulas go by /proc/cpuinfo's family"
+	family=$(awk -F: '/^cpu family/ { print $2 + 0; exit }' /proc/cpuinfo)
+	model=$(awk -F: '/^model\t/ { print $2 + 0; exit }' /proc/cpuinfo)
+	case $family in
+	25) { [ "$model" -le 15 ] || { [ "$model" -ge 32 ] && [ "$model" -le 95 ]; }; } &&
+		skip "a Zen 3 host: no dispatch-slot events"; slots=6 ;;
+	26) slots=8 ;;
+	*) skip "AMD family $family: not Zen 4 or 5" ;;
+	esac
+	fixtures="$ROOT/tests/fixtures/sysfs/amd-zen4"
+	run -0 --separate-stderr shim PFSHIM_SYSFS_ROOT="$fixtures" PFSHIM_METRICS=TopdownL1 true
+	[ "$(jq -r '[.events[].name | select(startswith("cpu/"))] | join(",")' "$REPORTS")" = \
+		"cpu/config=0x76/,cpu/config=0x1000001a0/,cpu/config=0x100001ea0/,cpu/config=0x1000060a0/,cpu/config=0x7aa/,cpu/config=0xc1/" ]
+	[ "$(jq -r '.metrics | map(.name + ":" + .unit) | join(",")' "$REPORTS")" = \
+		"Front End:%,Speculation:%,Retiring:%,Back End:%,SMT contention:%" ]
+	[ "$(jq -r '.metrics[2].formula' "$REPORTS")" = "ex_ret_ops/($slots*ls_not_halted_cyc)*100" ]
+	# no PMU behind the fake tree: each metric says which count it misses
+	[ "$(jq -r '[.metrics[] | .status + ":" + .missing] | join(",")' "$REPORTS")" = \
+		"not-counted:cpu/config=0x1000001a0/,not-counted:cpu/config=0x7aa/,not-counted:cpu/config=0xc1/,not-counted:cpu/config=0x100001ea0/,not-counted:cpu/config=0x1000060a0/" ]
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_SYSFS_ROOT="$fixtures" PFSHIM_METRICS=TopdownL1 \
+		PFSHIM_FORMAT=text PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/r.txt" true
+	[ "$(grep -cE '^ +<not counted> +(Front End|Speculation|Retiring|Back End|SMT contention) \[%\]  \(' \
+		"$BATS_TEST_TMPDIR/r.txt")" -eq 5 ]
 }
 
 @test "pfshim run -M with metric names: PFSHIM_METRICS for the job; TopdownL1 where it cannot be had said once, not by each process" {
 	dir="$BATS_TEST_TMPDIR/job"
+	run -0 "$BUILD/pfshim" list --metrics TopdownL1
+	listed=$(grep '^  TopdownL1 = ' <<<"$output")
 	run -0 --separate-stderr "$BUILD/pfshim" run -o "$dir" -M CPUs-utilized,TopdownL1 -- \
 		sh -c 'true; ls / >/dev/null; /bin/true'
 	top=$(grep -c 'TopdownL1' <<<"$stderr" || true)
-	if [ -d "$GROUPS_DIR" ] && [[ "$stderr" != *"none for this CPU"* ]]; then
+	if [[ "$listed" != *"none here: "* ]]; then
 		[ "$top" -eq 0 ]
-		want=PFSHIM_METRICS+TMA
+		want=PFSHIM_METRICS
+		[[ "$listed" != *"LIKWID's TMA group"* ]] || want=PFSHIM_METRICS+TMA
 	else	# said once by pfshim run, and the job goes on with the rest
 		[ "$top" -eq 1 ]
-		[[ "$stderr" == *"pfshim run: -M CPUs-utilized,TopdownL1: TopdownL1 (LIKWID's TMA group): "* ]]
+		[[ "$stderr" == *"pfshim run: -M CPUs-utilized,TopdownL1: TopdownL1"* ]]
 		want=PFSHIM_METRICS
 	fi
 	[ "$(cat "$dir"/*.json | jq -r .metric_group | sort -u)" = "$want" ]

@@ -212,8 +212,9 @@ sched:sched_wakeup no" ]
 	[ "${lines[0]}" = "Metrics by name (PFSHIM_METRICS=NAME,..., pfshim run -M NAME,...):" ]
 	[ "${lines[1]}" = "  IPC = instructions/cycles  (instructions: instructions, cycles: cycles)" ]
 	[[ "$output" == *$'\n  CPUs-utilized = task_clock/(time*1000000000)  (task_clock: task-clock)\n'* ]]
-	[[ "$output" == *$'\n  TopdownL1 = the metrics of LIKWID\'s TMA group for this CPU, where it has one\n\n'* ]]
-	output=${output#*$'where it has one\n\n'}
+	# TopdownL1: what this machine would use (its own level 1, LIKWID's TMA group), or why none
+	[[ "$output" == *$'\n  TopdownL1 = here: '* || "$output" == *$'\n  TopdownL1 = none here: '* ]]
+	output="Performance groups${output#*$'\n\nPerformance groups'}"
 	[ "$output" = "Performance groups of fakearch (PFSHIM_GROUP=NAME, pfshim run -M NAME), from $dir:
 
 ALPHA: Faults and CPU
@@ -248,4 +249,21 @@ BETA: Just time
 	echo "$got"
 	[ "$(grep -c . <<<"$got")" -eq "$want" ]
 	[ "$(sed -n 1p <<<"$got")" = "  Runtime (RDTSC) [s]" ]
+}
+
+@test "list --metrics: the TopdownL1 a fake sysfs tree's PMU gives, with its formulas, as the shim takes it" {
+	[ ! -e /sys/devices/system/cpu/cpu0/regs/identification/midr_el1 ] ||
+		skip "an arm64 host: its own MIDR picks the formulas, not the fixture's"
+	run -0 --separate-stderr env PFSHIM_SYSFS_ROOT="$FIXTURES/arm64-neoverse-n2" "$PFSHIM" list --metrics TopdownL1
+	[ "${lines[1]}" = "  TopdownL1 = here: an Arm core with STALL_SLOT events: the armv8_pmuv3_0 events, 5 slots, Arm's architectural formulas, one group" ]
+	[ "${lines[2]}" = "    Front End [%] 100*stall_slot_frontend/(5*cpu_cycles)" ]
+	[ "${lines[5]}" = "    Back End [%] 100*stall_slot_backend/(5*cpu_cycles)" ]
+	listed=$(printf '%s\n' "${lines[@]:2:4}" | sed 's/^    //')
+	# The shim takes the same: the group's events in its report, the metrics named as listed.
+	run -0 --separate-stderr env PFSHIM_SYSFS_ROOT="$FIXTURES/arm64-neoverse-n2" LD_PRELOAD="$SHIM" \
+		PFSHIM_FORMAT=json PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/r.json" PFSHIM_METRICS=TopdownL1 true
+	[ "$(jq -r '[.events[].name | select(startswith("armv8"))] | join(",")' "$BATS_TEST_TMPDIR/r.json")" = "$(printf 'armv8_pmuv3_0/%s/,' \
+		cpu_cycles stall_slot_frontend stall_slot_backend stall_slot op_spec op_retired | sed 's/,$//')" ]
+	[ "$(jq -r '[.metrics[] | .name + " [" + .unit + "] " + .formula] | join("\n")' "$BATS_TEST_TMPDIR/r.json")" = \
+		"$listed" ]
 }

@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "preload/events/events.h"
+#include "preload/events/pmu.h"
 #include "preload/metrics/group.h"
 #include "preload/metrics/named.h"
 
@@ -75,6 +77,32 @@ static void group_print(const char *dir, const char *name)
 	metric_group_free(&mg);
 }
 
+/* TopdownL1 on this machine as the shim finds it, with its formulas; else LIKWID's, or why none. */
+static void topdown_print(void)
+{
+	static struct topdown td;
+	const char *sysfs = getenv("PFSHIM_SYSFS_ROOT");	/* the shim's, as it will read it */
+	const struct metric_request q = { NULL, NULL, METRIC_GROUP_ROOT, "/proc/cpuinfo",
+					  sysfs && *sysfs ? sysfs : PMU_SYSFS_ROOT, NULL,
+					  "/sys/devices/system/cpu" };
+	char cpu[128], path[PATH_MAX];
+	const char *arch;
+
+	if (metric_group_topdown(&q, &td) == 0) {
+		printf("  TopdownL1 = here: %s\n", td.source);
+		for (const char *line = td.metrics; *line; line += strcspn(line, "\n") + 1)
+			printf("    %.*s\n", (int)strcspn(line, "\n"), line);
+		return;
+	}
+	arch = metric_group_arch("/proc/cpuinfo", cpu, sizeof(cpu));
+	snprintf(path, sizeof(path), "%s/%s/TMA.txt", METRIC_GROUP_ROOT, arch ? arch : "");
+	if (arch && access(path, R_OK) == 0)
+		printf("  TopdownL1 = here: the metrics of LIKWID's TMA group (%s)\n", path);
+	else
+		printf("  TopdownL1 = none here: %s\n", td.why[0] ? td.why :
+		       "no level 1 of the CPU's own and no TMA group of LIKWID's for it");
+}
+
 /* The metrics by name that hold @pattern (all without one), each with its formula; how many. */
 static int named_print(const char *pattern)
 {
@@ -94,7 +122,7 @@ static int named_print(const char *pattern)
 	if (!pattern || strcasestr("TopdownL1", pattern)) {
 		if (!listed++)
 			printf("Metrics by name (PFSHIM_METRICS=NAME,..., pfshim run -M NAME,...):\n");
-		printf("  TopdownL1 = the metrics of LIKWID's TMA group for this CPU, where it has one\n");
+		topdown_print();
 	}
 	return listed;
 }

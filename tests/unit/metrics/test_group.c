@@ -242,7 +242,7 @@ static void compute(void **state)
 static int named(const char *names, const char *group, const char *sysfs, const char *counted,
 		 struct metric_group *mg, char *why, char *note)
 {
-	const struct metric_request q = { names, group, root, cpuinfo, sysfs, counted };
+	const struct metric_request q = { names, group, root, cpuinfo, sysfs, counted, sysfs_cpu };
 
 	return metric_group_open_named(&q, mg, why, 512, note, 768);
 }
@@ -307,8 +307,8 @@ static void open_named(void **state)
 	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
 	assert_int_equal(named("TopdownL1", NULL, "/nonexistent", "", &mg, why, note), -ENOENT);
 	assert_string_equal(why, "no metric to compute");
-	assert_non_null(strstr(note, "TopdownL1 (LIKWID's TMA group): LIKWID's groups have none "
-				     "for this CPU (AMD family 26 model 2)"));
+	assert_string_equal(note, "TopdownL1: AMD Zen 5 (family 0x1a model 0x2), but no core PMU "
+			    "(cpu/) in sysfs: a virtual machine without a virtual PMU");
 }
 
 /*
@@ -384,6 +384,214 @@ static void topdown_from_the_kernel(void **state)
 	metric_group_free(&mg);
 }
 
+/* A fixture tree of tests/fixtures/sysfs. */
+static void fixture(char *path, size_t size, const char *tree)
+{
+	const char *base = getenv("PFSHIM_TEST_FIXTURES");
+
+	snprintf(path, size, "%s/%s", base ? base : "tests/fixtures/sysfs", tree);
+}
+
+/* The test's /sys/devices/system/cpu says MIDR_EL1 @midr (NULL: no such file, an x86 machine). */
+static void midr_write(const char *midr)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/cpu0/regs", sysfs_cpu);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/cpu0/regs/identification", sysfs_cpu);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/cpu0/regs/identification/midr_el1", sysfs_cpu);
+	if (midr)
+		write_file(path, midr);
+	else
+		unlink(path);
+}
+
+/* @n counts, in the order of the group's events, as a report of one process carries them. */
+static struct report counted_report(struct report_event *ev, const uint64_t *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		ev[i] = (struct report_event){ .value = v[i], .status = STATUS_COUNTED };
+	return (struct report){ .nr_events = n, .events = ev };
+}
+
+/*
+ * TopdownL1 on a Neoverse N2 (the fixture tree's armv8_pmuv3_0 lists the
+ * STALL_SLOT events, caps/slots says 5; MIDR part 0xd49): one group led by
+ * CPU_CYCLES, and level 1 from Arm's telemetry specification for the N2,
+ * whose formulas are written out again here from the specification's text
+ * (neoverse-n2.json, "metrics") and must agree to the last bit.
+ */
+static void topdown_neoverse_n2(void **state)
+{
+	static struct event_list parsed;
+	static const unsigned configs[] = { 0x11, 0x3e, 0x3d, 0x3f, 0x3b, 0x3a, 0x10 };
+	char sysfs[512], why[512], note[768];
+	struct report_event ev[7];
+	struct report_metric out[8];
+	struct metric_group mg;
+	/* cycles, stall_slot_frontend, stall_slot_backend, stall_slot, op_spec, op_retired,
+	 * br_mis_pred: the N2 counts one slot a cycle more in STALL_SLOT(_FRONTEND). */
+	const uint64_t v[7] = { 1000000, 2000000, 1500000, 3500000, 2000000, 1800000, 10000 };
+	const double CPU_CYCLES = 1000000, STALL_SLOT_FRONTEND = 2000000,
+		     STALL_SLOT_BACKEND = 1500000, STALL_SLOT = 3500000, OP_SPEC = 2000000,
+		     OP_RETIRED = 1800000, BR_MIS_PRED = 10000;
+
+	(void)state;
+	fixture(sysfs, sizeof(sysfs), "arm64-neoverse-n2");
+	write_file(cpuinfo, "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd49\n");
+	midr_write("0x00000000410fd490\n");
+	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), 0);
+	assert_string_equal(note, "");
+	assert_string_equal(mg.name, "PFSHIM_METRICS");
+	assert_string_equal(mg.events_text,
+			    "{armv8_pmuv3_0/cpu_cycles/,armv8_pmuv3_0/stall_slot_frontend/,"
+			    "armv8_pmuv3_0/stall_slot_backend/,armv8_pmuv3_0/stall_slot/,"
+			    "armv8_pmuv3_0/op_spec/,armv8_pmuv3_0/op_retired/,armv8_pmuv3_0/br_mis_pred/}");
+	assert_int_equal(mg.group.nr_metrics, 4);
+	assert_string_equal(mg.group.metrics[0].name, "Front End");
+	assert_string_equal(mg.group.metrics[0].unit, "%");
+	assert_string_equal(mg.group.metrics[0].text, "100*((stall_slot_frontend-cpu_cycles)/"
+			    "(5*cpu_cycles)-br_mis_pred/cpu_cycles)");
+
+	/* The parser opens them on the PMU's type, as its sysfs aliases encode them, one group. */
+	assert_int_equal(events_parse(mg.events_text, sysfs, NULL, &parsed, NULL, NULL), 7);
+	assert_int_equal(parsed.nr_groups, 1);
+	for (int i = 0; i < 7; i++) {
+		assert_int_equal(parsed.ev[i].attr.type, 8);
+		assert_int_equal(parsed.ev[i].attr.config, configs[i]);
+		assert_int_equal(parsed.ev[i].group, 0);
+	}
+	assert_string_equal(parsed.ev[0].name, "armv8_pmuv3_0/cpu_cycles/");	/* the leader */
+
+	metric_group_bind(&mg, &parsed, sysfs_cpu);
+	struct report r = counted_report(ev, v, 7);
+
+	metric_group_compute(&mg, &r, 1.0, out);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(out[i].status, METRIC_COMPUTED);
+	assert_true(out[0].value == (100 * (((STALL_SLOT_FRONTEND - CPU_CYCLES) / (5 * CPU_CYCLES)) -
+					    (BR_MIS_PRED / CPU_CYCLES))));
+	assert_true(out[1].value == (100 * (((1 - (OP_RETIRED / OP_SPEC)) *
+					     (1 - ((STALL_SLOT - CPU_CYCLES) / (CPU_CYCLES * 5)))) +
+					    ((BR_MIS_PRED * 4) / CPU_CYCLES))));
+	assert_true(out[2].value == (100 * ((OP_RETIRED / OP_SPEC) *
+					    (1 - ((STALL_SLOT - CPU_CYCLES) / (CPU_CYCLES * 5))))));
+	assert_true(out[3].value == (100 * ((STALL_SLOT_BACKEND / (CPU_CYCLES * 5)) -
+					    ((BR_MIS_PRED * 3) / CPU_CYCLES))));
+	/* ... by hand: 19, 9, 45 and 27 % of the 5,000,000 slots, which add up to 100 */
+	assert_true(fabs(out[0].value - 19) < 1e-9 && fabs(out[1].value - 9) < 1e-9);
+	assert_true(fabs(out[2].value - 45) < 1e-9 && fabs(out[3].value - 27) < 1e-9);
+	metric_group_free(&mg);
+
+	/* A core Arm's specifications do not list (a Neoverse N3's part): the architectural
+	 * formulas, without BR_MIS_PRED, so six events. */
+	midr_write("0x00000000410fd8e0\n");
+	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), 0);
+	assert_null(strstr(mg.events_text, "br_mis_pred"));
+	assert_string_equal(mg.group.metrics[0].text, "100*stall_slot_frontend/(5*cpu_cycles)");
+	assert_string_equal(mg.group.metrics[1].text,
+			    "100*(1-op_retired/op_spec)*(1-stall_slot/(5*cpu_cycles))");
+	metric_group_free(&mg);
+
+	/* Hostile trees: a slot count no PMMIR_EL1 holds, or bytes for a terminal, is the
+	 * specification's 5; a PMU directory whose name holds control bytes is none of ours. */
+	char tree[256], cmd[4096];
+
+	snprintf(tree, sizeof(tree), "%s/hostile", root);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s' && cp -r '%s/armv8_pmuv3_0' "
+		 "'%s/\033]0;x\007' && cp -r '%s/armv8_pmuv3_0' '%s/'", tree, tree, sysfs, tree, sysfs, tree);
+	assert_int_equal(system(cmd), 0);
+	midr_write("0x00000000410fd490\n");
+	for (int k = 0; k < 3; k++) {
+		static const char *const slots[] = { "0xffffffff\n", "\033[31m5\n", "" };
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/armv8_pmuv3_0/caps/slots", tree);
+		write_file(path, slots[k]);
+		assert_int_equal(named("TopdownL1", NULL, tree, "", &mg, why, note), 0);
+		assert_string_equal(mg.group.metrics[3].text, "100*(stall_slot_backend/(cpu_cycles*5)-"
+				    "br_mis_pred*3/cpu_cycles)");
+		assert_null(strchr(mg.events_text, '\033'));
+		metric_group_free(&mg);
+	}
+
+	/* A Neoverse N1 (the plain arm64 tree: no STALL_SLOT events): said why, nothing else. */
+	fixture(sysfs, sizeof(sysfs), "arm64");
+	write_file(cpuinfo, "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n");
+	midr_write("0x00000000413fd0c1\n");
+	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), -ENOENT);
+	assert_non_null(strstr(note, "TopdownL1: the Neoverse N1 has no STALL_SLOT events"));
+	midr_write(NULL);
+}
+
+/*
+ * TopdownL1 on AMD Zen 4 (family 0x19 model 0x11, the fixture's core PMU
+ * with AMD's split event field): perf's PipelineL1 from six raw events in
+ * one group led by ls_not_halted_cyc, each count over 6 slots a cycle.
+ */
+static void topdown_zen4(void **state)
+{
+	static struct event_list parsed;
+	static const uint64_t configs[] = { 0x76, 0x1000001a0, 0x100001ea0, 0x1000060a0, 0x7aa, 0xc1 };
+	char sysfs[512], why[512], note[768];
+	struct report_event ev[6];
+	struct report_metric out[8];
+	struct metric_group mg;
+	/* cycles, no_ops_from_frontend, backend_stalls, smt_contention, dispatched, retired */
+	const uint64_t v[6] = { 1000000, 1200000, 1500000, 600000, 2700000, 2400000 };
+
+	(void)state;
+	midr_write(NULL);	/* an x86 machine, whatever an earlier test left */
+	fixture(sysfs, sizeof(sysfs), "amd-zen4");
+	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n");
+	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), 0);
+	assert_string_equal(note, "");
+	assert_string_equal(mg.events_text, "{cpu/config=0x76/,cpu/config=0x1000001a0/,"
+			    "cpu/config=0x100001ea0/,cpu/config=0x1000060a0/,cpu/config=0x7aa/,"
+			    "cpu/config=0xc1/}");
+	assert_int_equal(mg.group.nr_metrics, 5);
+	assert_string_equal(mg.group.metrics[4].name, "SMT contention");
+	assert_string_equal(mg.group.metrics[1].text,
+			    "(de_src_op_disp_all-ex_ret_ops)/(6*ls_not_halted_cyc)*100");
+
+	assert_int_equal(events_parse(mg.events_text, sysfs, NULL, &parsed, NULL, NULL), 6);
+	assert_int_equal(parsed.nr_groups, 1);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(parsed.ev[i].attr.type, 4);
+		assert_int_equal(parsed.ev[i].attr.config, configs[i]);
+		assert_int_equal(parsed.ev[i].group, 0);
+	}
+
+	metric_group_bind(&mg, &parsed, sysfs_cpu);
+	struct report r = counted_report(ev, v, 6);
+
+	metric_group_compute(&mg, &r, 1.0, out);
+	/* perf's d_ratio(x, 6 * ls_not_halted_cyc), scaled by 100 */
+	assert_true(out[0].value == 1200000.0 / (6 * 1000000.0) * 100);		/* Front End */
+	assert_true(out[1].value == (2700000.0 - 2400000.0) / (6 * 1000000.0) * 100);
+	assert_true(out[2].value == 2400000.0 / (6 * 1000000.0) * 100);	/* Retiring */
+	assert_true(out[3].value == 1500000.0 / (6 * 1000000.0) * 100);	/* Back End */
+	assert_true(out[4].value == 600000.0 / (6 * 1000000.0) * 100);		/* SMT */
+	/* ... by hand: 20, 5, 40, 25 and 10 % of the 6,000,000 slots */
+	assert_true(fabs(out[0].value + out[1].value + out[2].value + out[3].value + out[4].value -
+			 100) < 1e-9);
+	metric_group_free(&mg);
+
+	/* Zen 5 (family 0x1a): the same events, 8 slots a cycle. */
+	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
+	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), 0);
+	assert_string_equal(mg.group.metrics[2].text, "ex_ret_ops/(8*ls_not_halted_cyc)*100");
+	metric_group_free(&mg);
+
+	/* Zen 3 (family 0x19 model 0x21: Vermeer, between Zen 4's models): none, said why. */
+	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 33\n");
+	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), -ENOENT);
+	assert_non_null(strstr(note, "TopdownL1: AMD family 0x19 model 0x21 (Zen 3 or older) has "
+				     "no dispatch-slot events"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +601,8 @@ int main(void)
 		cmocka_unit_test(compute),
 		cmocka_unit_test(open_named),
 		cmocka_unit_test(topdown_from_the_kernel),
+		cmocka_unit_test(topdown_neoverse_n2),
+		cmocka_unit_test(topdown_zen4),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -553,7 +553,8 @@ static int group_check(char *group, const char *events)
 	const char *counted = events ? events : EVENTS_DEFAULT;
 	const char *sysfs = getenv("PFSHIM_SYSFS_ROOT");	/* the shim's, as it will read it */
 	const struct metric_request q = { group, NULL, METRIC_GROUP_ROOT, "/proc/cpuinfo",
-					  sysfs && *sysfs ? sysfs : PMU_SYSFS_ROOT, counted };
+					  sysfs && *sysfs ? sysfs : PMU_SYSFS_ROOT, counted,
+					  "/sys/devices/system/cpu" };
 	int ret;
 
 	if ((metric_named_all(group) ?
