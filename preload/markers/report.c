@@ -286,6 +286,8 @@ static int thread_fill(struct arena *a, struct report_thread *out,
 	};
 	if ((!regions || !paths || !path_of) && n)
 		return -ENOMEM;
+	if (path_of)
+		path_of[0] = -1;	/* parent 0: the thread's top */
 	for (uint32_t i = 0; i < n; i++) {
 		const struct region_slot *s = region_slot_at(t, l, i);
 		struct report_region_value *values = arena_take(a, (size_t)ev->nr * sizeof(*values));
