@@ -9,6 +9,7 @@ import os
 
 SCHEMA = "pfshim.report"
 JOB_SCHEMA = "pfshim.job"
+DEPTH_MAX = 256      # as pfshim report's REGION_TREE_DEPTH_MAX: only a crafted report nests deeper
 IDENTITY = ("pid", "ppid", "program", "argv0", "rank", "hostname", "reason", "signal_name",
             "start_ns", "wall_ns")
 
@@ -130,14 +131,15 @@ def read(path):
 
 def _nodes(paths):
     """A thread's paths as (node, path tuple): a node's parent is an earlier
-    entry (as the shim lists them); one that is not leaves the node, and its
-    subtree, out, as pfshim report does."""
+    entry (as the shim lists them); one that is not, or one deeper than
+    DEPTH_MAX, leaves the node, and its subtree, out, as pfshim report does."""
     out, path_of = [], []
     for i, g in enumerate(paths):
         up = g.get("parent") if isinstance(g, dict) else None
         name = g.get("name") if isinstance(g, dict) else None
         ok = isinstance(name, str) and isinstance(up, int) and not isinstance(up, bool) \
-            and -1 <= up < i and (up < 0 or path_of[up] is not None)
+            and -1 <= up < i and (up < 0 or path_of[up] is not None) \
+            and (up < 0 or len(path_of[up]) < DEPTH_MAX)
         path_of.append(((path_of[up] if up >= 0 else ()) + (name,)) if ok else None)
         if ok:
             out.append((g, path_of[i]))

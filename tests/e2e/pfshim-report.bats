@@ -397,4 +397,10 @@ jq_path_sum() {
 	run "$PFSHIM" report h.json
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"MISUSE: 2 regions ended while one begun inside them was open"* ]]
+	# A chain 5,000 deep: the first 256 levels taken, at once (no path printed 5,000 times).
+	jq -c '.regions.threads[0].paths = [range(5000) | {name: "r\(.)", parent: (. - 1), calls: 1}]' h.json >deep.json
+	run timeout 20 "$PFSHIM" report --json deep.json
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | jq '.region_tree | length')" -eq 256 ]
+	[ "$(echo "$output" | jq '.region_tree[-1].path | length')" -eq 256 ]
 }

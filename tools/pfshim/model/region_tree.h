@@ -14,6 +14,13 @@
 
 #include "tools/pfshim/model/table.h"
 
+/*
+ * The deepest path the reader takes: a thread's table holds at most 64
+ * nodes (preload/markers/regions.h), so only a crafted report nests deeper,
+ * and views that print a node's path would print its depth again per node.
+ */
+#define REGION_TREE_DEPTH_MAX 256
+
 /* One metric of one node: metric 0 is wall ns, the others region events (summary.metrics). */
 struct region_node_value {
 	bool counted;

@@ -192,8 +192,8 @@ static void probe_add(struct summary *s, json_t *st)
 /*
  * One thread's paths into the job's region tree. A node's parent is an
  * earlier node of the same array (as the shim lists them); one that is not,
- * or a region --regions leaves out, leaves its node, and so its subtree,
- * out of the tree.
+ * one deeper than REGION_TREE_DEPTH_MAX, or a region --regions leaves out,
+ * leaves its node, and so its subtree, out of the tree.
  */
 static void paths_add(struct summary *s, json_t *paths)
 {
@@ -212,6 +212,7 @@ static void paths_add(struct summary *s, json_t *paths)
 
 		node_of[i] = -1;
 		if (!name || up < -1 || up >= (json_int_t)i || (up >= 0 && node_of[up] < 0) ||
+		    (up >= 0 && s->region_tree.node[node_of[up]].depth + 1 >= REGION_TREE_DEPTH_MAX) ||
 		    (s->opt.regions.n && names_find(&s->opt.regions, name) < 0))
 			continue;
 		node = region_tree_node(&s->region_tree, up >= 0 ? node_of[up] : -1,
