@@ -142,6 +142,14 @@ program() {
 	assert set(zip(r.region, r.parent, r.depth)) == {("setup", None, 0), ("kernel", "setup", 1),
 	                                                ("solve", None, 0), ("kernel", "solve", 1)}
 	[root] = json.loads(json.dumps(pfshim.to_hatchet(job)))
+	def check(node):
+	    # Hatchet's literal: frame (name, type: strings), metrics (numbers), children (nodes)
+	    assert set(node) == {"frame", "metrics", "children"}, node
+	    assert set(node["frame"]) == {"name", "type"} and all(isinstance(v, str) for v in node["frame"].values())
+	    assert all(isinstance(v, (int, float)) for v in node["metrics"].values()), node["metrics"]
+	    for child in node["children"]:
+	        check(child)
+	check(root)
 	def show(n):
 	    m = n["metrics"]
 	    return "%s(%d %d %d)[%s]" % (n["frame"]["name"], m["calls"], m["page-faults (inc)"],
