@@ -99,15 +99,16 @@ const struct region_node_value *region_tree_value(const struct region_tree *t, i
 int64_t region_tree_exclusive(const struct region_tree *t, int node, int metric)
 {
 	const struct region_node_value *v = region_tree_value(t, node, metric);
-	int64_t x = v ? (int64_t)v->sum : 0;
+	uint64_t mine = v ? v->sum : 0, below = 0;
 
+	/* Sums saturate at SUMMARY_COUNT_MAX (INT64_MAX): their difference fits an int64_t. */
 	for (int c = t->node[node].first_child; c >= 0; c = t->node[c].next_sibling) {
 		const struct region_node_value *cv = region_tree_value(t, c, metric);
 
 		if (cv)
-			x -= (int64_t)cv->sum;
+			count_add(&below, cv->sum);
 	}
-	return x;
+	return mine >= below ? (int64_t)(mine - below) : -(int64_t)(below - mine);
 }
 
 uint64_t region_tree_top_sum(const struct region_tree *t, int metric)
