@@ -267,7 +267,7 @@ reports() {
 }
 
 @test "doc block pfshim-report-tree: two ranks' region tree, each path's page faults exact" {
-	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan
+	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan tsan
 	run -0 doc pfshim-report-tree
 	[[ "$output" == *" pfshim: region tree, each path summed over every thread and image; inclusive"* ]]
 	grep -E '^   setup +12 +1,800 +600 ' <<<"$output"

@@ -511,7 +511,7 @@ path_event() {
 }
 
 @test "region tree: a region under two parents keeps each path's own counts, exactly, per thread" {
-	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan
+	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan tsan
 	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_tree" 2
 	[ "$status" -eq 0 ]
 	# 3 threads, 3 rounds each: setup 50 > kernel 100 pages; solve 20 (+10 re-entered) > kernel 300.

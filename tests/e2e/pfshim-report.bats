@@ -375,7 +375,7 @@ jq_path_sum() {
 }
 
 @test "pfshim report: the region tree in text, indented by depth, with exact page-fault counts" {
-	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan
+	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan tsan
 	tree_runs r
 	run "$PFSHIM" report r
 	[ "$status" -eq 0 ]

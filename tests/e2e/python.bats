@@ -118,7 +118,7 @@ program() {
 
 @test "pfshim.read and to_hatchet: the region tree, each path's counts and exclusive ones as jq computes them" {
 	[ -x "$PY" ] && "$PY" -c 'import pandas' 2>/dev/null || skip "python3-pandas is not installed"
-	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan
+	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan tsan
 	for rank in 0 1; do
 		env OMPI_COMM_WORLD_RANK=$rank LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/d/" \
 			PFSHIM_FORMAT=json PFSHIM_EVENTS=page-faults,task-clock "$PROGS/markers_tree" 1
