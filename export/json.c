@@ -268,10 +268,14 @@ static void put_region_value(struct buf *b, const struct report *r, int e,
 	buf_putc(b, '}');
 }
 
-static void put_region(struct buf *b, const struct report *r, const struct report_region *g)
+/* @node: a path node, with its parent's index. */
+static void put_region(struct buf *b, const struct report *r, const struct report_region *g,
+		       bool node)
 {
 	buf_putc(b, '{');
 	put_string_field(b, "name", g->name);
+	if (node)
+		put_i64_field(b, "parent", g->parent);
 	put_u64_field(b, "calls", g->calls);
 	put_u64_field(b, "reentries", g->reentries);
 	put_u64_field(b, "open", g->open);
@@ -329,6 +333,7 @@ static void put_thread(struct buf *b, const struct report *r, const struct repor
 	put_u64_field(b, "end_without_begin", t->end_without_begin);
 	put_u64_field(b, "bad_handle", t->bad_handle);
 	put_u64_field(b, "table_full", t->table_full);
+	put_u64_field(b, "unnested", t->unnested);
 	put_key(b, "unclosed");
 	buf_put_u64(b, thread_unclosed(t));
 	buf_puts(b, "},");
@@ -338,7 +343,16 @@ static void put_thread(struct buf *b, const struct report *r, const struct repor
 	for (int i = 0; i < t->nr_regions; i++) {
 		if (i)
 			buf_putc(b, ',');
-		put_region(b, r, &t->regions[i]);
+		put_region(b, r, &t->regions[i], false);
+	}
+	buf_puts(b, "],");
+	/* The nesting paths: each node a region entry with its parent's index (-1: top). */
+	put_key(b, "paths");
+	buf_putc(b, '[');
+	for (int i = 0; i < t->nr_paths; i++) {
+		if (i)
+			buf_putc(b, ',');
+		put_region(b, r, &t->paths[i], true);
 	}
 	buf_puts(b, "]}");
 }

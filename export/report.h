@@ -110,6 +110,7 @@ struct report_region {
 	uint64_t wall_min_ns, wall_max_ns;	/* per call; REPORT_NONE without calls */
 	uint64_t first_min, first_max;		/* per call, first region event; REPORT_NONE */
 	const struct report_region_value *values;	/* [report_regions.nr_events] */
+	int parent;		/* a path node: its parent's index in the thread's paths; -1 top */
 };
 
 struct report_thread {
@@ -122,6 +123,7 @@ struct report_thread {
 	uint64_t syscall_reads;	/* ... that took read(2) */
 	uint64_t read_errors;
 	uint64_t end_without_begin, bad_handle, table_full;	/* misuse */
+	uint64_t unnested;	/* misuse: a region ended while one begun inside it was open */
 	/*
 	 * [report_regions.nr_events] the markers' own count per call in this
 	 * thread (an empty begin/end pair, measured at its set-up:
@@ -129,7 +131,14 @@ struct report_thread {
 	 */
 	const struct report_region_value *probe;
 	int nr_regions;
-	const struct report_region *regions;
+	const struct report_region *regions;	/* per region: the sums over its paths */
+	/*
+	 * The nesting paths: one node per region per parent node, parents
+	 * first, each with its own calls and sums (inclusive of the nodes
+	 * below it); a region's entry in regions is the sum of its nodes.
+	 */
+	int nr_paths;
+	const struct report_region *paths;
 };
 
 /* A value over threads: the sum, min, max and mean of each thread's total. */

@@ -448,6 +448,7 @@ static void text_thread(struct buf *b, const struct report *r, const struct repo
 	text_misuse(b, "end without begin", t->end_without_begin);
 	text_misuse(b, "bad region handle", t->bad_handle);
 	text_misuse(b, "begin refused: this thread's region table is full", t->table_full);
+	text_misuse(b, "ended while a region begun inside it was open", t->unnested);
 	text_probe(b, r, t);
 	for (int i = 0; i < t->nr_regions; i++)
 		text_region(b, r, &t->regions[i]);

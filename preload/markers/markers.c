@@ -825,7 +825,8 @@ static __attribute__((noinline)) int end_slow(pfshim_region_t region)
 
 /*
  * A fast-path begin that is not the common case (regions.h): a region's
- * first begin in this thread makes its slot and starts over, so that its
+ * first begin in this thread, or under another parent, finds or makes its
+ * path's slot and starts over, so that its
  * counts are taken by the same instructions as every later call's; a
  * re-entry is counted and reads nothing; misuse is counted.
  */
@@ -833,9 +834,11 @@ static __attribute__((noinline)) int begin_uncommon(struct marker_thread *t,
 						    pfshim_region_t region)
 {
 	const uint32_t id = region - 1u;
+	const struct region_slot *s = region_slot_find(t->regions, &markers.layout, id);
 	int status;
 
-	if (!region_slot_find(t->regions, &markers.layout, id)) {
+	/* No node yet, or its latest under another parent: this path's node, then start over. */
+	if (!s || (!s->depth && s->parent != t->regions->current)) {
 		/*
 		 * Not through @status, which the general path's call takes the
 		 * address of: so written, gcc made the retry below no plain tail

@@ -10,9 +10,16 @@
  * which must never wait for a lock its owner might hold. Its own signal
  * handlers may write it too, inside one of its writes: the counter nests
  * (region_thread_write_begin), and such a nested write makes no new slot
- * (slot_get). One write goes
- * without it: the common begin's depth 0 -> 1 (region_begin_fast), a single
- * store that leaves the table consistent whichever value a copy sees.
+ * (slot_get). Two writes go
+ * without it: the common begin's depth 0 -> 1 and current node
+ * (region_begin_fast), single stores that leave the table consistent
+ * whichever value a copy sees.
+ *
+ * Slots are path nodes: one per (parent node, region id), so that the
+ * report can carry the tree of nesting paths with each path's own sums.
+ * The common begin checks the slot its region used last against the
+ * thread's current node (one compare); a region called from another parent
+ * than last time takes slot_get(), which looks that path's node up.
  */
 #include "preload/markers/regions.h"
 
@@ -182,17 +189,32 @@ static __attribute__((noinline)) struct region_slot *slot_new(struct region_thre
 	struct region_slot *s = region_slot_at(t, l, t->nr_slots);
 
 	memset(s, 0, l->slot_size);
-	s->id = id;
+	s->id = (uint16_t)id;
+	s->parent = t->current;
 	s->first_min = REGION_NONE;
 	s->wall_min = REGION_NONE;
 	t->slot_of[id] = (uint8_t)++t->nr_slots;
 	return s;
 }
 
+/* The node of @id under the current node, or -1. */
+static int node_find(const struct region_thread *t, const struct region_layout *l, uint32_t id)
+{
+	for (uint32_t i = 0; i < t->nr_slots && i < (uint32_t)l->capacity; i++) {
+		const struct region_slot *s = region_slot_at(t, l, i);
+
+		if (s->id == id && s->parent == t->current)
+			return (int)i;
+	}
+	return -1;
+}
+
 /*
- * The slot of @id, made if it has none yet, inside a write: or NULL with
- * the misuse counted (*@status -EINVAL for a bad id, -ENOSPC for a full
- * table, remembered so that its end is not counted as a second misuse).
+ * The slot of @id to begin, inside a write: its open node (a re-entry),
+ * else its node under the current node, made if it has none yet (slot_of
+ * then points at it); or NULL with the misuse counted (*@status -EINVAL
+ * for a bad id, -ENOSPC for a full table, remembered in slot_of so that
+ * its end is not counted as a second misuse).
  * A nested writer (@nested writes in progress around it: a signal handler
  * inside its thread's own write) makes no slot: the write it interrupted
  * may be making one at the same index (slot_new() reads nr_slots, then
@@ -202,21 +224,33 @@ static __attribute__((noinline)) struct region_slot *slot_new(struct region_thre
 static struct region_slot *slot_get(struct region_thread *t, const struct region_layout *l,
 				    uint32_t id, uint32_t nr_names, uint32_t nested, int *status)
 {
+	uint8_t k;
+	int i;
+
 	*status = 0;
 	if (id >= nr_names || id >= REGIONS_NAMES_MAX) {
 		t->bad_handle++;
 		*status = -EINVAL;
 		return NULL;
 	}
-	if (t->slot_of[id] == REGION_SLOT_REFUSED ||
-	    (!t->slot_of[id] && t->nr_slots >= (uint32_t)l->capacity)) {
+	k = t->slot_of[id];
+	if (k && k != REGION_SLOT_REFUSED) {
+		struct region_slot *s = region_slot_at(t, l, k - 1u);
+
+		if (s->depth || s->parent == t->current)
+			return s;
+	}
+	i = node_find(t, l, id);
+	if (i >= 0) {
+		t->slot_of[id] = (uint8_t)(i + 1);
+		return region_slot_at(t, l, (uint32_t)i);
+	}
+	if (t->nr_slots >= (uint32_t)l->capacity) {
 		t->slot_of[id] = REGION_SLOT_REFUSED;
 		t->table_full++;
 		*status = -ENOSPC;
 		return NULL;
 	}
-	if (t->slot_of[id])
-		return region_slot_at(t, l, t->slot_of[id] - 1u);
 	if (nested) {
 		*status = -EBUSY;
 		return NULL;
@@ -244,6 +278,8 @@ uint64_t *region_begin_start(struct region_thread *t, const struct region_layout
 	if (s) {
 		*status = s->depth++ > 0;
 		s->reentries += *status;
+		if (!*status)
+			t->current = t->slot_of[id];
 	}
 	region_thread_write_end(t);
 	/* Readers never use a begin sample: the caller may fill it after the write. */
@@ -421,13 +457,15 @@ static inline __attribute__((always_inline)) int end_fast(struct region_thread *
 {
 	struct region_slot *s = region_slot_find(t, l, id);
 
-	if (!s || s->depth != 1) {
+	/* The innermost open node closing: its parent is current again. */
+	if (!s || s->depth != 1 || t->current != t->slot_of[id]) {
 		if (mapped)
 			return region_end_as(t, l, id, nr_names, now, misuse);
 		return region_end(t, l, id, atomic_load_explicit(nr_names, memory_order_acquire),
 				  now);
 	}
 	region_thread_write_begin(t);
+	t->current = s->parent;
 	if (__builtin_expect(!slot_close_call(s, l, now), 0))
 		return region_close_scaled(t, s, l, now);
 	s->depth = 0;
@@ -445,6 +483,26 @@ int region_end_fast_as(struct region_thread *t, const struct region_layout *l, u
 		       const _Atomic uint32_t *nr_names, const uint64_t *now, int misuse)
 {
 	return end_fast(t, l, id, nr_names, now, true, misuse);
+}
+
+/*
+ * Node @k (slot + 1) closes: the current node becomes its parent when it is
+ * the current node or one of its ancestors, the latter out of order
+ * (unnested): the nodes begun inside it stay open off the chain, each to
+ * close at its own end, which changes nothing more and is not counted again.
+ */
+static void node_leave(struct region_thread *t, const struct region_layout *l, uint16_t k)
+{
+	uint16_t c = t->current;
+	int steps = 0;
+
+	/* A chain has at most capacity nodes: the bound only guards a corrupt table. */
+	while (c && c != k && steps++ < l->capacity)
+		c = region_slot_at(t, l, c - 1u)->parent;
+	if (c != k)
+		return;
+	t->unnested += t->current != k;
+	t->current = region_slot_at(t, l, k - 1u)->parent;
 }
 
 int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,
@@ -468,6 +526,7 @@ int region_end(struct region_thread *t, const struct region_layout *l, uint32_t 
 	} else if (--s->depth > 0) {
 		ret = 1;
 	} else {
+		node_leave(t, l, t->slot_of[id]);
 		if (!slot_close_call(s, l, now))
 			slot_close_scaled(s, l, now);
 		ret = 0;
@@ -504,6 +563,7 @@ void region_thread_close(struct region_thread *t, const struct region_layout *l)
 			s->depth = 0;
 		}
 	}
+	t->current = 0;
 	region_thread_write_end(t);
 }
 
@@ -590,11 +650,83 @@ static void extremes_merge(uint64_t *min, uint64_t *max, uint64_t other_min, uin
 	min_max(min, max, other_max);
 }
 
+void region_slot_add(struct region_slot *into, const struct region_slot *s,
+		     const struct region_layout *l)
+{
+	into->id = s->id;
+	if (s->depth)
+		into->depth = s->depth;
+	into->calls += s->calls;
+	into->reentries += s->reentries;
+	into->unclosed += s->unclosed;
+	extremes_merge(&into->first_min, &into->first_max, s->first_min, s->first_max);
+	extremes_merge(&into->wall_min, &into->wall_max, s->wall_min, s->wall_max);
+	for (int i = 0; i < l->nr_values; i++)
+		into->v[i] += s->v[i];
+}
+
+bool region_slot_first_of_id(const struct region_thread *t, const struct region_layout *l,
+			     const struct region_slot *s)
+{
+	for (uint32_t i = 0; i < t->nr_slots && i < (uint32_t)l->capacity; i++) {
+		const struct region_slot *o = region_slot_at(t, l, i);
+
+		if (o == s)
+			return true;
+		if (o->id == s->id)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Value @k of region @id in @t over all its nodes: the sums added up, then
+ * scaled once, as its flat listing shows it (region_slot_add, then
+ * region_slot_value).
+ */
+static int thread_id_value(const struct region_thread *t, const struct region_layout *l,
+			   uint32_t id, int k, uint64_t *out)
+{
+	struct fastread_count c = { 0 };
+	int g = k > 0 ? l->group_of[k - 1] : 0;
+
+	for (uint32_t i = 0; i < t->nr_slots && i < (uint32_t)l->capacity; i++) {
+		const struct region_slot *s = region_slot_at(t, l, i);
+
+		if (s->id != id)
+			continue;
+		c.value += s->v[k];
+		if (k > 0) {
+			c.enabled += s->v[region_value_enabled(l, g)];
+			c.running += s->v[region_value_running(l, g)];
+		}
+	}
+	if (k == 0) {
+		*out = c.value;
+		return 0;
+	}
+	return fastread_scale(&c, out) == -ENODATA ? -ENODATA : 0;
+}
+
+/* Calls of region @id in @t over all its nodes. */
+static uint64_t thread_id_calls(const struct region_thread *t, const struct region_layout *l,
+				uint32_t id)
+{
+	uint64_t calls = 0;
+
+	for (uint32_t i = 0; i < t->nr_slots && i < (uint32_t)l->capacity; i++) {
+		const struct region_slot *s = region_slot_at(t, l, i);
+
+		calls += s->id == id ? s->calls : 0;
+	}
+	return calls;
+}
+
+/* Node @s into its region's total; the thread itself once per region, at its first node. */
 static void slot_merge(struct region_total *r, const struct region_layout *l,
 		       const struct region_thread *t, const struct region_slot *s,
 		       int open_is_unclosed)
 {
-	r->threads++;
 	r->calls += s->calls;
 	r->reentries += s->reentries;
 	r->unclosed += s->unclosed + (open_is_unclosed && s->depth > 0);
@@ -604,13 +736,16 @@ static void slot_merge(struct region_total *r, const struct region_layout *l,
 			       wall_ns_of(t, s->wall_max));
 	for (int i = 0; i < l->nr_values; i++)
 		r->v[i] += i == region_value_wall() ? wall_ns_of(t, s->v[i]) : s->v[i];
-	if (s->calls == 0)
+	if (!region_slot_first_of_id(t, l, s))
+		return;
+	r->threads++;
+	if (thread_id_calls(t, l, s->id) == 0)
 		return;
 	/* The thread's own total is one observation of the per-thread statistics. */
 	for (int k = 0; k <= l->nr_events; k++) {
 		uint64_t *stat = region_total_stat(r, l, k), x;
 
-		if (region_slot_value(s, l, k, &x) < 0)
+		if (thread_id_value(t, l, s->id, k, &x) < 0)
 			continue;
 		if (k == region_value_wall())
 			x = wall_ns_of(t, x);
@@ -629,6 +764,7 @@ void region_totals_merge(struct region_totals *tot, const struct region_layout *
 	tot->end_without_begin += t->end_without_begin;
 	tot->bad_handle += t->bad_handle;
 	tot->table_full += t->table_full;
+	tot->unnested += t->unnested;
 	tot->user_reads += t->user_reads;
 	tot->syscall_reads += t->syscall_reads;
 	tot->read_errors += t->read_errors;

@@ -159,9 +159,16 @@ static inline int region_value_running(const struct region_layout *l, int g)
 #define REGION_NONE UINT64_MAX		/* a min nobody has set yet */
 #define REGION_SLOT_REFUSED 0xff	/* slot_of: begun with the table full */
 
-/* One region in one thread. v[] holds the sums (nr_values), then the sample at its begin. */
+/*
+ * One path node of one thread: a region entered under one parent node (a
+ * slot per (parent, id), so a region called from two places keeps each
+ * path's own sums). v[] holds the sums (nr_values), then the sample at its
+ * begin. At most one node of an id is open at a time (re-entry is counted
+ * once, outermost), and slot_of[id] points at it.
+ */
 struct region_slot {
-	uint32_t id;
+	uint16_t id;
+	uint16_t parent;		/* the parent node: its slot + 1; 0 none (the thread's top) */
 	uint32_t depth;			/* open entries: 1 open, >1 re-entered */
 	uint64_t calls;			/* completed outermost entries */
 	uint64_t reentries;		/* begins while already open: not counted again */
@@ -190,6 +197,7 @@ struct region_thread {
 	uint64_t end_without_begin;	/* misuse: end of a region not open in this thread */
 	uint64_t bad_handle;		/* misuse: a handle that pfshim_region() never gave */
 	uint64_t table_full;		/* misuse: begin of a new region with the table full */
+	uint64_t unnested;		/* misuse: end of a region that was not the innermost open */
 	uint64_t user_reads;		/* counter reads served from user space */
 	uint64_t syscall_reads;		/* counter reads that took read(2) */
 	uint64_t read_errors;
@@ -206,7 +214,17 @@ struct region_thread {
 	 */
 	uint32_t wall_mult;
 	uint16_t wall_shift;
-	uint8_t slot_of[REGIONS_NAMES_MAX];	/* id -> slot + 1; 0: none yet; or REFUSED */
+	/*
+	 * The innermost open node (slot + 1; 0: none): a begin's parent, put
+	 * back to the node's parent at its end. Written outside the sequence
+	 * counter, as a begin's depth: reports never read it.
+	 */
+	uint16_t current;
+	/*
+	 * id -> slot + 1 of its open node, else of its latest begun; 0: none
+	 * yet; or REFUSED (its latest begin found the table full).
+	 */
+	uint8_t slot_of[REGIONS_NAMES_MAX];
 	uint64_t slots[];		/* capacity slots of slot_size bytes */
 };
 
@@ -302,27 +320,38 @@ static inline struct region_slot *region_slot_find(const struct region_thread *t
 }
 
 /*
- * region_begin_fast - region_begin_start() of the common case, a region with
- * a slot here and not open: the vector its begin sample goes to. NULL for
- * anything else (a new region, a re-entry, misuse), with nothing changed:
- * the caller takes region_begin_start(). The depth is one store, outside the
- * sequence counter: a report copying the table meanwhile sees it 0 or 1,
- * each consistent with every other field, which this does not touch.
+ * region_begin_fast - region_begin_start() of the common case, a region
+ * begun under the same parent as its latest begin, and not open: the vector
+ * its begin sample goes to. NULL for anything else (a new region or path, a
+ * re-entry, misuse), with nothing changed: the caller takes
+ * region_slot_make() or region_begin_start(). The depth and the current
+ * node are single stores, outside the sequence counter: a report copying
+ * the table meanwhile sees the depth 0 or 1, each consistent with every
+ * other field, which this does not touch (and reports never read current).
  */
 static inline uint64_t *region_begin_fast(struct region_thread *t, const struct region_layout *l,
 					  uint32_t id)
 {
 	struct region_slot *s = region_slot_find(t, l, id);
+	/* Taken before the depth's store, which the compiler cannot tell from slot_of's bytes. */
+	const uint16_t node = id < REGIONS_NAMES_MAX ? t->slot_of[id] : 0;
 
-	if (!s || s->depth)
+	if (!s || s->depth || s->parent != t->current)
 		return NULL;
 	__atomic_store_n(&s->depth, 1, __ATOMIC_RELAXED);
+	/*
+	 * A plain store: only this thread and its signal handlers read it, and
+	 * the counter read that follows (an asm with a memory clobber) keeps it
+	 * ahead of the sample. An atomic store would cost an address add on arm64.
+	 */
+	t->current = node;
 	return s->v + l->nr_values;
 }
 
 /*
- * region_slot_make - make the slot of region @id in @t if it has none, not
- * open, so that its begin is then the common case (region_begin_fast).
+ * region_slot_make - point slot_of[@id] at the node of @id under @t's
+ * current node, made if there is none, so that its begin is then the
+ * common case (region_begin_fast); nothing when @id is open (a re-entry).
  * Return: 0 (made now or before); -EINVAL bad id (misuse bad_handle);
  * -ENOSPC no room for a new region (misuse table_full); -EBUSY a nested
  * writer (a signal handler inside its thread's own write) makes no slot,
@@ -391,9 +420,29 @@ bool region_end_closes(const struct region_thread *t, const struct region_layout
  * begin said -EBUSY: no misuse); -EINVAL bad id; -ENOENT not open (misuse
  * end_without_begin);
  * -ENOSPC its begin was refused for a full table (already counted there).
+ * A node closed while a node begun inside it is still open (ends out of
+ * order) also counts misuse unnested: the inner node keeps its path and
+ * counts up to its own end, past its parent's, so that the parent's
+ * exclusive counts are short by the overlap; the current node becomes the
+ * closed node's parent (an inner node left open so changes nothing more).
  */
 int region_end(struct region_thread *t, const struct region_layout *l, uint32_t id,
 	       uint32_t nr_names, const uint64_t *now);
+
+/*
+ * region_slot_add - add node @s's counts into @into, a slot of the same
+ * region (zeroed, its mins REGION_NONE, before the first): the region's
+ * flat numbers are the sums over its paths. Depth: the open one's.
+ */
+void region_slot_add(struct region_slot *into, const struct region_slot *s,
+		     const struct region_layout *l);
+
+/*
+ * region_slot_first_of_id - is @s the first node of its region in @t (the
+ * one flat listings and totals key the region on)?
+ */
+bool region_slot_first_of_id(const struct region_thread *t, const struct region_layout *l,
+			     const struct region_slot *s);
 
 /*
  * region_thread_set_name - @name (a comm, 15 bytes at most) under the
@@ -442,7 +491,7 @@ struct region_total {
 /* Totals for every id: REGIONS_NAMES_MAX totals of total_size bytes. */
 struct region_totals {
 	uint64_t threads_merged;
-	uint64_t end_without_begin, bad_handle, table_full;
+	uint64_t end_without_begin, bad_handle, table_full, unnested;
 	uint64_t user_reads, syscall_reads, read_errors;
 	uint64_t totals[];
 };

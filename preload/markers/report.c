@@ -144,8 +144,11 @@ static size_t arena_need(uint32_t nr_threads, uint32_t nr_live)
 	size_t per_total = sizeof(struct report_region_total) +
 			   nr_events * sizeof(struct report_region_stat) + 16;
 
+	/* Per slot: its path node, and a region's flat entry with the sum of its nodes. */
+	size_t per_slot = 2 * per_region + l->slot_size + 8 + sizeof(int);
+
 	return nr_live * (l->thread_size + 8 + sizeof(void *) + 8) + region_totals_size(l) + 64 +
-	       nr_threads * (sizeof(struct report_thread) + 8 + l->capacity * per_region) +
+	       nr_threads * (sizeof(struct report_thread) + 8 + l->capacity * per_slot + 3 * 8) +
 	       REGIONS_NAMES_MAX * per_total + EVENTS_MAX * sizeof(int) + 64 +
 	       (2 * nr_events + EVENTS_MAX) * sizeof(int) + 3 * 8 +
 	       (nr_events > (size_t)l->nr_events ? SUM_STATS_SIZE(nr_events) + 8 : 0);
@@ -190,8 +193,10 @@ static void sum_stat_add(const struct region_events *ev, uint32_t id, int k,
 	st[3]++;
 }
 
+/* @stat: a region's flat entry, whose hybrid sums go into the totals' min and max; not a path node. */
 static void region_fill(struct report_region *out, struct report_region_value *values,
-			const struct region_slot *s, bool final, const struct region_events *ev)
+			const struct region_slot *s, bool final, const struct region_events *ev,
+			bool stat)
 {
 	const struct region_layout *l = &markers.layout;
 
@@ -226,7 +231,7 @@ static void region_fill(struct report_region *out, struct report_region_value *v
 		if (ev->layout[k] >= 0)
 			continue;
 		region_value_sum(&values[k], values, &markers.host.events->ev[ev->event[k]], ev);
-		if (ev->stats && s->calls)
+		if (stat && ev->stats && s->calls)
 			sum_stat_add(ev, s->id, k, &values[k]);
 	}
 }
@@ -269,28 +274,50 @@ static int thread_fill(struct arena *a, struct report_thread *out,
 	uint32_t n = t->nr_slots < (uint32_t)l->capacity ? t->nr_slots : (uint32_t)l->capacity;
 	const struct region_slot *probe = thread_probe(t);
 	struct report_region *regions = arena_take(a, n * sizeof(*regions));
+	struct report_region *paths = arena_take(a, n * sizeof(*paths));
+	int *path_of = arena_take(a, (n + 1) * sizeof(int));	/* slot + 1 -> path index */
 
 	*out = (struct report_thread){
 		.tid = t->tid, .name = t->name, .exited = exited, .open_error = t->open_error,
 		.user_reads = t->user_reads, .syscall_reads = t->syscall_reads,
 		.read_errors = t->read_errors, .end_without_begin = t->end_without_begin,
-		.bad_handle = t->bad_handle, .table_full = t->table_full,
-		.regions = regions,
+		.bad_handle = t->bad_handle, .table_full = t->table_full, .unnested = t->unnested,
+		.regions = regions, .paths = paths,
 	};
-	if (!regions && n)
+	if ((!regions || !paths || !path_of) && n)
 		return -ENOMEM;
+	if (path_of)
+		path_of[0] = -1;	/* parent 0: the thread's top */
 	for (uint32_t i = 0; i < n; i++) {
 		const struct region_slot *s = region_slot_at(t, l, i);
 		struct report_region_value *values = arena_take(a, (size_t)ev->nr * sizeof(*values));
+		struct region_slot *sum;
 
 		if (!values && ev->nr)
 			return -ENOMEM;
+		path_of[i + 1] = -1;
 		if (s == probe) {	/* shown apart, never as a region */
 			probe_fill(values, s, ev);
 			out->probe = values;
 			continue;
 		}
-		region_fill(&regions[out->nr_regions++], values, s, final, ev);
+		path_of[i + 1] = out->nr_paths;
+		region_fill(&paths[out->nr_paths], values, s, final, ev, false);
+		paths[out->nr_paths++].parent = s->parent <= i ? path_of[s->parent] : -1;
+		if (!region_slot_first_of_id(t, l, s))
+			continue;
+		/* The region's flat entry: its nodes summed, at its first node's place. */
+		values = arena_take(a, (size_t)ev->nr * sizeof(*values));
+		sum = arena_take(a, l->slot_size);
+		if ((!values && ev->nr) || !sum)
+			return -ENOMEM;
+		sum->first_min = REGION_NONE;
+		sum->wall_min = REGION_NONE;
+		for (uint32_t j = i; j < n; j++)
+			if (region_slot_at(t, l, j)->id == s->id)
+				region_slot_add(sum, region_slot_at(t, l, j), l);
+		region_fill(&regions[out->nr_regions], values, sum, final, ev, true);
+		regions[out->nr_regions++].parent = -1;
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@ import os
 
 SCHEMA = "pfshim.report"
 JOB_SCHEMA = "pfshim.job"
+DEPTH_MAX = 256      # as pfshim report's REGION_TREE_DEPTH_MAX: only a crafted report nests deeper
 IDENTITY = ("pid", "ppid", "program", "argv0", "rank", "hostname", "reason", "signal_name",
             "start_ns", "wall_ns")
 
@@ -22,8 +23,15 @@ class Job:
                (NaN when not counted)
     events     the same reports, long: pid, program, rank, event, value,
                status, scaled, enabled_ns, running_ns
-    regions    marker regions per thread, long: pid, program, rank, tid,
-               thread, region, calls, wall_ns, event, value, status
+    regions    marker regions per thread and nesting path, long: pid,
+               program, rank, tid, thread, region, path (the tuple of
+               region names from the top region down to this one), parent
+               (the enclosing region's name, None at the top), depth,
+               calls, wall_ns, event, value, status. Each path's counts
+               are its own (inclusive of the regions below it), so a
+               region's rows summed are its flat totals. Reports without
+               paths (before the region tree) give one row per region,
+               path, parent and depth None.
     series     the other points of each image's series (PFSHIM_INTERVAL,
                and the earlier explicit or signal reports), long: pid,
                program, rank, seq, reason, wall_ns, event, value, delta
@@ -105,14 +113,37 @@ def read(path):
                                enabled_ns=e.get("enabled_ns"), running_ns=e.get("running_ns")))
         processes.append(row)
         for t in (r.get("regions") or {}).get("threads") or []:
-            for g in t.get("regions") or []:
+            paths = t.get("paths")
+            nodes = _nodes(paths) if isinstance(paths, list) else \
+                [(g, None) for g in t.get("regions") or [] if isinstance(g, dict)]
+            for g, path in nodes:
                 for e in g.get("events") or []:
                     regions.append(dict(who, tid=t.get("tid"), thread=t.get("name"),
-                                        region=g.get("name"), calls=g.get("calls"),
-                                        wall_ns=g.get("wall_ns"), event=e.get("name"),
-                                        value=e.get("value"), status=e.get("status")))
+                                        region=g.get("name"), path=path,
+                                        parent=path[-2] if path and len(path) > 1 else None,
+                                        depth=len(path) - 1 if path else None,
+                                        calls=g.get("calls"), wall_ns=g.get("wall_ns"),
+                                        event=e.get("name"), value=e.get("value"),
+                                        status=e.get("status")))
     frame = pd.DataFrame
     return Job(frame(processes), frame(events), frame(regions), frame(series), job, skipped)
+
+
+def _nodes(paths):
+    """A thread's paths as (node, path tuple): a node's parent is an earlier
+    entry (as the shim lists them); one that is not, or one deeper than
+    DEPTH_MAX, leaves the node, and its subtree, out, as pfshim report does."""
+    out, path_of = [], []
+    for i, g in enumerate(paths):
+        up = g.get("parent") if isinstance(g, dict) else None
+        name = g.get("name") if isinstance(g, dict) else None
+        ok = isinstance(name, str) and isinstance(up, int) and not isinstance(up, bool) \
+            and -1 <= up < i and (up < 0 or path_of[up] is not None) \
+            and (up < 0 or len(path_of[up]) < DEPTH_MAX)
+        path_of.append(((path_of[up] if up >= 0 else ()) + (name,)) if ok else None)
+        if ok:
+            out.append((g, path_of[i]))
+    return out
 
 
 def _series_rows(r):

@@ -24,7 +24,7 @@ calls() {
 	[ "$(calls check)" -eq 12 ]
 	[ "$(jq '[.regions.threads[0].regions[] | .reentries + .open + .unclosed] | add' "$REPORTS")" -eq 0 ]
 	[ "$(jq -c '.regions.threads[0].misuse' "$REPORTS")" = \
-		'{"end_without_begin":0,"bad_handle":0,"table_full":0,"unclosed":0}' ]
+		'{"end_without_begin":0,"bad_handle":0,"table_full":0,"unnested":0,"unclosed":0}' ]
 	# step holds the inner loop and check: its time covers check's
 	[ "$(jq '.regions.threads[0].regions | (map(select(.name == "step"))[0].wall_ns) >= (map(select(.name == "check"))[0].wall_ns)' "$REPORTS")" = true ]
 }
@@ -313,7 +313,7 @@ print("%08x"%h)')\",2]" ]
 	between 8 "$cap" 64
 	[ "$(jq -c '.regions.threads[0] | [(.regions | length), ([.regions[].calls] | unique)]' "$REPORTS")" = "[$cap,[2]]" ]
 	[ "$(jq -c '.regions.threads[0].regions[0].name, .regions.threads[0].misuse' "$REPORTS" | paste -sd' ')" = \
-		"\"tag-00\" {\"end_without_begin\":1,\"bad_handle\":0,\"table_full\":$(( (66 - cap) * 2 + 1 )),\"unclosed\":0}" ]
+		"\"tag-00\" {\"end_without_begin\":1,\"bad_handle\":0,\"table_full\":$(( (66 - cap) * 2 + 1 )),\"unnested\":0,\"unclosed\":0}" ]
 }
 
 # ---- LIKWID_EVENTS, PAPI_EVENTS, PAPI_OUTPUT_DIRECTORY: read for the shim only

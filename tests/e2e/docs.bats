@@ -266,6 +266,16 @@ reports() {
 	[ "$(grep -c "^pfshim report: --events: no report has 'cylces'; left out$" <<<"$output")" -eq 1 ]
 }
 
+@test "doc block pfshim-report-tree: two ranks' region tree, each path's page faults exact" {
+	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan tsan
+	run -0 doc pfshim-report-tree
+	[[ "$output" == *" pfshim: region tree, each path summed over every thread and image; inclusive"* ]]
+	grep -E '^   setup +12 +1,800 +600 ' <<<"$output"
+	grep -E '^     kernel +12 +1,200 +1,200 ' <<<"$output"
+	grep -E '^   solve +12 +3,960 +360 ' <<<"$output"
+	grep -E '^     kernel +12 +3,600 +3,600 ' <<<"$output"
+}
+
 @test "doc block pfshim-report-html: the page of a 6-process job: its totals, a timeline bar per process, the children costliest in faults" {
 	run -0 doc pfshim-report-html
 	[ -s "$TREE/job.html" ]

@@ -499,3 +499,57 @@ $i $((1000 * e)) 1"; done
 	echo "two groups: $got"
 	[ "$got" = '[["pairs",1000,[4000000,4000000,4000000,4000000]],["by-name",1000,[4000000,4000000,4000000,4000000]]]' ]
 }
+
+# path_event THREAD-FILTER PATH EVENT: EVENT's value on the node PATH ("solve/kernel") of
+# each matching thread's paths, one line per thread; a node's path is its parents' names.
+path_event() {
+	jq -r --arg p "$2" --arg e "$3" 'def path($ps; $i): if $ps[$i].parent < 0 then $ps[$i].name
+			else path($ps; $ps[$i].parent) + "/" + $ps[$i].name end;
+		select(.reason == "exit") | .regions.threads[] | select('"$1"') | .paths as $ps
+		| range($ps | length) | select(path($ps; .) == $p)
+		| $ps[.].events[] | select(.name == $e) | .value' "$REPORTS"
+}
+
+@test "region tree: a region under two parents keeps each path's own counts, exactly, per thread" {
+	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan tsan
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_tree" 2
+	[ "$status" -eq 0 ]
+	# 3 threads, 3 rounds each: setup 50 > kernel 100 pages; solve 20 (+10 re-entered) > kernel 300.
+	[ "$(path_event true setup page-faults | sort -u)" = 450 ]
+	[ "$(path_event true setup/kernel page-faults | sort -u)" = 300 ]
+	[ "$(path_event true solve page-faults | sort -u)" = 990 ]
+	[ "$(path_event true solve/kernel page-faults | sort -u)" = 900 ]
+	[ "$(path_event true setup page-faults | wc -l)" -eq 3 ]
+	# No node for the re-entered solve: recursion is counted once, outermost.
+	[ "$(jq '[.regions.threads[].paths[] | select(.name == "solve")] | length' "$REPORTS")" -eq 3 ]
+	[ "$(jq '[.regions.threads[].paths[] | select(.name == "solve") | .reentries] | add' "$REPORTS")" -eq 9 ]
+}
+
+@test "region tree: every region's flat entry is the sum of its paths, calls and every event" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_tree" 2
+	[ "$status" -eq 0 ]
+	# Per thread and region: calls, wall and each event's raw sum over the paths, against the flat entry.
+	run jq -r '.regions.threads[] | . as $t | .regions[] | .name as $n
+		| [.calls, .wall_ns, (.events[] | .raw)] as $flat
+		| [[$t.paths[] | select(.name == $n) | [.calls, .wall_ns, (.events[] | .raw)]]
+		   | transpose[] | add] as $sum
+		| "\($n) \($flat == $sum)"' "$REPORTS"
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | wc -l)" -eq 9 ]
+	[ "$(echo "$output" | grep -c ' true$')" -eq 9 ]
+	[ "$(jq '[.regions.threads[].paths[] | select(.name == "kernel") | .calls] | add' "$REPORTS")" -eq 18 ]
+	[ "$(total kernel .calls)" -eq 18 ]
+	[ "$(jq '[.regions.threads[].misuse.unnested] | add' "$REPORTS")" -eq 0 ]
+}
+
+@test "region tree: a fork()ed child starts its own tree, the parent's regions not in it" {
+	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_tree" 0 fork
+	[ "$status" -eq 0 ]
+	child=$output
+	[ "$(reports)" -eq 2 ]
+	for pid in "$child" "$(jq -r "select(.pid != $child) | .pid" "$REPORTS")"; do
+		[ "$(jq -r "select(.pid == $pid) | [.regions.threads[].paths[]
+			| \"\(.name):\(.parent):\(.calls)\"] | join(\",\")" "$REPORTS")" = \
+			"setup:-1:3,kernel:0:3,solve:-1:3,kernel:2:3" ]
+	done
+}

@@ -323,3 +323,84 @@ pfshim: many/h.r000009.p0001009.truncated.json: truncated or malformed JSON: lin
 	[ "$(jq .reports <<<"$output")" -eq 300 ]
 	[ "$(jq .skipped <<<"$output")" -eq 2 ]
 }
+
+# tree_runs DIR: markers_tree with 1 thread, as two ranks (two reports of 2 threads each).
+tree_runs() {
+	mkdir -p "$1"
+	for r in 0 1; do
+		env OMPI_COMM_WORLD_RANK=$r LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/$1/" \
+			PFSHIM_FORMAT=json PFSHIM_EVENTS=task-clock,page-faults \
+			"$PROGS/markers_tree" 1 >/dev/null
+	done
+}
+
+# jq_path_sum DIR PATH EVENT: EVENT summed over every thread's node PATH, as jq finds it.
+jq_path_sum() {
+	cat "$1"/*.json | jq -s --arg p "$2" --arg e "$3" 'def path($ps; $i):
+		if $ps[$i].parent < 0 then $ps[$i].name else path($ps; $ps[$i].parent) + "/" + $ps[$i].name end;
+		[.[].regions.threads[] | .paths as $ps | range($ps | length) | select(path($ps; .) == $p)
+		 | $ps[.] | if $e == "calls" then .calls elif $e == "wall" then .wall_ns
+		   else (.events[] | select(.name == $e) | .value) end] | add'
+}
+
+@test "pfshim report: the region tree, inclusive, exclusive and % as jq computes them from the paths" {
+	tree_runs r
+	run "$PFSHIM" report --json r
+	[ "$status" -eq 0 ]
+	echo "$output" >tree.json
+	# Depth first, each node after its parent; paths as jq builds them from the reports.
+	[ "$(jq -r '[.region_tree[] | (.path | join("/")) + ":" + (.parent | tostring)] | join(",")' tree.json)" = \
+		"setup:-1,setup/kernel:0,solve:-1,solve/kernel:2" ]
+	for p in setup setup/kernel solve solve/kernel; do
+		node=".region_tree[] | select((.path | join(\"/\")) == \"$p\")"
+		[ "$(jq "$node | .calls" tree.json)" -eq "$(jq_path_sum r "$p" calls)" ]
+		for e in wall task-clock page-faults; do
+			[ "$(jq "$node | .metrics[] | select(.name == \"$e\") | .inclusive" tree.json)" -eq \
+				"$(jq_path_sum r "$p" "$e")" ]
+		done
+	done
+	# Exclusive: a node's inclusive less its children's, the two kernels apart.
+	for e in wall task-clock page-faults; do
+		[ "$(jq ".region_tree[] | select(.name == \"solve\") | .metrics[] | select(.name == \"$e\") | .exclusive" tree.json)" -eq \
+			$(( $(jq_path_sum r solve "$e") - $(jq_path_sum r solve/kernel "$e") )) ]
+	done
+	# % of the job's total page-faults (the reports' own totals, the regions' and the rest).
+	total=$(cat r/*.json | jq -s '[.[].events[] | select(.name == "page-faults") | .value] | add')
+	[ "$(jq ".region_tree[] | select((.path | join(\"/\")) == \"solve/kernel\") | .metrics[]
+		| select(.name == \"page-faults\") | .inclusive_percent * 1000 | round" tree.json)" -eq \
+		"$(jq -n "$(jq_path_sum r solve/kernel page-faults) * 100000 / $total | round")" ]
+	# The flat regions are unchanged: kernel's calls are its two paths'.
+	[ "$(jq '.regions[] | select(.name == "kernel") | .calls' tree.json)" -eq \
+		$(( $(jq_path_sum r setup/kernel calls) + $(jq_path_sum r solve/kernel calls) )) ]
+}
+
+@test "pfshim report: the region tree in text, indented by depth, with exact page-fault counts" {
+	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan tsan
+	tree_runs r
+	run "$PFSHIM" report r
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"pfshim: region tree"* ]]
+	# 4 threads x 3 rounds: setup 50 pages itself, 100 in kernel; solve 30 itself, 300 in kernel.
+	echo "$output" | grep -E '^   setup +12 +1,800 +600 ' >/dev/null
+	echo "$output" | grep -E '^     kernel +12 +1,200 +1,200 ' >/dev/null
+	echo "$output" | grep -E '^   solve +12 +3,960 +360 ' >/dev/null
+	echo "$output" | grep -E '^     kernel +12 +3,600 +3,600 ' >/dev/null
+}
+
+@test "pfshim report: hostile paths (a parent after its child, out of range, a cycle) are left out, never followed" {
+	printf '%s\n' '{"schema":"pfshim.report","version":4,"program":"p","pid":1,"start_ns":1,"wall_ns":1,"reason":"exit","events":[],"regions":{"events":[],"threads":[{"tid":1,"misuse":{"unnested":2},"regions":[],"paths":[{"name":"a","parent":1,"calls":1},{"name":"b","parent":0,"calls":1},{"name":"c","parent":-1,"calls":5,"wall_ns":10},{"name":"d","parent":2,"calls":2,"wall_ns":15},{"name":"e","parent":99,"calls":1},{"name":"f","parent":"x","calls":1}]}],"totals":[]}}' >h.json
+	run "$PFSHIM" report --json h.json
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | jq -r '[.region_tree[] | (.path | join("/"))] | join(",")')" = "c,c/d" ]
+	# d counted past its parent's end (unnested): c's exclusive wall is below 0, and said.
+	[ "$(echo "$output" | jq '.region_tree[0].metrics[0].exclusive')" -eq -5 ]
+	run "$PFSHIM" report h.json
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"MISUSE: 2 regions ended while one begun inside them was open"* ]]
+	# A chain 5,000 deep: the first 256 levels taken, at once (no path printed 5,000 times).
+	jq -c '.regions.threads[0].paths = [range(5000) | {name: "r\(.)", parent: (. - 1), calls: 1}]' h.json >deep.json
+	run timeout 20 "$PFSHIM" report --json deep.json
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | jq '.region_tree | length')" -eq 256 ]
+	[ "$(echo "$output" | jq '.region_tree[-1].path | length')" -eq 256 ]
+}

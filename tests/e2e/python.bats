@@ -104,7 +104,7 @@ program() {
 	    check(root)
 	[root] = tree
 	kids = {c["frame"]["name"]: c["metrics"] for c in root["children"]}
-	assert root["metrics"]["page-faults"] == job.events[job.events.event == "page-faults"]["value"].sum()
+	assert root["metrics"]["page-faults (inc)"] == job.events[job.events.event == "page-faults"]["value"].sum()
 	print(root["frame"]["type"], sorted(kids), kids["work"]["calls"], kids["thread"]["calls"])
 	# the explicit report is a point of the series, not a second process
 	assert len(job.processes) == 1 and set(job.series["reason"]) == {"explicit"}, job.series
@@ -114,6 +114,56 @@ program() {
 	want=$(tail -1 "$REPORTS" | jq -r '[.regions.threads[].regions[]] | group_by(.name) | map(map(.calls) | add) | "\(.[1]) \(.[0])"')
 	echo "$output"
 	[ "$output" = "program ['thread', 'work'] $want" ]
+}
+
+@test "pfshim.read and to_hatchet: the region tree, each path's counts and exclusive ones as jq computes them" {
+	[ -x "$PY" ] && "$PY" -c 'import pandas' 2>/dev/null || skip "python3-pandas is not installed"
+	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan tsan
+	for rank in 0 1; do
+		env OMPI_COMM_WORLD_RANK=$rank LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/d/" \
+			PFSHIM_FORMAT=json PFSHIM_EVENTS=page-faults,task-clock "$PROGS/markers_tree" 1
+	done
+	d="$BATS_TEST_TMPDIR/d"
+	# Per path (parents' names joined by /): calls and page-faults over ranks and threads, by jq.
+	want=$(cat "$d"/*.json | jq -s -r 'def path($ps; $i): if $ps[$i].parent < 0 then $ps[$i].name
+			else path($ps; $ps[$i].parent) + "/" + $ps[$i].name end;
+		[.[].regions.threads[] | .paths as $ps | range($ps | length) as $i
+		 | {p: path($ps; $i), c: $ps[$i].calls,
+		    v: ($ps[$i].events[] | select(.name == "page-faults") | .value)}]
+		| group_by(.p) | map("\(.[0].p)=\(map(.c) | add):\(map(.v) | add)") | join(" ")')
+	[ "$want" = "setup=12:1800 setup/kernel=12:1200 solve=12:3960 solve/kernel=12:3600" ]
+	run -0 env PYTHONPATH="$ROOT/python" "$PY" - "$d" <<-'PY'
+	import sys, json, pfshim
+	job = pfshim.read(sys.argv[1])
+	r = job.regions[job.regions.event == "page-faults"]
+	got = r.groupby(r.path.map("/".join)).agg(c=("calls", "sum"), v=("value", "sum"))
+	print(" ".join("%s=%d:%d" % (p, x.c, x.v) for p, x in got.iterrows()))
+	# parent and depth beside the path; a region's rows summed are its flat totals
+	assert set(zip(r.region, r.parent, r.depth)) == {("setup", None, 0), ("kernel", "setup", 1),
+	                                                ("solve", None, 0), ("kernel", "solve", 1)}
+	[root] = json.loads(json.dumps(pfshim.to_hatchet(job)))
+	def check(node):
+	    # Hatchet's literal: frame (name, type: strings), metrics (numbers), children (nodes)
+	    assert set(node) == {"frame", "metrics", "children"}, node
+	    assert set(node["frame"]) == {"name", "type"} and all(isinstance(v, str) for v in node["frame"].values())
+	    assert all(isinstance(v, (int, float)) for v in node["metrics"].values()), node["metrics"]
+	    for child in node["children"]:
+	        check(child)
+	check(root)
+	def show(n):
+	    m = n["metrics"]
+	    return "%s(%d %d %d)[%s]" % (n["frame"]["name"], m["calls"], m["page-faults (inc)"],
+	                                 m["page-faults"], " ".join(show(c) for c in n["children"]))
+	print(" ".join(show(c) for c in root["children"]))
+	# each node's exclusive time is its inclusive less its children's
+	for top in root["children"]:
+	    kid = top["children"][0]["metrics"]["time (inc)"]
+	    assert abs(top["metrics"]["time"] - (top["metrics"]["time (inc)"] - kid)) < 1e-12
+	PY
+	echo "$output"
+	[ "${lines[0]}" = "$want" ]
+	# exact pages: setup 50, kernel 100 (in setup) or 300 (in solve), solve 20 + 10 re-entered; x 3 rounds x 4 threads
+	[ "${lines[1]}" = "setup(12 1800 600)[kernel(12 1200 1200)[]] solve(12 3960 360)[kernel(12 3600 3600)[]]" ]
 }
 
 @test "make install puts the module where Debian's python3 finds it" {

@@ -217,6 +217,31 @@ span() {
 	grep -q 'No job count was read' <<<"$dom"
 }
 
+@test "--html with nested regions: a collapsible region tree, each path's calls, inclusive and exclusive counts those of --json" {
+	mkdir r
+	for rank in 0 1; do
+		timeout 60 env OMPI_COMM_WORLD_RANK=$rank LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/r/" \
+			PFSHIM_FORMAT=json PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_tree" 1
+	done
+	run -0 timeout 60 "$PFSHIM" report --html page.html r
+	timeout 60 "$PFSHIM" report --json r >s.json
+	look page.html region-tree
+	tree=$(sed -n '/<div class="tree rtree">/,/^<\/div>/p' <<<"$dom")
+	# two top regions with a kernel each: two lines that open (open at first), two leaves
+	[ "$(grep -c '<details open="" class="rnode">' <<<"$tree")" -eq 2 ]
+	[ "$(grep -c '<div class="leaf rnode">' <<<"$tree")" -eq 2 ]
+	# In --json's order (depth first), each line's name, calls and every metric's two counts.
+	want=$(jq -r '.region_tree[] | "\(.name) \(.calls) \([.metrics[] | "\(.name)=\(.inclusive)/\(.exclusive)"] | join(" "))"' s.json)
+	got=$(python3 -c 'import re, sys
+for name, calls, rest in re.findall(r"<b>([^<]*)</b>[^<]*<span data-calls=\"(\d+)\">(.*?)</(?:summary|div)>", sys.stdin.read(), re.S):
+    ms = re.findall(r"data-metric=\"([^\"]*)\" data-inclusive=\"(-?\d+)\" data-exclusive=\"(-?\d+)\"", rest)
+    print(name, calls, " ".join("%s=%s/%s" % m for m in ms))' <<<"$tree")
+	echo "want: $want"
+	echo "got:  $got"
+	[ "$(grep -c . <<<"$want")" -eq 4 ]
+	[ "$got" = "$want" ]
+}
+
 @test "--html of hostile names: markup shown as text, a 3000-character name scrolls nowhere at 1280 px" {
 	long=$(printf 'x%.0s' $(seq 3000))
 	pid=10

@@ -109,6 +109,46 @@ static json_t *stat_of(struct choices *c, json_t *name)
 	return st;
 }
 
+/*
+ * A thread or two with paths: each node's parent any earlier node, itself,
+ * a later one or none, so that the region tree is built from what the
+ * reader keeps and the rest is left out.
+ */
+static json_t *threads_of(struct choices *c)
+{
+	json_t *threads = json_array();
+
+	for (unsigned t = 1 + pick(c, 2); t > 0; t--) {
+		json_t *thread = json_object(), *paths = json_array(), *misuse = json_object();
+
+		for (unsigned i = 0, n = pick(c, 8); i < n; i++) {
+			json_t *p = json_object(), *evs = json_array();
+
+			json_object_set_new(p, "name", text(c));
+			json_object_set_new(p, "parent", json_integer((json_int_t)pick(c, i + 3) - 1));
+			json_object_set_new(p, "calls", count_or_null(c));
+			json_object_set_new(p, "reentries", count_or_null(c));
+			json_object_set_new(p, "wall_ns", count_or_null(c));
+			for (unsigned k = pick(c, 3); k > 0; k--) {
+				json_t *e = json_object();
+
+				json_object_set_new(e, "name", text(c));
+				json_object_set_new(e, "value", count_or_null(c));
+				json_object_set_new(e, "status",
+						    json_string(pick(c, 4) ? "counted" : "not-counted"));
+				json_array_append_new(evs, e);
+			}
+			json_object_set_new(p, "events", evs);
+			json_array_append_new(paths, p);
+		}
+		json_object_set_new(misuse, "unnested", count_or_null(c));
+		json_object_set_new(thread, "misuse", misuse);
+		json_object_set_new(thread, "paths", paths);
+		json_array_append_new(threads, thread);
+	}
+	return threads;
+}
+
 static json_t *report_of(struct choices *c)
 {
 	static const double scales[] = { 1, 1e-6, 0, -1, 1e300, 1e-300, 0.5, 1e6 };
@@ -160,6 +200,8 @@ static json_t *report_of(struct choices *c)
 		}
 		if (pick(c, 2))
 			json_array_append_new(probe, stat_of(c, text(c)));
+		if (pick(c, 2))
+			json_object_set_new(regions, "threads", threads_of(c));
 		json_object_set_new(regions, "totals", totals);
 		json_object_set_new(regions, "probe", probe);
 		json_object_set_new(regions, "compensated", json_boolean(pick(c, 2)));

@@ -55,6 +55,16 @@ static const struct report_region thread1_regions[] = {
 	  .values = open_values },
 };
 
+/* worker-1's paths: 'a,b' begun inside 'solve'. */
+static const struct report_region thread1_paths[] = {
+	{ .name = "solve", .parent = -1, .calls = 20, .reentries = 5, .wall_ns = 4000000,
+	  .wall_min_ns = 150000, .wall_max_ns = 250000, .first_min = 140000,
+	  .first_max = 240000, .values = solve1_values },
+	{ .name = "a,b", .parent = 0, .open = 1, .unclosed = 1, .wall_min_ns = REPORT_NONE,
+	  .wall_max_ns = REPORT_NONE, .first_min = REPORT_NONE, .first_max = REPORT_NONE,
+	  .values = open_values },
+};
+
 /* worker-0's probe: 1.5 usec of task-clock per call; its context-switches never ran whole. */
 static const struct report_region_value probe0_values[] = {
 	{ .value = 1500, .raw = 1500 },
@@ -70,7 +80,8 @@ static const struct report_thread threads[] = {
 	{ .tid = 101, .name = "worker-0", .exited = 1, .syscall_reads = 20,
 	  .probe = probe0_values, .nr_regions = 1, .regions = thread0_regions },
 	{ .tid = 102, .name = "worker-1", .user_reads = 42, .end_without_begin = 3,
-	  .nr_regions = 2, .regions = thread1_regions },
+	  .unnested = 2, .nr_regions = 2, .regions = thread1_regions, .nr_paths = 2,
+	  .paths = thread1_paths },
 };
 
 static const struct report_region_stat solve_stats[] = {
@@ -233,7 +244,12 @@ static void test_json(void **state)
 			   "{'name': 'context-switches', 'value': 4, 'raw': 2, 'enabled_ns': 1000, "
 			   "'running_ns': 500, 'scaled': True, 'status': 'counted'}");
 	assert_python(out, "d['regions']['threads'][1]['misuse'] == {'end_without_begin': 3, "
-			   "'bad_handle': 0, 'table_full': 0, 'unclosed': 1}");
+			   "'bad_handle': 0, 'table_full': 0, 'unnested': 2, 'unclosed': 1}");
+	/* Paths: the flat regions' fields and the parent's index; none for worker-0. */
+	assert_python(out, "[(g['name'], g['parent'], g['calls']) for g in "
+			   "d['regions']['threads'][1]['paths']] == [('solve', -1, 20), ('a,b', 0, 0)]"
+			   " and d['regions']['threads'][0]['paths'] == [] and "
+			   "'parent' not in d['regions']['threads'][1]['regions'][0]");
 	assert_python(out, "[g['name'] for g in d['regions']['threads'][1]['regions']] == "
 			   "['solve', 'a,b']");
 	/* No call, no per-call extremes: null, never a made-up 0 or 2^64-1. */

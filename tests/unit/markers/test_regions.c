@@ -460,6 +460,246 @@ static void test_close_sums_every_size(void **state)
 	}
 }
 
+
+/* The node of region @id under node @parent (slot + 1; 0 the top), or NULL. */
+static const struct region_slot *node(uint32_t id, uint16_t parent)
+{
+	for (uint32_t i = 0; i < thread->nr_slots; i++) {
+		const struct region_slot *s = region_slot_at(thread, &layout, i);
+
+		if (s->id == id && s->parent == parent)
+			return s;
+	}
+	return NULL;
+}
+
+/* The slot + 1 of node @s, as parent and current name it. */
+static uint16_t node_ref(const struct region_slot *s)
+{
+	return (uint16_t)(((const char *)s - (const char *)thread->slots) / layout.slot_size + 1);
+}
+
+/* Region @id begun with the fast path's pieces, as markers.c takes them. */
+static void begin_as_markers(uint32_t id, const uint64_t *now)
+{
+	uint64_t *start = region_begin_fast(thread, &layout, id);
+
+	if (!start) {
+		assert_int_equal(region_slot_make(thread, &layout, id, 200), 0);
+		start = region_begin_fast(thread, &layout, id);
+	}
+	assert_non_null(start);
+	memcpy(start, now, (size_t)layout.nr_values * sizeof(uint64_t));
+}
+
+static void end_as_markers(uint32_t id, const uint64_t *now)
+{
+	static _Atomic uint32_t nr_names = 200;
+
+	assert_int_equal(region_end_fast(thread, &layout, id, &nr_names, now), 0);
+}
+
+/*
+ * A region called under two parents (C in A, then in B, then in A again):
+ * a node per path, each with its own calls and sums, so that exclusive =
+ * inclusive less the children's holds on every path; the flat region is
+ * the sum of its nodes, and the totals count the thread once.
+ */
+static void test_paths_two_parents(void **state)
+{
+	enum { A, B, C };
+	struct region_slot *flat = calloc(1, layout.slot_size);
+	struct region_totals *tot = calloc(1, region_totals_size(&layout));
+	const struct region_slot *a, *b, *ca, *cb;
+	const struct region_total *r;
+
+	(void)state;
+	for (int round = 0; round < 2; round++) {
+		uint64_t t0 = (uint64_t)round * 1000;
+
+		begin_as_markers(A, sample(t0, t0, 0));
+		begin_as_markers(C, sample(t0 + 10, t0 + 1, 0));
+		end_as_markers(C, sample(t0 + 40, t0 + 4, 0));		/* C in A: 30, 3 */
+		end_as_markers(A, sample(t0 + 100, t0 + 10, 0));	/* A: 100, 10 */
+		begin_as_markers(B, sample(t0 + 200, t0 + 20, 0));
+		begin_as_markers(C, sample(t0 + 210, t0 + 21, 0));
+		end_as_markers(C, sample(t0 + 215, t0 + 26, 0));	/* C in B: 5, 5 */
+		end_as_markers(B, sample(t0 + 300, t0 + 40, 0));	/* B: 100, 20 */
+	}
+	assert_int_equal(thread->current, 0);
+	assert_int_equal(thread->nr_slots, 4);
+	assert_non_null(a = node(A, 0));
+	assert_non_null(b = node(B, 0));
+	assert_non_null(ca = node(C, node_ref(a)));
+	assert_non_null(cb = node(C, node_ref(b)));
+	assert_int_equal(ca->calls, 2);
+	assert_int_equal(ca->v[0], 60);
+	assert_int_equal(ca->v[1], 6);
+	assert_int_equal(cb->calls, 2);
+	assert_int_equal(cb->v[0], 10);
+	assert_int_equal(cb->v[1], 10);
+	/* Exclusive: A 200 - 60 wall and 20 - 6 of the event; B 200 - 10 and 40 - 10. */
+	assert_int_equal(a->v[0] - ca->v[0], 140);
+	assert_int_equal(a->v[1] - ca->v[1], 14);
+	assert_int_equal(b->v[0] - cb->v[0], 190);
+	assert_int_equal(b->v[1] - cb->v[1], 30);
+	/* The flat region C: its two nodes added up, per-call extremes over both. */
+	flat->first_min = REGION_NONE;
+	flat->wall_min = REGION_NONE;
+	assert_true(region_slot_first_of_id(thread, &layout, ca));
+	assert_false(region_slot_first_of_id(thread, &layout, cb));
+	region_slot_add(flat, ca, &layout);
+	region_slot_add(flat, cb, &layout);
+	assert_int_equal(flat->calls, 4);
+	assert_int_equal(flat->v[0], 70);
+	assert_int_equal(flat->v[1], 16);
+	assert_int_equal(flat->wall_min, 5);
+	assert_int_equal(flat->wall_max, 30);
+	assert_int_equal(flat->first_min, 3);
+	assert_int_equal(flat->first_max, 5);
+	region_totals_init(tot, &layout);
+	region_totals_merge(tot, &layout, thread, 0);
+	r = region_total_at(tot, &layout, C);
+	assert_int_equal(r->threads, 1);
+	assert_int_equal(r->calls, 4);
+	assert_int_equal(r->v[1], 16);
+	/* One thread, one observation: its sum over both paths. */
+	assert_int_equal(region_total_stat(r, &layout, 1)[0], 16);
+	assert_int_equal(region_total_stat(r, &layout, 1)[3], 1);
+	assert_int_equal(thread->unnested + thread->end_without_begin, 0);
+	free(flat);
+	free(tot);
+}
+
+/* Recursion A > B > A: the inner A is a re-entry (counted once, outermost), no node A under B. */
+static void test_paths_recursion(void **state)
+{
+	enum { A, B };
+	const struct region_slot *a, *b;
+
+	(void)state;
+	begin_as_markers(A, sample(0, 0, 0));
+	begin_as_markers(B, sample(10, 1, 0));
+	assert_null(region_begin_fast(thread, &layout, A));
+	assert_int_equal(region_begin(thread, &layout, A, 8, sample(20, 2, 0)), 1);
+	assert_int_equal(region_end(thread, &layout, A, 8, sample(30, 3, 0)), 1);
+	end_as_markers(B, sample(40, 4, 0));
+	end_as_markers(A, sample(50, 5, 0));
+	assert_int_equal(thread->nr_slots, 2);
+	a = node(A, 0);
+	assert_non_null(a);
+	b = node(B, node_ref(a));
+	assert_non_null(b);
+	assert_int_equal(a->calls, 1);
+	assert_int_equal(a->reentries, 1);
+	assert_int_equal(a->v[0], 50);
+	assert_int_equal(b->calls, 1);
+	assert_int_equal(b->v[0], 30);
+	assert_int_equal(thread->current, 0);
+	assert_int_equal(thread->unnested, 0);
+}
+
+/*
+ * Out of order: A ends while B, begun inside it, is open. Said (unnested,
+ * once), B keeps its path A > B and counts to its own end, and what begins
+ * after A's end is at the top again, not under A or B.
+ */
+static void test_paths_out_of_order(void **state)
+{
+	enum { A, B, C };
+	const struct region_slot *a, *b;
+
+	(void)state;
+	begin_as_markers(A, sample(0, 0, 0));
+	begin_as_markers(B, sample(10, 1, 0));
+	assert_int_equal(region_end_fast(thread, &layout, A, &(_Atomic uint32_t){ 8 },
+					 sample(20, 2, 0)), 0);
+	assert_int_equal(thread->unnested, 1);
+	assert_int_equal(thread->current, 0);
+	begin_as_markers(C, sample(30, 3, 0));
+	end_as_markers(C, sample(35, 4, 0));
+	assert_non_null(node(C, 0));
+	assert_int_equal(region_end(thread, &layout, B, 8, sample(40, 5, 0)), 0);
+	assert_int_equal(thread->unnested, 1);
+	assert_int_equal(thread->current, 0);
+	a = node(A, 0);
+	b = node(B, node_ref(a));
+	assert_non_null(b);
+	assert_int_equal(a->v[0], 20);
+	assert_int_equal(b->v[0], 30);	/* past its parent's end: A's exclusive is short, and said */
+	assert_int_equal(thread->end_without_begin, 0);
+}
+
+/*
+ * A signal handler's region inside the thread's region: a node under the
+ * thread's current node, and current restored when it ends. Inside one of
+ * the thread's own writes the handler makes no node (-EBUSY, nothing
+ * counted, current unchanged), as for a region new to the thread.
+ */
+static void test_paths_signal_handler(void **state)
+{
+	enum { A, H, G };
+	const struct region_slot *a, *h;
+	uint16_t in_a;
+
+	(void)state;
+	begin_as_markers(A, sample(0, 0, 0));
+	in_a = thread->current;
+	/* The handler, between two of the thread's marker calls. */
+	begin_as_markers(H, sample(10, 1, 0));
+	end_as_markers(H, sample(12, 2, 0));
+	assert_int_equal(thread->current, in_a);
+	/* The handler again, inside the thread's write, in a region new to it: no node now. */
+	assert_int_equal(region_thread_write_begin(thread), 0);
+	assert_int_equal(region_begin(thread, &layout, G, 8, sample(14, 3, 0)), -EBUSY);
+	assert_int_equal(thread->current, in_a);
+	assert_int_equal(region_end(thread, &layout, G, 8, sample(15, 3, 0)), 1);
+	region_thread_write_end(thread);
+	end_as_markers(A, sample(20, 5, 0));
+	assert_int_equal(thread->current, 0);
+	a = node(A, 0);
+	h = node(H, node_ref(a));
+	assert_non_null(h);
+	assert_null(node(G, node_ref(a)));
+	assert_int_equal(h->calls, 1);
+	assert_int_equal(h->v[0], 2);
+	assert_int_equal(a->calls, 1);
+	assert_int_equal(a->v[0] - h->v[0], 18);	/* A's exclusive wall */
+	assert_int_equal(thread->end_without_begin + thread->table_full + thread->unnested, 0);
+}
+
+/*
+ * A full table refuses a new path (table_full, once per begin) and the
+ * region's end is no second misuse; the current node stays the parent's,
+ * and the same region's node on another path still counts.
+ */
+static void test_paths_table_full(void **state)
+{
+	const uint32_t cap = (uint32_t)layout.capacity;
+	static _Atomic uint32_t nr_names = 200;
+
+	(void)state;
+	for (uint32_t id = 0; id < cap; id++) {
+		begin_as_markers(id, sample(id, 0, 0));
+		end_as_markers(id, sample(id + 1, 0, 0));
+	}
+	assert_int_equal(thread->nr_slots, cap);
+	begin_as_markers(0, sample(100, 0, 0));
+	assert_null(region_begin_fast(thread, &layout, 1));	/* 1 under 0: no room */
+	assert_int_equal(region_slot_make(thread, &layout, 1, 200), -ENOSPC);
+	assert_int_equal(thread->table_full, 1);
+	assert_int_equal(region_end_fast(thread, &layout, 1, &nr_names, sample(101, 0, 0)), -ENOSPC);
+	end_as_markers(0, sample(110, 0, 0));
+	assert_int_equal(node(0, 0)->calls, 2);
+	/* At the top, 1 has its node: counted again. */
+	begin_as_markers(1, sample(200, 0, 0));
+	end_as_markers(1, sample(203, 0, 0));
+	assert_int_equal(node(1, 0)->calls, 2);
+	assert_int_equal(node(1, 0)->v[0], 1 + 3);
+	assert_int_equal(thread->table_full, 1);
+	assert_int_equal(thread->end_without_begin + thread->unnested, 0);
+}
+
 /* A full table: region_slot_make refuses as region_begin does, once remembered. */
 static void test_fast_path_table_full(void **state)
 {
@@ -764,6 +1004,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path_table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scaled_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paths_two_parents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paths_recursion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paths_out_of_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paths_signal_handler, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paths_table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nested_writes_never_torn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handler_inside_begin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wall_in_timer_cycles, setup, teardown),

@@ -330,12 +330,68 @@ static void test_largest_report_fits(void **state)
 	}
 }
 
+/*
+ * The live thread calls "load" inside its open "solve" (200 ns, 5 and 6):
+ * its paths are load, solve and solve > load, each with its own numbers,
+ * parents by index; its flat "load" the sum of its two paths; the totals
+ * count each thread once per region.
+ */
+static void test_paths(void **state)
+{
+	struct markers_report m;
+	const struct report_regions *r;
+	const struct report_thread *t;
+	const struct report_region_total *tl;
+
+	(void)state;
+	call(live.regions, load, (const uint64_t[]){ 700, 90, 100 }, (const uint64_t[]){ 900, 95, 106 });
+	r = markers_report_build(&m, false);
+	assert_non_null(r);
+	assert_int_equal(r->nr_threads, 2);
+	t = &r->threads[1];
+	assert_int_equal(t->tid, 202);
+	assert_int_equal(t->nr_paths, 3);
+	assert_string_equal(t->paths[0].name, "load");
+	assert_int_equal(t->paths[0].parent, -1);
+	assert_string_equal(t->paths[1].name, "solve");
+	assert_int_equal(t->paths[1].parent, -1);
+	assert_int_equal(t->paths[1].open, 1);
+	assert_string_equal(t->paths[2].name, "load");
+	assert_int_equal(t->paths[2].parent, 1);
+	assert_int_equal(t->paths[2].calls, 1);
+	assert_int_equal(t->paths[2].wall_ns, 200);
+	assert_int_equal(t->paths[2].values[0].raw, 5);
+	assert_int_equal(t->paths[0].values[0].raw, 50);
+	/* The flat regions: load once, its two paths added up; solve. */
+	assert_int_equal(t->nr_regions, 2);
+	assert_string_equal(t->regions[0].name, "load");
+	assert_int_equal(t->regions[0].calls, 2);
+	assert_int_equal(t->regions[0].wall_ns, 700);
+	assert_int_equal(t->regions[0].values[0].raw, 55);
+	assert_int_equal(t->regions[0].values[1].raw, 66);
+	assert_int_equal(t->regions[0].wall_min_ns, 200);
+	assert_int_equal(t->regions[0].wall_max_ns, 500);
+	assert_int_equal(t->regions[0].parent, -1);
+	/* The exited thread has one path, its region's. */
+	assert_int_equal(r->threads[0].nr_paths, 1);
+	assert_int_equal(r->threads[0].paths[0].parent, -1);
+	tl = total_of(r, "load");
+	assert_int_equal(tl->threads, 2);
+	assert_int_equal(tl->calls, 3);
+	assert_int_equal(tl->wall.sum, 1000 + 700);
+	assert_int_equal(tl->wall.max, 1000);
+	assert_int_equal(tl->wall.min, 700);
+	assert_int_equal(tl->values[0].sum, 100 + 55);
+	markers_report_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_not_ready_is_no_section, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_totals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_final_counts_open_as_unclosed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_being_written_is_skipped, setup,

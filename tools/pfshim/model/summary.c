@@ -46,6 +46,7 @@ void summary_init(struct summary *s, const struct summary_options *opt)
 	if (opt)
 		s->opt = *opt;
 	names_add(&s->metrics, "wall");
+	region_tree_init(&s->region_tree);
 }
 
 void summary_free(struct summary *s)
@@ -90,6 +91,7 @@ void summary_free(struct summary *s)
 	names_free(&s->hosts);
 	names_free(&s->programs);
 	names_free(&s->region_names);
+	region_tree_free(&s->region_tree);
 	names_free(&s->metrics);
 	names_free(&s->opt.events);
 	names_free(&s->opt.regions);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tools/pfshim/model/region_tree.h"
 #include "tools/pfshim/model/table.h"
 
 enum summary_by { BY_PROGRAM, BY_RANK, BY_HOST, BY_PROCESS };
@@ -111,7 +112,7 @@ struct summary_probe {
 };
 
 struct summary_misuse {
-	uint64_t end_without_begin, bad_handle, table_full, names_refused;
+	uint64_t end_without_begin, bad_handle, table_full, names_refused, unnested;
 };
 
 /*
@@ -211,6 +212,7 @@ struct summary {
 	struct summary_group *groups;
 	struct names group_keys;	/* groups[i] is group_keys.name[i] */
 	struct names hosts, programs, region_names, metrics;	/* metrics[0] = "wall" */
+	struct region_tree region_tree;	/* the reports' paths, over every thread and image */
 	int nr_cells;
 	struct summary_cell *cells;
 	struct table_index cell_index;

@@ -189,6 +189,55 @@ static void probe_add(struct summary *s, json_t *st)
 		p->max = count_or(json_object_get(st, "max"), 0);
 }
 
+/*
+ * One thread's paths into the job's region tree. A node's parent is an
+ * earlier node of the same array (as the shim lists them); one that is not,
+ * one deeper than REGION_TREE_DEPTH_MAX, or a region --regions leaves out,
+ * leaves its node, and so its subtree, out of the tree.
+ */
+static void paths_add(struct summary *s, json_t *paths)
+{
+	size_t n = json_array_size(paths), i, j;
+	int *node_of;
+	json_t *p, *e;
+
+	if (!n)
+		return;
+	node_of = xrealloc(NULL, n * sizeof(*node_of));
+	json_array_foreach(paths, i, p) {
+		const char *name = string_or(json_object_get(p, "name"), NULL);
+		json_t *parent = json_object_get(p, "parent");
+		json_int_t up = json_is_integer(parent) ? json_integer_value(parent) : -2;
+		int node;
+
+		node_of[i] = -1;
+		if (!name || up < -1 || up >= (json_int_t)i || (up >= 0 && node_of[up] < 0) ||
+		    (up >= 0 && s->region_tree.node[node_of[up]].depth + 1 >= REGION_TREE_DEPTH_MAX) ||
+		    (s->opt.regions.n && names_find(&s->opt.regions, name) < 0))
+			continue;
+		node = region_tree_node(&s->region_tree, up >= 0 ? node_of[up] : -1,
+					names_add(&s->region_names, name));
+		node_of[i] = node;
+		count_add(&s->region_tree.node[node].calls, count_or(json_object_get(p, "calls"), 0));
+		count_add(&s->region_tree.node[node].reentries,
+			  count_or(json_object_get(p, "reentries"), 0));
+		if (is_count(json_object_get(p, "wall_ns")))
+			region_tree_add(&s->region_tree, node, 0,
+					count_or(json_object_get(p, "wall_ns"), 0));
+		json_array_foreach(json_object_get(p, "events"), j, e) {
+			const char *ev = string_or(json_object_get(e, "name"), NULL);
+
+			if (!ev || !event_wanted(s, ev) || !is_count(json_object_get(e, "value")) ||
+			    strcmp(string_or(json_object_get(e, "status"), ""),
+				   report_status_name(STATUS_COUNTED)))
+				continue;
+			region_tree_add(&s->region_tree, node, names_add(&s->metrics, ev),
+					count_or(json_object_get(e, "value"), 0));
+		}
+	}
+	free(node_of);
+}
+
 static void regions_add(struct summary *s, int group, json_t *regions)
 {
 	json_t *threads = json_object_get(regions, "threads"), *totals = json_object_get(regions, "totals");
@@ -206,6 +255,7 @@ static void regions_add(struct summary *s, int group, json_t *regions)
 		count_add(&s->misuse.end_without_begin, count_or(json_object_get(m, "end_without_begin"), 0));
 		count_add(&s->misuse.bad_handle, count_or(json_object_get(m, "bad_handle"), 0));
 		count_add(&s->misuse.table_full, count_or(json_object_get(m, "table_full"), 0));
+		count_add(&s->misuse.unnested, count_or(json_object_get(m, "unnested"), 0));
 	}
 	json_array_foreach(totals, i, total) {
 		const char *name = string_or(json_object_get(total, "name"), NULL);
@@ -229,6 +279,9 @@ static void regions_add(struct summary *s, int group, json_t *regions)
 			cell_add_stats(c, e);
 		}
 	}
+	/* After the totals: the regions and metrics keep the order the totals give them. */
+	json_array_foreach(threads, i, t)
+		paths_add(s, json_object_get(t, "paths"));
 }
 
 void summary_count(struct summary *s, json_t *r)

@@ -481,9 +481,9 @@ static void section_regions(FILE *out, const struct summary *s, const int *sorte
 		"<b>max / mean</b> is the imbalance over "
 		"the %ss that ran the region (1.00: balanced; 2.00: the slowest took twice the mean, "
 		"and the others waited). <b>%% of total</b>: of the event's total over the reports. "
-		"Counts are inclusive (a region holds the regions begun inside it) and reports do "
-		"not say which region nests in which, so the percentages may add to more than 100 "
-		"and no exclusive count is given.</p>\n", by, by, by);
+		"Counts are inclusive (a region holds the regions begun inside it), so the "
+		"percentages may add to more than 100: the region tree below gives each nesting "
+		"path's exclusive counts.</p>\n", by, by, by);
 	for (int r = 0; r < s->region_names.n; r++) {
 		struct summary_stats st;
 
@@ -783,6 +783,7 @@ static const char style[] =
 	"div.tree{font-size:13px;overflow-x:auto}div.tree details>*:not(summary),div.tree .leaf"
 	"{margin-left:1.2em}div.tree .leaf{padding-left:1em}summary{cursor:pointer}"
 	".own{color:#777}"
+	".rtree b{display:inline-block;min-width:6em}.rtree .m{font-variant-numeric:tabular-nums}"
 	"td.na{color:#999}th .unit{font-weight:normal;color:#555}svg.topdown{display:block}"
 	".swatch{display:inline-block;width:.9em;height:.9em;vertical-align:middle}";
 
@@ -818,6 +819,7 @@ void summary_print_html(const struct summary *s, const char *title, FILE *out)
 	section_events(out, s, sorted);
 	if (s->region_names.n)
 		section_regions(out, s, sorted);
+	html_region_tree(s, out);
 	if (s->nr_points)
 		section_series(out, s, sorted);
 	html_tree(s, out);

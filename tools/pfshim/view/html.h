@@ -44,6 +44,8 @@ void html_overview(const struct summary *s, FILE *out);
 void html_processes(const struct summary *s, FILE *out);
 /* html_job.c: the process tree with subtree totals, collapsible. */
 void html_tree(const struct summary *s, FILE *out);
+/* html_region_tree.c: the region tree, inclusive, exclusive and % per path, collapsible. */
+void html_region_tree(const struct summary *s, FILE *out);
 /* html_metrics.c: PFSHIM_GROUP's metrics per group, top-down bars; nothing without metrics. */
 void html_metrics(const struct summary *s, FILE *out);
 

@@ -70,8 +70,7 @@ static void sum_format(const struct summary_event *e, const struct summary_sum *
 		summary_value_format(e, v->value, out, size);
 }
 
-/* A region metric's unit and scale: wall time is in ns, shown in msec. */
-static struct summary_event metric_event(const struct summary *s, int metric)
+struct summary_event summary_metric_event(const struct summary *s, int metric)
 {
 	if (metric == 0)
 		return (struct summary_event){ "wall", "msec", 1e-6 };
@@ -320,7 +319,7 @@ static void print_probe(const struct summary *s, FILE *out)
 		fputs(": included in every region\n", out);
 	for (int i = 0; i < s->nr_probes; i++) {
 		const struct summary_probe *p = &s->probes[i];
-		struct summary_event e = metric_event(s, p->metric);
+		struct summary_event e = summary_metric_event(s, p->metric);
 		char mn[48], mx[48], mean[48];
 
 		summary_value_format(&e, p->min, mn, sizeof(mn));
@@ -356,7 +355,7 @@ static void print_regions(const struct summary *s, FILE *out)
 		fprintf(out, "\n %14s %13s %13s %13s %9s %25s\n", "sum", "min", "max", "mean",
 			"imbalance", "per thread min..max");
 		for (int m = 0; m < s->metrics.n; m++) {
-			struct summary_event e = metric_event(s, m);
+			struct summary_event e = summary_metric_event(s, m);
 			char sum[48], mn[48], mx[48], mean[48], tmin[48], tmax[48], range[100];
 
 			summary_region_stats(s, r, m, &st);
@@ -568,6 +567,8 @@ void summary_print_text(const struct summary *s, const char *title, const char *
 		print_job_rest(s, out);
 	if (s->region_names.n)
 		print_regions(s, out);
+	if (s->region_tree.n)
+		region_tree_print_text(s, out);
 	if (s->nr_points)
 		print_series(s, out);
 	if (s->opt.tree)
@@ -617,7 +618,7 @@ static json_t *regions_json(const struct summary *s, const int *sorted)
 		json_object_set_new(region, "group_calls", calls);
 
 		for (int m = 0; m < s->metrics.n; m++) {
-			struct summary_event e = metric_event(s, m);
+			struct summary_event e = summary_metric_event(s, m);
 			json_t *values = json_array();
 
 			summary_region_stats(s, r, m, &st);
@@ -659,7 +660,7 @@ static json_t *probe_json(const struct summary *s)
 
 	for (int i = 0; i < s->nr_probes; i++) {
 		const struct summary_probe *p = &s->probes[i];
-		struct summary_event e = metric_event(s, p->metric);
+		struct summary_event e = summary_metric_event(s, p->metric);
 
 		json_array_append_new(events, json_pack("{s:s, s:s, s:f, s:I, s:I, s:I, s:f}",
 			"name", e.name, "unit", e.unit, "scale", e.scale,
@@ -843,6 +844,7 @@ void summary_print_json(const struct summary *s, FILE *out)
 	json_object_set_new(root, "events", events);
 	json_object_set_new(root, "groups", groups);
 	json_object_set_new(root, "regions", regions_json(s, sorted));
+	json_object_set_new(root, "region_tree", region_tree_json(s));
 	json_object_set_new(root, "region_probe", probe_json(s));
 	json_object_set_new(root, "misuse", json_pack("{s:I, s:I, s:I, s:I}",
 		"end_without_begin", (json_int_t)s->misuse.end_without_begin,
@@ -905,7 +907,7 @@ static void csv_regions(const struct summary *s, const int *sorted, FILE *out)
 		"mean,imbalance,thread_min,thread_max\n", by);
 	for (int r = 0; r < s->region_names.n; r++) {
 		for (int m = 0; m < s->metrics.n; m++) {
-			struct summary_event e = metric_event(s, m);
+			struct summary_event e = summary_metric_event(s, m);
 			struct summary_stats st;
 
 			summary_region_stats(s, r, m, &st);
@@ -957,7 +959,7 @@ static void csv_regions(const struct summary *s, const int *sorted, FILE *out)
 	/* Each event's probe: threads, mean and the per-thread min..max (no sum: it means nothing). */
 	for (int i = 0; i < s->nr_probes; i++) {
 		const struct summary_probe *p = &s->probes[i];
-		struct summary_event e = metric_event(s, p->metric);
+		struct summary_event e = summary_metric_event(s, p->metric);
 
 		fputs("probe,,,", out);
 		csv_field(out, e.name);

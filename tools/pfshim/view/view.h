@@ -31,6 +31,20 @@ void summary_value_format(const struct summary_event *e, uint64_t value, char *o
 /* A mean (in the event's own unit) as every text view shows one: "1.67", "2", "1.23" msec. */
 void summary_mean_format(const struct summary_event *e, double mean, char *out, size_t size);
 
+/* A region metric's name, unit and scale: metric 0, wall time, is in ns, shown in msec. */
+struct summary_event summary_metric_event(const struct summary *s, int metric);
+
+/*
+ * region_tree.c: the region tree (model/region_tree.h) as text, Caliper's
+ * runtime-report's way (per metric: the paths indented, calls, inclusive,
+ * exclusive, % of the total), and as the JSON view's "region_tree" array.
+ */
+struct json_t;
+void region_tree_print_text(const struct summary *s, FILE *out);
+struct json_t *region_tree_json(const struct summary *s);
+/* The whole a metric's % is of: an event's job total, the top regions' sum for wall time. */
+uint64_t region_tree_whole(const struct summary *s, int metric);
+
 /* The points by event, then time, then group (a copy the caller frees). */
 struct summary_point *summary_points_sorted(const struct summary *s);
 /* A step's time in ns since the job's first start (0 for a report just after it). */
