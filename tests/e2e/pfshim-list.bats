@@ -118,19 +118,19 @@ no_cpu_pmu() {
 		mkdir -p "$t/events/sub/tp$i"
 		echo $((999900 + i)) >"$t/events/sub/tp$i/id"
 	done
-	run -0 strace -f -o trace -e trace=perf_event_open "$PFSHIM" list --tracefs "$t" sub:
+	run -0 strace -f -o "$BATS_TEST_TMPDIR/trace" -e trace=perf_event_open "$PFSHIM" list --tracefs "$t" sub:
 	[ "$(section "Tracepoints ($t/events)" | awk '$2 == "no"' | wc -l)" -eq 40 ]
 	# as root one try each; as a user an EACCES is retried without the kernel
-	tries=$(grep -c 'PERF_TYPE_TRACEPOINT' trace)
+	tries=$(grep -c 'PERF_TYPE_TRACEPOINT' "$BATS_TEST_TMPDIR/trace")
 	echo "tries $tries"
 	[ "$tries" -eq 8 ] || [ "$tries" -eq 16 ]
 	real=/sys/kernel/tracing/events/sched/sched_switch/id
 	[ -r "$real" ] || skip "no readable tracefs here for a tracepoint that opens"
 	cp "$real" "$t/events/sub/tp13/id"	# the 4th tried opens: they disagree
-	run -0 strace -f -o trace2 -e trace=perf_event_open "$PFSHIM" list --tracefs "$t" sub:
+	run -0 strace -f -o "$BATS_TEST_TMPDIR/trace2" -e trace=perf_event_open "$PFSHIM" list --tracefs "$t" sub:
 	section "Tracepoints ($t/events)"
 	[ "$(section "Tracepoints ($t/events)" | awk '$2 == "yes"' | awk '{print $1}')" = sub:tp13 ]
-	[ "$(grep -c 'PERF_TYPE_TRACEPOINT' trace2)" -ge 40 ]
+	[ "$(grep -c 'PERF_TYPE_TRACEPOINT' "$BATS_TEST_TMPDIR/trace2")" -ge 40 ]
 }
 
 @test "tracepoints: a fake tracefs, and the real one where root can mount it" {
