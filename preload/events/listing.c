@@ -174,8 +174,8 @@ static int list_sysfs(const struct events_list_options *o, events_listed_fn *fn,
 
 /*
  * Opening and closing a tracepoint's event costs the kernel tens of ms (its
- * probe's unregistration waits for RCU): 2,308 of them took 3.5 minutes on a
- * 2-core VM. Whether one opens depends on this process's rights and the
+ * probe's unregistration waits for RCU): 2,308 of them took 2.5 minutes on a
+ * quiet 2-core VM. Whether one opens depends on this process's rights and the
  * tracefs, not on the tracepoint, so the first few are tried and, when they
  * agree, the rest take their answer.
  */
