@@ -236,7 +236,7 @@ static void markers_budget_init(void)
 static void markers_init(void)
 {
 	int group_of[EVENTS_MAX];
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), header;
+	size_t header;
 	int nr_events;
 
 	/* Before any name: the probe's hidden region is id PROBE_REGION_ID in every table. */
@@ -249,9 +249,12 @@ static void markers_init(void)
 	for (int e = 0; e < nr_events; e++)
 		markers.counts_direct &= markers.event_index[e] == e;
 	header = block_header_size(nr_events, markers.nr_groups);
-	/* The table gets what the page leaves: one page per thread unless events are many. */
+	/*
+	 * The table may reach MARKERS_BLOCK_BUDGET, and costs memory only as its
+	 * slots are made: a thread with a few regions touches its first page.
+	 */
 	if (region_layout_init(&markers.layout, nr_events, markers.nr_groups, group_of,
-			       page > header ? page - header : 0) < 0)
+			       MARKERS_BLOCK_BUDGET > header ? MARKERS_BLOCK_BUDGET - header : 0) < 0)
 		return;
 	markers.block_size = page_round(header + markers.layout.thread_size);
 	markers.tables_size = page_round(region_totals_size(&markers.layout) +
@@ -628,7 +631,7 @@ static struct marker_thread *thread_open(void)
 	t->now = (uint64_t *)(t->groups + markers.nr_groups);
 	t->spare = t->now + l->nr_values;
 	t->regions = (struct region_thread *)(t->spare + l->nr_values);
-	region_thread_init(t->regions, l, gettid());
+	region_thread_init(t->regions, gettid());
 	name_cache_init(&t->names);
 	pthread_getname_np(pthread_self(), name, sizeof(name));
 	region_thread_set_name(t->regions, name);
@@ -704,7 +707,7 @@ static void thread_exit(void *arg)
 								       k * l->thread_size);
 
 		/* The copy in ns; the table itself keeps its unit (regions.h). */
-		memcpy(copy, t->regions, l->thread_size);
+		memcpy(copy, t->regions, region_thread_used(t->regions, l));
 		region_thread_wall_to_ns(copy, l);
 		atomic_store_explicit(&markers.retired_nr, k + 1, memory_order_release);
 	} else {

@@ -165,10 +165,18 @@ int region_layout_init(struct region_layout *l, int nr_events, int nr_groups,
 
 /* ---- one thread's table */
 
-void region_thread_init(struct region_thread *t, const struct region_layout *l, int tid)
+void region_thread_init(struct region_thread *t, int tid)
 {
-	memset(t, 0, l->thread_size);
+	/* The slots are cleared one by one as they are made: untouched pages stay unmapped. */
+	memset(t, 0, sizeof(*t));
 	t->tid = tid;
+}
+
+size_t region_thread_used(const struct region_thread *t, const struct region_layout *l)
+{
+	uint32_t n = t->nr_slots < (uint32_t)l->capacity ? t->nr_slots : (uint32_t)l->capacity;
+
+	return sizeof(*t) + (size_t)n * l->slot_size;
 }
 
 static uint64_t *slot_sums(struct region_slot *s)
@@ -599,7 +607,9 @@ int region_thread_snapshot(const struct region_thread *t, const struct region_la
 		/* A write in progress: the low byte counts it. */
 		if (before & REGION_SEQ_WRITERS)
 			continue;
-		memcpy(copy, t, l->thread_size);
+		/* The header, then the slots it counts: a torn count is caught by seq below. */
+		memcpy(copy, t, sizeof(*t));
+		memcpy(copy->slots, t->slots, region_thread_used(copy, l) - sizeof(*t));
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&t->seq, memory_order_relaxed) == before) {
 			region_thread_wall_to_ns(copy, l);

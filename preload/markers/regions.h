@@ -228,7 +228,15 @@ struct region_thread {
 	uint64_t slots[];		/* capacity slots of slot_size bytes */
 };
 
-void region_thread_init(struct region_thread *t, const struct region_layout *l, int tid);
+/*
+ * region_thread_init - an empty table for thread @tid in @t, which must be
+ * zeroed memory of the layout's thread_size: only the header is written,
+ * so that a table's pages are touched as its slots are made.
+ */
+void region_thread_init(struct region_thread *t, int tid);
+
+/* region_thread_used - the bytes of @t that hold something: its header and made slots. */
+size_t region_thread_used(const struct region_thread *t, const struct region_layout *l);
 
 #define REGION_SEQ_SHIFT 8		/* @seq: writes done << 8 | writers in progress */
 #define REGION_SEQ_WRITERS 0xffu
@@ -463,8 +471,8 @@ void region_thread_wall_to_ns(struct region_thread *t, const struct region_layou
 void region_thread_close(struct region_thread *t, const struct region_layout *l);
 
 /*
- * region_thread_snapshot - copy @t (thread_size bytes) into @copy while its
- * owner may be writing, its wall times in ns (region_thread_wall_to_ns).
+ * region_thread_snapshot - copy @t (its header and made slots; @copy has
+ * thread_size bytes) into @copy while its owner may be writing, its wall times in ns (region_thread_wall_to_ns).
  * Async-signal-safe, lock-free.
  * Return: 0, or -EBUSY when @tries passes all saw a write in progress (as
  * when the signal interrupted the owner inside a marker call).

@@ -542,6 +542,31 @@ path_event() {
 	[ "$(jq '[.regions.threads[].misuse.unnested] | add' "$REPORTS")" -eq 0 ]
 }
 
+@test "region tree: a thread's table holds 63 paths with 4 events, exactly; the 64th and on are table_full" {
+	skip_under_sanitizer "the instrumented program faults shadow pages inside its regions" asan tsan
+	ev=task-clock,page-faults,context-switches,cpu-migrations
+	# 31 parents, each with its own "leaf": 62 paths, every one kept and exact.
+	run shim PFSHIM_EVENTS=$ev "$PROGS/markers_tree" wide 31
+	[ "$status" -eq 0 ]
+	[ "$(jq '.regions.capacity' "$REPORTS")" -eq 63 ]
+	[ "$(jq '.regions.threads[0].misuse.table_full' "$REPORTS")" -eq 0 ]
+	[ "$(jq '.regions.threads[0].paths | length' "$REPORTS")" -eq 62 ]
+	for i in 0 17 30; do
+		[ "$(path_event true "p$i/leaf" page-faults)" -eq $((i + 1)) ]
+		[ "$(path_event true "p$i" page-faults)" -eq $((10 + i + 1)) ]
+	done
+	[ "$(jq '[.regions.threads[0].paths[] | select(.name == "leaf") | .events[] | select(.name == "page-faults") | .value] | add' "$REPORTS")" -eq 496 ]
+	# 40 parents, 80 paths: the first 63 begun are kept, each later begin of a new path is one table_full.
+	: >"$REPORTS"
+	run shim PFSHIM_EVENTS=$ev "$PROGS/markers_tree" wide 40
+	[ "$status" -eq 0 ]
+	[ "$(jq '.regions.threads[0].paths | length' "$REPORTS")" -eq 63 ]
+	[ "$(jq '.regions.threads[0].misuse.table_full' "$REPORTS")" -eq 17 ]
+	[ "$(path_event true p30/leaf page-faults)" -eq 31 ]
+	[ "$(path_event true p31 page-faults)" -eq 42 ]
+	[ "$(jq '.regions.threads[0].misuse.end_without_begin' "$REPORTS")" -eq 0 ]
+}
+
 @test "region tree: a fork()ed child starts its own tree, the parent's regions not in it" {
 	run shim PFSHIM_EVENTS=task-clock,page-faults "$PROGS/markers_tree" 0 fork
 	[ "$status" -eq 0 ]

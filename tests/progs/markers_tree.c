@@ -8,6 +8,9 @@
  *                      (a re-entry: 10 pages, counted in the outer solve)
  * so that "kernel" has two parents. With "fork", a child runs the rounds
  * too, after the parent's, and prints nothing; the parent prints its pid.
+ *
+ * markers_tree wide N: "leaf" under N parents "p0".."pN-1" in the main
+ * thread: 2N paths, p<i> 10 pages of its own and its leaf i + 1 pages.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -54,6 +57,22 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static int wide(int n)
+{
+	char name[16];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		pfshim_region_begin(name);
+		pages_touch(10);
+		pfshim_region_begin("leaf");
+		pages_touch(i + 1);
+		pfshim_region_end("leaf");
+		pfshim_region_end(name);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int nr = argc > 1 ? atoi(argv[1]) : 0;
@@ -61,6 +80,8 @@ int main(int argc, char **argv)
 	pthread_t t[16];
 	pid_t pid;
 
+	if (argc > 2 && strcmp(argv[1], "wide") == 0)
+		return wide(atoi(argv[2]));
 	if (nr < 0 || nr > 16)
 		return 2;
 	for (long i = 0; i < nr; i++)

@@ -29,7 +29,7 @@ static int setup(void **state)
 	(void)state;
 	assert_int_equal(region_layout_init(&layout, 2, 1, group_of, 4096), 0);
 	thread = calloc(1, layout.thread_size);
-	region_thread_init(thread, &layout, 1234);
+	region_thread_init(thread, 1234);
 	clock_ns = 1000;
 	return 0;
 }

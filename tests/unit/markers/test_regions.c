@@ -32,7 +32,7 @@ static int setup(void **state)
 	(void)state;
 	assert_int_equal(region_layout_init(&layout, 2, 1, group_of, 4096), 0);
 	thread = calloc(1, layout.thread_size);
-	region_thread_init(thread, &layout, 1234);
+	region_thread_init(thread, 1234);
 	return 0;
 }
 
@@ -424,7 +424,7 @@ static void test_close_sums_every_size(void **state)
 
 		assert_int_equal(region_layout_init(&l, nr, nr ? 1 : 0, group_of, 1 << 16), 0);
 		t = calloc(1, l.thread_size);
-		region_thread_init(t, &l, 1);
+		region_thread_init(t, 1);
 		for (int i = 0; i < l.nr_values; i++) {
 			begin[i] = 1000 * (uint64_t)i + 7;
 			end[i] = begin[i] + 3 * (uint64_t)i + 1;
@@ -736,7 +736,7 @@ static void test_scaled_values(void **state)
 	assert_int_equal(slot_of(0)->first_max, 400);
 	/* A call where the group never ran: no value, no per-call extreme. */
 	end[4] = 0;
-	region_thread_init(thread, &layout, 1);
+	region_thread_init(thread, 1);
 	region_begin(thread, &layout, 0, 1, start);
 	region_end(thread, &layout, 0, 1, end);
 	assert_int_equal(region_slot_value(slot_of(0), &layout, 1, &v), -ENODATA);
@@ -759,6 +759,41 @@ static void test_snapshot(void **state)
 	region_thread_write_end(thread);
 	assert_int_equal(region_thread_snapshot(thread, &layout, copy, 3), 0);
 	free(copy);
+}
+
+/*
+ * A table costs memory only as its slots are made: setting it up writes its
+ * header alone, a new slot is the first write to its bytes, and a snapshot
+ * (as every report, interval reports too, takes) copies the made slots only.
+ * Bytes nobody may touch are filled with a pattern that must survive.
+ */
+static void test_untouched_slots_stay_untouched(void **state)
+{
+	struct region_thread *t = malloc(layout.thread_size);
+	struct region_thread *copy = malloc(layout.thread_size);
+	size_t head = sizeof(struct region_thread);
+
+	(void)state;
+	memset(t, 0xaa, layout.thread_size);
+	memset(copy, 0x55, layout.thread_size);
+	region_thread_init(t, 7);
+	assert_int_equal(t->nr_slots, 0);
+	assert_int_equal(region_thread_used(t, &layout), head);
+	assert_int_equal(((unsigned char *)t)[head], 0xaa);
+	assert_int_equal(((unsigned char *)t)[layout.thread_size - 1], 0xaa);
+	region_begin(t, &layout, 0, 1, sample(0, 0, 0));
+	region_end(t, &layout, 0, 1, sample(5, 5, 5));
+	assert_int_equal(region_thread_used(t, &layout), head + layout.slot_size);
+	assert_int_equal(region_slot_at(t, &layout, 0)->calls, 1);
+	assert_int_equal(((unsigned char *)t)[head + layout.slot_size], 0xaa);
+	assert_int_equal(region_thread_snapshot(t, &layout, copy, 3), 0);
+	assert_int_equal(copy->nr_slots, 1);
+	assert_int_equal(region_slot_at(copy, &layout, 0)->calls, 1);
+	assert_int_equal(region_slot_at(copy, &layout, 0)->v[region_value_event(0)], 5);
+	assert_int_equal(((unsigned char *)copy)[head + layout.slot_size], 0x55);
+	assert_int_equal(((unsigned char *)copy)[layout.thread_size - 1], 0x55);
+	free(copy);
+	free(t);
 }
 
 /*
@@ -948,7 +983,7 @@ static void test_totals_merge(void **state)
 	(void)state;
 	region_totals_init(tot, &layout);
 	for (int i = 0; i < 3; i++) {
-		region_thread_init(thread, &layout, 100 + i);
+		region_thread_init(thread, 100 + i);
 		region_begin(thread, &layout, 1, 2, sample(0, 0, 0));
 		region_end(thread, &layout, 1, 2, sample(100, first[i] / 2, 1));
 		region_begin(thread, &layout, 1, 2, sample(200, 0, 0));
@@ -1009,6 +1044,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_paths_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_signal_handler, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_table_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untouched_slots_stay_untouched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nested_writes_never_torn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handler_inside_begin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wall_in_timer_cycles, setup, teardown),

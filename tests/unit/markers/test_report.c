@@ -66,7 +66,7 @@ static int setup(void **state)
 	assert_true(load >= 0 && solve >= 0);
 
 	exited = (struct region_thread *)markers.retired;
-	region_thread_init(exited, l, 101);
+	region_thread_init(exited, 101);
 	region_thread_set_name(exited, "worker");
 	call(exited, load, (const uint64_t[]){ 100, 10, 20 }, (const uint64_t[]){ 1100, 110, 420 });
 	region_thread_close(exited, l);
@@ -76,7 +76,7 @@ static int setup(void **state)
 	live = (struct marker_thread){ .groups = live_groups, .read_errors = 1 };
 	live_groups[0] = (struct fastread_group){ .nr_user_reads = 7, .nr_syscall_reads = 2 };
 	live.regions = calloc(1, l->thread_size);
-	region_thread_init(live.regions, l, 202);
+	region_thread_init(live.regions, 202);
 	region_thread_set_name(live.regions, "main");
 	call(live.regions, load, (const uint64_t[]){ 0, 0, 0 }, (const uint64_t[]){ 500, 50, 60 });
 	call(live.regions, solve, (const uint64_t[]){ 600, 70, 80 }, NULL);
@@ -303,7 +303,7 @@ static void test_largest_report_fits(void **state)
 	for (int i = 0; i < MARKERS_RETIRED_MAX; i++) {
 		struct region_thread *t = (struct region_thread *)(markers.retired + i * l->thread_size);
 
-		region_thread_init(t, l, 1000 + i);
+		region_thread_init(t, 1000 + i);
 		table_fill(t, i * l->capacity);
 		region_totals_merge(markers.totals, l, t, 0);
 	}
@@ -312,7 +312,7 @@ static void test_largest_report_fits(void **state)
 	for (int i = 0; i < 2; i++) {
 		more[i] = (struct marker_thread){ .groups = live_groups };
 		more[i].regions = calloc(1, l->thread_size);
-		region_thread_init(more[i].regions, l, 300 + i);
+		region_thread_init(more[i].regions, 300 + i);
 		table_fill(more[i].regions, 0);
 		atomic_store(&markers.live[1 + i], &more[i]);
 	}

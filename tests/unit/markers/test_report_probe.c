@@ -68,7 +68,7 @@ static int setup_compensate(bool compensate)
 	assert_int_equal(load, 1);
 
 	exited = (struct region_thread *)markers.retired;
-	region_thread_init(exited, l, 101);
+	region_thread_init(exited, 101);
 	calls(exited, PROBE_REGION_ID, 1, 30, 5);
 	calls(exited, load, 1, 100, 400);
 	if (compensate)
@@ -79,7 +79,7 @@ static int setup_compensate(bool compensate)
 	live = (struct marker_thread){ .groups = live_groups, .probe_user_reads = 10 };
 	live_groups[0] = (struct fastread_group){ .nr_user_reads = 17 };
 	live.regions = calloc(1, l->thread_size);
-	region_thread_init(live.regions, l, 202);
+	region_thread_init(live.regions, 202);
 	calls(live.regions, PROBE_REGION_ID, 1, 30, 5);
 	calls(live.regions, load, 2, 50, 60);
 	atomic_store(&markers.live[0], &live);
