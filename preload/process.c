@@ -649,6 +649,8 @@ static struct output_names report_names(const struct report *r, enum config_form
 		.prefix = format == FORMAT_PAPI ? "rank_" : NULL,
 		.series = r->seq != 0 && !exposition,
 		.series_only = r->reason == REPORT_INTERVAL && !exposition,
+		/* An image's series is a file beside its report's: such an image writes files. */
+		.spool = process.config.run_job && format == FORMAT_JSON && r->seq == 0,
 	};
 }
 

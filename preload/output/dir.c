@@ -26,6 +26,7 @@
 #include "export/buf.h"
 #include "preload/fd.h"
 #include "preload/output/ledger.h"
+#include "preload/output/spool.h"
 #include "preload/output/trusted.h"
 #include "preload/prefault.h"
 
@@ -737,7 +738,11 @@ static int dir_write(const char *dir, const struct output_names *names, mode_t m
 		errno = saved_errno;
 		return dirfd;
 	}
-	err = output_dir_write_at(dirfd, dir, names, buf, len, why);
+	/* Else (no spool, or one closed or cut short) a file of its own, as without one. */
+	if (!names->spool || spool_append(dirfd, names, buf, len) < 0)
+		err = output_dir_write_at(dirfd, dir, names, buf, len, why);
+	else
+		err = 0;
 	/* An interval report's fate is its image's final one's. */
 	if (noted && !names->series_only)
 		*noted = ledger_note(dirfd, names->pid, err);

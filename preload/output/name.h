@@ -23,6 +23,7 @@ struct output_names {
 	const char *prefix;	/* and begin so, or NULL: "rank_" for PAPI's format, as PAPI's files */
 	bool series;		/* PFSHIM_INTERVAL: a directory also keeps NAME.series.EXT */
 	bool series_only;	/* an interval report: a directory appends it to the series only */
+	bool spool;		/* a JSON report of `pfshim run`'s job: to its spool when there is one */
 };
 
 /*

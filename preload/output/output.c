@@ -194,7 +194,9 @@ void output_reserve(const char *target, const struct output_names *names)
 	int saved_errno = errno;
 	char path[PATH_MAX];
 
-	if (!sandbox_filtered() && strcmp(target, "stderr") != 0 && strcmp(target, "stdout") != 0 &&
+	/* A report for the spool makes no file (it makes one only if the spool is gone). */
+	if (!names->spool && !sandbox_filtered() && strcmp(target, "stderr") != 0 &&
+	    strcmp(target, "stdout") != 0 &&
 	    output_expand(target, names, path, sizeof(path)) == 0 && output_is_dir(path))
 		output_dir_reserve(path, 0755);
 	errno = saved_errno;

@@ -64,12 +64,15 @@ in_tmpfs() {
 	local n r l
 	without=$(sh -c "$CAPTURES" 2>&1)
 	run -0 --separate-stderr in_tmpfs size=1m,nr_inodes=12 '
-		"$2" run -e page-faults -o "$1/out" -- sh -c "$3"' "$BUILD/pfshim" "$CAPTURES"
+		"$2" run -e page-faults -o "$1/out" -- sh -c "$3"; ls "$1/out" | sed "s/^/listed: /" >&2' \
+		"$BUILD/pfshim" "$CAPTURES"
 	echo "$stderr"
 	[ "$output" = "$without" ]
 	# the runner's lines only: no process said it could not write, nor wrote a report here
 	! grep -q '^pfshim: cannot write\|"schema"' <<<"$stderr" || false
-	grep -qxF "pfshim run: cannot write $RUN/out/pfshim-job.jsonl (ENOSPC): \`pfshim report\` on the directory will have the reports' sums only" <<<"$stderr"
+	# the kernel's count beside the reports, or, when it did not fit, said and kept in memory
+	grep -qxF "listed: pfshim-job.jsonl" <<<"$stderr" ||
+		grep -qxF "pfshim run: cannot write $RUN/out/pfshim-job.jsonl (ENOSPC): \`pfshim report\` on the directory will have the reports' sums only" <<<"$stderr"
 	n=$(sed -n 's/.*(\([0-9]*\) processes counted by the kernel; \([0-9]*\) processes,.*/\1/p' <<<"$stderr")
 	r=$(sed -n 's/.*(\([0-9]*\) processes counted by the kernel; \([0-9]*\) processes,.*/\2/p' <<<"$stderr")
 	l=$(sed -n 's/^ pfshim: \([0-9]*\) processes whose report could not be written (.*ENOSPC.*): the output directory refused it.*/\1/p' <<<"$stderr")

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "preload/output/spool.h"	/* SPOOL_RS */
 #include "tools/pfshim/read/jsonread.h"
 #include "tools/pfshim/model/table.h"
 
@@ -142,6 +143,21 @@ static bool reader_parse(struct batch *b, struct reader *rd, int limit)
 		while (rd->at < rd->len && (rd->buf[rd->at] == ' ' || rd->buf[rd->at] == '\t' ||
 					    rd->buf[rd->at] == '\r' || rd->buf[rd->at] == '\n'))
 			rd->line += rd->buf[rd->at++] == '\n';
+		if (rd->at < rd->len && rd->buf[rd->at] == SPOOL_RS) {
+			/* A spool record's head (a spool `pfshim run` could not split): its report follows. */
+			const char *nl = memchr(rd->buf + rd->at, '\n', rd->len - rd->at);
+
+			if (nl) {
+				rd->at = (size_t)(nl + 1 - rd->buf);
+				rd->line++;
+				continue;
+			}
+			if (!rd->eof) {
+				if (reader_fill(b, rd) < 0)
+					break;
+				continue;
+			}
+		}
 		if (rd->at == rd->len && rd->eof)
 			break;
 		if (limit && b->n == limit) {
@@ -165,6 +181,14 @@ static bool reader_parse(struct batch *b, struct reader *rd, int limit)
 			used = v ? (size_t)err.position : 0;
 		}
 		if (!v) {
+			/* In a spool, a record cut short (its writer killed): on at the next one. */
+			const char *rs = memchr(rd->buf + rd->at, SPOOL_RS, rd->len - rd->at);
+
+			if (rs && rs > rd->buf + rd->at) {
+				b->torn++;
+				rd->at = (size_t)(rs - rd->buf);
+				continue;
+			}
 			snprintf(b->error, sizeof(b->error), "truncated or malformed JSON: line %d: %s",
 				 rd->line + err.line - 1, err.text);
 			break;

@@ -25,6 +25,7 @@ struct batch {
 	int n, cap;
 	char error[300];	/* "" or why the rest was skipped: "truncated or malformed JSON: line 3: ..." */
 	int read_errno;		/* the file could not be read: nothing else is set */
+	int torn;		/* records of a spool cut short, skipped (preload/output/spool.h) */
 	const char *refused;	/* or it was not read, for this reason */
 	struct arena arena;
 	struct reader *reader;	/* the file being read, and the buffer kept for the next one */

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "export/report.h"	/* REPORT_SCHEMA_VERSION: what the shim writes */
+#include "preload/output/spool.h"	/* a spool left unsplit */
 #include "tools/pfshim/read/arena.h"
 #include "tools/pfshim/read/input.h"
 #include "tools/pfshim/model/metrics.h"
@@ -310,6 +311,9 @@ static void batch_take(void *ctx, struct batch *b)
 	}
 	if (b->error[0])
 		skipped(s, b->path, b->error, NULL);
+	for (int i = 0; i < b->torn; i++)
+		skipped(s, b->path, "a report cut short in the spool (its process killed while "
+			"writing it)", NULL);
 	arena_bind(was);
 }
 
@@ -399,9 +403,13 @@ static void list_walk(struct summary *s, struct file_list *l, const char *path, 
 		return;
 	}
 	for (int i = 0; i < n; i++) {
-		if (names[i]->d_name[0] != '.' && other_format(names[i]->d_name)) {
+		/* ., .., and hidden temporary files; but a spool `pfshim run` did not split is reports */
+		bool hidden = names[i]->d_name[0] == '.' &&
+			      strncmp(names[i]->d_name, SPOOL_PREFIX, strlen(SPOOL_PREFIX)) != 0;
+
+		if (!hidden && other_format(names[i]->d_name)) {
 			others++;
-		} else if (names[i]->d_name[0] != '.') {	/* ., .., and hidden temporary files */
+		} else if (!hidden) {
 			size_t len = strlen(path) + strlen(names[i]->d_name) + 2;
 			char *child = xrealloc(NULL, len);
 

@@ -25,6 +25,7 @@
 
 #include "fastread/sysfile.h"
 #include "tools/pfshim/model/table.h"
+#include "tools/pfshim/run/spool.h"
 
 static uint64_t mono_ns(void)
 {
@@ -85,11 +86,15 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 {
 	bool children = said != NULL;
 	struct jobcount_event ev[3];
-	int go[2], out[2] = { -1, -1 }, status, ret = 0;
+	struct spool_split_result split = { 0 };
+	int go[2], out[2] = { -1, -1 }, status, ret = 0, dirfd = -1, spool = -1;
 	siginfo_t info;
 	pid_t pid;
 
 	*cpu_ns = 0;
+	/* As the job's processes report: into a spool (spool.h), split after the run. */
+	if (kind == RUN_ON && (dirfd = open(outdir, O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0)
+		spool = run_spool_create(dirfd, &split);
 	if (children && pipe2(out, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(go, O_CLOEXEC) < 0) {
@@ -169,6 +174,10 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 			*cpu_ns += said[0];
 	}
 out:
+	if (spool >= 0)
+		run_spool_split(dirfd, spool, &split, NULL, NULL);
+	if (dirfd >= 0)
+		close(dirfd);
 	if (out[0] >= 0)
 		close(out[0]);
 	if (out[1] >= 0)

@@ -26,7 +26,7 @@
  */
 #define CALIBRATE_RUNS 15
 /* How the runs are measured: a cached calibration of another method is not taken. */
-#define CALIBRATE_METHOD 3
+#define CALIBRATE_METHOD 4
 /* The program run: small, dynamic, in every Debian (coreutils). */
 #define CALIBRATE_PROGRAM "/bin/true"
 

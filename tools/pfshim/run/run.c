@@ -37,6 +37,7 @@
 #include "tools/pfshim/run/handover.h"
 #include "tools/pfshim/run/calibrate.h"
 #include "tools/pfshim/run/jobcount.h"
+#include "tools/pfshim/run/spool.h"
 #include "tools/pfshim/model/spread.h"
 #include "tools/pfshim/read/read.h"
 #include "tools/pfshim/view/view.h"
@@ -355,6 +356,70 @@ static void ledger_create(const char *dir)
 			break;
 }
 
+/*
+ * The spool (spool.h), made in @dir beside the ledger before the job, kept
+ * open, split after it by that descriptor alone. Without it (a directory
+ * that takes no new file) each process writes its own file.
+ */
+static int spool_fd = -1;
+
+/* What the spool's splitting could not do, said once: nothing when all went well. */
+static void spool_say(const struct spool_split_result *r, const char *dir, bool earlier)
+{
+	if (earlier && r->files)
+		fprintf(stderr, "pfshim run: %s held the spool of an earlier run that was killed: "
+			"its %llu reports are written as files there\n", dir,
+			(unsigned long long)r->files);
+	if (r->torn)
+		fprintf(stderr, "pfshim run: %llu report%s cut short in the spool (a process "
+			"killed while writing it): dropped\n", (unsigned long long)r->torn,
+			r->torn == 1 ? " was" : "s were");
+	if (r->lost && (earlier || ledger_fd < 0))	/* else the summary names each (ledger) */
+		fprintf(stderr, "pfshim run: cannot write %llu report%s into %s (%s): lost\n",
+			(unsigned long long)r->lost, r->lost == 1 ? "" : "s", dir,
+			strerrorname_np(r->err) ?: "error");
+}
+
+static void spool_create(const char *dir)
+{
+	struct spool_split_result left = { 0 };
+	int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (spool_fd >= 0)	/* an earlier run's (-r) */
+		close(spool_fd);
+	spool_fd = dirfd >= 0 ? run_spool_create(dirfd, &left) : -1;
+	spool_say(&left, dir, true);
+	if (dirfd >= 0)
+		close(dirfd);
+}
+
+/* A spooled report whose file could not be made: the ledger names it, as a process would. */
+static void spool_lost(void *ctx, int pid, int err)
+{
+	(void)ctx;
+	if (ledger_fd >= 0 && lseek(ledger_fd, 0, SEEK_END) >= 0)
+		dprintf(ledger_fd, "%d %d\n", pid, err);
+}
+
+/* The job's reports from the spool into their files, before anything reads the directory. */
+static void spool_split(const char *dir)
+{
+	struct spool_split_result r = { 0 };
+	int dirfd;
+
+	if (spool_fd < 0)
+		return;
+	dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		close(spool_fd);
+	} else {
+		run_spool_split(dirfd, spool_fd, &r, spool_lost, NULL);
+		close(dirfd);
+	}
+	spool_fd = -1;
+	spool_say(&r, dir, false);
+}
+
 /* Each process's last line of the ledger this run made, into @jc; the ledger stays for pfshim report. */
 static void ledger_take(struct jobcount *jc)
 {
@@ -486,6 +551,7 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 	close(go[1]);
 	status = job_wait(pid, &jc, interval_ns);
 	jobcount_finish(&jc);
+	spool_split(dir);
 	if (status != -1)
 		job_count_write(&jc, argv, status, dir);
 	jobcount_close(&jc);
@@ -634,8 +700,10 @@ static int run_once(char **argv, const char *dir, uint64_t interval_ns, bool ref
 	int status;
 	struct summary s;
 
-	if (!refused)
+	if (!refused) {
 		ledger_create(dir);
+		spool_create(dir);
+	}
 	status = job_run(argv, dir, interval_ns);
 	if (status < 0)
 		return -1;
@@ -728,8 +796,10 @@ static int runs_repeat(char **argv, const char *dir, int n, bool refused, bool k
 		/* each run's reports beside its own job count: what pfshim report and diff read */
 		setenv("PFSHIM_OUTPUT", strcat(sub, "/"), 1);
 		sub[strlen(sub) - 1] = '\0';
-		if (!refused)
+		if (!refused) {
 			ledger_create(sub);
+			spool_create(sub);
+		}
 		status = job_run(argv, sub, 0);
 		if (status < 0)
 			break;
