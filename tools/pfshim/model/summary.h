@@ -29,6 +29,7 @@ struct summary_options {
 	bool tree;		/* print the tree in the text and JSON (--tree) */
 	bool any_owner;		/* read other users' files found in directories (--any-owner) */
 	bool metrics;		/* sum PFSHIM_GROUP's metrics' events (--metrics, model/metrics.h) */
+	bool quiet;		/* say nothing of what is skipped (pfshim run's look for reports) */
 };
 
 /* One event, as the reports describe it. */

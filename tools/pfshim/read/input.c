@@ -41,6 +41,7 @@ struct reader {
 	char *buf;
 	size_t cap, at, len;
 	int line;
+	bool spool;		/* a record head was seen: a spool `pfshim run` did not split */
 };
 
 /*
@@ -150,6 +151,7 @@ static bool reader_parse(struct batch *b, struct reader *rd, int limit)
 			if (nl) {
 				rd->at = (size_t)(nl + 1 - rd->buf);
 				rd->line++;
+				rd->spool = true;
 				continue;
 			}
 			if (!rd->eof) {
@@ -182,11 +184,17 @@ static bool reader_parse(struct batch *b, struct reader *rd, int limit)
 		}
 		if (!v) {
 			/* In a spool, a record cut short (its writer killed): on at the next one. */
-			const char *rs = memchr(rd->buf + rd->at, SPOOL_RS, rd->len - rd->at);
+			const char *rs = rd->spool ? memchr(rd->buf + rd->at, SPOOL_RS,
+							    rd->len - rd->at) : NULL;
 
-			if (rs && rs > rd->buf + rd->at) {
+			if (rs || (rd->spool && rd->eof)) {
 				b->torn++;
-				rd->at = (size_t)(rs - rd->buf);
+				rd->at = rs ? (size_t)(rs - rd->buf) : rd->len;
+				continue;
+			}
+			if (rd->spool) {	/* its next record is further on */
+				if (reader_fill(b, rd) < 0)
+					break;
 				continue;
 			}
 			snprintf(b->error, sizeof(b->error), "truncated or malformed JSON: line %d: %s",

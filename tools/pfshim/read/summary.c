@@ -32,8 +32,9 @@ _Static_assert(REPORT_SCHEMA_VERSION <= SUMMARY_READS_VERSION,
 
 static void skipped(struct summary *s, const char *path, const char *why, const char *detail)
 {
-	fprintf(stderr, "pfshim: %s: %s%s%s; skipped\n", path, why, detail ? ": " : "",
-		detail ? detail : "");
+	if (!s->opt.quiet)
+		fprintf(stderr, "pfshim: %s: %s%s%s; skipped\n", path, why, detail ? ": " : "",
+			detail ? detail : "");
 	s->skipped++;
 }
 

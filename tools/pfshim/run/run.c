@@ -169,7 +169,7 @@ static int dir_is_empty(const char *path)
 	struct summary s;
 	uint64_t reports;
 
-	summary_init(&s, NULL);
+	summary_init(&s, &(struct summary_options){ .quiet = true });
 	summary_add_path(&s, path);
 	reports = s.reports;
 	summary_free(&s);
