@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /*
@@ -247,6 +248,31 @@ size_t fd_write_bounded(int fd, const char *buf, size_t len, int wait_ms, int *e
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (error)
 		*error = err;
+	errno = saved_errno;
+	return done;
+}
+
+ssize_t fd_writev_once(int fd, const struct iovec *iov, int n, int *error)
+{
+	int saved_errno = errno;
+	sigset_t ours, old_mask, pending;
+	ssize_t done;
+
+	sigemptyset(&ours);
+	sigaddset(&ours, SIGPIPE);
+	sigaddset(&ours, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &ours, &old_mask);
+	if (sigpending(&pending) < 0)
+		sigemptyset(&pending);
+	do
+		done = writev(fd, iov, n);
+	while (done < 0 && errno == EINTR);
+	*error = done < 0 ? errno : 0;
+	if (*error == EPIPE)
+		take_back(SIGPIPE, &pending);
+	if (*error == EFBIG)
+		take_back(SIGXFSZ, &pending);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	errno = saved_errno;
 	return done;
 }

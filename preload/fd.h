@@ -89,6 +89,16 @@ int fd_stat(int fd, struct stat *st);
  */
 size_t fd_write_bounded(int fd, const char *buf, size_t len, int wait_ms, int *error);
 
+/*
+ * fd_writev_once - one writev(2) of @iov (@n parts) to @fd, retried only
+ * when interrupted before it wrote anything: a record appended whole or
+ * cut short, never continued after another writer's. No SIGPIPE or SIGXFSZ
+ * reaches the host, as for fd_write_bounded(). Async-signal-safe; errno
+ * preserved. Return: what writev() returned; *@error its errno, or 0.
+ */
+struct iovec;
+ssize_t fd_writev_once(int fd, const struct iovec *iov, int n, int *error);
+
 /* fd_write_all - fd_write_bounded() with FD_WRITE_WAIT_MS, giving up silently. */
 void fd_write_all(int fd, const char *buf, size_t len);
 

@@ -14,9 +14,11 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "export/buf.h"
+#include "preload/fd.h"
 #include "preload/output/dir.h"
 #include "preload/output/trusted.h"
 
@@ -56,10 +58,15 @@ static int spool_open(int dirfd, const char *name)
 		return -ENOENT;
 	if (trusted_file_ours(fd, &st, &why) < 0)
 		goto refused;
-	/* The runner takes it exclusively only to drain the writes begun before its unlink. */
-	while (flock(fd, LOCK_SH) < 0)
-		if (errno != EINTR)
+	/*
+	 * The runner takes it exclusively only to drain the writes begun before
+	 * its unlink, a moment; held longer (by anyone), a file of our own.
+	 */
+	for (int ms = 0; flock(fd, LOCK_SH | LOCK_NB) < 0; ms++) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || ms == SPOOL_WAIT_MS)
 			goto refused;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
 	if (fstat(fd, &st) < 0 || st.st_nlink != 1)
 		goto refused;
 	return fd;
@@ -83,12 +90,11 @@ int spool_append(int dirfd, const struct output_names *names, const char *buf, s
 		errno = saved_errno;
 		return fd;
 	}
-	do
-		done = writev(fd, iov, 2);
-	while (done < 0 && errno == EINTR);
+	/* Past RLIMIT_FSIZE: cut short or EFBIG, and no SIGXFSZ to kill the host (fd.c). */
+	done = fd_writev_once(fd, iov, 2, &err);
 	/* Cut short, the record fails its length and is dropped: the caller writes a file. */
 	if (done != (ssize_t)(head_len + len))
-		err = done < 0 ? -errno : -EIO;
+		err = err ? -err : -EIO;
 	close(fd);
 	errno = saved_errno;
 	return err;

@@ -52,6 +52,9 @@ static inline int spool_name(char *name, size_t size, const char *host)
  */
 #define SPOOL_RS '\x1e'
 
+/* How long a writer or the runner waits for the other's lock before going on without it. */
+#define SPOOL_WAIT_MS 2000
+
 /*
  * spool_append - the report @buf (@len bytes) as a record of the spool in @dirfd: opened by its name without
  * following a link or creating it, and taken only if it is a regular file

@@ -314,7 +314,7 @@ static void batch_take(void *ctx, struct batch *b)
 		skipped(s, b->path, b->error, NULL);
 	for (int i = 0; i < b->torn; i++)
 		skipped(s, b->path, "a report cut short in the spool (its process killed while "
-			"writing it)", NULL);
+			"writing it, or past its file size limit)", NULL);
 	arena_bind(was);
 }
 

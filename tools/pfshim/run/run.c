@@ -34,6 +34,7 @@
 #include "preload/metrics/group.h"
 #include "preload/metrics/named.h"	/* -M: the group read as the shim reads it */
 #include "preload/output/ledger.h"	/* the reports' outcomes: LEDGER_FILE */
+#include "preload/output/spool.h"	/* SPOOL_WAIT_MS */
 #include "tools/pfshim/run/handover.h"
 #include "tools/pfshim/run/calibrate.h"
 #include "tools/pfshim/run/jobcount.h"
@@ -370,9 +371,13 @@ static void spool_say(const struct spool_split_result *r, const char *dir, bool 
 		fprintf(stderr, "pfshim run: %s held the spool of an earlier run that was killed: "
 			"its %llu reports are written as files there\n", dir,
 			(unsigned long long)r->files);
+	if (r->unwaited)
+		fprintf(stderr, "pfshim run: a process held the reports' spool in %s for %d ms; "
+			"a report it writes now is not read\n", dir, SPOOL_WAIT_MS);
 	if (r->torn)
-		fprintf(stderr, "pfshim run: %llu report%s cut short in the spool (a process "
-			"killed while writing it): dropped\n", (unsigned long long)r->torn,
+		fprintf(stderr, "pfshim run: %llu report%s cut short in the spool and dropped "
+			"(a process killed while writing it, or one past its file size limit, "
+			"which then wrote a file of its own)\n", (unsigned long long)r->torn,
 			r->torn == 1 ? " was" : "s were");
 	if (r->lost && (earlier || ledger_fd < 0))	/* else the summary names each (ledger) */
 		fprintf(stderr, "pfshim run: cannot write %llu report%s into %s (%s): lost\n",

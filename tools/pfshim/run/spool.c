@@ -19,6 +19,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "preload/output/spool.h"
@@ -208,9 +209,19 @@ void run_spool_split(int dirfd, int fd, struct spool_split_result *res, spool_lo
 	    fstatat(dirfd, name, &at, AT_SYMLINK_NOFOLLOW) == 0 && at.st_dev == st.st_dev &&
 	    at.st_ino == st.st_ino)
 		unlinkat(dirfd, name, 0);
-	/* ... then the writes begun before: each holds the lock shared (spool.c of the shim). */
-	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
-		;
+	/*
+	 * ... then the writes begun before: each holds the lock shared (spool.c
+	 * of the shim) for one writev. One held past SPOOL_WAIT_MS (a process
+	 * stopped between its lock and its write) is not waited for: its record,
+	 * if it comes, is not read.
+	 */
+	for (int ms = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; ms++) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || ms == SPOOL_WAIT_MS) {
+			res->unwaited = true;
+			break;
+		}
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
 	flock(fd, LOCK_UN);
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
 		data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

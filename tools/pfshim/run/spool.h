@@ -7,6 +7,7 @@
 #ifndef PFSHIM_TOOLS_SPOOL_H
 #define PFSHIM_TOOLS_SPOOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Told of each report whose file could not be written: its process and the errno. */
@@ -18,6 +19,7 @@ struct spool_split_result {
 	uint64_t torn;		/* records cut short (a process killed inside its write): dropped */
 	uint64_t lost;		/* files that could not be written (*err says why) */
 	int err;		/* the first such failure's errno */
+	bool unwaited;		/* a writer held its lock past SPOOL_WAIT_MS: not waited for */
 };
 
 /*
