@@ -82,9 +82,8 @@ close() {
 # which no tool's count can be closer than. A process the count missed is its whole count
 # short, far past any of these. task-clock less the share is printed beside perf stat's bare
 # one as a ratio, not asserted: on this shared 2-core VM one tree's task-clock varies by more
-# than 5 % from run to run; with faults and forks priced, a configure's median ratio of 5 runs
-# came to 1.04 with its reports on tmpfs and 1.07-1.18 in an ext4 /tmp at load 2-5, 0.98-1.21
-# run by run (docs/pfshim.md, "pfshim's own share").
+# than 5 % from run to run; at load 4-7, with the reports through the spool into an ext4 /tmp,
+# the trees' medians went from 0.94 to 1.08 (docs/pfshim.md, "pfshim's own share").
 same_as_perf() {
 	local ours=() theirs=() less=() bare=() bare_ms=() less_ms=() o t l b s1 s2 bp bt loaded
 	for i in 1 2 3; do
