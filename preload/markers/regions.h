@@ -472,7 +472,8 @@ void region_thread_close(struct region_thread *t, const struct region_layout *l)
 
 /*
  * region_thread_snapshot - copy @t (its header and made slots; @copy has
- * thread_size bytes) into @copy while its owner may be writing, its wall times in ns (region_thread_wall_to_ns).
+ * thread_size bytes) into @copy while its owner may be writing, its wall
+ * times in ns (region_thread_wall_to_ns).
  * Async-signal-safe, lock-free.
  * Return: 0, or -EBUSY when @tries passes all saw a write in progress (as
  * when the signal interrupted the owner inside a marker call).

@@ -56,13 +56,15 @@ static inline int spool_name(char *name, size_t size, const char *host)
 #define SPOOL_WAIT_MS 2000
 
 /*
- * spool_append - the report @buf (@len bytes) as a record of the spool in @dirfd: opened by its name without
- * following a link or creating it, and taken only if it is a regular file
- * of ours with one name, still linked once a shared lock is held (the
- * runner unlinks it and takes the lock exclusively before it splits, so no
- * record is added after it read them).
+ * spool_append - the report @buf (@len bytes) as a record of the spool in
+ * @dirfd: opened by its name without following a link or creating it, and
+ * taken only if it is a regular file of ours with one name, still linked
+ * once a shared lock is held (the runner unlinks it and takes the lock
+ * exclusively before it splits, so no record is added after it read them).
  * Return: 0, or a negative errno: -ENOENT without a spool (or one the
- * runner has closed), and the caller then writes a file of its own.
+ * runner has closed, or another's lock held past SPOOL_WAIT_MS), -EIO or
+ * the write's errno for a record cut short. The caller then writes a file
+ * of its own.
  */
 int spool_append(int dirfd, const struct output_names *names, const char *buf, size_t len);
 

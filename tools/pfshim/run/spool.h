@@ -42,7 +42,7 @@ int run_spool_create(int dirfd, struct spool_split_result *left);
 void run_spool_split(int dirfd, int fd, struct spool_split_result *r, spool_lost_fn *lost,
 		     void *ctx);
 
-/* spool_split_buffer - the splitting of @n bytes at @data (the spool's), for the unit tests too. */
+/* spool_split_buffer - run_spool_split()'s work on @n bytes at @data (the spool's); unit-tested. */
 void spool_split_buffer(int dirfd, const char *data, uint64_t n, struct spool_split_result *r,
 			spool_lost_fn *lost, void *ctx);
 
