@@ -37,6 +37,7 @@
 #include "preload/counters/group_split.h"
 #include "preload/markers/probe.h"
 #include "preload/markers/state.h"
+#include "preload/prefault.h"
 #include "preload/counters/totals.h"
 #include "preload/markers/regions.h"
 #include "preload/sandbox.h"
@@ -249,10 +250,7 @@ static void markers_init(void)
 	for (int e = 0; e < nr_events; e++)
 		markers.counts_direct &= markers.event_index[e] == e;
 	header = block_header_size(nr_events, markers.nr_groups);
-	/*
-	 * The table may reach MARKERS_BLOCK_BUDGET, and costs memory only as its
-	 * slots are made: a thread with a few regions touches its first page.
-	 */
+	/* The table gets what MARKERS_BLOCK_BUDGET leaves: 63 paths unless the events are many. */
 	if (region_layout_init(&markers.layout, nr_events, markers.nr_groups, group_of,
 			       MARKERS_BLOCK_BUDGET > header ? MARKERS_BLOCK_BUDGET - header : 0) < 0)
 		return;
@@ -626,6 +624,12 @@ static struct marker_thread *thread_open(void)
 		atomic_fetch_add(&markers.threads_failed, 1);
 		return NULL;
 	}
+	/*
+	 * Every page now, outside any region: a page of the table touched first
+	 * by a begin made inside an open region would be a fault of ours in
+	 * that region's counts.
+	 */
+	prefault_write(p, markers.block_size);
 	t = (struct marker_thread *)p;
 	t->groups = (struct fastread_group *)(t + 1);
 	t->now = (uint64_t *)(t->groups + markers.nr_groups);

@@ -23,7 +23,7 @@
 #define MARKERS_LIVE_MAX	1024	/* live threads a report can list */
 #define MARKERS_RETIRED_MAX	256	/* exited threads a report lists one by one */
 #define MARKERS_RETIRE_WAIT_MS	2000	/* a report waits this long for another's copy */
-#define MARKERS_BLOCK_BUDGET	65536	/* bytes a thread's block may reach: its table's room */
+#define MARKERS_BLOCK_BUDGET	16384	/* bytes a thread's block may reach: its table's room */
 
 /* One thread's state: one mapping, laid out as this header, the groups, two samples, the table. */
 struct marker_thread {
