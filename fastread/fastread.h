@@ -51,6 +51,22 @@ struct fastread_cache {
 	struct fastread_page_cache page[FASTREAD_MAX_EVENTS];
 };
 
+/*
+ * A group with Intel's top-down metric events, read as fastread/topdown.c
+ * says (docs/fastread.md "Top-down groups"); all 0 in any other group,
+ * whose reads look no further than @on. Private to fastread.
+ */
+enum { FASTREAD_TOPDOWN_OTHER = -1, FASTREAD_TOPDOWN_SLOTS = -2 };	/* else a metric's byte */
+
+struct fastread_topdown {
+	uint8_t on;		/* slots and a topdown-* event: every read goes to topdown.c */
+	uint8_t based;		/* base[] holds: a user-space read may serve */
+	int8_t kind[FASTREAD_MAX_EVENTS];	/* OTHER, SLOTS, or the PERF_METRICS byte, 0..7 */
+	uint64_t slots;		/* the slots register at the last user-space read */
+	uint64_t base[FASTREAD_MAX_EVENTS];	/* count = base + the registers' share */
+	uint64_t last[FASTREAD_MAX_EVENTS];	/* the last value returned: none goes back */
+};
+
 struct fastread_group {
 	int nr;
 	int fd[FASTREAD_MAX_EVENTS];
@@ -59,6 +75,7 @@ struct fastread_group {
 	uint64_t nr_user_reads;		/* reads served from user space */
 	uint64_t nr_syscall_reads;	/* reads that fell back to read(2) */
 	struct fastread_cache cache;	/* fastread/read.c: the cached read */
+	struct fastread_topdown topdown;	/* fastread/topdown.c */
 };
 
 /*
