@@ -180,7 +180,7 @@ int fastread_group_settle(struct fastread_group *g)
 {
 	fastread_group_cache_fill(g);
 	/* A top-down group has no cache to fill (fastread/topdown.c). */
-	if (g->cache.valid || g->topdown.on || !g->page[0] || g->page[0]->index == 0)
+	if (g->cache.valid || g->topdown || !g->page[0] || g->page[0]->index == 0)
 		return 0;
 	if (ioctl(g->fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0 ||
 	    ioctl(g->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0)

@@ -520,7 +520,7 @@ static ALWAYS_INLINE int group_read(struct fastread_group *g, const struct fastr
 		g->nr_user_reads++;
 		return 0;
 	}
-	if (__builtin_expect(g->topdown.on, 0))
+	if (__builtin_expect(g->topdown, 0))
 		return group_read_topdown(g, h, out);
 	if (pages_read_full(g->page, g->nr, h, &g->cache, out) == 0) {
 		g->nr_user_reads++;
@@ -535,7 +535,7 @@ void fastread_group_cache_fill_hooked(struct fastread_group *g, const struct fas
 	const struct read_out o = { .form = READ_OUT_COUNTS, .count = scratch };
 
 	g->cache.valid = CACHE_NONE;
-	if (g->topdown.on)
+	if (g->topdown)
 		return;		/* its counts are computed at each read: nothing to cache */
 	(void)pages_read(g->page, g->nr, h, &g->cache, &o);
 }

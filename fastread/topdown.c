@@ -10,14 +10,14 @@
  * ASYNC-SIGNAL-SAFE as fastread/read.c: no allocation, lock or stdio; the
  * one system call is the read(2) fallback.
  *
- * The kernel's rules (arch/x86/events/intel/core.c; docs/fastread.md
- * "Top-down groups"): the group's first enable clears both registers; a
- * read(2) of the group while it is on the PMU adds each event's share to
- * its count and clears them again; a context switch saves them and writes
- * them back at the next switch in, and updates the pages, whose offset is
- * then of no use (it already holds the saved share). So a count here is
- * base + share(registers), with base the count at the last clearing this
- * file knows of, and never the page's offset.
+ * The kernel's rules (docs/kernel-notes.md "Intel's top-down registers"):
+ * the group's first enable clears both registers; a read(2) of the group
+ * while it is on the PMU adds each event's share to its count and clears
+ * them again; a context switch saves them and writes them back at the next
+ * switch in, and updates the pages, whose offset is then of no use (it
+ * already holds the saved share). So a count here is base +
+ * share(registers), with base the count at the last clearing this file
+ * knows of, and never the page's offset.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,6 +25,11 @@
 
 #include "fastread/arch.h"
 #include "fastread/internal.h"
+
+/* In the place of the cache a top-down group never has: no group grows for it. */
+_Static_assert(sizeof(struct fastread_topdown) <=
+		       FASTREAD_MAX_EVENTS * sizeof(struct fastread_page_cache),
+	       "the top-down state fits in the cache's pages");
 
 #if FASTREAD_ARCH_TOPDOWN && FASTREAD_ARCH_USER_READ
 
@@ -45,9 +50,11 @@ static int attr_kind(const struct perf_event_attr *a)
 
 void fastread_topdown_setup(struct fastread_group *g, const struct perf_event_attr *attrs, int nr)
 {
-	struct fastread_topdown *td = &g->topdown;
+	struct fastread_topdown *td = &g->cache.topdown;
 	bool slots = false, metric = false;
 
+	g->topdown = 0;
+	g->cache.valid = 0;
 	memset(td, 0, sizeof(*td));
 	for (int i = 0; i < nr && i < FASTREAD_MAX_EVENTS; i++) {
 		td->kind[i] = (int8_t)attr_kind(&attrs[i]);
@@ -55,9 +62,9 @@ void fastread_topdown_setup(struct fastread_group *g, const struct perf_event_at
 		metric |= td->kind[i] >= 0;
 	}
 	/* Without a metric event the kernel counts slots as any fixed counter. */
-	td->on = slots && metric;
+	g->topdown = slots && metric;
 	/* The first enable clears both registers: every count starts at base 0. */
-	td->based = td->on;
+	td->based = (uint8_t)g->topdown;
 }
 
 /* What one consistent pass over the group's pages saw. */
@@ -87,7 +94,7 @@ again:
 	have_cyc = have_metrics = false;
 	for (i = 0; i < g->nr; i++) {
 		const struct perf_event_mmap_page *pc = g->page[i];
-		const int kind = g->topdown.kind[i];
+		const int kind = g->cache.topdown.kind[i];
 		struct fastread_count *c = &p->c[i];
 		uint32_t index, width;
 		uint64_t caps, raw;
@@ -180,7 +187,7 @@ static void values_hold(struct fastread_topdown *td, int nr, struct fastread_cou
 int fastread_topdown_read(struct fastread_group *g, const struct fastread_hooks *h,
 			  struct fastread_count *out)
 {
-	struct fastread_topdown *td = &g->topdown;
+	struct fastread_topdown *td = &g->cache.topdown;
 	struct pass p;
 	int err, i;
 
@@ -229,7 +236,7 @@ void fastread_topdown_setup(struct fastread_group *g, const struct perf_event_at
 {
 	(void)attrs;
 	(void)nr;
-	memset(&g->topdown, 0, sizeof(g->topdown));
+	g->topdown = 0;
 }
 
 int fastread_topdown_read(struct fastread_group *g, const struct fastread_hooks *h,

@@ -156,10 +156,10 @@ static void test_setup_kinds(void **state)
 	struct fastread_group h;
 
 	(void)state;
-	assert_int_equal(g.topdown.on, 1);
-	assert_int_equal(g.topdown.kind[0], FASTREAD_TOPDOWN_SLOTS);
+	assert_int_equal(g.topdown, 1);
+	assert_int_equal(g.cache.topdown.kind[0], FASTREAD_TOPDOWN_SLOTS);
 	for (int i = 1; i < NR; i++)
-		assert_int_equal(g.topdown.kind[i], i - 1);
+		assert_int_equal(g.cache.topdown.kind[i], i - 1);
 
 	attr_raw(&attrs[0], 0x0400);
 	attr_raw(&attrs[1], 0x8700);	/* topdown-mem-bound: byte 7 */
@@ -167,19 +167,19 @@ static void test_setup_kinds(void **state)
 	attr_raw(&attrs[3], 0x8001);	/* event 0x01: not a metric */
 	memset(&h, 0, sizeof(h));
 	fastread_topdown_setup(&h, attrs, 4);
-	assert_int_equal(h.topdown.on, 1);
-	assert_int_equal(h.topdown.kind[1], 7);
-	assert_int_equal(h.topdown.kind[2], FASTREAD_TOPDOWN_OTHER);
-	assert_int_equal(h.topdown.kind[3], FASTREAD_TOPDOWN_OTHER);
+	assert_int_equal(h.topdown, 1);
+	assert_int_equal(h.cache.topdown.kind[1], 7);
+	assert_int_equal(h.cache.topdown.kind[2], FASTREAD_TOPDOWN_OTHER);
+	assert_int_equal(h.cache.topdown.kind[3], FASTREAD_TOPDOWN_OTHER);
 
 	/* Slots alone: the kernel counts it as any fixed counter, and so do we. */
 	fastread_topdown_setup(&h, attrs, 1);
-	assert_int_equal(h.topdown.on, 0);
+	assert_int_equal(h.topdown, 0);
 	/* The same configs on a software PMU are no top-down events. */
 	attrs[0].type = attrs[1].type = PERF_TYPE_SOFTWARE;
 	fastread_topdown_setup(&h, attrs, 2);
-	assert_int_equal(h.topdown.on, 0);
-	assert_int_equal(h.topdown.kind[0], FASTREAD_TOPDOWN_OTHER);
+	assert_int_equal(h.topdown, 0);
+	assert_int_equal(h.cache.topdown.kind[0], FASTREAD_TOPDOWN_OTHER);
 }
 
 /*
@@ -306,7 +306,7 @@ static void test_registers_cleared_under_us(void **state)
 		assert_int_equal(c[i].value, kernel[i]);
 	assert_int_equal(c[0].enabled, 5000);
 	assert_int_equal(g.nr_syscall_reads, 1);
-	assert_int_equal(g.topdown.based, 1);
+	assert_int_equal(g.cache.topdown.based, 1);
 
 	slots_reg = 256000;
 	group_read(d);
@@ -336,7 +336,7 @@ static void test_index_zero_falls_back_and_rebases(void **state)
 	kernel_answers(k1, NR);
 	group_read(c);
 	assert_int_equal(c[3].value, 120000);
-	assert_int_equal(g.topdown.based, 0);
+	assert_int_equal(g.cache.topdown.based, 0);
 
 	/* On the PMU again: read(2) (clearing), then a pass of what counted since. */
 	pages[0].index = FASTREAD_TOPDOWN_SLOTS_INDEX;
