@@ -44,4 +44,9 @@ static inline bool arch_attr_wide_probe(const struct perf_event_attr *attr,
 }
 #endif
 
+/* Intel's top-down registers (x86_64.h): elsewhere such a group is read with read(2). */
+#ifndef FASTREAD_ARCH_TOPDOWN
+#define FASTREAD_ARCH_TOPDOWN 0
+#endif
+
 #endif

@@ -44,16 +44,39 @@ struct fastread_page_cache {
 	uint64_t time;		/* time_enabled == time_running then */
 };
 
+/*
+ * What fastread/topdown.c keeps of a group with Intel's top-down metric
+ * events (docs/fastread.md "Top-down groups (Intel)"), in the place of the
+ * cache such a group never has. Private to fastread.
+ */
+enum { FASTREAD_TOPDOWN_OTHER = -1, FASTREAD_TOPDOWN_SLOTS = -2 };	/* else a metric's byte */
+
+struct fastread_topdown {
+	uint8_t based;		/* base[] holds: a user-space read may serve */
+	int8_t kind[FASTREAD_MAX_EVENTS];	/* OTHER, SLOTS, or the PERF_METRICS byte, 0..7 */
+	uint64_t slots;		/* the slots register at the last user-space read */
+	uint64_t base[FASTREAD_MAX_EVENTS];	/* count = base + the registers' share */
+	uint64_t last[FASTREAD_MAX_EVENTS];	/* the last value returned: none goes back */
+};
+
 struct fastread_cache {
 	uint32_t valid;		/* 0: take the full read */
 	uint32_t lock_sum;	/* the sum of page[i].lock */
 	uint64_t full_passes;	/* reads that took the full pass (tests tell the paths apart) */
-	struct fastread_page_cache page[FASTREAD_MAX_EVENTS];
+	union {
+		struct fastread_page_cache page[FASTREAD_MAX_EVENTS];
+		struct fastread_topdown topdown;	/* a top-down group's: valid is always 0 */
+	};
 };
 
 struct fastread_group {
 	int nr;
 	int fd[FASTREAD_MAX_EVENTS];
+	/*
+	 * Nonzero: Intel's slots and a topdown-* event, read by fastread/topdown.c
+	 * from cache.topdown (in the padding before page[]: no other field moves).
+	 */
+	uint32_t topdown;
 	struct perf_event_mmap_page *page[FASTREAD_MAX_EVENTS];	/* NULL: not mapped */
 	uint64_t id[FASTREAD_MAX_EVENTS];	/* PERF_EVENT_IOC_ID: matches read(2) values */
 	uint64_t nr_user_reads;		/* reads served from user space */

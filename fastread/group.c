@@ -179,7 +179,8 @@ static int member_open(struct fastread_group *g, const struct perf_event_attr *i
 int fastread_group_settle(struct fastread_group *g)
 {
 	fastread_group_cache_fill(g);
-	if (g->cache.valid || !g->page[0] || g->page[0]->index == 0)
+	/* A top-down group has no cache to fill (fastread/topdown.c). */
+	if (g->cache.valid || g->topdown || !g->page[0] || g->page[0]->index == 0)
 		return 0;
 	if (ioctl(g->fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0 ||
 	    ioctl(g->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0)
@@ -200,6 +201,7 @@ int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *
 		if (err < 0)
 			goto fail;
 	}
+	fastread_topdown_setup(g, attrs, nr);
 	if (ioctl(g->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
 		err = -errno;
 		goto fail;

@@ -102,6 +102,42 @@ static inline uint64_t fastread_clock_delta(const struct fastread_clock *c, uint
 }
 
 /*
+ * Must the page's times be brought forward? perf_event_open(2) does it only
+ * when enabled != running: otherwise the ratio is 1 whatever the time since
+ * the page was written, and the timestamp and its arithmetic would be half
+ * of a read. Also when running is 0 on a page whose counter is on the PMU
+ * (written as the event was enabled), so that a counted event never reads
+ * running 0, which callers take for "not counted". The times are compared
+ * first: when they are equal, the capabilities need not be looked at.
+ */
+static FASTREAD_ALWAYS_INLINE bool fastread_times_stale(uint64_t caps, const struct fastread_count *c)
+{
+	return (c->enabled != c->running || c->running == 0) && (caps & FASTREAD_CAP_USER_TIME);
+}
+
+/*
+ * enabled and running plus the ns since @pc was written, for timestamp @cyc;
+ * running too, as the event is on a counter (index != 0) to get this far.
+ */
+static FASTREAD_ALWAYS_INLINE void fastread_times_advance(const struct perf_event_mmap_page *pc,
+						   uint64_t caps, uint64_t cyc,
+						   struct fastread_count *c)
+{
+	struct fastread_clock clock;
+	uint64_t delta;
+
+	clock.offset = FASTREAD_READ_ONCE(pc->time_offset);
+	clock.mult = FASTREAD_READ_ONCE(pc->time_mult);
+	clock.shift = FASTREAD_READ_ONCE(pc->time_shift);
+	clock.is_short = (caps & FASTREAD_CAP_USER_TIME_SHORT) != 0;
+	clock.cycles = clock.is_short ? FASTREAD_READ_ONCE(pc->time_cycles) : 0;
+	clock.mask = clock.is_short ? FASTREAD_READ_ONCE(pc->time_mask) : 0;
+	delta = fastread_clock_delta(&clock, cyc);
+	c->enabled += delta;
+	c->running += delta;
+}
+
+/*
  * fastread_pages_read - one consistent user-space read of @nr pages.
  * Return: 0 with @out filled; -EAGAIN when some counter cannot be read from
  * user space now (NULL page, index 0, cap_user_rdpmc 0, bad pmc_width): the
@@ -140,6 +176,25 @@ int fastread_pages_read_sample_cached(struct perf_event_mmap_page *const *pages,
  */
 void fastread_group_cache_fill(struct fastread_group *g);
 void fastread_group_cache_fill_hooked(struct fastread_group *g, const struct fastread_hooks *h);
+
+/*
+ * fastread_topdown_setup - mark @g a top-down group when @attrs (its @nr
+ * events) hold Intel's slots event and a topdown-* metric event, with each
+ * event's kind; otherwise leave g->topdown all 0 (every other architecture
+ * too). fastread_group_open() calls it; tests call it on a group of
+ * synthetic pages.
+ */
+void fastread_topdown_setup(struct fastread_group *g, const struct perf_event_attr *attrs, int nr);
+
+/*
+ * fastread_topdown_read - read the top-down group @g into @out[0..nr-1]
+ * (values and every event's times): from user space while the bases hold
+ * and the slots register has not gone back, else one read(2) and a rebase
+ * (fastread/topdown.c). Counts the read in nr_user_reads or
+ * nr_syscall_reads. Return: 0, or a negative errno from read(2).
+ */
+int fastread_topdown_read(struct fastread_group *g, const struct fastread_hooks *h,
+			  struct fastread_count *out);
 
 /* fastread_group_read() with other hooks: the seam the unit tests use. */
 int fastread_group_read_hooked(struct fastread_group *g, const struct fastread_hooks *h,

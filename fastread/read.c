@@ -6,7 +6,7 @@
  * group of one (the common case); the machine reads come from
  * fastread/arch/<arch>.h, or from the hooks a unit test passes. The times are
  * brought forward only when the ratio needs them (enabled != running), as
- * perf_event_open(2) does: see times_stale().
+ * perf_event_open(2) does: see fastread_times_stale() (internal.h).
  *
  * ASYNC-SIGNAL-SAFE: everything in this file. Nothing here allocates, locks or
  * uses stdio; the only system call is the read(2) fallback, and errno is kept.
@@ -74,41 +74,6 @@ static ALWAYS_INLINE int page_take(const struct perf_event_mmap_page *pc,
 	c->enabled = pc->time_enabled;
 	c->running = pc->time_running;
 	return 0;
-}
-
-/*
- * Must the page's times be brought forward? perf_event_open(2) does it only
- * when enabled != running: otherwise the ratio is 1 whatever the time since
- * the page was written, and the timestamp and its arithmetic would be half
- * of a read. Also when running is 0 on a page whose counter is on the PMU
- * (written as the event was enabled), so that a counted event never reads
- * running 0, which callers take for "not counted". The times are compared
- * first: when they are equal, the capabilities need not be looked at.
- */
-static ALWAYS_INLINE bool times_stale(uint64_t caps, const struct fastread_count *c)
-{
-	return (c->enabled != c->running || c->running == 0) && (caps & FASTREAD_CAP_USER_TIME);
-}
-
-/*
- * enabled and running plus the ns since @pc was written, for timestamp @cyc;
- * running too, as the event is on a counter (index != 0) to get this far.
- */
-static ALWAYS_INLINE void times_advance(const struct perf_event_mmap_page *pc, uint64_t caps,
-					uint64_t cyc, struct fastread_count *c)
-{
-	struct fastread_clock clock;
-	uint64_t delta;
-
-	clock.offset = READ_ONCE(pc->time_offset);
-	clock.mult = READ_ONCE(pc->time_mult);
-	clock.shift = READ_ONCE(pc->time_shift);
-	clock.is_short = (caps & FASTREAD_CAP_USER_TIME_SHORT) != 0;
-	clock.cycles = clock.is_short ? READ_ONCE(pc->time_cycles) : 0;
-	clock.mask = clock.is_short ? READ_ONCE(pc->time_mask) : 0;
-	delta = fastread_clock_delta(&clock, cyc);
-	c->enabled += delta;
-	c->running += delta;
 }
 
 /*
@@ -200,7 +165,7 @@ static ALWAYS_INLINE void cache_close(struct fastread_cache *cache, uint32_t loc
  */
 static ALWAYS_INLINE bool times_cacheable(uint64_t caps, const struct fastread_count *c)
 {
-	return c->enabled == c->running && !times_stale(caps, c);
+	return c->enabled == c->running && !fastread_times_stale(caps, c);
 }
 
 static ALWAYS_INLINE int cache_level(const struct read_out *o)
@@ -232,8 +197,8 @@ static ALWAYS_INLINE int page_pass(const struct perf_event_mmap_page *pc,
 	if (page_take(pc, h, &caps, &c, cache ? &cache->page[0] : NULL) < 0)
 		return -EAGAIN;
 	keep = times_cacheable(caps, &c);
-	if (__builtin_expect(times_stale(caps, &c), 0))
-		times_advance(pc, caps, h->read_timestamp(), &c);
+	if (__builtin_expect(fastread_times_stale(caps, &c), 0))
+		fastread_times_advance(pc, caps, h->read_timestamp(), &c);
 	if (fastread_lock_end(pc) != seq)
 		return -EINPROGRESS;
 	if (cache) {
@@ -293,12 +258,12 @@ again:
 		keep &= times_cacheable(caps, &c);
 		if (cache)
 			cache->page[i].time = c.enabled;
-		if (__builtin_expect(times_stale(caps, &c), 0)) {
+		if (__builtin_expect(fastread_times_stale(caps, &c), 0)) {
 			if (!have_cyc) {
 				cyc = h->read_timestamp();
 				have_cyc = true;
 			}
-			times_advance(pc, caps, cyc, &c);
+			fastread_times_advance(pc, caps, cyc, &c);
 		}
 		out_store(out, i, &c);
 	}
@@ -524,11 +489,40 @@ static ALWAYS_INLINE int group_read_syscall(struct fastread_group *g, const stru
 	return fastread_group_read_syscall(g, out->count);
 }
 
+/*
+ * A group with Intel's top-down metric events (fastread/topdown.c): each of
+ * its reads is a pass of that file's (the metrics' counts are computed from
+ * the registers, never cached) or its read(2), into @out's form.
+ */
+static __attribute__((noinline)) int group_read_topdown(struct fastread_group *g,
+							const struct fastread_hooks *h,
+							const struct read_out *out)
+{
+	struct fastread_count c[FASTREAD_MAX_EVENTS];
+	int err = fastread_topdown_read(g, h, c);
+
+	if (err < 0)
+		return err;
+	for (int i = 0; i < g->nr; i++)
+		out_store(out, i, &c[i]);
+	return 0;
+}
+
+/*
+ * A top-down group's cache is never valid (fastread_group_cache_fill_hooked),
+ * so its reads miss the cached read at its first test and take the one
+ * test of the flag here, which no other group's cached read reaches.
+ */
 static ALWAYS_INLINE int group_read(struct fastread_group *g, const struct fastread_hooks *h,
 				    const struct read_out *out)
 {
-	if (__builtin_expect(pages_read_cached(g->page, &g->nr, h, &g->cache, out) == 0, 1) ||
-	    pages_read_full(g->page, g->nr, h, &g->cache, out) == 0) {
+	if (__builtin_expect(pages_read_cached(g->page, &g->nr, h, &g->cache, out) == 0, 1)) {
+		g->nr_user_reads++;
+		return 0;
+	}
+	if (__builtin_expect(g->topdown, 0))
+		return group_read_topdown(g, h, out);
+	if (pages_read_full(g->page, g->nr, h, &g->cache, out) == 0) {
 		g->nr_user_reads++;
 		return 0;
 	}
@@ -541,6 +535,8 @@ void fastread_group_cache_fill_hooked(struct fastread_group *g, const struct fas
 	const struct read_out o = { .form = READ_OUT_COUNTS, .count = scratch };
 
 	g->cache.valid = CACHE_NONE;
+	if (g->topdown)
+		return;		/* its counts are computed at each read: nothing to cache */
 	(void)pages_read(g->page, g->nr, h, &g->cache, &o);
 }
 

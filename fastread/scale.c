@@ -57,7 +57,7 @@ int fastread_mul_div(uint64_t a, uint64_t b, uint64_t c, uint64_t *out)
 /*
  * Equal times come first: the counter ran all its enabled time, so the count
  * is exact, even over a span of 0 ns. fastread returns the page's times
- * unchanged while they are equal (read.c, times_stale()), so two reads between
+ * unchanged while they are equal (internal.h, fastread_times_stale()), so two reads between
  * two page updates differ by 0 and 0: that is an exact count, not "never ran".
  */
 int fastread_scale(const struct fastread_count *c, uint64_t *out)

@@ -39,6 +39,20 @@ static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t sl
 	return (uint64_t)hi << 32 | lo;
 }
 
+/*
+ * Intel's top-down registers (Ice Lake and later; fastread/topdown.c reads
+ * them): the slots event counts on fixed counter 3, rdpmc ECX (1 << 30) | 3,
+ * and every topdown-* event's page names the PERF_METRICS register, ECX
+ * 1 << 29 (the kernel's x86_pmu_event_idx(): INTEL_PMC_FIXED_RDPMC_METRICS).
+ * The indices are ECX + 1. The attrs' encodings (event 0x00): slots umask
+ * 0x04, the metrics umask 0x80 + their byte in the register.
+ */
+#define FASTREAD_ARCH_TOPDOWN 1
+#define FASTREAD_TOPDOWN_SLOTS_INDEX ((UINT32_C(1) << 30 | 3) + 1)
+#define FASTREAD_TOPDOWN_METRICS_INDEX ((UINT32_C(1) << 29) + 1)
+#define FASTREAD_TOPDOWN_SLOTS_CONFIG 0x0400
+#define FASTREAD_TOPDOWN_METRIC_CONFIG(byte) (0x8000 + ((byte) << 8))
+
 /* The page's time_{offset,mult,shift} convert TSC cycles (cap_user_time). */
 static inline __attribute__((always_inline)) uint64_t arch_read_timestamp(void)
 {
