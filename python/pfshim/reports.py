@@ -9,6 +9,7 @@ import os
 
 SCHEMA = "pfshim.report"
 JOB_SCHEMA = "pfshim.job"
+SPOOL_PREFIX = ".pfshim-spool."     # preload/output/spool.h
 DEPTH_MAX = 256      # as pfshim report's REGION_TREE_DEPTH_MAX: only a crafted report nests deeper
 IDENTITY = ("pid", "ppid", "program", "argv0", "rank", "hostname", "reason", "signal_name",
             "start_ns", "wall_ns")
@@ -52,11 +53,28 @@ def _files(path):
         dirs.sort()
         for name in sorted(names):
             full = os.path.join(top, name)
-            if name.endswith((".json", ".jsonl")) and not os.path.islink(full):
+            spool = name.startswith(SPOOL_PREFIX)
+            if (spool or name.endswith((".json", ".jsonl"))) and not os.path.islink(full):
                 yield full
 
 
+def _spool(path, skipped):
+    """The reports of a spool pfshim run could not split (its runner killed): each record is
+    RS, a head line, then the report; one cut short is skipped."""
+    with open(path, "rb") as f:
+        data = f.read()
+    for record in data.split(b"\x1e")[1:]:
+        body = record.partition(b"\n")[2]
+        try:
+            yield json.loads(body.decode("utf-8", errors="replace"))
+        except ValueError:
+            skipped.append((path, 0, "a report cut short in the spool"))
+
+
 def _lines(path, skipped):
+    if os.path.basename(path).startswith(SPOOL_PREFIX):
+        yield from _spool(path, skipped)
+        return
     with open(path, encoding="utf-8", errors="replace") as f:
         for number, line in enumerate(f, 1):
             if not line.strip():

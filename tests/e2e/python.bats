@@ -85,6 +85,24 @@ program() {
 	[ "${lines[1]}" = "$want_work $want_calls 0 None" ]
 }
 
+@test "pfshim.read: a spool a killed pfshim run left is read, a torn record skipped" {
+	[ -x "$PY" ] && "$PY" -c 'import pandas' 2>/dev/null || skip "python3-pandas is not installed"
+	d="$BATS_TEST_TMPDIR/d"
+	mkdir "$d"
+	install -m 600 /dev/null "$d/.pfshim-spool.$(uname -n)"
+	for prog in /bin/true /bin/false; do
+		env LD_PRELOAD="$SHIM" PFSHIM_RUN=1 PFSHIM_EVENTS=page-faults PFSHIM_OUTPUT="$d/" "$prog" || :
+	done
+	printf '\036%s x.r-.p0000001.T.0.json 900\n{"schema":"pfshim.report","pid":1' 1.5 >>"$d/.pfshim-spool.$(uname -n)"
+	[ -z "$(find "$d" -name '*.json')" ]
+	run -0 env PYTHONPATH="$ROOT/python" "$PY" - "$d" <<-'PY'
+	import sys, pfshim
+	job = pfshim.read(sys.argv[1])
+	print(" ".join(sorted(job.processes["program"])), len(job.skipped))
+	PY
+	[ "$output" = "false true 1" ]
+}
+
 @test "pfshim.to_hatchet: Hatchet's literal format, each program's own totals and its regions' sums" {
 	[ -x "$PY" ] && "$PY" -c 'import pandas' 2>/dev/null || skip "python3-pandas is not installed"
 	prog=$(program)
