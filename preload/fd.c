@@ -208,6 +208,29 @@ static void take_back(int signo, const sigset_t *pending_before)
 		;
 }
 
+/* SIGPIPE and SIGXFSZ blocked around a write of ours; the old mask, and what was pending. */
+static void write_signals_hold(sigset_t *old_mask, sigset_t *pending)
+{
+	sigset_t ours;
+
+	sigemptyset(&ours);
+	sigaddset(&ours, SIGPIPE);
+	sigaddset(&ours, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &ours, old_mask);
+	if (sigpending(pending) < 0)
+		sigemptyset(pending);
+}
+
+/* The signal the write's error @err raised taken back, then the mask as it was. */
+static void write_signals_release(int err, const sigset_t *old_mask, const sigset_t *pending)
+{
+	if (err == EPIPE)
+		take_back(SIGPIPE, pending);
+	if (err == EFBIG)
+		take_back(SIGXFSZ, pending);
+	pthread_sigmask(SIG_SETMASK, old_mask, NULL);
+}
+
 /*
  * The kernel sends the SIGPIPE of an EPIPE write, and the SIGXFSZ of an
  * EFBIG one, to the writing thread itself: blocked here, it stays pending
@@ -219,7 +242,7 @@ static void take_back(int signo, const sigset_t *pending_before)
 size_t fd_write_bounded(int fd, const char *buf, size_t len, int wait_ms, int *error)
 {
 	int saved_errno = errno, err;
-	sigset_t ours, old_mask, pending;
+	sigset_t old_mask, pending;
 	size_t done;
 
 	/*
@@ -234,18 +257,9 @@ size_t fd_write_bounded(int fd, const char *buf, size_t len, int wait_ms, int *e
 		errno = saved_errno;
 		return done;
 	}
-	sigemptyset(&ours);
-	sigaddset(&ours, SIGPIPE);
-	sigaddset(&ours, SIGXFSZ);
-	pthread_sigmask(SIG_BLOCK, &ours, &old_mask);
-	if (sigpending(&pending) < 0)
-		sigemptyset(&pending);
+	write_signals_hold(&old_mask, &pending);
 	done = write_whole(fd, buf, len, wait_ms, &err);
-	if (err == EPIPE)
-		take_back(SIGPIPE, &pending);
-	if (err == EFBIG)
-		take_back(SIGXFSZ, &pending);
-	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	write_signals_release(err, &old_mask, &pending);
 	if (error)
 		*error = err;
 	errno = saved_errno;
@@ -255,24 +269,15 @@ size_t fd_write_bounded(int fd, const char *buf, size_t len, int wait_ms, int *e
 ssize_t fd_writev_once(int fd, const struct iovec *iov, int n, int *error)
 {
 	int saved_errno = errno;
-	sigset_t ours, old_mask, pending;
+	sigset_t old_mask, pending;
 	ssize_t done;
 
-	sigemptyset(&ours);
-	sigaddset(&ours, SIGPIPE);
-	sigaddset(&ours, SIGXFSZ);
-	pthread_sigmask(SIG_BLOCK, &ours, &old_mask);
-	if (sigpending(&pending) < 0)
-		sigemptyset(&pending);
+	write_signals_hold(&old_mask, &pending);
 	do
 		done = writev(fd, iov, n);
 	while (done < 0 && errno == EINTR);
 	*error = done < 0 ? errno : 0;
-	if (*error == EPIPE)
-		take_back(SIGPIPE, &pending);
-	if (*error == EFBIG)
-		take_back(SIGXFSZ, &pending);
-	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	write_signals_release(*error, &old_mask, &pending);
 	errno = saved_errno;
 	return done;
 }
