@@ -27,9 +27,10 @@ void buf_putc(struct buf *b, char c)
 
 /*
  * Room for bytes below the NUL's: a run is copied whole, not a call per
- * byte: a report is formatted three times (its size, then before and after
- * its read), and per-byte calls were a third of a small process's cost
- * under the shim (docs/performance.md, "CPU per child process").
+ * byte: a report is formatted twice (before its read, to touch what it
+ * writes with, and after), and per-byte calls were a third of a small
+ * process's instructions under the shim (docs/performance.md, "CPU per
+ * child process").
  */
 static size_t room(const struct buf *b)
 {
