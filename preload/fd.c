@@ -43,14 +43,15 @@
  * RLIMIT_NOFILE as read once while held (fd_limits_hold()): each move asked
  * the kernel twice, 14 of a small process's system calls at start. Only
  * the program changes the limits, and none of its code runs meanwhile; the
- * shim's own raise (fd_dup_above_limit) puts the value it read back. In
- * .data, beside the other statics every process writes (prefault.h).
+ * shim's own raise (fd_dup_above_limit) puts the value it read back. The
+ * holding thread's own: the interval thread, started inside the hold,
+ * reads the kernel's as before and shares nothing with it.
  */
-static struct {
+static __thread struct {
 	bool held, read;
 	int ret, err;
 	struct rlimit rl;
-} nofile PREFAULT_DATA;
+} nofile __attribute__((tls_model("initial-exec")));
 
 void fd_limits_hold(void)
 {

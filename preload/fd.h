@@ -18,9 +18,9 @@
 #define FD_WRITE_WAIT_MS 2000
 
 /*
- * fd_limits_hold - read RLIMIT_NOFILE once for the moves that follow, until
- * fd_limits_release(): from a single-threaded moment that runs none of the
- * program's code (the constructor, a fork child's restart).
+ * fd_limits_hold - read RLIMIT_NOFILE once for the calling thread's moves
+ * that follow, until fd_limits_release(): from a moment that runs none of
+ * the program's code (the constructor, a fork child's restart).
  */
 void fd_limits_hold(void);
 void fd_limits_release(void);
