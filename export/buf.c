@@ -25,22 +25,39 @@ void buf_putc(struct buf *b, char c)
 	b->len++;
 }
 
+/*
+ * Room for bytes below the NUL's: a run is copied whole, not a call per
+ * byte: a report is formatted twice (before its read, to touch what it
+ * writes with, and after), and per-byte calls were a third of a small
+ * process's instructions under the shim (docs/performance.md, "CPU per
+ * child process").
+ */
+static size_t room(const struct buf *b)
+{
+	return b->len + 1 < b->size ? b->size - 1 - b->len : 0;
+}
+
 void buf_putn(struct buf *b, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		buf_putc(b, s[i]);
+	size_t r = room(b);
+
+	if (r)
+		memcpy(b->p + b->len, s, n < r ? n : r);
+	b->len += n;
 }
 
 void buf_puts(struct buf *b, const char *s)
 {
-	while (*s)
-		buf_putc(b, *s++);
+	buf_putn(b, s, strlen(s));
 }
 
 void buf_pad(struct buf *b, char c, size_t n)
 {
-	while (n--)
-		buf_putc(b, c);
+	size_t r = room(b);
+
+	if (r)
+		memset(b->p + b->len, c, n < r ? n : r);
+	b->len += n;
 }
 
 /* Digits of @v, most significant first, into @out (20 bytes suffice). */
@@ -335,8 +352,17 @@ void buf_put_json_string(struct buf *b, const char *str)
 	}
 	buf_putc(b, '"');
 	while (*s) {
+		size_t plain = 0;
 		unsigned n;
 
+		/* Printable ASCII but the two JSON escapes as it is, a run at a time. */
+		while (s[plain] >= 0x20 && s[plain] < 0x7f && s[plain] != '"' && s[plain] != '\\')
+			plain++;
+		if (plain) {
+			buf_putn(b, (const char *)s, plain);
+			s += plain;
+			continue;
+		}
 		switch (*s) {
 		case '"':  buf_puts(b, "\\\""); s++; continue;
 		case '\\': buf_puts(b, "\\\\"); s++; continue;
@@ -394,8 +420,16 @@ void buf_put_printable(struct buf *b, const char *str)
 
 	while (*s) {
 		const char *out;
+		size_t plain = 0;
 		unsigned n;
 
+		while (s[plain] >= 0x20 && s[plain] < 0x7f)
+			plain++;
+		if (plain) {
+			buf_putn(b, (const char *)s, plain);
+			s += plain;
+			continue;
+		}
 		s += printable_at(s, &out, &n);
 		buf_putn(b, out, n);
 	}

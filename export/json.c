@@ -19,7 +19,7 @@ static void put_key(struct buf *b, const char *key)
 {
 	buf_putc(b, '"');
 	buf_puts(b, key);
-	buf_puts(b, "\":");
+	buf_putn(b, "\":", 2);
 }
 
 static void put_u64_field(struct buf *b, const char *key, uint64_t v)

@@ -40,12 +40,52 @@
 #define FD_TABLE_TOP		1024
 #define FD_BAND_MIN_LIMIT	256
 
+/*
+ * RLIMIT_NOFILE as read once while held (fd_limits_hold()): each move asked
+ * the kernel twice, 14 of a small process's system calls at start. Only
+ * the program changes the limits, and none of its code runs meanwhile; the
+ * shim's own raise (fd_dup_above_limit) puts the value it read back. The
+ * holding thread's own: the interval thread, started inside the hold,
+ * reads the kernel's as before and shares nothing with it.
+ */
+static __thread struct {
+	bool held, read;
+	int ret, err;
+	struct rlimit rl;
+} nofile __attribute__((tls_model("initial-exec")));
+
+void fd_limits_hold(void)
+{
+	nofile.held = true;
+	nofile.read = false;
+}
+
+void fd_limits_release(void)
+{
+	nofile.held = false;
+}
+
+static int nofile_get(struct rlimit *rl)
+{
+	if (!nofile.held)
+		return getrlimit(RLIMIT_NOFILE, rl);
+	if (!nofile.read) {
+		nofile.ret = getrlimit(RLIMIT_NOFILE, &nofile.rl);
+		nofile.err = errno;
+		nofile.read = true;
+	}
+	*rl = nofile.rl;
+	if (nofile.ret < 0)
+		errno = nofile.err;
+	return nofile.ret;
+}
+
 int fd_band(int *lo, int *hi)
 {
 	struct rlimit rl;
 	rlim_t top = FD_TABLE_TOP;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < top)
+	if (nofile_get(&rl) == 0 && rl.rlim_cur < top)
 		top = rl.rlim_cur;
 	if (top < FD_BAND_MIN_LIMIT)
 		return 0;
@@ -90,7 +130,7 @@ int fd_move_high(int fd)
 
 static bool fd_room_above(struct rlimit *rl)
 {
-	return getrlimit(RLIMIT_NOFILE, rl) == 0 && rl->rlim_cur <= FD_TABLE_TOP &&
+	return nofile_get(rl) == 0 && rl->rlim_cur <= FD_TABLE_TOP &&
 	       rl->rlim_cur < rl->rlim_max;
 }
 

@@ -18,6 +18,14 @@
 #define FD_WRITE_WAIT_MS 2000
 
 /*
+ * fd_limits_hold - read RLIMIT_NOFILE once for the calling thread's moves
+ * that follow, until fd_limits_release(): from a moment that runs none of
+ * the program's code (the constructor, a fork child's restart).
+ */
+void fd_limits_hold(void);
+void fd_limits_release(void);
+
+/*
  * fd_band - the numbers the shim's descriptors may take: [*lo, *hi), the
  * top quarter of min(RLIMIT_NOFILE, 1024). Return: the band's size, or 0
  * when the limit is too low to spare any (then *lo and *hi are unset).

@@ -40,6 +40,7 @@
 #include "preload/actions.h"
 #include "preload/exec_search.h"
 #include "preload/fatal.h"
+#include "preload/fd.h"
 #include "preload/interval.h"
 #include "preload/process.h"
 #include "preload/report_signal.h"
@@ -152,7 +153,9 @@ static void after_fork_in_child(void)
 {
 	int saved_errno = errno;
 
+	fd_limits_hold();	/* the child's one thread: no code of the program runs until we return */
 	process_restart_in_child();
+	fd_limits_release();
 	errno = saved_errno;
 }
 
@@ -197,7 +200,9 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	LOOKUP(sysv_signal); LOOKUP(__sysv_signal); LOOKUP(sigset); LOOKUP(siginterrupt);
 	LOOKUP(abort); LOOKUP(prctl); LOOKUP(syscall); LOOKUP(__libc_start_main);
 	actions_init(real.sigaction);
+	fd_limits_hold();
 	process_start(argc, argv, env_get);
+	fd_limits_release();
 	if (process.active) {
 		LOOKUP(execve); LOOKUP(execvpe); LOOKUP(execv); LOOKUP(execvp);
 		LOOKUP(fexecve); LOOKUP(execveat); LOOKUP(_exit); LOOKUP(_Exit); LOOKUP(daemon);

@@ -128,6 +128,39 @@ static void test_move_away_goes_above_the_soft_limit(void **state)
 	close(fd);
 }
 
+/*
+ * Held, the limits are the ones read first: the constructor's moves ask
+ * once. Released, each call reads them again; and a move above the soft
+ * limit while held still puts the limit back as it was.
+ */
+static void test_limits_held_are_read_once(void **state)
+{
+	struct rlimit after;
+	int lo = -1, hi = -1, fd;
+
+	(void)state;
+	if (saved.rlim_max < 1024)
+		skip();
+	soft_limit(1024);
+	fd_limits_hold();
+	assert_int_equal(fd_band(&lo, &hi), 256);
+	soft_limit(300);
+	assert_int_equal(fd_band(&lo, &hi), 256);	/* still 1024's: read once */
+	assert_int_equal(lo, 768);
+	fd_limits_release();
+	assert_int_equal(fd_band(&lo, &hi), 75);	/* 300's */
+	assert_int_equal(lo, 225);
+
+	soft_limit(16);
+	fd_limits_hold();
+	fd = fd_move_away(open("/dev/null", O_RDONLY));
+	assert_true(fd >= 16);
+	fd_limits_release();
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &after), 0);
+	assert_int_equal(after.rlim_cur, 16);
+	close(fd);
+}
+
 /* Soft and hard both 16: nowhere to go. In a child: a hard limit is not raised back. */
 static void test_move_away_without_room_closes(void **state)
 {
@@ -165,6 +198,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_move_away_goes_above_the_soft_limit, limit_save,
 						limit_restore),
 		cmocka_unit_test_setup_teardown(test_move_away_without_room_closes, limit_save,
+						limit_restore),
+		cmocka_unit_test_setup_teardown(test_limits_held_are_read_once, limit_save,
 						limit_restore),
 	};
 
