@@ -322,10 +322,13 @@ bool region_end_closes(const struct region_thread *t, const struct region_layout
  */
 static inline void min_max(uint64_t *min, uint64_t *max, uint64_t v)
 {
+	/* Both loaded before either store (one ldp on arm64: the store to min may alias max). */
+	const uint64_t lo = *min, hi = *max;
+
 	_Static_assert(REGION_NONE == UINT64_MAX, "an unset min is above every value");
-	if (v < *min)
+	if (v < lo)
 		*min = v;
-	if (v > *max)
+	if (v > hi)
 		*max = v;
 }
 
@@ -466,10 +469,18 @@ static inline __attribute__((always_inline)) int end_fast(struct region_thread *
 							  const _Atomic uint32_t *nr_names,
 							  const uint64_t *now, bool mapped, int misuse)
 {
-	struct region_slot *s = region_slot_find(t, l, id);
+	/*
+	 * The innermost open node closing: its parent is current again. The
+	 * current node is found by its number, not @id's through slot_of: an
+	 * id has one open node at most (a begin of an open region is a
+	 * re-entry), which slot_of points to, so "the current node is @id's
+	 * and open once" is this test, with no range check of @id (a node's
+	 * id is one that was checked) and ~5 instructions less an end.
+	 */
+	const uint16_t k = t->current;
+	struct region_slot *s = region_slot_at(t, l, k - 1u);
 
-	/* The innermost open node closing: its parent is current again. */
-	if (!s || s->depth != 1 || t->current != t->slot_of[id]) {
+	if (!k || s->id != id || s->depth != 1) {
 		if (mapped)
 			return region_end_as(t, l, id, nr_names, now, misuse);
 		return region_end(t, l, id, atomic_load_explicit(nr_names, memory_order_acquire),
