@@ -66,7 +66,7 @@ enum {
  */
 #define FASTREAD_CACHE_UNROLLED_SHAPE(nr, width)                                           \
 	(FASTREAD_CACHE_UNROLLED | FASTREAD_CACHE_UNROLLED_NR(nr) | (uint32_t)(width))
-#define FASTREAD_CACHE_UNROLLED_NR(nr) (1u << (FASTREAD_CACHE_NR_SHIFT + (nr) - 2))
+#define FASTREAD_CACHE_UNROLLED_NR(nr) ((1u << (FASTREAD_CACHE_NR_SHIFT - 2)) << (nr))
 
 /*
  * The narrow width this architecture's counters have, tested right after
@@ -93,11 +93,17 @@ static inline uint32_t fastread_cache_level(uint32_t valid)
  */
 static inline uint32_t fastread_cache_flags(int nr, bool wide, bool all32)
 {
+	/*
+	 * Arithmetic, not a choice (the two are never both true): a choice
+	 * here cost fastread_group_read()'s one-event path a register move
+	 * (gcc 12, arm64: 31 instructions a read, not 30).
+	 */
+	const uint32_t width = (uint32_t)wide * FASTREAD_CACHE_WIDE +
+			       (uint32_t)all32 * FASTREAD_CACHE_SEXT32;
+
 	if (nr >= 2 && nr <= FASTREAD_UNROLLED_MAX)
-		return FASTREAD_CACHE_UNROLLED_SHAPE(nr, wide    ? FASTREAD_CACHE_WIDE
-							 : all32 ? FASTREAD_CACHE_SEXT32
-								 : 0);
-	return wide ? FASTREAD_CACHE_WIDE : 0;
+		return FASTREAD_CACHE_UNROLLED | FASTREAD_CACHE_UNROLLED_NR(nr) | width;
+	return width & FASTREAD_CACHE_WIDE;
 }
 
 /*
