@@ -10,14 +10,12 @@
 
 #define KEEP 54		/* bytes kept: KEEP + '~' + 8 hex digits < COMPAT_NAME_LEN */
 
-const char *compat_region_name(const char *name, char buf[COMPAT_NAME_LEN])
+const char *compat_region_name_long(const char *name, char buf[COMPAT_NAME_LEN])
 {
 	static const char hex[] = "0123456789abcdef";
 	uint32_t h = 2166136261u;
 	size_t keep = KEEP;
 
-	if (strnlen(name, COMPAT_NAME_LEN) < COMPAT_NAME_LEN)
-		return name;
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		h = (h ^ *p) * 16777619u;
 	/* never half a UTF-8 character: a report must stay valid text */

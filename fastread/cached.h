@@ -38,26 +38,48 @@ enum {
 	FASTREAD_CACHE_WIDE = 4,
 	/*
 	 * A flag beside LEADER or ALL: a group of 2 to FASTREAD_UNROLLED_MAX
-	 * events, whose number follows in the bits from
-	 * FASTREAD_CACHE_NR_SHIFT, which fastread_group_read_cached() reads as
+	 * events, whose number is the one bit set from FASTREAD_CACHE_NR_SHIFT
+	 * (bit NR_SHIFT + nr - 2), which fastread_group_read_cached() reads as
 	 * straight-line code of its size (no loop, no odd event to set up, the
-	 * locks added in line), WIDE or not.
+	 * locks added in line). One bit a size and one a width, so that the
+	 * reader picks its code with one bit test each (tbnz on arm64), not a
+	 * mask and a comparison a shape.
 	 */
 	FASTREAD_CACHE_UNROLLED = 8,
-	FASTREAD_CACHE_NR_SHIFT = 4,
+	/*
+	 * A flag beside UNROLLED (never with WIDE): every page's pmc_width is
+	 * 32, so a value is the offset plus the counter's low word, sign
+	 * extended (on arm64 one "add ..., sxtw": the event counters of a PMU
+	 * before PMUv3p5, Cortex-A57/A72, Neoverse N1), with no shift to load.
+	 */
+	FASTREAD_CACHE_SEXT32 = 16,
+	FASTREAD_CACHE_NR_SHIFT = 5,
 };
 
 #define FASTREAD_UNROLLED_MAX 4	/* fastread_group_read_cached_with() has a case for each size */
 #define FASTREAD_CACHE_LEVELS 3u	/* the bits of LEADER, ALL and ONE */
 
 /*
- * The shape of an unrolled cache of @nr events, WIDE or not: what
- * fastread_cache_shape() says of it, so that one comparison tells the
- * reader which straight-line code to take.
+ * The shape of an unrolled cache of @nr events whose counters are @width:
+ * FASTREAD_CACHE_WIDE (all 64 bits), FASTREAD_CACHE_SEXT32 (all 32) or 0
+ * (any other mix, each extended from its own width), beside its level.
  */
-#define FASTREAD_CACHE_UNROLLED_SHAPE(nr, wide)                                            \
-	(FASTREAD_CACHE_UNROLLED | (uint32_t)(nr) << FASTREAD_CACHE_NR_SHIFT |              \
-	 ((wide) ? FASTREAD_CACHE_WIDE : 0))
+#define FASTREAD_CACHE_UNROLLED_SHAPE(nr, width)                                           \
+	(FASTREAD_CACHE_UNROLLED | FASTREAD_CACHE_UNROLLED_NR(nr) | (uint32_t)(width))
+#define FASTREAD_CACHE_UNROLLED_NR(nr) ((1u << (FASTREAD_CACHE_NR_SHIFT - 2)) << (nr))
+
+/*
+ * The narrow width this architecture's counters have, tested right after
+ * WIDE: arm64's event counters are 32 or 64 bits wide; x86's 48 (or 40),
+ * each extended from its own width.
+ */
+#if defined(__aarch64__) && !defined(FASTREAD_FORCE_GENERIC)
+#define FASTREAD_CACHE_ARCH_NARROW FASTREAD_CACHE_SEXT32
+#define FASTREAD_CACHE_OTHER_NARROW 0
+#else
+#define FASTREAD_CACHE_ARCH_NARROW 0
+#define FASTREAD_CACHE_OTHER_NARROW FASTREAD_CACHE_SEXT32
+#endif
 
 /* fastread_cache_level - what a valid cache serves (LEADER, ALL or ONE), its shape aside. */
 static inline uint32_t fastread_cache_level(uint32_t valid)
@@ -65,21 +87,23 @@ static inline uint32_t fastread_cache_level(uint32_t valid)
 	return valid & FASTREAD_CACHE_LEVELS;
 }
 
-/* fastread_cache_shape - a valid cache's flags and unrolled size, its level aside. */
-static inline uint32_t fastread_cache_shape(uint32_t valid)
-{
-	return valid & ~FASTREAD_CACHE_LEVELS;
-}
-
 /*
  * fastread_cache_flags - what a full pass over @nr pages, all 64 bits wide
- * when @wide, gives its cache beside its level.
+ * when @wide, all 32 when @all32, gives its cache beside its level.
  */
-static inline uint32_t fastread_cache_flags(int nr, bool wide)
+static inline uint32_t fastread_cache_flags(int nr, bool wide, bool all32)
 {
+	/*
+	 * Arithmetic, not a choice (the two are never both true): a choice
+	 * here cost fastread_group_read()'s one-event path a register move
+	 * (gcc 12, arm64: 31 instructions a read, not 30).
+	 */
+	const uint32_t width = (uint32_t)wide * FASTREAD_CACHE_WIDE +
+			       (uint32_t)all32 * FASTREAD_CACHE_SEXT32;
+
 	if (nr >= 2 && nr <= FASTREAD_UNROLLED_MAX)
-		return FASTREAD_CACHE_UNROLLED_SHAPE(nr, wide);
-	return wide ? FASTREAD_CACHE_WIDE : 0;
+		return FASTREAD_CACHE_UNROLLED | FASTREAD_CACHE_UNROLLED_NR(nr) | width;
+	return width & FASTREAD_CACHE_WIDE;
 }
 
 /*
@@ -155,17 +179,17 @@ enum fastread_counters_at { FASTREAD_COUNTERS_FIRST, FASTREAD_COUNTERS_LAST };
 
 /*
  * An UNROLLED cache of @nr events, 2 <= @nr <= FASTREAD_UNROLLED_MAX, with
- * @wide its WIDE flag, both constants where this is inlined: each counter's
- * offset and slot (and shift, unless @wide), its counter and the add, event
- * after event, then the sum of the locks, added in line, for the caller to
- * compare (one comparison for every path of several events, so that GCC
- * does not merge the paths' results into a flag to test).
+ * @width its WIDE or SEXT32 flag (or 0), both constants where this is
+ * inlined: each counter's offset and slot (and shift, for neither flag), its
+ * counter and the add, event after event, then the sum of the locks, added in
+ * line, for the caller to compare (one comparison for every path of several
+ * events, so that GCC does not merge the paths' results into a flag to test).
  * The rest as fastread_group_read_cached_with().
  */
 static FASTREAD_ALWAYS_INLINE uint32_t
 fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 			 enum fastread_counters_at at, uint64_t (*read_slot)(uint32_t slot),
-			 const int nr, const bool wide)
+			 const int nr, const uint32_t width)
 {
 	const struct fastread_page_cache *e = g->cache.page;
 	uint64_t *times;
@@ -181,8 +205,10 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 		times[0] = times[1] = e[0].time;
 #pragma GCC unroll 4
 	for (int i = 0; i < nr; i++)
-		sample[i] = wide ? e[i].offset + read_slot(e[i].slot)
-				 : fastread_cache_value(&e[i], read_slot(e[i].slot));
+		sample[i] = width == FASTREAD_CACHE_WIDE ? e[i].offset + read_slot(e[i].slot)
+			    : width == FASTREAD_CACHE_SEXT32
+				    ? e[i].offset + (uint64_t)(int64_t)(int32_t)read_slot(e[i].slot)
+				    : fastread_cache_value(&e[i], read_slot(e[i].slot));
 	if (at == FASTREAD_COUNTERS_FIRST)
 		times[0] = times[1] = g->cache.page[0].time;
 	__asm__ volatile("" ::: "memory");
@@ -255,28 +281,34 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 		sample[0] = offset + (uint64_t)((int64_t)(raw << shift) >> shift);
 		return fastread_cache_locks_hold(&pc, 1, sum);
 	}
-	const uint32_t shape = fastread_cache_shape(cache->valid);
+	const uint32_t valid = cache->valid;
 	uint32_t now;
 
 	/*
-	 * The unrolled sizes, one comparison each, 4 events first: 64-bit
-	 * counters (arm64 PMUv3.5), then narrower ones (x86's 48 bits, the
-	 * 32-bit event counters of most arm64 servers).
+	 * The unrolled sizes, 4 events first, each a bit test; within a size
+	 * 64-bit counters (arm64 PMUv3.5), then this architecture's narrower
+	 * ones (the 32-bit event counters of most arm64 servers, x86's 48
+	 * bits), then the other narrow kind. A cache that is not valid has no
+	 * bit set, and reaches the loop's test below.
 	 */
-	if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(4, true))
-		now = fastread_cached_unrolled(g, sample, at, read_slot, 4, true);
-	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(4, false))
-		now = fastread_cached_unrolled(g, sample, at, read_slot, 4, false);
-	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(2, true))
-		now = fastread_cached_unrolled(g, sample, at, read_slot, 2, true);
-	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(2, false))
-		now = fastread_cached_unrolled(g, sample, at, read_slot, 2, false);
-	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(3, true))
-		now = fastread_cached_unrolled(g, sample, at, read_slot, 3, true);
-	else if (shape == FASTREAD_CACHE_UNROLLED_SHAPE(3, false))
-		now = fastread_cached_unrolled(g, sample, at, read_slot, 3, false);
-	else
+#define FASTREAD_CACHED_SIZE(nr)                                                           \
+	if (valid & FASTREAD_CACHE_UNROLLED_NR(nr)) {                                       \
+		if (valid & FASTREAD_CACHE_WIDE)                                            \
+			now = fastread_cached_unrolled(g, sample, at, read_slot, nr,        \
+						       FASTREAD_CACHE_WIDE);                \
+		else if ((valid & FASTREAD_CACHE_SEXT32) ==                                 \
+			 (FASTREAD_CACHE_ARCH_NARROW & FASTREAD_CACHE_SEXT32))              \
+			now = fastread_cached_unrolled(g, sample, at, read_slot, nr,        \
+						       FASTREAD_CACHE_ARCH_NARROW);         \
+		else                                                                        \
+			now = fastread_cached_unrolled(g, sample, at, read_slot, nr,        \
+						       FASTREAD_CACHE_OTHER_NARROW);        \
+	} else
+	FASTREAD_CACHED_SIZE(4)
+	FASTREAD_CACHED_SIZE(2)
+	FASTREAD_CACHED_SIZE(3)
 		goto loop;	/* to the loop, whose lock sum is compared below as these are */
+#undef FASTREAD_CACHED_SIZE
 	return now == sum;
 loop:
 	if (__builtin_expect(cache->valid < FASTREAD_CACHE_LEADER, 0))

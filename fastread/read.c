@@ -131,7 +131,8 @@ static ALWAYS_INLINE bool out_wants_times(const struct read_out *o, int i)
  * CACHE_ONE: a group of one (fastread/cached.h). A group of several has its
  * shape beside its level (fastread_cache_flags): FASTREAD_CACHE_WIDE when its
  * pages all say pmc_width 64, and for 2 to FASTREAD_UNROLLED_MAX events
- * FASTREAD_CACHE_UNROLLED and their number.
+ * FASTREAD_CACHE_UNROLLED and their number, with FASTREAD_CACHE_SEXT32 when
+ * they all say 32.
  */
 enum {
 	CACHE_NONE = FASTREAD_CACHE_NONE,
@@ -226,7 +227,7 @@ static ALWAYS_INLINE int pages_read_many(struct perf_event_mmap_page *const *pag
 	struct fastread_count c;
 	uint32_t seq, begin;
 	uint64_t caps, cyc;
-	bool have_cyc, keep, wide;
+	bool have_cyc, keep, wide, all32;
 	int i;
 
 again:
@@ -236,6 +237,7 @@ again:
 	have_cyc = false;
 	keep = true;
 	wide = true;
+	all32 = true;
 	for (i = 0; i < nr; i++) {
 		const struct perf_event_mmap_page *pc = pages[i];
 
@@ -250,6 +252,7 @@ again:
 		if (cache) {
 			cache->page[i].lock = seq;
 			wide &= cache->page[i].shift == 0;
+			all32 &= cache->page[i].shift == 32;
 		}
 		if (!out_wants_times(out, i)) {
 			out_store(out, i, &c);
@@ -269,7 +272,7 @@ again:
 	}
 	if (locks_end(pages, nr) != begin)
 		goto again;
-	cache_close(cache, begin, keep ? cache_level(out) | fastread_cache_flags(nr, wide) : CACHE_NONE);
+	cache_close(cache, begin, keep ? cache_level(out) | fastread_cache_flags(nr, wide, all32) : CACHE_NONE);
 	return 0;
 }
 

@@ -381,6 +381,8 @@ int region_end_fast(struct region_thread *t, const struct region_layout *l, uint
  * region_end_fast_as - region_end_fast() for a caller that returns what this
  * returns, as a tail call with no frame of its own (the markers' end): 0
  * when region_end_fast() says 0 or 1, @misuse when it says a negative errno.
+ * @now's first group must have equal enabled and running times (a sample
+ * from fastread's cache: fastread_group_read_cached()).
  */
 int region_end_fast_as(struct region_thread *t, const struct region_layout *l, uint32_t id,
 		       const _Atomic uint32_t *nr_names, const uint64_t *now, int misuse);

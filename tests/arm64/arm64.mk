@@ -109,14 +109,16 @@ arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests $(ARM64_CACHE)/busybox $(A
 	$(Q)ARM64_LIBDIRS=$(ARM64_LIBDIRS) $(ARM64_DIR)/initramfs.sh $(ARM64_INITRD) \
 		/etc/pfshim-tests=$(ARM64_B)/pfshim-tests $(ARM64_INITRD_FILES)
 
-# libpapi.so.7.0 comes in as bench_papi_arm64's NEEDED, found in ARM64_PAPI_LIB.
+# libpapi.so.7.0 comes in as bench_papi_arm64's NEEDED, found in ARM64_PAPI_LIB;
+# libpfshim-compat.so, which it dlopen()s for the LIKWID and PAPI_hl pairs, at /lib.
 arm64-bench-initramfs: $(ARM64_BIN) $(ARM64_B)/bin/bench_papi_arm64 $(ARM64_B)/pfshim-bench-tests \
-		$(ARM64_CACHE)/busybox $(ARM64_LIBPFM)
+		$(ARM64_CACHE)/busybox $(ARM64_LIBPFM) $(ARM64_COMPAT_SO)
 	@$(if $(Q),echo "  CPIO    $(ARM64_BENCH_INITRD)")
 	$(Q)ARM64_LIBDIRS=$(ARM64_LIBDIRS):$(ARM64_PAPI_LIB):$(dir $(ARM64_LIBPFM)) \
 		$(ARM64_DIR)/initramfs.sh $(ARM64_BENCH_INITRD) \
 		/etc/pfshim-tests=$(ARM64_B)/pfshim-bench-tests $(ARM64_INITRD_FILES) \
-		/bin/bench_papi_arm64=$(ARM64_B)/bin/bench_papi_arm64
+		/bin/bench_papi_arm64=$(ARM64_B)/bin/bench_papi_arm64 \
+		/lib/libpfshim-compat.so=$(ARM64_COMPAT_SO)
 
 # The list /init runs: NAME CPUS [VAR=value...] PROGRAM [ARG...] (see init.c).
 $(ARM64_B)/pfshim-tests: FORCE_ARM64
@@ -166,6 +168,24 @@ $(ARM64_B)/libpfshim.so: $(call arm64_obj,$(SHIM_SRC) $(CORE_SRC) $(FASTREAD_SRC
 	@$(if $(Q),echo "  LD64    $@")
 	$(Q)$(ARM64_CC) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
 		-Wl,-z,now -Wl,--gc-sections -Wl,-T,preload/layout.ld -o $@ $(filter %.o,$^)
+
+# The LIKWID and PAPI_hl layer (compat/compat.mk's libpfshim-compat.so, with
+# its flags), for bench-arm64's compat pairs only.
+ARM64_COMPAT_SO := $(ARM64_B)/libpfshim-compat.so
+ARM64_COMPAT_OBJ := $(patsubst %,$(ARM64_B)/compat/%.o,likwid papi_hl name env event_names)
+
+$(ARM64_B)/compat/%.o: compat/%.c compat/name.h compat/event_names.h preload/config.h \
+		include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h | arm64-deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC64    $<")
+	$(Q)$(ARM64_CC) -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
+		-D_GNU_SOURCE -I. -Iinclude -c -o $@ $<
+
+$(ARM64_COMPAT_SO): $(ARM64_COMPAT_OBJ) $(call arm64_obj,preload/events/likwid_names.c) \
+		compat/libpfshim-compat.map
+	@$(if $(Q),echo "  LD64    $@")
+	$(Q)$(ARM64_CC) -shared -Wl,--version-script=compat/libpfshim-compat.map -Wl,-z,now \
+		-Wl,-soname,libpfshim-compat.so.$(SO_MAJOR) -o $@ $(filter %.o,$^)
 
 # Guest programs are static (no loader needed), except the program the shim
 # is preloaded into, which must be dynamic for LD_PRELOAD to mean anything.

@@ -9,7 +9,8 @@
  *
  *   bench_papi_arm64                 every case below, each in a child, then the table
  *   bench_papi_arm64 pfshim N        under LD_PRELOAD=libpfshim.so: pfshim_region_begin/end
- *                                    (by name), pfshim_begin/end (handle), pfshim_read
+ *                                    (by name), pfshim_begin/end (handle), pfshim_read, and
+ *                                    the LIKWID and PAPI_hl pairs of libpfshim-compat.so
  *   bench_papi_arm64 papi-hl N       PAPI_hl_region_begin/end, PAPI_EVENTS set by the parent
  *   bench_papi_arm64 papi-read N     PAPI_read of a low-level event set
  *
@@ -22,6 +23,7 @@
  * (one of each before and after the runs) and that PAPI's events open.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <papi.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -35,6 +37,7 @@
 #define TRIALS 8
 #define SELF "/bin/bench_papi_arm64"
 #define SHIM "/lib/libpfshim.so"
+#define COMPAT "/lib/libpfshim-compat.so"
 #define TRACEFS "/sys/kernel/tracing"
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
 
@@ -353,6 +356,47 @@ static __attribute__((noinline)) void op_pfshim_read(void)
 }
 
 /*
+ * libpfshim-compat.so's pairs, by name as a LIKWID or PAPI_hl program calls
+ * them. Reached by dlopen(RTLD_LOCAL) and dlsym, as compat/bench_compat.c
+ * does: this program links libpapi, whose PAPI_hl_* the global scope holds.
+ */
+static int (*compat_likwid_start)(const char *), (*compat_likwid_stop)(const char *);
+static int (*compat_hl_begin)(const char *), (*compat_hl_end)(const char *);
+
+static __attribute__((noinline)) void op_compat_likwid_pair(void)
+{
+	compat_likwid_start("pair");
+	compat_likwid_stop("pair");
+}
+
+static __attribute__((noinline)) void op_compat_hl_pair(void)
+{
+	compat_hl_begin("pair");
+	compat_hl_end("pair");
+}
+
+/* The compat library's calls, LIKWID's marker initialised. Return: false if it does not load. */
+static bool compat_open(int nr)
+{
+	void *lib = dlopen(COMPAT, RTLD_NOW | RTLD_LOCAL);
+	void (*init)(void);
+
+	if (!CHECK(lib != NULL, "pfshim %d: %s loaded: %s", nr, COMPAT, lib ? "" : dlerror()))
+		return false;
+	compat_likwid_start = (int (*)(const char *))dlsym(lib, "likwid_markerStartRegion");
+	compat_likwid_stop = (int (*)(const char *))dlsym(lib, "likwid_markerStopRegion");
+	compat_hl_begin = (int (*)(const char *))dlsym(lib, "PAPI_hl_region_begin");
+	compat_hl_end = (int (*)(const char *))dlsym(lib, "PAPI_hl_region_end");
+	init = (void (*)(void))dlsym(lib, "likwid_markerInit");
+	if (!CHECK(compat_likwid_start && compat_likwid_stop && compat_hl_begin && compat_hl_end &&
+		   init && (void *)compat_hl_begin != (void *)PAPI_hl_region_begin,
+		   "pfshim %d: the compat library's LIKWID and PAPI_hl calls found", nr))
+		return false;
+	init();
+	return true;
+}
+
+/*
  * The shim's process-wide counters (its totals) would take PMU counters that
  * PAPI's run does not hold, and QEMU's 6 event counters could not hold them,
  * 4 marker events and the meter at once: they are disabled before the meter
@@ -378,6 +422,13 @@ static int pfshim_child(int nr)
 	      pfshim_begin(pfshim_pair_region) == 0 && pfshim_end(pfshim_pair_region) == 0 &&
 	      pfshim_read(&pfshim_sink) == 0 && pfshim_sink.running[0] > 0,
 	      "pfshim %d: begin, end and read return 0 after the runs; the first event ran", nr);
+	if (compat_open(nr)) {
+		measure("compat-likwid-pair", nr, op_compat_likwid_pair);
+		measure("compat-hl-pair", nr, op_compat_hl_pair);
+		CHECK(compat_likwid_start("pair") == 0 && compat_likwid_stop("pair") == 0 &&
+		      compat_hl_begin("pair") == PAPI_OK && compat_hl_end("pair") == PAPI_OK,
+		      "pfshim %d: the compat pairs return 0 / PAPI_OK after the runs", nr);
+	}
 	return pmu_exit_status();
 }
 
@@ -515,7 +566,7 @@ static int papi_read_child(int nr, const char *list)
 
 /* ---- the parent: run the children, collect their COST lines, print the table */
 
-#define ROWS_MAX 16
+#define ROWS_MAX 32
 
 struct row {
 	char op[32];
@@ -604,6 +655,24 @@ static void table_row(const char *what, int nr, const char *ours, const char *th
 	       b->c.all / a->c.all, b->c.syscalls, b->c.reads);
 }
 
+/* The compat layers' pairs against the pair by handle (issue 22 point 4: at most 1.2x). */
+static void compat_row(int nr)
+{
+	const struct row *h = row_find("pfshim-pair", nr), *lk = row_find("compat-likwid-pair", nr),
+			 *hl = row_find("compat-hl-pair", nr);
+
+	if (!h || !lk || !hl) {
+		printf("ARM64-BENCH cpu=%s compat events=%d (not measured: see above)\n",
+		       pmu_cpu_model(), nr);
+		return;
+	}
+	printf("ARM64-BENCH cpu=%s compat events=%d by_handle=%.1f likwid_pair=%.1f (%.2fx) "
+	       "papi_hl_pair=%.1f (%.2fx); goal <= 1.2x: likwid %s, papi_hl %s\n",
+	       pmu_cpu_model(), nr, h->c.user, lk->c.user, lk->c.user / h->c.user, hl->c.user,
+	       hl->c.user / h->c.user, lk->c.user <= 1.2 * h->c.user ? "met" : "NOT MET",
+	       hl->c.user <= 1.2 * h->c.user ? "met" : "NOT MET");
+}
+
 /*
  * Every operation's line (machine-readable: op, events, user, median, all,
  * syscalls, reads), then the table: pfshim's pair by handle and by name
@@ -632,8 +701,10 @@ static void table_print(void)
 	printf("ARM64-BENCH cpu=%s vs-papi pair: pfshim_begin/end(handle) and "
 	       "pfshim_region_begin/end(name) against PAPI_hl_region_begin/end(name); read: "
 	       "pfshim_read against PAPI_read\n", cpu);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		compat_row(sizes[i]);
 	for (int i = 0; i < nr_rows; i++)
-		if (strncmp(rows[i].op, "pfshim", 6) == 0 && rows[i].c.syscalls != 0)
+		if (strncmp(rows[i].op, "papi", 4) != 0 && rows[i].c.syscalls != 0)
 			printf("ARM64-BENCH cpu=%s vs-papi NOTE %s with %d events made %.2f system "
 			       "calls per call (read(2), not user space)\n", cpu, rows[i].op,
 			       rows[i].nr, rows[i].c.syscalls);

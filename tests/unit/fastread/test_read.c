@@ -570,7 +570,7 @@ static void test_cached_read_follows_the_lock(void **state)
 	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), 0);
 	assert_int_equal(c[0].value, 105);
 	assert_int_equal(c[1].value, 40);
-	assert_int_equal(cache.valid, FASTREAD_CACHE_ALL | FASTREAD_CACHE_UNROLLED_SHAPE(2, false));
+	assert_int_equal(cache.valid, FASTREAD_CACHE_ALL | FASTREAD_CACHE_UNROLLED_SHAPE(2, 0));
 
 	/* The lock stands: the cache is used, even where the page now lies. */
 	pages[0].cap_user_rdpmc = 0;
@@ -645,7 +645,7 @@ static void test_cached_sample_then_counts(void **state)
 	assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks, &cache, value,
 							   &enabled, &running), 0);
 	assert_int_equal(cache.valid,
-			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(2, true));
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(2, FASTREAD_CACHE_WIDE));
 	assert_int_equal(fastread_pages_read_sample_cached(list, 2, &fake_hooks, &cache, value,
 							   &enabled, &running), 0);
 	assert_int_equal(value[1], 20);
@@ -653,7 +653,7 @@ static void test_cached_sample_then_counts(void **state)
 	assert_int_equal(fastread_pages_read_cached(list, 2, &fake_hooks, &cache, c), 0);
 	assert_int_equal(c[1].enabled, 3000);
 	assert_int_equal(cache.valid,
-			 FASTREAD_CACHE_ALL | FASTREAD_CACHE_UNROLLED_SHAPE(2, true));
+			 FASTREAD_CACHE_ALL | FASTREAD_CACHE_UNROLLED_SHAPE(2, FASTREAD_CACHE_WIDE));
 }
 
 /*
@@ -673,7 +673,7 @@ static void test_cached_inline_wide_and_narrow(void **state)
 	assert_int_equal(fastread_pages_read_sample_cached(group.page, 2, &fake_hooks, &group.cache,
 							   vector, &vector[2], &vector[3]), 0);
 	assert_int_equal(group.cache.valid,
-			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(2, true));
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(2, FASTREAD_CACHE_WIDE));
 	fake_counter[3] = 0x8000000000000009ULL;
 	fake_counter[7] = 60;
 	for (int at = FASTREAD_COUNTERS_FIRST; at <= FASTREAD_COUNTERS_LAST; at++) {
@@ -693,7 +693,7 @@ static void test_cached_inline_wide_and_narrow(void **state)
 	assert_int_equal(fastread_pages_read_sample_cached(group.page, 2, &fake_hooks, &group.cache,
 							   vector, &vector[2], &vector[3]), 0);
 	assert_int_equal(group.cache.valid,
-			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(2, false));
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(2, 0));
 	fake_counter[3] = 0xabcdfffffffffff9ULL;	/* 48 bits: -7 */
 	assert_true(fastread_group_read_cached_with(&group, vector, FASTREAD_COUNTERS_LAST,
 						    fake_read_slot));
@@ -710,7 +710,7 @@ static void test_cached_inline_wide_and_narrow(void **state)
 	assert_int_equal(fastread_pages_read_sample_cached(three.page, 3, &fake_hooks, &three.cache,
 							   v3, &v3[3], &v3[4]), 0);
 	assert_int_equal(three.cache.valid,
-			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(3, true));
+			 FASTREAD_CACHE_LEADER | FASTREAD_CACHE_UNROLLED_SHAPE(3, FASTREAD_CACHE_WIDE));
 	fake_counter[3] = 2000;
 	fake_counter[7] = 61;
 	fake_counter[9] = 71;
@@ -763,24 +763,28 @@ static void test_cached_inline_one_event(void **state)
  * Groups of 2 to 5 events: up to FASTREAD_UNROLLED_MAX the cache says
  * UNROLLED and fastread/cached.h reads each size as straight-line code of its
  * own, beyond it a loop; with 64-bit counters WIDE (offset + counter), with
- * 32- and 48-bit ones (arm64 event counters without 64-bit support, x86) each
- * value sign-extended from its own width. Every size and width, both
- * placements: the values and the leader's times; and a cache none of whose
- * pages may move: page p's lock moved, for each p, and the read is not served.
+ * 32-bit ones only (arm64 event counters without 64-bit support) SEXT32 (the
+ * low word sign-extended), with 32- and 48-bit ones (x86: 48) each value
+ * sign-extended from its own width. Every size and width, both placements:
+ * the values and the leader's times; and a cache none of whose pages may
+ * move: page p's lock moved, for each p, and the read is not served.
  */
 static void test_cached_inline_unrolled_sizes(void **state)
 {
 	(void)state;
-	for (int narrow = 0; narrow <= 1; narrow++) {
+	/* narrow: 0, 64 bits; 1, 32 and 48 in turn; 2, all 32. */
+	for (int narrow = 0; narrow <= 2; narrow++) {
 		for (int nr = 2; nr <= 5; nr++) {
 			struct fastread_group g = { .nr = nr };
 			uint64_t v[5 + 2];
+			const uint32_t kind = narrow == 0   ? FASTREAD_CACHE_WIDE
+					       : narrow == 2 ? FASTREAD_CACHE_SEXT32
+							     : 0;
 			const uint32_t flags = nr <= FASTREAD_UNROLLED_MAX
-						       ? FASTREAD_CACHE_UNROLLED_SHAPE(nr, !narrow)
+						       ? FASTREAD_CACHE_UNROLLED_SHAPE(nr, kind)
 					       : narrow ? 0 : FASTREAD_CACHE_WIDE;
 			for (int p = 0; p < nr; p++) {
-				/* Narrow: 32 and 48 bits in turn. */
-				const uint16_t width = narrow ? (p % 2 ? 48 : 32) : 64;
+				const uint16_t width = narrow ? (p % 2 && narrow == 1 ? 48 : 32) : 64;
 
 				g.page[p] = &pages[p];
 				page_set(&pages[p], 2 + 3 * (uint32_t)p, 100 * (p + 1), width,
@@ -793,7 +797,8 @@ static void test_cached_inline_unrolled_sizes(void **state)
 			/* Narrow: the counter's top bit set, the bits above it UNKNOWN (-1000 (p + 1)). */
 			for (int p = 0; p < nr; p++)
 				fake_counter[2 + 3 * p] =
-					narrow ? (p % 2 ? 0xdead000000000000ULL | (0x1000000000000ULL -
+					narrow ? (p % 2 && narrow == 1
+							  ? 0xdead000000000000ULL | (0x1000000000000ULL -
 										  1000u * (p + 1))
 							: 0xfeedbeef00000000ULL | (0x100000000ULL -
 										   1000u * (p + 1)))

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fastread/fastread.h"
+
 /* A signal handler between the load and the store of a write's begin (test_handler_inside_begin). */
 struct region_thread;
 static void handler_inside_begin(struct region_thread *t);
@@ -397,6 +399,30 @@ static void test_fast_path_pieces(void **state)
 	assert_int_equal(slot_of(1)->first_max, 7);
 	assert_int_equal(region_end_fast_as(thread, &layout, 1, &nr_names, sample(0, 0, 0), -77), -77);
 	assert_int_equal(thread->end_without_begin, 3);
+	/*
+	 * A begin whose first group's times differ (enabled 900, running
+	 * 300: the general path's read) and an end from the cache (equal
+	 * times, 1300): the call's deltas differ (400, 1000), so its first
+	 * event is scaled as fastread_scale() says (10 * 400 / 1000 = 4),
+	 * never taken as the exact 10.
+	 */
+	start = region_begin_fast(thread, &layout, 1);
+	assert_non_null(start);
+	memcpy(start, sample(600, 30, 90), 5 * sizeof(uint64_t));
+	start[3] = 900;
+	start[4] = 300;
+	{
+		const struct fastread_count c = { .value = 10, .enabled = 400, .running = 1000 };
+		uint64_t scaled;
+		uint64_t *end = (uint64_t *)sample(700, 40, 95);
+
+		assert_int_equal(fastread_scale(&c, &scaled), 0);
+		assert_int_equal(scaled, 4);
+		end[3] = end[4] = 1300;
+		assert_int_equal(region_end_fast_as(thread, &layout, 1, &nr_names, end, -77), 0);
+		assert_int_equal(slot_of(1)->calls, 3);
+		assert_int_equal(slot_of(1)->first_min, 4);
+	}
 	assert_int_equal(region_end_fast_as(thread, &layout, 999, &nr_names, sample(0, 0, 0), -77),
 			 -77);
 	assert_int_equal(thread->bad_handle, 3);
@@ -429,8 +455,13 @@ static void test_close_sums_every_size(void **state)
 			begin[i] = 1000 * (uint64_t)i + 7;
 			end[i] = begin[i] + 3 * (uint64_t)i + 1;
 		}
-		/* Equal enabled and running deltas: not multiplexed. */
+		/*
+		 * Equal enabled and running times at both ends, as a sample
+		 * from fastread's cache has them (region_end_fast_as() relies
+		 * on the end's): not multiplexed.
+		 */
 		if (nr) {
+			begin[region_value_enabled(&l, 0)] = begin[region_value_running(&l, 0)];
 			end[region_value_enabled(&l, 0)] = begin[region_value_enabled(&l, 0)] + 500;
 			end[region_value_running(&l, 0)] = begin[region_value_running(&l, 0)] + 500;
 		}
