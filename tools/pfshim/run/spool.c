@@ -236,6 +236,28 @@ void run_spool_split(int dirfd, int fd, struct spool_split_result *res, spool_lo
 	close(fd);
 }
 
+/*
+ * The runner's mark on its spool, for as long as its descriptor is open: an
+ * open file description lock (fcntl(2)), which the writers' flock(2) locks
+ * never meet. @type F_RDLCK to hold it, F_WRLCK to ask that no runner does.
+ */
+static int spool_mark(int fd, short type)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_SETLK, &fl) < 0 ? -errno : 0;
+}
+
+/* A new spool at @name in @dirfd, marked ours: its descriptor, or -1. */
+static int spool_new(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		spool_mark(fd, F_RDLCK);
+	return fd;
+}
+
 int run_spool_create(int dirfd, struct spool_split_result *left)
 {
 	char name[NAME_MAX + 1], host[256] = "";
@@ -245,18 +267,22 @@ int run_spool_create(int dirfd, struct spool_split_result *left)
 	gethostname(host, sizeof(host) - 1);
 	if (spool_name(name, sizeof(name), host) < 0)
 		return -1;
-	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = spool_new(dirfd, name);
 	if (fd >= 0 || errno != EEXIST)
 		return fd;
-	/* An earlier runner's, ours, that it could not split: its reports are the directory's. */
+	/*
+	 * An earlier runner's, ours, that it could not split: its reports are
+	 * the directory's. One whose runner is alive (a second run into the
+	 * same directory) is its runner's to split: this job's reports go there.
+	 */
 	fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    st.st_nlink != 1) {
+	    st.st_nlink != 1 || spool_mark(fd, F_WRLCK) < 0) {
 		close(fd);
 		return -1;
 	}
 	run_spool_split(dirfd, fd, left, NULL, NULL);
-	return openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return spool_new(dirfd, name);
 }

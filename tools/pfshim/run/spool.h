@@ -27,7 +27,8 @@ struct spool_split_result {
  * and empty; one left there by an earlier runner that could not split it
  * (killed) is split first into @left. Return: its descriptor (read and
  * write, close-on-exec), or -1 (the job's processes then write their own
- * files, as without a spool).
+ * files, as without a spool, or append to the spool of a runner still
+ * running into @dirfd, which it alone splits).
  */
 int run_spool_create(int dirfd, struct spool_split_result *left);
 
