@@ -136,3 +136,29 @@ json_files() {
 	grep -q 'linkat(.*\.json' "$BATS_TEST_TMPDIR/trace"
 	[ "$(cat "$OUT"/*.json | jq -r 'select(.program == "true") | .pid' | wc -l)" -eq 1 ]
 }
+
+@test "a job's process that keeps the spool open and shrinks it while the runner reads it: the runner lives and says the job's status" {
+	command -v python3 >/dev/null || skip "python3 not installed"
+	# it flips the unlinked spool between 256 MiB of hole and nothing for 3 s after the job
+	cat >"$BATS_TEST_TMPDIR/shrink.py" <<'PYEOF'
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+if os.fork():
+    os._exit(3)
+open(sys.argv[2], "w").write(str(os.getpid()))
+end = time.time() + 3
+while time.time() < end:
+    os.ftruncate(fd, 256 << 20)
+    os.ftruncate(fd, 0)
+PYEOF
+	for try in 1 2 3 4 5 6; do
+		rm -rf "$OUT"
+		run --separate-stderr timeout 60 "$BUILD/pfshim" run -e page-faults -o "$OUT" -- \
+			python3 "$BATS_TEST_TMPDIR/shrink.py" "$SPOOL" "$BATS_TEST_TMPDIR/pid"
+		echo "try $try: status $status: $stderr"
+		# the job's status, never a SIGBUS of the runner's (135)
+		[ "$status" -eq 3 ]
+		[[ "$stderr" == *"Performance counter stats"* ]]
+		kill "$(cat "$BATS_TEST_TMPDIR/pid")" 2>/dev/null || true
+	done
+}
