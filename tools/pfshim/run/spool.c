@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -223,15 +222,28 @@ void run_spool_split(int dirfd, int fd, struct spool_split_result *res, spool_lo
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
 	flock(fd, LOCK_UN);
+	/*
+	 * Read, not mapped: a job's process that kept it open may still shrink
+	 * it, and a mapping's page past the new end is a SIGBUS of ours.
+	 */
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (data != MAP_FAILED) {
-			spool_split_buffer(dirfd, data, (uint64_t)st.st_size, res, lost, ctx);
-			munmap(data, (size_t)st.st_size);
+		size_t n = 0;
+		ssize_t got = 1;
+
+		data = malloc((size_t)st.st_size);
+		while (data && n < (size_t)st.st_size && got != 0) {
+			got = pread(fd, (char *)data + n, (size_t)st.st_size - n, (off_t)n);
+			if (got < 0 && errno != EINTR)
+				break;
+			n += got > 0 ? (size_t)got : 0;
+		}
+		if (data && got >= 0) {
+			spool_split_buffer(dirfd, data, n, res, lost, ctx);
 		} else {
-			res->err = errno;
+			res->err = data ? errno : ENOMEM;
 			res->lost++;
 		}
+		free(data);
 	}
 	close(fd);
 }
