@@ -162,3 +162,21 @@ PYEOF
 		kill "$(cat "$BATS_TEST_TMPDIR/pid")" 2>/dev/null || true
 	done
 }
+
+@test "a directory the job fills after its processes reported: their reports kept in the spool, none lost, pfshim report reads them" {
+	[ "$(id -u)" -eq 0 ] || skip "mounting a small tmpfs needs root"
+	need_unshare -m
+	# 20 reports spooled, then dd fills the 400 KiB file system: no room for a file per report
+	mkdir "$BATS_TEST_TMPDIR/mnt"
+	run --separate-stderr timeout 60 unshare -m sh -c '
+		mount -t tmpfs -o size=400k tmpfs "$1" &&
+		"$2/pfshim" run -e page-faults -o "$1/o" -- sh -c "for i in \$(seq 20); do /bin/true; done;
+			dd if=/dev/zero of=$1/fill bs=4k 2>/dev/null; exit 0" &&
+		rm "$1/fill" && "$2/pfshim" report --json "$1/o" >"$3"' \
+		sh "$BATS_TEST_TMPDIR/mnt" "$BUILD" "$BATS_TEST_TMPDIR/report"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	# true's 20 reports are all somewhere pfshim report reads: files or what the spool kept
+	[ "$(jq -r '[.groups[] | select(.group == "true") | .images] | add' "$BATS_TEST_TMPDIR/report")" -eq 20 ]
+	[[ "$stderr" == *"kept in the spool"* ]]
+}
