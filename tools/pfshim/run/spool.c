@@ -26,8 +26,9 @@
 
 /* One whole record: where its key, name and report are in the spool. */
 struct record {
-	const char *key, *name, *body;
+	const char *head, *key, *name, *body;
 	size_t key_len, name_len, body_len;
+	int seq;		/* the %n of its file once written, else -1 */
 };
 
 /* A report's name as the shim makes them: no '/', not hidden, ending ".0.json". */
@@ -80,6 +81,8 @@ static bool record_read(const char *p, const char *end, struct record *r, const 
 	if (!name_ok(r->name, r->name_len) || len == 0 || len > (uint64_t)(end - q) ||
 	    (q + len < end && q[len] != SPOOL_RS) || memchr(q, SPOOL_RS, len))
 		return false;
+	r->head = p;
+	r->seq = -1;
 	r->body = q;
 	r->body_len = len;
 	*next = q + len;
@@ -103,7 +106,7 @@ static bool same_image(const struct record *x, const struct record *y)
 	return x->key_len == y->key_len && memcmp(x->key, y->key, x->key_len) == 0;
 }
 
-/* @r's report as a new file in @dirfd: its name, or with %n raised when one is there. */
+/* @r's report as a new file in @dirfd: its name, or with %n raised when one is there. Return: %n. */
 static int file_write(int dirfd, const struct record *r)
 {
 	char name[NAME_MAX + 1];
@@ -133,9 +136,26 @@ static int file_write(int dirfd, const struct record *r)
 			unlinkat(dirfd, name, 0);	/* ours, half written */
 			return -err;
 		}
-		return close(fd) < 0 ? -errno : 0;
+		if (close(fd) < 0) {
+			int err = errno;
+
+			unlinkat(dirfd, name, 0);
+			return -err;
+		}
+		return (int)seq;
 	}
 	return -EEXIST;
+}
+
+/* The file file_write() made of @r, unmade. */
+static void file_unwrite(int dirfd, struct record *r)
+{
+	char name[NAME_MAX + 1];
+
+	snprintf(name, sizeof(name), "%.*s%d.json", (int)(r->name_len - strlen("0.json")), r->name,
+		 r->seq);
+	unlinkat(dirfd, name, 0);
+	r->seq = -1;
 }
 
 /* The pid of a record's key ("PID.START"). */
@@ -148,12 +168,46 @@ static int record_pid(const struct record *r)
 	return pid;
 }
 
+/*
+ * @r, whose file could not be written (a full file system, most often), kept
+ * as it was in a new spool of this host's, which `pfshim report` reads; room
+ * its file could not have may still hold it, the old spool's freed.
+ */
+static int record_keep(int dirfd, const struct record *r)
+{
+	char name[NAME_MAX + 1], host[256] = "";
+	size_t len = (size_t)(r->body + r->body_len - r->head);
+	struct stat st;
+	ssize_t done;
+	int fd, err = 0;
+
+	gethostname(host, sizeof(host) - 1);
+	if (spool_name(name, sizeof(name), host) < 0)
+		return -ENAMETOOLONG;
+	fd = openat(dirfd, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		    0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1) {
+		close(fd);
+		return -EPERM;
+	}
+	/* Cut short, it fails its length when read, as a writer's would. */
+	done = write(fd, r->head, len);
+	if (done != (ssize_t)len)
+		err = done < 0 ? -errno : -ENOSPC;
+	close(fd);
+	return err;
+}
+
 void spool_split_buffer(int dirfd, const char *data, uint64_t n, struct spool_split_result *res,
 			spool_lost_fn *lost, void *ctx)
 {
 	const char *p = data, *end = data + n;
 	struct record *rec = NULL;
 	size_t nr = 0, cap = 0;
+	bool keeping = false;	/* a file refused: the rest into a spool */
 
 	while (p < end) {
 		struct record r;
@@ -181,16 +235,52 @@ void spool_split_buffer(int dirfd, const char *data, uint64_t n, struct spool_sp
 
 		if (i + 1 < nr && same_image(&rec[i], &rec[i + 1]))
 			continue;	/* a later record of the same image replaces it */
-		err = file_write(dirfd, &rec[i]);
-		if (err == 0) {
+		err = keeping ? -ENOSPC : file_write(dirfd, &rec[i]);
+		if (err >= 0) {
+			rec[i].seq = err;
 			res->files++;
-		} else {
-			res->lost++;
-			if (!res->err)
-				res->err = -err;
-			if (lost)
-				lost(ctx, record_pid(&rec[i]), -err);
+			continue;
 		}
+		if (!keeping) {
+			/*
+			 * The directory full: the files made give their room back to
+			 * one spool of every report, which packs them (no larger than
+			 * the one read); one it cannot take stays a file.
+			 */
+			keeping = true;
+			res->err = -err;
+			for (size_t k = 0; k < i; k++) {
+				if (rec[k].seq < 0)
+					continue;
+				file_unwrite(dirfd, &rec[k]);
+				if (record_keep(dirfd, &rec[k]) == 0) {
+					res->files--;
+					res->kept++;
+				} else {
+					rec[k].seq = file_write(dirfd, &rec[k]);
+					if (rec[k].seq < 0) {
+						res->files--;
+						res->lost++;
+						if (lost)
+							lost(ctx, record_pid(&rec[k]), -rec[k].seq);
+					}
+				}
+			}
+		}
+		if (record_keep(dirfd, &rec[i]) == 0) {
+			res->kept++;
+			continue;
+		}
+		err = file_write(dirfd, &rec[i]);
+		if (err >= 0) {
+			res->files++;
+			continue;
+		}
+		res->lost++;
+		if (!res->err)
+			res->err = -err;
+		if (lost)
+			lost(ctx, record_pid(&rec[i]), -err);
 	}
 	free(rec);
 }
@@ -238,6 +328,8 @@ void run_spool_split(int dirfd, int fd, struct spool_split_result *res, spool_lo
 			n += got > 0 ? (size_t)got : 0;
 		}
 		if (data && got >= 0) {
+			/* Read: its room is the files' now (a full file system's last). */
+			(void)!ftruncate(fd, 0);
 			spool_split_buffer(dirfd, data, n, res, lost, ctx);
 		} else {
 			res->err = data ? errno : ENOMEM;
