@@ -180,3 +180,15 @@ PYEOF
 	[ "$(jq -r '[.groups[] | select(.group == "true") | .images] | add' "$BATS_TEST_TMPDIR/report")" -eq 20 ]
 	[[ "$stderr" == *"kept in the spool"* ]]
 }
+
+@test "a spool a job's process made 1 GiB of hole: the runner holds what was written, not the hole, and every report is a file" {
+	[ -x /usr/bin/time ] || skip "no /usr/bin/time (Debian time) to read the max RSS with"
+	run -0 --separate-stderr timeout 120 /usr/bin/time -f '%M' -o "$BATS_TEST_TMPDIR/rss" \
+		"$BUILD/pfshim" run -e page-faults -o "$OUT" -- sh -c 'truncate -s 1G "$0"; /bin/true' "$SPOOL"
+	# sh, truncate, true: their records after the hole, each a file, nothing torn
+	[ "$(json_files "$OUT" | wc -l)" -eq 3 ]
+	[[ "$stderr" != *"cut short"* ]]
+	echo "max RSS $(cat "$BATS_TEST_TMPDIR/rss") KiB"
+	skip_under_sanitizer "the RSS is the sanitizer's (the files checked above)"
+	[ "$(cat "$BATS_TEST_TMPDIR/rss")" -lt $((64 * 1024)) ]
+}
