@@ -285,12 +285,59 @@ void spool_split_buffer(int dirfd, const char *data, uint64_t n, struct spool_sp
 	free(rec);
 }
 
+/*
+ * The spool's first @size bytes into *@data (*@n of them, to free()), its
+ * holes left out. Read, not mapped: a job's process that kept it open may
+ * still shrink it (a mapped page past the new end is a SIGBUS of ours) or
+ * grow it with holes (no record is in one), so what is held is at most what
+ * was written. Return: 0 or -errno.
+ */
+static int spool_read(int fd, off_t size, char **data, size_t *n)
+{
+	size_t cap = 0;
+
+	*data = NULL;
+	*n = 0;
+	for (off_t at = 0, end = 0; at < size; ) {
+		ssize_t got;
+
+		if (at == end) {
+			at = lseek(fd, at, SEEK_DATA);
+			end = at < 0 ? -1 : lseek(fd, at, SEEK_HOLE);
+			if (at < 0 || end < 0)
+				return at < 0 && errno == ENXIO ? 0 : -errno;	/* ENXIO: no more data */
+			end = end < size ? end : size;
+			if (at >= end)
+				break;
+		}
+		if (*n + (size_t)(end - at) > cap) {
+			char *more;
+
+			cap = *n + (size_t)(end - at);
+			more = realloc(*data, cap);
+			if (!more)
+				return -ENOMEM;
+			*data = more;
+		}
+		got = pread(fd, *data + *n, (size_t)(end - at), at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			break;		/* shrunk by another */
+		*n += (size_t)got;
+		at += got;
+	}
+	return 0;
+}
+
 void run_spool_split(int dirfd, int fd, struct spool_split_result *res, spool_lost_fn *lost,
 		     void *ctx)
 {
 	char name[NAME_MAX + 1], host[256] = "";
 	struct stat st, at;
-	void *data;
+	char *data;
 
 	gethostname(host, sizeof(host) - 1);
 	/* Closed to new writers by its name, if the name is still this spool's... */
@@ -312,27 +359,16 @@ void run_spool_split(int dirfd, int fd, struct spool_split_result *res, spool_lo
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
 	flock(fd, LOCK_UN);
-	/*
-	 * Read, not mapped: a job's process that kept it open may still shrink
-	 * it, and a mapping's page past the new end is a SIGBUS of ours.
-	 */
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		size_t n = 0;
-		ssize_t got = 1;
+		size_t n;
+		int err = spool_read(fd, st.st_size, &data, &n);
 
-		data = malloc((size_t)st.st_size);
-		while (data && n < (size_t)st.st_size && got != 0) {
-			got = pread(fd, (char *)data + n, (size_t)st.st_size - n, (off_t)n);
-			if (got < 0 && errno != EINTR)
-				break;
-			n += got > 0 ? (size_t)got : 0;
-		}
-		if (data && got >= 0) {
+		if (err == 0) {
 			/* Read: its room is the files' now (a full file system's last). */
 			(void)!ftruncate(fd, 0);
 			spool_split_buffer(dirfd, data, n, res, lost, ctx);
 		} else {
-			res->err = data ? errno : ENOMEM;
+			res->err = -err;
 			res->lost++;
 		}
 		free(data);
