@@ -142,3 +142,61 @@ json_files() {
 	grep -q 'linkat(.*\.json' "$BATS_TEST_TMPDIR/trace"
 	[ "$(cat "$OUT"/*.json | jq -r 'select(.program == "true") | .pid' | wc -l)" -eq 1 ]
 }
+
+@test "a job's process that keeps the spool open and shrinks it while the runner reads it: the runner lives and says the job's status" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	command -v python3 >/dev/null || skip "python3 not installed"
+	# it flips the unlinked spool between 256 MiB of hole and nothing for 3 s after the job
+	cat >"$BATS_TEST_TMPDIR/shrink.py" <<'PYEOF'
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+if os.fork():
+    os._exit(3)
+open(sys.argv[2], "w").write(str(os.getpid()))
+end = time.time() + 3
+while time.time() < end:
+    os.ftruncate(fd, 256 << 20)
+    os.ftruncate(fd, 0)
+PYEOF
+	for try in 1 2 3 4 5 6; do
+		rm -rf "$OUT"
+		run --separate-stderr timeout 60 "$BUILD/pfshim" run -e page-faults -o "$OUT" -- \
+			python3 "$BATS_TEST_TMPDIR/shrink.py" "$SPOOL" "$BATS_TEST_TMPDIR/pid"
+		echo "try $try: status $status: $stderr"
+		# the job's status, never a SIGBUS of the runner's (135)
+		[ "$status" -eq 3 ]
+		[[ "$stderr" == *"Performance counter stats"* ]]
+		kill "$(cat "$BATS_TEST_TMPDIR/pid")" 2>/dev/null || true
+	done
+}
+
+@test "a directory the job fills after its processes reported: their reports kept in the spool, none lost, pfshim report reads them" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	[ "$(id -u)" -eq 0 ] || skip "mounting a small tmpfs needs root"
+	need_unshare -m
+	# 20 reports spooled, then dd fills the 400 KiB file system: no room for a file per report
+	mkdir "$BATS_TEST_TMPDIR/mnt"
+	run --separate-stderr timeout 60 unshare -m sh -c '
+		mount -t tmpfs -o size=400k tmpfs "$1" &&
+		"$2/pfshim" run -e page-faults -o "$1/o" -- sh -c "for i in \$(seq 20); do /bin/true; done;
+			dd if=/dev/zero of=$1/fill bs=4k 2>/dev/null; exit 0" &&
+		rm "$1/fill" && "$2/pfshim" report --json "$1/o" >"$3"' \
+		sh "$BATS_TEST_TMPDIR/mnt" "$BUILD" "$BATS_TEST_TMPDIR/report"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	# true's 20 reports are all somewhere pfshim report reads: files or what the spool kept
+	[ "$(jq -r '[.groups[] | select(.group == "true") | .images] | add' "$BATS_TEST_TMPDIR/report")" -eq 20 ]
+	[[ "$stderr" == *"kept in the spool"* ]]
+}
+
+@test "a spool a job's process made 1 GiB of hole: the runner holds what was written, not the hole, and every report is a file" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	[ -x /usr/bin/time ] || skip "no /usr/bin/time (Debian time) to read the max RSS with"
+	run -0 --separate-stderr timeout 120 /usr/bin/time -f '%M' -o "$BATS_TEST_TMPDIR/rss" \
+		"$BUILD/pfshim" run -e page-faults -o "$OUT" -- sh -c 'truncate -s 1G "$0"; /bin/true' "$SPOOL"
+	# sh, truncate, true: their records after the hole, each a file, nothing torn
+	[ "$(json_files "$OUT" | wc -l)" -eq 3 ]
+	[[ "$stderr" != *"cut short"* ]]
+	echo "max RSS $(cat "$BATS_TEST_TMPDIR/rss") KiB"
+	[ "$(cat "$BATS_TEST_TMPDIR/rss")" -lt $((64 * 1024)) ]
+}

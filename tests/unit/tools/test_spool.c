@@ -18,9 +18,11 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "preload/output/spool.h"
 #include "tools/pfshim/run/spool.h"
 
 static char dir[] = "/tmp/test_spool.XXXXXX";
@@ -165,6 +167,51 @@ static void test_a_file_there_is_never_replaced(void **state)
 	}
 }
 
+/*
+ * A second runner into the same directory while the first's job runs: the
+ * first's spool is no earlier run's leftover; taken and split there too,
+ * each of its reports would be two files.
+ */
+static void test_a_live_runners_spool_is_not_taken(void **state)
+{
+	char name[NAME_MAX + 1], host[256] = "", s[256] = "";
+	struct spool_split_result left = { 0 }, r = { 0 };
+	int first, second, fd;
+
+	(void)state;
+	gethostname(host, sizeof(host) - 1);
+	assert_int_equal(spool_name(name, sizeof(name), host), 0);
+	first = run_spool_create(dfd, &left);
+	assert_true(first >= 0);
+	record(s, "7.7", "h.p7.0.json", "{\"once\":1}\n", -1);
+	fd = openat(dfd, name, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0 && write(fd, s, strlen(s)) == (ssize_t)strlen(s));
+	close(fd);
+	second = run_spool_create(dfd, &left);
+	assert_true(second < 0);
+	assert_int_equal(left.files, 0);
+	assert_int_equal(files(), 0);
+	run_spool_split(dfd, first, &r, NULL, NULL);
+	assert_int_equal(r.files, 1);
+	assert_int_equal(files(), 1);
+	assert_string_equal(file("h.p7.0.json"), "{\"once\":1}\n");
+	/* A runner killed: its spool is nobody's, and the next run splits it. */
+	first = run_spool_create(dfd, &left);
+	assert_true(first >= 0);
+	fd = openat(dfd, name, O_WRONLY | O_APPEND);
+	memset(s, 0, sizeof(s));
+	record(s, "8.8", "h.p8.0.json", "{\"left\":1}\n", -1);
+	assert_true(fd >= 0 && write(fd, s, strlen(s)) == (ssize_t)strlen(s));
+	close(fd);
+	close(first);
+	second = run_spool_create(dfd, &left);
+	assert_true(second >= 0);
+	assert_int_equal(left.files, 1);
+	assert_string_equal(file("h.p8.0.json"), "{\"left\":1}\n");
+	close(second);
+	unlinkat(dfd, name, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +220,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_torn_and_lying_records_are_dropped, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_a_file_there_is_never_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_live_runners_spool_is_not_taken, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -379,6 +379,11 @@ static void spool_say(const struct spool_split_result *r, const char *dir, bool 
 			"(a process killed while writing it, or one past its file size limit, "
 			"which then wrote a file of its own)\n", (unsigned long long)r->torn,
 			r->torn == 1 ? " was" : "s were");
+	if (r->kept)
+		fprintf(stderr, "pfshim run: %llu report%s kept in the spool %s/" SPOOL_PREFIX
+			"*, which pfshim report reads: %s refused %s (%s)\n",
+			(unsigned long long)r->kept, r->kept == 1 ? " is" : "s are", dir, dir,
+			r->kept == 1 ? "its file" : "their files", strerrorname_np(r->err) ?: "error");
 	if (r->lost && (earlier || ledger_fd < 0))	/* else the summary names each (ledger) */
 		fprintf(stderr, "pfshim run: cannot write %llu report%s into %s (%s): lost\n",
 			(unsigned long long)r->lost, r->lost == 1 ? "" : "s", dir,

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,8 +26,9 @@
 
 /* One whole record: where its key, name and report are in the spool. */
 struct record {
-	const char *key, *name, *body;
+	const char *head, *key, *name, *body;
 	size_t key_len, name_len, body_len;
+	int seq;		/* the %n of its file once written, else -1 */
 };
 
 /* A report's name as the shim makes them: no '/', not hidden, ending ".0.json". */
@@ -81,6 +81,8 @@ static bool record_read(const char *p, const char *end, struct record *r, const 
 	if (!name_ok(r->name, r->name_len) || len == 0 || len > (uint64_t)(end - q) ||
 	    (q + len < end && q[len] != SPOOL_RS) || memchr(q, SPOOL_RS, len))
 		return false;
+	r->head = p;
+	r->seq = -1;
 	r->body = q;
 	r->body_len = len;
 	*next = q + len;
@@ -104,7 +106,7 @@ static bool same_image(const struct record *x, const struct record *y)
 	return x->key_len == y->key_len && memcmp(x->key, y->key, x->key_len) == 0;
 }
 
-/* @r's report as a new file in @dirfd: its name, or with %n raised when one is there. */
+/* @r's report as a new file in @dirfd: its name, or with %n raised when one is there. Return: %n. */
 static int file_write(int dirfd, const struct record *r)
 {
 	char name[NAME_MAX + 1];
@@ -134,9 +136,26 @@ static int file_write(int dirfd, const struct record *r)
 			unlinkat(dirfd, name, 0);	/* ours, half written */
 			return -err;
 		}
-		return close(fd) < 0 ? -errno : 0;
+		if (close(fd) < 0) {
+			int err = errno;
+
+			unlinkat(dirfd, name, 0);
+			return -err;
+		}
+		return (int)seq;
 	}
 	return -EEXIST;
+}
+
+/* The file file_write() made of @r, unmade. */
+static void file_unwrite(int dirfd, struct record *r)
+{
+	char name[NAME_MAX + 1];
+
+	snprintf(name, sizeof(name), "%.*s%d.json", (int)(r->name_len - strlen("0.json")), r->name,
+		 r->seq);
+	unlinkat(dirfd, name, 0);
+	r->seq = -1;
 }
 
 /* The pid of a record's key ("PID.START"). */
@@ -149,12 +168,46 @@ static int record_pid(const struct record *r)
 	return pid;
 }
 
+/*
+ * @r, whose file could not be written (a full file system, most often), kept
+ * as it was in a new spool of this host's, which `pfshim report` reads; room
+ * its file could not have may still hold it, the old spool's freed.
+ */
+static int record_keep(int dirfd, const struct record *r)
+{
+	char name[NAME_MAX + 1], host[256] = "";
+	size_t len = (size_t)(r->body + r->body_len - r->head);
+	struct stat st;
+	ssize_t done;
+	int fd, err = 0;
+
+	gethostname(host, sizeof(host) - 1);
+	if (spool_name(name, sizeof(name), host) < 0)
+		return -ENAMETOOLONG;
+	fd = openat(dirfd, name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		    0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1) {
+		close(fd);
+		return -EPERM;
+	}
+	/* Cut short, it fails its length when read, as a writer's would. */
+	done = write(fd, r->head, len);
+	if (done != (ssize_t)len)
+		err = done < 0 ? -errno : -ENOSPC;
+	close(fd);
+	return err;
+}
+
 void spool_split_buffer(int dirfd, const char *data, uint64_t n, struct spool_split_result *res,
 			spool_lost_fn *lost, void *ctx)
 {
 	const char *p = data, *end = data + n;
 	struct record *rec = NULL;
 	size_t nr = 0, cap = 0;
+	bool keeping = false;	/* a file refused: the rest into a spool */
 
 	while (p < end) {
 		struct record r;
@@ -182,18 +235,101 @@ void spool_split_buffer(int dirfd, const char *data, uint64_t n, struct spool_sp
 
 		if (i + 1 < nr && same_image(&rec[i], &rec[i + 1]))
 			continue;	/* a later record of the same image replaces it */
-		err = file_write(dirfd, &rec[i]);
-		if (err == 0) {
+		err = keeping ? -ENOSPC : file_write(dirfd, &rec[i]);
+		if (err >= 0) {
+			rec[i].seq = err;
 			res->files++;
-		} else {
-			res->lost++;
-			if (!res->err)
-				res->err = -err;
-			if (lost)
-				lost(ctx, record_pid(&rec[i]), -err);
+			continue;
 		}
+		if (!keeping) {
+			/*
+			 * The directory full: the files made give their room back to
+			 * one spool of every report, which packs them (no larger than
+			 * the one read); one it cannot take stays a file.
+			 */
+			keeping = true;
+			res->err = -err;
+			for (size_t k = 0; k < i; k++) {
+				if (rec[k].seq < 0)
+					continue;
+				file_unwrite(dirfd, &rec[k]);
+				if (record_keep(dirfd, &rec[k]) == 0) {
+					res->files--;
+					res->kept++;
+				} else {
+					rec[k].seq = file_write(dirfd, &rec[k]);
+					if (rec[k].seq < 0) {
+						res->files--;
+						res->lost++;
+						if (lost)
+							lost(ctx, record_pid(&rec[k]), -rec[k].seq);
+					}
+				}
+			}
+		}
+		if (record_keep(dirfd, &rec[i]) == 0) {
+			res->kept++;
+			continue;
+		}
+		err = file_write(dirfd, &rec[i]);
+		if (err >= 0) {
+			res->files++;
+			continue;
+		}
+		res->lost++;
+		if (!res->err)
+			res->err = -err;
+		if (lost)
+			lost(ctx, record_pid(&rec[i]), -err);
 	}
 	free(rec);
+}
+
+/*
+ * The spool's first @size bytes into *@data (*@n of them, to free()), its
+ * holes left out. Read, not mapped: a job's process that kept it open may
+ * still shrink it (a mapped page past the new end is a SIGBUS of ours) or
+ * grow it with holes (no record is in one), so what is held is at most what
+ * was written. Return: 0 or -errno.
+ */
+static int spool_read(int fd, off_t size, char **data, size_t *n)
+{
+	size_t cap = 0;
+
+	*data = NULL;
+	*n = 0;
+	for (off_t at = 0, end = 0; at < size; ) {
+		ssize_t got;
+
+		if (at == end) {
+			at = lseek(fd, at, SEEK_DATA);
+			end = at < 0 ? -1 : lseek(fd, at, SEEK_HOLE);
+			if (at < 0 || end < 0)
+				return at < 0 && errno == ENXIO ? 0 : -errno;	/* ENXIO: no more data */
+			end = end < size ? end : size;
+			if (at >= end)
+				break;
+		}
+		if (*n + (size_t)(end - at) > cap) {
+			char *more;
+
+			cap = *n + (size_t)(end - at);
+			more = realloc(*data, cap);
+			if (!more)
+				return -ENOMEM;
+			*data = more;
+		}
+		got = pread(fd, *data + *n, (size_t)(end - at), at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			break;		/* shrunk by another */
+		*n += (size_t)got;
+		at += got;
+	}
+	return 0;
 }
 
 void run_spool_split(int dirfd, int fd, struct spool_split_result *res, spool_lost_fn *lost,
@@ -201,7 +337,7 @@ void run_spool_split(int dirfd, int fd, struct spool_split_result *res, spool_lo
 {
 	char name[NAME_MAX + 1], host[256] = "";
 	struct stat st, at;
-	void *data;
+	char *data;
 
 	gethostname(host, sizeof(host) - 1);
 	/* Closed to new writers by its name, if the name is still this spool's... */
@@ -224,16 +360,42 @@ void run_spool_split(int dirfd, int fd, struct spool_split_result *res, spool_lo
 	}
 	flock(fd, LOCK_UN);
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (data != MAP_FAILED) {
-			spool_split_buffer(dirfd, data, (uint64_t)st.st_size, res, lost, ctx);
-			munmap(data, (size_t)st.st_size);
+		size_t n;
+		int err = spool_read(fd, st.st_size, &data, &n);
+
+		if (err == 0) {
+			/* Read: its room is the files' now (a full file system's last). */
+			(void)!ftruncate(fd, 0);
+			spool_split_buffer(dirfd, data, n, res, lost, ctx);
 		} else {
-			res->err = errno;
+			res->err = -err;
 			res->lost++;
 		}
+		free(data);
 	}
 	close(fd);
+}
+
+/*
+ * The runner's mark on its spool, for as long as its descriptor is open: an
+ * open file description lock (fcntl(2)), which the writers' flock(2) locks
+ * never meet. @type F_RDLCK to hold it, F_WRLCK to ask that no runner does.
+ */
+static int spool_mark(int fd, short type)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+
+	return fcntl(fd, F_OFD_SETLK, &fl) < 0 ? -errno : 0;
+}
+
+/* A new spool at @name in @dirfd, marked ours: its descriptor, or -1. */
+static int spool_new(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		spool_mark(fd, F_RDLCK);
+	return fd;
 }
 
 int run_spool_create(int dirfd, struct spool_split_result *left)
@@ -245,18 +407,22 @@ int run_spool_create(int dirfd, struct spool_split_result *left)
 	gethostname(host, sizeof(host) - 1);
 	if (spool_name(name, sizeof(name), host) < 0)
 		return -1;
-	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = spool_new(dirfd, name);
 	if (fd >= 0 || errno != EEXIST)
 		return fd;
-	/* An earlier runner's, ours, that it could not split: its reports are the directory's. */
+	/*
+	 * An earlier runner's, ours, that it could not split: its reports are
+	 * the directory's. One whose runner is alive (a second run into the
+	 * same directory) is its runner's to split: this job's reports go there.
+	 */
 	fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    st.st_nlink != 1) {
+	    st.st_nlink != 1 || spool_mark(fd, F_WRLCK) < 0) {
 		close(fd);
 		return -1;
 	}
 	run_spool_split(dirfd, fd, left, NULL, NULL);
-	return openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return spool_new(dirfd, name);
 }

@@ -17,7 +17,8 @@ struct spool_split_result {
 	uint64_t records;	/* whole records read */
 	uint64_t files;		/* files written: one per image, its last record */
 	uint64_t torn;		/* records cut short (a process killed inside its write): dropped */
-	uint64_t lost;		/* files that could not be written (*err says why) */
+	uint64_t kept;		/* reports whose file could not be written, kept in a new spool */
+	uint64_t lost;		/* reports neither written nor kept (*err says why) */
 	int err;		/* the first such failure's errno */
 	bool unwaited;		/* a writer held its lock past SPOOL_WAIT_MS: not waited for */
 };
@@ -27,7 +28,8 @@ struct spool_split_result {
  * and empty; one left there by an earlier runner that could not split it
  * (killed) is split first into @left. Return: its descriptor (read and
  * write, close-on-exec), or -1 (the job's processes then write their own
- * files, as without a spool).
+ * files, as without a spool, or append to the spool of a runner still
+ * running into @dirfd, which it alone splits).
  */
 int run_spool_create(int dirfd, struct spool_split_result *left);
 
