@@ -184,8 +184,10 @@ static bool reader_parse(struct batch *b, struct reader *rd, int limit)
 		}
 		if (!v) {
 			/* In a spool, a record cut short (its writer killed): on at the next one. */
-			const char *rs = rd->spool ? memchr(rd->buf + rd->at, SPOOL_RS,
-							    rd->len - rd->at) : NULL;
+			/* (after its first byte: a head cut before its newline starts with one) */
+			const char *rs = rd->spool && rd->at + 1 < rd->len ?
+					 memchr(rd->buf + rd->at + 1, SPOOL_RS, rd->len - rd->at - 1) :
+					 NULL;
 
 			if (rs || (rd->spool && rd->eof)) {
 				b->torn++;
