@@ -167,7 +167,7 @@ int region_layout_init(struct region_layout *l, int nr_events, int nr_groups,
 
 void region_thread_init(struct region_thread *t, int tid)
 {
-	/* The slots are cleared one by one as they are made: untouched pages stay unmapped. */
+	/* The slots are cleared one by one as they are made (slot_new): none is read before. */
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 }

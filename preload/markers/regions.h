@@ -230,8 +230,10 @@ struct region_thread {
 
 /*
  * region_thread_init - an empty table for thread @tid in @t, which must be
- * zeroed memory of the layout's thread_size: only the header is written,
- * so that a table's pages are touched as its slots are made.
+ * zeroed memory of the layout's thread_size: only the header is written
+ * (a slot is cleared when it is made). markers.c touches the whole block
+ * at the thread's setup, outside any region; a snapshot copies the made
+ * slots only (region_thread_used()).
  */
 void region_thread_init(struct region_thread *t, int tid);
 
