@@ -6,7 +6,7 @@
 #
 # Environment: BUILD (build dir), MAKE, ARM64_KERNEL (from tests/arm64/arm64.mk),
 # BENCH_RUNS (warm start-up runs, 200), BENCH_COLD (cold runs, 5),
-# BENCH_INTERVAL_SECONDS (each interval-report run, 10), BENCH_JOB_RUNS (each job variant, 5),
+# BENCH_INTERVAL_SECONDS (each interval-report run, 10), BENCH_JOB_RUNS (each job variant, 11),
 # BENCH_ARM64 (auto: run bench-arm64 when its kernel is cached; 1: always; 0: never).
 set -eu
 
@@ -108,7 +108,7 @@ echo " the floor under what pfshim run adds: it is a process of its own, exec'd 
 
 section "2c. A whole job: an autoconf configure under pfshim run, perf stat, and alone"
 if [ -x "$BUILD/pfshim" ]; then
-	python3 tests/bench/job.py "$BUILD" "$PERF" "${BENCH_JOB_RUNS:-5}" || echo "job bench: failed (exit $?)"
+	python3 tests/bench/job.py "$BUILD" "$PERF" "${BENCH_JOB_RUNS:-11}" || echo "job bench: failed (exit $?)"
 else
 	echo "not run: $BUILD/pfshim is not built (make tool)"
 fi
