@@ -33,6 +33,11 @@ setup() {
 	[ "$(jq -r '"\(.processes) \(.images) \(.job.processes) \(.job.unreported | length)"' <<<"$output")" = "4 5 4 0" ]
 	[ "$(jq -r '[.groups[] | "\(.group):\(.images)"] | sort | join(" ")' <<<"$output")" = \
 		"$(sh_name):1 hostname:1 true:2 unshare:1" ]
+	# one process in the tree: unshare's image, then sh's under the new name, its children below
+	run -0 --separate-stderr "$BUILD/pfshim" report --tree "$OUT"
+	[ "$(sed -n '/process tree/,$p' <<<"$output" | awk 'NF' | tail -n +2 |
+		sed -E 's/:[0-9]+ / /; s/ \[.*//' | tr '\n' '|')" = \
+		" $(uname -n) unshare| > pfshim-other $(sh_name)|   pfshim-other hostname|   pfshim-other true|   pfshim-other true|" ]
 }
 
 @test "a job in a new UTS namespace, its host name kept: the same, from the spool" {
