@@ -18,19 +18,30 @@ setup() {
 	need_unshare ${UNSHARE#unshare }
 }
 
+# job SCRIPT: pfshim run of sh -c SCRIPT in a new UTS namespace, into $OUT; its summary in $stderr.
+job() {
+	run -0 --separate-stderr timeout 60 "$BUILD/pfshim" run -e page-faults -o "$OUT" -- \
+		$UNSHARE sh -c "$1"
+	echo "$stderr"
+	[[ "$stderr" != *"no report"* ]]
+}
+
+# counts: pfshim report on $OUT as "processes images job.processes unreported".
+counts() {
+	"$BUILD/pfshim" report --json "$OUT" |
+		jq -r '"\(.processes) \(.images) \(.job.processes) \(.job.unreported | length)"'
+}
+
 @test "a job in a new UTS namespace, its host name changed: every process matched to its rows, none said to have no report" {
 	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
-	run -0 --separate-stderr timeout 60 "$BUILD/pfshim" run -e page-faults -o "$OUT" -- \
-		$UNSHARE sh -c 'hostname pfshim-other; /bin/true; /bin/true'
-	echo "$stderr"
+	job 'hostname pfshim-other; /bin/true; /bin/true'
 	# unshare then sh in one process (its exec report under this host, its exit under the new
 	# name), hostname, true twice: 4 processes, each in a row
 	[[ "$stderr" == *"(4 processes counted by the kernel; 4 processes, 5 images, 5 reports, 4 programs)"* ]]
-	[[ "$stderr" != *"no report"* ]]
 	# the spool's rule kept: the renamed processes wrote files of their own, under their name
 	[ "$(find "$OUT" -maxdepth 1 -name 'pfshim-other.*.json' | wc -l)" -eq 4 ]
+	[ "$(counts)" = "4 5 4 0" ]
 	run -0 --separate-stderr "$BUILD/pfshim" report --json "$OUT"
-	[ "$(jq -r '"\(.processes) \(.images) \(.job.processes) \(.job.unreported | length)"' <<<"$output")" = "4 5 4 0" ]
 	[ "$(jq -r '[.groups[] | "\(.group):\(.images)"] | sort | join(" ")' <<<"$output")" = \
 		"$(sh_name):1 hostname:1 true:2 unshare:1" ]
 	# one process in the tree: unshare's image, then sh's under the new name, its children below
@@ -42,11 +53,7 @@ setup() {
 
 @test "a job in a new UTS namespace, its host name kept: the same, from the spool" {
 	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
-	run -0 --separate-stderr timeout 60 "$BUILD/pfshim" run -e page-faults -o "$OUT" -- \
-		$UNSHARE sh -c '/bin/true; /bin/true'
-	echo "$stderr"
+	job '/bin/true; /bin/true'
 	[[ "$stderr" == *"(3 processes counted by the kernel; 3 processes, 4 images, 4 reports, 3 programs)"* ]]
-	[[ "$stderr" != *"no report"* ]]
-	run -0 --separate-stderr "$BUILD/pfshim" report --json "$OUT"
-	[ "$(jq -r '"\(.processes) \(.images) \(.job.processes) \(.job.unreported | length)"' <<<"$output")" = "3 4 3 0" ]
+	[ "$(counts)" = "3 4 3 0" ]
 }
