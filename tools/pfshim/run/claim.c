@@ -46,8 +46,8 @@ int run_claim(int dirfd, bool create, int *holder, const char **why)
 	*why = NULL;
 	if (fd < 0 && errno == ELOOP)
 		*why = "a symbolic link";
-	if (fd < 0)
-		return *why ? -EPERM : -errno;
+	if (fd < 0)	/* EPERM of the open itself (an immutable file): not a refusal said with a why */
+		return *why ? -EPERM : errno == EPERM ? -EACCES : -errno;
 	if (fstat(fd, &st) < 0) {
 		close(fd);
 		return -EIO;
