@@ -552,6 +552,7 @@ size_t report_format_json(const struct report *r, char *out, size_t size)
 		buf_puts(&b, "null");
 	buf_putc(&b, ',');
 	put_string_field(&b, "hostname", r->hostname);
+	put_string_or_null_field(&b, "boot_id", r->boot_id);
 	put_key(&b, "rank");
 	if (r->rank)
 		buf_puts(&b, r->rank);	/* digits only: preload/config.c */

@@ -16,6 +16,12 @@
 /* 3: reason "interval", seq, interval_ns, delta; 4: region values less the probe (compensated) */
 #define REPORT_SCHEMA_VERSION 4
 
+/*
+ * The machine's boot, as the reports of pfshim run's job (boot_id) and its
+ * job count name it: unlike the host name, no UTS namespace changes it.
+ */
+#define REPORT_BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
+
 enum report_reason {
 	REPORT_EXIT,		/* exit(), return from main, _exit(), _Exit() */
 	REPORT_EXEC,		/* just before an exec*() replaces the image */
@@ -263,6 +269,7 @@ struct report {
 	int ppid;
 	uint64_t pid_ns;	/* inode of the pid namespace; 0 in the initial one (or unknown) */
 	const char *hostname;
+	const char *boot_id;	/* the machine's boot under pfshim run (its job's identity); or NULL */
 	const char *rank;	/* the launcher's rank (digits), NULL when none */
 	const struct report_job *job;	/* NULL: not in a batch job */
 	uint64_t start_ns;	/* CLOCK_REALTIME at the constructor */

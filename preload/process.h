@@ -40,6 +40,12 @@ struct process {
 		char hostname[65];
 	} before_filter;
 	char program[256];		/* basename of /proc/self/exe */
+	/*
+	 * Under pfshim run, the machine's boot (/proc/sys/kernel/random/boot_id,
+	 * read at start), by which the summary knows one process of the job
+	 * whatever host name it gives itself (a new UTS namespace); "" otherwise.
+	 */
+	char boot_id[40];
 	char argv0[256];
 	/* Copied at start (identity.h): what the program was started as, whatever it does later. */
 	int argc;			/* as main() got it */

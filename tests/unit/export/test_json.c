@@ -231,7 +231,7 @@ static void assert_python(const char *text, const char *check)
 static const char sample_json[] =
 	"{\"schema\":\"pfshim.report\",\"version\":4,\"pfshim_version\":\"" PFSHIM_VERSION "\",\"program\":\"demo\",\"argv0\":\"./demo\","
 	"\"argv\":null,\"argc\":null,\"argv_truncated\":false,\"cwd\":null,"
-	"\"pid\":4242,\"ppid\":4241,\"pid_ns\":null,\"hostname\":\"build1\",\"rank\":null,\"job\":null,\"start_ns\":1700000000123456789,"
+	"\"pid\":4242,\"ppid\":4241,\"pid_ns\":null,\"hostname\":\"build1\",\"boot_id\":null,\"rank\":null,\"job\":null,\"start_ns\":1700000000123456789,"
 	"\"start_time\":\"2023-11-14T22:13:20.123456789Z\",\"wall_ns\":1234567890,"
 	"\"user_ns\":null,\"system_ns\":null,"
 	"\"reason\":\"exit\",\"signal\":null,\"signal_name\":null,\"exit_status\":null,\"seq\":null,\"interval_ns\":null,"

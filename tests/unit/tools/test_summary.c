@@ -6,7 +6,8 @@
  * read twice); regions' statistics over groups; the series' steps; the tree
  * of an exec chain with children placed under the image that forked them,
  * and a cycle of ppids that must end; a job count's kinds and pfshim's own
- * share (job.c, own_share.c).
+ * share (job.c, own_share.c); the job's processes known by their machine's
+ * boot, whatever host name they took.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,6 +235,63 @@ static void test_tree(void **state)
 }
 
 /*
+ * A job whose process 10 (sh, of the runner's host h) exec'd after taking a
+ * new host name in a UTS namespace, and whose child 11 reported under it:
+ * their reports name the machine by its boot, as the job count does. One
+ * process 10 of two images, the exec under its new name, 11 its child;
+ * none of the job's without a report. Process 12 of another machine named
+ * "n", with a pid of the job's and no boot_id, is no process of the job's.
+ */
+static void test_job_processes_by_boot_not_host(void **state)
+{
+	static const char job[] =
+		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"boot_id\":\"B\","
+		"\"pid\":10,\"end\":{\"exit\":0},\"events\":[{\"name\":\"e\",\"unit\":\"\","
+		"\"scale\":1,\"value\":100}],\"shim_images\":3,\"processes\":["
+		"{\"pid\":10,\"program\":\"sh\",\"dynamic\":true,\"shim\":true},"
+		"{\"pid\":11,\"program\":\"true\",\"dynamic\":true,\"shim\":true},"
+		"{\"pid\":12,\"program\":\"true\",\"dynamic\":true,\"shim\":true}]}\n";
+	static const char reports[] =
+		"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"unshare\",\"pid\":10,"
+		"\"ppid\":9,\"hostname\":\"h\",\"boot_id\":\"B\",\"start_ns\":1,\"wall_ns\":5,"
+		"\"reason\":\"exec\",\"events\":[{\"name\":\"e\",\"status\":\"counted\",\"value\":1,"
+		"\"unit\":\"\",\"scale\":1}]}\n"
+		"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"sh\",\"pid\":10,"
+		"\"ppid\":9,\"hostname\":\"other\",\"boot_id\":\"B\",\"start_ns\":2,\"wall_ns\":5,"
+		"\"reason\":\"exit\",\"events\":[{\"name\":\"e\",\"status\":\"counted\",\"value\":1,"
+		"\"unit\":\"\",\"scale\":1}]}\n"
+		"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"true\",\"pid\":11,"
+		"\"ppid\":10,\"hostname\":\"other\",\"boot_id\":\"B\",\"start_ns\":3,\"wall_ns\":5,"
+		"\"reason\":\"exit\",\"events\":[{\"name\":\"e\",\"status\":\"counted\",\"value\":1,"
+		"\"unit\":\"\",\"scale\":1}]}\n"
+		"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"true\",\"pid\":12,"
+		"\"ppid\":10,\"hostname\":\"n\",\"start_ns\":4,\"wall_ns\":5,"
+		"\"reason\":\"exit\",\"events\":[{\"name\":\"e\",\"status\":\"counted\",\"value\":1,"
+		"\"unit\":\"\",\"scale\":1}]}\n";
+	struct summary_options opt = { .images = true };
+	struct summary s;
+	int *order, *depth, n;
+	char got[128] = "";
+
+	(void)state;
+	summary_init(&s, &opt);
+	add(&s, reports);
+	add(&s, job);
+	summary_finish(&s);
+	assert_int_equal(s.processes, 3);	/* 10, 11, and the other machine's 12 */
+	assert_int_equal(s.job->unreported, 1);	/* the job's own 12 */
+	assert_int_equal(s.job->kind_count[KIND_NO_REPORT], 1);
+	n = summary_tree(&s, &order, &depth);
+	for (int k = 0; k < n; k++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%d:%d:%s ", depth[k],
+			 s.image_list[order[k]].pid, s.hosts.name[s.image_list[order[k]].host]);
+	assert_string_equal(got, "0:10:h 0:10:other 1:11:other 0:12:n ");
+	free(order);
+	free(depth);
+	summary_free(&s);
+}
+
+/*
  * A job of 5 processes: 10 (dynamic, the shim, reported), its fork child 14
  * (reported, no exec), 11 a static program, 12 a dynamic one without the
  * shim, 13 one with the shim and no report (SIGKILL). The share, by
@@ -452,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_job_share_per_unit),
 		cmocka_unit_test(test_job_share_price_saturates),
 		cmocka_unit_test(test_job_without_kinds),
+		cmocka_unit_test(test_job_processes_by_boot_not_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

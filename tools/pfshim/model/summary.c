@@ -89,6 +89,7 @@ void summary_free(struct summary *s)
 	names_free(&s->signal_ends);
 	names_free(&s->group_keys);
 	names_free(&s->hosts);
+	names_free(&s->machines);
 	names_free(&s->programs);
 	names_free(&s->region_names);
 	region_tree_free(&s->region_tree);
@@ -102,10 +103,10 @@ void summary_free(struct summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* (host, pid namespace, pid), and with start_ns: one image of it. */
-uint64_t summary_process_key(const char *host, uint64_t pid_ns, int64_t pid)
+/* (machine, pid namespace, pid), and with start_ns: one image of it. */
+uint64_t summary_process_key(const char *machine, uint64_t pid_ns, int64_t pid)
 {
-	uint64_t h = hash_string(HASH_SEED, host);
+	uint64_t h = hash_string(HASH_SEED, machine);
 
 	h = hash_bytes(h, &pid_ns, sizeof(pid_ns));
 	return hash_bytes(h, &pid, sizeof(pid));
@@ -281,6 +282,7 @@ void summary_job_free(struct summary_job *job)
 	}
 	free(job->process);
 	free(job->host);
+	free(job->boot_id);
 	free(job->event);
 	free(job->total);
 	for (int k = 0; k < KINDS; k++) {

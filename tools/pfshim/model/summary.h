@@ -76,6 +76,7 @@ struct summary_point {
 /* One process image, for the tree (options.images). */
 struct summary_image {
 	int host;		/* in summary.hosts */
+	int machine;		/* in summary.machines: whose process it is (summary_machine_of()) */
 	uint64_t pid_ns;
 	int pid, ppid;
 	int program;		/* in summary.programs */
@@ -166,6 +167,7 @@ struct summary_calibration {
  */
 struct summary_job {
 	char *host;
+	char *boot_id;		/* the runner's machine's boot (its processes' reports say it too), or NULL */
 	uint64_t pid_ns;
 	int pid;		/* the command's */
 	int end_exit, end_signal;	/* how the command ended; -1: not so */
@@ -213,6 +215,7 @@ struct summary {
 	struct summary_group *groups;
 	struct names group_keys;	/* groups[i] is group_keys.name[i] */
 	struct names hosts, programs, region_names, metrics;	/* metrics[0] = "wall" */
+	struct names machines;	/* summary_image.machine's */
 	struct region_tree region_tree;	/* the reports' paths, over every thread and image */
 	int nr_cells;
 	struct summary_cell *cells;
@@ -272,11 +275,12 @@ void summary_free(struct summary *s);
 void summary_job_free(struct summary_job *job);
 
 /*
- * The key of a process (host, pid namespace, pid), and whether a report of
- * its last image was read: one that is not an exec report (that image was
- * followed by another).
+ * The key of a process (machine, pid namespace, pid), and whether a report
+ * of its last image was read: one that is not an exec report (that image
+ * was followed by another). The machine: the report's boot_id where it has
+ * one (pfshim run's job), else its host name (summary_machine_of()).
  */
-uint64_t summary_process_key(const char *host, uint64_t pid_ns, int64_t pid);
+uint64_t summary_process_key(const char *machine, uint64_t pid_ns, int64_t pid);
 bool summary_process_ended(const struct summary *s, uint64_t key);
 
 /* An event's index in s->events, added if new (whatever --events says). */
@@ -302,11 +306,13 @@ struct summary_stats {
 void summary_region_stats(const struct summary *s, int region, int metric, struct summary_stats *st);
 
 /*
- * tree.c: summary_images_by_pid - the images' indices sorted by host, pid
+ * tree.c: summary_images_by_pid - the images' indices sorted by machine, pid
  * namespace, pid and start: each process's images together, in exec order
  * (an array of nr_images + 1, the caller's to free).
  */
 int *summary_images_by_pid(const struct summary *s);
+/* tree.c: whether two images are of one process: the same (machine, pid namespace, pid). */
+bool summary_images_one_process(const struct summary_image *a, const struct summary_image *b);
 
 /* tree.c: images in tree order, with their depth; returns how many. */
 int summary_tree(const struct summary *s, int **order, int **depth);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tree.c: the process tree of a job from its images' pid and ppid. A
- * process is (host, pid namespace, pid); its images in start order are its
+ * process is (machine, pid namespace, pid); its images in start order are its
  * exec chain. A child hangs under its parent's image that was running when
  * it started (the shell that forked it, not the program the shell exec'd
  * later). A process whose parent left no report (or is another tree's: a
@@ -20,8 +20,8 @@ static int image_cmp(const void *a, const void *b)
 	const struct summary_image *x = &tree_s->image_list[*(const int *)a];
 	const struct summary_image *y = &tree_s->image_list[*(const int *)b];
 
-	if (x->host != y->host)
-		return x->host < y->host ? -1 : 1;
+	if (x->machine != y->machine)
+		return x->machine < y->machine ? -1 : 1;
 	if (x->pid_ns != y->pid_ns)
 		return x->pid_ns < y->pid_ns ? -1 : 1;
 	if (x->pid != y->pid)
@@ -61,15 +61,15 @@ static int child_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The process with (host, ns, pid), by bisection of the sorted runs; -1 when none. */
-static int process_find(const struct walk *w, int host, uint64_t ns, int pid)
+/* The process with (machine, ns, pid), by bisection of the sorted runs; -1 when none. */
+static int process_find(const struct walk *w, int machine, uint64_t ns, int pid)
 {
 	int lo = 0, hi = w->nr_proc - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
 		const struct summary_image *m = &w->s->image_list[w->by_pid[w->proc[mid].first]];
-		int c = host != m->host ? (host < m->host ? -1 : 1) :
+		int c = machine != m->machine ? (machine < m->machine ? -1 : 1) :
 			ns != m->pid_ns ? (ns < m->pid_ns ? -1 : 1) :
 			pid != m->pid ? (pid < m->pid ? -1 : 1) : 0;
 
@@ -102,6 +102,11 @@ static void walk(struct walk *w, int p, int depth)
 	}
 }
 
+bool summary_images_one_process(const struct summary_image *a, const struct summary_image *b)
+{
+	return a->machine == b->machine && a->pid_ns == b->pid_ns && a->pid == b->pid;
+}
+
 int *summary_images_by_pid(const struct summary *s)
 {
 	int *by_pid = xrealloc(NULL, ((size_t)s->nr_images + 1) * sizeof(int));
@@ -124,7 +129,7 @@ int summary_tree(const struct summary *s, int **order, int **depth)
 		const struct summary_image *a = &s->image_list[by_pid[i]];
 		const struct summary_image *b = i ? &s->image_list[by_pid[i - 1]] : NULL;
 
-		if (b && a->host == b->host && a->pid_ns == b->pid_ns && a->pid == b->pid) {
+		if (b && summary_images_one_process(a, b)) {
 			w.proc[w.nr_proc - 1].nr++;
 			continue;
 		}
@@ -132,7 +137,7 @@ int summary_tree(const struct summary *s, int **order, int **depth)
 	}
 	for (int p = 0; p < w.nr_proc; p++) {
 		const struct summary_image *im = &s->image_list[by_pid[w.proc[p].first]];
-		int parent = process_find(&w, im->host, im->pid_ns, im->ppid);
+		int parent = process_find(&w, im->machine, im->pid_ns, im->ppid);
 		struct process *pp;
 
 		if (parent < 0 || parent == p || start_of(&w, parent) > im->start_ns)

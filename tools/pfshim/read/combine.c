@@ -130,6 +130,7 @@ static void image_record(struct summary *s, json_t *r, const uint64_t *value, in
 	im = &s->image_list[s->nr_images++];
 	*im = (struct summary_image){
 		.host = names_add(&s->hosts, string_or(json_object_get(r, "hostname"), "?")),
+		.machine = names_add(&s->machines, summary_machine_of(r)),
 		.pid_ns = count_or(json_object_get(r, "pid_ns"), 0),
 		.pid = (int)json_integer_value(json_object_get(r, "pid")),
 		.ppid = (int)count_or(json_object_get(r, "ppid"), 0),

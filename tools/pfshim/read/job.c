@@ -133,6 +133,8 @@ void summary_job_take(struct summary *s, json_t *o)
 		job = s->job = xrealloc(NULL, sizeof(*job));
 		*job = (struct summary_job){
 			.host = xstrdup(string_or(json_object_get(o, "hostname"), "")),
+			.boot_id = json_is_string(json_object_get(o, "boot_id")) ?
+				xstrdup(json_string_value(json_object_get(o, "boot_id"))) : NULL,
 			.pid_ns = count_or(json_object_get(o, "pid_ns"), 0),
 			.pid = (int)json_integer_value(json_object_get(o, "pid")),
 			.end_exit = (int)count_or(json_object_get(end, "exit"), (uint64_t)-1),
@@ -247,7 +249,10 @@ void summary_job_finish(struct summary *s)
 	for (int p = 0; p < job->nr_processes; p++) {
 		const struct summary_job_process *proc = &job->process[p];
 
-		if (summary_process_ended(s, summary_process_key(job->host, job->pid_ns, proc->pid)))
+		/* Its reports name the job's machine by its boot, whatever host name they took */
+		if ((job->boot_id && *job->boot_id &&
+		     summary_process_ended(s, summary_process_key(job->boot_id, job->pid_ns, proc->pid))) ||
+		    summary_process_ended(s, summary_process_key(job->host, job->pid_ns, proc->pid)))
 			continue;
 		job->unreported++;
 		if (proc->kind == KIND_LOST) {

@@ -78,6 +78,13 @@ void summary_share_finish(struct summary *s);
 void summary_count(struct summary *s, json_t *report);
 /* combine.c: a report with a "seq": its deltas into the series. */
 void summary_series_add(struct summary *s, json_t *report);
+/*
+ * summary.c: the machine a report's process ran on, its identity with its
+ * pid namespace and pid: its boot_id where it says one (pfshim run's job:
+ * a process that takes a new host name in a UTS namespace is still the
+ * same), else its host name ("" without one).
+ */
+const char *summary_machine_of(json_t *report);
 /* combine.c: the group of a report under --by, created when new. */
 int summary_group_of(struct summary *s, json_t *report);
 

@@ -70,9 +70,16 @@ static const char *report_check(json_t *report)
 	return NULL;
 }
 
+const char *summary_machine_of(json_t *r)
+{
+	const char *boot_id = string_or(json_object_get(r, "boot_id"), "");
+
+	return *boot_id ? boot_id : string_or(json_object_get(r, "hostname"), "");
+}
+
 static uint64_t process_hash(json_t *r)
 {
-	return summary_process_key(string_or(json_object_get(r, "hostname"), ""),
+	return summary_process_key(summary_machine_of(r),
 				   count_or(json_object_get(r, "pid_ns"), 0),
 				   json_integer_value(json_object_get(r, "pid")));
 }

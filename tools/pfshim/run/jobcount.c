@@ -33,7 +33,9 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "export/report.h"	/* REPORT_BOOT_ID_PATH */
 #include "export/version.h"
+#include "fastread/sysfile.h"
 #include "tools/pfshim/model/table.h"
 
 /* Buffers of all CPUs within the 516 KiB an unprivileged user may lock for perf by default. */
@@ -638,13 +640,16 @@ void jobcount_ledger_read(struct jobcount *j, FILE *f)
 int jobcount_write(const struct jobcount *j, const char *command, int status, json_t *calibration,
 		   FILE *f)
 {
-	char *line = printable(command);
+	char *line = printable(command), boot_id[40];
 	struct utsname uts;
 	json_t *events = json_array(), *procs = json_array(), *intervals = json_array(), *job;
 	int ret;
 
 	if (uname(&uts) < 0)
 		strcpy(uts.nodename, "");
+	/* The job's processes' reports name it too: their identity whatever host name they take */
+	if (sysfile_read(REPORT_BOOT_ID_PATH, boot_id, sizeof(boot_id)) <= 0)
+		boot_id[0] = '\0';
 	for (int i = 0; i < j->nr; i++) {
 		const struct jobcount_event *e = &j->ev[i];
 		uint64_t v;
@@ -677,10 +682,11 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, js
 			"exited", j->proc[p].exited, "dynamic", j->proc[p].dynamic,
 			"shim", j->proc[p].shim, "report_error", err && !error ? "unknown" : error));
 	}
-	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:i, s:o, s:I, s:o, s:o, s:I, s:I, s:o, s:o, s:s*, "
-			"s:o}",
+	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s*, s:I, s:i, s:o, s:I, s:o, s:o, s:I, s:I, s:o, "
+			"s:o, s:s*, s:o}",
 		"schema", "pfshim.job", "version", 1, "pfshim_version", pfshim_version, "command", line,
-		"hostname", uts.nodename, "pid_ns", (json_int_t)pid_ns(),
+		"hostname", uts.nodename, "boot_id", *boot_id ? boot_id : NULL,
+		"pid_ns", (json_int_t)pid_ns(),
 		"pid", j->root_pid, "end", status_json(status),
 		"elapsed_ns", (json_int_t)(j->end_ns - j->start_ns), "events", events,
 		"intervals", intervals, "lost_records", (json_int_t)j->lost,

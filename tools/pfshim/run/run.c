@@ -37,6 +37,7 @@
 #include "preload/output/spool.h"	/* SPOOL_WAIT_MS */
 #include "tools/pfshim/run/handover.h"
 #include "tools/pfshim/run/calibrate.h"
+#include "tools/pfshim/run/claim.h"
 #include "tools/pfshim/run/jobcount.h"
 #include "tools/pfshim/run/spool.h"
 #include "tools/pfshim/model/spread.h"
@@ -68,7 +69,8 @@ static const char usage_run[] =
 "                       their events are counted too and the metrics are in\n"
 "                       every report (pfshim report --metrics DIR: the job's)\n"
 "  -o, --output DIR     keep the reports in DIR (created, with its parents; it\n"
-"                       must hold no reports yet). Default: a new directory\n"
+"                       must hold no reports yet, and no other pfshim run may\n"
+"                       be writing its job there). Default: a new directory\n"
 "                       $TMPDIR/pfshim-run.XXXXXX (/tmp without TMPDIR),\n"
 "                       removed after the summary unless --keep.\n"
 "  -k, --keep           keep the temporary directory (without -o, it is removed\n"
@@ -175,6 +177,52 @@ static int dir_is_empty(const char *path)
 	reports = s.reports;
 	summary_free(&s);
 	return reports == 0;
+}
+
+/*
+ * -o @out (@dir, its real path) claimed for this run (claim.h), for as long
+ * as this process lives, and refused with one line when another live run
+ * holds it, when it holds reports (decided under the claim: a run that
+ * claimed it and wrote its reports since is seen), or when its claim's
+ * file is not ours. Without @out, @dir is the new temporary directory:
+ * claimed, never refused. A directory that takes no new file is not
+ * claimed: no report can be written there either. Return: 0 or -1 (said).
+ */
+static int output_claim(const char *out, const char *dir)
+{
+	int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), holder = 0, fd;
+	const char *why = NULL;
+
+	if (dirfd < 0) {
+		fprintf(stderr, "pfshim run: -o %s: %s\n", out ? out : dir, strerror(errno));
+		return -1;
+	}
+	/* An earlier run's claim taken over without making a file in a directory refused below */
+	fd = run_claim(dirfd, !out, &holder, &why);
+	if (fd == -ENOENT && dir_is_empty(dir))
+		fd = run_claim(dirfd, true, &holder, &why);
+	close(dirfd);
+	if (!out)
+		return 0;
+	if (fd == -EWOULDBLOCK) {
+		char pid[32] = "";
+
+		if (holder > 0)
+			snprintf(pid, sizeof(pid), " (pid %d)", holder);
+		fprintf(stderr, "pfshim run: -o %s: another pfshim run%s is writing its job there; "
+			"choose a new directory\n", out, pid);
+		return -1;
+	}
+	if (!dir_is_empty(dir)) {
+		fprintf(stderr, "pfshim run: -o %s: holds reports already; choose a new directory\n", out);
+		return -1;
+	}
+	if (fd == -EPERM) {
+		fprintf(stderr, "pfshim run: -o %s: its " CLAIM_FILE ", which pfshim run locks while it "
+			"writes there, is %s; choose a new directory\n", out, why);
+		return -1;
+	}
+	return 0;	/* the claim's descriptor stays open until this process exits */
 }
 
 static char *command_line(char **argv)
@@ -902,11 +950,8 @@ int cmd_run(int argc, char **argv)
 			fprintf(stderr, "pfshim run: -o %s: %s\n", out, strerror(errno));
 			return 2;
 		}
-		if (!dir_is_empty(dir)) {
-			fprintf(stderr, "pfshim run: -o %s: holds reports already; choose a new directory\n",
-				out);
+		if (output_claim(out, dir) < 0)
 			return 2;
-		}
 	} else {
 		const char *tmp = getenv("TMPDIR");
 
@@ -915,6 +960,7 @@ int cmd_run(int argc, char **argv)
 			fprintf(stderr, "pfshim run: cannot create %s: %s\n", dir, strerror(errno));
 			return 2;
 		}
+		output_claim(NULL, dir);
 	}
 	old = getenv("LD_PRELOAD");
 	snprintf(preload, sizeof(preload), "%s%s%s", lib, old && *old ? " " : "", old ? old : "");

@@ -413,7 +413,9 @@ int run_spool_create(int dirfd, struct spool_split_result *left)
 	/*
 	 * An earlier runner's, ours, that it could not split: its reports are
 	 * the directory's. One whose runner is alive (a second run into the
-	 * same directory) is its runner's to split: this job's reports go there.
+	 * same directory, which its claim refuses unless the claim's file was
+	 * removed meanwhile: claim.h) is its runner's to split: this job's
+	 * reports go there.
 	 */
 	fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)

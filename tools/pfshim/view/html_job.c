@@ -4,7 +4,7 @@
  * the overview (elapsed, CPU use, every counted event's total, what was
  * lost), the costliest processes, a timeline of them, and the process tree
  * with subtree totals as nested <details> (collapsible without a script).
- * A process is (host, pid namespace, pid): its images (exec chain) summed.
+ * A process is (machine, pid namespace, pid): its images (exec chain) summed.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -48,7 +48,7 @@ static void procs_build(const struct summary *s, struct procs *ps)
 		const struct summary_image *prev = i ? &s->image_list[by[i - 1]] : NULL;
 		struct proc *p;
 
-		if (!prev || prev->host != im->host || prev->pid_ns != im->pid_ns || prev->pid != im->pid) {
+		if (!prev || !summary_images_one_process(prev, im)) {
 			p = &ps->p[ps->n++];
 			*p = (struct proc){ .first = by[i], .start = im->start_ns, .end = 0 };
 			p->value = xrealloc(NULL, ((size_t)s->nr_events + 1) * sizeof(uint64_t));
@@ -504,9 +504,7 @@ static void section_tree(const struct summary *s, int cost, FILE *out)
 	      "<div class=\"tree\">\n", out);
 	for (int k = 0; k < shown; k++) {
 		const struct summary_image *im = &s->image_list[order[k]];
-		bool exec = k && s->image_list[order[k - 1]].pid == im->pid &&
-			    s->image_list[order[k - 1]].host == im->host &&
-			    s->image_list[order[k - 1]].pid_ns == im->pid_ns;
+		bool exec = k && summary_images_one_process(&s->image_list[order[k - 1]], im);
 		bool parent = k + 1 < shown && depth[k + 1] > depth[k];
 
 		for (; open && depth[stack[open - 1]] >= depth[k]; open--)

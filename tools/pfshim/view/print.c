@@ -490,9 +490,7 @@ void summary_print_tree(const struct summary *s, FILE *out)
 		"report was written])\n\n");
 	for (int k = 0; k < n; k++) {
 		const struct summary_image *im = &s->image_list[order[k]];
-		bool exec = k && s->image_list[order[k - 1]].pid == im->pid &&
-			    s->image_list[order[k - 1]].host == im->host &&
-			    s->image_list[order[k - 1]].pid_ns == im->pid_ns;
+		bool exec = k && summary_images_one_process(&s->image_list[order[k - 1]], im);
 
 		fprintf(out, " %*s%s%s%s%d %s [%s]", 2 * depth[k], "", exec ? "> " : "",
 			s->hosts.n > 1 ? s->hosts.name[im->host] : "pid", s->hosts.n > 1 ? ":" : " ",

@@ -1,0 +1,59 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# job-hostname.bats: a job whose processes change their host name (a new
+# UTS namespace: unshare -u, a container the job starts). Such a process
+# writes a file of its own (the spool is the runner's host's), named and
+# labelled with the host name it has; `pfshim run` still matches each
+# process of the job to its rows, counts it once, and names none as having
+# left no report.
+
+load helpers
+
+setup() {
+	need_perf
+	OUT="$BATS_TEST_TMPDIR/out"
+	# root makes a UTS namespace itself; another user in a user namespace of its own
+	UNSHARE="unshare -u"
+	[ "$(id -u)" -eq 0 ] || UNSHARE="unshare -ur"
+	need_unshare ${UNSHARE#unshare }
+}
+
+# job SCRIPT: pfshim run of sh -c SCRIPT in a new UTS namespace, into $OUT; its summary in $stderr.
+job() {
+	run -0 --separate-stderr timeout 60 "$BUILD/pfshim" run -e page-faults -o "$OUT" -- \
+		$UNSHARE sh -c "$1"
+	echo "$stderr"
+	[[ "$stderr" != *"no report"* ]]
+}
+
+# counts: pfshim report on $OUT as "processes images job.processes unreported".
+counts() {
+	"$BUILD/pfshim" report --json "$OUT" |
+		jq -r '"\(.processes) \(.images) \(.job.processes) \(.job.unreported | length)"'
+}
+
+@test "a job in a new UTS namespace, its host name changed: every process matched to its rows, none said to have no report" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	job 'hostname pfshim-other; /bin/true; /bin/true'
+	# unshare then sh in one process (its exec report under this host, its exit under the new
+	# name), hostname, true twice: 4 processes, each in a row
+	[[ "$stderr" == *"(4 processes counted by the kernel; 4 processes, 5 images, 5 reports, 4 programs)"* ]]
+	# the spool's rule kept: the renamed processes wrote files of their own, under their name
+	[ "$(find "$OUT" -maxdepth 1 -name 'pfshim-other.*.json' | wc -l)" -eq 4 ]
+	[ "$(counts)" = "4 5 4 0" ]
+	run -0 --separate-stderr "$BUILD/pfshim" report --json "$OUT"
+	[ "$(jq -r '[.groups[] | "\(.group):\(.images)"] | sort | join(" ")' <<<"$output")" = \
+		"$(sh_name):1 hostname:1 true:2 unshare:1" ]
+	# one process in the tree: unshare's image, then sh's under the new name, its children below
+	run -0 --separate-stderr "$BUILD/pfshim" report --tree "$OUT"
+	[ "$(sed -n '/process tree/,$p' <<<"$output" | awk 'NF' | tail -n +2 |
+		sed -E 's/:[0-9]+ / /; s/ \[.*//' | tr '\n' '|')" = \
+		" $(uname -n) unshare| > pfshim-other $(sh_name)|   pfshim-other hostname|   pfshim-other true|   pfshim-other true|" ]
+}
+
+@test "a job in a new UTS namespace, its host name kept: the same, from the spool" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	job '/bin/true; /bin/true'
+	[[ "$stderr" == *"(3 processes counted by the kernel; 3 processes, 4 images, 4 reports, 3 programs)"* ]]
+	[ "$(counts)" = "3 4 3 0" ]
+}
