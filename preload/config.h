@@ -54,14 +54,15 @@ typedef const char *(*config_getenv_fn)(const char *name);
  * Every PFSHIM_* variable the shim and the programs beside it read: a name
  * not here is said to be unknown (config_names_check). PFSHIM_ADOPT is
  * pfshim run's hand-over (preload/counters/handover.h); PFSHIM_RUN marks its
- * job's processes (their lost reports are the runner's to name).
+ * job's processes (their lost reports are the runner's to name), and
+ * PFSHIM_RUN_MACHINE says the runner's machine (process.c, boot_id_take()).
  */
 #define CONFIG_VARIABLES \
 	"PFSHIM_EVENTS", "PFSHIM_FORMAT", "PFSHIM_OUTPUT", "PFSHIM_SIGNAL", "PFSHIM_INTERVAL", \
 	"PFSHIM_ON_FATAL", "PFSHIM_HANDOVER", "PFSHIM_COMPENSATE", "PFSHIM_DISABLE", \
 	"PFSHIM_SYSFS_ROOT", "PFSHIM_TRACEFS_ROOT", "PFSHIM_ADOPT", "PFSHIM_JOB_MAX", \
 	"PFSHIM_JOB_EXPIRE", "PFSHIM_GROUP", "PFSHIM_METRICS", "PFSHIM_PROMETHEUS_KEEP", \
-	"PFSHIM_RUN", \
+	"PFSHIM_RUN", "PFSHIM_RUN_MACHINE", \
 	CONFIG_TEST_VARIABLES
 
 /* pfshim's own test harness's (tests/): passed to the programs it runs under the shim. */

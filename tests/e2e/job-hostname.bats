@@ -5,7 +5,9 @@
 # writes a file of its own (the spool is the runner's host's), named and
 # labelled with the host name it has; `pfshim run` still matches each
 # process of the job to its rows, counts it once, and names none as having
-# left no report.
+# left no report. A process knows its machine by its boot (boot_id): an
+# image under the runner's host name takes the runner's, said by pfshim run
+# in PFSHIM_RUN_MACHINE; an image of another name reads its own.
 
 load helpers
 
@@ -15,11 +17,11 @@ setup() {
 	# root makes a UTS namespace itself; another user in a user namespace of its own
 	UNSHARE="unshare -u"
 	[ "$(id -u)" -eq 0 ] || UNSHARE="unshare -ur"
-	need_unshare ${UNSHARE#unshare }
 }
 
 # job SCRIPT: pfshim run of sh -c SCRIPT in a new UTS namespace, into $OUT; its summary in $stderr.
 job() {
+	need_unshare ${UNSHARE#unshare }
 	run -0 --separate-stderr timeout 60 "$BUILD/pfshim" run -e page-faults -o "$OUT" -- \
 		$UNSHARE sh -c "$1"
 	echo "$stderr"
@@ -56,4 +58,41 @@ counts() {
 	job '/bin/true; /bin/true'
 	[[ "$stderr" == *"(3 processes counted by the kernel; 3 processes, 4 images, 4 reports, 3 programs)"* ]]
 	[ "$(counts)" = "3 4 3 0" ]
+}
+
+@test "the job's images under the runner's host name take its boot_id from pfshim run: none reads it, each report says the runner's" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	command -v strace >/dev/null || skip "no strace"
+	local boot
+	boot=$(cat /proc/sys/kernel/random/boot_id)
+	run -0 --separate-stderr strace -f -qq -e trace=openat -o "$BATS_TEST_TMPDIR/st" \
+		"$BUILD/pfshim" run -e page-faults -o "$OUT" -- sh -c '/bin/true; /bin/true'
+	# the runner reads it (its ledger's, and what it says its job); no image of the job does
+	[ "$(grep -c 'boot_id"' "$BATS_TEST_TMPDIR/st")" -eq 2 ]
+	[ "$(awk '/boot_id"/ { print $1 }' "$BATS_TEST_TMPDIR/st" | sort -u | wc -l)" -eq 1 ]
+	[ "$(jq -r .boot_id "$OUT"/*.json | sort | uniq -c | awk '{ print $1, $2 }')" = "3 $boot" ]
+}
+
+@test "PFSHIM_RUN_MACHINE of another host, or not a boot id: the image reads its own boot_id" {
+	command -v strace >/dev/null || skip "no strace"
+	local boot value
+	boot=$(cat /proc/sys/kernel/random/boot_id)
+	for value in "$boot not-$(uname -n)" "not-a-boot-id-at-all-not-a-boot-id-x $(uname -n)" \
+		"${boot:0:35} $(uname -n)" "$boot"; do
+		rm -rf "$OUT"
+		mkdir "$OUT"
+		strace -qq -e trace=openat -o "$BATS_TEST_TMPDIR/st" env PFSHIM_RUN=1 \
+			PFSHIM_RUN_MACHINE="$value" LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults \
+			PFSHIM_OUTPUT="$OUT/" /bin/true
+		[ "$(grep -c 'boot_id"' "$BATS_TEST_TMPDIR/st")" -eq 1 ]
+		[ "$(jq -r .boot_id "$OUT"/*.json)" = "$boot" ]
+	done
+	# the runner's own value under this host name: taken, not read
+	rm -rf "$OUT"
+	mkdir "$OUT"
+	strace -qq -e trace=openat -o "$BATS_TEST_TMPDIR/st" env PFSHIM_RUN=1 \
+		PFSHIM_RUN_MACHINE="$boot $(uname -n)" LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults \
+		PFSHIM_OUTPUT="$OUT/" /bin/true
+	[ "$(grep -c 'boot_id"' "$BATS_TEST_TMPDIR/st")" -eq 0 ]
+	[ "$(jq -r .boot_id "$OUT"/*.json)" = "$boot" ]
 }

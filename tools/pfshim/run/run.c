@@ -23,11 +23,14 @@
 #include <sys/mman.h>	/* memfd_create() */
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "export/report.h"	/* REPORT_BOOT_ID_PATH */
 #include "export/version.h"
+#include "fastread/sysfile.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "preload/counters/totals.h"	/* what run says when perf_event_open is refused */
 #include "preload/events/pmu.h"	/* PMU_SYSFS_ROOT */
@@ -878,6 +881,25 @@ static int runs_repeat(char **argv, const char *dir, int n, bool refused, bool k
 	free(runs);
 	return status;
 }
+/*
+ * PFSHIM_RUN_MACHINE, "BOOT_ID HOST": this machine's boot and host name, so
+ * that an image of the job on this host under this name takes its boot_id
+ * from here instead of reading it (preload/process.c, boot_id_take()).
+ * Unset where either is unknown: each image then reads its own.
+ */
+static void machine_say(void)
+{
+	char boot_id[40], value[40 + sizeof(((struct utsname *)0)->nodename)];
+	struct utsname uts;
+
+	if (sysfile_read(REPORT_BOOT_ID_PATH, boot_id, sizeof(boot_id)) <= 0 || uname(&uts) < 0) {
+		unsetenv("PFSHIM_RUN_MACHINE");
+		return;
+	}
+	snprintf(value, sizeof(value), "%s %s", boot_id, uts.nodename);
+	setenv("PFSHIM_RUN_MACHINE", value, 1);
+}
+
 
 int cmd_run(int argc, char **argv)
 {
@@ -969,6 +991,7 @@ int cmd_run(int argc, char **argv)
 	setenv("PFSHIM_OUTPUT", output, 1);
 	setenv("PFSHIM_FORMAT", "json", 1);
 	setenv("PFSHIM_RUN", "1", 1);	/* a report this job's processes lose is ours to name */
+	machine_say();
 	if (events)
 		setenv("PFSHIM_EVENTS", events, 1);
 	if (group)
