@@ -754,6 +754,34 @@ static uint64_t thread_id_calls(const struct region_thread *t, const struct regi
 	return calls;
 }
 
+int region_thread_id_read(const struct region_thread *t, const struct region_layout *l,
+			  uint32_t id, struct region_id_values *out)
+{
+	const struct region_slot *latest = region_slot_find(t, l, id);
+	bool begun = false;
+
+	out->calls = 0;
+	out->open = latest && latest->depth > 0;
+	for (uint32_t i = 0; i < t->nr_slots && i < (uint32_t)l->capacity; i++)
+		if (region_slot_at(t, l, i)->id == id) {
+			begun = true;
+			break;
+		}
+	if (!begun) {
+		out->wall_ns = 0;
+		for (int e = 0; e < l->nr_events; e++)
+			out->value[e] = 0;
+		return -ENOENT;
+	}
+	out->calls = thread_id_calls(t, l, id);
+	(void)thread_id_value(t, l, id, region_value_wall(), &out->wall_ns);
+	out->wall_ns = wall_ns_of(t, out->wall_ns);
+	for (int e = 0; e < l->nr_events; e++)
+		if (thread_id_value(t, l, id, region_value_event(e), &out->value[e]) < 0)
+			out->value[e] = 0;
+	return 0;
+}
+
 /* Node @s into its region's total; the thread itself once per region, at its first node. */
 static void slot_merge(struct region_total *r, const struct region_layout *l,
 		       const struct region_thread *t, const struct region_slot *s,

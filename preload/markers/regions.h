@@ -493,6 +493,25 @@ int region_thread_snapshot(const struct region_thread *t, const struct region_la
 int region_slot_value(const struct region_slot *s, const struct region_layout *l, int k,
 		      uint64_t *out);
 
+/* What region_thread_id_read() gives of one region in one thread. */
+struct region_id_values {
+	uint64_t calls;			/* completed outermost entries, over every path */
+	uint64_t wall_ns;		/* their wall time, in ns whatever the table's unit */
+	bool open;			/* its latest node is open now */
+	uint64_t value[REGIONS_EVENTS_MAX];	/* each event's sum, scaled; 0 if it never ran */
+};
+
+/*
+ * region_thread_id_read - region @id's sums in @t over all its paths, as
+ * the region's flat listing shows them (region_slot_add, region_slot_value):
+ * what LIKWID's GET asks of a region (pfshim_region_values). For the owner
+ * thread (it reads the table without the sequence counter).
+ * Return: 0; -ENOENT when @t has no node of @id (never begun here, or
+ * refused for a full table): everything 0.
+ */
+int region_thread_id_read(const struct region_thread *t, const struct region_layout *l,
+			  uint32_t id, struct region_id_values *out);
+
 /* The totals of one region over every thread merged into it. */
 struct region_total {
 	uint64_t threads;		/* threads with this region in their table */
