@@ -67,7 +67,7 @@ COMPAT_A  := $(BUILD)/libpfshim-compat.a
 
 COMPAT_OBJ := $(COMPAT_B)/likwid.o $(COMPAT_B)/papi_hl.o $(COMPAT_B)/name.o
 
-$(COMPAT_B)/%.o: compat/%.c compat/name.h compat/event_names.h preload/config.h include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
+$(COMPAT_B)/%.o: compat/%.c compat/name.h compat/thread.h compat/event_names.h preload/config.h include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
@@ -103,7 +103,7 @@ CT := $(COMPAT_B)/tests
 CT_CFLAGS := -std=gnu11 -O1 -g -Wall -D_GNU_SOURCE
 COMPAT_TEST_BIN := $(CT)/likwid_example.pfshim $(CT)/likwid_example.native $(CT)/likwid_twice.pfshim \
 	$(CT)/likwid_time.pfshim \
-	$(CT)/likwid_many.pfshim \
+	$(CT)/likwid_many.pfshim $(CT)/likwid_get.pfshim \
 	$(CT)/papi_hl_example.pfshim $(CT)/papi_hl_example.native
 
 $(CT)/%.pfshim: tests/compat/%.c $(COMPAT_A) include/pfshim/likwid-marker.h include/pfshim/papi-hl.h

@@ -21,24 +21,17 @@
  */
 #include <pfshim.h>
 #include "compat/name.h"
+#include "compat/thread.h"
 #include "include/pfshim/papi-hl.h"
 
 #define API __attribute__((visibility("default")))
 
 enum hl_state { HL_NONE, HL_ACTIVE, HL_OFF };
 
-/*
- * initial-exec: the library is preloaded or linked into the program (a
- * dlopen() takes the loader's static TLS reserve, which these 12 bytes
- * fit), so a begin's store to counting is an mrs and a store, not a call
- * to the dynamic TLS resolver (~30 instructions a call on arm64).
- */
-#define THREAD_IE __thread __attribute__((tls_model("initial-exec")))
-
 static int hl_state;			/* enum hl_state, one for the process as PAPI's */
-static THREAD_IE unsigned empty_open;	/* this thread's begun and not ended "" regions */
-static THREAD_IE int counting;		/* this thread began a region since its last stop */
-static THREAD_IE int refused;		/* pfshim refused a begin of this thread (table full) */
+static COMPAT_THREAD unsigned empty_open;	/* this thread's begun and not ended "" regions */
+static COMPAT_THREAD int counting;		/* this thread began a region since its last stop */
+static COMPAT_THREAD int refused;		/* pfshim refused a begin of this thread (table full) */
 
 static int state(void)
 {

@@ -176,7 +176,7 @@ $(ARM64_B)/libpfshim.so: $(call arm64_obj,$(SHIM_SRC) $(CORE_SRC) $(FASTREAD_SRC
 # The LIKWID and PAPI_hl layer (compat/compat.mk's libpfshim-compat.so, with
 # its flags), for bench-arm64's compat pairs only.
 
-$(ARM64_B)/compat/%.o: compat/%.c compat/name.h compat/event_names.h preload/config.h \
+$(ARM64_B)/compat/%.o: compat/%.c compat/name.h compat/thread.h compat/event_names.h preload/config.h \
 		include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h | arm64-deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC64    $<")
