@@ -62,7 +62,15 @@ struct table {
 	struct tag *tag;
 };
 
-static int likwid_init;
+/*
+ * pfshim's begin and end by name between likwid_markerInit() and
+ * likwid_markerClose(), null outside: one load tells a START or STOP both
+ * that the marker API is initialised and where to go, in a call of its own
+ * rather than through the weak reference's test and the PLT. Without
+ * libpfshim.so they answer PFSHIM_INACTIVE, as pfshim.h's wrappers do.
+ */
+static int (*start_fn)(const char *);
+static int (*stop_fn)(const char *);
 static pthread_key_t table_key;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
@@ -160,7 +168,7 @@ static int tag_ok(const char *name)
 /* Between likwid_markerInit() and likwid_markerClose(). */
 static int initialized(void)
 {
-	return __atomic_load_n(&likwid_init, __ATOMIC_RELAXED);
+	return compat_fn_load(&start_fn) != NULL;
 }
 
 /* A tag this layer counts: its start, as LIKWID takes it (the counters, then the clock). */
@@ -193,9 +201,19 @@ static void tag_stop(struct tag *t)
 		t->sum[i] += (double)(c.value[i] - t->start[i]);
 }
 
+static int region_inactive(const char *name)
+{
+	(void)name;
+	return PFSHIM_INACTIVE;
+}
+
 API void likwid_markerInit(void)
 {
-	__atomic_store_n(&likwid_init, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&stop_fn, pfshim_v1_region_end ? pfshim_v1_region_end : region_inactive,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&start_fn,
+			 pfshim_v1_region_begin ? pfshim_v1_region_begin : region_inactive,
+			 __ATOMIC_RELAXED);
 }
 
 /* Threads set up at their first region: nothing to do. */
@@ -211,7 +229,8 @@ API void likwid_markerNextGroup(void)
 /* The report is written at exit, as for every pfshim program. */
 API void likwid_markerClose(void)
 {
-	__atomic_store_n(&likwid_init, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&start_fn, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&stop_fn, NULL, __ATOMIC_RELAXED);
 }
 
 API int likwid_markerRegisterRegion(const char *regionTag)
@@ -278,14 +297,15 @@ static __attribute__((noinline)) int start_other(const char *tag)
 /* The common start: pfshim's begin by name, after the checks that need no table. */
 API COMPAT_NAME_WORDS_UNCHECKED int likwid_markerStartRegion(const char *regionTag)
 {
+	int (*start)(const char *) = compat_fn_load(&start_fn);
 	int ret;
 
-	if (!regionTag || !*regionTag || !initialized())
+	if (!regionTag || !*regionTag || !start)
 		return -EFAULT;
 	if (UNLIKELY(tags_open != 0 || !compat_name_fits(regionTag)))
 		return start_other(regionTag);
 	tags_open = 1;
-	ret = pfshim_region_begin(regionTag);
+	ret = start(regionTag);
 	return UNLIKELY(ret != 0) ? start_not_taken(regionTag, ret) : 0;
 }
 
@@ -309,9 +329,9 @@ static __attribute__((noinline)) int stop_not_taken(const char *tag, int ret)
 	return -EFAULT;
 }
 
-static inline int stop_as(const char *tag)
+static inline int stop_as(int (*stop)(const char *), const char *tag)
 {
-	int ret = pfshim_region_end(tag);
+	int ret = stop(tag);
 
 	if (UNLIKELY(ret != 0 && ret != PFSHIM_FAILED))
 		return stop_not_taken(tag, ret);
@@ -323,16 +343,18 @@ static __attribute__((noinline)) int stop_long(const char *tag)
 {
 	char buf[COMPAT_NAME_LEN];
 
-	return stop_as(compat_region_name_long(tag, buf));
+	return stop_as(pfshim_region_end, compat_region_name_long(tag, buf));
 }
 
 API COMPAT_NAME_WORDS_UNCHECKED int likwid_markerStopRegion(const char *regionTag)
 {
-	if (!regionTag || !*regionTag || !initialized())
+	int (*stop)(const char *) = compat_fn_load(&stop_fn);
+
+	if (!regionTag || !*regionTag || !stop)
 		return -EFAULT;
 	if (UNLIKELY(!compat_name_fits(regionTag)))
 		return stop_long(regionTag);
-	return stop_as(regionTag);
+	return stop_as(stop, regionTag);
 }
 
 /*

@@ -16,11 +16,35 @@
  * its words may hold bytes before the string and past its NUL, which a
  * sanitizer would take for an overflow. Empty in ordinary builds.
  */
+/* Nonzero when word @v holds a zero byte; its lowest flag is the first one. */
+static inline uint64_t compat_word_zero_bytes(uint64_t v)
+{
+	return (v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL;
+}
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define COMPAT_NAME_WORDS_UNCHECKED __attribute__((no_sanitize("address", "thread")))
 #else
 #define COMPAT_NAME_WORDS_UNCHECKED
 #endif
+
+/* compat_name_fits_words - compat_name_fits() in full: any alignment, any length. */
+static inline COMPAT_NAME_WORDS_UNCHECKED bool compat_name_fits_words(const char *name)
+{
+	_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a word's first byte is its low one");
+	const uintptr_t at = (uintptr_t)name;
+	const uint64_t *w = (const uint64_t *)(at & ~(uintptr_t)7);
+	uint64_t v = *(const volatile uint64_t *)w | ((1ULL << (at & 7) * 8) - 1);
+	uint64_t zero;
+
+	/* The lowest byte flagged is the first NUL (flags above it may be false). */
+	while (!(zero = compat_word_zero_bytes(v))) {
+		if ((uintptr_t)++w >= at + COMPAT_NAME_LEN)
+			return false;
+		v = *(const volatile uint64_t *)w;
+	}
+	return (uintptr_t)w + (unsigned)__builtin_ctzll(zero) / 8 < at + COMPAT_NAME_LEN;
+}
 
 /*
  * compat_name_fits - is @name shorter than COMPAT_NAME_LEN, so that pfshim
@@ -30,24 +54,17 @@
  * a call with its frame, on arm64 under QEMU). Each load is an aligned
  * 8-byte word holding a byte of the name, so none crosses into a page the
  * name does not touch; the bytes before the name are set non-zero, and the
- * words stop at the first that holds a NUL.
+ * words stop at the first that holds a NUL. The common case first: a name
+ * at a multiple of 8 (a string literal on arm64, as pfshim's name cache
+ * wants it) whose first word holds its NUL fits, with no mask and no
+ * position to work out (8 instructions there, against 20).
  */
 static inline COMPAT_NAME_WORDS_UNCHECKED bool compat_name_fits(const char *name)
 {
-	_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a word's first byte is its low one");
-	const uintptr_t at = (uintptr_t)name;
-	const uint64_t *w = (const uint64_t *)(at & ~(uintptr_t)7);
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	uint64_t v = *(const volatile uint64_t *)w | ((1ULL << (at & 7) * 8) - 1);
-	uint64_t zero;
-
-	/* The lowest byte flagged is the first NUL (flags above it may be false). */
-	while (!(zero = (v - ones) & ~v & highs)) {
-		if ((uintptr_t)++w >= at + COMPAT_NAME_LEN)
-			return false;
-		v = *(const volatile uint64_t *)w;
-	}
-	return (uintptr_t)w + (unsigned)__builtin_ctzll(zero) / 8 < at + COMPAT_NAME_LEN;
+	if (__builtin_expect(!((uintptr_t)name & 7), 1) &&
+	    compat_word_zero_bytes(*(const volatile uint64_t *)name))
+		return true;
+	return compat_name_fits_words(name);
 }
 
 /* compat_region_name_long - compat_region_name() of a name that does not fit. */

@@ -19,6 +19,8 @@
  * begin is PAPI_OK even when pfshim refuses it. Without libpfshim.so pfshim
  * sees no misuse, so no end is PAPI_EINVAL. docs/compat.md has the table.
  */
+#include <stddef.h>
+
 #include <pfshim.h>
 #include "compat/name.h"
 #include "compat/thread.h"
@@ -39,6 +41,35 @@ static int state(void)
 }
 
 /*
+ * pfshim's begin and end by name while the layer is active, null otherwise:
+ * one load tells a begin or end both the layer's state and where to go, in
+ * a call of its own rather than through the weak reference's test and the
+ * PLT. Without libpfshim.so they answer PFSHIM_INACTIVE, as pfshim.h's
+ * wrappers do.
+ */
+static int (*begin_fn)(const char *);
+static int (*end_fn)(const char *);
+
+static int region_inactive(const char *name)
+{
+	(void)name;
+	return PFSHIM_INACTIVE;
+}
+
+/* The layer's first begin: active, and the fast path open. */
+static void hl_activate(void)
+{
+	if (!__atomic_compare_exchange_n(&hl_state, &(int){ HL_NONE }, HL_ACTIVE, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&end_fn, pfshim_v1_region_end ? pfshim_v1_region_end : region_inactive,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&begin_fn,
+			 pfshim_v1_region_begin ? pfshim_v1_region_begin : region_inactive,
+			 __ATOMIC_RELAXED);
+}
+
+/*
  * A begin other than the common one (the layer active, a name pfshim takes
  * as it is): the layer's first begin or its end, the empty name, a long one.
  */
@@ -49,8 +80,7 @@ static __attribute__((noinline)) int hl_begin_other(const char *region)
 	if (state() == HL_OFF)
 		return PAPI_EMISC;
 	if (state() == HL_NONE)
-		__atomic_compare_exchange_n(&hl_state, &(int){ HL_NONE }, HL_ACTIVE, 0,
-					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+		hl_activate();
 	counting = 1;
 	if (!*region) {
 		empty_open++;
@@ -79,13 +109,14 @@ static __attribute__((noinline)) int hl_refused(void)
  */
 API COMPAT_NAME_WORDS_UNCHECKED int PAPI_hl_region_begin(const char *region)
 {
+	int (*begin)(const char *) = compat_fn_load(&begin_fn);
+
 	if (!region)
 		return PAPI_EINVAL;
-	if (__builtin_expect(state() != HL_ACTIVE || !*region || !compat_name_fits(region), 0))
+	if (__builtin_expect(!begin || !*region || !compat_name_fits(region), 0))
 		return hl_begin_other(region);
 	counting = 1;
-	return __builtin_expect(pfshim_region_begin(region) == PFSHIM_MISUSE, 0) ? hl_refused()
-										 : PAPI_OK;
+	return __builtin_expect(begin(region) == PFSHIM_MISUSE, 0) ? hl_refused() : PAPI_OK;
 }
 
 /* PAPI records an intermediate value; pfshim has no such record: checks only. */
@@ -107,6 +138,8 @@ static __attribute__((noinline)) int hl_end_unmatched(int ended)
 	if (ended || refused)
 		return PAPI_OK;
 	/* as PAPI: "Cannot find matching region", and the high-level layer is off */
+	__atomic_store_n(&begin_fn, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&end_fn, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&hl_state, HL_OFF, __ATOMIC_RELEASE);
 	return PAPI_EINVAL;
 }
@@ -123,15 +156,25 @@ static __attribute__((noinline)) int hl_end_other(const char *region)
 	return hl_end_unmatched(0);
 }
 
-API COMPAT_NAME_WORDS_UNCHECKED int PAPI_hl_region_end(const char *region)
+/* An end while the fast path is closed: the layer not active, or not yet open. */
+static __attribute__((noinline)) int hl_end_closed(const char *region)
 {
-	if (!region)
-		return PAPI_EINVAL;
 	if (state() != HL_ACTIVE)
 		return PAPI_EMISC;
+	return hl_end_other(region);
+}
+
+API COMPAT_NAME_WORDS_UNCHECKED int PAPI_hl_region_end(const char *region)
+{
+	int (*end)(const char *) = compat_fn_load(&end_fn);
+
+	if (!region)
+		return PAPI_EINVAL;
+	if (__builtin_expect(!end, 0))
+		return hl_end_closed(region);
 	if (__builtin_expect(!*region || !compat_name_fits(region), 0))
 		return hl_end_other(region);
-	if (__builtin_expect(pfshim_region_end(region) != PFSHIM_MISUSE, 1))
+	if (__builtin_expect(end(region) != PFSHIM_MISUSE, 1))
 		return PAPI_OK;
 	return hl_end_unmatched(0);
 }
