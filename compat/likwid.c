@@ -309,10 +309,19 @@ API COMPAT_NAME_WORDS_UNCHECKED int likwid_markerStartRegion(const char *regionT
 	return UNLIKELY(ret != 0) ? start_not_taken(regionTag, ret) : 0;
 }
 
-/* A stop pfshim did not take (@ret: PFSHIM_MISUSE or PFSHIM_INACTIVE). */
-static __attribute__((noinline)) int stop_not_taken(const char *tag, int ret)
+/*
+ * A stop pfshim's end said something other than 0 to: PFSHIM_FAILED (it
+ * took it, without some counts), else PFSHIM_MISUSE or PFSHIM_INACTIVE.
+ */
+static __attribute__((noinline)) int stop_not_0(const char *tag, int ret)
 {
-	struct tag *t = tag_find(tag, 0);
+	struct tag *t;
+
+	if (ret == PFSHIM_FAILED) {
+		tags_open--;
+		return 0;
+	}
+	t = tag_find(tag, 0);
 
 	if (t && t->running) {
 		tag_stop(t);
@@ -333,8 +342,8 @@ static inline int stop_as(int (*stop)(const char *), const char *tag)
 {
 	int ret = stop(tag);
 
-	if (UNLIKELY(ret != 0 && ret != PFSHIM_FAILED))
-		return stop_not_taken(tag, ret);
+	if (UNLIKELY(ret != 0))
+		return stop_not_0(tag, ret);
 	tags_open--;
 	return 0;
 }

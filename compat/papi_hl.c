@@ -95,10 +95,15 @@ static __attribute__((noinline)) int hl_begin_other(const char *region)
 	return PAPI_OK;
 }
 
-/* pfshim refused a begin: out of line, so that the common begin keeps no register over its call. */
-static __attribute__((noinline)) int hl_refused(void)
+/*
+ * pfshim's begin said something other than 0: its refusal (table full) is
+ * remembered; anything else is PAPI_OK too. Out of line, so that the common
+ * begin keeps no register over its call and tests its result for zero only.
+ */
+static __attribute__((noinline)) int hl_begin_not_0(int ret)
 {
-	refused = 1;
+	if (ret == PFSHIM_MISUSE)
+		refused = 1;
 	return PAPI_OK;
 }
 
@@ -110,13 +115,15 @@ static __attribute__((noinline)) int hl_refused(void)
 API COMPAT_NAME_WORDS_UNCHECKED int PAPI_hl_region_begin(const char *region)
 {
 	int (*begin)(const char *) = compat_fn_load(&begin_fn);
+	int ret;
 
 	if (!region)
 		return PAPI_EINVAL;
 	if (__builtin_expect(!begin || !*region || !compat_name_fits(region), 0))
 		return hl_begin_other(region);
 	counting = 1;
-	return __builtin_expect(begin(region) == PFSHIM_MISUSE, 0) ? hl_refused() : PAPI_OK;
+	ret = begin(region);
+	return __builtin_expect(ret != 0, 0) ? hl_begin_not_0(ret) : PAPI_OK;
 }
 
 /* PAPI records an intermediate value; pfshim has no such record: checks only. */
@@ -156,6 +163,12 @@ static __attribute__((noinline)) int hl_end_other(const char *region)
 	return hl_end_unmatched(0);
 }
 
+/* pfshim's end said something other than 0: only its misuse is not PAPI_OK. */
+static __attribute__((noinline)) int hl_end_not_0(int ret)
+{
+	return ret == PFSHIM_MISUSE ? hl_end_unmatched(0) : PAPI_OK;
+}
+
 /* An end while the fast path is closed: the layer not active, or not yet open. */
 static __attribute__((noinline)) int hl_end_closed(const char *region)
 {
@@ -167,6 +180,7 @@ static __attribute__((noinline)) int hl_end_closed(const char *region)
 API COMPAT_NAME_WORDS_UNCHECKED int PAPI_hl_region_end(const char *region)
 {
 	int (*end)(const char *) = compat_fn_load(&end_fn);
+	int ret;
 
 	if (!region)
 		return PAPI_EINVAL;
@@ -174,9 +188,8 @@ API COMPAT_NAME_WORDS_UNCHECKED int PAPI_hl_region_end(const char *region)
 		return hl_end_closed(region);
 	if (__builtin_expect(!*region || !compat_name_fits(region), 0))
 		return hl_end_other(region);
-	if (__builtin_expect(end(region) != PFSHIM_MISUSE, 1))
-		return PAPI_OK;
-	return hl_end_unmatched(0);
+	ret = end(region);
+	return __builtin_expect(ret != 0, 0) ? hl_end_not_0(ret) : PAPI_OK;
 }
 
 API int PAPI_hl_stop(void)
