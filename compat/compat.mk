@@ -65,9 +65,11 @@ compat-deps:
 COMPAT_SO := $(BUILD)/libpfshim-compat.so
 COMPAT_A  := $(BUILD)/libpfshim-compat.a
 
-COMPAT_OBJ := $(COMPAT_B)/likwid.o $(COMPAT_B)/papi_hl.o $(COMPAT_B)/name.o
+# pfshim's own shortening of long names (preload/markers/long_name.c) keys the
+# layers' tables as pfshim keys its regions.
+COMPAT_OBJ := $(COMPAT_B)/likwid.o $(COMPAT_B)/papi_hl.o $(call obj,preload/markers/long_name.c)
 
-$(COMPAT_B)/%.o: compat/%.c compat/name.h compat/thread.h compat/event_names.h preload/config.h include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
+$(COMPAT_B)/%.o: compat/%.c compat/name.h compat/thread.h preload/markers/long_name.h compat/event_names.h preload/config.h include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \

@@ -253,20 +253,18 @@ API int likwid_markerRegisterRegion(const char *regionTag)
  */
 static __attribute__((noinline)) int start_not_taken(const char *tag, int ret)
 {
+	char buf[COMPAT_NAME_LEN];
 	struct tag *t;
 
 	if (ret == PFSHIM_FAILED)
 		return 0;
-	t = tag_find(tag, 1);
+	t = tag_find(compat_region_name(tag, buf), 1);
 	if (t)
 		tag_start(t);
 	return 0;
 }
 
-/*
- * A start other than the common one: a tag of 64 bytes or more, or one
- * started while others are open in this thread, which may be this one.
- */
+/* A start while other tags are open in this thread: this one may be among them. */
 static __attribute__((noinline)) int start_other(const char *tag)
 {
 	char buf[COMPAT_NAME_LEN];
@@ -276,8 +274,7 @@ static __attribute__((noinline)) int start_other(const char *tag)
 
 	tag = compat_region_name(tag, buf);
 	t = tag_find(tag, 0);
-	if ((t && t->running) ||
-	    (tags_open != 0 && pfshim_region_values(tag, &v) == 0 && v.open)) {
+	if ((t && t->running) || (pfshim_region_values(tag, &v) == 0 && v.open)) {
 		/*
 		 * LIKWID warns and starts the tag again. The pfshim region goes on
 		 * from its first start (a second begin would need a second stop),
@@ -295,14 +292,14 @@ static __attribute__((noinline)) int start_other(const char *tag)
 }
 
 /* The common start: pfshim's begin by name, after the checks that need no table. */
-API COMPAT_NAME_WORDS_UNCHECKED int likwid_markerStartRegion(const char *regionTag)
+API int likwid_markerStartRegion(const char *regionTag)
 {
 	int (*start)(const char *) = compat_fn_load(&start_fn);
 	int ret;
 
 	if (!regionTag || !*regionTag || !start)
 		return -EFAULT;
-	if (UNLIKELY(tags_open != 0 || !compat_name_fits(regionTag)))
+	if (UNLIKELY(tags_open != 0))
 		return start_other(regionTag);
 	tags_open = 1;
 	ret = start(regionTag);
@@ -315,12 +312,14 @@ API COMPAT_NAME_WORDS_UNCHECKED int likwid_markerStartRegion(const char *regionT
  */
 static __attribute__((noinline)) int stop_not_0(const char *tag, int ret)
 {
+	char buf[COMPAT_NAME_LEN];
 	struct tag *t;
 
 	if (ret == PFSHIM_FAILED) {
 		tags_open--;
 		return 0;
 	}
+	tag = compat_region_name(tag, buf);
 	t = tag_find(tag, 0);
 
 	if (t && t->running) {
@@ -338,32 +337,19 @@ static __attribute__((noinline)) int stop_not_0(const char *tag, int ret)
 	return -EFAULT;
 }
 
-static inline int stop_as(int (*stop)(const char *), const char *tag)
-{
-	int ret = stop(tag);
-
-	if (UNLIKELY(ret != 0))
-		return stop_not_0(tag, ret);
-	tags_open--;
-	return 0;
-}
-
-static __attribute__((noinline)) int stop_long(const char *tag)
-{
-	char buf[COMPAT_NAME_LEN];
-
-	return stop_as(pfshim_region_end, compat_region_name_long(tag, buf));
-}
-
-API COMPAT_NAME_WORDS_UNCHECKED int likwid_markerStopRegion(const char *regionTag)
+/* The common stop: pfshim's end by name, after the checks that need no table. */
+API int likwid_markerStopRegion(const char *regionTag)
 {
 	int (*stop)(const char *) = compat_fn_load(&stop_fn);
+	int ret;
 
 	if (!regionTag || !*regionTag || !stop)
 		return -EFAULT;
-	if (UNLIKELY(!compat_name_fits(regionTag)))
-		return stop_long(regionTag);
-	return stop_as(stop, regionTag);
+	ret = stop(regionTag);
+	if (UNLIKELY(ret != 0))
+		return stop_not_0(regionTag, ret);
+	tags_open--;
+	return 0;
 }
 
 /*

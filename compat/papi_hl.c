@@ -112,14 +112,14 @@ static __attribute__((noinline)) int hl_begin_not_0(int ret)
  * case in line, with no name buffer (the region pair through this layer is
  * a goal of issue 22: at most 1.2x pfshim's pair by handle).
  */
-API COMPAT_NAME_WORDS_UNCHECKED int PAPI_hl_region_begin(const char *region)
+API int PAPI_hl_region_begin(const char *region)
 {
 	int (*begin)(const char *) = compat_fn_load(&begin_fn);
 	int ret;
 
 	if (!region)
 		return PAPI_EINVAL;
-	if (__builtin_expect(!begin || !*region || !compat_name_fits(region), 0))
+	if (__builtin_expect(!begin || !*region, 0))
 		return hl_begin_other(region);
 	counting = 1;
 	ret = begin(region);
@@ -177,7 +177,7 @@ static __attribute__((noinline)) int hl_end_closed(const char *region)
 	return hl_end_other(region);
 }
 
-API COMPAT_NAME_WORDS_UNCHECKED int PAPI_hl_region_end(const char *region)
+API int PAPI_hl_region_end(const char *region)
 {
 	int (*end)(const char *) = compat_fn_load(&end_fn);
 	int ret;
@@ -186,7 +186,7 @@ API COMPAT_NAME_WORDS_UNCHECKED int PAPI_hl_region_end(const char *region)
 		return PAPI_EINVAL;
 	if (__builtin_expect(!end, 0))
 		return hl_end_closed(region);
-	if (__builtin_expect(!*region || !compat_name_fits(region), 0))
+	if (__builtin_expect(!*region, 0))
 		return hl_end_other(region);
 	ret = end(region);
 	return __builtin_expect(ret != 0, 0) ? hl_end_not_0(ret) : PAPI_OK;

@@ -23,6 +23,8 @@
  */
 #include "preload/markers/regions.h"
 
+#include "preload/markers/long_name.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -43,9 +45,10 @@ static uint32_t name_hash(const char *s)
 	return h;
 }
 
+/* Any name but NULL and the empty one: a long one is kept shortened (long_name.h). */
 static int name_is_valid(const char *name)
 {
-	return name && name[0] && strnlen(name, REGIONS_NAME_LEN) < REGIONS_NAME_LEN;
+	return name && name[0];
 }
 
 /* The hash slot holding @name, or the empty slot where it would go. */
@@ -69,9 +72,11 @@ int region_names_lookup(const struct region_names *t, const char *name)
 {
 	uint16_t found;
 
+	char buf[REGIONS_NAME_LEN];
+
 	if (!name_is_valid(name))
 		return -ENOENT;
-	name_probe(t, name, &found);
+	name_probe(t, region_name_key(name, buf), &found);
 	return found ? found - 1 : -ENOENT;
 }
 
@@ -89,11 +94,13 @@ static void region_name_set(struct region_name *n, uint32_t id, const char *name
 
 int region_names_intern(struct region_names *t, const char *name)
 {
+	char buf[REGIONS_NAME_LEN];
 	uint32_t nr, i;
 	uint16_t found;
 
 	if (!name_is_valid(name))
 		return -EINVAL;
+	name = region_name_key(name, buf);
 	i = name_probe(t, name, &found);
 	if (found)
 		return found - 1;

@@ -19,7 +19,7 @@
  * probe's hidden region, reserved first as id 0 (preload/markers/probe.c).
  */
 #define REGIONS_NAMES_MAX	257
-#define REGIONS_NAME_LEN	64	/* bytes, NUL included; longer names are refused */
+#define REGIONS_NAME_LEN	64	/* bytes, NUL included; longer names are shortened */
 #define REGIONS_PER_THREAD_MAX	64	/* regions one thread can hold, at most */
 #define REGIONS_PER_THREAD_MIN	8	/* the thread table grows past its budget for these */
 #define REGIONS_HASH_SIZE	512	/* open addressing, at most half full */
@@ -53,8 +53,10 @@ struct region_names {
 int region_names_lookup(const struct region_names *t, const char *name);
 
 /*
- * region_names_intern - the id of @name, added if new. Callers serialize.
- * Return: the id, -EINVAL for a NULL, empty or too long name, -ENOSPC when
+ * region_names_intern - the id of @name, added if new; a name of
+ * REGIONS_NAME_LEN bytes or more as region_name_shorten() has it (so does
+ * region_names_lookup). Callers serialize.
+ * Return: the id, -EINVAL for a NULL or empty name, -ENOSPC when
  * REGIONS_NAMES_MAX names exist.
  */
 int region_names_intern(struct region_names *t, const char *name);

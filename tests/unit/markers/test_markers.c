@@ -18,6 +18,7 @@
 
 #include "pfshim.h"
 #include "preload/counters/totals.h"
+#include "preload/markers/long_name.h"
 #include "preload/markers/markers.h"
 #include "preload/markers/state.h"
 
@@ -146,11 +147,44 @@ static void test_region_values(void **state)
 	counters_close(&totals);
 }
 
+/*
+ * A name of 64 bytes or more is a region, kept shortened (long_name.h): by
+ * name and by handle alike, the long name and its short one the same
+ * region, nothing refused.
+ */
+static void test_long_name_is_a_region(void **state)
+{
+	struct markers_host host = { &list, &totals, always_self, no_report, false };
+	struct pfshim_region_values v;
+	char name[100], buf[REGIONS_NAME_LEN];
+	uint64_t refused = atomic_load(&markers.names_refused);
+
+	(void)state;
+	if (counters_open(&totals, &list) != 2)
+		skip();
+	markers_start(&host);
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (int call = 0; call < 2; call++) {
+		assert_int_equal(pfshim_v1_region_begin(name), 0);
+		assert_int_equal(pfshim_v1_region_end(name), 0);
+	}
+	assert_int_equal(pfshim_v1_begin(pfshim_v1_region(region_name_shorten(name, buf))), 0);
+	assert_int_equal(pfshim_v1_end(pfshim_v1_region(name)), 0);
+	assert_int_equal(pfshim_v1_region_values(name, &v), 0);
+	assert_int_equal(v.calls, 3);
+	assert_int_equal(pfshim_v1_region_values(buf, &v), 0);
+	assert_int_equal(v.calls, 3);
+	assert_int_equal(atomic_load(&markers.names_refused), refused);
+	counters_close(&totals);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sums_and_part_groups),
 		cmocka_unit_test(test_region_values),
+		cmocka_unit_test(test_long_name_is_a_region),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
