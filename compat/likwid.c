@@ -64,13 +64,27 @@ struct table {
 
 /*
  * pfshim's begin and end by name between likwid_markerInit() and
- * likwid_markerClose(), null outside: one load tells a START or STOP both
- * that the marker API is initialised and where to go, in a call of its own
- * rather than through the weak reference's test and the PLT. Without
- * libpfshim.so they answer PFSHIM_INACTIVE, as pfshim.h's wrappers do.
+ * likwid_markerClose(), the closed calls below outside: a START or STOP
+ * calls through one of them without testing that the marker API is
+ * initialised, nor pfshim's weak reference, nor going through the PLT.
+ * Without libpfshim.so a stub answers PFSHIM_INACTIVE, as pfshim.h's
+ * wrappers do. Hidden, not static: GCC reaches a static one through its
+ * section's anchor, an add more a call (arm64).
  */
-static int (*start_fn)(const char *);
-static int (*stop_fn)(const char *);
+static int tag_closed(const char *tag);
+__attribute__((visibility("hidden"))) int (*likwid_start_fn)(const char *) = tag_closed;
+__attribute__((visibility("hidden"))) int (*likwid_stop_fn)(const char *) = tag_closed;
+
+/* Before init and after close: -EFAULT, as LIKWID's, which is none of pfshim's codes. */
+_Static_assert(-EFAULT != PFSHIM_INACTIVE && -EFAULT != PFSHIM_MISUSE &&
+	       -EFAULT != PFSHIM_FAILED, "the closed calls' answer is not pfshim's");
+
+static int tag_closed(const char *tag)
+{
+	(void)tag;
+	return -EFAULT;
+}
+
 static pthread_key_t table_key;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
@@ -168,7 +182,7 @@ static int tag_ok(const char *name)
 /* Between likwid_markerInit() and likwid_markerClose(). */
 static int initialized(void)
 {
-	return compat_fn_load(&start_fn) != NULL;
+	return compat_fn_load(&likwid_start_fn) != tag_closed;
 }
 
 /* A tag this layer counts: its start, as LIKWID takes it (the counters, then the clock). */
@@ -209,9 +223,10 @@ static int region_inactive(const char *name)
 
 API void likwid_markerInit(void)
 {
-	__atomic_store_n(&stop_fn, pfshim_v1_region_end ? pfshim_v1_region_end : region_inactive,
+	__atomic_store_n(&likwid_stop_fn,
+			 pfshim_v1_region_end ? pfshim_v1_region_end : region_inactive,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&start_fn,
+	__atomic_store_n(&likwid_start_fn,
 			 pfshim_v1_region_begin ? pfshim_v1_region_begin : region_inactive,
 			 __ATOMIC_RELAXED);
 }
@@ -229,8 +244,8 @@ API void likwid_markerNextGroup(void)
 /* The report is written at exit, as for every pfshim program. */
 API void likwid_markerClose(void)
 {
-	__atomic_store_n(&start_fn, NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&stop_fn, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&likwid_start_fn, tag_closed, __ATOMIC_RELAXED);
+	__atomic_store_n(&likwid_stop_fn, tag_closed, __ATOMIC_RELAXED);
 }
 
 API int likwid_markerRegisterRegion(const char *regionTag)
@@ -249,13 +264,18 @@ API int likwid_markerRegisterRegion(const char *regionTag)
 /*
  * A start pfshim did not take (@ret): no libpfshim.so (PFSHIM_INACTIVE) or
  * its thread table full (PFSHIM_MISUSE), so this layer counts the tag.
- * PFSHIM_FAILED: pfshim has the region, without some counts.
+ * PFSHIM_FAILED: pfshim has the region, without some counts. -EFAULT: the
+ * marker API is closed.
  */
 static __attribute__((noinline)) int start_not_taken(const char *tag, int ret)
 {
 	char buf[COMPAT_NAME_LEN];
 	struct tag *t;
 
+	if (ret == -EFAULT) {		/* closed: not started */
+		tags_open--;
+		return -EFAULT;
+	}
 	if (ret == PFSHIM_FAILED)
 		return 0;
 	t = tag_find(compat_region_name(tag, buf), 1);
@@ -272,6 +292,8 @@ static __attribute__((noinline)) int start_other(const char *tag)
 	struct tag *t;
 	int ret;
 
+	if (!initialized())
+		return -EFAULT;
 	tag = compat_region_name(tag, buf);
 	t = tag_find(tag, 0);
 	if ((t && t->running) || (pfshim_region_values(tag, &v) == 0 && v.open)) {
@@ -294,27 +316,29 @@ static __attribute__((noinline)) int start_other(const char *tag)
 /* The common start: pfshim's begin by name, after the checks that need no table. */
 API int likwid_markerStartRegion(const char *regionTag)
 {
-	int (*start)(const char *) = compat_fn_load(&start_fn);
 	int ret;
 
-	if (!regionTag || !*regionTag || !start)
+	if (!regionTag || !*regionTag)
 		return -EFAULT;
 	if (UNLIKELY(tags_open != 0))
 		return start_other(regionTag);
 	tags_open = 1;
-	ret = start(regionTag);
+	ret = compat_fn_load(&likwid_start_fn)(regionTag);
 	return UNLIKELY(ret != 0) ? start_not_taken(regionTag, ret) : 0;
 }
 
 /*
  * A stop pfshim's end said something other than 0 to: PFSHIM_FAILED (it
- * took it, without some counts), else PFSHIM_MISUSE or PFSHIM_INACTIVE.
+ * took it, without some counts), else PFSHIM_MISUSE or PFSHIM_INACTIVE;
+ * or -EFAULT, the marker API closed.
  */
 static __attribute__((noinline)) int stop_not_0(const char *tag, int ret)
 {
 	char buf[COMPAT_NAME_LEN];
 	struct tag *t;
 
+	if (ret == -EFAULT)		/* closed */
+		return -EFAULT;
 	if (ret == PFSHIM_FAILED) {
 		tags_open--;
 		return 0;
@@ -340,12 +364,11 @@ static __attribute__((noinline)) int stop_not_0(const char *tag, int ret)
 /* The common stop: pfshim's end by name, after the checks that need no table. */
 API int likwid_markerStopRegion(const char *regionTag)
 {
-	int (*stop)(const char *) = compat_fn_load(&stop_fn);
 	int ret;
 
-	if (!regionTag || !*regionTag || !stop)
+	if (!regionTag || !*regionTag)
 		return -EFAULT;
-	ret = stop(regionTag);
+	ret = compat_fn_load(&likwid_stop_fn)(regionTag);
 	if (UNLIKELY(ret != 0))
 		return stop_not_0(regionTag, ret);
 	tags_open--;
