@@ -182,7 +182,7 @@ $(ARM64_B)/compat/%.o: compat/%.c compat/name.h compat/thread.h preload/markers/
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC64    $<")
 	$(Q)$(ARM64_CC) -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
-		-D_GNU_SOURCE -I. -Iinclude -c -o $@ $<
+		-fomit-frame-pointer -D_GNU_SOURCE -I. -Iinclude -c -o $@ $<
 
 $(ARM64_COMPAT_SO): $(ARM64_COMPAT_OBJ) $(call arm64_obj,preload/events/likwid_names.c) \
 		compat/libpfshim-compat.map
