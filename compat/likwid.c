@@ -412,14 +412,15 @@ API void likwid_markerGetRegion(const char *regionTag, int *nr_events, double *e
 	char buf[COMPAT_NAME_LEN];
 	struct pfshim_region_values v = { 0 };
 	struct tag *t = NULL, none = { .name = "" };
-	int i, n = 0, nr;
+	int i, n = 0, nr, known = 0;
 
 	if (tag_ok(regionTag)) {
 		regionTag = compat_region_name(regionTag, buf);
 		t = tag_find(regionTag, 0);
-		if (pfshim_region_values(regionTag, &v) != 0)
-			v.nr = 0;
+		known = pfshim_region_values(regionTag, &v) == 0;
 	}
+	if (!known)
+		v = (struct pfshim_region_values){ 0 };
 	if (!t)
 		t = &none;
 	nr = v.nr > t->nr ? v.nr : t->nr;
@@ -432,7 +433,7 @@ API void likwid_markerGetRegion(const char *regionTag, int *nr_events, double *e
 	if (nr_events)
 		*nr_events = n;
 	if (time)
-		*time = t->time + (double)(v.wall_ns - (v.nr ? t->base_wall_ns : 0)) / 1e9;
+		*time = t->time + (double)(v.wall_ns - (known ? t->base_wall_ns : 0)) / 1e9;
 	if (count)
-		*count = t->count + (int)(v.calls - (v.nr ? t->base_calls : 0));
+		*count = t->count + (int)(v.calls - (known ? t->base_calls : 0));
 }
