@@ -13,9 +13,12 @@
  * report shows it as the native API would. The pfshim_v1_* references are
  * weak: without libpfshim.so the regions are no-ops.
  *
- * LIKWID's GET needs each thread's counts per tag, which the public API does
- * not give: this file keeps a small per-thread table of its own (tag, state,
- * calls, time, sums), read with pfshim_read() at each start and stop.
+ * LIKWID's GET reads a tag's values from pfshim's own region table
+ * (pfshim_region_values), so START and STOP are pfshim's pair by name with
+ * a few checks. This file keeps a small per-thread table of its own only
+ * for what pfshim does not: the tags it did not take (no libpfshim.so, or
+ * its thread table full), counted here with pfshim_read() and the clock as
+ * LIKWID would, and what each tag had counted at its last RESET.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -26,16 +29,20 @@
 
 #include <pfshim.h>
 #include "compat/name.h"
+#include "compat/thread.h"
 #include "include/pfshim/likwid-marker.h"
 
 #define API __attribute__((visibility("default")))
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define TAGS_FIRST 16	/* a thread's table is made for this many tags, and doubles */
 #define TAG_LEN COMPAT_NAME_LEN	/* a tag as its pfshim region name (compat/name.h) */
-#define GET_EVENTS 16	/* events GET returns at most */
+#define GET_EVENTS PFSHIM_MAX_EVENTS	/* events GET returns at most */
 
+/* A tag in this thread's own table. */
 struct tag {
 	char name[TAG_LEN];
+	/* Counted here (pfshim did not take it): */
 	int running;
 	int count;
 	double time;		/* s */
@@ -43,6 +50,10 @@ struct tag {
 	int nr;
 	uint64_t start[GET_EVENTS];
 	double sum[GET_EVENTS];
+	/* pfshim's values of the region at the tag's last RESET, which GET takes off: */
+	uint64_t base_calls, base_wall_ns;
+	int base_nr;
+	uint64_t base[GET_EVENTS];
 };
 
 struct table {
@@ -51,9 +62,37 @@ struct table {
 	struct tag *tag;
 };
 
-static int likwid_init;
+/*
+ * pfshim's begin and end by name between likwid_markerInit() and
+ * likwid_markerClose(), the closed calls below outside: a START or STOP
+ * calls through one of them without testing that the marker API is
+ * initialised, nor pfshim's weak reference, nor going through the PLT.
+ * Without libpfshim.so a stub answers PFSHIM_INACTIVE, as pfshim.h's
+ * wrappers do. Hidden, not static: GCC reaches a static one through its
+ * section's anchor, an add more a call (arm64).
+ */
+static int tag_closed(const char *tag);
+__attribute__((visibility("hidden"))) int (*likwid_start_fn)(const char *) = tag_closed;
+__attribute__((visibility("hidden"))) int (*likwid_stop_fn)(const char *) = tag_closed;
+
+/* Before init and after close: -EFAULT, as LIKWID's, which is none of pfshim's codes. */
+_Static_assert(-EFAULT != PFSHIM_INACTIVE && -EFAULT != PFSHIM_MISUSE &&
+	       -EFAULT != PFSHIM_FAILED, "the closed calls' answer is not pfshim's");
+
+static int tag_closed(const char *tag)
+{
+	(void)tag;
+	return -EFAULT;
+}
+
 static pthread_key_t table_key;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+/*
+ * This thread's tags open now, whoever keeps them: while there is none, a
+ * START cannot be of a running tag, and needs no look at any table.
+ */
+static COMPAT_THREAD int tags_open;
 
 static void table_free(void *p)
 {
@@ -140,9 +179,56 @@ static int tag_ok(const char *name)
 	return name && *name;
 }
 
+/* Between likwid_markerInit() and likwid_markerClose(). */
+static int initialized(void)
+{
+	return compat_fn_load(&likwid_start_fn) != tag_closed;
+}
+
+/* A tag this layer counts: its start, as LIKWID takes it (the counters, then the clock). */
+static void tag_start(struct tag *t)
+{
+	struct pfshim_counts c;
+
+	c.nr = 0;
+	if (pfshim_read(&c) != 0)
+		c.nr = 0;
+	t->nr = c.nr < GET_EVENTS ? c.nr : GET_EVENTS;
+	for (int i = 0; i < t->nr; i++)
+		t->start[i] = c.value[i];
+	t->running = 1;
+	t->start_ns = now_ns();
+}
+
+static void tag_stop(struct tag *t)
+{
+	uint64_t end_ns = now_ns();
+	struct pfshim_counts c;
+
+	c.nr = 0;
+	if (pfshim_read(&c) != 0)
+		c.nr = 0;
+	t->running = 0;
+	t->count++;
+	t->time += (double)(end_ns - t->start_ns) / 1e9;
+	for (int i = 0; i < t->nr && i < c.nr; i++)
+		t->sum[i] += (double)(c.value[i] - t->start[i]);
+}
+
+static int region_inactive(const char *name)
+{
+	(void)name;
+	return PFSHIM_INACTIVE;
+}
+
 API void likwid_markerInit(void)
 {
-	__atomic_store_n(&likwid_init, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&likwid_stop_fn,
+			 pfshim_v1_region_end ? pfshim_v1_region_end : region_inactive,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&likwid_start_fn,
+			 pfshim_v1_region_begin ? pfshim_v1_region_begin : region_inactive,
+			 __ATOMIC_RELAXED);
 }
 
 /* Threads set up at their first region: nothing to do. */
@@ -158,127 +244,196 @@ API void likwid_markerNextGroup(void)
 /* The report is written at exit, as for every pfshim program. */
 API void likwid_markerClose(void)
 {
-	__atomic_store_n(&likwid_init, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&likwid_start_fn, tag_closed, __ATOMIC_RELAXED);
+	__atomic_store_n(&likwid_stop_fn, tag_closed, __ATOMIC_RELAXED);
 }
 
 API int likwid_markerRegisterRegion(const char *regionTag)
 {
 	char buf[COMPAT_NAME_LEN];
 
-	if (!__atomic_load_n(&likwid_init, __ATOMIC_ACQUIRE) || !tag_ok(regionTag))
+	if (!initialized() || !tag_ok(regionTag))
 		return -EFAULT;
 	regionTag = compat_region_name(regionTag, buf);
 	(void)pfshim_region(regionTag);
+	/* As LIKWID's, a registered tag is known to this thread: RESET takes it. */
 	(void)tag_find(regionTag, 1);
 	return 0;
 }
 
-API int likwid_markerStartRegion(const char *regionTag)
+/*
+ * A start pfshim did not take (@ret): no libpfshim.so (PFSHIM_INACTIVE) or
+ * its thread table full (PFSHIM_MISUSE), so this layer counts the tag.
+ * PFSHIM_FAILED: pfshim has the region, without some counts. -EFAULT: the
+ * marker API is closed.
+ */
+static __attribute__((noinline)) int start_not_taken(const char *tag, int ret)
 {
 	char buf[COMPAT_NAME_LEN];
-	struct pfshim_counts c;
 	struct tag *t;
-	int i;
 
-	if (!__atomic_load_n(&likwid_init, __ATOMIC_ACQUIRE) || !tag_ok(regionTag))
+	if (ret == -EFAULT) {		/* closed: not started */
+		tags_open--;
 		return -EFAULT;
-	regionTag = compat_region_name(regionTag, buf);
-	t = tag_find(regionTag, 1);
-	if (t && t->running) {
+	}
+	if (ret == PFSHIM_FAILED)
+		return 0;
+	t = tag_find(compat_region_name(tag, buf), 1);
+	if (t)
+		tag_start(t);
+	return 0;
+}
+
+/* A start while other tags are open in this thread: this one may be among them. */
+static __attribute__((noinline)) int start_other(const char *tag)
+{
+	char buf[COMPAT_NAME_LEN];
+	struct pfshim_region_values v;
+	struct tag *t;
+	int ret;
+
+	if (!initialized())
+		return -EFAULT;
+	tag = compat_region_name(tag, buf);
+	t = tag_find(tag, 0);
+	if ((t && t->running) || (pfshim_region_values(tag, &v) == 0 && v.open)) {
 		/*
 		 * LIKWID warns and starts the tag again. The pfshim region goes on
-		 * from its first start (a second begin would need a second stop);
-		 * GET's values start again from here, as LIKWID's do.
+		 * from its first start (a second begin would need a second stop),
+		 * and so do GET's values of it; a tag this layer counts starts
+		 * again from here, as LIKWID's do.
 		 */
-		fprintf(stderr, "pfshim: likwid: region %s was already started\n", regionTag);
-	} else {
-		(void)pfshim_region_begin(regionTag);
+		fprintf(stderr, "pfshim: likwid: region %s was already started\n", tag);
+		if (t && t->running)
+			tag_start(t);
+		return 0;
 	}
-	if (t) {
-		c.nr = 0;
-		if (pfshim_read(&c) != 0)
-			c.nr = 0;
-		t->nr = c.nr < GET_EVENTS ? c.nr : GET_EVENTS;
-		for (i = 0; i < t->nr; i++)
-			t->start[i] = c.value[i];
-		t->running = 1;
-		t->start_ns = now_ns();
-	}
-	return 0;
+	tags_open++;
+	ret = pfshim_region_begin(tag);
+	return UNLIKELY(ret != 0) ? start_not_taken(tag, ret) : 0;
 }
 
-API int likwid_markerStopRegion(const char *regionTag)
+/* The common start: pfshim's begin by name, after the checks that need no table. */
+API int likwid_markerStartRegion(const char *regionTag)
+{
+	int ret;
+
+	if (!regionTag || !*regionTag)
+		return -EFAULT;
+	if (UNLIKELY(tags_open != 0))
+		return start_other(regionTag);
+	tags_open = 1;
+	ret = compat_fn_load(&likwid_start_fn)(regionTag);
+	return UNLIKELY(ret != 0) ? start_not_taken(regionTag, ret) : 0;
+}
+
+/*
+ * A stop pfshim's end said something other than 0 to: PFSHIM_FAILED (it
+ * took it, without some counts), else PFSHIM_MISUSE or PFSHIM_INACTIVE;
+ * or -EFAULT, the marker API closed.
+ */
+static __attribute__((noinline)) int stop_not_0(const char *tag, int ret)
 {
 	char buf[COMPAT_NAME_LEN];
-	struct pfshim_counts c;
-	uint64_t end_ns = now_ns();
 	struct tag *t;
-	int i;
 
-	if (!__atomic_load_n(&likwid_init, __ATOMIC_ACQUIRE) || !tag_ok(regionTag))
+	if (ret == -EFAULT)		/* closed */
 		return -EFAULT;
-	regionTag = compat_region_name(regionTag, buf);
-	c.nr = 0;
-	if (pfshim_read(&c) != 0)
-		c.nr = 0;
-	t = tag_find(regionTag, 0);
-	/*
-	 * A tag started when there was no memory for it has no entry: pfshim's
-	 * region knows whether it runs (0: it did; no shim: nobody knows, so
-	 * no complaint).
-	 */
-	if (!t && table_lost() && pfshim_region_end(regionTag) != PFSHIM_MISUSE)
+	if (ret == PFSHIM_FAILED) {
+		tags_open--;
 		return 0;
-	if (!t || !t->running) {
-		/* as LIKWID: a tag that is not running in this thread */
-		fprintf(stderr, "pfshim: likwid: stopping an unknown/not-started region %s\n",
-			regionTag);
-		if (t || !table_lost())		/* else ended above: a misuse already */
-			(void)pfshim_region_end(regionTag);	/* counted as misuse in the report */
-		return -EFAULT;
 	}
-	(void)pfshim_region_end(regionTag);
-	t->running = 0;
-	t->count++;
-	t->time += (double)(end_ns - t->start_ns) / 1e9;
-	for (i = 0; i < t->nr && i < c.nr; i++)
-		t->sum[i] += (double)(c.value[i] - t->start[i]);
+	tag = compat_region_name(tag, buf);
+	t = tag_find(tag, 0);
+
+	if (t && t->running) {
+		tag_stop(t);
+		tags_open--;
+		return 0;
+	}
+	/* A tag started with no memory for it: without the shim nobody knows; no complaint. */
+	if (!t && ret == PFSHIM_INACTIVE && table_lost()) {
+		tags_open--;
+		return 0;
+	}
+	/* as LIKWID: a tag that is not running in this thread (a misuse in pfshim's report) */
+	fprintf(stderr, "pfshim: likwid: stopping an unknown/not-started region %s\n", tag);
+	return -EFAULT;
+}
+
+/* The common stop: pfshim's end by name, after the checks that need no table. */
+API int likwid_markerStopRegion(const char *regionTag)
+{
+	int ret;
+
+	if (!regionTag || !*regionTag)
+		return -EFAULT;
+	ret = compat_fn_load(&likwid_stop_fn)(regionTag);
+	if (UNLIKELY(ret != 0))
+		return stop_not_0(regionTag, ret);
+	tags_open--;
 	return 0;
 }
 
-/* Clears this thread's GET values of the tag; the report's region is not reset. */
+/*
+ * Clears this thread's GET values of the tag: what pfshim's region has
+ * counted so far is kept as the tag's base, which GET takes off. The
+ * report's region is not reset.
+ */
 API int likwid_markerResetRegion(const char *regionTag)
 {
 	char buf[COMPAT_NAME_LEN];
+	struct pfshim_region_values v;
 	struct tag *t;
+	int known;
 
-	if (!__atomic_load_n(&likwid_init, __ATOMIC_ACQUIRE) || !tag_ok(regionTag))
+	if (!initialized() || !tag_ok(regionTag))
 		return -EFAULT;
-	t = tag_find(compat_region_name(regionTag, buf), 0);
+	regionTag = compat_region_name(regionTag, buf);
+	known = pfshim_region_values(regionTag, &v) == 0;
+	t = tag_find(regionTag, known);
 	if (!t)
 		return -EFAULT;
 	t->count = 0;
 	t->time = 0;
 	memset(t->sum, 0, sizeof(t->sum));
+	t->base_calls = known ? v.calls : 0;
+	t->base_wall_ns = known ? v.wall_ns : 0;
+	t->base_nr = known ? v.nr : 0;
+	for (int i = 0; i < t->base_nr; i++)
+		t->base[i] = v.value[i];
 	return 0;
 }
 
+/* What pfshim's region counted in this thread since the tag's last RESET, and what this layer did. */
 API void likwid_markerGetRegion(const char *regionTag, int *nr_events, double *events,
 				double *time, int *count)
 {
 	char buf[COMPAT_NAME_LEN];
-	struct tag *t = tag_ok(regionTag) ? tag_find(compat_region_name(regionTag, buf), 0) : NULL;
-	int i, n = 0;
+	struct pfshim_region_values v = { 0 };
+	struct tag *t = NULL, none = { .name = "" };
+	int i, n = 0, nr, known = 0;
 
-	if (t && nr_events && events) {
-		n = *nr_events < t->nr ? *nr_events : t->nr;
+	if (tag_ok(regionTag)) {
+		regionTag = compat_region_name(regionTag, buf);
+		t = tag_find(regionTag, 0);
+		known = pfshim_region_values(regionTag, &v) == 0;
+	}
+	if (!known)
+		v = (struct pfshim_region_values){ 0 };
+	if (!t)
+		t = &none;
+	nr = v.nr > t->nr ? v.nr : t->nr;
+	if (nr_events && events) {
+		n = *nr_events < nr ? *nr_events : nr;
 		for (i = 0; i < n; i++)
-			events[i] = t->sum[i];
+			events[i] = (i < t->nr ? t->sum[i] : 0) +
+				    (i < v.nr ? (double)(v.value[i] - (i < t->base_nr ? t->base[i] : 0)) : 0);
 	}
 	if (nr_events)
 		*nr_events = n;
 	if (time)
-		*time = t ? t->time : 0;
+		*time = t->time + (double)(v.wall_ns - (known ? t->base_wall_ns : 0)) / 1e9;
 	if (count)
-		*count = t ? t->count : 0;
+		*count = t->count + (int)(v.calls - (known ? t->base_calls : 0));
 }

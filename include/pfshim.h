@@ -47,6 +47,18 @@ struct pfshim_counts {
 };
 
 /*
+ * A region's completed calls in the calling thread, summed over every place
+ * it was begun from (pfshim_region_values). An open call is not in them yet.
+ */
+struct pfshim_region_values {
+	int nr;					/* events configured: the entries of value */
+	int open;				/* 1: the region is open in this thread now */
+	uint64_t calls;				/* calls completed in this thread */
+	uint64_t wall_ns;			/* their wall time */
+	uint64_t value[PFSHIM_MAX_EVENTS];	/* their counts, PFSHIM_EVENTS order, scaled */
+};
+
+/*
  * The implementation, resolved at run time; null when libpfshim.so is absent.
  * libpfshim.so itself defines PFSHIM_IMPLEMENTATION to define them strongly.
  */
@@ -61,6 +73,8 @@ extern int pfshim_v1_end(pfshim_region_t region) PFSHIM_WEAK;
 extern int pfshim_v1_region_begin(const char *name) PFSHIM_WEAK;
 extern int pfshim_v1_region_end(const char *name) PFSHIM_WEAK;
 extern int pfshim_v1_read(struct pfshim_counts *counts) PFSHIM_WEAK;
+extern int pfshim_v1_region_values(const char *name, struct pfshim_region_values *values)
+	PFSHIM_WEAK;
 extern int pfshim_v1_report(void) PFSHIM_WEAK;
 
 #ifndef PFSHIM_IMPLEMENTATION	/* the wrappers are for programs, not for the shim */
@@ -115,6 +129,21 @@ static inline int pfshim_region_end(const char *name)
 static inline int pfshim_read(struct pfshim_counts *counts)
 {
 	return pfshim_v1_read ? pfshim_v1_read(counts) : PFSHIM_INACTIVE;
+}
+
+/*
+ * pfshim_region_values - what the region called @name counted in the calling
+ * thread so far: its completed calls, their wall time and their counts (the
+ * numbers its report will show for this thread, as they stand now). Reads
+ * the thread's own table: no counter read, no system call. Not from a
+ * signal handler that interrupted this thread's marker call.
+ * Return: 0; PFSHIM_MISUSE when this thread never began the region (or its
+ * table was full when it tried, or the name is one pfshim refuses): every
+ * value 0; PFSHIM_INACTIVE.
+ */
+static inline int pfshim_region_values(const char *name, struct pfshim_region_values *values)
+{
+	return pfshim_v1_region_values ? pfshim_v1_region_values(name, values) : PFSHIM_INACTIVE;
 }
 
 /* pfshim_report - write a report now (reason "explicit"), as at exit. */

@@ -1212,6 +1212,50 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 	return failed ? PFSHIM_FAILED : 0;
 }
 
+/* The hybrid sums of @value (counts_fill_sums() for a value alone). */
+static void values_fill_sums(uint64_t *value)
+{
+	const struct event_list *events = markers.host.events;
+
+	for (int i = 0; i < events->nr; i++)
+		for (int k = 0; k < events->ev[i].nr_parts; k++)
+			value[i] += value[events->ev[i].parts[k]];
+}
+
+/*
+ * LIKWID's GET (compat/likwid.c) reads a region's values here rather than
+ * keeping them itself: its START and STOP are then the pair by name alone.
+ */
+PFSHIM_EXPORT int pfshim_v1_region_values(const char *name, struct pfshim_region_values *values)
+{
+	const struct region_layout *l = &markers.layout;
+	struct marker_thread *t = self;
+	struct region_id_values v;
+	int id, err;
+
+	if (!host_is_self())
+		return PFSHIM_INACTIVE;
+	if (!values)
+		return PFSHIM_MISUSE;
+	values->nr = markers.host.events->nr;
+	values->open = 0;
+	values->calls = 0;
+	values->wall_ns = 0;
+	memset(values->value, 0, (size_t)values->nr * sizeof(values->value[0]));
+	/* No table yet: this thread began nothing. */
+	id = t ? region_names_lookup(&markers_names, name) : -ENOENT;
+	if (id < 0)
+		return PFSHIM_MISUSE;
+	err = region_thread_id_read(t->regions, l, (uint32_t)id, &v);
+	values->open = v.open;
+	values->calls = v.calls;
+	values->wall_ns = v.wall_ns;
+	for (int e = 0; e < l->nr_events; e++)
+		values->value[markers.event_index[e]] = v.value[e];
+	values_fill_sums(values->value);
+	return err ? PFSHIM_MISUSE : 0;
+}
+
 PFSHIM_EXPORT int pfshim_v1_report(void)
 {
 	char name[16];

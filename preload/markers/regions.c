@@ -23,6 +23,8 @@
  */
 #include "preload/markers/regions.h"
 
+#include "preload/markers/long_name.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -43,9 +45,10 @@ static uint32_t name_hash(const char *s)
 	return h;
 }
 
+/* Any name but NULL and the empty one: a long one is kept shortened (long_name.h). */
 static int name_is_valid(const char *name)
 {
-	return name && name[0] && strnlen(name, REGIONS_NAME_LEN) < REGIONS_NAME_LEN;
+	return name && name[0];
 }
 
 /* The hash slot holding @name, or the empty slot where it would go. */
@@ -69,9 +72,11 @@ int region_names_lookup(const struct region_names *t, const char *name)
 {
 	uint16_t found;
 
+	char buf[REGIONS_NAME_LEN];
+
 	if (!name_is_valid(name))
 		return -ENOENT;
-	name_probe(t, name, &found);
+	name_probe(t, region_name_key(name, buf), &found);
 	return found ? found - 1 : -ENOENT;
 }
 
@@ -89,11 +94,13 @@ static void region_name_set(struct region_name *n, uint32_t id, const char *name
 
 int region_names_intern(struct region_names *t, const char *name)
 {
+	char buf[REGIONS_NAME_LEN];
 	uint32_t nr, i;
 	uint16_t found;
 
 	if (!name_is_valid(name))
 		return -EINVAL;
+	name = region_name_key(name, buf);
 	i = name_probe(t, name, &found);
 	if (found)
 		return found - 1;
@@ -752,6 +759,34 @@ static uint64_t thread_id_calls(const struct region_thread *t, const struct regi
 		calls += s->id == id ? s->calls : 0;
 	}
 	return calls;
+}
+
+int region_thread_id_read(const struct region_thread *t, const struct region_layout *l,
+			  uint32_t id, struct region_id_values *out)
+{
+	const struct region_slot *latest = region_slot_find(t, l, id);
+	bool begun = false;
+
+	out->calls = 0;
+	out->open = latest && latest->depth > 0;
+	for (uint32_t i = 0; i < t->nr_slots && i < (uint32_t)l->capacity; i++)
+		if (region_slot_at(t, l, i)->id == id) {
+			begun = true;
+			break;
+		}
+	if (!begun) {
+		out->wall_ns = 0;
+		for (int e = 0; e < l->nr_events; e++)
+			out->value[e] = 0;
+		return -ENOENT;
+	}
+	out->calls = thread_id_calls(t, l, id);
+	(void)thread_id_value(t, l, id, region_value_wall(), &out->wall_ns);
+	out->wall_ns = wall_ns_of(t, out->wall_ns);
+	for (int e = 0; e < l->nr_events; e++)
+		if (thread_id_value(t, l, id, region_value_event(e), &out->value[e]) < 0)
+			out->value[e] = 0;
+	return 0;
 }
 
 /* Node @s into its region's total; the thread itself once per region, at its first node. */

@@ -19,7 +19,7 @@
  * probe's hidden region, reserved first as id 0 (preload/markers/probe.c).
  */
 #define REGIONS_NAMES_MAX	257
-#define REGIONS_NAME_LEN	64	/* bytes, NUL included; longer names are refused */
+#define REGIONS_NAME_LEN	64	/* bytes, NUL included; longer names are shortened */
 #define REGIONS_PER_THREAD_MAX	64	/* regions one thread can hold, at most */
 #define REGIONS_PER_THREAD_MIN	8	/* the thread table grows past its budget for these */
 #define REGIONS_HASH_SIZE	512	/* open addressing, at most half full */
@@ -53,8 +53,10 @@ struct region_names {
 int region_names_lookup(const struct region_names *t, const char *name);
 
 /*
- * region_names_intern - the id of @name, added if new. Callers serialize.
- * Return: the id, -EINVAL for a NULL, empty or too long name, -ENOSPC when
+ * region_names_intern - the id of @name, added if new; a name of
+ * REGIONS_NAME_LEN bytes or more as region_name_shorten() has it (so does
+ * region_names_lookup). Callers serialize.
+ * Return: the id, -EINVAL for a NULL or empty name, -ENOSPC when
  * REGIONS_NAMES_MAX names exist.
  */
 int region_names_intern(struct region_names *t, const char *name);
@@ -492,6 +494,25 @@ int region_thread_snapshot(const struct region_thread *t, const struct region_la
  */
 int region_slot_value(const struct region_slot *s, const struct region_layout *l, int k,
 		      uint64_t *out);
+
+/* What region_thread_id_read() gives of one region in one thread. */
+struct region_id_values {
+	uint64_t calls;			/* completed outermost entries, over every path */
+	uint64_t wall_ns;		/* their wall time, in ns whatever the table's unit */
+	bool open;			/* its latest node is open now */
+	uint64_t value[REGIONS_EVENTS_MAX];	/* each event's sum, scaled; 0 if it never ran */
+};
+
+/*
+ * region_thread_id_read - region @id's sums in @t over all its paths, as
+ * the region's flat listing shows them (region_slot_add, region_slot_value):
+ * what LIKWID's GET asks of a region (pfshim_region_values). For the owner
+ * thread (it reads the table without the sequence counter).
+ * Return: 0; -ENOENT when @t has no node of @id (never begun here, or
+ * refused for a full table): everything 0.
+ */
+int region_thread_id_read(const struct region_thread *t, const struct region_layout *l,
+			  uint32_t id, struct region_id_values *out);
 
 /* The totals of one region over every thread merged into it. */
 struct region_total {

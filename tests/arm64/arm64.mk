@@ -111,7 +111,8 @@ arm64-initramfs: $(ARM64_BIN) $(ARM64_B)/pfshim-tests $(ARM64_CACHE)/busybox $(A
 
 # (Defined before the rule that needs it: make reads a rule's prerequisites as it meets them.)
 ARM64_COMPAT_SO := $(ARM64_B)/libpfshim-compat.so
-ARM64_COMPAT_OBJ := $(patsubst %,$(ARM64_B)/compat/%.o,likwid papi_hl name env event_names)
+ARM64_COMPAT_OBJ := $(patsubst %,$(ARM64_B)/compat/%.o,likwid papi_hl env event_names) \
+	$(call arm64_obj,preload/markers/long_name.c)
 
 # libpapi.so.7.0 comes in as bench_papi_arm64's NEEDED, found in ARM64_PAPI_LIB;
 # libpfshim-compat.so, which it dlopen()s for the LIKWID and PAPI_hl pairs, at /lib.
@@ -176,12 +177,12 @@ $(ARM64_B)/libpfshim.so: $(call arm64_obj,$(SHIM_SRC) $(CORE_SRC) $(FASTREAD_SRC
 # The LIKWID and PAPI_hl layer (compat/compat.mk's libpfshim-compat.so, with
 # its flags), for bench-arm64's compat pairs only.
 
-$(ARM64_B)/compat/%.o: compat/%.c compat/name.h compat/event_names.h preload/config.h \
+$(ARM64_B)/compat/%.o: compat/%.c compat/name.h compat/thread.h preload/markers/long_name.h compat/event_names.h preload/config.h \
 		include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h | arm64-deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC64    $<")
 	$(Q)$(ARM64_CC) -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
-		-D_GNU_SOURCE -I. -Iinclude -c -o $@ $<
+		-fomit-frame-pointer -D_GNU_SOURCE -I. -Iinclude -c -o $@ $<
 
 $(ARM64_COMPAT_SO): $(ARM64_COMPAT_OBJ) $(call arm64_obj,preload/events/likwid_names.c) \
 		compat/libpfshim-compat.map

@@ -317,6 +317,47 @@ print("%08x"%h)')\",2]" ]
 		"\"tag-00\" {\"end_without_begin\":1,\"bad_handle\":0,\"table_full\":$(( (66 - cap) * 2 + 1 )),\"unnested\":0,\"unclosed\":0}" ]
 }
 
+# get LABEL: the numbers likwid_get printed for LABEL (count, time_ns, then each event).
+get() {
+	awk -v l="$1: " 'index($0, l) == 1 { sub(l, ""); print $2, $4, substr($0, index($0, "values") + 7) }' <<<"$output"
+}
+
+# report TAG: the tag's region in the one thread of the report, as get prints it.
+report() {
+	jq -r --arg r "$1" '.regions.threads[0].regions[] | select(.name == $r) | "\(.calls) \(.wall_ns) \([.events[].value] | join(" "))"' "$REPORTS"
+}
+
+@test "LIKWID: GET is pfshim's region of the thread: several pairs, nested tags on two paths, never started, RESET, started twice" {
+	run -0 --separate-stderr timeout 60 env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" "$EV" \
+		"$CT/likwid_get.pfshim"
+	[ "${lines[-1]}" = "bad 0" ]
+	[ "$stderr" = "pfshim: likwid: region twice was already started" ]
+	# never started, here or in another thread: nothing, no events
+	[ "$(get never | sort -u)" = "0 0 " ]
+	[ "$(get 'other thread outer')" = "0 0 " ]
+	# inner: 2 calls in each of 4 outer ones and 1 on its own, two paths, all in GET; each
+	# call touches 16 fresh pages. GET is the thread's region in the report, to the ns and count.
+	read -r calls ns task faults <<<"$(get inner)"
+	[ "$calls" -eq 9 ]
+	[ "$faults" -ge $((9 * 16)) ]
+	[ "$(get inner)" = "$(report inner)" ]
+	[ "$(jq '[.regions.threads[0].paths[] | select(.name == "inner")] | length' "$REPORTS")" -eq 2 ]
+	# outer holds 8 inner calls: at least their faults, and its time at least theirs
+	read -r calls ns task faults <<<"$(get outer)"
+	[ "$calls" -eq 4 ]
+	[ "$faults" -ge $((8 * 16)) ]
+	[ "$ns" -gt 0 ]
+	# RESET: GET starts again from 0, the report keeps every call (4 + 1 after the reset)
+	[ "$(get 'outer after reset')" = "0 0 0 0" ]
+	read -r calls2 ns2 task2 faults2 <<<"$(get 'outer after reset and a call')"
+	[ "$calls2" -eq 1 ]
+	[ "$faults2" -ge 16 ]
+	[ "$(report outer)" = "$((calls + calls2)) $((ns + ns2)) $((task + task2)) $((faults + faults2))" ]
+	# started twice, stopped once: one call, not re-entered, in GET and in the report
+	[ "$(get twice | cut -d' ' -f1)" -eq 1 ]
+	[ "$(jq -c '.regions.threads[0].regions[] | select(.name == "twice") | [.calls, .reentries, .open]' "$REPORTS")" = '[1,0,0]' ]
+}
+
 # ---- LIKWID_EVENTS, PAPI_EVENTS, PAPI_OUTPUT_DIRECTORY: read for the shim only
 # when the user preloads the compat library (compat/env.c)
 

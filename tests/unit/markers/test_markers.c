@@ -18,6 +18,7 @@
 
 #include "pfshim.h"
 #include "preload/counters/totals.h"
+#include "preload/markers/long_name.h"
 #include "preload/markers/markers.h"
 #include "preload/markers/state.h"
 
@@ -91,10 +92,99 @@ static void test_sums_and_part_groups(void **state)
 	counters_close(&totals);
 }
 
+/*
+ * pfshim_v1_region_values(): a region's calls and counts in PFSHIM_EVENTS
+ * order, each sum from its parts; a region this thread never began, a
+ * name never given, and NULL are PFSHIM_MISUSE with every value 0.
+ */
+static void test_region_values(void **state)
+{
+	struct markers_host host = { &list, &totals, always_self, no_report, false };
+	struct pfshim_region_values v;
+	long page = sysconf(_SC_PAGESIZE);
+	char *pages;
+
+	(void)state;
+	if (counters_open(&totals, &list) != 2)
+		skip();
+	markers_start(&host);
+	pages = mmap(NULL, 3 * 64 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	assert_true(pages != MAP_FAILED);
+	madvise(pages, 3 * 64 * page, MADV_NOHUGEPAGE);
+	assert_int_equal(pfshim_v1_region("elsewhere") > 0, 1);	/* a name, never begun here */
+	for (int call = 0; call < 3; call++) {
+		assert_int_equal(pfshim_v1_region_begin("touch"), 0);
+		for (long off = 0; off < 64 * page; off += page)
+			pages[call * 64 * page + off] = 1;
+		assert_int_equal(pfshim_v1_region_end("touch"), 0);
+	}
+	munmap(pages, 3 * 64 * page);
+	memset(&v, 0xff, sizeof(v));
+	assert_int_equal(pfshim_v1_region_values("touch", &v), 0);
+	assert_int_equal(v.nr, 3);
+	assert_int_equal(v.calls, 3);
+	assert_int_equal(v.open, 0);
+	assert_true(v.wall_ns > 0);
+	assert_true(v.value[0] + v.value[1] >= 3 * 64);
+	assert_int_equal(v.value[2], v.value[0] + v.value[1]);
+	/* Open: the completed calls only. */
+	assert_int_equal(pfshim_v1_region_begin("touch"), 0);
+	assert_int_equal(pfshim_v1_region_values("touch", &v), 0);
+	assert_int_equal(v.calls, 3);
+	assert_int_equal(v.open, 1);
+	assert_int_equal(pfshim_v1_region_end("touch"), 0);
+	for (int k = 0; k < 3; k++) {
+		static const char *const names[] = { "elsewhere", "never-named", NULL };
+
+		memset(&v, 0xff, sizeof(v));
+		assert_int_equal(pfshim_v1_region_values(names[k], &v), PFSHIM_MISUSE);
+		assert_int_equal(v.nr, 3);
+		assert_int_equal(v.calls + v.wall_ns + (uint64_t)v.open, 0);
+		assert_int_equal(v.value[0] + v.value[1] + v.value[2], 0);
+	}
+	assert_int_equal(pfshim_v1_region_values("touch", NULL), PFSHIM_MISUSE);
+	counters_close(&totals);
+}
+
+/*
+ * A name of 64 bytes or more is a region, kept shortened (long_name.h): by
+ * name and by handle alike, the long name and its short one the same
+ * region, nothing refused.
+ */
+static void test_long_name_is_a_region(void **state)
+{
+	struct markers_host host = { &list, &totals, always_self, no_report, false };
+	struct pfshim_region_values v;
+	char name[100], buf[REGIONS_NAME_LEN];
+	uint64_t refused = atomic_load(&markers.names_refused);
+
+	(void)state;
+	if (counters_open(&totals, &list) != 2)
+		skip();
+	markers_start(&host);
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (int call = 0; call < 2; call++) {
+		assert_int_equal(pfshim_v1_region_begin(name), 0);
+		assert_int_equal(pfshim_v1_region_end(name), 0);
+	}
+	assert_int_equal(pfshim_v1_begin(pfshim_v1_region(region_name_shorten(name, buf))), 0);
+	assert_int_equal(pfshim_v1_end(pfshim_v1_region(name)), 0);
+	assert_int_equal(pfshim_v1_region_values(name, &v), 0);
+	assert_int_equal(v.calls, 3);
+	assert_int_equal(pfshim_v1_region_values(buf, &v), 0);
+	assert_int_equal(v.calls, 3);
+	assert_int_equal(atomic_load(&markers.names_refused), refused);
+	counters_close(&totals);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sums_and_part_groups),
+		cmocka_unit_test(test_region_values),
+		cmocka_unit_test(test_long_name_is_a_region),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,9 +81,12 @@ static void test_names_intern_and_lookup(void **state)
 	assert_int_equal(region_names_intern(&names, NULL), -EINVAL);
 	memset(long_name, 'x', REGIONS_NAME_LEN);
 	long_name[REGIONS_NAME_LEN] = '\0';
-	assert_int_equal(region_names_intern(&names, long_name), -EINVAL);
-	long_name[REGIONS_NAME_LEN - 1] = '\0';	/* 63 bytes: the longest that fits */
+	/* 64 bytes: kept shortened (test_long_name.c), a name all the same */
 	assert_int_equal(region_names_intern(&names, long_name), 2);
+	assert_int_equal(strlen(region_names_get(&names, 2)), REGIONS_NAME_LEN - 1);
+	long_name[REGIONS_NAME_LEN - 1] = '\0';	/* 63 bytes: the longest kept as it is */
+	assert_int_equal(region_names_intern(&names, long_name), 3);
+	assert_string_equal(region_names_get(&names, 3), long_name);
 }
 
 static void test_names_limit(void **state)
@@ -602,6 +605,82 @@ static void test_paths_two_parents(void **state)
 	free(tot);
 }
 
+/*
+ * What pfshim_region_values() reads (LIKWID's GET): a region's calls, wall
+ * time and scaled counts summed over its paths, open or not; a region never
+ * begun, or refused for a full table, is -ENOENT with every value 0; a wall
+ * in timer cycles is given in ns.
+ */
+static void test_id_read(void **state)
+{
+	enum { A, B, C, NEVER = 9 };
+	const uint32_t cap = (uint32_t)layout.capacity;
+	struct region_id_values v;
+	uint64_t *start;
+
+	(void)state;
+	memset(&v, 0xff, sizeof(v));
+	assert_int_equal(region_thread_id_read(thread, &layout, NEVER, &v), -ENOENT);
+	assert_int_equal(v.calls + v.wall_ns + v.value[0] + v.value[1], 0);
+	assert_false(v.open);
+	/* C twice in A, once in B: 3 calls over two paths. */
+	begin_as_markers(A, sample(0, 0, 0));
+	begin_as_markers(C, sample(10, 1, 100));
+	end_as_markers(C, sample(40, 4, 400));		/* 30, 3, 300 */
+	begin_as_markers(C, sample(50, 5, 500));
+	end_as_markers(C, sample(55, 6, 600));		/* 5, 1, 100 */
+	end_as_markers(A, sample(100, 10, 1000));
+	begin_as_markers(B, sample(200, 20, 2000));
+	begin_as_markers(C, sample(210, 21, 2100));
+	end_as_markers(C, sample(217, 28, 2800));	/* 7, 7, 700 */
+	assert_int_equal(region_thread_id_read(thread, &layout, C, &v), 0);
+	assert_int_equal(v.calls, 3);
+	assert_int_equal(v.wall_ns, 30 + 5 + 7);
+	assert_int_equal(v.value[0], 3 + 1 + 7);
+	assert_int_equal(v.value[1], 300 + 100 + 700);
+	assert_false(v.open);
+	/* B is open: its completed calls only (none), and open says so. */
+	assert_int_equal(region_thread_id_read(thread, &layout, B, &v), 0);
+	assert_int_equal(v.calls, 0);
+	assert_int_equal(v.value[0], 0);
+	assert_true(v.open);
+	end_as_markers(B, sample(300, 40, 4000));
+	assert_int_equal(region_thread_id_read(thread, &layout, B, &v), 0);
+	assert_int_equal(v.calls, 1);
+	assert_int_equal(v.wall_ns, 100);
+	assert_int_equal(v.value[0], 20);
+	assert_false(v.open);
+	/* Running part of the time: the sums scaled by enabled/running, as the report does. */
+	start = region_begin_fast(thread, &layout, A);
+	assert_non_null(start);
+	memcpy(start, sample(1000, 0, 0), 5 * sizeof(uint64_t));
+	{
+		uint64_t half[5] = { 1200, 50, 60, 1200, 1100 };	/* enabled 200, running 100 */
+
+		assert_int_equal(region_end(thread, &layout, A, 200, half), 0);
+	}
+	/* Sums: enabled 100 + 200, running 100 + 100, so x 1.5. */
+	assert_int_equal(region_thread_id_read(thread, &layout, A, &v), 0);
+	assert_int_equal(v.calls, 2);
+	assert_int_equal(v.wall_ns, 100 + 200);
+	assert_int_equal(v.value[0], (10 + 50) * 3 / 2);
+	assert_int_equal(v.value[1], (1000 + 60) * 3 / 2);
+	/* A refused region: its thread's table full. */
+	for (uint32_t id = 10; thread->nr_slots < cap; id++) {
+		begin_as_markers(id, sample(0, 0, 0));
+		end_as_markers(id, sample(1, 0, 0));
+	}
+	assert_int_equal(region_slot_make(thread, &layout, NEVER, 200), -ENOSPC);
+	assert_int_equal(region_thread_id_read(thread, &layout, NEVER, &v), -ENOENT);
+	assert_int_equal(v.calls, 0);
+	/* Timer cycles: ns out, the table unchanged. */
+	thread->wall_mult = 1u << 31;
+	thread->wall_shift = 30;
+	assert_int_equal(region_thread_id_read(thread, &layout, C, &v), 0);
+	assert_int_equal(v.wall_ns, 2 * (30 + 5 + 7));
+	assert_int_equal(slot_of(C)->v[0], 7);	/* its latest node, under B: still cycles */
+}
+
 /* Recursion A > B > A: the inner A is a re-entry (counted once, outermost), no node A under B. */
 static void test_paths_recursion(void **state)
 {
@@ -1071,6 +1150,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scaled_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_two_parents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_id_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_recursion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_signal_handler, setup, teardown),

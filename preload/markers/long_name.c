@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * name.c: long LIKWID tags and PAPI region names shortened to pfshim's
- * region name limit, the same way each time (name.h).
+ * long_name.c: a region name of any length as one pfshim keeps (shorter
+ * than REGIONS_NAME_LEN), the same way each time: the names table
+ * (regions.c) interns and looks up every long name so, and the LIKWID and
+ * PAPI_hl layers (compat/) key their own tables the same way.
  */
-#include "compat/name.h"
+#include "preload/markers/long_name.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#define KEEP 54		/* bytes kept: KEEP + '~' + 8 hex digits < COMPAT_NAME_LEN */
+#define KEEP 54		/* bytes kept: KEEP + '~' + 8 hex digits < REGIONS_NAME_LEN */
 
-const char *compat_region_name_long(const char *name, char buf[COMPAT_NAME_LEN])
+_Static_assert(KEEP + 1 + 8 < REGIONS_NAME_LEN, "a shortened name fits with its NUL");
+
+const char *region_name_shorten(const char *name, char buf[REGIONS_NAME_LEN])
 {
 	static const char hex[] = "0123456789abcdef";
 	uint32_t h = 2166136261u;
