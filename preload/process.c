@@ -1182,6 +1182,11 @@ void process_report_final_undo(void)
 		atomic_store(&process.final_report, FINAL_REPORT_NONE);
 }
 
+void process_before_spawn(void)
+{
+	job_crumb_ensure();
+}
+
 void process_before_filter(bool all_threads)
 {
 	int saved_errno = errno;
@@ -1199,6 +1204,7 @@ void process_before_filter(bool all_threads)
 	}
 	process.before_filter.ppid = getppid();
 	process.before_filter.pid_ns = pid_ns_read();
+	job_crumb_ensure();	/* a child's fallback: made while symlink(2) still works */
 	if (uname(&uts) == 0)
 		memcpy(process.before_filter.hostname, uts.nodename,
 		       sizeof(process.before_filter.hostname));

@@ -33,8 +33,19 @@ enum job_role {
  */
 void job_start(config_getenv_fn get_env, uint64_t start_ns);
 
-/* job_restart_in_child - after fork(): a descendant, with a crumb of its own. */
+/* job_restart_in_child - after fork(): a descendant, with no crumb yet. */
 void job_restart_in_child(void);
+
+/*
+ * job_crumb_ensure - this image's crumb, made once, where it may be needed:
+ * before it starts a child or a new image (or makes itself not dumpable).
+ * It is what a new image finds when no parent's descriptor leads to the
+ * job: the next image of an orphan, or of the root; a child of a parent
+ * that closed its descriptors or whose descriptors it may not read. In a
+ * vfork child it is the parent's (the memory is the parent's). Does nothing
+ * under the program's seccomp filter. Async-signal-safe; errno preserved.
+ */
+void job_crumb_ensure(void);
 
 enum job_role job_role(void);
 
