@@ -10,12 +10,13 @@
  * image (fork, vfork, posix_spawn, an exec of a descendant) that finds it
  * among its parent's descriptors is a descendant: no name is looked up in
  * any directory others may write in, and only the root looks in the shared
- * /dev/shm at all. The fallback is the crumbs: every process of a job
- * leaves a symbolic link in the private runtime directory (runtime.c: ours,
- * 0700, reached by trusted.c) named p<pid>.<start> (start: /proc/PID/stat
- * field 22, so a reused pid never matches) whose target is the role and the
- * job directory's name ("R/job-..." or "D/job-...": a name in that same
- * directory, never a path). A new image with no parent's descriptor looks
+ * /dev/shm at all. The fallback is the crumbs: a process of a job that
+ * starts a child or a new image (job_crumb_ensure(): the calls the shim
+ * interposes) first leaves a symbolic link in the private runtime directory
+ * (runtime.c: ours, 0700, reached by trusted.c) named p<pid>.<start> (start:
+ * /proc/PID/stat field 22, so a reused pid never matches) whose target is the
+ * role and the job directory's name ("R/job-..." or "D/job-...": a name in
+ * that same directory, never a path). A new image with no parent's descriptor looks
  * for its own crumb (an exec of the root, or of an orphan), then its
  * parent's (a parent that closed every descriptor, or is not dumpable).
  * With none it is a root, unless its parent runs
@@ -24,7 +25,8 @@
  * inodes) and it is a descendant that drops its report, silent, rather
  * than a root that would speak on streams a script reads.
  * The crumb goes at exit; the root sweeps those of processes that died
- * without one (SIGKILL, an exec into a static program).
+ * without removing it (SIGKILL, an exec into a static program, or into an
+ * image that found its parent's descriptor and so never looked for it).
  *
  * job_write() and job_finish() are async-signal-safe: system calls and
  * export/buf.h only.

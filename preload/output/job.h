@@ -27,8 +27,8 @@ enum job_role {
  * job_start - find this process's place: the job directory its parent holds
  * open (a new descendant), else its own crumb (an exec of a job's process),
  * else its parent's crumb, else it is a root, which makes its job directory
- * and holds it. Holds the job directory and leaves its own crumb for its
- * children. @start_ns: CLOCK_REALTIME now. Does nothing with PFSHIM_DISABLE
+ * and holds it. Holds the job directory for its children; its crumb waits
+ * for job_crumb_ensure(). @start_ns: CLOCK_REALTIME now. Does nothing with PFSHIM_DISABLE
  * or PFSHIM_OUTPUT set. Called from the constructor (jobfd_keep()).
  */
 void job_start(config_getenv_fn get_env, uint64_t start_ns);
