@@ -1112,7 +1112,8 @@ void process_report_interval(void)
 static void report_final(enum report_reason reason, int signo, int exit_status)
 {
 	int self = process_thread_id();
-	bool unforked = process_is_unforked_copy();
+	/* one getpid() for both: process_is_unforked_copy() asks it again only when not self */
+	bool is_self = process_is_self(), unforked = !is_self && process_is_unforked_copy();
 
 	/* Off after its job began (nothing to count, perf_event_open refused): only its crumb goes. */
 	if (!process.active) {
@@ -1120,7 +1121,7 @@ static void report_final(enum report_reason reason, int signo, int exit_status)
 			job_finish(reason);
 		return;
 	}
-	if (!process_is_self() && !unforked)
+	if (!is_self && !unforked)
 		return;
 	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
 		int writer = FINAL_REPORT_NONE;
