@@ -152,17 +152,19 @@ int output_dir_name(const struct output_names *names, char *name, size_t size)
  * from a stale one (a vfork child leaves its own in its parent's TLS:
  * the parent, resumed, sees another pid and reads its tid again).
  */
-static __thread uint32_t self_pid, self_tid __attribute__((tls_model("initial-exec")));
+static __thread struct {
+	uint32_t pid, tid;
+} thread_ids __attribute__((tls_model("initial-exec")));	/* one variable: the model is per declarator */
 
 static uint64_t thread_self(void)
 {
 	uint32_t pid = (uint32_t)getpid();
 
-	if (pid != self_pid) {
-		self_tid = (uint32_t)gettid();
-		self_pid = pid;
+	if (pid != thread_ids.pid) {
+		thread_ids.tid = (uint32_t)gettid();
+		thread_ids.pid = pid;
 	}
-	return (uint64_t)pid << 32 | self_tid;
+	return (uint64_t)pid << 32 | thread_ids.tid;
 }
 
 static void wait_a_ms(void)
