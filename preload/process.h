@@ -148,6 +148,14 @@ void process_handover_close(void);
  */
 void process_before_filter(bool all_threads);
 
+/*
+ * process_before_spawn - a child or a new image is about to be made (fork,
+ * exec, posix_spawn, system...), or the process makes itself not dumpable:
+ * leave what a child that cannot read this process's descriptors needs to
+ * find its job (job_crumb_ensure()). Async-signal-safe; errno is preserved.
+ */
+void process_before_spawn(void);
+
 /* process_report_final_undo - exec failed: the image lives on and will report again. */
 void process_report_final_undo(void);
 

@@ -27,11 +27,14 @@
 #include <string.h>
 #include <pthread.h>
 #include <pty.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/auxv.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <linux/nsfs.h>
 #include <sys/syscall.h>
@@ -64,6 +67,10 @@ typedef void (*exit_fn)(int);
 typedef int (*daemon_fn)(int, int);
 typedef pid_t (*fork_fn)(void);
 typedef pid_t (*forkpty_fn)(int *, char *, const struct termios *, const struct winsize *);
+typedef int (*posix_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			      const posix_spawnattr_t *, char *const[], char *const[]);
+typedef int (*system_fn)(const char *);
+typedef FILE *(*popen_fn)(const char *, const char *);
 typedef __sighandler_t (*signal_fn)(int, __sighandler_t);
 typedef int (*unshare_fn)(int);
 typedef int (*setns_fn)(int, int);
@@ -83,6 +90,9 @@ static struct {
 	daemon_fn daemon;
 	fork_fn fork;
 	forkpty_fn forkpty;
+	posix_spawn_fn posix_spawn, posix_spawnp;
+	system_fn system;
+	popen_fn popen;
 	actions_sigaction_fn sigaction;
 	signal_fn signal, bsd_signal, ssignal, sysv_signal, __sysv_signal, sigset;
 	int (*siginterrupt)(int, int);
@@ -96,7 +106,10 @@ static struct {
 
 UNINSTRUMENTED static void *real_lookup(void **slot, const char *name)
 {
-	/* Only reached before the constructor ran (another library's constructor execs). */
+	/*
+	 * Reached before the constructor ran (another library's constructor
+	 * execs), and for the spawn functions, looked up at their first call.
+	 */
 	if (!*slot)
 		*slot = dlsym(RTLD_NEXT, name);
 	return *slot;
@@ -315,6 +328,7 @@ PFSHIM_EXPORT int daemon(int nochdir, int noclose)
 
 	process_report_final(REPORT_EXIT);
 	atfork_register();
+	process_before_spawn();
 	if (!REAL(daemon)) {
 		errno = ENOSYS;
 		ret = -1;
@@ -333,6 +347,7 @@ PFSHIM_EXPORT pid_t fork(void)
 	pid_t pid;
 
 	atfork_register();
+	process_before_spawn();
 	if (!REAL(fork)) {
 		errno = ENOSYS;
 		return -1;
@@ -349,6 +364,7 @@ PFSHIM_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *term
 	pid_t pid;
 
 	atfork_register();
+	process_before_spawn();
 	if (!REAL(forkpty)) {
 		errno = ENOSYS;
 		return -1;
@@ -360,6 +376,50 @@ PFSHIM_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *term
 }
 
 /*
+ * The ways libc makes a child that run no fork handler and exec by an
+ * internal call no preload sees: only the parent's side is ours, where
+ * what the child needs to find its job is left first. Their real functions
+ * are looked up at the first call, not in the constructor (1.4k
+ * instructions each in every process, callgrind): none of them may be
+ * called where dlsym() may not (a signal handler, a threaded fork's child).
+ */
+PFSHIM_EXPORT int posix_spawn(pid_t *pid, const char *path,
+			      const posix_spawn_file_actions_t *actions,
+			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	process_before_spawn();
+	return REAL(posix_spawn) ? real.posix_spawn(pid, path, actions, attr, argv, envp) : ENOSYS;
+}
+
+PFSHIM_EXPORT int posix_spawnp(pid_t *pid, const char *file,
+			       const posix_spawn_file_actions_t *actions,
+			       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	process_before_spawn();
+	return REAL(posix_spawnp) ? real.posix_spawnp(pid, file, actions, attr, argv, envp) : ENOSYS;
+}
+
+PFSHIM_EXPORT int system(const char *command)
+{
+	process_before_spawn();
+	if (!REAL(system)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real.system(command);
+}
+
+PFSHIM_EXPORT FILE *popen(const char *command, const char *mode)
+{
+	process_before_spawn();
+	if (!REAL(popen)) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	return real.popen(command, mode);
+}
+
+/*
  * Before an exec replaces the image: its report, then the real call. If the
  * exec fails the image lives on, and its exit will report again.
  */
@@ -367,6 +427,7 @@ PFSHIM_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *term
 	do {                                                 \
 		int ret_, errno_;                            \
 		process_report_final(REPORT_EXEC);           \
+		process_before_spawn();                      \
 		ret_ = (call);                               \
 		errno_ = errno;                              \
 		process_report_final_undo();                 \
@@ -761,6 +822,14 @@ PFSHIM_EXPORT int setns(int fd, int nstype)
 static void before_call(long nr, unsigned long a0, unsigned long a1)
 {
 	bool all_threads;
+
+	/* A new image or child by a system call, or a parent whose descriptors no child may read */
+	if (nr == SYS_execve || nr == SYS_execveat || nr == SYS_clone || nr == SYS_clone3 ||
+#ifdef SYS_fork
+	    nr == SYS_fork || nr == SYS_vfork ||
+#endif
+	    (nr == SYS_prctl && a0 == PR_SET_DUMPABLE))
+		process_before_spawn();
 
 	if (!process.active || !sandbox_is_install(nr, a0, a1, &all_threads))
 		return;

@@ -144,10 +144,27 @@ int output_dir_name(const struct output_names *names, char *name, size_t size)
 	return buf_finish(&b) < size ? 0 : -ENAMETOOLONG;
 }
 
-/* (pid << 32 | tid): whose the spare is, and who changes `published`. */
+/*
+ * (pid << 32 | tid): whose the spare is, and who changes `published`; five
+ * times a report. The tid is kept per thread with the pid it was read in:
+ * a thread's tid changes only where its pid does (a fork child's thread, a
+ * vfork child on its parent's TLS), so getpid() alone tells a kept tid
+ * from a stale one (a vfork child leaves its own in its parent's TLS:
+ * the parent, resumed, sees another pid and reads its tid again).
+ */
+static __thread struct {
+	uint32_t pid, tid;
+} thread_ids __attribute__((tls_model("initial-exec")));	/* one variable: the model is per declarator */
+
 static uint64_t thread_self(void)
 {
-	return (uint64_t)(uint32_t)getpid() << 32 | (uint32_t)gettid();
+	uint32_t pid = (uint32_t)getpid();
+
+	if (pid != thread_ids.pid) {
+		thread_ids.tid = (uint32_t)gettid();
+		thread_ids.pid = pid;
+	}
+	return (uint64_t)pid << 32 | thread_ids.tid;
 }
 
 static void wait_a_ms(void)

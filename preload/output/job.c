@@ -10,12 +10,13 @@
  * image (fork, vfork, posix_spawn, an exec of a descendant) that finds it
  * among its parent's descriptors is a descendant: no name is looked up in
  * any directory others may write in, and only the root looks in the shared
- * /dev/shm at all. The fallback is the crumbs: every process of a job
- * leaves a symbolic link in the private runtime directory (runtime.c: ours,
- * 0700, reached by trusted.c) named p<pid>.<start> (start: /proc/PID/stat
- * field 22, so a reused pid never matches) whose target is the role and the
- * job directory's name ("R/job-..." or "D/job-...": a name in that same
- * directory, never a path). A new image with no parent's descriptor looks
+ * /dev/shm at all. The fallback is the crumbs: a process of a job that
+ * starts a child or a new image (job_crumb_ensure(): the calls the shim
+ * interposes) first leaves a symbolic link in the private runtime directory
+ * (runtime.c: ours, 0700, reached by trusted.c) named p<pid>.<start> (start:
+ * /proc/PID/stat field 22, so a reused pid never matches) whose target is the
+ * role and the job directory's name ("R/job-..." or "D/job-...": a name in
+ * that same directory, never a path). A new image with no parent's descriptor looks
  * for its own crumb (an exec of the root, or of an orphan), then its
  * parent's (a parent that closed every descriptor, or is not dumpable).
  * With none it is a root, unless its parent runs
@@ -24,7 +25,8 @@
  * inodes) and it is a descendant that drops its report, silent, rather
  * than a root that would speak on streams a script reads.
  * The crumb goes at exit; the root sweeps those of processes that died
- * without one (SIGKILL, an exec into a static program).
+ * without removing it (SIGKILL, an exec into a static program, or into an
+ * image that found its parent's descriptor and so never looked for it).
  *
  * job_write() and job_finish() are async-signal-safe: system calls and
  * export/buf.h only.
@@ -73,6 +75,8 @@ static struct {
 	char crumb[JOB_NAME_MAX];	/* ours, a name in base, removed at exit; "" when none */
 	struct jobfd fd;		/* the job directory, held open: our children's way to it */
 	int crumb_pid;
+	int pid;			/* whose image this memory is (a vfork child's: its parent's) */
+	bool muted;			/* a root whose images say nothing more: its crumb says so */
 	const char *problem;		/* why the root keeps no job directory */
 	const char *squatted;		/* why base is not the usual pfshim-UID */
 	bool counted;			/* this image's byte is in the ledger */
@@ -434,27 +438,24 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 	job.start_s = start_ns / 1000000000u;
 	job.cap = env_number(get_env, "PFSHIM_JOB_MAX", JOBDIR_MAX_DEFAULT, false);
 	job.expire = env_number(get_env, "PFSHIM_JOB_EXPIRE", JOBDIR_EXPIRE_DEFAULT, true);
+	job.pid = pid;
+	/*
+	 * A parent that holds its job's directory: this is a new descendant
+	 * (fork, vfork, posix_spawn, or an exec of one), and no name is looked
+	 * up in any directory to know it. Its crumb waits until something could
+	 * need it (job_crumb_ensure()).
+	 */
+	if (jobfd_from_parent(&job.fd, getppid(), job.dir, sizeof(job.dir)) == 0) {
+		if (job_names_from_dir() == 0) {
+			role_set(JOB_DESCENDANT);
+			return;
+		}
+		jobfd_close(&job.fd);
+	}
 	if (proc_stat_read(0, &ppid, &start) < 0) {
 		job_role_now = JOB_ROOT;
 		job.problem = "/proc is not readable";
 		return;
-	}
-	/*
-	 * A parent that holds its job's directory: this is a new descendant
-	 * (fork, vfork, posix_spawn, or an exec of one), and no name is looked
-	 * up in any directory to know it. Its crumb is for the fallbacks below.
-	 */
-	if (jobfd_from_parent(&job.fd, ppid, job.dir, sizeof(job.dir)) == 0) {
-		if (job_names_from_dir() == 0) {
-			role_set(JOB_DESCENDANT);
-			base_fd = jobfd_base(&job.fd);
-			if (base_fd >= 0) {
-				crumb_write(base_fd, pid, start, CRUMB_DESCENDANT);
-				close(base_fd);
-			}
-			return;
-		}
-		jobfd_close(&job.fd);
 	}
 	/*
 	 * Else by the crumbs, in the runtime directory found by name: a root's
@@ -473,8 +474,10 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 		memcpy(job.crumb, name, sizeof(name));
 		job.crumb_pid = pid;
 		role_set(role == CRUMB_DESCENDANT ? JOB_DESCENDANT : JOB_ROOT);
-		if (role == CRUMB_ROOT_MUTE)
+		if (role == CRUMB_ROOT_MUTE) {
+			job.muted = true;
 			warn_mute();
+		}
 		job_open(base_fd, false);
 	} else if (proc_stat_read(ppid, &(int){ 0 }, &parent_start) == 0 &&
 		   (crumb_name(ppid, parent_start, name, sizeof(name)),
@@ -492,15 +495,14 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 		job_name_set(pid, start_ns);
 		/*
 		 * The job directory is made now, to be held open for the children
-		 * (a lone program's goes at its exit); the crumb is for the root's
-		 * own next images. Without either, the children would find no job:
-		 * they drop their reports.
+		 * (a lone program's goes at its exit); the crumb, for the root's own
+		 * next images, when it first starts one (job_crumb_ensure()).
+		 * Without the directory the children would find no job: they drop
+		 * their reports.
 		 */
 		err = job_open(base_fd, true);
-		if (err == 0)
-			err = crumb_write(base_fd, pid, start, CRUMB_ROOT);
 		if (err < 0) {
-			job.problem = strerrorname_np(-err) ?: "no crumb";
+			job.problem = strerrorname_np(-err) ?: "no directory";
 			jobfd_close(&job.fd);	/* a job of dropped reports, as the root will say */
 		}
 	}
@@ -509,23 +511,32 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 
 void job_restart_in_child(void)
 {
-	int pid = getpid(), ppid;
-	uint64_t start;
-
 	if (job_role_now == JOB_NONE)
 		return;
 	if (job_role_now == JOB_ROOT)
 		role_set(job.problem ? JOB_DROPPED : JOB_DESCENDANT);
+	job.pid = getpid();
 	job.crumb[0] = '\0';
 	job.counted = job.over = false;		/* a new image of the job */
-	if (job_role_now == JOB_DESCENDANT && proc_stat_read(0, &ppid, &start) == 0) {
-		int base_fd = base_open();
+}
 
-		if (base_fd >= 0) {
-			crumb_write(base_fd, pid, start, CRUMB_DESCENDANT);
-			close(base_fd);
-		}
+void job_crumb_ensure(void)
+{
+	int saved_errno = errno, ppid, base_fd;
+	uint64_t start;
+
+	/* under the program's seccomp filter symlink(2) may kill it */
+	if ((job_role_now != JOB_ROOT && job_role_now != JOB_DESCENDANT) || job.crumb[0] ||
+	    (job_role_now == JOB_ROOT && (job.problem || !job.name[0])) || sandbox_filtered())
+		return;
+	/* job.pid's, not getpid()'s: in a vfork child this is the parent's crumb, for its children */
+	if (proc_stat_read(job.pid, &ppid, &start) == 0 && (base_fd = base_open()) >= 0) {
+		crumb_write(base_fd, job.pid, start,
+			    job_role_now == JOB_DESCENDANT ? CRUMB_DESCENDANT :
+			    job.muted ? CRUMB_ROOT_MUTE : CRUMB_ROOT);
+		close(base_fd);
 	}
+	errno = saved_errno;
 }
 
 enum job_role job_role(void)
@@ -565,9 +576,11 @@ void job_root_has_spoken(void)
 {
 	int base_fd;
 
+	if (job_role_now != JOB_ROOT)
+		return;
+	job.muted = true;	/* for a crumb made later */
 	/* at start-up, in the constructor: no child can be looking for it yet */
-	if (job_role_now != JOB_ROOT || !job.crumb[0] || job.crumb_pid != getpid() ||
-	    (base_fd = base_open()) < 0)
+	if (!job.crumb[0] || job.crumb_pid != getpid() || (base_fd = base_open()) < 0)
 		return;
 	crumb_link(base_fd, CRUMB_ROOT_MUTE);
 	close(base_fd);
@@ -768,6 +781,8 @@ void job_finish(enum report_reason reason)
 	if (job_role_now == JOB_NONE || reason != REPORT_EXIT || sandbox_filtered())
 		return;
 	/* the root's by name: it tells whether the runtime directory was removed or replaced */
+	if (job_role_now != JOB_ROOT && (!job.crumb[0] || job.crumb_pid != getpid()))
+		return;		/* a descendant that made no crumb: nothing to remove */
 	base_fd = job_role_now == JOB_ROOT ? (job.base[0] ? runtime_open(job.base) : -ENOENT) :
 					     base_open();
 	if (job.crumb[0] && job.crumb_pid == getpid())

@@ -27,14 +27,25 @@ enum job_role {
  * job_start - find this process's place: the job directory its parent holds
  * open (a new descendant), else its own crumb (an exec of a job's process),
  * else its parent's crumb, else it is a root, which makes its job directory
- * and holds it. Holds the job directory and leaves its own crumb for its
- * children. @start_ns: CLOCK_REALTIME now. Does nothing with PFSHIM_DISABLE
+ * and holds it. Holds the job directory for its children; its crumb waits
+ * for job_crumb_ensure(). @start_ns: CLOCK_REALTIME now. Does nothing with PFSHIM_DISABLE
  * or PFSHIM_OUTPUT set. Called from the constructor (jobfd_keep()).
  */
 void job_start(config_getenv_fn get_env, uint64_t start_ns);
 
-/* job_restart_in_child - after fork(): a descendant, with a crumb of its own. */
+/* job_restart_in_child - after fork(): a descendant, with no crumb yet. */
 void job_restart_in_child(void);
+
+/*
+ * job_crumb_ensure - this image's crumb, made once, where it may be needed:
+ * before it starts a child or a new image (or makes itself not dumpable).
+ * It is what a new image finds when no parent's descriptor leads to the
+ * job: the next image of an orphan, or of the root; a child of a parent
+ * that closed its descriptors or whose descriptors it may not read. In a
+ * vfork child it is the parent's (the memory is the parent's). Does nothing
+ * under the program's seccomp filter. Async-signal-safe; errno preserved.
+ */
+void job_crumb_ensure(void);
 
 enum job_role job_role(void);
 

@@ -10,7 +10,8 @@ BENCH_PKGS := libpapi-dev papi-tools linux-perf
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -D_GNU_SOURCE -I. -Iinclude -I$(BENCH_DIR)
 
 BENCH_BIN := $(BENCH_B)/startup $(BENCH_B)/rss $(BENCH_B)/reads $(BENCH_B)/markers \
-	     $(BENCH_B)/interval $(BENCH_B)/libempty.so $(BENCH_B)/noop $(BENCH_B)/report_cost
+	     $(BENCH_B)/interval $(BENCH_B)/libempty.so $(BENCH_B)/noop $(BENCH_B)/report_cost \
+	     $(BENCH_B)/libfloor.so
 
 .PHONY: bench bench-deps bench-report
 
@@ -63,6 +64,12 @@ $(BENCH_B)/report_cost: $(BENCH_DIR)/report_cost.c $(BENCH_DIR)/bench.h include/
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
 
 $(BENCH_B)/libempty.so: $(BENCH_DIR)/empty.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<
+
+# The floor of a counting preload: 4 software events, 1 read, 1 write (section 2d).
+$(BENCH_B)/libfloor.so: $(BENCH_DIR)/floor.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<

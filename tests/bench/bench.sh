@@ -7,6 +7,7 @@
 # Environment: BUILD (build dir), MAKE, ARM64_KERNEL (from tests/arm64/arm64.mk),
 # BENCH_RUNS (warm start-up runs, 200), BENCH_COLD (cold runs, 5),
 # BENCH_INTERVAL_SECONDS (each interval-report run, 10), BENCH_JOB_RUNS (each job variant, 11),
+# BENCH_PERCHILD_ROUNDS (the per-child section's rounds, 11),
 # BENCH_ARM64 (auto: run bench-arm64 when its kernel is cached; 1: always; 0: never).
 set -eu
 
@@ -112,6 +113,12 @@ if [ -x "$BUILD/pfshim" ]; then
 else
 	echo "not run: $BUILD/pfshim is not built (make tool)"
 fi
+
+section "2d. What a job's child process costs (issue 22 point 1): a fork-heavy job, side by side"
+# BENCH_PERCHILD_ROUNDS (11) alternated rounds; PERCHILD_BEFORE=/path/libpfshim.so adds
+# another build of the shim as a variant (a before and after in the same minutes).
+python3 tests/bench/perchild.py "$BUILD" "$PERF" "$B/libfloor.so" "${BENCH_PERCHILD_ROUNDS:-11}" ||
+	echo "per-child bench: failed (exit $?)"
 
 section "3. Read cost of one reading, 4 software events ($SW4)"
 "$B/reads" 200 1000 1.05

@@ -31,7 +31,7 @@ load helpers
 	exported=$(nm -D --defined-only "$SHIM_LIB" | awk '{print $3}' | sort)
 	echo "$exported"
 	unexpected=$(printf '%s\n' "$exported" | grep -v -E \
-		'^(pfshim_.*|__libc_start_main|_exit|_Exit|abort|daemon|fork|forkpty|execve|execv|execvp|execvpe|execl|execle|execlp|fexecve|execveat|sigaction|signal|bsd_signal|ssignal|sysv_signal|__sysv_signal|sigset|siginterrupt|unshare|setns|prctl|syscall)$' || true)
+		'^(pfshim_.*|__libc_start_main|_exit|_Exit|abort|daemon|fork|forkpty|execve|execv|execvp|execvpe|execl|execle|execlp|fexecve|execveat|posix_spawn|posix_spawnp|system|popen|sigaction|signal|bsd_signal|ssignal|sysv_signal|__sysv_signal|sigset|siginterrupt|unshare|setns|prctl|syscall)$' || true)
 	[ -z "$unexpected" ]
 	printf '%s\n' "$exported" | grep -qx execve
 	printf '%s\n' "$exported" | grep -qx sigaction

@@ -4,7 +4,8 @@
 # descriptor of the job directory (preload/output/jobfd.c), never from a name
 # in a directory others may write in; the crumbs in the private runtime
 # directory are the fallback, for a parent that closed every descriptor or
-# whose descriptors may not be read (docs/security.md, "Class 2c").
+# whose descriptors may not be read, made by a process only when it starts a
+# child or an image (docs/security.md, "Class 2c").
 
 load helpers
 
@@ -17,6 +18,12 @@ SCRIPT='for i in 1 2 3; do x=$(/bin/true 2>&1); echo "[$x]"; done'
 
 need_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (a second user, mounts)"
+}
+
+# strace_pids_of TRACE PATH: the pids (strace -f -o) that exec PATH (its result may be on a
+# line of its own: "<... execve resumed>").
+strace_pids_of() {
+	grep -E "^[0-9]+ execve\(\"$2\"" "$1" | cut -d' ' -f1 | sort -u | tr '\n' ' '
 }
 
 # programs DIR...: the programs of the reports in DIR, sorted, on one line, the shell
@@ -75,6 +82,42 @@ programs() {
 	[[ "$dir" == "$RUN"/pfshim/job-* ]]
 	# python (its report by the job directory's path), system()'s two shells, /bin/true
 	[ "$(programs "$dir")" = "python3 sh sh true " ]
+	[ -z "$(find "$RUN/pfshim" -mindepth 1 -maxdepth 1 -name 'p*')" ]
+}
+
+@test "a descendant that starts no child touches the runtime directory neither at start nor at exit" {
+	command -v strace >/dev/null || skip "no strace"
+	# the shell's vfork child leaves the shell's crumb (once); /bin/true starts nothing, so it
+	# reads no /proc/PID/stat and makes no crumb: before, every process did both at start and
+	# unlinked its crumb at exit
+	run -0 --separate-stderr timeout 60 strace -f -o trace -e trace=execve,openat,symlinkat,unlinkat \
+		env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock sh -c '/bin/true; /bin/true; :'
+	dir=$(job_of "$stderr")
+	[ "$(programs "$dir")" = "true true " ]
+	trues=$(strace_pids_of trace /bin/true)
+	[ "$(wc -w <<<"$trues")" -eq 2 ]
+	for pid in $trues; do
+		# what the image did: its lines from its exec on (before it, the shell's vfork child)
+		sed -n "/^$pid execve(\"\/bin\/true\"/,\$p" trace | grep "^$pid " >"image.$pid"
+		! grep -E "^$pid (symlinkat|unlinkat|openat\(AT_FDCWD, \"/proc/[a-z0-9]+/stat\")" "image.$pid" || false
+	done
+	# the shell's crumb, made once for both, gone with it
+	[ "$(grep -c '^[0-9]* symlinkat(' trace)" -eq 1 ]
+	[ -z "$(find "$RUN/pfshim" -mindepth 1 -maxdepth 1 -name 'p*')" ]
+}
+
+@test "a parent that closed every descriptor, then posix_spawn and a vfork child's exec: the job by its crumb" {
+	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+	# os.posix_spawn is posix_spawn(); subprocess's child execs by execve() (a vfork
+	# child where Python can: it leaves its parent's crumb, the parent's memory being its own)
+	py='import os, subprocess; os.closerange(3, 1 << 20)
+os.waitpid(os.posix_spawn("/bin/true", ["true"], os.environ), 0)
+subprocess.run(["/bin/true"])'
+	run -0 --separate-stderr under sh -c '/usr/bin/python3 -c "$0"' "$py"
+	[ -z "$output" ]
+	dir=$(job_of "$stderr")
+	[[ "$dir" == "$RUN"/pfshim/job-* ]]
+	[ "$(programs "$dir")" = "python3 true true " ]
 	[ -z "$(find "$RUN/pfshim" -mindepth 1 -maxdepth 1 -name 'p*')" ]
 }
 

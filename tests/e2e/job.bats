@@ -177,3 +177,14 @@ SH
 	[ ! -e "$BATS_TEST_TMPDIR/gone" ]
 	rm -r "$dir"
 }
+
+@test "a descendant keeps no duplicate of its stderr: it never writes there" {
+	# the root's stderr goes to a file of its own; the descendant sleeps while its
+	# descriptors are listed: only fd 2 is that file (before, a duplicate at a high number)
+	run -0 under sh -c 'exec 2>"$0"; sleep 3 & pid=$!; sleep 1
+		for f in /proc/$pid/fd/*; do echo "${f##*/} $(readlink "$f")"; done; kill $pid' \
+		"$BATS_TEST_TMPDIR/root.err"
+	echo "$output"
+	[ "$(grep -c " $BATS_TEST_TMPDIR/root.err\$" <<<"$output")" -eq 1 ]
+	grep -q "^2 $BATS_TEST_TMPDIR/root.err\$" <<<"$output"
+}

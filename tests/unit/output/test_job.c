@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_job.c: preload/output/job.c in this very process: a process whose parent
- * left no crumb is a root and leaves one; its fork child is a descendant
- * with a crumb of its own and writes into the job directory; a runtime
+ * left no crumb is a root, which leaves its crumb only when it first starts a
+ * child or an image (job_crumb_ensure()); its fork child is a descendant that
+ * writes into the job directory, with a crumb of its own once it too starts
+ * one, and none left after its exit; a runtime
  * directory open to others or not ours is refused; PFSHIM_OUTPUT or
  * PFSHIM_DISABLE keep the job out of the way. (Run without LD_PRELOAD, as
  * `make unit` does: under the shim this process would be a descendant.)
@@ -82,8 +84,12 @@ static void test_root_then_descendant(void **state)
 	snprintf(base, sizeof(base), "%s/pfshim", runtime);
 	job_start(env_lookup, 1700000000000000000ULL);
 	assert_int_equal(job_role(), JOB_ROOT);
-	assert_int_equal(entries(base, "p"), 1);		/* the root's crumb */
+	assert_int_equal(entries(base, "p"), 0);		/* no crumb until one could serve */
 	assert_int_equal(entries(base, "job-"), 1);		/* made at start, held for the children */
+	job_crumb_ensure();					/* before a fork, an exec, a spawn */
+	assert_int_equal(entries(base, "p"), 1);		/* the root's crumb */
+	job_crumb_ensure();					/* once */
+	assert_int_equal(entries(base, "p"), 1);
 
 	child = fork();
 	if (child == 0) {
@@ -91,8 +97,11 @@ static void test_root_then_descendant(void **state)
 
 		job_restart_in_child();
 		mine.pid = getpid();
-		if (job_role() != JOB_DESCENDANT || entries(base, "p") != 2)
+		if (job_role() != JOB_DESCENDANT || entries(base, "p") != 1)
 			_exit(1);
+		job_crumb_ensure();
+		if (entries(base, "p") != 2)			/* its own, not its parent's again */
+			_exit(3);
 		job_write(&mine, "{}\n", 3);
 		job_finish(REPORT_EXIT);
 		_exit(entries(base, "p") == 1 ? 0 : 2);		/* its crumb is gone */
