@@ -73,26 +73,25 @@ counts() {
 	[ "$(jq -r .boot_id "$OUT"/*.json | sort | uniq -c | awk '{ print $1, $2 }')" = "3 $boot" ]
 }
 
+# machine_image VALUE: /bin/true of a job under PFSHIM_RUN_MACHINE=VALUE, its report into
+# $OUT; prints how many times it opened boot_id, then its report's boot_id.
+machine_image() {
+	rm -rf "$OUT"
+	mkdir "$OUT"
+	strace -qq -e trace=openat -o "$BATS_TEST_TMPDIR/st" env PFSHIM_RUN=1 \
+		PFSHIM_RUN_MACHINE="$1" LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults \
+		PFSHIM_OUTPUT="$OUT/" /bin/true
+	echo "$(grep -c 'boot_id"' "$BATS_TEST_TMPDIR/st") $(jq -r .boot_id "$OUT"/*.json)"
+}
+
 @test "PFSHIM_RUN_MACHINE of another host, or not a boot id: the image reads its own boot_id" {
 	command -v strace >/dev/null || skip "no strace"
 	local boot value
 	boot=$(cat /proc/sys/kernel/random/boot_id)
 	for value in "$boot not-$(uname -n)" "not-a-boot-id-at-all-not-a-boot-id-x $(uname -n)" \
 		"${boot:0:35} $(uname -n)" "$boot"; do
-		rm -rf "$OUT"
-		mkdir "$OUT"
-		strace -qq -e trace=openat -o "$BATS_TEST_TMPDIR/st" env PFSHIM_RUN=1 \
-			PFSHIM_RUN_MACHINE="$value" LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults \
-			PFSHIM_OUTPUT="$OUT/" /bin/true
-		[ "$(grep -c 'boot_id"' "$BATS_TEST_TMPDIR/st")" -eq 1 ]
-		[ "$(jq -r .boot_id "$OUT"/*.json)" = "$boot" ]
+		[ "$(machine_image "$value")" = "1 $boot" ]
 	done
 	# the runner's own value under this host name: taken, not read
-	rm -rf "$OUT"
-	mkdir "$OUT"
-	strace -qq -e trace=openat -o "$BATS_TEST_TMPDIR/st" env PFSHIM_RUN=1 \
-		PFSHIM_RUN_MACHINE="$boot $(uname -n)" LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults \
-		PFSHIM_OUTPUT="$OUT/" /bin/true
-	[ "$(grep -c 'boot_id"' "$BATS_TEST_TMPDIR/st")" -eq 0 ]
-	[ "$(jq -r .boot_id "$OUT"/*.json)" = "$boot" ]
+	[ "$(machine_image "$boot $(uname -n)")" = "0 $boot" ]
 }
