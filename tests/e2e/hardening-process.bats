@@ -164,10 +164,22 @@ ended_by_prog() {
 	shift
 	cd "$BATS_TEST_TMPDIR" && ulimit -c unlimited || return
 	if [ -n "${WITH_SHIM:-}" ]; then
-		shim PFSHIM_ON_FATAL=1 PFSHIM_EVENTS=task-clock "$PROGS/waitcore" "$PROGS/$prog" "$@"
+		fresh_shim PFSHIM_ON_FATAL=1 PFSHIM_EVENTS=task-clock "$PROGS/waitcore" "$PROGS/$prog" "$@"
 	else
-		"$PROGS/waitcore" "$PROGS/$prog" "$@"
+		fresh "$PROGS/waitcore" "$PROGS/$prog" "$@"
 	fi
+}
+
+# fresh COMMAND...: COMMAND with every signal at its default action, whatever
+# the test's own environment ignores (started under nohup, SIGHUP is ignored,
+# and a program inherits that: a SIGHUP would then not end it either way).
+fresh() {
+	env --default-signal "$@"
+}
+
+# fresh_shim [VAR=VALUE...] COMMAND...: the same under the shim, as shim() runs it.
+fresh_shim() {
+	env --default-signal LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" "$@"
 }
 
 @test "PFSHIM_ON_FATAL=1: segfault, FPE, abort and SIGTERM die as without the shim, with a report" {
@@ -312,21 +324,21 @@ ended_by_prog() {
 	# Measured with libtsan.so preloaded alone: "after h1: h1 flags=0x50000000 mask=9,10,".
 	skip_under_sanitizer "the runtime's sigaction() answers from its own table (SIGKILL kept, no SA_RESTORER), with or without the shim" tsan
 	for sig in 15 11 1; do
-		run "$PROGS/late_handler" old "$sig"
+		run fresh "$PROGS/late_handler" old "$sig"
 		want=$output
-		run shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" old "$sig"
+		run fresh_shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" old "$sig"
 		echo "$output"
 		[ "$output" = "$want" ]
 	done
 	# siginterrupt(), and glibc's memory of it for later signal() calls.
-	run "$PROGS/late_handler" interrupt 15
+	run fresh "$PROGS/late_handler" interrupt 15
 	want=$output
-	run shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" interrupt 15
+	run fresh_shim PFSHIM_ON_FATAL=1 "$PROGS/late_handler" interrupt 15
 	echo "$output"
 	[ "$output" = "$want" ]
 	[ "$(sed -n 3p <<<"$want")" = "then signal: h2 flags=0x4000000 mask=15," ]
 	[ "$(sed -n 5p <<<"$want")" = "then signal: h2 flags=0x14000000 mask=15," ]
-	run "$PROGS/late_handler" old 1
+	run fresh "$PROGS/late_handler" old 1
 	want=$output
 	# What it shows: the kernel's copy (SIGKILL dropped from the mask, glibc's
 	# SA_RESTORER added), SA_RESETHAND and SA_SIGINFO as set, signal()'s own.
