@@ -51,7 +51,11 @@ int region_tree_node(struct region_tree *t, int parent, int region)
 
 	if (i >= 0)
 		return i;
-	t->node = xrealloc(t->node, (size_t)(t->n + 1) * sizeof(*t->node));
+	if (t->n == t->cap) {
+		/* doubled: a node at a time copied the whole array each time (100,000 nodes: minutes) */
+		t->cap = t->cap ? 2 * t->cap : 16;
+		t->node = xrealloc(t->node, (size_t)t->cap * sizeof(*t->node));
+	}
 	t->node[t->n] = (struct region_node){
 		.parent = parent, .region = region,
 		.depth = parent >= 0 ? t->node[parent].depth + 1 : 0,

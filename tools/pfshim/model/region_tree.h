@@ -39,7 +39,7 @@ struct region_node {
 
 /* An empty tree is all zeros but its lists: region_tree_init(). */
 struct region_tree {
-	int n;
+	int n, cap;			/* nodes made, and room for (doubled when full) */
 	struct region_node *node;	/* parents before their children */
 	int first_top, last_top;	/* the top regions' list (next_sibling); -1: none */
 	struct table_index index;	/* by (parent, region) */
