@@ -66,17 +66,25 @@ COMPAT_SO := $(BUILD)/libpfshim-compat.so
 COMPAT_A  := $(BUILD)/libpfshim-compat.a
 
 # pfshim's own shortening of long names (preload/markers/long_name.c) keys the
-# layers' tables as pfshim keys its regions.
-COMPAT_OBJ := $(COMPAT_B)/likwid.o $(COMPAT_B)/papi_hl.o $(call obj,preload/markers/long_name.c)
+# layers' tables as pfshim keys its regions: built here with the layers' flags,
+# as the archive is linked into programs built without the sanitizers.
+COMPAT_OBJ := $(COMPAT_B)/likwid.o $(COMPAT_B)/papi_hl.o $(COMPAT_B)/long_name.o
 
 # -fomit-frame-pointer: each LIKWID or PAPI_hl region call is a check or two
 # around one call into pfshim, whose frame record was an instruction a call
 # on arm64 (GCC keeps them there by default; x86_64 omits them at -O2 anyway).
-$(COMPAT_B)/%.o: compat/%.c compat/name.h compat/thread.h preload/markers/long_name.h compat/event_names.h preload/config.h include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
+define compat_cc
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -fPIC -fvisibility=hidden \
 		-fomit-frame-pointer -D_GNU_SOURCE -I. -Iinclude -c -o $@ $<
+endef
+
+$(COMPAT_B)/%.o: compat/%.c compat/name.h compat/thread.h preload/markers/long_name.h compat/event_names.h preload/config.h include/pfshim.h include/pfshim/likwid-marker.h include/pfshim/papi-hl.h
+	$(compat_cc)
+
+$(COMPAT_B)/long_name.o: preload/markers/long_name.c preload/markers/long_name.h
+	$(compat_cc)
 
 # Only the preload reads LIKWID's and PAPI's variables for the shim (env.c):
 # the archive is linked into programs, where libpfshim.so could not see it.
