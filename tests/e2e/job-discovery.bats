@@ -23,7 +23,13 @@ need_root() {
 # strace_pids_of TRACE PATH: the pids (strace -f -o) that exec PATH (its result may be on a
 # line of its own: "<... execve resumed>").
 strace_pids_of() {
-	grep -E "^[0-9]+ execve\(\"$2\"" "$1" | cut -d' ' -f1 | sort -u | tr '\n' ' '
+	grep -E "^[0-9]+ +execve\(\"$2\"" "$1" | cut -d' ' -f1 | sort -u | tr '\n' ' '
+}
+
+# strace_squeeze TRACE: one space after each line's pid (strace pads a pid to 5 columns:
+# "6723  execve(", where pids are short, as on a machine just booted).
+strace_squeeze() {
+	sed -i -E 's/^([0-9]+) +/\1 /' "$1"
 }
 
 # programs DIR...: the programs of the reports in DIR, sorted, on one line, the shell
@@ -92,6 +98,7 @@ programs() {
 	# unlinked its crumb at exit
 	run -0 --separate-stderr timeout 60 strace -f -o trace -e trace=execve,openat,symlinkat,unlinkat \
 		env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock sh -c '/bin/true; /bin/true; :'
+	strace_squeeze trace
 	dir=$(job_of "$stderr")
 	[ "$(programs "$dir")" = "true true " ]
 	trues=$(strace_pids_of trace /bin/true)
