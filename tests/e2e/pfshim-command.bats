@@ -131,7 +131,9 @@ group() {
 
 @test "pfshim run exits with the command's status, and 128+N for a signal" {
 	run -3 "$PFSHIM" run -o r1 -- sh -c 'exit 3'
-	run -130 "$PFSHIM" run -o r2 -- sh -c 'kill -INT $$'
+	# started in the background (nohup, a script's &), the test inherits SIGINT ignored: env
+	# puts the default back, for the command to be killed as in a terminal
+	run -130 env --default-signal=INT "$PFSHIM" run -o r2 -- sh -c 'kill -INT $$'
 	run -127 "$PFSHIM" run -o r3 -- /no/such/program
 	[[ "$output" == *"pfshim run: /no/such/program: No such file or directory"* ]]
 }
