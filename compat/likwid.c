@@ -88,12 +88,6 @@ static int tag_closed(const char *tag)
 static pthread_key_t table_key;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
-/*
- * This thread's tags open now, whoever keeps them: while there is none, a
- * START cannot be of a running tag, and needs no look at any table.
- */
-static COMPAT_THREAD int tags_open;
-
 static void table_free(void *p)
 {
 	struct table *t = p;
@@ -227,7 +221,7 @@ API void likwid_markerInit(void)
 			 pfshim_v1_region_end ? pfshim_v1_region_end : region_inactive,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&likwid_start_fn,
-			 pfshim_v1_region_begin ? pfshim_v1_region_begin : region_inactive,
+			 pfshim_v1_region_start ? pfshim_v1_region_start : region_inactive,
 			 __ATOMIC_RELAXED);
 }
 
@@ -262,41 +256,21 @@ API int likwid_markerRegisterRegion(const char *regionTag)
 }
 
 /*
- * A start pfshim did not take (@ret): no libpfshim.so (PFSHIM_INACTIVE) or
- * its thread table full (PFSHIM_MISUSE), so this layer counts the tag.
- * PFSHIM_FAILED: pfshim has the region, without some counts. -EFAULT: the
- * marker API is closed.
+ * A start pfshim did not take (@ret): the tag open already (PFSHIM_OPEN),
+ * no libpfshim.so (PFSHIM_INACTIVE) or its thread table full
+ * (PFSHIM_MISUSE), so this layer counts the tag. PFSHIM_FAILED: pfshim has
+ * the region, without some counts. -EFAULT: the marker API is closed.
  */
-static __attribute__((noinline)) int start_not_taken(const char *tag, int ret)
+static __attribute__((noinline)) int start_not_0(const char *tag, int ret)
 {
 	char buf[COMPAT_NAME_LEN];
 	struct tag *t;
 
-	if (ret == -EFAULT) {		/* closed: not started */
-		tags_open--;
-		return -EFAULT;
-	}
-	if (ret == PFSHIM_FAILED)
-		return 0;
-	t = tag_find(compat_region_name(tag, buf), 1);
-	if (t)
-		tag_start(t);
-	return 0;
-}
-
-/* A start while other tags are open in this thread: this one may be among them. */
-static __attribute__((noinline)) int start_other(const char *tag)
-{
-	char buf[COMPAT_NAME_LEN];
-	struct pfshim_region_values v;
-	struct tag *t;
-	int ret;
-
-	if (!initialized())
-		return -EFAULT;
+	if (ret == -EFAULT || ret == PFSHIM_FAILED)	/* closed: not started; taken */
+		return ret == -EFAULT ? -EFAULT : 0;
 	tag = compat_region_name(tag, buf);
-	t = tag_find(tag, 0);
-	if ((t && t->running) || (pfshim_region_values(tag, &v) == 0 && v.open)) {
+	t = tag_find(tag, ret != PFSHIM_OPEN);
+	if (ret == PFSHIM_OPEN || (t && t->running)) {
 		/*
 		 * LIKWID warns and starts the tag again. The pfshim region goes on
 		 * from its first start (a second begin would need a second stop),
@@ -304,27 +278,23 @@ static __attribute__((noinline)) int start_other(const char *tag)
 		 * again from here, as LIKWID's do.
 		 */
 		fprintf(stderr, "pfshim: likwid: region %s was already started\n", tag);
-		if (t && t->running)
-			tag_start(t);
-		return 0;
+		if (ret == PFSHIM_OPEN)
+			return 0;
 	}
-	tags_open++;
-	ret = pfshim_region_begin(tag);
-	return UNLIKELY(ret != 0) ? start_not_taken(tag, ret) : 0;
+	if (t)
+		tag_start(t);
+	return 0;
 }
 
-/* The common start: pfshim's begin by name, after the checks that need no table. */
+/* The common start: pfshim's start by name, which says whether the tag is open already. */
 API int likwid_markerStartRegion(const char *regionTag)
 {
 	int ret;
 
 	if (!regionTag || !*regionTag)
 		return -EFAULT;
-	if (UNLIKELY(tags_open != 0))
-		return start_other(regionTag);
-	tags_open = 1;
 	ret = compat_fn_load(&likwid_start_fn)(regionTag);
-	return UNLIKELY(ret != 0) ? start_not_taken(regionTag, ret) : 0;
+	return UNLIKELY(ret != 0) ? start_not_0(regionTag, ret) : 0;
 }
 
 /*
@@ -339,23 +309,18 @@ static __attribute__((noinline)) int stop_not_0(const char *tag, int ret)
 
 	if (ret == -EFAULT)		/* closed */
 		return -EFAULT;
-	if (ret == PFSHIM_FAILED) {
-		tags_open--;
+	if (ret == PFSHIM_FAILED)
 		return 0;
-	}
 	tag = compat_region_name(tag, buf);
 	t = tag_find(tag, 0);
 
 	if (t && t->running) {
 		tag_stop(t);
-		tags_open--;
 		return 0;
 	}
 	/* A tag started with no memory for it: without the shim nobody knows; no complaint. */
-	if (!t && ret == PFSHIM_INACTIVE && table_lost()) {
-		tags_open--;
+	if (!t && ret == PFSHIM_INACTIVE && table_lost())
 		return 0;
-	}
 	/* as LIKWID: a tag that is not running in this thread (a misuse in pfshim's report) */
 	fprintf(stderr, "pfshim: likwid: stopping an unknown/not-started region %s\n", tag);
 	return -EFAULT;
@@ -369,10 +334,7 @@ API int likwid_markerStopRegion(const char *regionTag)
 	if (!regionTag || !*regionTag)
 		return -EFAULT;
 	ret = compat_fn_load(&likwid_stop_fn)(regionTag);
-	if (UNLIKELY(ret != 0))
-		return stop_not_0(regionTag, ret);
-	tags_open--;
-	return 0;
+	return UNLIKELY(ret != 0) ? stop_not_0(regionTag, ret) : 0;
 }
 
 /*

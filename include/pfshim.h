@@ -32,6 +32,7 @@ extern "C" {
 #define PFSHIM_INACTIVE (-1)	/* libpfshim.so is not loaded, or is disabled */
 #define PFSHIM_MISUSE (-2)	/* end without begin, bad handle; counted in the report */
 #define PFSHIM_FAILED (-3)	/* the thread's counters could not be opened or read */
+#define PFSHIM_OPEN 1		/* pfshim_v1_region_start(): the region was open already */
 
 #define PFSHIM_MAX_EVENTS 64
 
@@ -72,6 +73,12 @@ extern int pfshim_v1_begin(pfshim_region_t region) PFSHIM_WEAK;
 extern int pfshim_v1_end(pfshim_region_t region) PFSHIM_WEAK;
 extern int pfshim_v1_region_begin(const char *name) PFSHIM_WEAK;
 extern int pfshim_v1_region_end(const char *name) PFSHIM_WEAK;
+/*
+ * For layers that keep LIKWID's rule (compat/likwid.c): as
+ * pfshim_v1_region_begin(), but a region open in the calling thread is not
+ * entered again: PFSHIM_OPEN, and one end closes it.
+ */
+extern int pfshim_v1_region_start(const char *name) PFSHIM_WEAK;
 extern int pfshim_v1_read(struct pfshim_counts *counts) PFSHIM_WEAK;
 extern int pfshim_v1_region_values(const char *name, struct pfshim_region_values *values)
 	PFSHIM_WEAK;

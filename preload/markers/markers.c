@@ -910,15 +910,22 @@ static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim
  * an end that closes nothing (re-entry, misuse) reads for nothing, which
  * only misuse pays. Re-entered begins read nothing.
  */
+static int region_start_uncommon(const char *name);
+
+/*
+ * The fast path's begin; @start_name, a constant at each call, is the name
+ * of a start (pfshim_v1_region_start()), whose uncommon case is its own.
+ */
 static inline __attribute__((always_inline)) int begin_fast(struct fastread_group *g,
-							      pfshim_region_t region)
+							      pfshim_region_t region,
+							      const char *start_name)
 {
 	struct marker_thread *t = fast_thread(g);
 	uint64_t *start;
 
 	start = region_begin_fast(t->regions, &markers.layout, region - 1u);
 	if (UNLIKELY(!start))
-		return begin_uncommon(t, region);
+		return start_name ? region_start_uncommon(start_name) : begin_uncommon(t, region);
 	start[region_value_wall()] = wall_timer();
 	if (LIKELY(fast_sample(g, start, FASTREAD_COUNTERS_LAST)))
 		return 0;
@@ -931,7 +938,7 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 
 	if (UNLIKELY(!g))
 		return begin_slow(region);
-	return begin_fast(g, region);
+	return begin_fast(g, region, NULL);
 }
 
 /*
@@ -1077,7 +1084,41 @@ PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_begin(const char
 	/* An interned id: region_slot_find()'s range check can go. */
 	if (n->id >= REGIONS_NAMES_MAX)
 		__builtin_unreachable();
-	return begin_fast(g, n->id + 1u);
+	return begin_fast(g, n->id + 1u, NULL);
+}
+
+/*
+ * A start off the fast path (no fast group, a name the cache did not hold,
+ * a region not in the common case): a region open in this thread is left
+ * as it is; anything else is begun as by pfshim_v1_region_begin().
+ */
+static __attribute__((noinline)) int region_start_uncommon(const char *name)
+{
+	struct marker_thread *t = self;
+	pfshim_region_t region = name_resolve(t, name);
+	const struct region_slot *s;
+
+	if (!region)
+		return name_refused();
+	if (t && (s = region_slot_find(t->regions, &markers.layout, region - 1u)) && s->depth)
+		return PFSHIM_OPEN;
+	return pfshim_v1_begin(region);
+}
+
+/* LIKWID's START (include/pfshim.h): the begin by name, unless it is open here. */
+PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_start(const char *name)
+{
+	struct fastread_group *g = self_fast;
+	const struct region_name *n;
+
+	if (UNLIKELY(!g))
+		return region_start_uncommon(name);
+	n = name_cache_find(&fast_thread(g)->names, name);
+	if (UNLIKELY(!n))
+		return region_start_uncommon(name);
+	if (n->id >= REGIONS_NAMES_MAX)
+		__builtin_unreachable();
+	return begin_fast(g, n->id + 1u, name);
 }
 
 /* A name never seen cannot have begun: interned all the same, its end counts as misuse. */

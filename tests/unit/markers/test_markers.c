@@ -148,6 +148,43 @@ static void test_region_values(void **state)
 }
 
 /*
+ * pfshim_v1_region_start(): LIKWID's START. A region open in this thread,
+ * on every path to it (the name's first start, a name the thread's cache
+ * holds, under another parent), is PFSHIM_OPEN, not entered again: one end
+ * closes it, no re-entry counted. Closed, it starts as a begin does.
+ */
+static void test_region_start_once(void **state)
+{
+	struct markers_host host = { &list, &totals, always_self, no_report, false };
+	struct pfshim_region_values v;
+
+	(void)state;
+	if (counters_open(&totals, &list) != 2)
+		skip();
+	markers_start(&host);
+	for (int call = 0; call < 3; call++) {
+		assert_int_equal(pfshim_v1_region_start("tag"), 0);
+		assert_int_equal(pfshim_v1_region_start("tag"), PFSHIM_OPEN);
+		assert_int_equal(pfshim_v1_region_values("tag", &v), 0);
+		assert_int_equal(v.open, 1);
+		assert_int_equal(pfshim_v1_region_end("tag"), 0);
+		assert_int_equal(pfshim_v1_region_end("tag"), PFSHIM_MISUSE);
+	}
+	/* under another parent, and a begin of the same region inside it */
+	assert_int_equal(pfshim_v1_region_begin("outer"), 0);
+	assert_int_equal(pfshim_v1_region_start("tag"), 0);
+	assert_int_equal(pfshim_v1_region_start("tag"), PFSHIM_OPEN);
+	assert_int_equal(pfshim_v1_region_begin("tag"), 0);	/* a re-entry, as always */
+	assert_int_equal(pfshim_v1_region_end("tag"), 0);
+	assert_int_equal(pfshim_v1_region_end("tag"), 0);
+	assert_int_equal(pfshim_v1_region_end("outer"), 0);
+	assert_int_equal(pfshim_v1_region_values("tag", &v), 0);
+	assert_int_equal(v.calls, 4);
+	assert_int_equal(v.open, 0);
+	counters_close(&totals);
+}
+
+/*
  * A name of 64 bytes or more is a region, kept shortened (long_name.h): by
  * name and by handle alike, the long name and its short one the same
  * region, nothing refused.
@@ -184,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sums_and_part_groups),
 		cmocka_unit_test(test_region_values),
+		cmocka_unit_test(test_region_start_once),
 		cmocka_unit_test(test_long_name_is_a_region),
 	};
 
