@@ -1069,22 +1069,29 @@ static __attribute__((noinline)) int region_end_named_read(struct marker_thread 
  * By name as by handle (docs/markers.md): the name found in the thread's
  * cache (name_cache.h), then the handle's fast path, begin's lookup before
  * its counters and end's after them, so an empty region by name counts
- * what one by handle does.
+ * what one by handle does. @start, a constant at each call: LIKWID's START
+ * (pfshim_v1_region_start()), whose uncommon cases are its own.
  */
-PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_begin(const char *name)
+static inline __attribute__((always_inline)) REGION_NAMES_WORDS_UNCHECKED int
+begin_by_name(const char *name, bool start)
 {
 	struct fastread_group *g = self_fast;
 	const struct region_name *n;
 
 	if (UNLIKELY(!g))
-		return region_begin_named(name);
+		return start ? region_start_uncommon(name) : region_begin_named(name);
 	n = name_cache_find(&fast_thread(g)->names, name);
 	if (UNLIKELY(!n))
-		return region_begin_named(name);
+		return start ? region_start_uncommon(name) : region_begin_named(name);
 	/* An interned id: region_slot_find()'s range check can go. */
 	if (n->id >= REGIONS_NAMES_MAX)
 		__builtin_unreachable();
-	return begin_fast(g, n->id + 1u, NULL);
+	return begin_fast(g, n->id + 1u, start ? name : NULL);
+}
+
+PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_begin(const char *name)
+{
+	return begin_by_name(name, false);
 }
 
 /*
@@ -1108,17 +1115,7 @@ static __attribute__((noinline)) int region_start_uncommon(const char *name)
 /* LIKWID's START (include/pfshim.h): the begin by name, unless it is open here. */
 PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_start(const char *name)
 {
-	struct fastread_group *g = self_fast;
-	const struct region_name *n;
-
-	if (UNLIKELY(!g))
-		return region_start_uncommon(name);
-	n = name_cache_find(&fast_thread(g)->names, name);
-	if (UNLIKELY(!n))
-		return region_start_uncommon(name);
-	if (n->id >= REGIONS_NAMES_MAX)
-		__builtin_unreachable();
-	return begin_fast(g, n->id + 1u, name);
+	return begin_by_name(name, true);
 }
 
 /* A name never seen cannot have begun: interned all the same, its end counts as misuse. */
