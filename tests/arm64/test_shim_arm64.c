@@ -414,7 +414,7 @@ static int json_region_first(const char *report, const char *region, uint64_t *m
 	return json_number_after(p, "\"first_max\":", max);
 }
 
-#define MARKERS_LOOP_TRIES 3
+#define MARKERS_LOOP_TRIES 8
 
 /* markers_loop's regions by name (MARKERS_LOOP_BY_NAME=1), not by handle. */
 static bool loop_by_name;
@@ -566,10 +566,13 @@ static void check_markers_defaults(uint64_t n)
  * and spin 2N +- 2 (the probe's pair and a program's differ by what the
  * compiler puts between the calls), never below 0. A run is judged only
  * when it is exact or is the last: a timer tick between two reads makes the
- * next one take fastread's full pass (+13 seen), as in check_markers_loop.
+ * next one take fastread's full pass (+13 seen; +239 in "spin" when it fell
+ * in the end's read), as in check_markers_loop. On a loaded host the guest's
+ * ticks come more often per instruction (make check beside two other QEMU
+ * runs: 3 tries in 3 hit): 8 tries.
  */
 #define COMPENSATE_CALLS 3
-#define COMPENSATE_TRIES 3
+#define COMPENSATE_TRIES 8
 #define JUDGE(judge, cond, ...) ((judge) ? CHECK(cond, __VA_ARGS__) : !!(cond))
 
 /* Thread @k's object of the JSON report (threads in report order), copied into @out. */
