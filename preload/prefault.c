@@ -9,9 +9,17 @@
  */
 #include "preload/prefault.h"
 
+#include <errno.h>
 #include <link.h>	/* ElfW() */
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/mman.h>
+
+#include "preload/sandbox.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
 
 #define PAGE 4096u
 
@@ -69,9 +77,30 @@ __attribute__((no_sanitize_address, no_sanitize_undefined)) void prefault_self(v
 	}
 }
 
+bool prefault_populate(void *p, size_t len)
+{
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)(PAGE - 1), end = (uintptr_t)p + len;
+	int saved_errno = errno;
+	bool done;
+
+	if (!len || sandbox_filtered())
+		return false;
+	/*
+	 * madvise(), not syscall(): the shim's own syscall() is its interposer
+	 * (shim.c), whose reads of the shim's statics would each fault the very
+	 * pages a first call populates.
+	 */
+	done = madvise((void *)start, end - start, MADV_POPULATE_WRITE) == 0;
+	errno = saved_errno;
+	return done;
+}
+
 void prefault_write(void *p, size_t len)
 {
 	uintptr_t a = (uintptr_t)p, end = a + len;
+
+	if (prefault_populate(p, len))
+		return;
 
 	for (; a < end; a = (a & ~(uintptr_t)(PAGE - 1)) + PAGE)
 		atomic_fetch_or_explicit((_Atomic unsigned char *)a, 0, memory_order_relaxed);
@@ -81,6 +110,8 @@ void prefault_stack(size_t bytes)
 {
 	char probe[bytes];
 
+	if (prefault_populate(probe, bytes))
+		return;
 	for (size_t i = 0; i < bytes; i += PAGE)
 		((volatile char *)probe)[i] = 0;
 	((volatile char *)probe)[bytes - 1] = 0;

@@ -8,6 +8,7 @@
 #ifndef PFSHIM_PRELOAD_PREFAULT_H
 #define PFSHIM_PRELOAD_PREFAULT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -33,9 +34,22 @@
 void prefault_self(void);
 
 /*
+ * prefault_populate - make the pages of [@p, @p + @len) present and
+ * writable in one system call (madvise MADV_POPULATE_WRITE, Linux 5.14), as
+ * if each had been written: no value changes. A page fault costs 10-15 us
+ * in a VM that traps each one (docs/performance.md, "CPU per child
+ * process"); the call, with a dozen pages, about as much as one. For the
+ * statics each process writes at start, populated where they are first
+ * written. Return: false where the kernel does not (the pages then fault
+ * when written, as before) or under the program's seccomp filter, where an
+ * unexpected system call may kill it.
+ */
+bool prefault_populate(void *p, size_t len);
+
+/*
  * prefault_write - take the write fault of each page of [@p, @p + @len)
- * now (an atomic OR of 0 into one byte per page: no value changes, safe
- * beside other threads writing there).
+ * now: prefault_populate(), else an atomic OR of 0 into one byte per page
+ * (no value changes, safe beside other threads writing there).
  */
 void prefault_write(void *p, size_t len);
 

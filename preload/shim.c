@@ -47,6 +47,7 @@
 #include "preload/interval.h"
 #include "preload/process.h"
 #include "preload/report_signal.h"
+#include "preload/prefault.h"
 #include "preload/sandbox.h"
 #include "preload/share.h"
 #include "preload/warn.h"
@@ -208,6 +209,8 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	int saved_errno = errno;
 
 	(void)envp;
+	/* real's page, in one system call rather than its fault (prefault.h). */
+	prefault_populate(&real, sizeof(real));
 	/* Always: sigaction() and its kin, and abort(), forward even when the shim is off. */
 	LOOKUP(sigaction); LOOKUP(signal); LOOKUP(bsd_signal); LOOKUP(ssignal);
 	LOOKUP(sysv_signal); LOOKUP(__sysv_signal); LOOKUP(sigset); LOOKUP(siginterrupt);
