@@ -17,6 +17,9 @@
 
 #include "preload/sandbox.h"
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22	/* Linux 5.14 */
+#endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
 #endif
@@ -38,10 +41,23 @@ extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 extern const char __pfshim_cold_start[] __attribute__((weak, visibility("hidden")));
 extern const char __pfshim_cold_end[] __attribute__((weak, visibility("hidden")));
 
-/* Read one byte of each page of [@start, @end) that is not in [@skip, @skip_end). */
+/*
+ * Read one byte of each page of [@start, @end) that is not in [@skip,
+ * @skip_end); a range with none of those, mapped in one system call
+ * (MADV_POPULATE_READ), where the kernel can.
+ */
 __attribute__((no_sanitize_address, no_sanitize_undefined)) static void
 prefault_range(uintptr_t start, uintptr_t end, uintptr_t skip, uintptr_t skip_end)
 {
+	int saved_errno = errno;
+	bool populated = false;
+
+	if ((end <= skip || start >= skip_end) && !sandbox_filtered())
+		populated = madvise((void *)(start & ~(uintptr_t)(PAGE - 1)),
+				    end - (start & ~(uintptr_t)(PAGE - 1)), MADV_POPULATE_READ) == 0;
+	errno = saved_errno;
+	if (populated)
+		return;
 	for (uintptr_t a = start & ~(uintptr_t)(PAGE - 1); a < end; a += PAGE)
 		if (a + PAGE <= skip || a >= skip_end)
 			(void)*(volatile const char *)a;

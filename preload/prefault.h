@@ -27,7 +27,8 @@
  * prefault_self - read one byte of each page of libpfshim.so's own
  * read-only segments (code, constants), found from its ELF header: a page
  * already mapped costs nothing, one that is not is faulted in now (with
- * fault-around, its neighbours too) instead of after the read. Not the
+ * fault-around, its neighbours too) instead of after the read; each
+ * segment mapped in one system call where the kernel can. Not the
  * segments preload/layout.ld keeps for the code no report runs after its
  * read, nor the unwind tables: they would be resident in every process.
  */
