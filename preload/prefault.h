@@ -27,12 +27,20 @@
  * prefault_self - read one byte of each page of libpfshim.so's own
  * read-only segments (code, constants), found from its ELF header: a page
  * already mapped costs nothing, one that is not is faulted in now (with
- * fault-around, its neighbours too) instead of after the read; each
- * segment mapped in one system call where the kernel can. Not the
+ * fault-around, its neighbours too) instead of after the read. Not the
  * segments preload/layout.ld keeps for the code no report runs after its
  * read, nor the unwind tables: they would be resident in every process.
  */
 void prefault_self(void);
+
+/*
+ * prefault_self_populate - what prefault_self() reads, from the ELF header
+ * to layout.ld's cold part (read-only segments, contiguous), mapped in one
+ * system call (MADV_POPULATE_READ, Linux 5.14) at start, before start's
+ * code faults 3 or 4 fault-around windows of it, each a trap. Nothing
+ * without layout.ld, on an older kernel, or under a seccomp filter.
+ */
+void prefault_self_populate(void);
 
 /*
  * prefault_populate - make the pages of [@p, @p + @len) present and
@@ -49,8 +57,9 @@ bool prefault_populate(void *p, size_t len);
 
 /*
  * prefault_write - take the write fault of each page of [@p, @p + @len)
- * now: prefault_populate(), else an atomic OR of 0 into one byte per page
- * (no value changes, safe beside other threads writing there).
+ * now: prefault_populate() for a range of more than one page, else an
+ * atomic OR of 0 into one byte per page (no value changes, safe beside
+ * other threads writing there).
  */
 void prefault_write(void *p, size_t len);
 

@@ -216,7 +216,7 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	 * (prefault.h).
 	 */
 	prefault_populate(&real, sizeof(real));
-	prefault_self();
+	prefault_self_populate();
 	/* Always: sigaction() and its kin, and abort(), forward even when the shim is off. */
 	LOOKUP(sigaction); LOOKUP(signal); LOOKUP(bsd_signal); LOOKUP(ssignal);
 	LOOKUP(sysv_signal); LOOKUP(__sysv_signal); LOOKUP(sigset); LOOKUP(siginterrupt);
