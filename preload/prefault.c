@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <link.h>	/* ElfW() */
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -123,7 +124,7 @@ void prefault_write(void *p, size_t len)
 		atomic_fetch_or_explicit((_Atomic unsigned char *)a, 0, memory_order_relaxed);
 }
 
-void prefault_stack(size_t bytes)
+static void prefault_stack_below(size_t bytes)
 {
 	char probe[bytes];
 
@@ -132,4 +133,19 @@ void prefault_stack(size_t bytes)
 	for (size_t i = 0; i < bytes; i += PAGE)
 		((volatile char *)probe)[i] = 0;
 	((volatile char *)probe)[bytes - 1] = 0;
+}
+
+void prefault_stack(size_t bytes)
+{
+	stack_t ss;
+
+	/*
+	 * Not on an alternate signal stack (a fatal signal's report from the
+	 * program's handler): below it lies whatever memory the program
+	 * mapped there, or none (hardening-process.bats, "a stack overflow
+	 * caught on the program's alternate stack").
+	 */
+	if (sigaltstack(NULL, &ss) < 0 || (ss.ss_flags & SS_ONSTACK))
+		return;
+	prefault_stack_below(bytes);
 }

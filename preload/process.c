@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "fastread/sysfile.h"	/* boot_id_take() */
+#include "preload/actions.h"
 #include "preload/counters/handover.h"
 #include "preload/fd.h"
 #include "preload/identity.h"
@@ -641,7 +642,11 @@ static struct report_memory interval_memory;
  * gives the claim back, and the exit report then uses it again); a vfork
  * child writes no report. Zero until then: only the pages a report
  * touches are resident, as with a mapping. A report larger than the text
- * is formatted into memory mapped for it, as any other report's.
+ * is formatted into memory mapped for it, as any other report's, and so is
+ * one written on an alternate signal stack too small for it: its stack
+ * overflows into the mappings made just below (hardening-process.bats,
+ * "a stack overflow caught on the program's alternate stack"; a stack of
+ * the report's own would end that).
  */
 static struct {
 	struct report_event events[REPORT_EVENTS_SIZE / sizeof(struct report_event) + 1];
@@ -1084,7 +1089,13 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	uint64_t seq = 0, since_ns;
 	int saved_errno = errno;
 	bool filtered = sandbox_filtered();
-	bool final = !mem && reason_ends_image(reason, signo);
+	/*
+	 * Not on a small alternate signal stack (a program's handler that
+	 * calls _exit()): the report needs more than its 8 KiB, and runs on
+	 * into what lies below it, which used to be the report's own mappings
+	 * (see final_memory).
+	 */
+	bool final = !mem && reason_ends_image(reason, signo) && actions_stack_has_room(signo);
 	struct share_point share_start;
 	bool share_measured;
 
