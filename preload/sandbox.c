@@ -20,14 +20,11 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "preload/prefault.h"
-
-/* Read by every process at start (prefault_populate()): in .data, where it faulted a .bss page. */
 static struct {
 	atomic_bool filtered;
 	bool sigpipe_kills;	/* SIGPIPE's action was the default when the filter came */
 	bool sigxfsz_kills;	/* a finite RLIMIT_FSIZE, and SIGXFSZ's default action */
-} sandbox PREFAULT_DATA;
+} sandbox;
 
 bool sandbox_filtered(void)
 {
