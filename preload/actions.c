@@ -33,13 +33,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "preload/prefault.h"
 #include "preload/sandbox.h"
 
 /* A report needs ~6 KiB of stack: not on an alternate stack smaller than this. */
 #define ACTIONS_REPORT_STACK_MIN (32 * 1024)
 
-/* libc's sigaction, past our own. */
-static actions_sigaction_fn next_sigaction;
+/* libc's sigaction, past our own: written at start, where it took a .bss page of its own. */
+static actions_sigaction_fn next_sigaction PREFAULT_DATA;
 
 /* The signals taken (set once installed), and our handler for each. */
 static atomic_bool managed[NSIG];

@@ -9,9 +9,21 @@
  */
 #include "preload/prefault.h"
 
+#include <errno.h>
 #include <link.h>	/* ElfW() */
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/mman.h>
+
+#include "preload/sandbox.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22	/* Linux 5.14 */
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
 
 #define PAGE 4096u
 
@@ -69,19 +81,71 @@ __attribute__((no_sanitize_address, no_sanitize_undefined)) void prefault_self(v
 	}
 }
 
+void prefault_self_populate(void)
+{
+	uintptr_t start = (uintptr_t)__ehdr_start, end = (uintptr_t)__pfshim_cold_start;
+	int saved_errno = errno;
+
+	/* Without layout.ld (the unit tests' archive) there is no hot part to tell apart. */
+	if (!end || end <= start || sandbox_filtered())
+		return;
+	(void)madvise((void *)start, end - start, MADV_POPULATE_READ);
+	errno = saved_errno;
+}
+
+bool prefault_populate(void *p, size_t len)
+{
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)(PAGE - 1), end = (uintptr_t)p + len;
+	int saved_errno = errno;
+	bool done;
+
+	if (!len || sandbox_filtered())
+		return false;
+	/*
+	 * madvise(), not syscall(): the shim's own syscall() is its interposer
+	 * (shim.c), whose reads of the shim's statics would each fault the very
+	 * pages a first call populates.
+	 */
+	done = madvise((void *)start, end - start, MADV_POPULATE_WRITE) == 0;
+	errno = saved_errno;
+	return done;
+}
+
 void prefault_write(void *p, size_t len)
 {
 	uintptr_t a = (uintptr_t)p, end = a + len;
+
+	/* One page: a touch, free when it is there already (a report's text, formatted into it). */
+	if ((a & ~(uintptr_t)(PAGE - 1)) != ((end - 1) & ~(uintptr_t)(PAGE - 1)) &&
+	    prefault_populate(p, len))
+		return;
 
 	for (; a < end; a = (a & ~(uintptr_t)(PAGE - 1)) + PAGE)
 		atomic_fetch_or_explicit((_Atomic unsigned char *)a, 0, memory_order_relaxed);
 }
 
-void prefault_stack(size_t bytes)
+static void prefault_stack_below(size_t bytes)
 {
 	char probe[bytes];
 
+	if (prefault_populate(probe, bytes))
+		return;
 	for (size_t i = 0; i < bytes; i += PAGE)
 		((volatile char *)probe)[i] = 0;
 	((volatile char *)probe)[bytes - 1] = 0;
+}
+
+void prefault_stack(size_t bytes)
+{
+	stack_t ss;
+
+	/*
+	 * Not on an alternate signal stack (a fatal signal's report from the
+	 * program's handler): below it lies whatever memory the program
+	 * mapped there, or none (hardening-process.bats, "a stack overflow
+	 * caught on the program's alternate stack").
+	 */
+	if (sigaltstack(NULL, &ss) < 0 || (ss.ss_flags & SS_ONSTACK))
+		return;
+	prefault_stack_below(bytes);
 }

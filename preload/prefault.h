@@ -8,6 +8,7 @@
 #ifndef PFSHIM_PRELOAD_PREFAULT_H
 #define PFSHIM_PRELOAD_PREFAULT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -33,9 +34,32 @@
 void prefault_self(void);
 
 /*
+ * prefault_self_populate - what prefault_self() reads, from the ELF header
+ * to layout.ld's cold part (read-only segments, contiguous), mapped in one
+ * system call (MADV_POPULATE_READ, Linux 5.14) at start, before start's
+ * code faults 3 or 4 fault-around windows of it, each a trap. Nothing
+ * without layout.ld, on an older kernel, or under a seccomp filter.
+ */
+void prefault_self_populate(void);
+
+/*
+ * prefault_populate - make the pages of [@p, @p + @len) present and
+ * writable in one system call (madvise MADV_POPULATE_WRITE, Linux 5.14), as
+ * if each had been written: no value changes. A page fault costs 10-15 us
+ * in a VM that traps each one (docs/performance.md, "CPU per child
+ * process"); the call, with a dozen pages, about as much as one. For the
+ * statics each process writes at start, populated where they are first
+ * written. Return: false where the kernel does not (the pages then fault
+ * when written, as before) or under the program's seccomp filter, where an
+ * unexpected system call may kill it.
+ */
+bool prefault_populate(void *p, size_t len);
+
+/*
  * prefault_write - take the write fault of each page of [@p, @p + @len)
- * now (an atomic OR of 0 into one byte per page: no value changes, safe
- * beside other threads writing there).
+ * now: prefault_populate() for a range of more than one page, else an
+ * atomic OR of 0 into one byte per page (no value changes, safe beside
+ * other threads writing there).
  */
 void prefault_write(void *p, size_t len);
 

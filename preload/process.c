@@ -3,8 +3,9 @@
  * process.c: the shim's state for one process image, from the constructor's
  * configuration to the report written at exit, exec or signal.
  * Everything a report needs is gathered at start, so that writing one
- * (process_report) is async-signal-safe: read(2)s, formatting into mmap()ed
- * memory, one write(2).
+ * (process_report) is async-signal-safe: read(2)s, formatting into memory
+ * of its own (the .bss for the report that ends the image, else mmap()ed),
+ * one write(2).
  */
 #include "preload/process.h"
 
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "fastread/sysfile.h"	/* boot_id_take() */
+#include "preload/actions.h"
 #include "preload/counters/handover.h"
 #include "preload/fd.h"
 #include "preload/identity.h"
@@ -349,10 +351,19 @@ void process_start(int argc, char **argv, config_getenv_fn get_env)
 	const char *events_text, *events_ctx;
 	const char *argv0 = argc > 0 && argv ? argv[0] : NULL;
 
+	/*
+	 * The pages of process that every image writes, each in one system
+	 * call rather than a fault (prefault.h): its fields and configuration
+	 * now, its first events (the default list's 8 take 3 KiB) and the
+	 * start of its command line once it counts.
+	 */
+	prefault_populate(&process, offsetof(struct process, events));
 	job_start(get_env, clock_ns(CLOCK_REALTIME));
 	config_read(&process.config, get_env, warn_message);
 	if (process.config.disabled)
 		return;
+	prefault_populate(&process.events, 4096);
+	prefault_populate(process.identity_text, 1);
 	process.argc = argv ? argc : 0;
 	process.argv_bytes = identity_argv_copy(process.identity_text, process.argc, argv,
 						&process.argv_kept, &process.argv_truncated);
@@ -615,6 +626,34 @@ struct report_memory {
 static struct report_memory interval_memory;
 
 /*
+ * The text's first size, larger than most reports need (a default one
+ * is under 3 KiB): formatted into it at once, without a pass that only
+ * measures (a third of the report's instructions). Only the pages the text
+ * takes are touched, so only they are resident.
+ */
+#define REPORT_TEXT_FIRST (16 * 1024)
+
+/*
+ * The report that ends the image (exit, exec, a fatal signal) is read and
+ * formatted here, in the shim's own .bss, not in two mmap()s of its own:
+ * each mapping cost every process a system call, and its unmapping at exit
+ * a TLB flush (docs/performance.md, "CPU per child process"). Only the
+ * final report's claim holder writes here, one at a time (a failed exec
+ * gives the claim back, and the exit report then uses it again); a vfork
+ * child writes no report. Zero until then: only the pages a report
+ * touches are resident, as with a mapping. A report larger than the text
+ * is formatted into memory mapped for it, as any other report's, and so is
+ * one written on an alternate signal stack too small for it: its stack
+ * overflows into the mappings made just below (hardening-process.bats,
+ * "a stack overflow caught on the program's alternate stack"; a stack of
+ * the report's own would end that).
+ */
+static struct {
+	struct report_event events[REPORT_EVENTS_SIZE / sizeof(struct report_event) + 1];
+	char text[REPORT_TEXT_FIRST] __attribute__((aligned(4096)));
+} final_memory __attribute__((aligned(4096)));
+
+/*
  * Under the program's seccomp filter, mmap(2) may kill it: the reports use
  * this memory, mapped before the filter, one at a time (a second report at
  * the same moment is lost, and says so). Its pages are touched only by a
@@ -651,10 +690,15 @@ static char *memory_text(struct report_memory *mem, size_t size)
  * The report that ends this image: at exit, before an exec, or of the fatal
  * signal (PFSHIM_ON_FATAL; the PFSHIM_SIGNAL one is caught, never fatal).
  */
+static bool reason_ends_image(enum report_reason reason, int signo)
+{
+	return reason == REPORT_EXIT || reason == REPORT_EXEC ||
+	       (reason == REPORT_SIGNAL && signo != process.config.signal);
+}
+
 static bool report_ends_image(const struct report *r)
 {
-	return r->reason == REPORT_EXIT || r->reason == REPORT_EXEC ||
-	       (r->reason == REPORT_SIGNAL && r->signo != process.config.signal);
+	return reason_ends_image(r->reason, r->signo);
 }
 
 /*
@@ -731,6 +775,8 @@ static struct {
 
 static void report_unmap(void *addr, size_t size, bool ends_image)
 {
+	if (addr == final_memory.text || addr == final_memory.events)
+		return;
 	for (size_t i = 0; ends_image && i < sizeof(kept) / sizeof(kept[0]); i++) {
 		if (!kept[i].addr) {
 			kept[i].addr = addr;
@@ -762,14 +808,14 @@ static void report_format_write(const struct report *r, struct report_memory *me
 
 	if (report_removes_file(r) && output_remove(process.config.output, &names)) {
 		if (text)
-			munmap(text, text_size);
+			report_unmap(text, text_size, false);
 		return;
 	}
 	len = buf ? report_format(r, buf, size) : 0;
 
 	if (!buf || len >= size) {
 		if (text)
-			munmap(text, text_size);
+			report_unmap(text, text_size, false);
 		text = NULL;
 		size = report_format(r, NULL, 0) + 1;
 		buf = mem ? memory_text(mem, size) : fd_map_zeroed(size);
@@ -784,7 +830,7 @@ static void report_format_write(const struct report *r, struct report_memory *me
 	/* PAPI writes no file for a process that ran no region: nor does its format */
 	if (len == 0) {
 		if (text)
-			munmap(text, text_size);
+			report_unmap(text, text_size, false);
 		return;
 	}
 
@@ -833,13 +879,6 @@ static void report_metrics(struct report *r, struct report_metric *metrics, uint
 /* Room for the counts to grow by a few digits between report_prepare() and the read. */
 #define REPORT_TEXT_SLACK 512
 /*
- * The text's first mapping, larger than most reports need (a default one
- * is under 3 KiB): formatted into it at once, without a pass that only
- * measures (a third of the report's instructions). Only the pages the text
- * takes are touched, so only they are resident.
- */
-#define REPORT_TEXT_FIRST (16 * 1024)
-/*
  * The writer's stack below report_write() (gcc -fstack-usage): output_write
  * 4.2 KiB, the directory writer 0.6 KiB, libc's calls: 8 KiB. A directory
  * walked or created on the way (trusted.c) needs ~0.7 KiB more, and may
@@ -855,13 +894,20 @@ static void report_metrics(struct report *r, struct report_metric *metrics, uint
  * With pfshim run's counters (counted since the exec) the report's count is
  * then perf stat's for the same image (docs/performance.md, "Counted from
  * the exec"): a fault after the read would be in perf stat's count only.
+ * @final: the report ends the image, its text first in final_memory.
  * Return: the text memory (*@size bytes), or NULL (then mapped after the read).
  */
-static char *report_prepare(struct report *r, struct report_event *events, size_t *size)
+static char *report_prepare(struct report *r, struct report_event *events, size_t *size,
+			    bool final)
 {
 	size_t need;
 	char *text;
 
+	/* The pages about to be written, in one system call each (prefault.h); a long report's rest faults. */
+	if (final) {
+		prefault_populate(events, (size_t)r->nr_events * sizeof(*events));
+		prefault_populate(final_memory.text, 4096);
+	}
 	counters_read(&process.counters, &process.events, events);
 	for (int i = 0; i < r->nr_events; i++) {
 		events[i].has_delta = 1;
@@ -869,12 +915,12 @@ static char *report_prepare(struct report *r, struct report_event *events, size_
 	}
 	/* The metrics too, computed and formatted: their code is in layout.ld's cold part. */
 	report_metrics(r, (struct report_metric *)(events + EVENTS_MAX), r->wall_ns);
-	text = fd_map_zeroed(REPORT_TEXT_FIRST);
+	text = final ? final_memory.text : fd_map_zeroed(REPORT_TEXT_FIRST);
 	need = report_format(r, text, text ? REPORT_TEXT_FIRST : 0) + 1 + REPORT_TEXT_SLACK;
 	*size = REPORT_TEXT_FIRST;
 	if (!text || need > REPORT_TEXT_FIRST) {
 		if (text)
-			munmap(text, REPORT_TEXT_FIRST);
+			report_unmap(text, REPORT_TEXT_FIRST, false);
 		*size = need;
 		text = fd_map_zeroed(need);
 		if (text)
@@ -1023,10 +1069,10 @@ static void exit_status_take(struct report *r)
 }
 
 /*
- * The events and the text are mmap()ed, not on the stack: the signal may
- * land on any thread, and a thread's stack may be as small as
- * PTHREAD_STACK_MIN (16 KiB), the signal frame included. @mem: see
- * struct report_memory.
+ * The events and the text are not on the stack: the signal may land on any
+ * thread, and a thread's stack may be as small as PTHREAD_STACK_MIN
+ * (16 KiB), the signal frame included. @mem: see struct report_memory;
+ * without it, final_memory for the report that ends the image, else mapped.
  */
 static void report_write(enum report_reason reason, int signo, bool unforked,
 			 struct report_memory *mem)
@@ -1043,6 +1089,13 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	uint64_t seq = 0, since_ns;
 	int saved_errno = errno;
 	bool filtered = sandbox_filtered();
+	/*
+	 * Not on a small alternate signal stack (a program's handler that
+	 * calls _exit()): the report needs more than its 8 KiB, and runs on
+	 * into what lies below it, which used to be the report's own mappings
+	 * (see final_memory).
+	 */
+	bool final = !mem && reason_ends_image(reason, signo) && actions_stack_has_room(signo);
 	struct share_point share_start;
 	bool share_measured;
 
@@ -1060,7 +1113,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	share_measured = share_report_begin(&share_start);
 	if (mem && !mem->events && (!filtered || mem == &interval_memory))
 		mem->events = fd_map_zeroed(REPORT_EVENTS_SIZE);
-	events = mem ? mem->events : fd_map_zeroed(REPORT_EVENTS_SIZE);
+	events = mem ? mem->events : final ? final_memory.events : fd_map_zeroed(REPORT_EVENTS_SIZE);
 	if (!events) {
 		warn_line("no memory to read the counters; the report is lost", NULL);
 		errno = saved_errno;
@@ -1102,7 +1155,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	};
 	/* The interval thread's memory is kept: an interval report touches nothing new. */
 	if (!mem && !unforked)
-		text = report_prepare(&r, events, &text_size);
+		text = report_prepare(&r, events, &text_size, final);
 	if (!unforked)
 		share_report_upto(&share_start, share_measured, &r.share);
 	counters_read(&process.counters, &process.events, events);

@@ -58,9 +58,10 @@ struct process {
 	struct counter_set counters;
 	_Atomic uint64_t previous[EVENTS_MAX];	/* each event's value at the previous report: deltas */
 	_Atomic uint64_t previous_wall_ns;	/* the previous report's wall_ns: an interval's span */
+	/* Before the config's 4 KiB path: written at start, where it took a page of its own. */
+	struct metric_group *metrics;	/* PFSHIM_GROUP's, or NULL */
 	struct config config;
 	struct event_list events;
-	struct metric_group *metrics;	/* PFSHIM_GROUP's, or NULL */
 	/*
 	 * The arguments, then the working directory: one page of its own,
 	 * written from its start, so that a command line and directory of

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/prefault.h"
 #include "preload/sandbox.h"
 
 /* The image's share so far: the set-up and the reports written. */
@@ -65,6 +66,8 @@ static void share_since(const struct share_point *begin, struct share_point *d)
 
 void share_setup_begin(void)
 {
+	/* Its statics' page, in one system call rather than a fault (prefault.h). */
+	prefault_populate(&setup_start, sizeof(setup_start));
 	setup_measured = share_read(&setup_start);
 }
 

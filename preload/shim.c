@@ -47,6 +47,7 @@
 #include "preload/interval.h"
 #include "preload/process.h"
 #include "preload/report_signal.h"
+#include "preload/prefault.h"
 #include "preload/sandbox.h"
 #include "preload/share.h"
 #include "preload/warn.h"
@@ -208,6 +209,14 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
 	int saved_errno = errno;
 
 	(void)envp;
+	/*
+	 * real's page, and the code and constants a report may run (all but
+	 * layout.ld's cold part, which the report maps too), each in one
+	 * system call rather than a fault per page or fault-around window
+	 * (prefault.h).
+	 */
+	prefault_populate(&real, sizeof(real));
+	prefault_self_populate();
 	/* Always: sigaction() and its kin, and abort(), forward even when the shim is off. */
 	LOOKUP(sigaction); LOOKUP(signal); LOOKUP(bsd_signal); LOOKUP(ssignal);
 	LOOKUP(sysv_signal); LOOKUP(__sysv_signal); LOOKUP(sigset); LOOKUP(siginterrupt);

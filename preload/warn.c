@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "preload/fd.h"
+#include "preload/prefault.h"
 
 #define WARN_LINE_MAX 1024
 
@@ -26,7 +27,8 @@ static size_t append(char *line, size_t len, const char *s)
 	return len + n;
 }
 
-static bool muted;
+/* Written at start by a job's descendants: in .data, where it took a .bss page's fault. */
+static bool muted PREFAULT_DATA;
 
 void warn_mute(void)
 {

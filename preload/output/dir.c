@@ -817,7 +817,8 @@ int output_dir_remove(const char *dir, const struct output_names *names)
 void output_dir_prefault(void)
 {
 	/* The page of its claim, pid, linked, name and the directory's first 3.8 KiB. */
-	prefault_write(&published, 4096);
+	if (!prefault_populate(&published, 4096))	/* one system call, not its fault */
+		prefault_write(&published, 4096);
 	prefault_write(&spare.prefault, 1);
 }
 

@@ -136,3 +136,31 @@ print(before == fds(), [f for f in before if f < 100])'
 		[ "$in_cold" = 0 ]
 	done
 }
+
+@test "a job's descendant maps no memory for its exit report" {
+	# The report that ends an image is read and formatted in the shim's own
+	# .bss (process.c, final_memory), not in two mmap()s of its own: what
+	# /bin/true maps anonymously (not over a library's image) is what it maps
+	# without the shim.
+	command -v strace >/dev/null || skip "no strace"
+	skip_under_sanitizer "the sanitizer's runtime maps memory of its own"
+	need_perf
+	job_setup
+	local maps pid
+	for variant in bare shim; do
+		preload=()
+		[ "$variant" = bare ] || preload=(-E LD_PRELOAD="$SHIM")
+		run -0 --separate-stderr timeout 60 strace -f -o "$BATS_TEST_TMPDIR/$variant" \
+			-e trace=execve,mmap "${preload[@]}" sh -c '/bin/true; :'
+		sed -i -E 's/^([0-9]+) +/\1 /' "$BATS_TEST_TMPDIR/$variant"
+		pid=$(grep -E '^[0-9]+ execve\("/bin/true"' "$BATS_TEST_TMPDIR/$variant" | cut -d' ' -f1)
+		[ -n "$pid" ]
+		maps[${#maps[@]}]=$(sed -n "/^$pid execve(\"\/bin\/true\"/,\$p" "$BATS_TEST_TMPDIR/$variant" |
+			grep "^$pid mmap(" | grep MAP_ANONYMOUS | grep -vc MAP_FIXED)
+	done
+	# the shim's run was a job: /bin/true a descendant
+	[[ "$stderr" == *"1 report of a descendant process in"* ]]
+	echo "anonymous mappings of /bin/true: bare ${maps[0]}, under the shim ${maps[1]}"
+	[ "${maps[0]}" -gt 0 ]
+	[ "${maps[1]}" = "${maps[0]}" ]
+}

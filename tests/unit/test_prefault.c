@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_prefault.c: preload/prefault.c. A page prefault_write() touched
- * takes no fault when it is written afterwards, and keeps its bytes;
+ * takes no fault when it is written afterwards, and keeps its bytes; where
+ * the kernel populates a range in one system call (MADV_POPULATE_WRITE),
+ * prefault_write() takes no fault of its own either;
  * prefault_self() and prefault_stack() leave nothing to fault on the paths
  * they cover. Counted with the page-faults software event of this thread.
  */
 #include <linux/perf_event.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -19,6 +22,23 @@
 #include "preload/prefault.h"
 
 #define PAGES 8
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+/* Does this kernel populate a range in one system call? */
+static bool kernel_populates(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bool yes;
+
+	assert_true(p != MAP_FAILED);
+	yes = madvise(p, page, MADV_POPULATE_WRITE) == 0;
+	munmap(p, page);
+	return yes;
+}
 
 static int faults_open(void)
 {
@@ -61,11 +81,20 @@ static void test_written_pages_fault_no_more(void **state)
 	written = faults_read(fd);
 	/* Once touched, written without a fault. */
 	assert_int_equal(written - touched, 0);
-	/* The 7 untouched pages, one write fault each; under ASan its shadow memory's first touch too. */
+	/*
+	 * Populated in one system call: no fault at all (the kernel counts a
+	 * page-faults event only for a fault the program's access took).
+	 * Else the 7 untouched pages, one write fault each; under ASan its
+	 * shadow memory's first touch too.
+	 */
+	if (kernel_populates())
+		assert_int_equal(touched - before, 0);
 #ifdef __SANITIZE_ADDRESS__
-	assert_true(touched - before >= PAGES - 1 && touched - before <= PAGES + 2);
+	else
+		assert_true(touched - before >= PAGES - 1 && touched - before <= PAGES + 2);
 #else
-	assert_int_equal(touched - before, PAGES - 1);
+	else
+		assert_int_equal(touched - before, PAGES - 1);
 #endif
 	assert_int_equal(p[3 * page + 5], 42);
 	assert_int_equal(p[0], 0);
