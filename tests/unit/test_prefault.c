@@ -79,20 +79,26 @@ static void test_written_pages_fault_no_more(void **state)
 	for (long i = 0; i < PAGES * page; i += page)
 		p[i + 1] = 1;
 	written = faults_read(fd);
-	/* Once touched, written without a fault. */
+	/* Once touched, written without a fault (under ASan, the writes' shadow may take one). */
+#ifdef __SANITIZE_ADDRESS__
+	assert_true(written - touched <= 2);
+#else
 	assert_int_equal(written - touched, 0);
+#endif
 	/*
 	 * Populated in one system call: no fault at all (the kernel counts a
 	 * page-faults event only for a fault the program's access took).
 	 * Else the 7 untouched pages, one write fault each; under ASan its
 	 * shadow memory's first touch too.
 	 */
-	if (kernel_populates())
-		assert_int_equal(touched - before, 0);
 #ifdef __SANITIZE_ADDRESS__
+	if (kernel_populates())
+		assert_true(touched - before <= 2);
 	else
 		assert_true(touched - before >= PAGES - 1 && touched - before <= PAGES + 2);
 #else
+	if (kernel_populates())
+		assert_int_equal(touched - before, 0);
 	else
 		assert_int_equal(touched - before, PAGES - 1);
 #endif
