@@ -102,18 +102,21 @@ bool actions_kernel_default(int signo)
 	return next_sigaction(signo, NULL, &now) == 0 && now.sa_handler == SIG_DFL;
 }
 
-bool actions_stack_has_room(int signo)
+bool actions_stack_has_room(int signo, bool *on_alt)
 {
 	struct sigaction program;
+	bool alt_unused;
 	stack_t ss;
 
+	if (!on_alt)
+		on_alt = &alt_unused;
 	if (sandbox_filtered()) {
 		actions_read(signo, &program);
-		return !(actions_is_handler(&program) && (program.sa_flags & SA_ONSTACK));
+		*on_alt = actions_is_handler(&program) && (program.sa_flags & SA_ONSTACK);
+		return !*on_alt;
 	}
-	if (sigaltstack(NULL, &ss) < 0 || !(ss.ss_flags & SS_ONSTACK))
-		return true;
-	return ss.ss_size >= ACTIONS_REPORT_STACK_MIN;
+	*on_alt = sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+	return !*on_alt || ss.ss_size >= ACTIONS_REPORT_STACK_MIN;
 }
 
 /*

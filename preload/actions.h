@@ -58,6 +58,7 @@ int actions_sigaction(int signo, const struct sigaction *act, struct sigaction *
  *   report (a host's, sized for its own handlers): skip the report there.
  *   Under the program's seccomp filter, where sigaltstack() may kill it:
  *   false whenever @signo's handler may run on an alternate stack.
+ *   @on_alt (may be NULL): set to whether this runs on an alternate stack.
  */
 void actions_read(int signo, struct sigaction *out);
 bool actions_set_by_program(int signo);
@@ -65,7 +66,7 @@ bool actions_is_handler(const struct sigaction *a);
 void actions_call(int signo, const struct sigaction *a, siginfo_t *info, void *context);
 bool actions_kernel_default(int signo);
 void actions_die_by(int signo);
-bool actions_stack_has_room(int signo);
+bool actions_stack_has_room(int signo, bool *on_alt);
 
 /*
  * actions_give_back - the program's action for @signo back in the kernel,

@@ -61,7 +61,7 @@ static atomic_int aborting_tid;
 
 static void report(int signo)
 {
-	if (actions_stack_has_room(signo))
+	if (actions_stack_has_room(signo, NULL))
 		process_report_fatal(signo);
 }
 

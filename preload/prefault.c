@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <link.h>	/* ElfW() */
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -81,34 +80,35 @@ __attribute__((no_sanitize_address, no_sanitize_undefined)) void prefault_self(v
 	}
 }
 
-void prefault_self_populate(void)
+/* The pages of [@start, @end) present in one madvise(@advice): false where the kernel did not. */
+static bool populate(uintptr_t start, uintptr_t end, int advice)
 {
-	uintptr_t start = (uintptr_t)__ehdr_start, end = (uintptr_t)__pfshim_cold_start;
-	int saved_errno = errno;
-
-	/* Without layout.ld (the unit tests' archive) there is no hot part to tell apart. */
-	if (!end || end <= start || sandbox_filtered())
-		return;
-	(void)madvise((void *)start, end - start, MADV_POPULATE_READ);
-	errno = saved_errno;
-}
-
-bool prefault_populate(void *p, size_t len)
-{
-	uintptr_t start = (uintptr_t)p & ~(uintptr_t)(PAGE - 1), end = (uintptr_t)p + len;
+	uintptr_t base = start & ~(uintptr_t)(PAGE - 1);
 	int saved_errno = errno;
 	bool done;
 
-	if (!len || sandbox_filtered())
+	if (end <= start || sandbox_filtered())
 		return false;
 	/*
 	 * madvise(), not syscall(): the shim's own syscall() is its interposer
 	 * (shim.c), whose reads of the shim's statics would each fault the very
 	 * pages a first call populates.
 	 */
-	done = madvise((void *)start, end - start, MADV_POPULATE_WRITE) == 0;
+	done = madvise((void *)base, end - base, advice) == 0;
 	errno = saved_errno;
 	return done;
+}
+
+void prefault_self_populate(void)
+{
+	/* Without layout.ld (the unit tests' archive) there is no hot part to tell apart. */
+	if (__pfshim_cold_start)
+		populate((uintptr_t)__ehdr_start, (uintptr_t)__pfshim_cold_start, MADV_POPULATE_READ);
+}
+
+bool prefault_populate(void *p, size_t len)
+{
+	return populate((uintptr_t)p, (uintptr_t)p + len, MADV_POPULATE_WRITE);
 }
 
 void prefault_write(void *p, size_t len)
@@ -124,7 +124,7 @@ void prefault_write(void *p, size_t len)
 		atomic_fetch_or_explicit((_Atomic unsigned char *)a, 0, memory_order_relaxed);
 }
 
-static void prefault_stack_below(size_t bytes)
+void prefault_stack(size_t bytes)
 {
 	char probe[bytes];
 
@@ -133,19 +133,4 @@ static void prefault_stack_below(size_t bytes)
 	for (size_t i = 0; i < bytes; i += PAGE)
 		((volatile char *)probe)[i] = 0;
 	((volatile char *)probe)[bytes - 1] = 0;
-}
-
-void prefault_stack(size_t bytes)
-{
-	stack_t ss;
-
-	/*
-	 * Not on an alternate signal stack (a fatal signal's report from the
-	 * program's handler): below it lies whatever memory the program
-	 * mapped there, or none (hardening-process.bats, "a stack overflow
-	 * caught on the program's alternate stack").
-	 */
-	if (sigaltstack(NULL, &ss) < 0 || (ss.ss_flags & SS_ONSTACK))
-		return;
-	prefault_stack_below(bytes);
 }

@@ -898,7 +898,7 @@ static void report_metrics(struct report *r, struct report_metric *metrics, uint
  * Return: the text memory (*@size bytes), or NULL (then mapped after the read).
  */
 static char *report_prepare(struct report *r, struct report_event *events, size_t *size,
-			    bool final)
+			    bool final, bool on_alt)
 {
 	size_t need;
 	char *text;
@@ -938,9 +938,12 @@ static char *report_prepare(struct report *r, struct report_event *events, size_
 	 * The main thread's stack only: it grows on demand to RLIMIT_STACK. A
 	 * thread's may be PTHREAD_STACK_MIN, which the report itself nearly
 	 * fills (signals.bats, "the smallest stack allowed"): a fault there, if
-	 * any, is the report's one miss.
+	 * any, is the report's one miss. Nor on an alternate signal stack (a
+	 * fatal signal's report from the program's handler): below it lies
+	 * whatever the program mapped there, or nothing (hardening-process.bats,
+	 * "a stack overflow caught on the program's alternate stack").
 	 */
-	if (gettid() == getpid())	/* never under a filter: report_write() */
+	if (gettid() == getpid() && !on_alt)	/* never under a filter: report_write() */
 		prefault_stack(REPORT_STACK_BYTES);
 	report_destination_reserve(r);
 	return text;
@@ -1093,9 +1096,11 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	 * Not on a small alternate signal stack (a program's handler that
 	 * calls _exit()): the report needs more than its 8 KiB, and runs on
 	 * into what lies below it, which used to be the report's own mappings
-	 * (see final_memory).
+	 * (see final_memory). Asked once: report_prepare() takes @on_alt too.
 	 */
-	bool final = !mem && reason_ends_image(reason, signo) && actions_stack_has_room(signo);
+	bool on_alt = false;
+	bool final = !mem && actions_stack_has_room(signo, &on_alt) &&
+		     reason_ends_image(reason, signo);
 	struct share_point share_start;
 	bool share_measured;
 
@@ -1155,7 +1160,7 @@ static void report_write(enum report_reason reason, int signo, bool unforked,
 	};
 	/* The interval thread's memory is kept: an interval report touches nothing new. */
 	if (!mem && !unforked)
-		text = report_prepare(&r, events, &text_size, final);
+		text = report_prepare(&r, events, &text_size, final, on_alt);
 	if (!unforked)
 		share_report_upto(&share_start, share_measured, &r.share);
 	counters_read(&process.counters, &process.events, events);

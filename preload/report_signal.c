@@ -35,7 +35,7 @@ static bool carries_on_by_default(int signo)
 static void report_signal_handler(int signo, siginfo_t *info, void *context)
 {
 	int saved_errno = errno;
-	bool room = actions_stack_has_room(signo);
+	bool room = actions_stack_has_room(signo, NULL);
 	struct sigaction program;
 
 	actions_read(signo, &program);

@@ -902,6 +902,8 @@ static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim
 	return status == 0 && failed ? PFSHIM_FAILED : status;
 }
 
+static int region_start_uncommon(const char *name);
+
 /*
  * The counters are read last in begin and first in end, straight into the
  * region's own sample, so a region's counts hold as little of the markers'
@@ -910,13 +912,9 @@ static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim
  * looks the region up: what lands in a region (the probe effect) is what
  * begin does after its counter instructions and end before its own, and
  * an end that closes nothing (re-entry, misuse) reads for nothing, which
- * only misuse pays. Re-entered begins read nothing.
- */
-static int region_start_uncommon(const char *name);
-
-/*
- * The fast path's begin; @start_name, a constant at each call, is the name
- * of a start (pfshim_v1_region_start()), whose uncommon case is its own.
+ * only misuse pays. Re-entered begins read nothing. The fast path's begin:
+ * @start_name, a constant at each call, is the name of a start
+ * (pfshim_v1_region_start()), whose uncommon case is its own.
  */
 static inline __attribute__((always_inline)) int begin_fast(struct fastread_group *g,
 							      pfshim_region_t region,
