@@ -261,17 +261,17 @@ group() {
 	[ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
 }
 
-@test "pfshim run's calibration: 15 rounds, task-clock as each run's whole CPU time where the kernel keeps it" {
+@test "pfshim run's calibration: 31 rounds, task-clock as each run's whole CPU time where the kernel keeps it" {
 	c="$BATS_TEST_TMPDIR/cache"
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r1 -- /bin/true
 	cal=$(jq -c .calibration r1/pfshim-job.jsonl)
 	if [ -r /proc/self/schedstat ]; then want=process; else want=counter; fi
-	[ "$(jq -c '[.runs, .task_clock, .cached]' <<<"$cal")" = "[15,\"$want\",false]" ]
+	[ "$(jq -c '[.runs, .task_clock, .cached]' <<<"$cal")" = "[31,\"$want\",false]" ]
 	# off and preloaded are bare plus the rounds' median differences, never below them
 	[ "$(jq '[.events[] | .off >= .bare and .preloaded >= .off + .in_process] | all' <<<"$cal")" = true ]
 	# the next run takes it from the cache, with how it was measured
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r2 -- /bin/true
-	[ "$(jq -c '.calibration | [.runs, .task_clock, .cached]' r2/pfshim-job.jsonl)" = "[15,\"$want\",true]" ]
+	[ "$(jq -c '.calibration | [.runs, .task_clock, .cached]' r2/pfshim-job.jsonl)" = "[31,\"$want\",true]" ]
 	# a calibration kept by a build of another method (a key without it) is measured anew
 	sed -i 's/ method [0-9]* events/ events/' "$c/pfshim/calibration.json"
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r3 -- /bin/true
@@ -305,7 +305,7 @@ expected_share() {
 	# the parent's report says its 5 forks; each child's, none
 	[ "$(jq -s -c 'map(select(.schema == "pfshim.report") | .pfshim_share.forks) | sort' r1/*.json)" = \
 		"[0,0,0,0,0,5]" ]
-	[ "$(jq -c '.calibration.units' r1/pfshim-job.jsonl)" = '{"pages":8192,"forks":16}' ]
+	[ "$(jq -c '.calibration.units' r1/pfshim-job.jsonl)" = '{"pages":2048,"forks":16}' ]
 	[ "$(jq '[.calibration.events[] | (.per_1000_faults | type) == "number" and
 		(.per_fork | type) == "number"] | all' r1/pfshim-job.jsonl)" = true ]
 	for e in page-faults:page_faults task-clock:task_clock_ns; do

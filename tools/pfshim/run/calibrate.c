@@ -268,7 +268,12 @@ struct unit_runs {
 	/* Per round: the unit program's cost beyond the no-work one's, beyond the reports' share */
 	int64_t more[UNIT_PROGRAMS][3][CALIBRATE_RUNS];
 	int64_t touch_more[CALIBRATE_RUNS];	/* the pages' touching's CPU time, preloaded less bare */
-	int64_t fork_more[CALIBRATE_RUNS];	/* the forking's CPU time in the parent, the same */
+	/*
+	 * The forks' CPU time, preloaded less bare: the parent's fork() and
+	 * waits, and the children's whole lives beyond what their reports
+	 * measured (the no-work program's report's share taken as the parent's)
+	 */
+	int64_t fork_more[CALIBRATE_RUNS];
 };
 
 /* false: the command cannot run itself (no /proc): the per-unit parts are not measured. */
@@ -308,7 +313,7 @@ static bool unit_runs_init(struct unit_runs *u)
 static int unit_round(struct unit_runs *u, struct calibration *c, struct jobcount *j,
 		      const char *lib, const char *outdir, int n)
 {
-	int64_t excess[UNIT_PROGRAMS][3];
+	int64_t excess[UNIT_PROGRAMS][3], reports[UNIT_PROGRAMS] = { 0 };
 
 	for (int p = 0; p < UNIT_PROGRAMS; p++) {
 		uint64_t b[3] = { 0 }, on[3] = { 0 }, s[3] = { 0 }, setup[3], cpu_b, cpu_on;
@@ -331,11 +336,15 @@ static int unit_round(struct unit_runs *u, struct calibration *c, struct jobcoun
 				on[k] = cpu_on;
 			}
 			excess[p][k] = (int64_t)on[k] - (int64_t)b[k] - (int64_t)s[k];
+			if (!strcmp(c->ev[k].share, "task_clock_ns"))
+				reports[p] = (int64_t)s[k];
 		}
 		if (p == UNIT_PAGES)
 			u->touch_more[n] = (int64_t)said_on[1] - (int64_t)said_b[1];
 		if (p == UNIT_FORKS)
-			u->fork_more[n] = (int64_t)said_on[2] - (int64_t)said_b[2];
+			u->fork_more[n] = (int64_t)said_on[2] - (int64_t)said_b[2] +
+					  (int64_t)said_on[0] - (int64_t)said_b[0] -
+					  (reports[UNIT_FORKS] - reports[UNIT_NONE]);
 	}
 	for (int p = 0; p < UNIT_PROGRAMS; p++)
 		for (int k = 0; k < c->nr; k++)
@@ -358,16 +367,15 @@ static int64_t median_both_orders(const int64_t *v)
 
 /*
  * The per-unit prices from the rounds, for task-clock timed inside the
- * program, preloaded less bare: a run's whole CPU time varies by more than
- * the price of its 8192 faults or its 16 forks. A page fault's: task-clock
- * only (a fault takes no more faults or switches with the shim); per 1000:
- * a fault costs tens of ns. A fork's: task-clock, the parent's fork() and
- * wait; its other events from the fork program's whole runs beyond the
- * no-work one's, less what the summary counts of its children otherwise
- * (each child's report, measured, and the end's part @end of each). The
- * fork child's own cost beyond its report and the end's part is not priced:
- * the whole runs' noise is larger than it (docs/pfshim.md). A price the
- * runs' noise makes negative is 0.
+ * program and its children, preloaded less bare: the whole program's CPU
+ * time varies by more than the price of its 2048 faults or its 16 forks. A
+ * page fault's: task-clock only (a fault takes no more faults or switches
+ * with the shim); per 1000: a fault costs tens of ns. A fork's: task-clock,
+ * the parent's fork() and wait and the child's whole life (each timed
+ * alone), its other events from the fork program's whole runs beyond the
+ * no-work one's; both less what the summary counts of the children
+ * otherwise (each child's report, measured, and the end's part @end of
+ * each). A price the runs' noise makes negative is 0.
  */
 static void unit_prices(struct unit_runs *u, struct calibrate_event *e, int k, uint64_t end)
 {
@@ -377,9 +385,8 @@ static void unit_prices(struct unit_runs *u, struct calibrate_event *e, int k, u
 	if (!strcmp(e->share, "task_clock_ns")) {
 		e->per_1000_faults = pages > 0 ? (uint64_t)pages * 1000 / CALIBRATE_PAGES : 0;
 		forks = median_both_orders(u->fork_more);
-	} else {
-		forks -= (int64_t)end * CALIBRATE_FORKS;
 	}
+	forks -= (int64_t)end * CALIBRATE_FORKS;
 	e->per_fork = forks > 0 ? (uint64_t)forks / CALIBRATE_FORKS : 0;
 }
 

@@ -22,11 +22,12 @@
 /*
  * Runs of each kind, alternated: the medians are taken. 5 left the loader's
  * and the end's task-clock 150 to 250 us apart from one calibration to the
- * next on a loaded 2-core VM; 15, 120 to 140 (docs/pfshim.md).
+ * next on a loaded 2-core VM; 15, 120 to 140; 31, a loader's part 48 us apart
+ * over four in a row at load 1, against 139 with 15 (docs/pfshim.md).
  */
-#define CALIBRATE_RUNS 15
+#define CALIBRATE_RUNS 31
 /* How the runs are measured: a cached calibration of another method is not taken. */
-#define CALIBRATE_METHOD 4
+#define CALIBRATE_METHOD 5
 /* The program run: small, dynamic, in every Debian (coreutils). */
 #define CALIBRATE_PROGRAM "/bin/true"
 
@@ -39,7 +40,7 @@
  * median of the rounds' differences beyond what the reports measured.
  */
 #define CALIBRATE_CHILD "__calibrate-child"
-#define CALIBRATE_PAGES 8192
+#define CALIBRATE_PAGES 2048
 #define CALIBRATE_FORKS 16
 
 /*

@@ -4,8 +4,9 @@
  * (calibrate.h), so that a short command does not pay 45 runs of
  * /bin/true each time: in ${XDG_CACHE_HOME:-$HOME/.cache}/pfshim/
  * calibration.json, one object, valid for one library file (device, inode,
- * size, modification time), one kernel, one host and one list of events.
- * A rebuilt library, another machine or other events calibrate anew. What
+ * size, modification time), one kernel, one host, one boot and one list of
+ * events. A rebuilt library, another machine, a reboot or other events
+ * calibrate anew. What
  * is read is checked as any input is (counts, the same events); a cache that
  * cannot be read or written is no error: the run calibrates.
  */
@@ -20,6 +21,8 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#include "fastread/sysfile.h"
 
 #define CACHE_NAME "calibration.json"
 
@@ -76,11 +79,15 @@ static int cache_dir_open(bool make)
 	return dir;
 }
 
-/* What the calibration is valid for, as one string; false when the library cannot be named. */
+/*
+ * What the calibration is valid for, as one string; false when the library
+ * cannot be named. The boot's id too: a virtual machine booted again may
+ * run on another host's CPU, at other prices.
+ */
 static bool cache_key(const struct calibration *c, const struct jobcount *j, const char *lib,
 		      char *key, size_t size)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], boot[64] = "-";
 	size_t n = strcspn(lib ? lib : "", " :");
 	struct utsname uts;
 	struct stat st;
@@ -92,10 +99,14 @@ static bool cache_key(const struct calibration *c, const struct jobcount *j, con
 	path[n] = '\0';
 	if (stat(path, &st) < 0 || uname(&uts) < 0)
 		return false;
-	len = snprintf(key, size, "lib %ju:%ju:%jd:%jd.%09ld kernel %s %s host %s method %d events",
+	if (sysfile_read("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) <= 0)
+		strcpy(boot, "-");
+	boot[strcspn(boot, "\n")] = '\0';
+	len = snprintf(key, size,
+		       "lib %ju:%ju:%jd:%jd.%09ld kernel %s %s host %s boot %s method %d events",
 		       (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
 		       (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, uts.release, uts.version,
-		       uts.nodename, CALIBRATE_METHOD);
+		       uts.nodename, boot, CALIBRATE_METHOD);
 	for (int k = 0; k < c->nr && len > 0 && (size_t)len < size; k++)
 		len += snprintf(key + len, size - (size_t)len, " %s",
 				j->ev[c->ev[k].job_event].spec->name);
