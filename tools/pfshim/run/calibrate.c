@@ -274,6 +274,7 @@ struct unit_runs {
 	 * measured (the no-work program's report's share taken as the parent's)
 	 */
 	int64_t fork_more[CALIBRATE_RUNS];
+	bool children_untimed;	/* a round without the children's CPU time (no schedstat) */
 };
 
 /* false: the command cannot run itself (no /proc): the per-unit parts are not measured. */
@@ -288,6 +289,7 @@ static bool unit_runs_init(struct unit_runs *u)
 
 	if (n <= 0 || access((u->self[n] = '\0', u->self), X_OK) < 0)
 		return false;
+	u->children_untimed = false;
 	snprintf(u->pages, sizeof(u->pages), "%d", CALIBRATE_PAGES);
 	snprintf(u->forks, sizeof(u->forks), "%d", CALIBRATE_FORKS);
 	for (int p = 0; p < UNIT_PROGRAMS; p++) {
@@ -341,10 +343,15 @@ static int unit_round(struct unit_runs *u, struct calibration *c, struct jobcoun
 		}
 		if (p == UNIT_PAGES)
 			u->touch_more[n] = (int64_t)said_on[1] - (int64_t)said_b[1];
-		if (p == UNIT_FORKS)
-			u->fork_more[n] = (int64_t)said_on[2] - (int64_t)said_b[2] +
-					  (int64_t)said_on[0] - (int64_t)said_b[0] -
-					  (reports[UNIT_FORKS] - reports[UNIT_NONE]);
+		if (p == UNIT_FORKS) {
+			u->fork_more[n] = (int64_t)said_on[2] - (int64_t)said_b[2];
+			/* the children's lives, where the kernel keeps each one's CPU time */
+			if (said_on[0] && said_b[0])
+				u->fork_more[n] += (int64_t)said_on[0] - (int64_t)said_b[0] -
+						   (reports[UNIT_FORKS] - reports[UNIT_NONE]);
+			else
+				u->children_untimed = true;
+		}
 	}
 	for (int p = 0; p < UNIT_PROGRAMS; p++)
 		for (int k = 0; k < c->nr; k++)
@@ -386,7 +393,9 @@ static void unit_prices(struct unit_runs *u, struct calibrate_event *e, int k, u
 		e->per_1000_faults = pages > 0 ? (uint64_t)pages * 1000 / CALIBRATE_PAGES : 0;
 		forks = median_both_orders(u->fork_more);
 	}
-	forks -= (int64_t)end * CALIBRATE_FORKS;
+	/* without the children's lives, the parent's part alone: nothing of theirs to take out */
+	if (strcmp(e->share, "task_clock_ns") || !u->children_untimed)
+		forks -= (int64_t)end * CALIBRATE_FORKS;
 	e->per_fork = forks > 0 ? (uint64_t)forks / CALIBRATE_FORKS : 0;
 }
 
