@@ -22,6 +22,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "export/report.h"
 #include "fastread/sysfile.h"
 
 #define CACHE_NAME "calibration.json"
@@ -99,7 +100,7 @@ static bool cache_key(const struct calibration *c, const struct jobcount *j, con
 	path[n] = '\0';
 	if (stat(path, &st) < 0 || uname(&uts) < 0)
 		return false;
-	if (sysfile_read("/proc/sys/kernel/random/boot_id", boot, sizeof(boot)) <= 0)
+	if (sysfile_read(REPORT_BOOT_ID_PATH, boot, sizeof(boot)) <= 0)
 		strcpy(boot, "-");
 	boot[strcspn(boot, "\n")] = '\0';
 	len = snprintf(key, size,
