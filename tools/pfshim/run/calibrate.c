@@ -274,7 +274,6 @@ struct unit_runs {
 	 * measured (the no-work program's report's share taken as the parent's)
 	 */
 	int64_t fork_more[CALIBRATE_RUNS];
-	bool children_untimed;	/* a round without the children's CPU time (no schedstat) */
 };
 
 /* false: the command cannot run itself (no /proc): the per-unit parts are not measured. */
@@ -289,7 +288,6 @@ static bool unit_runs_init(struct unit_runs *u)
 
 	if (n <= 0 || access((u->self[n] = '\0', u->self), X_OK) < 0)
 		return false;
-	u->children_untimed = false;
 	snprintf(u->pages, sizeof(u->pages), "%d", CALIBRATE_PAGES);
 	snprintf(u->forks, sizeof(u->forks), "%d", CALIBRATE_FORKS);
 	for (int p = 0; p < UNIT_PROGRAMS; p++) {
@@ -349,8 +347,6 @@ static int unit_round(struct unit_runs *u, struct calibration *c, struct jobcoun
 			if (said_on[0] && said_b[0])
 				u->fork_more[n] += (int64_t)said_on[0] - (int64_t)said_b[0] -
 						   (reports[UNIT_FORKS] - reports[UNIT_NONE]);
-			else
-				u->children_untimed = true;
 		}
 	}
 	for (int p = 0; p < UNIT_PROGRAMS; p++)
@@ -384,7 +380,8 @@ static int64_t median_both_orders(const int64_t *v)
  * otherwise (each child's report, measured, and the end's part @end of
  * each). A price the runs' noise makes negative is 0.
  */
-static void unit_prices(struct unit_runs *u, struct calibrate_event *e, int k, uint64_t end)
+static void unit_prices(struct unit_runs *u, const struct calibration *c,
+			struct calibrate_event *e, int k, uint64_t end)
 {
 	int64_t pages = median_both_orders(u->touch_more);
 	int64_t forks = median_both_orders(u->more[UNIT_FORKS][k]);
@@ -393,8 +390,11 @@ static void unit_prices(struct unit_runs *u, struct calibrate_event *e, int k, u
 		e->per_1000_faults = pages > 0 ? (uint64_t)pages * 1000 / CALIBRATE_PAGES : 0;
 		forks = median_both_orders(u->fork_more);
 	}
-	/* without the children's lives, the parent's part alone: nothing of theirs to take out */
-	if (strcmp(e->share, "task_clock_ns") || !u->children_untimed)
+	/*
+	 * Without schedstat (no whole CPU times, the children's neither) the
+	 * parent's part alone: nothing of the children's to take out.
+	 */
+	if (strcmp(e->share, "task_clock_ns") || c->cpu_whole)
 		forks -= (int64_t)end * CALIBRATE_FORKS;
 	e->per_fork = forks > 0 ? (uint64_t)forks / CALIBRATE_FORKS : 0;
 }
@@ -498,7 +498,7 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		uint64_t end = median_of_differences(pre[k], off[k], in[k], CALIBRATE_RUNS);
 
 		if (c->per_unit)
-			unit_prices(&units, &c->ev[k], k, end);
+			unit_prices(&units, c, &c->ev[k], k, end);
 		c->ev[k].in_process = median(in[k], CALIBRATE_RUNS);
 		c->ev[k].setup = median(su[k], CALIBRATE_RUNS);
 		c->ev[k].bare = median(bare[k], CALIBRATE_RUNS);

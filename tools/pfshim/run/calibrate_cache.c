@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * calibrate_cache.c: pfshim run's calibration kept between runs
- * (calibrate.h), so that a short command does not pay 45 runs of
- * /bin/true each time: in ${XDG_CACHE_HOME:-$HOME/.cache}/pfshim/
- * calibration.json, one object, valid for one library file (device, inode,
- * size, modification time), one kernel, one host, one boot and one list of
+ * (calibrate.h), so that a short command does not pay its seconds of runs
+ * each time: in ${XDG_CACHE_HOME:-$HOME/.cache}/pfshim/calibration.json,
+ * one object, valid for one library file (device, inode, size,
+ * modification time), one kernel, one host, one boot and one list of
  * events. A rebuilt library, another machine, a reboot or other events
- * calibrate anew. What
- * is read is checked as any input is (counts, the same events); a cache that
- * cannot be read or written is no error: the run calibrates.
+ * calibrate anew. What is read is checked as any input is (counts, the
+ * same events); a cache that cannot be read or written is no error: the run
+ * calibrates.
  */
 #include "tools/pfshim/run/calibrate.h"
 
@@ -88,7 +88,7 @@ static int cache_dir_open(bool make)
 static bool cache_key(const struct calibration *c, const struct jobcount *j, const char *lib,
 		      char *key, size_t size)
 {
-	char path[PATH_MAX], boot[64] = "-";
+	char path[PATH_MAX], boot[64];
 	size_t n = strcspn(lib ? lib : "", " :");
 	struct utsname uts;
 	struct stat st;
@@ -102,7 +102,6 @@ static bool cache_key(const struct calibration *c, const struct jobcount *j, con
 		return false;
 	if (sysfile_read(REPORT_BOOT_ID_PATH, boot, sizeof(boot)) <= 0)
 		strcpy(boot, "-");
-	boot[strcspn(boot, "\n")] = '\0';
 	len = snprintf(key, size,
 		       "lib %ju:%ju:%jd:%jd.%09ld kernel %s %s host %s boot %s method %d events",
 		       (uintmax_t)st.st_dev, (uintmax_t)st.st_ino, (intmax_t)st.st_size,
