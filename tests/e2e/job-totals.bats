@@ -207,6 +207,8 @@ unreported() {
 	# no image loaded the shim: its share is 0, and the totals less it are the totals
 	[ "$(jq '.job.shim_images' summary.json)" -eq 0 ]
 	[ "$(jq '.job.pfshim_share[] | select(.name == "page-faults") | .value' summary.json)" -eq 0 ]
+	# its exec is the kernel's records' alone (the calibration prices no page fault for it)
+	[ "$(jq '.job.execs' summary.json)" -eq 1 ]
 	# 2000 pages touched: all in the total, none in a row
 	[ "$(job_value page-faults)" -ge 2000 ]
 	grep -q "0 processes, 0 images, 0 reports" <<<"$stderr"
@@ -223,6 +225,8 @@ unreported() {
 		'[{"program":"true","processes":1,"kind":"no-shim"}]' ]
 	# sh, env and the second true loaded it; each image's share is in the report
 	[ "$(jq '.job.shim_images' summary.json)" -eq 3 ]
+	# four execs (sh, env, the true it became, the second true), the one without the shim too
+	[ "$(jq '.job.execs' summary.json)" -eq 4 ]
 	[ "$(jq -s 'map(select(.schema == "pfshim.report" and .pfshim_share.page_faults > 0)) |
 		length' "$dir"/*.json)" -ge 3 ]
 }

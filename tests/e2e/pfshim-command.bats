@@ -281,7 +281,8 @@ group() {
 # expected_share DIR EVENT FIELD: pfshim's own share of EVENT computed here from DIR's files, by
 # docs/pfshim.md's sum: the reports' shares, the loader's part per image that loaded the shim,
 # the end's per image that reported, the set-up's per image that loaded it and did not report,
-# the price per 1000 faults the reports counted and per fork their images made.
+# the price per 1000 faults the reports counted and per fork their images made, and the job's
+# records' price per image its tasks exec'd.
 expected_share() {
 	jq -n --arg e "$2" --arg f "$3" --slurpfile job "$1/pfshim-job.jsonl" \
 		--slurpfile r <(cat "$1"/*.json) '
@@ -295,13 +296,16 @@ expected_share() {
 		($rep | map(.pfshim_share.forks) | add) as $forks |
 		($rep | map(.pfshim_share[$f]) | add) + $loader * $loaded + $tail * ($rep | length) +
 		$c.setup * $unreported + ($c.per_1000_faults * $faults / 1000 | floor) +
-		$c.per_fork * $forks'
+		$c.per_fork * $forks + $c.per_exec * $job[0].execs'
 }
 
 @test "pfshim run's share: each page fault and each fork at the price the calibration says" {
 	c="$BATS_TEST_TMPDIR/cache"
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock \
 		-o r1 -- "$PROGS/fork_children" 5 300 2000
+	# one exec (the command's), priced: a count in every event's calibration
+	[ "$(jq -c '[.execs, ([.calibration.events[] | .per_exec | type == "number"] | all)]' \
+		r1/pfshim-job.jsonl)" = "[1,true]" ]
 	# the parent's report says its 5 forks; each child's, none
 	[ "$(jq -s -c 'map(select(.schema == "pfshim.report") | .pfshim_share.forks) | sort' r1/*.json)" = \
 		"[0,0,0,0,0,5]" ]
@@ -314,8 +318,9 @@ expected_share() {
 	done
 	# prices of our own in the cache: the next run's share has them, to the unit
 	jq -c '(.calibration.events[] | select(.share == "task_clock_ns")) |= (.per_1000_faults = 1000000 |
-		.per_fork = 7000000) | (.calibration.events[] | select(.share == "page_faults")) |=
-		(.per_fork = 3)' "$c/pfshim/calibration.json" >cal.json
+		.per_fork = 7000000 | .per_exec = 500000) | (.calibration.events[] |
+		select(.share == "page_faults")) |= (.per_fork = 3 | .per_exec = 2)' \
+		"$c/pfshim/calibration.json" >cal.json
 	cp cal.json "$c/pfshim/calibration.json"
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock \
 		-o r2 -- "$PROGS/fork_children" 5 300 2000
@@ -328,15 +333,19 @@ expected_share() {
 	pf=$(jq '.job.pfshim_share[] | select(.name == "page-faults") | .value' r2.json)
 	[ "$tc" = "$(expected_share r2 task-clock task_clock_ns)" ]
 	[ "$pf" = "$(expected_share r2 page-faults page_faults)" ]
-	# beyond the same job read without prices: 1 us per fault counted, 7 ms and 3 faults per fork
+	# beyond the same job read without prices: 1 us per fault counted, 7 ms and 3 faults per fork,
+	# 0.5 ms and 2 faults for the one exec
 	mkdir r2z
 	cp r2/*.json r2z/
-	jq -c '.calibration.events[] |= (.per_1000_faults = 0 | .per_fork = 0)' r2/pfshim-job.jsonl \
-		>r2z/pfshim-job.jsonl
+	jq -c '.calibration.events[] |= (.per_1000_faults = 0 | .per_fork = 0 | .per_exec = 0)' \
+		r2/pfshim-job.jsonl >r2z/pfshim-job.jsonl
 	"$PFSHIM" report --json r2z >r2z.json
 	[ $((tc - $(jq '.job.pfshim_share[] | select(.name == "task-clock") | .value' r2z.json))) -eq \
-		$((faults * 1000 + 5 * 7000000)) ]
-	[ $((pf - $(jq '.job.pfshim_share[] | select(.name == "page-faults") | .value' r2z.json))) -eq 15 ]
+		$((faults * 1000 + 5 * 7000000 + 500000)) ]
+	[ $((pf - $(jq '.job.pfshim_share[] | select(.name == "page-faults") | .value' r2z.json))) -eq 17 ]
+	[ "$(jq '.job.execs' r2.json)" -eq 1 ]
+	run -0 "$PFSHIM" report r2
+	[[ "$output" == *"; the kernel's records of 1 exec, beyond perf stat's counting"* ]]
 	[ "$(jq '.job.share_forks' r2.json)" -eq 5 ]
 	# a price that is not a count (negative, text) is not taken: the run calibrates anew
 	jq -c '.calibration.events[0].per_fork = -1' cal.json >"$c/pfshim/calibration.json"

@@ -366,9 +366,10 @@ static void test_job_share_and_kinds(void **state)
  * forked 3 children, one of them (14) reported, 500 page faults in the
  * reports. By own_share.c's sum, task-clock: the reports' 7 + 7, the
  * loader's (1200 - 1000) for 1 image, the end's (1500 - 100 - 1200) for 2,
- * 60 ns per fault for 500 faults, 15 us per fork for 3 forks: 14 + 200 +
- * 400 + 30000 + 45000 = 75614. page-faults: 9 + 4, 16 x 1, 2 x 2, no price
- * per fault, 2 per fork: 13 + 16 + 4 + 6 = 39.
+ * 60 ns per fault for 500 faults, 15 us per fork for 3 forks, the job's
+ * records of its 2 execs at 70 us each: 14 + 200 + 400 + 30000 + 45000 +
+ * 140000 = 215614. page-faults: 9 + 4, 16 x 1, 2 x 2, no price per fault, 2
+ * per fork, 1 per exec: 13 + 16 + 4 + 6 + 2 = 41.
  */
 static void test_job_share_per_unit(void **state)
 {
@@ -376,14 +377,14 @@ static void test_job_share_per_unit(void **state)
 		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"pid\":10,"
 		"\"end\":{\"exit\":0},\"events\":[{\"name\":\"page-faults\",\"value\":1000},"
 		"{\"name\":\"task-clock\",\"value\":9000000}],\"lost_records\":0,"
-		"\"shim_images\":1,\"calibration\":{\"program\":\"/bin/true\",\"runs\":15,"
+		"\"shim_images\":1,\"execs\":2,\"calibration\":{\"program\":\"/bin/true\",\"runs\":15,"
 		"\"cost_ns\":1000000,\"units\":{\"pages\":8192,\"forks\":16},\"events\":["
 		"{\"name\":\"page-faults\",\"share\":\"page_faults\",\"bare\":50,\"off\":66,"
 		"\"preloaded\":78,\"in_process\":10,\"setup\":6,\"per_1000_faults\":0,"
-		"\"per_fork\":2},"
+		"\"per_fork\":2,\"per_exec\":1},"
 		"{\"name\":\"task-clock\",\"share\":\"task_clock_ns\",\"bare\":1000,"
 		"\"off\":1200,\"preloaded\":1500,\"in_process\":100,\"setup\":50,"
-		"\"per_1000_faults\":60000,\"per_fork\":15000}]},\"processes\":["
+		"\"per_1000_faults\":60000,\"per_fork\":15000,\"per_exec\":70000}]},\"processes\":["
 		"{\"pid\":10,\"program\":\"sh\",\"dynamic\":true,\"shim\":true},"
 		"{\"pid\":14,\"program\":\"sh\",\"dynamic\":true,\"shim\":true}]}\n";
 	static const char reports[] =
@@ -418,10 +419,11 @@ static void test_job_share_per_unit(void **state)
 	tc = summary_event_index(&s, "task-clock", "msec", 1e-6);
 	assert_int_equal(s.share.forks, 3);
 	assert_int_equal(s.totals[pf].value, 500);
-	assert_int_equal(j->share_sums[tc].value, 75614);
-	assert_int_equal(j->less_share_sums[tc].value, 9000000 - 75614);
-	assert_int_equal(j->share_sums[pf].value, 39);
-	assert_int_equal(j->less_share_sums[pf].value, 1000 - 39);
+	assert_int_equal(j->execs, 2);
+	assert_int_equal(j->share_sums[tc].value, 215614);
+	assert_int_equal(j->less_share_sums[tc].value, 9000000 - 215614);
+	assert_int_equal(j->share_sums[pf].value, 41);
+	assert_int_equal(j->less_share_sums[pf].value, 1000 - 41);
 	summary_free(&s);
 }
 

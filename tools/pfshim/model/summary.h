@@ -158,6 +158,7 @@ struct summary_calibration {
 	bool split;		/* "off" was measured: the loader's part apart from the report's end */
 	uint64_t bare, off, preloaded, in_process, setup;
 	uint64_t per_1000_faults, per_fork;	/* 0: not measured (an older job count) */
+	uint64_t per_exec;	/* the job's records of each exec (calibrate.h); 0: not measured */
 };
 
 /*
@@ -181,6 +182,7 @@ struct summary_job {
 	int nr_processes;
 	struct summary_job_process *process;
 	int64_t shim_images;	/* images that loaded the shim; -1: not said (version 1) */
+	uint64_t execs;		/* images its tasks exec'd, by the kernel's records; 0: not said */
 	struct summary_calibration calibration[SHARE_FIELDS];
 	char *calibration_error;	/* why there is none, or NULL */
 	char *calibration_program;	/* what it ran */

@@ -117,6 +117,7 @@ static void calibration_take(struct summary *s, json_t *c)
 				.setup = count_or(setup, count_or(in, 0)),
 				.per_1000_faults = count_or(json_object_get(e, "per_1000_faults"), 0),
 				.per_fork = count_or(json_object_get(e, "per_fork"), 0),
+				.per_exec = count_or(json_object_get(e, "per_exec"), 0),
 			};
 		}
 	}
@@ -145,6 +146,7 @@ void summary_job_take(struct summary *s, json_t *o)
 	job->lost_records += count_or(json_object_get(o, "lost_records"), 0);
 	job->ledger_malformed += count_or(json_object_get(o, "ledger_malformed"), 0);
 	shim_images_take(job, json_object_get(o, "shim_images"));
+	job->execs += count_or(json_object_get(o, "execs"), 0);
 	job->unnamed |= json_is_null(procs);
 	json_array_foreach(events, i, e) {
 		const char *name = json_string_value(json_object_get(e, "name"));

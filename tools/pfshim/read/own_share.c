@@ -134,6 +134,7 @@ void summary_share_finish(struct summary *s)
 			count_add(&share, count_times(c->setup, unreported));
 			count_add(&share, count_times(c->per_1000_faults, faults) / 1000);
 			count_add(&share, count_times(c->per_fork, s->share.forks));
+			count_add(&share, count_times(c->per_exec, job->execs));
 		}
 		job->share_sums[k] = (struct summary_sum){ .value = share, .counted = 1 };
 		job->less_share_sums[k] = (struct summary_sum){

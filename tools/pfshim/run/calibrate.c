@@ -48,7 +48,13 @@ static const char *share_field(const struct perf_event_attr *a)
 	}
 }
 
-enum run_kind { RUN_BARE, RUN_OFF, RUN_ON };
+/*
+ * Each run is counted as the job counts its processes, its records taken
+ * too (jobcount_recorder_open()), but RUN_PLAIN: bare, counted as perf stat
+ * counts (the events on its pid only), for what the job's records of an
+ * exec cost it.
+ */
+enum run_kind { RUN_PLAIN, RUN_BARE, RUN_OFF, RUN_ON };
 
 /*
  * The CPU time of @pid, ended and not yet reaped: the kernel's
@@ -87,7 +93,8 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 	bool children = said != NULL;
 	struct jobcount_event ev[3];
 	struct spool_split_result split = { 0 };
-	int go[2], out[2] = { -1, -1 }, status, ret = 0, dirfd = -1, spool = -1;
+	struct jobcount_ring *rec = NULL;
+	int go[2], out[2] = { -1, -1 }, status, ret = 0, dirfd = -1, spool = -1, nr_rec = 0;
 	siginfo_t info;
 	pid_t pid;
 
@@ -108,7 +115,7 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 		close(go[1]);
 		while (read(go[0], &buf, 1) < 0 && errno == EINTR)
 			;
-		if (kind == RUN_BARE) {
+		if (kind == RUN_BARE || kind == RUN_PLAIN) {
 			unsetenv("LD_PRELOAD");
 		} else {
 			snprintf(path, sizeof(path), "%s/", outdir);
@@ -131,6 +138,12 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 	for (int k = 0; k < c->nr; k++) {
 		ev[k] = j->ev[c->ev[k].job_event];
 		jobcount_event_open(&ev[k], pid);
+	}
+	if (kind != RUN_PLAIN && j->nr_rings) {
+		rec = xrealloc(NULL, (size_t)j->nr_rings * sizeof(*rec));
+		nr_rec = jobcount_recorder_open(j, pid, rec);
+		if (nr_rec < 0)
+			ret = nr_rec;
 	}
 	close(go[1]);
 	/* Waited for without reaping first, so that its CPU time can still be read. */
@@ -174,6 +187,9 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 			*cpu_ns += said[0];
 	}
 out:
+	if (nr_rec > 0)
+		jobcount_recorder_close(j, rec, nr_rec);
+	free(rec);
 	if (spool >= 0)
 		run_spool_split(dirfd, spool, &split, NULL, NULL);
 	if (dirfd >= 0)
@@ -402,8 +418,8 @@ static void unit_prices(struct unit_runs *u, const struct calibration *c,
 int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 {
 	uint64_t bare[3][CALIBRATE_RUNS], off[3][CALIBRATE_RUNS], pre[3][CALIBRATE_RUNS];
-	uint64_t in[3][CALIBRATE_RUNS], su[3][CALIBRATE_RUNS];
-	uint64_t cpu[3][CALIBRATE_RUNS] = { { 0 } };
+	uint64_t plain[3][CALIBRATE_RUNS], in[3][CALIBRATE_RUNS], su[3][CALIBRATE_RUNS];
+	uint64_t cpu[4][CALIBRATE_RUNS] = { { 0 } };	/* bare, off, on, plain */
 	uint64_t start = mono_ns();
 	bool whole_cpu = true;
 	const char *tmp = getenv("TMPDIR");
@@ -435,9 +451,17 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 	c->per_unit = unit_runs_init(&units);
 	for (int n = 0; n < CALIBRATE_RUNS && !ret; n++) {
 		uint64_t b[3] = { 0 }, o[3] = { 0 }, p[3] = { 0 }, s[3] = { 0 }, u[3] = { 0 };
+		uint64_t pl[3] = { 0 };
 
-		ret = run_once(c, j, lib, RUN_BARE, outdir, (char *[]){ CALIBRATE_PROGRAM, NULL },
-			       NULL, b, &cpu[0][n]);
+		/* bare recorded and plain, in either order (as the unit programs') */
+		for (int r = 0; r < 2 && !ret; r++) {
+			if (r == (n & 1))
+				ret = run_once(c, j, lib, RUN_BARE, outdir,
+					       (char *[]){ CALIBRATE_PROGRAM, NULL }, NULL, b, &cpu[0][n]);
+			else
+				ret = run_once(c, j, lib, RUN_PLAIN, outdir,
+					       (char *[]){ CALIBRATE_PROGRAM, NULL }, NULL, pl, &cpu[3][n]);
+		}
 		if (!ret)
 			ret = run_once(c, j, lib, RUN_OFF, outdir,
 				       (char *[]){ CALIBRATE_PROGRAM, NULL }, NULL, o, &cpu[1][n]);
@@ -451,12 +475,13 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 			c->per_unit = false;
 		for (int k = 0; k < c->nr; k++) {
 			bare[k][n] = b[k];
+			plain[k][n] = pl[k];
 			off[k][n] = o[k];
 			pre[k][n] = p[k];
 			in[k][n] = s[k];
 			su[k][n] = u[k];
 		}
-		for (int r = 0; r < 3; r++)
+		for (int r = 0; r < 4; r++)
 			whole_cpu = whole_cpu && cpu[r][n];
 	}
 	/* a failed run may have left its reports */
@@ -482,6 +507,7 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 			bare[k][n] = cpu[0][n];
 			off[k][n] = cpu[1][n];
 			pre[k][n] = cpu[2][n];
+			plain[k][n] = cpu[3][n];
 		}
 		c->cpu_whole = true;
 	}
@@ -496,6 +522,9 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		 */
 		uint64_t loader = median_of_differences(off[k], bare[k], NULL, CALIBRATE_RUNS);
 		uint64_t end = median_of_differences(pre[k], off[k], in[k], CALIBRATE_RUNS);
+
+		/* The job's records of an exec (none where the job has no buffers: 0) */
+		c->ev[k].per_exec = median_of_differences(bare[k], plain[k], NULL, CALIBRATE_RUNS);
 
 		if (c->per_unit)
 			unit_prices(&units, c, &c->ev[k], k, end);
@@ -518,12 +547,12 @@ json_t *calibrate_json(const struct calibration *c, const struct jobcount *j)
 		return json_pack("{s:s}", "error", strerror(c->error ? c->error : ENOENT));
 	events = json_array();
 	for (int k = 0; k < c->nr; k++) {
-		json_t *e = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+		json_t *e = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
 			"name", j->ev[c->ev[k].job_event].spec->name, "share", c->ev[k].share,
 			"bare", (json_int_t)c->ev[k].bare, "off", (json_int_t)c->ev[k].off,
 			"preloaded", (json_int_t)c->ev[k].preloaded,
 			"in_process", (json_int_t)c->ev[k].in_process,
-			"setup", (json_int_t)c->ev[k].setup);
+			"setup", (json_int_t)c->ev[k].setup, "per_exec", (json_int_t)c->ev[k].per_exec);
 
 		if (c->per_unit) {
 			json_object_set_new(e, "per_1000_faults",

@@ -27,7 +27,7 @@
  */
 #define CALIBRATE_RUNS 31
 /* How the runs are measured: a cached calibration of another method is not taken. */
-#define CALIBRATE_METHOD 5
+#define CALIBRATE_METHOD 6
 /* The program run: small, dynamic, in every Debian (coreutils). */
 #define CALIBRATE_PROGRAM "/bin/true"
 
@@ -57,6 +57,13 @@ struct calibrate_event {
 	uint64_t bare, off, preloaded, in_process, setup;
 	/* Beyond what the reports measure: per 1000 page faults an image's report counted, per fork. */
 	uint64_t per_1000_faults, per_fork;
+	/*
+	 * What the job's records (jobcount.h: an exec's COMM, each executable
+	 * mapping's MMAP, the EXIT) cost an image bare, beyond perf stat's way
+	 * of counting it: per image the job exec'd, whether it loaded the shim
+	 * or not. The shim's own mappings' records are in the loader's part.
+	 */
+	uint64_t per_exec;
 };
 
 struct calibration {

@@ -154,7 +154,8 @@ bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const
 		     !strcmp(json_string_value(json_object_get(e, "share")), ev->share) &&
 		     count_of(e, "bare", &ev->bare) && count_of(e, "off", &ev->off) &&
 		     count_of(e, "preloaded", &ev->preloaded) &&
-		     count_of(e, "in_process", &ev->in_process) && count_of(e, "setup", &ev->setup);
+		     count_of(e, "in_process", &ev->in_process) && count_of(e, "setup", &ev->setup) &&
+		     count_of(e, "per_exec", &ev->per_exec);
 		/* the per-unit prices are a part: a calibration that could not measure them has none */
 		if (ok && k == 0)
 			c->per_unit = json_object_get(e, "per_fork") != NULL;

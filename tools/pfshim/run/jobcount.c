@@ -101,7 +101,7 @@ static size_t ring_pages(int cpus, long page)
 	return pages;
 }
 
-static int ring_open(struct jobcount *j, struct jobcount_ring *r, pid_t pid, int cpu)
+static int ring_open(const struct jobcount *j, struct jobcount_ring *r, pid_t pid, int cpu)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -133,15 +133,13 @@ static int ring_open(struct jobcount *j, struct jobcount_ring *r, pid_t pid, int
 		return -error;
 	}
 	r->fd = fd;
+	r->cpu = cpu;
 	return 0;
 }
 
 static void rings_close(struct jobcount *j)
 {
-	for (int c = 0; c < j->nr_rings; c++) {
-		munmap(j->ring[c].meta, j->ring_size + (size_t)sysconf(_SC_PAGESIZE));
-		close(j->ring[c].fd);
-	}
+	jobcount_recorder_close(j, j->ring, j->nr_rings);
 	free(j->ring);
 	j->ring = NULL;
 	j->nr_rings = 0;
@@ -173,6 +171,30 @@ static void rings_open(struct jobcount *j, pid_t pid)
 			return;
 		}
 		j->ring[j->nr_rings++] = j->ring[c];
+	}
+}
+
+int jobcount_recorder_open(const struct jobcount *j, pid_t pid, struct jobcount_ring *r)
+{
+	int nr = 0;
+
+	for (int c = 0; c < j->nr_rings; c++) {
+		int ret = ring_open(j, &r[nr], pid, j->ring[c].cpu);
+
+		if (ret < 0) {
+			jobcount_recorder_close(j, r, nr);
+			return ret;
+		}
+		nr++;
+	}
+	return nr;
+}
+
+void jobcount_recorder_close(const struct jobcount *j, struct jobcount_ring *r, int nr)
+{
+	for (int c = 0; c < nr; c++) {
+		munmap(r[c].meta, j->ring_size + (size_t)sysconf(_SC_PAGESIZE));
+		close(r[c].fd);
 	}
 }
 
@@ -341,6 +363,7 @@ static void record_take(struct jobcount *j, const struct record *r)
 		if (r->exec) {		/* a new image: its mappings follow */
 			p->dynamic = p->shim = false;
 			p->images++;
+			j->execs++;
 		}
 		break;
 	case PERF_RECORD_MMAP:
@@ -683,7 +706,7 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, js
 			"shim", j->proc[p].shim, "report_error", err && !error ? "unknown" : error));
 	}
 	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s*, s:I, s:i, s:o, s:I, s:o, s:o, s:I, s:I, s:o, "
-			"s:o, s:s*, s:o}",
+			"s:o, s:o, s:s*, s:o}",
 		"schema", "pfshim.job", "version", 1, "pfshim_version", pfshim_version, "command", line,
 		"hostname", uts.nodename, "boot_id", *boot_id ? boot_id : NULL,
 		"pid_ns", (json_int_t)pid_ns(),
@@ -692,6 +715,7 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, js
 		"intervals", intervals, "lost_records", (json_int_t)j->lost,
 		"ledger_malformed", (json_int_t)j->ledger_malformed,
 		"shim_images", j->nr_rings ? json_integer((json_int_t)j->shim_images) : json_null(),
+		"execs", j->nr_rings ? json_integer((json_int_t)j->execs) : json_null(),
 		"calibration", calibration,
 		"processes_error", j->nr_rings ? NULL : strerror(j->ring_error),
 		"processes", j->nr_rings ? procs : (json_decref(procs), json_null()));

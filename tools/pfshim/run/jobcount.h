@@ -48,6 +48,7 @@ struct jobcount_event {
 /* The records of one CPU: a dummy event's buffer, written by that CPU alone. */
 struct jobcount_ring {
 	int fd;
+	int cpu;
 	void *meta;		/* the metadata page, then the data pages */
 };
 
@@ -71,6 +72,7 @@ struct jobcount {
 	uint64_t lost;			/* records the kernel could not write (PERF_RECORD_LOST) */
 	uint64_t ledger_malformed;	/* lines of the ledger that were not "PID ERRNO": skipped */
 	uint64_t shim_images;		/* images that mapped libpfshim.so (each exec that loaded it) */
+	uint64_t execs;			/* images the job's tasks exec'd, the command's own included */
 	int root_pid;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at jobcount_open() */
 	uint64_t end_ns;		/* ... at jobcount_finish(): the job's elapsed time ends */
@@ -92,6 +94,17 @@ int jobcount_open(struct jobcount *j, pid_t pid, const struct event_list *events
  * when it cannot be.
  */
 void jobcount_event_open(struct jobcount_event *e, pid_t pid);
+
+/*
+ * jobcount_recorder_open - open on @pid (stopped before its exec) the
+ * records @j's buffers take of the job, as they are opened for it (one per
+ * CPU, into @r[0..@j->nr_rings - 1]), so that a calibration run costs what
+ * a process of the job does. Nothing is read from them.
+ * jobcount_recorder_close - close the @nr of @r.
+ * Return: how many were opened (0: the job has no buffers), or -errno.
+ */
+int jobcount_recorder_open(const struct jobcount *j, pid_t pid, struct jobcount_ring *r);
+void jobcount_recorder_close(const struct jobcount *j, struct jobcount_ring *r, int nr);
 
 /*
  * jobcount_poll_fds - fill @fds[0..max-1] with the descriptors poll(2) finds

@@ -225,12 +225,13 @@ static void print_signal_ends(const struct summary *s, FILE *out)
 static void print_share_note(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
-	bool calibrated = false, priced = false;
+	bool calibrated = false, priced = false, recorded = false;
 	uint64_t faults = 0;
 
 	for (int f = 0; f < SHARE_FIELDS; f++) {
 		calibrated |= job->calibration[f].known;
 		priced |= job->calibration[f].per_1000_faults || job->calibration[f].per_fork;
+		recorded |= job->calibration[f].known && job->calibration[f].per_exec;
 	}
 	for (int k = 0; k < s->nr_events; k++)
 		if (job->calibration[SHARE_PAGE_FAULTS].known &&
@@ -251,6 +252,9 @@ static void print_share_note(const struct summary *s, FILE *out)
 		fprintf(out, "; %" PRIu64 " %s and %" PRIu64 " %s at the calibration's price each",
 			faults, plural(faults, "page fault", "page faults"), s->share.forks,
 			plural(s->share.forks, "fork", "forks"));
+	if (recorded && job->execs)
+		fprintf(out, "; the kernel's records of %" PRIu64 " %s, beyond perf stat's counting",
+			job->execs, plural(job->execs, "exec", "execs"));
 	if (s->share.unmeasured)
 		fprintf(out, "; %" PRIu64 " %s could not measure a part (a seccomp filter)",
 			s->share.unmeasured, plural(s->share.unmeasured, "image", "images"));
@@ -787,7 +791,7 @@ static json_t *job_json(const struct summary *s)
 				"kind", summary_kind_names[k], "error", len ? error : NULL));
 		}
 	return json_pack("{s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:o, "
-			 "s:I, s:I, s:o}",
+			 "s:I, s:I, s:I, s:o}",
 		"pid", job->pid,
 		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
 		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
@@ -801,6 +805,7 @@ static json_t *job_json(const struct summary *s)
 		"shim_images", job->shim_images >= 0 ? json_integer(job->shim_images) : json_null(),
 		"share_images", (json_int_t)s->share.images,
 		"share_forks", (json_int_t)s->share.forks,
+		"execs", (json_int_t)job->execs,
 		"calibrated", json_boolean(job->calibration[SHARE_PAGE_FAULTS].known ||
 					   job->calibration[SHARE_TASK_CLOCK].known));
 }
