@@ -80,7 +80,8 @@ static int cpu_time_of_ended(pid_t pid, uint64_t *ns)
  * One run: @argv (CALIBRATE_PROGRAM's, or the command's own as
  * CALIBRATE_CHILD) bare, preloaded with the shim off (PFSHIM_DISABLE: the
  * loader's work and a constructor that returns at once), or preloaded and
- * reporting into @outdir; its events counted from its exec into @value
+ * reporting into @outdir, recorded as the job's processes are (RUN_PLAIN:
+ * bare, not recorded); its events counted from its exec into @value
  * (its children's folded in: inherited), and its whole CPU time into
  * *@cpu_ns (0 when the kernel does not say). With @said, the three numbers
  * CALIBRATE_CHILD writes on its stdout: its children's CPU time (added to
@@ -415,15 +416,75 @@ static void unit_prices(struct unit_runs *u, const struct calibration *c,
 	e->per_fork = forks > 0 ? (uint64_t)forks / CALIBRATE_FORKS : 0;
 }
 
+/*
+ * The job's records of an exec, priced on a chain of execs: CALIBRATE_EXECS
+ * images of CALIBRATE_CHAIN, each exec'ing the next, then CALIBRATE_PROGRAM,
+ * all in one process, bare, recorded and not (RUN_PLAIN). One /bin/true
+ * run's CPU time here moves by +-400 us from run to run, the records' price
+ * is tens of us: on single runs it came out 0 to 254 us over five
+ * calibrations in a row. (The loader's part is not taken from a chain: an
+ * image exec'd from the one before, its files warm in the CPU's caches,
+ * loads the shim for 300-330 us against 450-500 on single runs, and a job's
+ * images are apart.)
+ */
+struct chain_runs {
+	bool usable;			/* CALIBRATE_CHAIN is there */
+	char *argv[CALIBRATE_EXECS + 2];
+	int64_t more[3][CALIBRATE_RUNS];	/* per event and round: recorded less plain */
+};
+
+static void chain_init(struct chain_runs *ch)
+{
+	ch->usable = access(CALIBRATE_CHAIN, X_OK) == 0;
+	for (int i = 0; i < CALIBRATE_EXECS; i++)
+		ch->argv[i] = (char *)CALIBRATE_CHAIN;
+	ch->argv[CALIBRATE_EXECS] = (char *)CALIBRATE_PROGRAM;
+	ch->argv[CALIBRATE_EXECS + 1] = NULL;
+}
+
+/* Round @n: the chain recorded and plain, the order alternating (unit_round()'s reason). */
+static int chain_round(struct chain_runs *ch, struct calibration *c, struct jobcount *j,
+		       const char *lib, const char *outdir, int n)
+{
+	uint64_t rec[3] = { 0 }, plain[3] = { 0 }, cpu_rec = 0, cpu_plain = 0;
+	int ret = 0;
+
+	for (int r = 0; r < 2 && !ret; r++) {
+		if (r == (n & 1))
+			ret = run_once(c, j, lib, RUN_BARE, outdir, ch->argv, NULL, rec, &cpu_rec);
+		else
+			ret = run_once(c, j, lib, RUN_PLAIN, outdir, ch->argv, NULL, plain, &cpu_plain);
+	}
+	if (ret)
+		return ret;
+	for (int k = 0; k < c->nr; k++) {
+		if (!strcmp(c->ev[k].share, "task_clock_ns") && cpu_rec && cpu_plain) {
+			rec[k] = cpu_rec;
+			plain[k] = cpu_plain;
+		}
+		ch->more[k][n] = (int64_t)rec[k] - (int64_t)plain[k];
+	}
+	return 0;
+}
+
+/* Per exec of the chain (its images and the run's own): 0 when the runs' noise makes it negative. */
+static uint64_t chain_price(const struct chain_runs *ch, int k)
+{
+	int64_t price = median_both_orders(ch->more[k]) / (CALIBRATE_EXECS + 1);
+
+	return price > 0 ? (uint64_t)price : 0;
+}
+
 int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 {
 	uint64_t bare[3][CALIBRATE_RUNS], off[3][CALIBRATE_RUNS], pre[3][CALIBRATE_RUNS];
-	uint64_t plain[3][CALIBRATE_RUNS], in[3][CALIBRATE_RUNS], su[3][CALIBRATE_RUNS];
-	uint64_t cpu[4][CALIBRATE_RUNS] = { { 0 } };	/* bare, off, on, plain */
+	uint64_t in[3][CALIBRATE_RUNS], su[3][CALIBRATE_RUNS];
+	uint64_t cpu[3][CALIBRATE_RUNS] = { { 0 } };
 	uint64_t start = mono_ns();
 	bool whole_cpu = true;
 	const char *tmp = getenv("TMPDIR");
 	static struct unit_runs units;
+	static struct chain_runs chain;
 	char outdir[4096];
 	int ret = 0;
 
@@ -449,19 +510,14 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		return -c->error;
 	}
 	c->per_unit = unit_runs_init(&units);
+	chain_init(&chain);
+	/* where the job has no buffers, nothing records its execs: no price */
+	chain.usable = chain.usable && j->nr_rings > 0;
 	for (int n = 0; n < CALIBRATE_RUNS && !ret; n++) {
 		uint64_t b[3] = { 0 }, o[3] = { 0 }, p[3] = { 0 }, s[3] = { 0 }, u[3] = { 0 };
-		uint64_t pl[3] = { 0 };
 
-		/* bare recorded and plain, in either order (as the unit programs') */
-		for (int r = 0; r < 2 && !ret; r++) {
-			if (r == (n & 1))
-				ret = run_once(c, j, lib, RUN_BARE, outdir,
-					       (char *[]){ CALIBRATE_PROGRAM, NULL }, NULL, b, &cpu[0][n]);
-			else
-				ret = run_once(c, j, lib, RUN_PLAIN, outdir,
-					       (char *[]){ CALIBRATE_PROGRAM, NULL }, NULL, pl, &cpu[3][n]);
-		}
+		ret = run_once(c, j, lib, RUN_BARE, outdir, (char *[]){ CALIBRATE_PROGRAM, NULL },
+			       NULL, b, &cpu[0][n]);
 		if (!ret)
 			ret = run_once(c, j, lib, RUN_OFF, outdir,
 				       (char *[]){ CALIBRATE_PROGRAM, NULL }, NULL, o, &cpu[1][n]);
@@ -473,15 +529,16 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		/* the prices are a part: a round they fail in leaves them out, not the rest */
 		if (!ret && c->per_unit && unit_round(&units, c, j, lib, outdir, n) < 0)
 			c->per_unit = false;
+		if (!ret && chain.usable && chain_round(&chain, c, j, lib, outdir, n) < 0)
+			chain.usable = false;
 		for (int k = 0; k < c->nr; k++) {
 			bare[k][n] = b[k];
-			plain[k][n] = pl[k];
 			off[k][n] = o[k];
 			pre[k][n] = p[k];
 			in[k][n] = s[k];
 			su[k][n] = u[k];
 		}
-		for (int r = 0; r < 4; r++)
+		for (int r = 0; r < 3; r++)
 			whole_cpu = whole_cpu && cpu[r][n];
 	}
 	/* a failed run may have left its reports */
@@ -507,7 +564,6 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 			bare[k][n] = cpu[0][n];
 			off[k][n] = cpu[1][n];
 			pre[k][n] = cpu[2][n];
-			plain[k][n] = cpu[3][n];
 		}
 		c->cpu_whole = true;
 	}
@@ -523,9 +579,8 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 		uint64_t loader = median_of_differences(off[k], bare[k], NULL, CALIBRATE_RUNS);
 		uint64_t end = median_of_differences(pre[k], off[k], in[k], CALIBRATE_RUNS);
 
-		/* The job's records of an exec (none where the job has no buffers: 0) */
-		c->ev[k].per_exec = median_of_differences(bare[k], plain[k], NULL, CALIBRATE_RUNS);
-
+		if (chain.usable)
+			c->ev[k].per_exec = chain_price(&chain, k);
 		if (c->per_unit)
 			unit_prices(&units, c, &c->ev[k], k, end);
 		c->ev[k].in_process = median(in[k], CALIBRATE_RUNS);

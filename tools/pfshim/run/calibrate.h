@@ -8,7 +8,9 @@
  * measures them once per run on a small dynamic program, bare, preloaded
  * with the shim off, and preloaded, alternated: the summary counts the
  * loader's once per image that loaded the shim, the rest once per image
- * that reported (docs/pfshim.md "pfshim's own share").
+ * that reported (docs/pfshim.md "pfshim's own share"). Beside them, what
+ * the job's own records of an exec (jobcount.h) cost an image, against a
+ * bare run counted as perf stat counts: once per image the job exec'd.
  */
 #ifndef PFSHIM_TOOLS_CALIBRATE_H
 #define PFSHIM_TOOLS_CALIBRATE_H
@@ -30,6 +32,13 @@
 #define CALIBRATE_METHOD 6
 /* The program run: small, dynamic, in every Debian (coreutils). */
 #define CALIBRATE_PROGRAM "/bin/true"
+/*
+ * The job's records of an exec, priced on one process that execs
+ * CALIBRATE_EXECS images of CALIBRATE_CHAIN (each running the next: env
+ * execs its arguments; coreutils too) and then CALIBRATE_PROGRAM.
+ */
+#define CALIBRATE_CHAIN "/usr/bin/env"
+#define CALIBRATE_EXECS 8
 
 /*
  * What a page fault and a fork cost more in an image with the shim on, in
@@ -80,8 +89,9 @@ struct calibration {
  * calibrate - run CALIBRATE_PROGRAM CALIBRATE_RUNS times bare, as many
  * preloaded with @lib off (PFSHIM_DISABLE=1) and as many preloaded (the
  * environment as the job's, reports into a directory of its own),
- * alternated, each counted by @j's events
- * that a report's share has (page-faults, task-clock, context-switches).
+ * alternated, each counted by @j's events that a report's share has
+ * (page-faults, task-clock, context-switches) and recorded as @j's
+ * processes are; and as many bare, counted but not recorded.
  * A calibration of the same library, kernel, host and events kept by an
  * earlier run is taken instead (calibrate_cache.c).
  * Return: 0, or -errno (then nothing is said of the loader's share).
