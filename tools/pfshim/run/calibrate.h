@@ -9,8 +9,8 @@
  * with the shim off, and preloaded, alternated: the summary counts the
  * loader's once per image that loaded the shim, the rest once per image
  * that reported (docs/pfshim.md "pfshim's own share"). Beside them, what
- * the job's own records of an exec (jobcount.h) cost an image, against a
- * bare run counted as perf stat counts: once per image the job exec'd.
+ * the job's own records of an exec (jobcount.h) cost an image beyond perf
+ * stat's counting, on a chain of execs: once per image the job exec'd.
  */
 #ifndef PFSHIM_TOOLS_CALIBRATE_H
 #define PFSHIM_TOOLS_CALIBRATE_H
@@ -91,7 +91,8 @@ struct calibration {
  * environment as the job's, reports into a directory of its own),
  * alternated, each counted by @j's events that a report's share has
  * (page-faults, task-clock, context-switches) and recorded as @j's
- * processes are; and as many bare, counted but not recorded.
+ * processes are; and as many CALIBRATE_CHAIN chains, bare, recorded and
+ * not (none where @j records nothing).
  * A calibration of the same library, kernel, host and events kept by an
  * earlier run is taken instead (calibrate_cache.c).
  * Return: 0, or -errno (then nothing is said of the loader's share).
