@@ -318,6 +318,33 @@ static bool unit_runs_init(struct unit_runs *u)
 }
 
 /*
+ * @argv run as @kind[0] and as @kind[1] (with @said[i], as run_once() takes
+ * it), in that order in an even round @n and the other way round in an odd
+ * one: the second of two runs is the faster (unit_round()), so each order's
+ * median is taken apart. Their events into @value[i]; task-clock as each
+ * run's whole CPU time where the kernel keeps both. Return: 0, or -errno.
+ */
+static int run_pair(struct calibration *c, struct jobcount *j, const char *lib,
+		    const char *outdir, char *const *argv, int n, const enum run_kind kind[2],
+		    uint64_t *said[2], uint64_t value[2][3])
+{
+	uint64_t cpu[2] = { 0, 0 };
+	int ret = 0;
+
+	for (int r = 0; r < 2 && !ret; r++) {
+		int i = r == (n & 1) ? 0 : 1;
+
+		ret = run_once(c, j, lib, kind[i], outdir, argv, said[i], value[i], &cpu[i]);
+	}
+	for (int k = 0; k < c->nr && !ret; k++)
+		if (!strcmp(c->ev[k].share, "task_clock_ns") && cpu[0] && cpu[1]) {
+			value[0][k] = cpu[0];
+			value[1][k] = cpu[1];
+		}
+	return ret;
+}
+
+/*
  * Round @n of the unit programs, each bare and preloaded: what the
  * preloaded run cost beyond the bare one and beyond what its reports
  * measured (task-clock: the whole CPU time, its children's included, where
@@ -333,25 +360,17 @@ static int unit_round(struct unit_runs *u, struct calibration *c, struct jobcoun
 	int64_t excess[UNIT_PROGRAMS][3], reports[UNIT_PROGRAMS] = { 0 };
 
 	for (int p = 0; p < UNIT_PROGRAMS; p++) {
-		uint64_t b[3] = { 0 }, on[3] = { 0 }, s[3] = { 0 }, setup[3], cpu_b, cpu_on;
+		static const enum run_kind kind[2] = { RUN_BARE, RUN_ON };
+		uint64_t v[2][3] = { { 0 } }, *b = v[0], *on = v[1], s[3] = { 0 }, setup[3];
 		uint64_t said_b[3], said_on[3];
-		int ret = 0;
+		int ret = run_pair(c, j, lib, outdir, u->argv[p], n, kind,
+				   (uint64_t *[2]){ said_b, said_on }, v);
 
-		for (int r = 0; r < 2 && !ret; r++) {
-			if (r == (n & 1))
-				ret = run_once(c, j, lib, RUN_BARE, outdir, u->argv[p], said_b, b, &cpu_b);
-			else
-				ret = run_once(c, j, lib, RUN_ON, outdir, u->argv[p], said_on, on, &cpu_on);
-		}
 		if (!ret)
 			ret = report_share(c, outdir, s, setup);
 		if (ret)
 			return ret;
 		for (int k = 0; k < c->nr; k++) {
-			if (!strcmp(c->ev[k].share, "task_clock_ns") && cpu_b && cpu_on) {
-				b[k] = cpu_b;
-				on[k] = cpu_on;
-			}
 			excess[p][k] = (int64_t)on[k] - (int64_t)b[k] - (int64_t)s[k];
 			if (!strcmp(c->ev[k].share, "task_clock_ns"))
 				reports[p] = (int64_t)s[k];
@@ -446,24 +465,14 @@ static void chain_init(struct chain_runs *ch)
 static int chain_round(struct chain_runs *ch, struct calibration *c, struct jobcount *j,
 		       const char *lib, const char *outdir, int n)
 {
-	uint64_t rec[3] = { 0 }, plain[3] = { 0 }, cpu_rec = 0, cpu_plain = 0;
-	int ret = 0;
+	static const enum run_kind kind[2] = { RUN_BARE, RUN_PLAIN };
+	uint64_t v[2][3] = { { 0 } };
+	int ret = run_pair(c, j, lib, outdir, ch->argv, n, kind, (uint64_t *[2]){ NULL, NULL }, v);
 
-	for (int r = 0; r < 2 && !ret; r++) {
-		if (r == (n & 1))
-			ret = run_once(c, j, lib, RUN_BARE, outdir, ch->argv, NULL, rec, &cpu_rec);
-		else
-			ret = run_once(c, j, lib, RUN_PLAIN, outdir, ch->argv, NULL, plain, &cpu_plain);
-	}
 	if (ret)
 		return ret;
-	for (int k = 0; k < c->nr; k++) {
-		if (!strcmp(c->ev[k].share, "task_clock_ns") && cpu_rec && cpu_plain) {
-			rec[k] = cpu_rec;
-			plain[k] = cpu_plain;
-		}
-		ch->more[k][n] = (int64_t)rec[k] - (int64_t)plain[k];
-	}
+	for (int k = 0; k < c->nr; k++)
+		ch->more[k][n] = (int64_t)v[0][k] - (int64_t)v[1][k];
 	return 0;
 }
 
