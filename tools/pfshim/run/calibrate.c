@@ -3,8 +3,9 @@
  * calibrate.c: the loader's share of an image that loads libpfshim.so
  * (calibrate.h). CALIBRATE_PROGRAM is started stopped on a pipe, its
  * events opened on its pid as the job's are (enable_on_exec: from its exec,
- * as perf stat counts), then let go; bare and preloaded runs alternate so
- * that the machine's drift touches both alike. A preloaded run's own report
+ * as perf stat counts) and its execs, mappings and exit recorded as the
+ * job's are (jobcount_recorder_open()), then let go; bare and preloaded
+ * runs alternate so that the machine's drift touches both alike. A preloaded run's own report
  * says the share the shim measured in it; what the preloaded runs cost more
  * than the bare ones beyond that is the part no process sees of itself.
  * task-clock is taken as each run's whole CPU time (the kernel's
