@@ -5,9 +5,10 @@
  * events opened on its pid as the job's are (enable_on_exec: from its exec,
  * as perf stat counts) and its execs, mappings and exit recorded as the
  * job's are (jobcount_recorder_open()), then let go; bare and preloaded
- * runs alternate so that the machine's drift touches both alike. A preloaded run's own report
- * says the share the shim measured in it; what the preloaded runs cost more
- * than the bare ones beyond that is the part no process sees of itself.
+ * runs alternate so that the machine's drift touches both alike. A
+ * preloaded run's own report says the share the shim measured in it; what
+ * the preloaded runs cost more than the bare ones beyond that is the part
+ * no process sees of itself.
  * task-clock is taken as each run's whole CPU time (the kernel's
  * sum_exec_runtime, read before the run is reaped), which is what a job's
  * total holds of a descendant; the counter's, where the kernel has no
