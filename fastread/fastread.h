@@ -82,6 +82,12 @@ struct fastread_group {
 	uint64_t nr_user_reads;		/* reads served from user space */
 	uint64_t nr_syscall_reads;	/* reads that fell back to read(2) */
 	struct fastread_cache cache;	/* fastread/read.c: the cached read */
+	/*
+	 * Nonzero: no event of the group can ever be read from user space
+	 * (software, tracepoint and breakpoint events: their pages' index is
+	 * always 0), so a read goes to read(2) without trying the pages.
+	 */
+	uint32_t kernel_only;
 };
 
 /*

@@ -180,13 +180,33 @@ int fastread_group_settle(struct fastread_group *g)
 {
 	fastread_group_cache_fill(g);
 	/* A top-down group has no cache to fill (fastread/topdown.c). */
-	if (g->cache.valid || g->topdown || !g->page[0] || g->page[0]->index == 0)
+	if (g->cache.valid || g->topdown || g->kernel_only || !g->page[0] || g->page[0]->index == 0)
 		return 0;
 	if (ioctl(g->fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0 ||
 	    ioctl(g->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0)
 		return -errno;
 	fastread_group_cache_fill(g);
 	return 0;
+}
+
+/*
+ * Is @g, opened from @attrs, read by read(2) only: every event of a kind
+ * that no architecture lets user space read (its page's index is always 0),
+ * and no page saying otherwise? The kind decides, never the page alone: a
+ * hardware event's page may not say cap_user_rdpmc before its first
+ * schedule. A page that does say it (the tests' synthetic PMU over
+ * software events) keeps the group on the pages.
+ */
+static bool group_kernel_only(const struct fastread_group *g, const struct perf_event_attr *attrs)
+{
+	for (int i = 0; i < g->nr; i++) {
+		if (attrs[i].type != PERF_TYPE_SOFTWARE && attrs[i].type != PERF_TYPE_TRACEPOINT &&
+		    attrs[i].type != PERF_TYPE_BREAKPOINT)
+			return false;
+		if (g->page[i] && g->page[i]->cap_user_rdpmc)
+			return false;
+	}
+	return true;
 }
 
 int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *attrs, int nr)
@@ -202,6 +222,7 @@ int fastread_group_open(struct fastread_group *g, const struct perf_event_attr *
 			goto fail;
 	}
 	fastread_topdown_setup(g, attrs, nr);
+	g->kernel_only = group_kernel_only(g, attrs);
 	if (ioctl(g->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
 		err = -errno;
 		goto fail;

@@ -429,32 +429,58 @@ struct group_format {
 	} values[FASTREAD_MAX_EVENTS];
 };
 
-int fastread_group_read_syscall(struct fastread_group *g, struct fastread_count *out)
+/*
+ * read(2) of @g's leader into @buf, checked: 0, or -errno (-EIO for a
+ * reply too short for what it says it holds). errno as it was.
+ */
+static ALWAYS_INLINE int group_buf_read(struct fastread_group *g, struct group_format *buf)
 {
-	struct group_format buf;
-	int saved = errno, err = 0, i;
-	uint64_t j;
+	int saved = errno, err = 0;
 	ssize_t len;
 
 	if (g->nr < 1 || g->nr > FASTREAD_MAX_EVENTS)
 		return -EINVAL;
 	g->nr_syscall_reads++;
-	len = read(g->fd[0], &buf, sizeof(buf));
+	len = read(g->fd[0], buf, sizeof(*buf));
 	if (len < 0)
 		err = -errno;
 	else if ((size_t)len < 3 * sizeof(uint64_t) ||
-		 buf.nr > FASTREAD_MAX_EVENTS ||
-		 (size_t)len < 3 * sizeof(uint64_t) + buf.nr * sizeof(buf.values[0]))
+		 buf->nr > FASTREAD_MAX_EVENTS ||
+		 (size_t)len < 3 * sizeof(uint64_t) + buf->nr * sizeof(buf->values[0]))
 		err = -EIO;
 	errno = saved;
+	return err;
+}
+
+/*
+ * Where @buf holds event @i of @g, or -1. The kernel lists the group in its
+ * own order, the leader's and then its siblings' as they were opened: each
+ * event is looked for at its own place first, then by ID.
+ */
+static inline int group_buf_find(const struct fastread_group *g, const struct group_format *buf,
+				 int i)
+{
+	uint64_t j = (uint64_t)i;
+
+	if (j < buf->nr && buf->values[j].id == g->id[i])
+		return i;
+	for (j = 0; j < buf->nr; j++)
+		if (buf->values[j].id == g->id[i])
+			return (int)j;
+	return -1;
+}
+
+int fastread_group_read_syscall(struct fastread_group *g, struct fastread_count *out)
+{
+	struct group_format buf;
+	int err = group_buf_read(g, &buf);
+
 	if (err)
 		return err;
+	for (int i = 0; i < g->nr; i++) {
+		int j = group_buf_find(g, &buf, i);
 
-	/* The kernel lists the group in its own order: match each event by ID. */
-	for (i = 0; i < g->nr; i++) {
-		for (j = 0; j < buf.nr && buf.values[j].id != g->id[i]; j++)
-			;
-		if (j == buf.nr)
+		if (j < 0)
 			return -EIO;
 		out[i].value = buf.values[j].value;
 		out[i].enabled = buf.time_enabled;
@@ -473,15 +499,18 @@ static __attribute__((noinline)) int sample_read_syscall(struct fastread_group *
 							 uint64_t *value, uint64_t *enabled,
 							 uint64_t *running)
 {
-	struct fastread_count c[FASTREAD_MAX_EVENTS];
-	int err = fastread_group_read_syscall(g, c);
+	struct group_format buf;
+	int err = group_buf_read(g, &buf), where[FASTREAD_MAX_EVENTS];
 
-	if (err < 0)
+	if (err)
 		return err;
 	for (int i = 0; i < g->nr; i++)
-		value[i] = c[i].value;
-	*enabled = c[0].enabled;
-	*running = c[0].running;
+		if ((where[i] = group_buf_find(g, &buf, i)) < 0)
+			return -EIO;
+	for (int i = 0; i < g->nr; i++)
+		value[i] = buf.values[where[i]].value;
+	*enabled = buf.time_enabled;
+	*running = buf.time_running;
 	return 0;
 }
 
@@ -523,6 +552,8 @@ static ALWAYS_INLINE int group_read(struct fastread_group *g, const struct fastr
 		g->nr_user_reads++;
 		return 0;
 	}
+	if (g->kernel_only)
+		return group_read_syscall(g, out);
 	if (__builtin_expect(g->topdown, 0))
 		return group_read_topdown(g, h, out);
 	if (pages_read_full(g->page, g->nr, h, &g->cache, out) == 0) {
@@ -540,6 +571,8 @@ void fastread_group_cache_fill_hooked(struct fastread_group *g, const struct fas
 	g->cache.valid = CACHE_NONE;
 	if (g->topdown)
 		return;		/* its counts are computed at each read: nothing to cache */
+	if (g->kernel_only)
+		return;		/* no page can serve a read */
 	(void)pages_read(g->page, g->nr, h, &g->cache, &o);
 }
 

@@ -185,6 +185,9 @@ static void test_one_unreadable_page_costs_one_read2(void **state)
 	(void)state;
 	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(open_clock_and_faults(&g), 0);
+	/* Software events: no page could serve them, so fastread does not try; these can. */
+	assert_int_equal(g.kernel_only, 1);
+	g.kernel_only = 0;
 	for (i = 0; i < 2; i++) {
 		real[i] = g.page[i];
 		g.page[i] = &fake[i];
@@ -208,6 +211,53 @@ static void test_one_unreadable_page_costs_one_read2(void **state)
 	assert_int_equal(c[1].value, plain[1]);
 	assert_true(c[0].value <= plain[0] && c[0].value > 0);
 
+	for (i = 0; i < 2; i++)
+		g.page[i] = real[i];
+	fastread_group_close(&g);
+}
+
+/*
+ * A group of software events is kernel_only: read(2) at once, its pages
+ * never asked, even pages that would answer (synthetic ones here), and no
+ * cache filled for it. The sample form (the markers') as the counts' form.
+ */
+static void test_kernel_only_never_tries_pages(void **state)
+{
+	static const struct fastread_hooks hooks = {
+		.read_counter = fake_read_counter, .read_timestamp = fake_read_timestamp,
+	};
+	static struct perf_event_mmap_page fake[2];
+	struct perf_event_mmap_page *real[2];
+	struct fastread_group g;
+	struct fastread_count c[2];
+	uint64_t plain[2], value[2], enabled, running;
+	int i;
+
+	(void)state;
+	SKIP_IF_PERF_REFUSED();
+	assert_int_equal(open_clock_and_faults(&g), 0);
+	assert_int_equal(g.kernel_only, 1);
+	for (i = 0; i < 2; i++) {
+		real[i] = g.page[i];
+		g.page[i] = &fake[i];
+		fake[i].cap_user_rdpmc = 1;
+		fake[i].index = (uint32_t)i + 1;
+		fake[i].pmc_width = 48;
+		fake[i].offset = 7;
+	}
+	fastread_group_cache_fill_hooked(&g, &hooks);
+	assert_int_equal(g.cache.valid, 0);
+	assert_int_equal(fastread_group_read_hooked(&g, &hooks, c), 0);
+	assert_int_equal(fastread_group_read_sample(&g, value, &enabled, &running), 0);
+	plain_read(&g, plain, 2);
+	assert_int_equal(g.nr_user_reads, 0);
+	assert_int_equal(g.nr_syscall_reads, 2);
+	assert_int_equal(g.cache.full_passes, 0);
+	assert_int_not_equal(c[0].value, 1007);
+	assert_int_equal(c[1].value, plain[1]);
+	assert_int_equal(value[1], plain[1]);
+	assert_true(c[0].value <= value[0] && value[0] <= plain[0]);
+	assert_true(running > 0 && enabled == running);
 	for (i = 0; i < 2; i++)
 		g.page[i] = real[i];
 	fastread_group_close(&g);
@@ -546,6 +596,7 @@ int main(void)
 		  test_software_group_reads_through_read2, NULL, NULL, &by_leader_times },
 		cmocka_unit_test(test_fallback_matches_by_id),
 		cmocka_unit_test(test_one_unreadable_page_costs_one_read2),
+		cmocka_unit_test(test_kernel_only_never_tries_pages),
 		cmocka_unit_test(test_shed_members_count_on),
 		cmocka_unit_test(test_close_unmaps_and_closes),
 		cmocka_unit_test(test_open_errors_leave_nothing_open),
