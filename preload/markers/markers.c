@@ -598,13 +598,15 @@ fast_thread(struct fastread_group *g)
  * read through fast_sample(): the cached read inlined, nothing tested that
  * this thread cannot have. Everything else (several groups, a group that
  * failed, read(2) only, a cache that misses) takes the general path, which
- * is the same rules with the checks. Decided once, after the set-up.
+ * is the same rules with the checks. Decided once, after the set-up: a
+ * group that no page can serve (software events: fastread's kernel_only)
+ * takes the general path from the start, not after a cache miss each time.
  */
 static void fast_path_init(struct marker_thread *t)
 {
 	t->fast = NULL;
 	if (markers.nr_groups != 1 || t->open_failed || t->groups[0].nr == 0 ||
-	    markers.group_is_part[0] || !t->wall.mult)
+	    t->groups[0].kernel_only || markers.group_is_part[0] || !t->wall.mult)
 		return;
 	if (fast_end_sample(t) != t->now || fast_thread(&t->groups[0]) != t ||
 	    region_value_event(0) + t->groups[0].nr != region_value_enabled(&markers.layout, 0))
@@ -1200,10 +1202,10 @@ static void counts_fill(const struct marker_thread *t, struct pfshim_counts *cou
 }
 
 /*
- * counts_fill() of the fast path, where region event e is process event e
+ * counts_fill() where region event e is process event e
  * (markers.counts_direct) in one group of @nr events whose times are equal
- * (a cached read): the sample @s as it is. No wall clock is taken: a
- * pfshim_counts has none.
+ * (a cached read, or a read(2) of a group never multiplexed): the sample @s
+ * as it is. No wall clock is taken: a pfshim_counts has none.
  */
 static inline __attribute__((always_inline)) void counts_fill_direct(const uint64_t *s, int nr,
 								     struct pfshim_counts *counts)
@@ -1241,12 +1243,17 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 		counts_fill_direct(t->now, t->fast->nr, counts);
 		return 0;
 	}
+	/* No wall clock: a pfshim_counts has none, and every later sample takes its own. */
 	failed = counters_sample(t, t->spare, t->now);
-	t->spare[region_value_wall()] = wall_now(t);
 	last = t->now;
 	t->now = t->spare;
 	t->spare = last;
-	counts_fill(t, counts);
+	if (LIKELY(markers.counts_direct) && markers.nr_groups == 1 &&
+	    t->now[region_value_enabled(&markers.layout, 0)] ==
+		    t->now[region_value_running(&markers.layout, 0)])
+		counts_fill_direct(t->now, markers.layout.nr_events, counts);
+	else
+		counts_fill(t, counts);
 	return failed ? PFSHIM_FAILED : 0;
 }
 
