@@ -41,7 +41,7 @@ $(BENCH_B)/rss: $(BENCH_DIR)/rss.c $(BENCH_DIR)/bench.h
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $<
 
 $(BENCH_B)/reads: $(BENCH_DIR)/reads.c $(BENCH_DIR)/bench.h fastread/fastread.h \
-		$(BUILD)/libfastread.a | bench-deps
+		include/pfshim.h $(BUILD)/libfastread.a | bench-deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(BENCH_CFLAGS) -o $@ $< $(BUILD)/libfastread.a -lpapi
