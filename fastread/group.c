@@ -173,8 +173,8 @@ static int member_open(struct fastread_group *g, const struct perf_event_attr *i
  * running = 0 (measured under QEMU), times that every read must bring
  * forward, so they cannot be cached; a disable and re-enable rewrites them
  * with the few ns since, equal and nonzero. Only for a group whose leader is
- * on a counter now: software events (index 0) cost one pass that falls back
- * at once. Return: 0, or -errno of the re-enable.
+ * on a counter now: a kernel_only group (software events) costs nothing here.
+ * Return: 0, or -errno of the re-enable.
  */
 int fastread_group_settle(struct fastread_group *g)
 {
