@@ -92,7 +92,7 @@ static const char *pfshim_check(void)
 	if (ret != 0)
 		return "pfshim_read() failed";
 	if (counts.nr != NR_EVENTS)
-		return "PFSHIM_EVENTS does not name the same 4 events";
+		return "PFSHIM_EVENTS does not name 4 events, as the group has";
 	return NULL;
 }
 
