@@ -656,14 +656,29 @@ static struct marker_thread *thread_open(void)
 	return t;
 }
 
+/*
+ * This thread is inside thread_setup(): a signal handler's marker call that
+ * interrupts it finds no self yet, and must not set up a second table for
+ * the same thread (its counters opened twice, the thread reported twice).
+ */
+static __thread bool self_setting_up __attribute__((tls_model("initial-exec")));
+
+/* NULL, the call then failing, also for a handler inside this thread's own set-up. */
 static struct marker_thread *thread_setup(void)
 {
 	int saved_errno = errno;
-	struct marker_thread *t = thread_open();
+	struct marker_thread *t;
 
+	if (self_setting_up)
+		return NULL;
+	self_setting_up = true;
+	__asm__ volatile("" ::: "memory");
+	t = thread_open();
 	/* Last: the groups are settled and self is set, so the pairs take the program's path. */
 	if (t)
 		probe_measure(t);
+	__asm__ volatile("" ::: "memory");
+	self_setting_up = false;
 	errno = saved_errno;
 	return t;
 }
@@ -892,15 +907,21 @@ static __attribute__((noinline)) int end_general(struct marker_thread *t, pfshim
 {
 	const struct region_layout *l = &markers.layout;
 	uint32_t id = region - 1u, nr = markers_names_nr();
+	/*
+	 * Taken once: a signal handler's pfshim_read() may swap t->now with
+	 * the spare meanwhile, and the spare's wall slot is not a sample's
+	 * (pfshim_read() takes no wall clock); this end's vector stays its own.
+	 */
+	uint64_t *now = t->now;
 	const uint64_t *start;
 	int failed = 0, status;
 
 	/* A group that cannot be read adds 0 to this call: its begin values. */
 	if ((start = region_end_start(t->regions, l, id, nr)) != NULL) {
-		failed = counters_sample(t, t->now, start);
-		t->now[region_value_wall()] = wall_now(t);
+		failed = counters_sample(t, now, start);
+		now[region_value_wall()] = wall_now(t);
 	}
-	status = status_of(region_end(t->regions, l, id, nr, t->now));
+	status = status_of(region_end(t->regions, l, id, nr, now));
 	return status == 0 && failed ? PFSHIM_FAILED : status;
 }
 
@@ -1243,7 +1264,10 @@ PFSHIM_EXPORT int pfshim_v1_read(struct pfshim_counts *counts)
 		counts_fill_direct(t->now, t->fast->nr, counts);
 		return 0;
 	}
-	/* No wall clock: a pfshim_counts has none, and every later sample takes its own. */
+	/*
+	 * No wall clock: a pfshim_counts has none, and an end takes its own
+	 * into the vector it holds (end_general(), end_fast_read()).
+	 */
 	failed = counters_sample(t, t->spare, t->now);
 	last = t->now;
 	t->now = t->spare;
