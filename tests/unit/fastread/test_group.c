@@ -170,17 +170,39 @@ static uint64_t fake_read_timestamp(void)
 	return 0;
 }
 
+static const struct fastread_hooks fake_hooks = {
+	.read_counter = fake_read_counter, .read_timestamp = fake_read_timestamp,
+};
+
+/* @g's two pages swapped for @fake ones that say counters 1 and 2, offset 7; @real keeps them. */
+static void fake_pages_put(struct fastread_group *g, struct perf_event_mmap_page fake[2],
+			   struct perf_event_mmap_page *real[2])
+{
+	for (int i = 0; i < 2; i++) {
+		real[i] = g->page[i];
+		g->page[i] = &fake[i];
+		fake[i].cap_user_rdpmc = 1;
+		fake[i].index = (uint32_t)i + 1;
+		fake[i].pmc_width = 48;
+		fake[i].offset = 7;
+	}
+}
+
+/* The real pages back, then closed: fastread_group_close() unmaps what it holds. */
+static void fake_pages_close(struct fastread_group *g, struct perf_event_mmap_page *real[2])
+{
+	for (int i = 0; i < 2; i++)
+		g->page[i] = real[i];
+	fastread_group_close(g);
+}
+
 static void test_one_unreadable_page_costs_one_read2(void **state)
 {
-	static const struct fastread_hooks hooks = {
-		.read_counter = fake_read_counter, .read_timestamp = fake_read_timestamp,
-	};
 	static struct perf_event_mmap_page fake[2];
 	struct perf_event_mmap_page *real[2];
 	struct fastread_group g;
 	struct fastread_count c[2];
 	uint64_t plain[2];
-	int i;
 
 	(void)state;
 	SKIP_IF_PERF_REFUSED();
@@ -188,15 +210,8 @@ static void test_one_unreadable_page_costs_one_read2(void **state)
 	/* Software events: no page could serve them, so fastread does not try; these can. */
 	assert_int_equal(g.kernel_only, 1);
 	g.kernel_only = 0;
-	for (i = 0; i < 2; i++) {
-		real[i] = g.page[i];
-		g.page[i] = &fake[i];
-		fake[i].cap_user_rdpmc = 1;
-		fake[i].index = (uint32_t)i + 1;
-		fake[i].pmc_width = 48;
-		fake[i].offset = 7;
-	}
-	assert_int_equal(fastread_group_read_hooked(&g, &hooks, c), 0);
+	fake_pages_put(&g, fake, real);
+	assert_int_equal(fastread_group_read_hooked(&g, &fake_hooks, c), 0);
 	assert_int_equal(c[0].value, 1007);
 	assert_int_equal(c[1].value, 2007);
 	assert_int_equal(g.nr_user_reads, 1);
@@ -204,16 +219,13 @@ static void test_one_unreadable_page_costs_one_read2(void **state)
 
 	fake[1].index = 0;	/* multiplexed out: the kernel moves the lock with it */
 	fake[1].lock += 2;
-	assert_int_equal(fastread_group_read_hooked(&g, &hooks, c), 0);
+	assert_int_equal(fastread_group_read_hooked(&g, &fake_hooks, c), 0);
 	plain_read(&g, plain, 2);
 	assert_int_equal(g.nr_user_reads, 1);
 	assert_int_equal(g.nr_syscall_reads, 1);
 	assert_int_equal(c[1].value, plain[1]);
 	assert_true(c[0].value <= plain[0] && c[0].value > 0);
-
-	for (i = 0; i < 2; i++)
-		g.page[i] = real[i];
-	fastread_group_close(&g);
+	fake_pages_close(&g, real);
 }
 
 /*
@@ -223,31 +235,20 @@ static void test_one_unreadable_page_costs_one_read2(void **state)
  */
 static void test_kernel_only_never_tries_pages(void **state)
 {
-	static const struct fastread_hooks hooks = {
-		.read_counter = fake_read_counter, .read_timestamp = fake_read_timestamp,
-	};
 	static struct perf_event_mmap_page fake[2];
 	struct perf_event_mmap_page *real[2];
 	struct fastread_group g;
 	struct fastread_count c[2];
 	uint64_t plain[2], value[2], enabled, running;
-	int i;
 
 	(void)state;
 	SKIP_IF_PERF_REFUSED();
 	assert_int_equal(open_clock_and_faults(&g), 0);
 	assert_int_equal(g.kernel_only, 1);
-	for (i = 0; i < 2; i++) {
-		real[i] = g.page[i];
-		g.page[i] = &fake[i];
-		fake[i].cap_user_rdpmc = 1;
-		fake[i].index = (uint32_t)i + 1;
-		fake[i].pmc_width = 48;
-		fake[i].offset = 7;
-	}
-	fastread_group_cache_fill_hooked(&g, &hooks);
+	fake_pages_put(&g, fake, real);
+	fastread_group_cache_fill_hooked(&g, &fake_hooks);
 	assert_int_equal(g.cache.valid, 0);
-	assert_int_equal(fastread_group_read_hooked(&g, &hooks, c), 0);
+	assert_int_equal(fastread_group_read_hooked(&g, &fake_hooks, c), 0);
 	assert_int_equal(fastread_group_read_sample(&g, value, &enabled, &running), 0);
 	plain_read(&g, plain, 2);
 	assert_int_equal(g.nr_user_reads, 0);
@@ -258,9 +259,7 @@ static void test_kernel_only_never_tries_pages(void **state)
 	assert_int_equal(value[1], plain[1]);
 	assert_true(c[0].value <= value[0] && value[0] <= plain[0]);
 	assert_true(running > 0 && enabled == running);
-	for (i = 0; i < 2; i++)
-		g.page[i] = real[i];
-	fastread_group_close(&g);
+	fake_pages_close(&g, real);
 }
 
 static int count_fds(void)
