@@ -178,6 +178,15 @@ int fastread_group_read_sample(struct fastread_group *g, uint64_t *value, uint64
 			       uint64_t *running);
 
 /*
+ * fastread_group_read_sample_syscall - fastread_group_read_sample() by its
+ * read(2) alone, no page looked at: for a group whose kernel_only is set,
+ * which a caller that reads it often can test once (the markers do). Same
+ * return values and rules; errno is not touched.
+ */
+int fastread_group_read_sample_syscall(struct fastread_group *g, uint64_t *value,
+				       uint64_t *enabled, uint64_t *running);
+
+/*
  * A clock of ns from the timestamp counter the pages' times come from
  * (cntvct_el0 on arm64, the TSC on x86). It counts from an arbitrary
  * origin: only differences mean something. Not NTP-slewed, unlike

@@ -9,11 +9,11 @@
  * perf_event_open(2) does: see fastread_times_stale() (internal.h).
  *
  * ASYNC-SIGNAL-SAFE: everything in this file. Nothing here allocates, locks or
- * uses stdio; the only system call is the read(2) fallback, and errno is kept.
+ * uses stdio; the only system call is the read(2) fallback, made without
+ * libc's wrapper (arch_sys_read()), so errno is never touched.
  */
 #include <errno.h>
 #include <stdbool.h>
-#include <unistd.h>
 
 #include "fastread/arch.h"
 #include "fastread/internal.h"
@@ -431,43 +431,69 @@ struct group_format {
 
 /*
  * read(2) of @g's leader into @buf, checked: 0, or -errno (-EIO for a
- * reply too short for what it says it holds). errno as it was.
+ * reply too short for what it says it holds). errno is not touched
+ * (arch_sys_read()).
  */
 static ALWAYS_INLINE int group_buf_read(struct fastread_group *g, struct group_format *buf)
 {
-	int saved = errno, err = 0;
-	ssize_t len;
+	long len;
 
 	if (g->nr < 1 || g->nr > FASTREAD_MAX_EVENTS)
 		return -EINVAL;
 	g->nr_syscall_reads++;
-	len = read(g->fd[0], buf, sizeof(*buf));
+	len = arch_sys_read(g->fd[0], buf, sizeof(*buf));
 	if (len < 0)
-		err = -errno;
-	else if ((size_t)len < 3 * sizeof(uint64_t) ||
-		 buf->nr > FASTREAD_MAX_EVENTS ||
-		 (size_t)len < 3 * sizeof(uint64_t) + buf->nr * sizeof(buf->values[0]))
-		err = -EIO;
-	errno = saved;
-	return err;
+		return (int)len;
+	if ((size_t)len < 3 * sizeof(uint64_t) || buf->nr > FASTREAD_MAX_EVENTS ||
+	    (size_t)len < 3 * sizeof(uint64_t) + buf->nr * sizeof(buf->values[0]))
+		return -EIO;
+	return 0;
 }
 
-/*
- * Where @buf holds event @i of @g, or -1. The kernel lists the group in its
- * own order, the leader's and then its siblings' as they were opened: each
- * event is looked for at its own place first, then by ID.
- */
-static inline int group_buf_find(const struct fastread_group *g, const struct group_format *buf,
-				 int i)
+/* Where @buf holds event @i of @g, found by ID, or -1. */
+static int group_buf_find(const struct fastread_group *g, const struct group_format *buf, int i)
 {
-	uint64_t j = (uint64_t)i;
-
-	if (j < buf->nr && buf->values[j].id == g->id[i])
-		return i;
-	for (j = 0; j < buf->nr; j++)
+	for (uint64_t j = 0; j < buf->nr; j++)
 		if (buf->values[j].id == g->id[i])
 			return (int)j;
 	return -1;
+}
+
+/* @buf's values into @value, each event found by ID: 0, or -EIO when one is missing. */
+static __attribute__((noinline)) int group_buf_values_by_id(const struct fastread_group *g,
+							    const struct group_format *buf,
+							    uint64_t *value, size_t stride)
+{
+	for (int i = 0; i < g->nr; i++) {
+		int j = group_buf_find(g, buf, i);
+
+		if (j < 0)
+			return -EIO;
+		value[(size_t)i * stride] = buf->values[j].value;
+	}
+	return 0;
+}
+
+/*
+ * @buf's values into @value[i * @stride] in @g's order: 0, or -EIO when an
+ * event is missing (@value may then hold part of the reply). The kernel
+ * lists a group as it was opened, the leader's and then its siblings', so
+ * event i is taken at place i, and looked for by ID only when it is not there.
+ */
+static ALWAYS_INLINE int group_buf_values(const struct fastread_group *g,
+					  const struct group_format *buf, uint64_t *value,
+					  size_t stride)
+{
+	const int nr = g->nr;
+
+	if (__builtin_expect(buf->nr != (uint64_t)nr, 0))
+		return group_buf_values_by_id(g, buf, value, stride);
+	for (int i = 0; i < nr; i++) {
+		if (__builtin_expect(buf->values[i].id != g->id[i], 0))
+			return group_buf_values_by_id(g, buf, value, stride);
+		value[(size_t)i * stride] = buf->values[i].value;
+	}
+	return 0;
 }
 
 int fastread_group_read_syscall(struct fastread_group *g, struct fastread_count *out)
@@ -475,14 +501,12 @@ int fastread_group_read_syscall(struct fastread_group *g, struct fastread_count 
 	struct group_format buf;
 	int err = group_buf_read(g, &buf);
 
+	if (!err)
+		err = group_buf_values(g, &buf, &out[0].value,
+				       sizeof(out[0]) / sizeof(out[0].value));
 	if (err)
 		return err;
 	for (int i = 0; i < g->nr; i++) {
-		int j = group_buf_find(g, &buf, i);
-
-		if (j < 0)
-			return -EIO;
-		out[i].value = buf.values[j].value;
 		out[i].enabled = buf.time_enabled;
 		out[i].running = buf.time_running;
 	}
@@ -490,25 +514,22 @@ int fastread_group_read_syscall(struct fastread_group *g, struct fastread_count 
 }
 
 /*
- * The read(2) fallback into @out's form. A sample is written only once the
- * whole read succeeded: what a user-space pass that gave up left in it is
- * the caller's to replace (fastread_group_read_sample). Its buffer in a
- * function of its own, so that the fast path has no frame to set up.
+ * The read(2) fallback into a sample (a user-space pass that gave up may
+ * have written part of @value already: on a failure here too, the caller
+ * replaces it). Its buffer in a function of its own, so that the fast path
+ * has no frame to set up; a caller that knows the group is kernel_only
+ * calls it straight.
  */
-static __attribute__((noinline)) int sample_read_syscall(struct fastread_group *g,
-							 uint64_t *value, uint64_t *enabled,
-							 uint64_t *running)
+int fastread_group_read_sample_syscall(struct fastread_group *g, uint64_t *value,
+				       uint64_t *enabled, uint64_t *running)
 {
 	struct group_format buf;
-	int err = group_buf_read(g, &buf), where[FASTREAD_MAX_EVENTS];
+	int err = group_buf_read(g, &buf);
 
+	if (!err)
+		err = group_buf_values(g, &buf, value, 1);
 	if (err)
 		return err;
-	for (int i = 0; i < g->nr; i++)
-		if ((where[i] = group_buf_find(g, &buf, i)) < 0)
-			return -EIO;
-	for (int i = 0; i < g->nr; i++)
-		value[i] = buf.values[where[i]].value;
 	*enabled = buf.time_enabled;
 	*running = buf.time_running;
 	return 0;
@@ -517,7 +538,8 @@ static __attribute__((noinline)) int sample_read_syscall(struct fastread_group *
 static ALWAYS_INLINE int group_read_syscall(struct fastread_group *g, const struct read_out *out)
 {
 	if (out->form == READ_OUT_SAMPLE)
-		return sample_read_syscall(g, out->value, out->enabled, out->running);
+		return fastread_group_read_sample_syscall(g, out->value, out->enabled,
+							  out->running);
 	return fastread_group_read_syscall(g, out->count);
 }
 

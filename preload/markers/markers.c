@@ -356,6 +356,7 @@ static inline __attribute__((always_inline)) int group_sample(struct marker_thre
 	const int first = markers.group[g].first;
 	const int en = region_value_enabled(l, g), run = region_value_running(l, g);
 	uint64_t *value = dst + region_value_event(first);
+	int err;
 
 	if (t->groups[g].nr == 0) {
 		/* Enabled, never running: "not counted". Equal times, even 0
@@ -364,8 +365,15 @@ static inline __attribute__((always_inline)) int group_sample(struct marker_thre
 		dst[run] = 0;
 		return 0;
 	}
-	/* Scaled by the group's times (regions.h): the leader's are enough. */
-	if (LIKELY(fastread_group_read_sample(&t->groups[g], value, &dst[en], &dst[run]) == 0)) {
+	/*
+	 * Scaled by the group's times (regions.h): the leader's are enough. A
+	 * group no page can serve (software events) goes to read(2) straight.
+	 */
+	if (t->groups[g].kernel_only)
+		err = fastread_group_read_sample_syscall(&t->groups[g], value, &dst[en], &dst[run]);
+	else
+		err = fastread_group_read_sample(&t->groups[g], value, &dst[en], &dst[run]);
+	if (LIKELY(err == 0)) {
 		/*
 		 * A hybrid part is enabled all along but runs only on its PMU's
 		 * cores (read(2) there, index 0 elsewhere): its count is exact

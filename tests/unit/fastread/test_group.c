@@ -134,12 +134,16 @@ static void test_software_group_reads_through_read2(void **state)
 	munmap(mem, (size_t)(TOUCHED_PAGES * page_size()));
 }
 
-/* Values are matched to events by ID, not by their place in the buffer. */
+/*
+ * Values are matched to events by ID, not by their place in the buffer:
+ * the counts' form and the sample's (the markers'), each event out of
+ * place, or only the second.
+ */
 static void test_fallback_matches_by_id(void **state)
 {
 	struct fastread_group g;
 	struct fastread_count c[2];
-	uint64_t plain[2], id;
+	uint64_t plain[2], id, value[2], enabled, running;
 	char *mem = fresh_pages(TOUCHED_PAGES);
 
 	(void)state;
@@ -153,8 +157,15 @@ static void test_fallback_matches_by_id(void **state)
 	assert_int_equal(fastread_group_read_syscall(&g, c), 0);
 	assert_int_equal(c[0].value, plain[1]);	/* page-faults, asked for first */
 	assert_true(c[1].value >= plain[0]);	/* task-clock */
+	assert_int_equal(fastread_group_read_sample_syscall(&g, value, &enabled, &running), 0);
+	assert_int_equal(value[0], plain[1]);
+	assert_true(value[1] >= c[1].value);
+	assert_true(running > 0 && enabled == running);
 	g.id[1] = 12345;	/* an ID the kernel does not know */
 	assert_int_equal(fastread_group_read_syscall(&g, c), -EIO);
+	assert_int_equal(fastread_group_read_sample_syscall(&g, value, &enabled, &running), -EIO);
+	g.id[0] = id;	/* the leader at its place, the second unknown */
+	assert_int_equal(fastread_group_read_sample_syscall(&g, value, &enabled, &running), -EIO);
 	fastread_group_close(&g);
 	munmap(mem, (size_t)(TOUCHED_PAGES * page_size()));
 }
@@ -260,6 +271,34 @@ static void test_kernel_only_never_tries_pages(void **state)
 	assert_true(c[0].value <= value[0] && value[0] <= plain[0]);
 	assert_true(running > 0 && enabled == running);
 	fake_pages_close(&g, real);
+}
+
+/*
+ * read(2) is made without libc's wrapper: a failed read returns its -errno
+ * and leaves the caller's errno as it was, in both forms.
+ */
+static void test_fallback_keeps_errno(void **state)
+{
+	struct fastread_group g;
+	struct fastread_count c[2];
+	uint64_t value[2], enabled, running;
+	int fd;
+
+	(void)state;
+	SKIP_IF_PERF_REFUSED();
+	assert_int_equal(open_clock_and_faults(&g), 0);
+	fd = g.fd[0];
+	g.fd[0] = -1;
+	errno = EDOM;
+	assert_int_equal(fastread_group_read_syscall(&g, c), -EBADF);
+	assert_int_equal(fastread_group_read_sample_syscall(&g, value, &enabled, &running),
+			 -EBADF);
+	assert_int_equal(fastread_group_read_sample(&g, value, &enabled, &running), -EBADF);
+	assert_int_equal(errno, EDOM);
+	g.fd[0] = fd;
+	assert_int_equal(fastread_group_read_sample_syscall(&g, value, &enabled, &running), 0);
+	assert_int_equal(errno, EDOM);
+	fastread_group_close(&g);
 }
 
 static int count_fds(void)
@@ -596,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_fallback_matches_by_id),
 		cmocka_unit_test(test_one_unreadable_page_costs_one_read2),
 		cmocka_unit_test(test_kernel_only_never_tries_pages),
+		cmocka_unit_test(test_fallback_keeps_errno),
 		cmocka_unit_test(test_shed_members_count_on),
 		cmocka_unit_test(test_close_unmaps_and_closes),
 		cmocka_unit_test(test_open_errors_leave_nothing_open),
