@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "fastread/arch.h"
 #include "fastread/internal.h"
@@ -459,51 +460,67 @@ static int group_buf_find(const struct fastread_group *g, const struct group_for
 	return -1;
 }
 
-/* @buf's values into @value, each event found by ID: 0, or -EIO when one is missing. */
+/*
+ * Where the readers below put event i's value: @at + i * @stride bytes, in
+ * the caller's array (a sample's values, or the value fields of an array of
+ * struct fastread_count).
+ */
+struct buf_out {
+	char *at;
+	size_t stride;
+};
+
+static ALWAYS_INLINE void buf_out_store(struct buf_out o, int i, uint64_t value)
+{
+	*(uint64_t *)(o.at + (size_t)i * o.stride) = value;
+}
+
+/* @buf's values into @o, each event found by ID: 0, or -EIO when one is missing. */
 static __attribute__((noinline)) int group_buf_values_by_id(const struct fastread_group *g,
 							    const struct group_format *buf,
-							    uint64_t *value, size_t stride)
+							    struct buf_out o)
 {
 	for (int i = 0; i < g->nr; i++) {
 		int j = group_buf_find(g, buf, i);
 
 		if (j < 0)
 			return -EIO;
-		value[(size_t)i * stride] = buf->values[j].value;
+		buf_out_store(o, i, buf->values[j].value);
 	}
 	return 0;
 }
 
 /*
- * @buf's values into @value[i * @stride] in @g's order: 0, or -EIO when an
- * event is missing (@value may then hold part of the reply). The kernel
- * lists a group as it was opened, the leader's and then its siblings', so
- * event i is taken at place i, and looked for by ID only when it is not there.
+ * @buf's values into @o in @g's order: 0, or -EIO when an event is missing
+ * (part of them may then be written). The kernel lists a group as it was
+ * opened, the leader's and then its siblings', so event i is taken at place
+ * i, and looked for by ID only when it is not there.
  */
 static ALWAYS_INLINE int group_buf_values(const struct fastread_group *g,
-					  const struct group_format *buf, uint64_t *value,
-					  size_t stride)
+					  const struct group_format *buf, struct buf_out o)
 {
 	const int nr = g->nr;
 
 	if (__builtin_expect(buf->nr != (uint64_t)nr, 0))
-		return group_buf_values_by_id(g, buf, value, stride);
+		return group_buf_values_by_id(g, buf, o);
 	for (int i = 0; i < nr; i++) {
 		if (__builtin_expect(buf->values[i].id != g->id[i], 0))
-			return group_buf_values_by_id(g, buf, value, stride);
-		value[(size_t)i * stride] = buf->values[i].value;
+			return group_buf_values_by_id(g, buf, o);
+		buf_out_store(o, i, buf->values[i].value);
 	}
 	return 0;
 }
 
 int fastread_group_read_syscall(struct fastread_group *g, struct fastread_count *out)
 {
+	const struct buf_out o = {
+		(char *)out + offsetof(struct fastread_count, value), sizeof(*out)
+	};
 	struct group_format buf;
 	int err = group_buf_read(g, &buf);
 
 	if (!err)
-		err = group_buf_values(g, &buf, &out[0].value,
-				       sizeof(out[0]) / sizeof(out[0].value));
+		err = group_buf_values(g, &buf, o);
 	if (err)
 		return err;
 	for (int i = 0; i < g->nr; i++) {
@@ -523,11 +540,12 @@ int fastread_group_read_syscall(struct fastread_group *g, struct fastread_count 
 int fastread_group_read_sample_syscall(struct fastread_group *g, uint64_t *value,
 				       uint64_t *enabled, uint64_t *running)
 {
+	const struct buf_out o = { (char *)value, sizeof(*value) };
 	struct group_format buf;
 	int err = group_buf_read(g, &buf);
 
 	if (!err)
-		err = group_buf_values(g, &buf, value, 1);
+		err = group_buf_values(g, &buf, o);
 	if (err)
 		return err;
 	*enabled = buf.time_enabled;
