@@ -149,7 +149,10 @@ int fastread_group_settle(struct fastread_group *g);
  * backwards, and a counter on the PMU reads running 0 only where the page
  * offers no clock (cap_user_time 0).
  *
- * Return: 0, or a negative errno from read(2).
+ * Return: 0, or a negative errno: read(2)'s, -EIO for a reply that does
+ * not hold every event of @g (some of @out may then be written), -EINVAL
+ * for a group of no events or more than FASTREAD_MAX_EVENTS. errno is as
+ * it was, and no read is a cancellation point.
  */
 int fastread_group_read(struct fastread_group *g, struct fastread_count *out);
 
@@ -172,16 +175,18 @@ int fastread_group_read_leader_times(struct fastread_group *g, struct fastread_c
  * leader's times into *@enabled and *@running; no struct to copy out of.
  * Return: 0 with all of them from one instant; on a failure (negative
  * errno, as fastread_group_read()), @value may hold part of a user-space
- * pass that gave up: the caller must overwrite it from a copy of its own.
+ * pass that gave up, or of a read(2) reply: the caller must overwrite it
+ * from a copy of its own.
  */
 int fastread_group_read_sample(struct fastread_group *g, uint64_t *value, uint64_t *enabled,
 			       uint64_t *running);
 
 /*
  * fastread_group_read_sample_syscall - fastread_group_read_sample() by its
- * read(2) alone, no page looked at: for a group whose kernel_only is set,
- * which a caller that reads it often can test once (the markers do). Same
- * return values and rules; errno is not touched.
+ * read(2) alone, no page looked at: for a group whose kernel_only is set
+ * (never a top-down one, whose counts are computed from its reply), which
+ * a caller that reads it often can test once (the markers do). Same return
+ * values and rules.
  */
 int fastread_group_read_sample_syscall(struct fastread_group *g, uint64_t *value,
 				       uint64_t *enabled, uint64_t *running);

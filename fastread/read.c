@@ -10,7 +10,8 @@
  *
  * ASYNC-SIGNAL-SAFE: everything in this file. Nothing here allocates, locks or
  * uses stdio; the only system call is the read(2) fallback, made without
- * libc's wrapper (arch_sys_read()), so errno is never touched.
+ * libc's read() (sys_read.h), so errno is as it was and no read here is a
+ * cancellation point.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 
 #include "fastread/arch.h"
 #include "fastread/internal.h"
+#include "fastread/sys_read.h"
 
 #define ALWAYS_INLINE FASTREAD_ALWAYS_INLINE
 #define READ_ONCE(x) FASTREAD_READ_ONCE(x)
@@ -432,8 +434,7 @@ struct group_format {
 
 /*
  * read(2) of @g's leader into @buf, checked: 0, or -errno (-EIO for a
- * reply too short for what it says it holds). errno is not touched
- * (arch_sys_read()).
+ * reply too short for what it says it holds). errno as it was (sys_read()).
  */
 static ALWAYS_INLINE int group_buf_read(struct fastread_group *g, struct group_format *buf)
 {
@@ -442,7 +443,7 @@ static ALWAYS_INLINE int group_buf_read(struct fastread_group *g, struct group_f
 	if (g->nr < 1 || g->nr > FASTREAD_MAX_EVENTS)
 		return -EINVAL;
 	g->nr_syscall_reads++;
-	len = arch_sys_read(g->fd[0], buf, sizeof(*buf));
+	len = sys_read(g->fd[0], buf, sizeof(*buf));
 	if (len < 0)
 		return (int)len;
 	if ((size_t)len < 3 * sizeof(uint64_t) || buf->nr > FASTREAD_MAX_EVENTS ||

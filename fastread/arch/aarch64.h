@@ -8,9 +8,7 @@
 #define PFSHIM_FASTREAD_ARCH_AARCH64_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <sys/syscall.h>
 #include <linux/perf_event.h>
 
 #define FASTREAD_ARCH_USER_READ 1
@@ -91,18 +89,6 @@ static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t sl
 			 : [slot] "r"((uint64_t)slot)
 			 : "memory");
 	return v;
-}
-
-/* arch_sys_read - read(2) of @fd as one `svc`: as on x86_64 (x86_64.h). */
-static inline __attribute__((always_inline)) long arch_sys_read(int fd, void *buf, size_t len)
-{
-	register long x8 __asm__("x8") = SYS_read;
-	register long x0 __asm__("x0") = fd;
-	register long x1 __asm__("x1") = (long)buf;
-	register long x2 __asm__("x2") = (long)len;
-
-	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-	return x0;
 }
 
 /* The isb keeps the timer read from being taken ahead of earlier reads. */

@@ -6,10 +6,7 @@
 #ifndef PFSHIM_FASTREAD_ARCH_GENERIC_H
 #define PFSHIM_FASTREAD_ARCH_GENERIC_H
 
-#include <errno.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <unistd.h>
 
 #define FASTREAD_ARCH_USER_READ 0
 
@@ -29,18 +26,6 @@ static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t sl
 static inline __attribute__((always_inline)) uint64_t arch_read_timestamp(void)
 {
 	return 0;
-}
-
-/* arch_sys_read - read(2) of @fd: the length read, or -errno; errno as it was. */
-static inline long arch_sys_read(int fd, void *buf, size_t len)
-{
-	int saved = errno;
-	long ret = (long)read(fd, buf, len);
-
-	if (ret < 0)
-		ret = -errno;
-	errno = saved;
-	return ret;
 }
 
 #endif

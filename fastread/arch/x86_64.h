@@ -7,9 +7,7 @@
 #ifndef PFSHIM_FASTREAD_ARCH_X86_64_H
 #define PFSHIM_FASTREAD_ARCH_X86_64_H
 
-#include <stddef.h>
 #include <stdint.h>
-#include <sys/syscall.h>
 
 #define FASTREAD_ARCH_USER_READ 1
 
@@ -54,23 +52,6 @@ static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t sl
 #define FASTREAD_TOPDOWN_METRICS_INDEX ((UINT32_C(1) << 29) + 1)
 #define FASTREAD_TOPDOWN_SLOTS_CONFIG 0x0400
 #define FASTREAD_TOPDOWN_METRIC_CONFIG(byte) (0x8000 + ((byte) << 8))
-
-/*
- * arch_sys_read - read(2) of @fd as one `syscall` instruction: the length
- * read, or -errno. errno is not touched and it is no cancellation point:
- * a group read's fallback (fastread/read.c) saves the wrapper, its errno
- * and its cancellation test.
- */
-static inline __attribute__((always_inline)) long arch_sys_read(int fd, void *buf, size_t len)
-{
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(len)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
 
 /* The page's time_{offset,mult,shift} convert TSC cycles (cap_user_time). */
 static inline __attribute__((always_inline)) uint64_t arch_read_timestamp(void)

@@ -301,6 +301,95 @@ static void test_fallback_keeps_errno(void **state)
 	fastread_group_close(&g);
 }
 
+/*
+ * The read(2) fallback's parsing, fed through a pipe: a group of 3 events
+ * (IDs 11, 12, 13, values 1, 2, 3) and the reply the test writes, read in
+ * the counts' form and the sample's. Return: the read's return; the values
+ * and times into @value, @enabled, @running for the sample form.
+ */
+enum reply_form { REPLY_COUNTS, REPLY_SAMPLE };
+
+static int reply_read(enum reply_form form, const uint64_t *words, size_t nr_words,
+		      uint64_t value[3], uint64_t *enabled, uint64_t *running)
+{
+	struct fastread_group g = { .nr = 3, .id = { 11, 12, 13 } };
+	struct fastread_count c[3];
+	int p[2], err;
+
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], words, nr_words * sizeof(*words)),
+			 (ssize_t)(nr_words * sizeof(*words)));
+	close(p[1]);
+	g.fd[0] = p[0];
+	if (form == REPLY_SAMPLE) {
+		err = fastread_group_read_sample_syscall(&g, value, enabled, running);
+	} else {
+		err = fastread_group_read_syscall(&g, c);
+		for (int i = 0; err == 0 && i < 3; i++) {
+			value[i] = c[i].value;
+			assert_int_equal(c[i].enabled, c[0].enabled);
+			assert_int_equal(c[i].running, c[0].running);
+		}
+		*enabled = c[0].enabled;
+		*running = c[0].running;
+	}
+	assert_int_equal(g.nr_syscall_reads, 1);
+	close(p[0]);
+	return err;
+}
+
+/* Each reply read in both forms: @want 0 with values 1, 2, 3 and times 70, 60, or an error. */
+static void reply_expect(const uint64_t *words, size_t nr_words, int want)
+{
+	for (int form = REPLY_COUNTS; form <= REPLY_SAMPLE; form++) {
+		uint64_t value[3] = { 0 }, enabled = 0, running = 0;
+
+		/* A good reply first, at the same depth: what a bad one leaves unread is stale. */
+		const uint64_t good[] = { 3, 70, 60, 1, 11, 2, 12, 3, 13 };
+
+		assert_int_equal(reply_read(form, good, 9, value, &enabled, &running), 0);
+		memset(value, 0, sizeof(value));
+		assert_int_equal(reply_read(form, words, nr_words, value, &enabled, &running), want);
+		if (want)
+			continue;
+		assert_int_equal(value[0], 1);
+		assert_int_equal(value[1], 2);
+		assert_int_equal(value[2], 3);
+		assert_int_equal(enabled, 70);
+		assert_int_equal(running, 60);
+	}
+}
+
+/*
+ * Taken at its own place when the reply lists the group in order, found by
+ * ID when it does not (the leader in place and the others swapped: a read
+ * that wrote part of the values and started again), or lists more; an
+ * error for fewer events, a reply shorter than it says, 16 bytes, more
+ * events than a group holds, nothing at all.
+ */
+static void test_fallback_reply_shapes(void **state)
+{
+	const uint64_t in_order[] = { 3, 70, 60, 1, 11, 2, 12, 3, 13 };
+	const uint64_t swapped[] = { 3, 70, 60, 1, 11, 3, 13, 2, 12 };
+	const uint64_t reversed[] = { 3, 70, 60, 3, 13, 2, 12, 1, 11 };
+	const uint64_t more[] = { 4, 70, 60, 1, 11, 9, 99, 2, 12, 3, 13 };
+	const uint64_t fewer[] = { 2, 70, 60, 1, 11, 2, 12 };
+	const uint64_t unknown[] = { 3, 70, 60, 1, 11, 2, 12, 3, 14 };
+	const uint64_t too_many[] = { FASTREAD_MAX_EVENTS + 1, 70, 60, 1, 11, 2, 12, 3, 13 };
+
+	(void)state;
+	reply_expect(in_order, 9, 0);
+	reply_expect(swapped, 9, 0);
+	reply_expect(reversed, 9, 0);
+	reply_expect(more, 11, 0);
+	reply_expect(fewer, 7, -EIO);
+	reply_expect(unknown, 9, -EIO);
+	reply_expect(in_order, 7, -EIO);	/* says 3 events, holds 2 */
+	reply_expect(in_order, 2, -EIO);	/* 16 bytes */
+	reply_expect(too_many, 9, -EIO);
+	reply_expect(in_order, 0, -EIO);	/* end of file */
+}
+
 static int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -636,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_one_unreadable_page_costs_one_read2),
 		cmocka_unit_test(test_kernel_only_never_tries_pages),
 		cmocka_unit_test(test_fallback_keeps_errno),
+		cmocka_unit_test(test_fallback_reply_shapes),
 		cmocka_unit_test(test_shed_members_count_on),
 		cmocka_unit_test(test_close_unmaps_and_closes),
 		cmocka_unit_test(test_open_errors_leave_nothing_open),
