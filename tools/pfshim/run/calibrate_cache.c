@@ -126,9 +126,9 @@ static bool count_of(json_t *o, const char *name, uint64_t *out)
 
 /*
  * The cache file at @fd, parsed: read whole, then parsed (jansson's
- * json_loadfd() makes a read(2) of each byte: 866 of them, a fifth of
- * `pfshim run -- /bin/true`'s own CPU time). NULL when it is larger than
- * any cache this writes, or not JSON.
+ * json_loadfd() makes a read(2) of each byte: 866 of them, 0.4 ms of the
+ * 4.7 ms of CPU a `pfshim run -- /bin/true` took). NULL when it is larger
+ * than any cache this writes, or not JSON.
  */
 static json_t *cache_parse(int fd, const struct stat *st)
 {
