@@ -272,16 +272,21 @@ group() {
 	# the next run takes it from the cache, with how it was measured
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r2 -- /bin/true
 	[ "$(jq -c '.calibration | [.runs, .task_clock, .cached]' r2/pfshim-job.jsonl)" = "[31,\"$want\",true]" ]
-	# read whole, not a byte a read(2) (jansson's json_loadfd): 12 KiB of it, one JSON value
+	# a cache of 12 KiB (the same JSON value, padded) is read as well
 	printf '%12288s\n' '' >>"$c/pfshim/calibration.json"
-	run -0 --separate-stderr strace -f -e trace=read -o reads.txt env XDG_CACHE_HOME="$c" \
-		"$PFSHIM" run -e page-faults,task-clock -o r2b -- /bin/true
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r2b -- /bin/true
 	[ "$(jq .calibration.cached r2b/pfshim-job.jsonl)" = true ]
-	[ "$(grep -c 'read(' reads.txt)" -lt 100 ]
 	# a calibration kept by a build of another method (a key without it) is measured anew
 	sed -i 's/ method [0-9]* events/ events/' "$c/pfshim/calibration.json"
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r3 -- /bin/true
 	[ "$(jq .calibration.cached r3/pfshim-job.jsonl)" = false ]
+	# the cache read whole, not a read(2) a byte (jansson's json_loadfd: 13,000 for this file)
+	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here (no ptrace in this container)"
+	printf '%12288s\n' '' >>"$c/pfshim/calibration.json"
+	run -0 --separate-stderr strace -f -e trace=read -o reads.txt env XDG_CACHE_HOME="$c" \
+		"$PFSHIM" run -e page-faults,task-clock -o r4 -- /bin/true
+	[ "$(jq .calibration.cached r4/pfshim-job.jsonl)" = true ]
+	[ "$(grep -c 'read(' reads.txt)" -lt 100 ]
 }
 
 # expected_share DIR EVENT FIELD: pfshim's own share of EVENT computed here from DIR's files, by

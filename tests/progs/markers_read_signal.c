@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * markers_read_signal N: N begin/end pairs of region "pairs" while a
- * profiling timer (every 50 us of the process's CPU time) interrupts them
- * with a handler that calls pfshim_read(), as a sampling profiler's might:
+ * real-time timer (SIGALRM every 50 us) interrupts them with a handler
+ * that calls pfshim_read(), as a sampling profiler's might:
  * some of its reads land inside a pfshim_end() between the end's sample
  * and its close. Prints "signals=<handler calls> failed=<handler reads that
  * did not return 0> bad=<pairs that did not return 0>"; the shim's report
