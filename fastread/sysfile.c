@@ -14,38 +14,39 @@ static int is_space(char c)
 	return c == '\n' || c == ' ' || c == '\t' || c == '\r';
 }
 
-int sysfile_read(const char *path, char *buf, size_t size)
+int sysfile_read_fd(int fd, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t len = 0;
 	char extra;
 
-	if (fd < 0)
-		return -errno;
 	while (len + 1 < size) {
 		ssize_t n = read(fd, buf + len, size - 1 - len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			int err = -errno;
-
-			close(fd);
-			return err;
-		}
+		if (n < 0)
+			return -errno;
 		if (n == 0)
 			break;
 		len += (size_t)n;
 	}
 	/* A file that fills the buffer may be longer than it can hold. */
-	if (len + 1 >= size && read(fd, &extra, 1) > 0) {
-		close(fd);
+	if (len + 1 >= size && read(fd, &extra, 1) > 0)
 		return -ENAMETOOLONG;
-	}
-	close(fd);
 	while (len > 0 && is_space(buf[len - 1]))
 		len--;
 	if (size > 0)
 		buf[len] = '\0';
 	return (int)len;
+}
+
+int sysfile_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), len;
+
+	if (fd < 0)
+		return -errno;
+	len = sysfile_read_fd(fd, buf, size);
+	close(fd);
+	return len;
 }

@@ -19,4 +19,11 @@
  */
 int sysfile_read(const char *path, char *buf, size_t size);
 
+/*
+ * sysfile_read_fd - sysfile_read() of a file already open at @fd (read from
+ * its current offset; @fd stays open): for a file opened and checked by
+ * descriptor first. Same return values and rules.
+ */
+int sysfile_read_fd(int fd, char *buf, size_t size);
+
 #endif

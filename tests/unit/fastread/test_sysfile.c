@@ -70,12 +70,33 @@ static void test_empty_and_missing(void **state)
 	assert_int_equal(sysfile_read("/proc/self/nonexistent-leaf", buf, sizeof(buf)), -ENOENT);
 }
 
+/* A descriptor opened (and checked) by the caller: read from its offset, left open. */
+static void test_open_descriptor(void **state)
+{
+	char buf[8];
+	int fd;
+
+	(void)state;
+	file_make("skip:value\n");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(lseek(fd, 5, SEEK_SET), 5);
+	assert_int_equal(sysfile_read_fd(fd, buf, sizeof(buf)), 5);
+	assert_string_equal(buf, "value");
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);	/* still open */
+	assert_int_equal(sysfile_read_fd(fd, buf, sizeof(buf)), -ENAMETOOLONG);
+	close(fd);
+	assert_int_equal(sysfile_read_fd(fd, buf, sizeof(buf)), -EBADF);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_value_without_its_newline),
 		cmocka_unit_test(test_exact_fit_and_one_more),
 		cmocka_unit_test(test_empty_and_missing),
+		cmocka_unit_test(test_open_descriptor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
