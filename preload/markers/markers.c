@@ -367,7 +367,9 @@ static inline __attribute__((always_inline)) int group_sample(struct marker_thre
 	}
 	/*
 	 * Scaled by the group's times (regions.h): the leader's are enough. A
-	 * group no page can serve (software events) goes to read(2) straight.
+	 * group no page can serve (software events) goes to read(2) straight:
+	 * fastread's own read tests its cache first, the path a PMU's groups
+	 * take, and this thread knows its group's kind once for all its reads.
 	 */
 	if (t->groups[g].kernel_only)
 		err = fastread_group_read_sample_syscall(&t->groups[g], value, &dst[en], &dst[run]);
