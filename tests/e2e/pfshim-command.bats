@@ -372,3 +372,30 @@ expected_share() {
 	run -0 "$PFSHIM" __calibrate-child 10 2
 	[ "$(wc -w <<<"$output")" -eq 3 ]
 }
+
+@test "pfshim run: the refusal probe's counters close only once the job count's are open" {
+	# The first open of a software event type, and its last close, flip the kernel's static key
+	# (text patched, an IPI to every CPU): closed at once, the probe's and the job count's
+	# events each flipped them: twice the flips, 0.23 ms of CPU a run here (docs/performance.md).
+	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here (no ptrace in this container)"
+	run -0 --separate-stderr strace -f -qq -e trace=perf_event_open,close,fcntl,clone,clone3 \
+		-o trace.txt "$PFSHIM" run -e page-faults,context-switches -o r -- /bin/true
+	# The runner's lines: the probe's descriptors are those it moved into its band before the
+	# fork; each must close after its first open of an event on the child's pid.
+	run awk '
+		NR == 1 { runner = $1 }
+		$1 != runner { next }
+		!child && /^[0-9]+ +clone3?\(/ { child = $NF }
+		!child && /F_DUPFD_CLOEXEC/ { probe[$NF] = 1; opened++ }
+		child && index($0, "}, " child ", ") && /perf_event_open/ { counting = 1 }
+		$2 ~ /^close\([0-9]+\)$/ {
+			fd = $2; gsub(/[^0-9]/, "", fd)
+			if (fd in probe) { closed++; early += !counting }
+		}
+		END {
+			printf "probe: %d opened, %d closed, %d before the job count\n", opened, closed, early
+			exit !(opened == 2 && closed == 2 && early == 0)
+		}' trace.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+}

@@ -17,7 +17,7 @@
 #include "preload/fd.h"
 #include "tools/pfshim/run/handover.h"
 
-static struct counter_set handed;
+static struct counter_set handed, probe;
 static struct event_list events;
 
 static const char *env_real(const char *name)
@@ -50,10 +50,16 @@ bool run_counters_refused(void)
 
 	if (run_events(&config)->nr == 0)
 		return false;
-	counters_open(&handed, &events);
-	refused = counters_refused(&handed);
-	counters_close(&handed);
+	counters_open(&probe, &events);
+	refused = counters_refused(&probe);
+	if (refused)
+		counters_close(&probe);
 	return refused;
+}
+
+void run_probe_release(void)
+{
+	counters_close(&probe);
 }
 
 void run_handover_open(void)

@@ -34,8 +34,22 @@ void run_handover_close(void);
 
 /*
  * run_counters_refused - would the shim find perf_event_open refused for
- * the events of this environment (counters_refused)? Opens and closes them.
+ * the events of this environment (counters_refused)? Opens them as the
+ * shim does, and keeps them open until run_probe_release() unless refused:
+ * the first open of a software event type in the system, and its last
+ * close, flip the kernel's static key for that type (the kernel's text
+ * patched, an IPI to every CPU). Held until the job count's events are
+ * open, the probe flips each key on and the job count's last close off,
+ * not each twice.
  */
 bool run_counters_refused(void);
+
+/*
+ * run_probe_release - close what run_counters_refused() kept open: in the
+ * parent once the job count's events are open, in a forked child at once
+ * (its copies of the descriptors; the events themselves, inherit_thread,
+ * go to threads only, never to a fork child).
+ */
+void run_probe_release(void);
 
 #endif

@@ -585,6 +585,7 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 	if (pid == 0) {
 		char go_on;
 
+		run_probe_release();
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
 		close(go[1]);
@@ -600,6 +601,7 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 	}
 	close(go[0]);
 	if (pid < 0) {
+		run_probe_release();
 		fprintf(stderr, "pfshim run: fork: %s\n", strerror(errno));
 		close(go[1]);
 		return -1;
@@ -609,6 +611,7 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 	sigaction(SIGTERM, &forward, &old_term);
 	sigaction(SIGHUP, &forward, &old_hup);
 	jobcount_open(&jc, pid, run_events(&config));
+	run_probe_release();	/* the job count's events hold the static keys now */
 	close(go[1]);
 	status = job_wait(pid, &jc, interval_ns);
 	jobcount_finish(&jc);
