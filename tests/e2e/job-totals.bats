@@ -80,10 +80,10 @@ close() {
 # spreads. Each median lies within its own runs' spread, so two medians of one count can differ
 # by both: with the wider spread alone, a `make -j2` failed once in 12 tries on a quiet VM and
 # once in 4 with the build before (pfshim run's and perf stat's medians 324 faults apart, the
-# spreads 264 and 101). Measured: within 1 % on every tree when the machine is
-# quiet (a 240-fault `timeout 0.2 yes` varies by 4 either way run to run), but a `make -j2`'s
-# faults vary by 3-5 % run to run on either side (perf stat 9,494 to 10,087 in one series),
-# which no tool's count can be closer than. A process the count missed is its whole count
+# spreads 264 and 101). Measured: within 1 % on every tree when the machine is quiet (a
+# 240-fault `timeout 0.2 yes` varies by 4 either way run to run), but a `make -j2`'s faults
+# vary by 3-5 % run to run on either side (perf stat 9,494 to 10,087 in one series), which no
+# tool's count can be closer than. A process the count missed is its whole count
 # short (a cc1 here: 1,300), past any of these. task-clock less the share is printed beside perf
 # stat's bare one as a ratio, not asserted: on this shared 2-core VM one tree's task-clock varies
 # by more than 5 % from run to run; at load 4-7, with the reports through the spool into an ext4
