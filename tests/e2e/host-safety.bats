@@ -43,6 +43,12 @@ load helpers
 	[ "$needed" = "libc.so.6 " ]
 }
 
+@test "the library is linked with full RELRO: every import bound at load, its table read-only" {
+	# docs/security.md, class 9
+	readelf -d "$SHIM_LIB" | grep -E '\(FLAGS\)' | grep -qw BIND_NOW
+	readelf -lW "$SHIM_LIB" | grep -q GNU_RELRO
+}
+
 @test "a program that counts its own descriptors sees the same before and after" {
 	prog='import os; print(sorted(int(f) for f in os.listdir("/proc/self/fd") if int(f) < 100))'
 	command -v python3 >/dev/null || skip "python3 not installed"
