@@ -210,10 +210,16 @@ $(BUILD)/libpfshim-core.a: $(CORE_OBJ)
 # LDFLAGS is empty but for the sanitizer builds (tests/sanitize.mk).
 # preload/layout.ld puts the code no report runs after its read apart, so
 # that it is not resident in every process (prefault.c).
+# Its ~400 relative relocations packed (DT_RELR: binutils 2.38 on x86_64,
+# glibc 2.36) take 112 bytes instead of 9.6 KB: 3 pages fewer that every
+# process maps. Where the linker ignores the option, it is left out.
+RELR_LDFLAGS := $(shell printf 'int x; int *p = &x;' | $(CC) -shared -fPIC -x c - \
+	-Wl,-z,pack-relative-relocs -Wl,--fatal-warnings -o /dev/null 2>/dev/null && \
+	echo -Wl,-z,pack-relative-relocs)
 $(LIB): $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ) preload/libpfshim.map preload/layout.ld
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -shared -Wl,--version-script=preload/libpfshim.map -Wl,-z,defs \
-		-Wl,-z,now -Wl,--gc-sections -Wl,-T,preload/layout.ld \
+		-Wl,-z,now $(RELR_LDFLAGS) -Wl,--gc-sections -Wl,-T,preload/layout.ld \
 		-Wl,-soname,libpfshim.so.$(SO_MAJOR) \
 		-o $@ $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ)
 
