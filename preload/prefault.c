@@ -34,49 +34,50 @@
 extern const char __ehdr_start[] __attribute__((visibility("hidden")));
 
 /*
- * Defined by preload/layout.ld: the code no report runs after its read.
- * Weak: an object linked without that script (the unit tests) has none,
- * and then every page is touched.
+ * Defined by preload/layout.ld: the code no report runs after its read
+ * (cold), and the code a default run never calls (warm). Weak: an object
+ * linked without that script (the unit tests) has neither, and then every
+ * page is touched.
  */
 extern const char __pfshim_cold_start[] __attribute__((weak, visibility("hidden")));
 extern const char __pfshim_cold_end[] __attribute__((weak, visibility("hidden")));
+extern const char __pfshim_warm_start[] __attribute__((weak, visibility("hidden")));
+extern const char __pfshim_warm_end[] __attribute__((weak, visibility("hidden")));
 
-/* Read one byte of each page of [@start, @end) that is not in [@skip, @skip_end). */
-__attribute__((no_sanitize_address, no_sanitize_undefined)) static void
-prefault_range(uintptr_t start, uintptr_t end, uintptr_t skip, uintptr_t skip_end)
+/* Does @a lie in [@start, @end)? False when the script defined neither. */
+static bool within(uintptr_t a, const char *start, const char *end)
 {
-	for (uintptr_t a = start & ~(uintptr_t)(PAGE - 1); a < end; a += PAGE)
-		if (a + PAGE <= skip || a >= skip_end)
-			(void)*(volatile const char *)a;
+	return start && end && a >= (uintptr_t)start && a < (uintptr_t)end;
 }
 
 /*
  * Uninstrumented: one byte of every page is read, whatever object lies
  * there; under ASan that is often a global's redzone (make check-asan).
- * Left out: the cold text (layout.ld), and the unwind tables from
+ * Whole segments are left out (layout.ld gives each part its own): the
+ * cold ones, the warm one unless @warm, and the unwind tables from
  * .eh_frame_hdr to the end of their segment (.eh_frame, 9 pages), which
  * only an unwinder reads (pthread_cancel, a backtrace), never a report.
  */
-__attribute__((no_sanitize_address, no_sanitize_undefined)) void prefault_self(void)
+__attribute__((no_sanitize_address, no_sanitize_undefined)) void prefault_self(bool warm)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)(const void *)__ehdr_start;
 	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(const void *)(__ehdr_start + eh->e_phoff);
 	uintptr_t base = (uintptr_t)__ehdr_start, unwind = UINTPTR_MAX;
-	uintptr_t cold = (uintptr_t)__pfshim_cold_start, cold_end = (uintptr_t)__pfshim_cold_end;
 
 	for (int i = 0; i < eh->e_phnum; i++)
 		if (ph[i].p_type == PT_GNU_EH_FRAME)
 			unwind = base + ph[i].p_vaddr;
-	if (!cold || !cold_end)
-		cold = cold_end = UINTPTR_MAX;
 	for (int i = 0; i < eh->e_phnum; i++) {
 		uintptr_t start = base + ph[i].p_vaddr, end = start + ph[i].p_filesz;
 
-		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_W))
+		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_W) ||
+		    within(start, __pfshim_cold_start, __pfshim_cold_end) ||
+		    (!warm && within(start, __pfshim_warm_start, __pfshim_warm_end)))
 			continue;
 		if (unwind >= start && unwind < end)
 			end = unwind;
-		prefault_range(start, end, cold, cold_end);
+		for (uintptr_t a = start & ~(uintptr_t)(PAGE - 1); a < end; a += PAGE)
+			(void)*(volatile const char *)a;
 	}
 }
 

@@ -30,8 +30,12 @@
  * fault-around, its neighbours too) instead of after the read. Not the
  * segments preload/layout.ld keeps for the code no report runs after its
  * read, nor the unwind tables: they would be resident in every process.
+ * @warm: layout.ld's warm code too (what a default run never calls), for
+ * a count that must hold the whole image's faults (pfshim run's, since
+ * the exec); without it, a fault there after the read is the shim's own
+ * work, after its count.
  */
-void prefault_self(void);
+void prefault_self(bool warm);
 
 /*
  * prefault_self_populate - what prefault_self() reads, from the ELF header

@@ -398,7 +398,8 @@ void process_start(int argc, char **argv, config_getenv_fn get_env)
 	process.stream_fd = job_role() == JOB_DESCENDANT || job_role() == JOB_DROPPED ? -1 :
 			    output_stream_open(process.config.output);
 	interval_begin();
-	if (!counters_adopt(get_env(HANDOVER_VAR)))
+	process.since_exec = counters_adopt(get_env(HANDOVER_VAR));
+	if (!process.since_exec)
 		counters_start();
 	if (counters_refused(&process.counters)) {
 		counters_refused_stand_aside();
@@ -533,6 +534,7 @@ void process_restart_in_child(void)
 	atomic_store(&process.interval_ready, false);
 	/* The inherited fds count the parent (inherit_thread: not us). */
 	counters_close(&process.counters);
+	process.since_exec = false;
 	clocks_start();
 	cwd_read();	/* the child's start: where it was forked (argv stays the parent's) */
 	job_restart_in_child();
@@ -933,7 +935,7 @@ static char *report_prepare(struct report *r, struct report_event *events, size_
 	atomic_fetch_add(&process.previous[EVENTS_MAX - 1], 0);
 	atomic_fetch_add(&process.seq, 0);
 	output_dir_prefault();
-	prefault_self();
+	prefault_self(process.since_exec);
 	/*
 	 * The main thread's stack only: it grows on demand to RLIMIT_STACK. A
 	 * thread's may be PTHREAD_STACK_MIN, which the report itself nearly

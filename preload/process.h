@@ -28,6 +28,7 @@ struct process {
 	int pid;			/* whose counters these are (a vfork child is not us) */
 	int stream_fd;			/* see output_stream_open() */
 	bool budget_warned;		/* the low-RLIMIT_NOFILE line was written (once per image) */
+	bool since_exec;		/* the counters were handed over: counting since the exec */
 	atomic_int final_report;	/* the report claim: see process.c */
 	atomic_bool interval_ready;	/* the interval thread may report (after process_start) */
 	uint64_t start_realtime_ns;

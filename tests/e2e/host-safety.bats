@@ -114,33 +114,59 @@ print(before == fds(), [f for f in before if f < 100])'
 	[ "$output" = "$(printf 'child 1234\nparent 1234')" ]
 }
 
-@test "at a program's exit no page of the shim's cold code is resident (preload/layout.ld)" {
+# layout_part NAME: the start and end symbols of one of preload/layout.ld's parts, in hex.
+layout_part() {
+	nm "$SHIM_LIB" | awk -v s="__pfshim_$1_start" -v e="__pfshim_$1_end" \
+		'$3 == s { start = $1 } $3 == e { end = $1 } END { print start, end }'
+}
+
+# pages_in START END: how many of the page offsets on stdin lie in [START, END).
+pages_in() {
+	local n=0 page
+	while read -r page; do
+		[ $((16#$page)) -lt $((16#$1)) ] || [ $((16#$page)) -ge $((16#$2)) ] || n=$((n + 1))
+	done
+	echo "$n"
+}
+
+@test "at a program's exit no page of the shim's cold or warm code is resident (preload/layout.ld)" {
 	# The exit report touches the shim's code before it reads its counters
 	# (prefault_self), all but the cold segments, which no report runs after
-	# its read: they cost a small program no memory. Its own mapping, so
-	# fault-around (64 KiB about a fault) never reaches into it either.
+	# its read, and the warm one, which a default run never calls: they cost
+	# a small program no memory. Their own mappings, so fault-around (64 KiB
+	# about a fault) never reaches into them either.
 	skip_under_sanitizer "an instrumented shim touches other pages"
-	local cold_start cold_end pages page in_cold
-	cold_start=$(nm "$SHIM_LIB" | awk '$3 == "__pfshim_cold_start" { print $1 }')
-	cold_end=$(nm "$SHIM_LIB" | awk '$3 == "__pfshim_cold_end" { print $1 }')
-	[ -n "$cold_start" ] && [ -n "$cold_end" ]
+	local cold warm pages in_cold in_warm
+	read -r -a cold <<<"$(layout_part cold)"
+	read -r -a warm <<<"$(layout_part warm)"
+	[ "${#cold[@]}" = 2 ] && [ "${#warm[@]}" = 2 ]
 	# The cold part is most of the code: the parser, resolvers, formats, markers.
-	[ $((16#$cold_end - 16#$cold_start)) -gt $((64 * 1024)) ]
-	# The default events (PFSHIM_EVENTS unset), and a list of the parser's.
-	for events in default PFSHIM_EVENTS=task-clock,page-faults; do
+	[ $((16#${cold[1]} - 16#${cold[0]})) -gt $((64 * 1024)) ]
+	# The warm part: signals, the interposed calls but execve, regions, metrics.
+	[ $((16#${warm[1]} - 16#${warm[0]})) -gt $((16 * 1024)) ]
+	# The default events and output (PFSHIM_EVENTS, PFSHIM_OUTPUT unset: a
+	# job's root writing on stderr), into a file, to /dev/null, and a list
+	# of the parser's.
+	for run in default PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/r" PFSHIM_OUTPUT=/dev/null \
+		"PFSHIM_EVENTS=task-clock,page-faults PFSHIM_OUTPUT=$BATS_TEST_TMPDIR/r"; do
 		# The shim in /bin/true only: a tracer under it would make it a job's descendant.
-		pages=$(env -u PFSHIM_EVENTS timeout 20 "$PROGS/exit_pages" libpfshim.so \
-			env ${events#default} LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/r" /bin/true)
-		in_cold=0
-		while read -r page; do
-			[ $((16#$page)) -lt $((16#$cold_start)) ] || [ $((16#$page)) -ge $((16#$cold_end)) ] ||
-				in_cold=$((in_cold + 1))
-		done <<<"$pages"
-		echo "events $events: $(wc -l <<<"$pages") pages resident, $in_cold of them cold"
-		[ -s "$BATS_TEST_TMPDIR/r" ]	# the report was written
+		pages=$(env -u PFSHIM_EVENTS -u PFSHIM_OUTPUT timeout 20 "$PROGS/exit_pages" \
+			libpfshim.so env ${run#default} LD_PRELOAD="$SHIM" /bin/true 2>/dev/null)
+		in_cold=$(pages_in "${cold[@]}" <<<"$pages")
+		in_warm=$(pages_in "${warm[@]}" <<<"$pages")
+		echo "$run: $(wc -l <<<"$pages") pages resident, $in_cold cold, $in_warm warm"
 		[ "$(wc -l <<<"$pages")" -gt 8 ]
-		[ "$in_cold" = 0 ]
+		[ "$in_cold" = 0 ] && [ "$in_warm" = 0 ]
 	done
+	[ -s "$BATS_TEST_TMPDIR/r" ]	# the reports were written
+	# A job's descendant (sh's child), its report into the job's directory.
+	pages=$(env -u PFSHIM_EVENTS -u PFSHIM_OUTPUT timeout 20 "$PROGS/exit_pages" -f \
+		libpfshim.so env LD_PRELOAD="$SHIM" sh -c '/bin/true; :' 2>/dev/null)
+	in_cold=$(pages_in "${cold[@]}" <<<"$pages")
+	in_warm=$(pages_in "${warm[@]}" <<<"$pages")
+	echo "sh and its child: $(wc -l <<<"$pages") pages resident, $in_cold cold, $in_warm warm"
+	[ "$(wc -l <<<"$pages")" -gt 16 ]
+	[ "$in_cold" = 0 ] && [ "$in_warm" = 0 ]
 }
 
 @test "a job's descendant maps no memory for its exit report" {

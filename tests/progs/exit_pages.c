@@ -4,9 +4,11 @@
  * Runs PROGRAM under ptrace and, at its exit stop (the shim's exit report
  * written, the memory not yet released), prints each resident page of the
  * mappings of the file whose name ends in LIB, as its offset from the
- * library's load address in hex, one a line (layout.bats).
+ * library's load address in hex, one a line (host-safety.bats). With -f,
+ * the processes PROGRAM makes are followed too, and each that maps LIB
+ * prints its pages at its exit (a job's descendants).
  *
- *   exit_pages LIB PROGRAM [ARG...]
+ *   exit_pages [-f] LIB PROGRAM [ARG...]
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -62,29 +64,50 @@ static int pages_print(pid_t pid, const char *lib)
 
 int main(int argc, char **argv)
 {
-	int status, err = 1;
-	pid_t pid;
+	int follow = argc > 1 && strcmp(argv[1], "-f") == 0;
+	long options = PTRACE_O_TRACEEXIT;
+	int status, err = 1, printed = 0;
+	pid_t pid, top;
 
+	argv += follow;
+	argc -= follow;
 	if (argc < 3) {
-		fprintf(stderr, "usage: exit_pages LIB PROGRAM [ARG...]\n");
+		fprintf(stderr, "usage: exit_pages [-f] LIB PROGRAM [ARG...]\n");
 		return 2;
 	}
-	pid = fork();
-	if (pid == 0) {
+	if (follow)
+		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE;
+	top = fork();
+	if (top == 0) {
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execvp(argv[2], argv + 2);
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) == pid && WIFSTOPPED(status)) {
-		int sig = WSTOPSIG(status);
+	/* Each traced process: its exec's SIGTRAP (the first), an event, or a signal to pass on. */
+	while ((pid = waitpid(-1, &status, __WALL)) > 0) {
+		int sig;
 
-		if (status >> 8 == (SIGTRAP | PTRACE_EVENT_EXIT << 8))
-			err = pages_print(pid, argv[1]);
+		if (!WIFSTOPPED(status)) {
+			if (pid == top)
+				break;
+			continue;
+		}
+		sig = WSTOPSIG(status);
+		if (status >> 8 == (SIGTRAP | PTRACE_EVENT_EXIT << 8)) {
+			if (!follow)
+				err = pages_print(pid, argv[1]);
+			else if (pages_print(pid, argv[1]) == 0)
+				printed++;
+		}
 		if (sig == SIGTRAP) {
-			ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACEEXIT);
+			ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)options);
 			sig = 0;
+		} else if (follow && sig == SIGSTOP && pid != top) {
+			sig = 0;	/* a new child's first stop */
 		}
 		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
 	}
+	if (follow)
+		err = !printed;
 	return err || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
 }

@@ -116,12 +116,12 @@ static void test_self_and_stack_then_nothing_faults(void **state)
 	(void)state;
 	if (fd < 0)
 		skip();
-	prefault_self();
+	prefault_self(true);
 	prefault_stack(8192);
 	faults_read(fd);
 	after_first = faults_read(fd);
 	/* Everything mapped now: the same calls fault nothing. */
-	prefault_self();
+	prefault_self(true);
 	prefault_stack(8192);
 	after_second = faults_read(fd);
 	assert_int_equal(after_second, after_first);
