@@ -56,7 +56,7 @@
  * filter may kill it for (sandbox.h). A fork child's one thread keeps its
  * number, and is alone in its process.
  */
-static atomic_int thread_ids;
+static atomic_int thread_ids PREFAULT_DATA;	/* written by every report */
 static __thread int thread_id __attribute__((tls_model("initial-exec")));
 
 static int process_thread_id(void)

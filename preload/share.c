@@ -24,13 +24,14 @@
 #include "preload/prefault.h"
 #include "preload/sandbox.h"
 
-/* The image's share so far: the set-up and the reports written. */
-static _Atomic uint64_t share_faults, share_switches, share_cpu_ns;
-static _Atomic uint64_t share_forks;
-static struct share_point setup_start;
-static bool setup_measured, image_forked;
-static struct share_point setup_cost;
-static atomic_bool reports_unmeasured;
+/* The image's share so far: the set-up and the reports written. In .data: every process writes them. */
+static _Atomic uint64_t share_faults PREFAULT_DATA, share_switches PREFAULT_DATA,
+	share_cpu_ns PREFAULT_DATA;
+static _Atomic uint64_t share_forks PREFAULT_DATA;
+static struct share_point setup_start PREFAULT_DATA;
+static bool setup_measured PREFAULT_DATA, image_forked PREFAULT_DATA;
+static struct share_point setup_cost PREFAULT_DATA;
+static atomic_bool reports_unmeasured PREFAULT_DATA;
 
 /*
  * syscall(), not the libc wrappers: their code lies in pages of libc a
