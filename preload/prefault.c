@@ -44,19 +44,32 @@ extern const char __pfshim_cold_end[] __attribute__((weak, visibility("hidden"))
 extern const char __pfshim_warm_start[] __attribute__((weak, visibility("hidden")));
 extern const char __pfshim_warm_end[] __attribute__((weak, visibility("hidden")));
 
-/* Does @a lie in [@start, @end)? False when the script defined neither. */
-static bool within(uintptr_t a, const char *start, const char *end)
+/* Does the page at @a overlap [@start, @end)? False when the script defined neither. */
+static bool page_within(uintptr_t a, const char *start, const char *end)
 {
-	return start && end && a >= (uintptr_t)start && a < (uintptr_t)end;
+	return start && end && a + PAGE > (uintptr_t)start && a < (uintptr_t)end;
+}
+
+/* Read one byte of each page of [@start, @end), but the cold ones and, unless @warm, the warm. */
+__attribute__((no_sanitize_address, no_sanitize_undefined)) static void
+prefault_range(uintptr_t start, uintptr_t end, bool warm)
+{
+	for (uintptr_t a = start & ~(uintptr_t)(PAGE - 1); a < end; a += PAGE)
+		if (!page_within(a, __pfshim_cold_start, __pfshim_cold_end) &&
+		    (warm || !page_within(a, __pfshim_warm_start, __pfshim_warm_end)))
+			(void)*(volatile const char *)a;
 }
 
 /*
  * Uninstrumented: one byte of every page is read, whatever object lies
  * there; under ASan that is often a global's redzone (make check-asan).
- * Whole segments are left out (layout.ld gives each part its own): the
- * cold ones, the warm one unless @warm, and the unwind tables from
- * .eh_frame_hdr to the end of their segment (.eh_frame, 9 pages), which
- * only an unwinder reads (pthread_cancel, a backtrace), never a report.
+ * Page by page, not segment by segment: a linker may put several parts
+ * in one segment (aarch64's ld does not separate code, lld puts the hot
+ * code with the warm). Left out: the cold pages, the warm ones unless
+ * @warm, and the unwind tables from .eh_frame_hdr to the end of their
+ * segment (.eh_frame, 9 pages), which only an unwinder reads
+ * (pthread_cancel, a backtrace), never a report; the warm part, when it
+ * lies after them there, is read by itself.
  */
 __attribute__((no_sanitize_address, no_sanitize_undefined)) void prefault_self(bool warm)
 {
@@ -70,15 +83,14 @@ __attribute__((no_sanitize_address, no_sanitize_undefined)) void prefault_self(b
 	for (int i = 0; i < eh->e_phnum; i++) {
 		uintptr_t start = base + ph[i].p_vaddr, end = start + ph[i].p_filesz;
 
-		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_W) ||
-		    within(start, __pfshim_cold_start, __pfshim_cold_end) ||
-		    (!warm && within(start, __pfshim_warm_start, __pfshim_warm_end)))
+		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_W))
 			continue;
 		if (unwind >= start && unwind < end)
 			end = unwind;
-		for (uintptr_t a = start & ~(uintptr_t)(PAGE - 1); a < end; a += PAGE)
-			(void)*(volatile const char *)a;
+		prefault_range(start, end, warm);
 	}
+	if (warm && __pfshim_warm_start && __pfshim_warm_end)
+		prefault_range((uintptr_t)__pfshim_warm_start, (uintptr_t)__pfshim_warm_end, true);
 }
 
 /* The pages of [@start, @end) present in one madvise(@advice): false where the kernel did not. */
