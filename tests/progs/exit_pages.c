@@ -11,6 +11,7 @@
  *   exit_pages [-f] LIB PROGRAM [ARG...]
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,9 +37,11 @@ static int pages_print(pid_t pid, const char *lib)
 	if (!(maps = fopen(path, "r")))
 		return 1;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
-	if ((pagemap = open(path, O_RDONLY)) < 0)
+	if ((pagemap = open(path, O_RDONLY)) < 0) {
+		fclose(maps);
 		return 1;
-	while (fgets(line, sizeof(line), maps)) {
+	}
+	while (found >= 0 && fgets(line, sizeof(line), maps)) {
 		unsigned long start, end, offset;
 		char name[256] = "";
 
@@ -51,15 +54,31 @@ static int pages_print(pid_t pid, const char *lib)
 		for (unsigned long a = start; a < end; a += 4096) {
 			uint64_t entry = 0;
 
-			if (pread(pagemap, &entry, sizeof(entry), (off_t)(a / 4096 * 8)) != 8)
-				return 1;
+			if (pread(pagemap, &entry, sizeof(entry), (off_t)(a / 4096 * 8)) != 8) {
+				found = -1;
+				break;
+			}
 			if (entry >> 63)
 				printf("%lx\n", a - base);
 		}
 	}
 	fclose(maps);
 	close(pagemap);
-	return !found;
+	return found <= 0;
+}
+
+/* Has @pid stopped before? Each followed child's first stop is the SIGSTOP of its attaching. */
+static bool seen(pid_t pid)
+{
+	static pid_t pids[4096];
+	static int n;
+
+	for (int i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	if (n < (int)(sizeof(pids) / sizeof(pids[0])))
+		pids[n++] = pid;
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -75,8 +94,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: exit_pages [-f] LIB PROGRAM [ARG...]\n");
 		return 2;
 	}
+	/* Processes, not threads: a thread's exit stop would print its process's pages again. */
 	if (follow)
-		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE;
+		options |= PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
 	top = fork();
 	if (top == 0) {
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
@@ -102,7 +122,7 @@ int main(int argc, char **argv)
 		if (sig == SIGTRAP) {
 			ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)options);
 			sig = 0;
-		} else if (follow && sig == SIGSTOP && pid != top) {
+		} else if (follow && sig == SIGSTOP && pid != top && !seen(pid)) {
 			sig = 0;	/* a new child's first stop */
 		}
 		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
