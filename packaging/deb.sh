@@ -95,6 +95,12 @@ tool_deps=$(cd "$out/shlibdeps" && dpkg-shlibdeps -O "$work/pfshim/usr/bin/pfshi
 	sed -n 's/^shlibs:Depends=//p')
 lib_deps=$(cd "$out/shlibdeps" && dpkg-shlibdeps -O "$work/libpfshim1/$lib/libpfshim.so.1" 2>/dev/null |
 	sed -n 's/^shlibs:Depends=//p')
+# Packed relocations (the Makefile's RELR_LDFLAGS) need glibc 2.36's loader: a version
+# the library names without a symbol, which dpkg-shlibdeps does not count.
+if readelf -V "$work/libpfshim1/$lib/libpfshim.so.1" | grep -q 'GLIBC_ABI_DT_RELR'; then
+	lib_deps=$(printf '%s\n' "$lib_deps" | sed 's/libc6 (>= [0-9.]*)/libc6 (>= 2.36)/')
+	case $lib_deps in *'libc6 (>= 2.36)'*) ;; *) lib_deps="${lib_deps:+$lib_deps, }libc6 (>= 2.36)" ;; esac
+fi
 
 echo "libpfshim 1 libpfshim1 (>= $version)" >"$work/libpfshim1/DEBIAN/shlibs"
 echo "libpfshim-compat 1 libpfshim1 (>= $version)" >>"$work/libpfshim1/DEBIAN/shlibs"

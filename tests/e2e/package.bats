@@ -68,6 +68,13 @@ need_debs() {
 	done
 	[ "$(dpkg-deb -f "$DEB_DIR/pfshim_${VERSION_WANT}_$arch.deb" Depends | cut -d, -f1)" = \
 		"libpfshim1 (= $VERSION_WANT)" ]
+	# A shim linked with packed relocations needs glibc 2.36's loader (install.md).
+	dpkg-deb -x "$DEB_DIR/libpfshim1_${VERSION_WANT}_$arch.deb" "$BATS_TEST_TMPDIR/lib1"
+	if readelf -V "$BATS_TEST_TMPDIR/lib1/usr/lib/$ma/libpfshim.so.1" | grep -q GLIBC_ABI_DT_RELR; then
+		run -0 dpkg-deb -f "$DEB_DIR/libpfshim1_${VERSION_WANT}_$arch.deb" Depends
+		echo "$output"
+		[[ "$output" == *"libc6 (>= 2.36)"* ]]
+	fi
 	[ "$(dpkg-deb --ctrl-tarfile "$DEB_DIR/libpfshim1_${VERSION_WANT}_$arch.deb" | tar -xOf - ./shlibs | head -1)" = \
 		"libpfshim 1 libpfshim1 (>= $VERSION_WANT)" ]
 	run --separate-stderr timeout 300 lintian --fail-on error "$DEB_DIR"/*.deb
