@@ -24,7 +24,10 @@
 #include "preload/prefault.h"
 #include "preload/sandbox.h"
 
-/* The image's share so far: the set-up and the reports written. In .data: every process writes them. */
+/*
+ * The image's share so far: the set-up and the reports written. In .data:
+ * every process writes them.
+ */
 static _Atomic uint64_t share_faults PREFAULT_DATA, share_switches PREFAULT_DATA,
 	share_cpu_ns PREFAULT_DATA;
 static _Atomic uint64_t share_forks PREFAULT_DATA;
