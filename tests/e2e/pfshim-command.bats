@@ -381,9 +381,16 @@ expected_share() {
 	run -0 --separate-stderr strace -f -qq -e trace=perf_event_open,close,fcntl,clone,clone3 \
 		-o trace.txt "$PFSHIM" run -e page-faults,context-switches -o r -- /bin/true
 	# The runner's lines: the probe's descriptors are those it moved into its band before the
-	# fork; each must close after its first open of an event on the child's pid.
+	# fork; each must close after its first open of an event on the child's pid. A call that
+	# another process's interrupted is two lines ("<unfinished ...>", "<... close resumed>"):
+	# joined again first.
 	run awk '
 		NR == 1 { runner = $1 }
+		/ <unfinished \.\.\.>$/ { sub(/ <unfinished \.\.\.>$/, ""); pending[$1] = $0; next }
+		/^[0-9]+ +<\.\.\. [a-z0-9_]+ resumed>/ {
+			rest = $0; sub(/^[0-9]+ +<\.\.\. [a-z0-9_]+ resumed>/, "", rest)
+			$0 = pending[$1] rest
+		}
 		$1 != runner { next }
 		!child && /^[0-9]+ +clone3?\(/ { child = $NF }
 		!child && /F_DUPFD_CLOEXEC/ { probe[$NF] = 1; opened++ }
