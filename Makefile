@@ -214,7 +214,8 @@ $(BUILD)/libpfshim-core.a: $(CORE_OBJ)
 # glibc 2.36) take 112 bytes instead of 9.6 KB: 3 pages fewer that every
 # process maps. Only where a test link comes out with DT_RELR: a linker
 # that ignores the option (Debian 12's aarch64 ld) says so on a warning.
-RELR_LDFLAGS := $(shell f=$$(mktemp) && printf 'int x; int *p = &x;\n' | \
+# Deferred (=): probed when the library is linked, not at every make.
+RELR_LDFLAGS = $(shell f=$$(mktemp) && printf 'int x; int *p = &x;\n' | \
 	$(CC) $(LDFLAGS) -shared -fPIC -x c - -Wl,-z,pack-relative-relocs -o $$f 2>/dev/null && \
 	readelf -d $$f 2>/dev/null | grep -q '(RELR)' && echo -Wl,-z,pack-relative-relocs; rm -f $$f)
 $(LIB): $(SHIM_OBJ) $(CORE_OBJ) $(FASTREAD_OBJ) preload/libpfshim.map preload/layout.ld

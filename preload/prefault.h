@@ -28,8 +28,9 @@
  * read-only segments (code, constants), found from its ELF header: a page
  * already mapped costs nothing, one that is not is faulted in now (with
  * fault-around, its neighbours too) instead of after the read. Not the
- * segments preload/layout.ld keeps for the code no report runs after its
- * read, nor the unwind tables: they would be resident in every process.
+ * pages of the code preload/layout.ld keeps apart because no report runs
+ * it after its read, nor the unwind tables: they would be resident in
+ * every process.
  * @warm: layout.ld's warm code too (what a default run never calls), for
  * a count that must hold the whole image's faults (pfshim run's, since
  * the exec); without it, a fault there after the read is the shim's own
