@@ -1041,9 +1041,10 @@ name_resolve(struct marker_thread *t, const char *name)
 {
 	const struct region_name *n;
 	pfshim_region_t region;
+	uint32_t id;
 
-	if (t && (n = name_cache_find(&t->names, name)))
-		return (pfshim_region_t)n->id + 1;
+	if (t && name_cache_find(&t->names, name, &id))
+		return (pfshim_region_t)id + 1;
 	region = region_of(name);
 	if (t && region && (n = region_names_row(&markers_names, (int)region - 1)))
 		name_cache_fill(&t->names, name, n);
@@ -1109,17 +1110,16 @@ static inline __attribute__((always_inline)) REGION_NAMES_WORDS_UNCHECKED int
 begin_by_name(const char *name, bool start)
 {
 	struct fastread_group *g = self_fast;
-	const struct region_name *n;
+	uint32_t id;
 
 	if (UNLIKELY(!g))
 		return start ? region_start_uncommon(name) : region_begin_named(name);
-	n = name_cache_find(&fast_thread(g)->names, name);
-	if (UNLIKELY(!n))
+	if (UNLIKELY(!name_cache_find(&fast_thread(g)->names, name, &id)))
 		return start ? region_start_uncommon(name) : region_begin_named(name);
 	/* An interned id: region_slot_find()'s range check can go. */
-	if (n->id >= REGIONS_NAMES_MAX)
+	if (id >= REGIONS_NAMES_MAX)
 		__builtin_unreachable();
-	return begin_fast(g, n->id + 1u, start ? name : NULL);
+	return begin_fast(g, id + 1u, start ? name : NULL);
 }
 
 PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_begin(const char *name)
@@ -1156,8 +1156,8 @@ PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_end(const char *
 {
 	struct fastread_group *g = self_fast;
 	struct marker_thread *t;
-	const struct region_name *n;
 	uint64_t *now;
+	uint32_t id;
 
 	if (UNLIKELY(!g))
 		return region_end_named(name);
@@ -1165,12 +1165,11 @@ PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_end(const char *
 	now = end_fast_read(g);
 	if (UNLIKELY(!now))
 		return region_end_named_full(t, name);
-	n = name_cache_find(&t->names, name);
-	if (UNLIKELY(!n))
+	if (UNLIKELY(!name_cache_find(&t->names, name, &id)))
 		return region_end_named_read(t, name, now);
-	if (n->id >= REGIONS_NAMES_MAX)
+	if (id >= REGIONS_NAMES_MAX)
 		__builtin_unreachable();
-	return region_end_fast_as(t->regions, &markers.layout, n->id, &markers_names.nr, now,
+	return region_end_fast_as(t->regions, &markers.layout, id, &markers_names.nr, now,
 				  PFSHIM_MISUSE);
 }
 

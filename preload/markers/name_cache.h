@@ -41,20 +41,19 @@ static inline struct name_cache_entry *name_cache_at(struct name_cache *c, const
 }
 
 /*
- * name_cache_find - the interned name equal to the string at @name, when
- * @name's entry holds that address and the string is still that name; NULL
- * otherwise (not cached, another string there now, NULL).
+ * name_cache_find - whether the string at @name is an interned name, found
+ * in @name's entry (which holds that address, and the string is still that
+ * name), and then its id in @id; false when not cached, another string is
+ * there now, or @name is NULL.
  */
-static inline __attribute__((always_inline)) REGION_NAMES_WORDS_UNCHECKED const struct region_name *
-name_cache_find(struct name_cache *c, const char *name)
+static inline __attribute__((always_inline)) REGION_NAMES_WORDS_UNCHECKED bool
+name_cache_find(struct name_cache *c, const char *name, uint32_t *id)
 {
-	const struct name_cache_entry *e = name_cache_at(c, name);
-	const struct region_name *n;
+	struct name_cache_entry e = *name_cache_at(c, name);
 
-	if (e->name != name)
-		return NULL;
-	n = e->row;
-	return region_names_match(n, name) ? n : NULL;
+	/* Both halves of the entry in one load (the empty asm asks for both). */
+	__asm__("" : "+r"(e.name), "+r"(e.row));
+	return e.name == name && region_names_match(e.row, name, id);
 }
 
 /*

@@ -31,16 +31,17 @@
  * changes. Insertions must be serialized by the caller.
  */
 /*
- * One interned name, laid out for region_names_match(): where the word of
- * the name that holds its NUL starts (a multiple of 8) and the mask of
- * that word's bytes up to the NUL, then the name, zero after its NUL, on
- * an 8-byte boundary.
+ * One interned name, laid out for region_names_match(): the name first,
+ * zero after its NUL (so a word of it lies at the same offset from the
+ * row as from the program's string), then where the word that holds its
+ * NUL starts (a multiple of 8), its id beside it (one load takes both),
+ * and the mask of that word's bytes up to the NUL.
  */
 struct region_name {
+	char name[REGIONS_NAME_LEN];
 	uint32_t tail_at;
 	uint32_t id;
 	uint64_t tail_mask;
-	char name[REGIONS_NAME_LEN];
 };
 
 struct region_names {
@@ -88,13 +89,17 @@ const struct region_name *region_names_row(const struct region_names *t, int id)
  * program holds, even one shorter than the name. Every byte up to the
  * name's NUL is compared, so a buffer reused for another string never
  * matches (the markers' name cache rests on this: name_cache.h).
+ * When it does, @n's id in @id.
  */
 static inline __attribute__((always_inline)) REGION_NAMES_WORDS_UNCHECKED bool
-region_names_match(const struct region_name *n, const char *name)
+region_names_match(const struct region_name *n, const char *name, uint32_t *id)
 {
-	const uint32_t tail = n->tail_at;
+	uint32_t tail = n->tail_at, k;
 	uint64_t w, v;
-	uint32_t k;
+
+	/* The tail and the id side by side: the empty asm has them loaded together. */
+	*id = n->id;
+	__asm__("" : "+r"(tail), "+r"(*id));
 
 	/* A name of up to 7 bytes: one word, with constant offsets. */
 	if (__builtin_expect(tail == 0, 1)) {
