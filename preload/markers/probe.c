@@ -22,7 +22,8 @@
 void probe_reserve(struct region_names *names)
 {
 	/* No name: matched by "" alone, which no lookup gives (region_names_match). */
-	names->row[PROBE_REGION_ID] = (struct region_name){ .id = PROBE_REGION_ID, .tail_mask = 0xff };
+	names->row[PROBE_REGION_ID] = (struct region_name){
+		.nul_word = region_name_nul_word(0), .id = PROBE_REGION_ID, .tail_mask = 0xff };
 	atomic_store_explicit(&names->nr, PROBE_REGION_ID + 1, memory_order_release);
 }
 

@@ -88,7 +88,7 @@ static void region_name_set(struct region_name *n, uint32_t id, const char *name
 	memset(n->name, 0, sizeof(n->name));
 	memcpy(n->name, name, len);
 	n->id = id;
-	n->tail_at = (uint32_t)(len / 8 * 8);
+	n->nul_word = region_name_nul_word(len);
 	n->tail_mask = bytes == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * bytes)) - 1;
 }
 

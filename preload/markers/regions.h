@@ -33,16 +33,29 @@
 /*
  * One interned name, laid out for region_names_match(): the name first,
  * zero after its NUL (so a word of it lies at the same offset from the
- * row as from the program's string), then where the word that holds its
- * NUL starts (a multiple of 8), its id beside it (one load takes both),
- * and the mask of that word's bytes up to the NUL.
+ * row as from the program's string), then where the word that holds the
+ * NUL starts and which word that is (region_name_nul_word()), its id
+ * beside it (one load takes both), and the mask of that word's bytes up
+ * to the NUL.
  */
 struct region_name {
 	char name[REGIONS_NAME_LEN];
-	uint32_t tail_at;
+	uint32_t nul_word;
 	uint32_t id;
 	uint64_t tail_mask;
 };
+
+/*
+ * A name's nul_word: the offset of the word holding its NUL (a multiple
+ * of 8, in the low byte), and that word's bit (word i: bit 8 + i).
+ */
+#define REGION_NAME_TAIL_AT		0xffu
+#define REGION_NAME_WORD_BIT(i)		(UINT32_C(1) << (8 + (i)))
+
+static inline uint32_t region_name_nul_word(size_t len)
+{
+	return (uint32_t)(len / 8 * 8) | REGION_NAME_WORD_BIT(len / 8);
+}
 
 struct region_names {
 	_Atomic uint32_t nr;
@@ -94,32 +107,34 @@ const struct region_name *region_names_row(const struct region_names *t, int id)
 static inline __attribute__((always_inline)) REGION_NAMES_WORDS_UNCHECKED bool
 region_names_match(const struct region_name *n, const char *name, uint32_t *id)
 {
-	uint32_t tail = n->tail_at, k;
+	uint32_t nul_word = n->nul_word, tail, k;
 	uint64_t w, v;
 
-	/* The tail and the id side by side: the empty asm has them loaded together. */
+	/* The NUL's word and the id side by side: the empty asm has them loaded together. */
 	*id = n->id;
-	__asm__("" : "+r"(tail), "+r"(*id));
+	__asm__("" : "+r"(nul_word), "+r"(*id));
 
-	/* A name of up to 7 bytes: one word, with constant offsets. */
-	if (__builtin_expect(tail == 0, 1)) {
+	/* A name of up to 7 bytes: one word. */
+	if (__builtin_expect(nul_word & REGION_NAME_WORD_BIT(0), 1)) {
 		__builtin_memcpy(&w, name, 8);
 		__builtin_memcpy(&v, n->name, 8);
 		return (w & n->tail_mask) == v;
 	}
 	/*
-	 * The words before the NUL's, whole, in order: written out (a constant
-	 * count), a test and a branch a word, leaving at the NUL's word.
+	 * The words before the NUL's, whole, in order, each followed by a test
+	 * of the next one's bit (written out: constant offsets, a branch a bit;
+	 * every published row has its NUL's bit: region_name_nul_word()).
 	 */
 #pragma GCC unroll 7
-	for (k = 0; k < REGIONS_NAME_LEN - 8; k += 8) {
-		__builtin_memcpy(&w, name + k, 8);
-		__builtin_memcpy(&v, n->name + k, 8);
+	for (k = 0; k < REGIONS_NAME_LEN / 8 - 1; k++) {
+		__builtin_memcpy(&w, name + 8 * k, 8);
+		__builtin_memcpy(&v, n->name + 8 * k, 8);
 		if (w != v)
 			return false;
-		if (k + 8 == tail)
+		if (nul_word & REGION_NAME_WORD_BIT(k + 1))
 			break;
 	}
+	tail = nul_word & REGION_NAME_TAIL_AT;
 	__builtin_memcpy(&w, name + tail, 8);
 	__builtin_memcpy(&v, n->name + tail, 8);
 	return (w & n->tail_mask) == v;
