@@ -39,7 +39,10 @@ static __attribute__((noinline)) void op_pair(void)
 	pfshim_end(pair_region);
 }
 
-/* By name: up to 7 bytes, one word to compare; 8 to 15, two; 16 to 23, three. */
+/*
+ * By name: up to 7 bytes, one word to compare; 8 to 15, two; 16 to 23,
+ * three; 24 to 31, four; 63, the longest a name is kept, eight.
+ */
 static __attribute__((noinline)) void op_pair_name(void)
 {
 	pfshim_region_begin("byname");
@@ -56,6 +59,18 @@ static __attribute__((noinline)) void op_pair_name3(void)
 {
 	pfshim_region_begin("by_name_three_words");
 	pfshim_region_end("by_name_three_words");
+}
+
+static __attribute__((noinline)) void op_pair_name4(void)
+{
+	pfshim_region_begin("by_name_of_four_words_long");
+	pfshim_region_end("by_name_of_four_words_long");
+}
+
+static __attribute__((noinline)) void op_pair_name8(void)
+{
+	pfshim_region_begin("by_name_of_eight_words_the_longest_a_region_name_can_have_here_");
+	pfshim_region_end("by_name_of_eight_words_the_longest_a_region_name_can_have_here_");
 }
 
 static __attribute__((noinline)) void op_read(void)
@@ -167,7 +182,15 @@ static void costs_print(void)
 {
 	struct perf_event_attr attr;
 	struct pfshim_counts c;
-	uint64_t empty, pair, pair_name, pair_name2, pair_name3, read, clock;
+	static const struct {
+		int words;
+		void (*op)(void);
+	} by_name[] = {
+		{ 1, op_pair_name }, { 2, op_pair_name2 }, { 3, op_pair_name3 },
+		{ 4, op_pair_name4 }, { 8, op_pair_name8 },
+	};
+	uint64_t empty, pair, named[5], read, clock;
+	bool named_ok = true;
 	int fd;
 
 	/* 64-bit where event counters have it (-cpu max), else 32 (cortex-a57). */
@@ -182,24 +205,23 @@ static void costs_print(void)
 	if (CHECK(own_pc != NULL, "own instructions counter for the costs") && pfshim_read(&c) == 0) {
 		empty = reps_cost(op_nothing);
 		pair = reps_cost(op_pair);
-		pair_name = reps_cost(op_pair_name);
-		pair_name2 = reps_cost(op_pair_name2);
-		pair_name3 = reps_cost(op_pair_name3);
+		for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+			named[i] = reps_cost(by_name[i].op);
+			named_ok = named_ok && named[i] != UINT64_MAX;
+		}
 		read = reps_cost(op_read);
 		clock = reps_cost(op_clock);
-		if (CHECK(empty != UINT64_MAX && pair != UINT64_MAX && pair_name != UINT64_MAX &&
-			  pair_name2 != UINT64_MAX && pair_name3 != UINT64_MAX &&
+		if (CHECK(empty != UINT64_MAX && pair != UINT64_MAX && named_ok &&
 			  read != UINT64_MAX && clock != UINT64_MAX,
 			  "own counter stayed on the PMU for the costs")) {
 			printf("ARM64-BENCH cpu=%s markers events=%d begin_end_pair insns=%.1f\n",
 			       pmu_cpu_model(), c.nr, (double)(pair - empty) / REPS);
-			const uint64_t named[3] = { pair_name, pair_name2, pair_name3 };
-
-			for (int w = 0; w < 3; w++)
+			for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
 				printf("ARM64-BENCH cpu=%s markers events=%d begin_end_pair_by_name "
-				       "words=%d insns=%.1f (%.2fx by handle; goal <= 1.2x)\n",
-				       pmu_cpu_model(), c.nr, w + 1, (double)(named[w] - empty) / REPS,
-				       (double)(named[w] - empty) / (double)(pair - empty));
+				       "words=%d insns=%.1f (%.3fx by handle; goal <= 1.2x)\n",
+				       pmu_cpu_model(), c.nr, by_name[i].words,
+				       (double)(named[i] - empty) / REPS,
+				       (double)(named[i] - empty) / (double)(pair - empty));
 			printf("ARM64-BENCH cpu=%s markers events=%d pfshim_read insns=%.1f\n",
 			       pmu_cpu_model(), c.nr, (double)(read - empty) / REPS);
 			printf("ARM64-BENCH cpu=%s clock_gettime_monotonic insns=%.1f\n",
