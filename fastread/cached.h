@@ -309,6 +309,7 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 	FASTREAD_CACHED_SIZE(3)
 		goto loop;	/* to the loop, whose lock sum is compared below as these are */
 #undef FASTREAD_CACHED_SIZE
+check:
 	return now == sum;
 loop:
 	if (__builtin_expect(cache->valid < FASTREAD_CACHE_LEADER, 0))
@@ -357,7 +358,7 @@ loop:
 		times[0] = times[1] = time;
 	}
 	now = fastread_cache_locks_sum_many(g->page, nr);
-	return now == sum;
+	goto check;
 }
 
 static FASTREAD_ALWAYS_INLINE bool fastread_group_read_cached(const struct fastread_group *g,
