@@ -44,6 +44,15 @@ static inline bool arch_attr_wide_probe(const struct perf_event_attr *attr,
 }
 #endif
 
+/*
+ * How many events' slots, offsets and pages a cached read that opens an
+ * interval takes into registers before its first counter
+ * (fastread/cached.h): as many as fit beside the read's own without a spill.
+ */
+#ifndef FASTREAD_ARCH_HOIST_EVENTS
+#define FASTREAD_ARCH_HOIST_EVENTS 0
+#endif
+
 /* Intel's top-down registers (x86_64.h): elsewhere such a group is read with read(2). */
 #ifndef FASTREAD_ARCH_TOPDOWN
 #define FASTREAD_ARCH_TOPDOWN 0

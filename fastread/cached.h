@@ -192,8 +192,10 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 			 const int nr, const uint32_t width)
 {
 	const struct fastread_page_cache *e = g->cache.page;
-	uint64_t *times;
-	uint32_t now;
+	const bool hoist = at == FASTREAD_COUNTERS_LAST && nr <= FASTREAD_ARCH_HOIST_EVENTS;
+	struct perf_event_mmap_page *pc[FASTREAD_UNROLLED_MAX];
+	uint64_t *times, offset[FASTREAD_UNROLLED_MAX];
+	uint32_t now, slot[FASTREAD_UNROLLED_MAX], shift[FASTREAD_UNROLLED_MAX];
 
 	/*
 	 * Every size is compiled wherever this is inlined, for a vector that
@@ -203,20 +205,50 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 	times = sample + nr;
 	if (at == FASTREAD_COUNTERS_LAST)
 		times[0] = times[1] = e[0].time;
+	/*
+	 * Each counter's slot, offset, shift and page in registers before the
+	 * first counter when that one opens an interval (LAST), so that none of
+	 * their loads lands inside it; where the reads close one (FIRST), each
+	 * is loaded after the counter before it, outside the first's interval.
+	 * The shift only where the width needs it.
+	 */
 #pragma GCC unroll 4
-	for (int i = 0; i < nr; i++)
-		sample[i] = width == FASTREAD_CACHE_WIDE ? e[i].offset + read_slot(e[i].slot)
+	for (int i = 0; i < nr && hoist; i++) {
+		slot[i] = e[i].slot;
+		offset[i] = e[i].offset;
+		pc[i] = g->page[i];
+		__asm__("" : "+r"(pc[i]));
+		if (width) {
+			__asm__("" : "+r"(slot[i]), "+r"(offset[i]));
+		} else {
+			shift[i] = e[i].shift;
+			__asm__("" : "+r"(slot[i]), "+r"(offset[i]), "+r"(shift[i]));
+		}
+	}
+#pragma GCC unroll 4
+	for (int i = 0; i < nr; i++) {
+		if (!hoist) {
+			slot[i] = e[i].slot;
+			offset[i] = e[i].offset;
+			shift[i] = e[i].shift;
+		}
+		sample[i] = width == FASTREAD_CACHE_WIDE ? offset[i] + read_slot(slot[i])
 			    : width == FASTREAD_CACHE_SEXT32
-				    ? e[i].offset + (uint64_t)(int64_t)(int32_t)read_slot(e[i].slot)
-				    : fastread_cache_value(&e[i], read_slot(e[i].slot));
+				    ? offset[i] + (uint64_t)(int64_t)(int32_t)read_slot(slot[i])
+				    : offset[i] + (uint64_t)((int64_t)(read_slot(slot[i]) << shift[i]) >>
+							     shift[i]);
+	}
 	if (at == FASTREAD_COUNTERS_FIRST)
 		times[0] = times[1] = g->cache.page[0].time;
+#pragma GCC unroll 4
+	for (int i = 0; i < nr && !hoist; i++)
+		pc[i] = g->page[i];
 	__asm__ volatile("" ::: "memory");
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	now = FASTREAD_READ_ONCE(g->page[0]->lock);
+	now = FASTREAD_READ_ONCE(pc[0]->lock);
 #pragma GCC unroll 4
 	for (int i = 1; i < nr; i++)
-		now += FASTREAD_READ_ONCE(g->page[i]->lock);
+		now += FASTREAD_READ_ONCE(pc[i]->lock);
 	return now;
 }
 

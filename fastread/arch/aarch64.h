@@ -17,6 +17,13 @@
 #define FASTREAD_ARCH_ACCESS_SYSCTL "/proc/sys/kernel/perf_user_access"
 
 /*
+ * Up to three events' slots, offsets and pages in registers ahead of a
+ * read (fastread/arch.h): four take callee-saved registers, and with them a
+ * frame (GCC 12: 9 stack accesses in pfshim_begin()'s 4-event paths).
+ */
+#define FASTREAD_ARCH_HOIST_EVENTS 3
+
+/*
  * The register number is part of the mrs instruction, so reading counter n
  * needs one instruction per register. They sit in a table of equal stubs,
  * "mrs; b out", in one asm block: a read is adr, add, br to the stub of its
@@ -81,12 +88,12 @@ static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t sl
 	uint64_t v, at;
 
 	__asm__ volatile("adr %[at], 1f\n\t"
-			 "add %[at], %[at], %[slot]\n\t"
+			 "add %[at], %[at], %w[slot], uxtw\n\t"
 			 "br %[at]\n"
 			 "1:\n\t" FASTREAD_ARM64_STUBS
 			 "9:"
 			 : [v] "=r"(v), [at] "=&r"(at)
-			 : [slot] "r"((uint64_t)slot)
+			 : [slot] "r"(slot)
 			 : "memory");
 	return v;
 }

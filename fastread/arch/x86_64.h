@@ -19,6 +19,13 @@
 #define FASTREAD_ARCH_ACCESS_PMUS(X) X("cpu") X("cpu_core") X("cpu_atom")
 
 /*
+ * Two events' slots, offsets, shifts and pages in registers ahead of a
+ * read (fastread/arch.h): three or four spill (GCC 12: 18 and 50 stack
+ * accesses in pfshim_begin() against 6).
+ */
+#define FASTREAD_ARCH_HOIST_EVENTS 2
+
+/*
  * rdpmc takes ECX = index - 1: the kernel's index already carries bit 30 for
  * the fixed counters (docs/kernel-notes.md "x86"), so no translation is
  * needed. The slot a cached read keeps (fastread/read.c) is that ECX.
