@@ -208,8 +208,8 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 	/*
 	 * Each counter's slot, offset, shift and page in registers before the
 	 * first counter when that one opens an interval (LAST), so that none of
-	 * their loads lands inside it; where the reads close one (FIRST), each
-	 * is loaded after the counter before it, outside the first's interval.
+	 * their loads lands inside it; where the reads close one (FIRST), only
+	 * the slot comes before its counter, the rest after it.
 	 * The shift only where the width needs it.
 	 */
 #pragma GCC unroll 4
@@ -227,16 +227,19 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 	}
 #pragma GCC unroll 4
 	for (int i = 0; i < nr; i++) {
-		if (!hoist) {
+		uint64_t raw;
+
+		if (!hoist)
 			slot[i] = e[i].slot;
+		raw = read_slot(slot[i]);
+		if (!hoist) {
 			offset[i] = e[i].offset;
 			shift[i] = e[i].shift;
 		}
-		sample[i] = width == FASTREAD_CACHE_WIDE ? offset[i] + read_slot(slot[i])
+		sample[i] = width == FASTREAD_CACHE_WIDE ? offset[i] + raw
 			    : width == FASTREAD_CACHE_SEXT32
-				    ? offset[i] + (uint64_t)(int64_t)(int32_t)read_slot(slot[i])
-				    : offset[i] + (uint64_t)((int64_t)(read_slot(slot[i]) << shift[i]) >>
-							     shift[i]);
+				    ? offset[i] + (uint64_t)(int64_t)(int32_t)raw
+				    : offset[i] + (uint64_t)((int64_t)(raw << shift[i]) >> shift[i]);
 	}
 	if (at == FASTREAD_COUNTERS_FIRST)
 		times[0] = times[1] = g->cache.page[0].time;
