@@ -51,8 +51,7 @@ name_cache_find(struct name_cache *c, const char *name, uint32_t *id)
 {
 	struct name_cache_entry e = *name_cache_at(c, name);
 
-	/* Both halves of the entry in one load (the empty asm asks for both). */
-	__asm__("" : "+r"(e.name), "+r"(e.row));
+	REGION_NAMES_LOAD_PAIR(e.name, e.row);
 	return e.name == name && region_names_match(e.row, name, id);
 }
 
