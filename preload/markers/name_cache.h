@@ -8,7 +8,9 @@
  * and reused for another string, or changed in place, is a miss, and the
  * lookup in the names' table (regions.c) decides. Owner thread only, and
  * its signal handlers: a handler's fill between two loads of an entry can
- * pair an address with another name's id, which the word check refuses.
+ * pair an address with another name's row, or with the row an entry never
+ * filled holds (name_cache_no_row: the compiler may load the row first),
+ * and the word check refuses both.
  */
 #ifndef PFSHIM_PRELOAD_MARKERS_NAME_CACHE_H
 #define PFSHIM_PRELOAD_MARKERS_NAME_CACHE_H
@@ -22,17 +24,29 @@
 struct name_cache {
 	struct name_cache_entry {
 		const char *name;	/* NAME_CACHE_NONE, or a name aligned to 8 */
-		const struct region_name *row;	/* its interned name when filled */
+		const struct region_name *row;	/* its interned name; name_cache_no_row before */
 	} e[NAME_CACHE_SIZE];
 };
 
 /* What no name's address can be (odd): an entry never filled. */
 #define NAME_CACHE_NONE ((const char *)1)
 
+/*
+ * The row of an entry never filled: one word whose mask keeps no byte of
+ * the string and whose value is not 0, so that no string matches it
+ * (region_names_match), whatever address it is found beside.
+ */
+static const struct region_name name_cache_no_row = {
+	.name = { 1 },
+	.nul_word = REGION_NAME_WORD_BIT(0),
+	.id = UINT32_MAX,
+	.tail_mask = 0,
+};
+
 static inline void name_cache_init(struct name_cache *c)
 {
 	for (int i = 0; i < NAME_CACHE_SIZE; i++)
-		c->e[i] = (struct name_cache_entry){ NAME_CACHE_NONE, NULL };
+		c->e[i] = (struct name_cache_entry){ NAME_CACHE_NONE, &name_cache_no_row };
 }
 
 static inline struct name_cache_entry *name_cache_at(struct name_cache *c, const char *name)

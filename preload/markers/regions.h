@@ -115,7 +115,7 @@ const struct region_name *region_names_row(const struct region_names *t, int id)
  * program holds, even one shorter than the name. Every byte up to the
  * name's NUL is compared, so a buffer reused for another string never
  * matches (the markers' name cache rests on this: name_cache.h).
- * When it does, @n's id in @id.
+ * @id receives @n's id either way; the caller reads it only on a match.
  */
 static inline __attribute__((always_inline)) REGION_NAMES_WORDS_UNCHECKED bool
 region_names_match(const struct region_name *n, const char *name, uint32_t *id)

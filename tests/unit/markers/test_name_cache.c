@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "preload/markers/name_cache.h"
+#include "preload/markers/probe.h"
 #include "preload/markers/regions.h"
 
 static struct region_names names;
@@ -153,7 +154,7 @@ static void test_no_read_past_the_string(void **state)
 	id = resolve(p);
 	assert_true(id >= 0);
 	assert_cached(p, id);
-	/* A 7-byte string at the same address: one word read, not three. */
+	/* A 7-byte string at the same address: a miss at its first word. */
 	strcpy(p, "seven_b");
 	assert_not_cached(p);
 	/* A string that ends at the page's last byte. */
@@ -162,6 +163,12 @@ static void test_no_read_past_the_string(void **state)
 	id = resolve(p);
 	assert_cached(p, id);
 	strcpy(p, "other_7");
+	assert_not_cached(p);
+	/*
+	 * The 23-byte name's row for the string in the page's last word:
+	 * a compare that read on past the word that differs would fault.
+	 */
+	name_cache_fill(&cache, p, region_names_row(&names, resolve("twenty_three_bytes_long")));
 	assert_not_cached(p);
 	munmap(map, 2 * page);
 }
@@ -194,25 +201,49 @@ static void test_refused_and_null(void **state)
 
 /*
  * A signal handler's fill between the two loads of an entry can pair the
- * address of one name with the row of another: refused by the word check.
+ * address of one name with the row of another, or with the row of an entry
+ * never filled (the compiler may load the row first): refused by the word
+ * check, for every string, the empty one included.
  */
 static void test_entry_mixed_by_a_handler(void **state)
 {
-	char *a = aligned_copy("alpha"), *b = aligned_copy("beta");
+	char *a = aligned_copy("alpha"), *b = aligned_copy("beta"), *empty = aligned_copy("");
 	int ia = resolve(a), ib = resolve(b);
 	struct name_cache_entry *e = name_cache_at(&cache, a);
+	struct name_cache fresh;
 
 	(void)state;
 	assert_true(ia >= 0 && ib >= 0 && ia != ib);
 	e->name = a;
 	e->row = region_names_row(&names, ib);
 	assert_not_cached(a);
-	/* the probe's nameless row matches no name that can be begun */
-	e->row = &names.row[0];
-	names.row[0].tail_mask = 0xff;
-	assert_not_cached(a);
+	/* An entry never filled, its address written by a handler's fill, not yet its row. */
+	name_cache_init(&fresh);
+	name_cache_at(&fresh, a)->name = a;
+	name_cache_at(&fresh, empty)->name = empty;
+	assert_false(name_cache_find(&fresh, a, &(uint32_t){ 0 }));
+	assert_false(name_cache_find(&fresh, empty, &(uint32_t){ 0 }));
 	free(a);
 	free(b);
+	free(empty);
+}
+
+/* The probe's nameless row (probe.c) matches no string, the empty one included. */
+static void test_probe_row_matches_nothing(void **state)
+{
+	char *a = aligned_copy("alpha"), *empty = aligned_copy(""), *probe = aligned_copy("probe");
+	uint32_t id;
+
+	(void)state;
+	probe_reserve(&names);
+	assert_false(region_names_match(&names.row[PROBE_REGION_ID], a, &id));
+	assert_false(region_names_match(&names.row[PROBE_REGION_ID], probe, &id));
+	/* "" is the probe's name, which no lookup gives: refused before any cache. */
+	assert_true(region_names_match(&names.row[PROBE_REGION_ID], empty, &id));
+	assert_int_equal(region_names_lookup(&names, ""), -ENOENT);
+	free(a);
+	free(empty);
+	free(probe);
 }
 
 /* Every name length the table takes: each word boundary, both sides of it. */
@@ -254,6 +285,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unaligned_never_cached, setup),
 		cmocka_unit_test_setup(test_refused_and_null, setup),
 		cmocka_unit_test_setup(test_entry_mixed_by_a_handler, setup),
+		cmocka_unit_test_setup(test_probe_row_matches_nothing, setup),
 		cmocka_unit_test_setup(test_every_length, setup),
 	};
 
