@@ -591,8 +591,6 @@ static ALWAYS_INLINE int group_read_uncached(struct fastread_group *g,
 					     const struct fastread_hooks *h,
 					     const struct read_out *out)
 {
-	if (g->kernel_only)
-		return group_read_syscall(g, out);
 	if (__builtin_expect(g->topdown, 0))
 		return group_read_topdown(g, h, out);
 	if (pages_read_full(g->page, g->nr, h, &g->cache, out) == 0) {
@@ -637,6 +635,9 @@ static ALWAYS_INLINE int group_read(struct fastread_group *g, const struct fastr
 		g->nr_user_reads++;
 		return 0;
 	}
+	/* read(2) at once, in line: its calls take the read_out's fields, not its address. */
+	if (g->kernel_only)
+		return group_read_syscall(g, out);
 #if FASTREAD_ARCH_USER_READ
 	if (h == &arch_hooks)
 		return group_read_uncached_arch(g, out->form, out->count, out->value, out->enabled,
