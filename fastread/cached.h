@@ -212,17 +212,19 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 	 * the slot comes before its counter, the rest after it.
 	 * The shift only where the width needs it.
 	 */
+	if (hoist) {
 #pragma GCC unroll 4
-	for (int i = 0; i < nr && hoist; i++) {
-		slot[i] = e[i].slot;
-		offset[i] = e[i].offset;
-		pc[i] = g->page[i];
-		__asm__("" : "+r"(pc[i]));
-		if (width) {
-			__asm__("" : "+r"(slot[i]), "+r"(offset[i]));
-		} else {
-			shift[i] = e[i].shift;
-			__asm__("" : "+r"(slot[i]), "+r"(offset[i]), "+r"(shift[i]));
+		for (int i = 0; i < nr; i++) {
+			slot[i] = e[i].slot;
+			offset[i] = e[i].offset;
+			pc[i] = g->page[i];
+			__asm__("" : "+r"(pc[i]));
+			if (width) {
+				__asm__("" : "+r"(slot[i]), "+r"(offset[i]));
+			} else {
+				shift[i] = e[i].shift;
+				__asm__("" : "+r"(slot[i]), "+r"(offset[i]), "+r"(shift[i]));
+			}
 		}
 	}
 #pragma GCC unroll 4
@@ -243,9 +245,11 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 	}
 	if (at == FASTREAD_COUNTERS_FIRST)
 		times[0] = times[1] = g->cache.page[0].time;
+	if (!hoist) {
 #pragma GCC unroll 4
-	for (int i = 0; i < nr && !hoist; i++)
-		pc[i] = g->page[i];
+		for (int i = 0; i < nr; i++)
+			pc[i] = g->page[i];
+	}
 	__asm__ volatile("" ::: "memory");
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	now = FASTREAD_READ_ONCE(pc[0]->lock);

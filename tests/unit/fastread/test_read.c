@@ -794,11 +794,16 @@ static void test_cached_inline_unrolled_sizes(void **state)
 						 g.page, nr, &fake_hooks, &g.cache, v, &v[nr],
 						 &v[nr + 1]), 0);
 			assert_int_equal(g.cache.valid, FASTREAD_CACHE_LEADER | flags);
-			/* Narrow: the counter's top bit set, the bits above it UNKNOWN (-1000 (p + 1)). */
+			/*
+			 * Narrow: the counter's top bit set, the bits above it
+			 * UNKNOWN: -1000 (p + 1), and 2^40 less on a 48-bit one
+			 * (past 32 bits, so that another page's shift shows).
+			 */
 			for (int p = 0; p < nr; p++)
 				fake_counter[2 + 3 * p] =
 					narrow ? (p % 2 && narrow == 1
 							  ? 0xdead000000000000ULL | (0x1000000000000ULL -
+										  (1ULL << 40) -
 										  1000u * (p + 1))
 							: 0xfeedbeef00000000ULL | (0x100000000ULL -
 										   1000u * (p + 1)))
@@ -807,10 +812,13 @@ static void test_cached_inline_unrolled_sizes(void **state)
 				memset(v, 0, sizeof(v));
 				assert_true(fastread_group_read_cached_with(&g, v, at,
 									    fake_read_slot));
-				for (int p = 0; p < nr; p++)
-					assert_int_equal(v[p], narrow ? (uint64_t)(-900 * (p + 1))
+				for (int p = 0; p < nr; p++) {
+					const uint64_t far = narrow == 1 && p % 2 ? 1ULL << 40 : 0;
+
+					assert_int_equal(v[p], narrow ? (uint64_t)(-900 * (p + 1)) - far
 								      : 0x8000000000000000ULL +
 									1100u * (p + 1));
+				}
 				assert_int_equal(v[nr], 1000);
 				assert_int_equal(v[nr + 1], 1000);
 			}
