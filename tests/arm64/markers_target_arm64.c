@@ -218,10 +218,12 @@ static void costs_print(void)
 			       pmu_cpu_model(), c.nr, (double)(pair - empty) / REPS);
 			for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
 				printf("ARM64-BENCH cpu=%s markers events=%d begin_end_pair_by_name "
-				       "words=%d insns=%.1f (%.3fx by handle; goal <= 1.2x)\n",
+				       "words=%d insns=%.1f (%.3fx by handle; goal <= 1.2x: %s)\n",
 				       pmu_cpu_model(), c.nr, by_name[i].words,
 				       (double)(named[i] - empty) / REPS,
-				       (double)(named[i] - empty) / (double)(pair - empty));
+				       (double)(named[i] - empty) / (double)(pair - empty),
+				       named[i] - empty <= 1.2 * (double)(pair - empty) ? "met"
+											: "NOT met");
 			printf("ARM64-BENCH cpu=%s markers events=%d pfshim_read insns=%.1f\n",
 			       pmu_cpu_model(), c.nr, (double)(read - empty) / REPS);
 			printf("ARM64-BENCH cpu=%s clock_gettime_monotonic insns=%.1f\n",
