@@ -189,7 +189,7 @@ static void costs_print(void)
 		{ 1, op_pair_name }, { 2, op_pair_name2 }, { 3, op_pair_name3 },
 		{ 4, op_pair_name4 }, { 8, op_pair_name8 },
 	};
-	uint64_t empty, pair, named[5], read, clock;
+	uint64_t empty, pair, named[sizeof(by_name) / sizeof(by_name[0])], read, clock;
 	bool named_ok = true;
 	int fd;
 
