@@ -21,6 +21,22 @@
 #define FASTREAD_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 
 /*
+ * The architecture's read of several counters back to back, where it has
+ * one (arch_read_slots()); elsewhere never called.
+ */
+#ifdef FASTREAD_ARCH_READ_SLOTS
+#define fastread_arch_read_slots arch_read_slots
+#else
+#define FASTREAD_ARCH_READ_SLOTS 0
+static FASTREAD_ALWAYS_INLINE void fastread_arch_read_slots(int nr, const uint32_t *slot, uint64_t *v)
+{
+	(void)nr;
+	(void)slot;
+	(void)v;
+}
+#endif
+
+/*
  * What a valid cache serves: the leader's times (and values), or every
  * page's; ONE: a group of one page, where the two are the same (one test
  * tells the reader both that the cache is valid and that it needs no loop).
@@ -178,6 +194,47 @@ fastread_cache_locks_sum_many(struct perf_event_mmap_page *const *pages, int nr)
 enum fastread_counters_at { FASTREAD_COUNTERS_FIRST, FASTREAD_COUNTERS_LAST };
 
 /*
+ * The count of a cached event from its @raw counter, its @offset and, for
+ * neither flag, its @shift, by @width (a constant where this is inlined):
+ * the WIDE and SEXT32 caches need no shift.
+ */
+static FASTREAD_ALWAYS_INLINE uint64_t fastread_cached_extend(uint64_t raw, uint64_t offset,
+							     uint32_t shift, const uint32_t width)
+{
+	if (width == FASTREAD_CACHE_WIDE)
+		return offset + raw;
+	if (width == FASTREAD_CACHE_SEXT32)
+		return offset + (uint64_t)(int64_t)(int32_t)raw;
+	return offset + (uint64_t)((int64_t)(raw << shift) >> shift);
+}
+
+/*
+ * fastread_cached_after - for a read that closes an interval, right after
+ * its first counter: the group, its cache's pages and the vector @sample
+ * addressed anew, so that the compiler computes none of their addresses
+ * ahead of the counter, inside the interval (GCC 12 took two adds and a
+ * move there). A vector at a fixed distance from the group (the markers'
+ * end sample follows its group) is addressed from the group too, so that
+ * its add comes after the counter as well.
+ */
+static FASTREAD_ALWAYS_INLINE void fastread_cached_after(const struct fastread_group **g,
+							const struct fastread_page_cache **e,
+							uint64_t **sample)
+{
+	const struct fastread_group *after = *g;
+	const uintptr_t distance = (uintptr_t)*sample - (uintptr_t)*g;
+
+	if (__builtin_constant_p(distance)) {
+		__asm__ volatile("" : "+r"(after));
+		*sample = (uint64_t *)((uintptr_t)after + distance);
+	} else {
+		__asm__ volatile("" : "+r"(after), "+r"(*sample));
+	}
+	*g = after;
+	*e = after->cache.page;
+}
+
+/*
  * An UNROLLED cache of @nr events, 2 <= @nr <= FASTREAD_UNROLLED_MAX, with
  * @width its WIDE or SEXT32 flag (or 0), both constants where this is
  * inlined: each counter's offset and slot (and shift, for neither flag), its
@@ -193,18 +250,30 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 {
 	const struct fastread_page_cache *e = g->cache.page;
 	const bool hoist = at == FASTREAD_COUNTERS_LAST && nr <= FASTREAD_ARCH_HOIST_EVENTS;
+	/*
+	 * A read that opens an interval takes its counters back to back where
+	 * the architecture can (arch_read_slots()); a test's synthetic
+	 * counters, a counter at a time. The comparison folds away where
+	 * this is inlined with a constant @read_slot; at -O0 it is taken at
+	 * run time, and either way reads the same counters.
+	 */
+	const bool chain = FASTREAD_ARCH_READ_SLOTS && at == FASTREAD_COUNTERS_LAST &&
+			   read_slot == arch_read_slot;
 	struct perf_event_mmap_page *pc[FASTREAD_UNROLLED_MAX];
 	uint64_t *times, offset[FASTREAD_UNROLLED_MAX];
 	uint32_t now, slot[FASTREAD_UNROLLED_MAX], shift[FASTREAD_UNROLLED_MAX];
 
 	/*
 	 * Every size is compiled wherever this is inlined, for a vector that
-	 * holds one of them: hidden from GCC's bounds warnings, at no cost.
+	 * holds one of them: hidden from GCC's bounds warnings, at no cost
+	 * (where the reads close an interval, after the first counter:
+	 * fastread_cached_after()).
 	 */
-	__asm__("" : "+r"(sample));
-	times = sample + nr;
-	if (at == FASTREAD_COUNTERS_LAST)
+	if (at == FASTREAD_COUNTERS_LAST) {
+		__asm__("" : "+r"(sample));
+		times = sample + nr;
 		times[0] = times[1] = e[0].time;
+	}
 	/*
 	 * Each counter's slot, offset, shift and page in registers before the
 	 * first counter when that one opens an interval (LAST), so that none of
@@ -227,24 +296,53 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 			}
 		}
 	}
-#pragma GCC unroll 4
-	for (int i = 0; i < nr; i++) {
-		uint64_t raw;
+	if (chain) {
+		uint64_t raw[FASTREAD_UNROLLED_MAX];
 
-		if (!hoist)
-			slot[i] = e[i].slot;
-		raw = read_slot(slot[i]);
 		if (!hoist) {
-			offset[i] = e[i].offset;
-			shift[i] = e[i].shift;
+#pragma GCC unroll 4
+			for (int i = 0; i < nr; i++)
+				slot[i] = e[i].slot;
 		}
-		sample[i] = width == FASTREAD_CACHE_WIDE ? offset[i] + raw
-			    : width == FASTREAD_CACHE_SEXT32
-				    ? offset[i] + (uint64_t)(int64_t)(int32_t)raw
-				    : offset[i] + (uint64_t)((int64_t)(raw << shift[i]) >> shift[i]);
+		fastread_arch_read_slots(nr, slot, raw);
+#pragma GCC unroll 4
+		for (int i = 0; i < nr; i++) {
+			uint64_t value;
+
+			if (!hoist) {
+				offset[i] = e[i].offset;
+				shift[i] = e[i].shift;
+			}
+			/*
+			 * Each value in a register of its own: from the array,
+			 * GCC 12 took two 32-bit values into a vector to
+			 * extend and add them (7 instructions, not 3).
+			 */
+			value = fastread_cached_extend(raw[i], offset[i], shift[i], width);
+			__asm__("" : "+r"(value));
+			sample[i] = value;
+		}
+	} else {
+#pragma GCC unroll 4
+		for (int i = 0; i < nr; i++) {
+			uint64_t raw;
+
+			if (!hoist)
+				slot[i] = e[i].slot;
+			raw = read_slot(slot[i]);
+			if (at == FASTREAD_COUNTERS_FIRST && i == 0)
+				fastread_cached_after(&g, &e, &sample);
+			if (!hoist) {
+				offset[i] = e[i].offset;
+				shift[i] = e[i].shift;
+			}
+			sample[i] = fastread_cached_extend(raw, offset[i], shift[i], width);
+		}
 	}
-	if (at == FASTREAD_COUNTERS_FIRST)
-		times[0] = times[1] = g->cache.page[0].time;
+	if (at == FASTREAD_COUNTERS_FIRST) {
+		times = sample + nr;
+		times[0] = times[1] = e[0].time;
+	}
 	if (!hoist) {
 #pragma GCC unroll 4
 		for (int i = 0; i < nr; i++)
@@ -302,17 +400,9 @@ fastread_group_read_cached_with(const struct fastread_group *g, uint64_t *sample
 			__asm__ volatile("" : "+r"(pc), "+r"(offset), "+r"(shift));
 			raw = read_slot(e->slot);
 		} else {
-			const struct fastread_group *after = g;
-
 			raw = read_slot(e->slot);
-			/*
-			 * What follows the counter is addressed from the group
-			 * anew, so that the compiler computes no address for it
-			 * ahead of the counter, inside the interval.
-			 */
-			__asm__ volatile("" : "+r"(after));
-			e = &after->cache.page[0];
-			pc = after->page[0];
+			fastread_cached_after(&g, &e, &sample);
+			pc = g->page[0];
 			offset = e->offset;
 			shift = e->shift;
 			sample[1] = sample[2] = e->time;

@@ -40,31 +40,35 @@
  * read directly: PMSELR_EL0 + PMXEVCNTR_EL0 returned 0 for it under QEMU.
  * FASTREAD_ARM64_COUNTERS(X) lists them in slot order, X(register name).
  */
-#define FASTREAD_ARM64_PMEVCNTR(X, n) X("pmevcntr" #n "_el0")
-#define FASTREAD_ARM64_TEN(X, tens)                                             \
-	FASTREAD_ARM64_PMEVCNTR(X, tens##0) FASTREAD_ARM64_PMEVCNTR(X, tens##1) \
-	FASTREAD_ARM64_PMEVCNTR(X, tens##2) FASTREAD_ARM64_PMEVCNTR(X, tens##3) \
-	FASTREAD_ARM64_PMEVCNTR(X, tens##4) FASTREAD_ARM64_PMEVCNTR(X, tens##5) \
-	FASTREAD_ARM64_PMEVCNTR(X, tens##6) FASTREAD_ARM64_PMEVCNTR(X, tens##7) \
-	FASTREAD_ARM64_PMEVCNTR(X, tens##8) FASTREAD_ARM64_PMEVCNTR(X, tens##9)
-#define FASTREAD_ARM64_COUNTERS(X)                                              \
-	FASTREAD_ARM64_TEN(X, ) FASTREAD_ARM64_TEN(X, 1) FASTREAD_ARM64_TEN(X, 2) \
-	FASTREAD_ARM64_PMEVCNTR(X, 30) X("pmccntr_el0")
+#define FASTREAD_ARM64_PMEVCNTR(X, n, v, out) X("pmevcntr" #n "_el0", v, out)
+#define FASTREAD_ARM64_TEN(X, tens, v, out)                                                 \
+	FASTREAD_ARM64_PMEVCNTR(X, tens##0, v, out) FASTREAD_ARM64_PMEVCNTR(X, tens##1, v, out) \
+	FASTREAD_ARM64_PMEVCNTR(X, tens##2, v, out) FASTREAD_ARM64_PMEVCNTR(X, tens##3, v, out) \
+	FASTREAD_ARM64_PMEVCNTR(X, tens##4, v, out) FASTREAD_ARM64_PMEVCNTR(X, tens##5, v, out) \
+	FASTREAD_ARM64_PMEVCNTR(X, tens##6, v, out) FASTREAD_ARM64_PMEVCNTR(X, tens##7, v, out) \
+	FASTREAD_ARM64_PMEVCNTR(X, tens##8, v, out) FASTREAD_ARM64_PMEVCNTR(X, tens##9, v, out)
+#define FASTREAD_ARM64_COUNTERS(X, v, out)                                                  \
+	FASTREAD_ARM64_TEN(X, , v, out) FASTREAD_ARM64_TEN(X, 1, v, out)                    \
+	FASTREAD_ARM64_TEN(X, 2, v, out) FASTREAD_ARM64_PMEVCNTR(X, 30, v, out)             \
+	X("pmccntr_el0", v, out)
 #define FASTREAD_ARM64_NR_COUNTERS 32
 
 /*
- * One stub. Where the build asks for branch protection, every target of the
- * br starts with a landing pad (hint #36 is bti j: one instruction more per
- * read).
+ * One stub: the counter into the asm operand named @v, then @out, the
+ * branch that leaves it. Where the build asks for branch protection, every
+ * target of a br starts with a landing pad (hint #36 is bti j: one
+ * instruction more per read).
  */
 #if defined(__ARM_FEATURE_BTI_DEFAULT) && __ARM_FEATURE_BTI_DEFAULT
-#define FASTREAD_ARM64_STUB(reg) "hint #36\n\tmrs %[v], " reg "\n\tb 9f\n\t"
+#define FASTREAD_ARM64_STUB(reg, v, out) "hint #36\n\tmrs %[" v "], " reg "\n\t" out "\n\t"
 #define FASTREAD_ARM64_STUB_SIZE 12
 #else
-#define FASTREAD_ARM64_STUB(reg) "mrs %[v], " reg "\n\tb 9f\n\t"
+#define FASTREAD_ARM64_STUB(reg, v, out) "mrs %[" v "], " reg "\n\t" out "\n\t"
 #define FASTREAD_ARM64_STUB_SIZE 8
 #endif
-#define FASTREAD_ARM64_STUBS FASTREAD_ARM64_COUNTERS(FASTREAD_ARM64_STUB)
+/* The table of a read into @v that leaves by @out (the one read's: "v", "b 9f"). */
+#define FASTREAD_ARM64_TABLE(v, out) FASTREAD_ARM64_COUNTERS(FASTREAD_ARM64_STUB, v, out)
+#define FASTREAD_ARM64_STUBS FASTREAD_ARM64_TABLE("v", "b 9f")
 
 /* What arch_counter_slot() returns for an index no register answers to. */
 #define FASTREAD_SLOT_NONE UINT32_MAX
@@ -96,6 +100,58 @@ static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t sl
 			 : [slot] "r"(slot)
 			 : "memory");
 	return v;
+}
+
+/*
+ * arch_read_slots - the counters of @nr slots (2 to 4, a constant where this
+ * is inlined) into @v, back to back: every stub address is computed first,
+ * each into the register its counter will go to, and each table's stubs
+ * branch straight into the next counter's stub. Between one counter and the
+ * next there is one br, where arch_read_slot() a counter at a time has the
+ * branch out, then adr, add and br: for a read that opens an interval
+ * (fastread/cached.h), whose every instruction after its first counter
+ * lands inside it, 3 fewer a counter.
+ */
+#define FASTREAD_ARCH_READ_SLOTS 1
+#define FASTREAD_ARM64_AT(k, table)                                                        \
+	"adr %[v" #k "], " #table "f\n\tadd %[v" #k "], %[v" #k "], %w[s" #k "], uxtw\n\t"
+
+static inline __attribute__((always_inline)) void arch_read_slots(const int nr, const uint32_t *slot,
+								  uint64_t *v)
+{
+	if (nr == 2)
+		__asm__ volatile(FASTREAD_ARM64_AT(0, 1) FASTREAD_ARM64_AT(1, 2)
+				 "br %[v0]\n"
+				 "1:\n\t" FASTREAD_ARM64_TABLE("v0", "br %[v1]")
+				 "2:\n\t" FASTREAD_ARM64_TABLE("v1", "b 9f")
+				 "9:"
+				 : [v0] "=&r"(v[0]), [v1] "=&r"(v[1])
+				 : [s0] "r"(slot[0]), [s1] "r"(slot[1])
+				 : "memory");
+	else if (nr == 3)
+		__asm__ volatile(FASTREAD_ARM64_AT(0, 1) FASTREAD_ARM64_AT(1, 2)
+				 FASTREAD_ARM64_AT(2, 3)
+				 "br %[v0]\n"
+				 "1:\n\t" FASTREAD_ARM64_TABLE("v0", "br %[v1]")
+				 "2:\n\t" FASTREAD_ARM64_TABLE("v1", "br %[v2]")
+				 "3:\n\t" FASTREAD_ARM64_TABLE("v2", "b 9f")
+				 "9:"
+				 : [v0] "=&r"(v[0]), [v1] "=&r"(v[1]), [v2] "=&r"(v[2])
+				 : [s0] "r"(slot[0]), [s1] "r"(slot[1]), [s2] "r"(slot[2])
+				 : "memory");
+	else
+		__asm__ volatile(FASTREAD_ARM64_AT(0, 1) FASTREAD_ARM64_AT(1, 2)
+				 FASTREAD_ARM64_AT(2, 3) FASTREAD_ARM64_AT(3, 4)
+				 "br %[v0]\n"
+				 "1:\n\t" FASTREAD_ARM64_TABLE("v0", "br %[v1]")
+				 "2:\n\t" FASTREAD_ARM64_TABLE("v1", "br %[v2]")
+				 "3:\n\t" FASTREAD_ARM64_TABLE("v2", "br %[v3]")
+				 "4:\n\t" FASTREAD_ARM64_TABLE("v3", "b 9f")
+				 "9:"
+				 : [v0] "=&r"(v[0]), [v1] "=&r"(v[1]), [v2] "=&r"(v[2]), [v3] "=&r"(v[3])
+				 : [s0] "r"(slot[0]), [s1] "r"(slot[1]), [s2] "r"(slot[2]),
+				   [s3] "r"(slot[3])
+				 : "memory");
 }
 
 /* The isb keeps the timer read from being taken ahead of earlier reads. */

@@ -977,13 +977,19 @@ PFSHIM_EXPORT int pfshim_v1_begin(pfshim_region_t region)
 /*
  * The fast path's end sample: its counters first, then the wall clock, into
  * the thread's end vector; NULL when the cache missed (the general path then).
+ * After the read, *@g is the same group addressed anew: the caller takes what
+ * follows from it, so that GCC computes no address from the group ahead of
+ * the read's counters, inside the region (fastread_cached_after() does the
+ * same inside the read).
  */
-static inline __attribute__((always_inline)) uint64_t *end_fast_read(struct fastread_group *g)
+static inline __attribute__((always_inline)) uint64_t *end_fast_read(struct fastread_group **g)
 {
-	uint64_t *now = fast_end_sample(fast_thread(g));
+	uint64_t *now;
 
-	if (UNLIKELY(!fast_sample(g, now, FASTREAD_COUNTERS_FIRST)))
+	if (UNLIKELY(!fast_sample(*g, fast_end_sample(fast_thread(*g)), FASTREAD_COUNTERS_FIRST)))
 		return NULL;
+	__asm__("" : "+r"(*g));
+	now = fast_end_sample(fast_thread(*g));
 	now[region_value_wall()] = wall_timer();
 	return now;
 }
@@ -991,17 +997,15 @@ static inline __attribute__((always_inline)) uint64_t *end_fast_read(struct fast
 PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 {
 	struct fastread_group *g = self_fast;
-	struct marker_thread *t;
 	uint64_t *now;
 
 	if (UNLIKELY(!g))
 		return end_slow(region);
-	t = fast_thread(g);
-	now = end_fast_read(g);
+	now = end_fast_read(&g);
 	if (UNLIKELY(!now))
-		return end_general(t, region);
+		return end_general(fast_thread(g), region);
 	/* The close, or whatever else region_end() says, as a status: a tail call. */
-	return region_end_fast_as(t->regions, &markers.layout, region - 1u, &markers_names.nr, now,
+	return region_end_fast_as(fast_thread(g)->regions, &markers.layout, region - 1u, &markers_names.nr, now,
 				  PFSHIM_MISUSE);
 }
 
@@ -1161,8 +1165,8 @@ PFSHIM_EXPORT REGION_NAMES_WORDS_UNCHECKED int pfshim_v1_region_end(const char *
 
 	if (UNLIKELY(!g))
 		return region_end_named(name);
+	now = end_fast_read(&g);
 	t = fast_thread(g);
-	now = end_fast_read(g);
 	if (UNLIKELY(!now))
 		return region_end_named_full(t, name);
 	if (UNLIKELY(!name_cache_find(&t->names, name, &id)))

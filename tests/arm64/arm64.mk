@@ -170,9 +170,10 @@ $(ARM64_B)/libpfshim-core.a: $(call arm64_obj,$(CORE_SRC))
 	$(Q)rm -f $@ && $(ARM64_AR) rcs $@ $^
 
 # The same sources, compile and link flags as the top Makefile's libpfshim.so
-# (its -Os files included), so the guest runs the library that ships; not its
+# (its -Os and hot files included), so the guest runs the library that ships; not its
 # packed relocations, which Debian 12's aarch64 linker ignores (RELR_LDFLAGS).
 $(call arm64_obj,$(COLD_SRC)): PF_CFLAGS += -Os
+$(call arm64_obj,$(HOT_SRC)): PF_CFLAGS += -falign-loops=4
 
 $(ARM64_B)/libpfshim.so: $(call arm64_obj,$(SHIM_SRC) $(CORE_SRC) $(FASTREAD_SRC)) preload/libpfshim.map \
 		preload/layout.ld

@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "fastread/arch.h"
 #include "fastread/fastread.h"
 #include "pmu_arm64.h"
 
@@ -245,6 +246,68 @@ static void check_every_counter(void)
 	      seen);
 	check_exact_loop(&g, "every counter");
 	fastread_group_close(&g);
+}
+
+/*
+ * arch_read_slots(): 2, 3 and 4 counters read back to back through chained
+ * stub tables (the markers' begin), each into its own place. Four events
+ * opened apart, each alone and 20,000 instructions after the one before,
+ * hold counts at least that far apart, so a counter read into another's
+ * place cannot pass: each value must lie between the test's own reads of
+ * its counter (pmu_counter_read(), no code shared with fastread) just before
+ * and just after. The low 32 bits only: above them a 32-bit counter's bits
+ * are UNKNOWN.
+ */
+#define CHAIN_EVENTS 4
+#define CHAIN_BRACKET_MAX 200
+
+static void check_read_slots(void)
+{
+	const uint64_t config1 = PMU_CONFIG1_RDPMC |
+				 (pmu_cpu_has_long_counters() ? PMU_CONFIG1_64BIT : 0);
+	struct perf_event_mmap_page *pc[CHAIN_EVENTS] = { NULL };
+	int fd[CHAIN_EVENTS];
+	uint32_t slot[CHAIN_EVENTS];
+	bool ready = true;
+
+	for (int i = 0; i < CHAIN_EVENTS; i++) {
+		struct perf_event_attr a;
+
+		pmu_attr_init(&a, i % 2 ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_HW_INSTRUCTIONS,
+			      config1);
+		fd[i] = pmu_open(&a, -1);
+		pc[i] = fd[i] >= 0 ? pmu_map(fd[i]) : NULL;
+		pmu_loop(10000);
+	}
+	for (int i = 0; i < CHAIN_EVENTS; i++) {
+		slot[i] = pc[i] ? arch_counter_slot(pc[i]->index) : FASTREAD_SLOT_NONE;
+		ready &= CHECK(slot[i] != FASTREAD_SLOT_NONE, "read_slots: event %d opened, mapped "
+			       "and on a counter (index %u)", i, pc[i] ? pc[i]->index : 0);
+	}
+	for (int nr = 2; ready && nr <= CHAIN_EVENTS; nr++) {
+		uint64_t before[CHAIN_EVENTS], v[CHAIN_EVENTS], after[CHAIN_EVENTS];
+
+		for (int i = 0; i < nr; i++)
+			before[i] = pmu_counter_read(pc[i]->index);
+		arch_read_slots(nr, slot, v);
+		for (int i = 0; i < nr; i++)
+			after[i] = pmu_counter_read(pc[i]->index);
+		for (int i = 0; i < nr; i++) {
+			uint32_t got = (uint32_t)(v[i] - before[i]);
+			uint32_t span = (uint32_t)(after[i] - before[i]);
+
+			CHECK(got <= span && span < CHAIN_BRACKET_MAX,
+			      "read_slots: %d counters: counter %d (index %u) read into its own "
+			      "place: %#" PRIx32 " between %#" PRIx32 " and %#" PRIx32, nr, i,
+			      pc[i]->index, (uint32_t)v[i], (uint32_t)before[i], (uint32_t)after[i]);
+		}
+	}
+	for (int i = 0; i < CHAIN_EVENTS; i++) {
+		if (pc[i])
+			pmu_unmap(pc[i]);
+		if (fd[i] >= 0)
+			close(fd[i]);
+	}
 }
 
 /*
@@ -731,6 +794,7 @@ int main(void)
 	check_forced_32bit();
 	check_group_validation();
 	check_every_counter();
+	check_read_slots();
 	check_cycles_pair();
 	check_multiplexed_groups();
 	check_index_moves();
