@@ -209,13 +209,19 @@ static FASTREAD_ALWAYS_INLINE uint64_t fastread_cached_extend(uint64_t raw, uint
 }
 
 /*
+ * Is the vector @sample at a fixed distance from the group @g where this is
+ * inlined (the markers' end sample follows its group)? Then a read that
+ * closes an interval addresses it from the group after its first counter.
+ */
+#define FASTREAD_SAMPLE_BESIDE(g, sample)                                                  \
+	__builtin_constant_p((uintptr_t)(sample) - (uintptr_t)(g))
+
+/*
  * fastread_cached_after - for a read that closes an interval, right after
- * its first counter: the group, its cache's pages and the vector @sample
- * addressed anew, so that the compiler computes none of their addresses
- * ahead of the counter, inside the interval (GCC 12 took two adds and a
- * move there). A vector at a fixed distance from the group (the markers'
- * end sample follows its group) is addressed from the group too, so that
- * its add comes after the counter as well.
+ * its first counter: the group and its cache's pages addressed anew, and the
+ * vector @sample too where it lies beside the group, so that the compiler
+ * computes none of their addresses ahead of the counter, inside the interval
+ * (GCC 12 took two adds and a move there in the markers' end).
  */
 static FASTREAD_ALWAYS_INLINE void fastread_cached_after(const struct fastread_group **g,
 							const struct fastread_page_cache **e,
@@ -224,12 +230,9 @@ static FASTREAD_ALWAYS_INLINE void fastread_cached_after(const struct fastread_g
 	const struct fastread_group *after = *g;
 	const uintptr_t distance = (uintptr_t)*sample - (uintptr_t)*g;
 
-	if (__builtin_constant_p(distance)) {
-		__asm__ volatile("" : "+r"(after));
+	__asm__ volatile("" : "+r"(after));
+	if (FASTREAD_SAMPLE_BESIDE(*g, *sample))
 		*sample = (uint64_t *)((uintptr_t)after + distance);
-	} else {
-		__asm__ volatile("" : "+r"(after), "+r"(*sample));
-	}
 	*g = after;
 	*e = after->cache.page;
 }
@@ -264,16 +267,21 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 	uint32_t now, slot[FASTREAD_UNROLLED_MAX], shift[FASTREAD_UNROLLED_MAX];
 
 	/*
-	 * Every size is compiled wherever this is inlined, for a vector that
-	 * holds one of them: hidden from GCC's bounds warnings, at no cost
-	 * (where the reads close an interval, after the first counter:
-	 * fastread_cached_after()).
+	 * A read that closes an interval next to its group: what follows
+	 * the first counter addressed anew after it (fastread_cached_after()).
 	 */
-	if (at == FASTREAD_COUNTERS_LAST) {
+	const bool anew = at == FASTREAD_COUNTERS_FIRST && FASTREAD_SAMPLE_BESIDE(g, sample);
+
+	/*
+	 * Every size is compiled wherever this is inlined, for a vector that
+	 * holds one of them: hidden from GCC's bounds warnings, at no cost.
+	 */
+	if (!anew) {
 		__asm__("" : "+r"(sample));
 		times = sample + nr;
-		times[0] = times[1] = e[0].time;
 	}
+	if (at == FASTREAD_COUNTERS_LAST)
+		times[0] = times[1] = e[0].time;
 	/*
 	 * Each counter's slot, offset, shift and page in registers before the
 	 * first counter when that one opens an interval (LAST), so that none of
@@ -330,7 +338,7 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 			if (!hoist)
 				slot[i] = e[i].slot;
 			raw = read_slot(slot[i]);
-			if (at == FASTREAD_COUNTERS_FIRST && i == 0)
+			if (anew && i == 0)
 				fastread_cached_after(&g, &e, &sample);
 			if (!hoist) {
 				offset[i] = e[i].offset;
@@ -339,10 +347,10 @@ fastread_cached_unrolled(const struct fastread_group *g, uint64_t *sample,
 			sample[i] = fastread_cached_extend(raw, offset[i], shift[i], width);
 		}
 	}
-	if (at == FASTREAD_COUNTERS_FIRST) {
+	if (anew)
 		times = sample + nr;
-		times[0] = times[1] = e[0].time;
-	}
+	if (at == FASTREAD_COUNTERS_FIRST)
+		times[0] = times[1] = g->cache.page[0].time;
 	if (!hoist) {
 #pragma GCC unroll 4
 		for (int i = 0; i < nr; i++)
