@@ -73,6 +73,10 @@ enum {
 };
 
 #define FASTREAD_UNROLLED_MAX 4	/* fastread_group_read_cached_with() has a case for each size */
+#if FASTREAD_ARCH_READ_SLOTS
+_Static_assert(FASTREAD_UNROLLED_MAX <= FASTREAD_ARCH_READ_SLOTS_MAX,
+	       "an unrolled size arch_read_slots() has no asm for");
+#endif
 #define FASTREAD_CACHE_LEVELS 3u	/* the bits of LEADER, ALL and ONE */
 
 /*

@@ -113,6 +113,7 @@ static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t sl
  * lands inside it, 3 fewer a counter.
  */
 #define FASTREAD_ARCH_READ_SLOTS 1
+#define FASTREAD_ARCH_READ_SLOTS_MAX 4	/* any @nr but 2 and 3 reads 4 */
 #define FASTREAD_ARM64_AT(k, table)                                                        \
 	"adr %[v" #k "], " #table "f\n\tadd %[v" #k "], %[v" #k "], %w[s" #k "], uxtw\n\t"
 

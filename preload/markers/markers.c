@@ -988,7 +988,7 @@ static inline __attribute__((always_inline)) uint64_t *end_fast_read(struct fast
 
 	if (UNLIKELY(!fast_sample(*g, fast_end_sample(fast_thread(*g)), FASTREAD_COUNTERS_FIRST)))
 		return NULL;
-	__asm__("" : "+r"(*g));
+	__asm__ volatile("" : "+r"(*g));
 	now = fast_end_sample(fast_thread(*g));
 	now[region_value_wall()] = wall_timer();
 	return now;
