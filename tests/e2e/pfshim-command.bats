@@ -138,6 +138,21 @@ group() {
 	[[ "$output" == *"pfshim run: /no/such/program: No such file or directory"* ]]
 }
 
+# A command that never ran: its error alone, no summary of nothing, and no calibration (seconds
+# of /bin/true runs) for a count that was never made. An exit of 127 of the command's own is
+# still the command's.
+@test "pfshim run of a command that cannot be executed: its error and 127, no summary, no calibration" {
+	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache"
+	run -127 --separate-stderr "$PFSHIM" run -o r1 -- /no/such/program
+	[ "$output" = "" ]
+	[ "$stderr" = "pfshim run: /no/such/program: No such file or directory" ]
+	[ ! -e "$XDG_CACHE_HOME/pfshim/calibration.json" ]
+	[ ! -e r1/pfshim-job.jsonl ]
+	run -127 --separate-stderr "$PFSHIM" run -o r2 -- sh -c 'exit 127'
+	[[ "$stderr" == *"Performance counter stats for 'sh -c exit 127'"* ]]
+	[ -s r2/pfshim-job.jsonl ]
+}
+
 @test "pfshim run refuses an output directory that already holds reports" {
 	"$PFSHIM" run -o r -- /bin/true 2>/dev/null
 	run -2 "$PFSHIM" run -o r -- /bin/true

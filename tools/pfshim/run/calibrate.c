@@ -513,6 +513,10 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 	}
 	if (calibrate_cache_load(c, j, lib))
 		return 0;
+	/* Seconds with nothing to show, the first time: said where someone waits for it. */
+	if (isatty(STDERR_FILENO))
+		fputs("pfshim run: measuring pfshim's own share for these events, once "
+		      "(a few seconds; kept for later runs)...\n", stderr);
 	snprintf(outdir, sizeof(outdir), "%s/pfshim-calibrate.XXXXXX",
 		 tmp && *tmp == '/' ? tmp : "/tmp");
 	if (!mkdtemp(outdir)) {

@@ -376,6 +376,9 @@ static int job_wait(pid_t pid, struct jobcount *jc, uint64_t interval_ns)
  */
 static int job_count_memfd = -1;
 
+/* The last job_run()'s command could not be executed (said): no count, no summary. */
+static bool job_exec_failed;
+
 /*
  * The ledger of the reports' outcomes (preload/output/ledger.h), made in
  * @dir before the job with room reserved: a full disk still takes every
@@ -569,10 +572,13 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 	struct sigaction old_int, old_quit, old_term, old_hup;
 	struct config config;
 	struct jobcount jc;
-	int go[2], status;
+	int go[2], failed[2], status, err;
+	ssize_t n;
 	pid_t pid;
 
-	if (pipe2(go, O_CLOEXEC) < 0) {
+	job_exec_failed = false;
+	/* go: the child may exec; failed: its exec's errno, or EOF at the exec (close-on-exec) */
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(failed, O_CLOEXEC) < 0) {
 		fprintf(stderr, "pfshim run: pipe: %s\n", strerror(errno));
 		return -1;
 	}
@@ -589,21 +595,27 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
 		close(go[1]);
+		close(failed[0]);
 		while (read(go[0], &go_on, 1) < 0 && errno == EINTR)
 			;
 		/* Counting from the exec itself: docs/pfshim.md "Counting from the exec". */
 		if (run_handover_target_ok(argv[0]))
 			run_handover_open();
 		execvp(argv[0], argv);
+		err = errno;
 		run_handover_close();
-		fprintf(stderr, "pfshim run: %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "pfshim run: %s: %s\n", argv[0], strerror(err));
+		if (write(failed[1], &err, sizeof(err)) < 0)
+			err = 0;	/* the parent then counts an exit of 127 as the command's */
 		_exit(127);
 	}
 	close(go[0]);
+	close(failed[1]);
 	if (pid < 0) {
 		run_probe_release();
 		fprintf(stderr, "pfshim run: fork: %s\n", strerror(errno));
 		close(go[1]);
+		close(failed[0]);
 		return -1;
 	}
 	job_pid = pid;
@@ -614,9 +626,16 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 	run_probe_release();	/* the job count's events hold the static keys now */
 	close(go[1]);
 	status = job_wait(pid, &jc, interval_ns);
+	/* The child is gone: its exec's errno, or EOF if it exec'd. */
+	do
+		n = read(failed[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	job_exec_failed = n == (ssize_t)sizeof(err);
+	close(failed[0]);
 	jobcount_finish(&jc);
 	spool_split(dir);
-	if (status != -1)
+	/* A command that never ran has nothing to count, and no calibration to wait for. */
+	if (status != -1 && !job_exec_failed)
 		job_count_write(&jc, argv, status, dir);
 	jobcount_close(&jc);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -769,8 +788,8 @@ static int run_once(char **argv, const char *dir, uint64_t interval_ns, bool ref
 		spool_create(dir);
 	}
 	status = job_run(argv, dir, interval_ns);
-	if (status < 0)
-		return -1;
+	if (status < 0 || job_exec_failed)
+		return status;
 	if (refused) {
 		fputs("pfshim run: no counters: " COUNTERS_REFUSED_WHY "; the command ran as without "
 		      "pfshim. " COUNTERS_REFUSED_FIX "\n", stderr);
@@ -865,7 +884,7 @@ static int runs_repeat(char **argv, const char *dir, int n, bool refused, bool k
 			spool_create(sub);
 		}
 		status = job_run(argv, sub, 0);
-		if (status < 0)
+		if (status < 0 || job_exec_failed)
 			break;
 		if (refused)
 			continue;
