@@ -421,3 +421,23 @@ expected_share() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+# TERM to pfshim run: passed on to the job, whose summary then comes without seconds of
+# calibration runs (a calibration kept from an earlier run is still taken).
+@test "pfshim run sent TERM: the job ends by it, the summary comes, no calibration is started" {
+	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache"
+	"$PFSHIM" run -o r -- sleep 30 2>"$BATS_TEST_TMPDIR/err" &
+	runner=$!
+	for _ in $(seq 100); do
+		[ -n "$(pgrep -P "$runner" sleep)" ] && break
+		sleep 0.05
+	done
+	kill -TERM "$runner"
+	status=0
+	wait "$runner" || status=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$status" -eq 143 ]
+	grep -q "Performance counter stats for 'sleep 30'" "$BATS_TEST_TMPDIR/err"
+	grep -q "loading it is not in it (Operation canceled)" "$BATS_TEST_TMPDIR/err"
+	[ ! -e "$XDG_CACHE_HOME/pfshim/calibration.json" ]
+}

@@ -404,3 +404,14 @@ jq_path_sum() {
 	[ "$(echo "$output" | jq '.region_tree | length')" -eq 256 ]
 	[ "$(echo "$output" | jq '.region_tree[-1].path | length')" -eq 256 ]
 }
+
+# A table of zeros would read as a job that did nothing.
+@test "pfshim report of inputs that all fail: each named, exit 1, no table of nothing" {
+	run -1 --separate-stderr "$PFSHIM" report "$BATS_TEST_TMPDIR/no-such-dir"
+	[ "$output" = "" ]
+	[ "${stderr_lines[0]}" = "pfshim: $BATS_TEST_TMPDIR/no-such-dir: No such file or directory; skipped" ]
+	[ "${stderr_lines[1]}" = "pfshim report: nothing read: the input was skipped (named above)" ]
+	run -1 --separate-stderr "$PFSHIM" report "$BATS_TEST_TMPDIR/no-such-dir" "$BATS_TEST_TMPDIR/nor-this"
+	[ "$output" = "" ]
+	[ "${stderr_lines[2]}" = "pfshim report: nothing read: every input was skipped (named above)" ]
+}

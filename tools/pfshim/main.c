@@ -188,6 +188,7 @@ static int cmd_report(int argc, char **argv)
 	bool metrics = false;	/* the view; opt.metrics: the sums (the page has them too) */
 	struct summary s;
 	int c, ret;
+	bool nothing, nothing_said = false;
 
 	while ((c = getopt_long(argc, argv, "b:e:r:tAMh", options, NULL)) != -1) {
 		/* json and csv: the last one wins, as do repeated --by */
@@ -217,10 +218,12 @@ static int cmd_report(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		summary_add_path(&s, argv[i]);
 	summary_finish(&s);
-	/* a page of nothing would read as a job that did nothing */
-	if (html && !s.reports && !s.job) {
+	/* a page or a table of nothing would read as a job that did nothing */
+	nothing = !s.reports && !s.job;
+	if (html && nothing) {
 		fprintf(stderr, "pfshim: no reports: --html %s not written\n", html);
 		html = NULL;
+		nothing_said = true;
 	}
 	if (html && summary_html_write(&s, html, title) < 0) {
 		summary_free(&s);
@@ -238,6 +241,11 @@ static int cmd_report(int argc, char **argv)
 		summary_print_json(&s, stdout);
 	else if (format == CSV)
 		summary_print_csv(&s, stdout);
+	else if (nothing && s.skipped) {
+		if (!nothing_said)
+			fprintf(stderr, "pfshim report: nothing read: %s skipped (named above)\n",
+				s.skipped == 1 ? "the input was" : "every input was");
+	}
 	else
 		summary_print_text(&s, title, NULL, stdout);
 	ret = s.reports || s.job ? 0 : 1;

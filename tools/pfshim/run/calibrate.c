@@ -486,7 +486,7 @@ static uint64_t chain_price(const struct chain_runs *ch, int k)
 	return price > 0 ? (uint64_t)price : 0;
 }
 
-int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
+int calibrate(struct calibration *c, struct jobcount *j, const char *lib, bool measure)
 {
 	uint64_t bare[3][CALIBRATE_RUNS], off[3][CALIBRATE_RUNS], pre[3][CALIBRATE_RUNS];
 	uint64_t in[3][CALIBRATE_RUNS], su[3][CALIBRATE_RUNS];
@@ -513,6 +513,11 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib)
 	}
 	if (calibrate_cache_load(c, j, lib))
 		return 0;
+	if (!measure) {
+		c->error = ECANCELED;
+		c->nr = 0;
+		return -c->error;
+	}
 	/* Seconds with nothing to show, the first time: said where someone waits for it. */
 	if (isatty(STDERR_FILENO))
 		fputs("pfshim run: measuring pfshim's own share for these events, once "

@@ -94,10 +94,11 @@ struct calibration {
  * processes are; and as many CALIBRATE_CHAIN chains, bare, recorded and
  * not (none where @j records nothing).
  * A calibration of the same library, kernel, host and events kept by an
- * earlier run is taken instead (calibrate_cache.c).
+ * earlier run is taken instead (calibrate_cache.c); without one, nothing
+ * is run unless @measure (-ECANCELED).
  * Return: 0, or -errno (then nothing is said of the loader's share).
  */
-int calibrate(struct calibration *c, struct jobcount *j, const char *lib);
+int calibrate(struct calibration *c, struct jobcount *j, const char *lib, bool measure);
 
 /*
  * calibrate_cache_load - @c's events (chosen) filled from the cache when it

@@ -274,8 +274,12 @@ static volatile sig_atomic_t job_pid;
 #define JOB_POLL_MAX 1024
 
 /* SIGTERM and SIGHUP to the runner end the job, not the runner: it still sums what the job did. */
+/* TERM or HUP came to pfshim run: passed on to the job, and no calibration after it. */
+static volatile sig_atomic_t job_stopped;
+
 static void job_forward(int sig)
 {
+	job_stopped = 1;
 	if (job_pid > 0)
 		kill(job_pid, sig);
 }
@@ -520,8 +524,12 @@ static void job_count_write(struct jobcount *jc, char **argv, int status, const 
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	err = f ? 0 : errno;
-	/* After the job, so that it starts no later; the preload is the job's own (LD_PRELOAD). */
-	calibrate(&cal, jc, getenv("LD_PRELOAD"));
+	/*
+	 * After the job, so that it starts no later; the preload is the job's
+	 * own (LD_PRELOAD). Told to stop, only a kept calibration: seconds of
+	 * runs are not what TERM asked for.
+	 */
+	calibrate(&cal, jc, getenv("LD_PRELOAD"), !job_stopped);
 	calibration = calibrate_json(&cal, jc);
 	if (f) {
 		err = jobcount_write(jc, command ? command : argv[0], status, json_incref(calibration),
@@ -886,6 +894,8 @@ static int runs_repeat(char **argv, const char *dir, int n, bool refused, bool k
 		status = job_run(argv, sub, 0);
 		if (status < 0 || job_exec_failed)
 			break;
+		if (job_stopped)	/* this run is summarized; no more */
+			n = k;
 		if (refused)
 			continue;
 		summary_init(&runs[done], &(struct summary_options){ .any_owner = true });

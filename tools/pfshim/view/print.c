@@ -576,7 +576,8 @@ void summary_print_text(const struct summary *s, const char *title, const char *
 	if (s->opt.tree)
 		summary_print_tree(s, out);
 	if (s->skipped)
-		fprintf(out, "\n pfshim: %" PRIu64 " inputs skipped (named above)\n", s->skipped);
+		fprintf(out, "\n pfshim: %" PRIu64 " %s skipped (named above)\n", s->skipped,
+			plural(s->skipped, "input", "inputs"));
 	if (where)
 		fprintf(out, "\n pfshim: the reports are in %s (pfshim report %s)\n", where, where);
 	fputc('\n', out);
