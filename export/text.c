@@ -236,21 +236,25 @@ static void put_cpu_times(struct buf *b, const struct report *r)
 }
 
 /*
- * pfshim's own share of the counts above, as it measured it (report.h):
- * set-up and reports; loading the library is not in it (pfshim run's
- * summary adds it: docs/pfshim.md "pfshim's own share").
+ * pfshim's own share, as it measured it (report.h): set-up and reports.
+ * The set-up began before the counters where they did not count from the
+ * exec (LD_PRELOAD alone: the event list's parse, a vendor name's libpfm4),
+ * so the line does not call it a share of the counts above. Loading the
+ * library is not in it (pfshim run's summary adds it: docs/pfshim.md
+ * "pfshim's own share").
  */
 static void put_share(struct buf *b, const struct report_share *sh)
 {
 	if (!sh->measured)
 		return;
-	buf_puts(b, " pfshim: pfshim's own share of these counts: ");
+	buf_puts(b, " pfshim: pfshim's own share: ");
 	buf_put_u64_grouped(b, sh->page_faults);
 	buf_puts(b, " page-faults, ");
 	buf_put_fixed(b, (double)sh->task_clock_ns / 1e6, 3, 0);
 	buf_puts(b, " msec task-clock, ");
 	buf_put_u64_grouped(b, sh->context_switches);
-	buf_puts(b, " context-switches (its set-up and reports up to this one");
+	buf_puts(b, " context-switches (its set-up, from before these counts began too, and its "
+		 "reports up to this one");
 	if (!sh->reports_measured)
 		buf_puts(b, ", but not those under the program's seccomp filter");
 	buf_puts(b, "; loading the library is not in it)\n");
