@@ -785,7 +785,8 @@ void job_finish(enum report_reason reason)
 	 * sweep takes it) and the descendants' reports are not counted:
 	 * unlink(2), open(2) and getdents64(2) may kill the program.
 	 */
-	if (job_role_now == JOB_NONE || reason != REPORT_EXIT || sandbox_filtered())
+	if (job_role_now == JOB_NONE || (reason != REPORT_EXIT && reason != REPORT_SIGNAL) ||
+	    sandbox_filtered())
 		return;
 	/* the root's by name: it tells whether the runtime directory was removed or replaced */
 	if (job_role_now != JOB_ROOT && (!job.crumb[0] || job.crumb_pid != getpid()))

@@ -71,9 +71,10 @@ void job_write(const struct output_names *names, const char *buf, size_t len);
 void job_reserve(void);
 
 /*
- * job_finish - after the final report: at exit, the crumb goes; the root
- * names the job directory and how many reports it holds, and removes the
- * crumbs of dead processes. Async-signal-safe.
+ * job_finish - after the final report: at exit, or before the death by a
+ * signal it reported (PFSHIM_ON_FATAL), the crumb goes; the root names the
+ * job directory and how many reports it holds, and removes the crumbs of
+ * dead processes. Async-signal-safe.
  */
 void job_finish(enum report_reason reason);
 

@@ -65,6 +65,16 @@ SH
 	done
 }
 
+# A root that dies of a signal it reported (PFSHIM_ON_FATAL) still says where its
+# descendants' reports went, and takes its crumb with it, as at exit.
+@test "a root killed by TERM with PFSHIM_ON_FATAL: its report, then the line naming its descendants' reports" {
+	run -143 under env PFSHIM_ON_FATAL=1 sh -c 'for i in 1 2 3; do /bin/true; done; kill -TERM $$'
+	[[ "$output" == *" pfshim: reported on signal 15 (SIGTERM) by pfshim "* ]]
+	[ "$(job_reports)" -eq 3 ]
+	[[ "${lines[-1]}" == "pfshim: 3 reports of descendant processes in $(job_dir) "* ]]
+	[ -z "$(find "$RUN/pfshim" -mindepth 1 -maxdepth 1 -name 'p*')" ]	# no crumb left
+}
+
 @test "no report is lost: 20 children, 20 reports, and the root counts them" {
 	run -0 under sh -c 'for i in $(seq 20); do /bin/true; done'
 	n=$(jq -s 'map(select(.program == "true")) | length' "$(job_dir)"*.json)
