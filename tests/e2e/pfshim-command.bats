@@ -441,3 +441,16 @@ expected_share() {
 	grep -q "loading it is not in it (Operation canceled)" "$BATS_TEST_TMPDIR/err"
 	[ ! -e "$XDG_CACHE_HOME/pfshim/calibration.json" ]
 }
+
+# A background process the command did not wait for has no exit record when the command
+# ends: named as still running (kind "running"), not as killed.
+@test "pfshim run of a command that leaves a process running: said to be still running, not killed" {
+	# longer than a first calibration (6-13 s), which comes before the summary
+	run -0 --separate-stderr "$PFSHIM" run -o r -- sh -c 'sleep 61 >/dev/null 2>&1 & true'
+	echo "$stderr"
+	grep -q "^ pfshim: 1 process still running when the command ended (" <<<"$stderr"
+	! grep -q "left no report" <<<"$stderr"
+	run -0 "$PFSHIM" report --json r
+	[ "$(jq -r '.job.unreported | map(.kind) | join(",")' <<<"$output")" = running ]
+	pkill -f '^sleep 61$' || true
+}

@@ -13,7 +13,7 @@
 
 const char *const summary_kind_names[KINDS] = {
 	[KIND_STATIC] = "static", [KIND_NO_SHIM] = "no-shim", [KIND_NO_REPORT] = "no-report",
-	[KIND_LOST] = "lost", [KIND_UNKNOWN] = "unknown",
+	[KIND_LOST] = "lost", [KIND_UNKNOWN] = "unknown", [KIND_RUNNING] = "running",
 };
 
 /* Why a process is in no row, by kind (summary.h): what it is, and what may have made it so. */
@@ -23,6 +23,7 @@ const char *const summary_kind_what[KINDS] = {
 	[KIND_NO_REPORT] = "that loaded the shim but left no report",
 	[KIND_LOST] = "whose report could not be written",
 	[KIND_UNKNOWN] = "whose last program left no report",
+	[KIND_RUNNING] = "still running when the command ended",
 };
 const char *const summary_kind_why[KINDS] = {
 	[KIND_STATIC] = "no preload can load there",
@@ -32,6 +33,8 @@ const char *const summary_kind_why[KINDS] = {
 	[KIND_LOST] = "the output directory refused it (the error beside each program)",
 	[KIND_UNKNOWN] = "killed by SIGKILL or before the shim started, static, setuid, a raw"
 			 " exit_group, or the report lost",
+	[KIND_RUNNING] = "orphaned or detached, each reports into the directory when it ends,"
+			 " for pfshim report there; counted up to the command's end",
 };
 
 const char *const summary_share_names[SHARE_FIELDS] = {

@@ -136,9 +136,13 @@ struct summary_share {
 /*
  * Why a process of a job is in no row, from the kernel's mappings of its
  * last image (jobcount.h): the shim could not load, was not loaded, or was
- * and left no report; UNKNOWN when the job count does not say (version 1).
+ * and left no report; RUNNING: it loaded the shim and had not exited when
+ * the command ended (no exit record: an orphan, a daemon); UNKNOWN when the
+ * job count does not say (version 1).
  */
-enum summary_kind { KIND_STATIC, KIND_NO_SHIM, KIND_NO_REPORT, KIND_LOST, KIND_UNKNOWN, KINDS };
+enum summary_kind {
+	KIND_STATIC, KIND_NO_SHIM, KIND_NO_REPORT, KIND_LOST, KIND_UNKNOWN, KIND_RUNNING, KINDS
+};
 extern const char *const summary_kind_names[KINDS];	/* "static", "no-shim", ... */
 /* For a person: what such a process is ("that did not load the shim"), and what may have made it so. */
 extern const char *const summary_kind_what[KINDS], *const summary_kind_why[KINDS];

@@ -68,8 +68,8 @@ static enum summary_kind process_kind(json_t *p)
 		return KIND_LOST;
 	if (!json_is_boolean(dynamic) || !json_is_boolean(shim))
 		return KIND_UNKNOWN;
-	if (json_is_true(shim))
-		return KIND_NO_REPORT;
+	if (json_is_true(shim))	/* no exit record: it outlived the command */
+		return json_is_false(json_object_get(p, "exited")) ? KIND_RUNNING : KIND_NO_REPORT;
 	return json_is_true(dynamic) ? KIND_NO_SHIM : KIND_STATIC;
 }
 
