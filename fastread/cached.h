@@ -28,7 +28,8 @@
 #define fastread_arch_read_slots arch_read_slots
 #else
 #define FASTREAD_ARCH_READ_SLOTS 0
-static FASTREAD_ALWAYS_INLINE void fastread_arch_read_slots(int nr, const uint32_t *slot, uint64_t *v)
+static FASTREAD_ALWAYS_INLINE void fastread_arch_read_slots(int nr, const uint32_t *slot,
+							    uint64_t *v)
 {
 	(void)nr;
 	(void)slot;

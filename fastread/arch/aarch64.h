@@ -117,8 +117,8 @@ static inline __attribute__((always_inline)) uint64_t arch_read_slot(uint32_t sl
 #define FASTREAD_ARM64_AT(k, table)                                                        \
 	"adr %[v" #k "], " #table "f\n\tadd %[v" #k "], %[v" #k "], %w[s" #k "], uxtw\n\t"
 
-static inline __attribute__((always_inline)) void arch_read_slots(const int nr, const uint32_t *slot,
-								  uint64_t *v)
+static inline __attribute__((always_inline)) void
+arch_read_slots(const int nr, const uint32_t *slot, uint64_t *v)
 {
 	if (nr == 2)
 		__asm__ volatile(FASTREAD_ARM64_AT(0, 1) FASTREAD_ARM64_AT(1, 2)

@@ -1005,8 +1005,8 @@ PFSHIM_EXPORT int pfshim_v1_end(pfshim_region_t region)
 	if (UNLIKELY(!now))
 		return end_general(fast_thread(g), region);
 	/* The close, or whatever else region_end() says, as a status: a tail call. */
-	return region_end_fast_as(fast_thread(g)->regions, &markers.layout, region - 1u, &markers_names.nr, now,
-				  PFSHIM_MISUSE);
+	return region_end_fast_as(fast_thread(g)->regions, &markers.layout, region - 1u,
+				  &markers_names.nr, now, PFSHIM_MISUSE);
 }
 
 PFSHIM_EXPORT pfshim_region_t pfshim_v1_region(const char *name)
