@@ -1240,12 +1240,6 @@ void process_report_interval(void)
 }
 
 /*
- * The exit/exec report is claimed with the writer's tid. A thread that finds
- * it claimed waits (its _exit or exec would kill the writer), and claims it
- * in turn if a failed exec gives it back; it never waits for itself (a
- * signal handler that exits while the report it interrupted is half-written).
- */
-/*
  * The signals held back while this thread writes its final report: a
  * signal whose handler (PFSHIM_ON_FATAL's, or the kernel's default) would
  * end the image finds the report in progress in this same thread, and
@@ -1268,6 +1262,12 @@ static bool final_signals_hold(sigset_t *old)
 	return pthread_sigmask(SIG_BLOCK, &held, old) == 0;
 }
 
+/*
+ * The exit/exec report is claimed with the writer's tid. A thread that finds
+ * it claimed waits (its _exit or exec would kill the writer), and claims it
+ * in turn if a failed exec gives it back; it never waits for itself (a
+ * signal handler that exits while the report it interrupted is half-written).
+ */
 static void report_final(enum report_reason reason, int signo, int exit_status)
 {
 	int self = process_thread_id();

@@ -273,10 +273,10 @@ static volatile sig_atomic_t job_pid;
 /* The buffers of this many CPUs wake the runner; past them it drains at the command's end. */
 #define JOB_POLL_MAX 1024
 
-/* SIGTERM and SIGHUP to the runner end the job, not the runner: it still sums what the job did. */
 /* TERM or HUP came to pfshim run: passed on to the job, and no calibration after it. */
 static volatile sig_atomic_t job_stopped;
 
+/* SIGTERM and SIGHUP to the runner end the job, not the runner: it still sums what the job did. */
 static void job_forward(int sig)
 {
 	job_stopped = 1;
@@ -586,8 +586,14 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 
 	job_exec_failed = false;
 	/* go: the child may exec; failed: its exec's errno, or EOF at the exec (close-on-exec) */
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(failed, O_CLOEXEC) < 0) {
+	if (pipe2(go, O_CLOEXEC) < 0) {
 		fprintf(stderr, "pfshim run: pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pipe2(failed, O_CLOEXEC) < 0) {
+		fprintf(stderr, "pfshim run: pipe: %s\n", strerror(errno));
+		close(go[0]);
+		close(go[1]);
 		return -1;
 	}
 	/* As time(1) does: ^C and ^\ are the command's to handle; we wait for it. */
@@ -613,8 +619,9 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 		err = errno;
 		run_handover_close();
 		fprintf(stderr, "pfshim run: %s: %s\n", argv[0], strerror(err));
-		if (write(failed[1], &err, sizeof(err)) < 0)
-			err = 0;	/* the parent then counts an exit of 127 as the command's */
+		/* Unsaid (a failed write), the parent takes the 127 for the command's own. */
+		n = write(failed[1], &err, sizeof(err));
+		(void)n;
 		_exit(127);
 	}
 	close(go[0]);
