@@ -319,8 +319,8 @@ reports() {
 @test "doc block pfshim-list-fault: the fault events, built in and tracepoints" {
 	run -0 doc pfshim-list-fault
 	[ "${lines[0]}" = "Built-in events (docs/events.md):" ]
-	[[ "$output" == *$'\n'"  page-faults, faults                          yes  page faults"$'\n'* ]]
-	[[ "$output" == *$'\n'"  minor-faults                                 yes  minor page faults (no I/O)"$'\n'* ]]
+	[[ "$output" == *$'\n'"  page-faults, faults                           yes  page faults"$'\n'* ]]
+	[[ "$output" == *$'\n'"  minor-faults                                  yes  minor page faults (no I/O)"$'\n'* ]]
 }
 
 @test "make builds build/pfshim, or says in one line how to get it" {

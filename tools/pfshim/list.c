@@ -56,7 +56,7 @@ static const char usage_list[] =
 "Exit status: 0 when something was listed, 1 when nothing matched, 2 for a\n"
 "usage error.\n";
 
-#define NAME_WIDTH 44
+#define NAME_WIDTH 45	/* the longest built-in line, "stalled-cycles-frontend, idle-cycles-frontend" */
 
 struct lister {
 	const char *pattern;
