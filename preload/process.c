@@ -1245,16 +1245,22 @@ void process_report_interval(void)
  * end the image finds the report in progress in this same thread, and
  * could only die with it half written (a Python pool's worker, sent TERM as
  * it exits: 17 of 30 runs without a report). Held, it comes once the report
- * is whole, and ends the image as it would have. The faults of our own code
- * stay deliverable; under the program's seccomp filter, no mask is touched
- * (sandbox.h).
+ * is whole, and ends the image as it would have. Only for a report into a
+ * file, whose writes are bounded (a FIFO's wait for room included:
+ * FD_WRITE_WAIT_MS): a standard stream may be a blocking pipe whose reader
+ * stopped reading, and a program stuck there must still die of TERM or ^C.
+ * The faults of our own code stay deliverable; under the program's seccomp
+ * filter, no mask is touched (sandbox.h).
  */
 static bool final_signals_hold(sigset_t *old)
 {
 	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+	enum job_role role = job_role();
 	sigset_t held;
 
-	if (sandbox_filtered())
+	if (sandbox_filtered() ||
+	    (role != JOB_DESCENDANT && role != JOB_DROPPED &&
+	     (!strcmp(process.config.output, "stderr") || !strcmp(process.config.output, "stdout"))))
 		return false;
 	sigfillset(&held);
 	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)

@@ -266,43 +266,90 @@ elapsed_ns() {
 }
 
 # A Python pool's workers are sent TERM as they exit: one that lands while the
-# exit report is being written must wait for it. The report is held up on a
-# full one-page pipe (stderr), TERM sent then, the pipe drained: the report
-# comes whole, then the signal's death (17 of 30 pool runs lost a worker's
-# report when the handler found its own thread's report in progress).
+# exit report is being written must wait for it. The report is held up on a full
+# one-page FIFO (PFSHIM_OUTPUT; a file's writes are bounded, a FIFO's wait for room
+# too), TERM sent then, the FIFO drained: the report comes whole, then the signal's
+# death (17 of 30 pool runs lost a worker's report when the handler found its own
+# thread's report in progress). A report to a standard stream holds nothing: a
+# blocking pipe whose reader stopped must not make the program deaf to TERM.
 @test "a signal that lands while the exit report is written comes after it: the report whole, then its death" {
 	cat >"$BATS_TEST_TMPDIR/drive.py" <<'PY'
+import fcntl, os, signal, subprocess, sys, time
+fifo = os.path.join(sys.argv[3], "fifo")
+os.mkfifo(fifo)
+r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+fcntl.fcntl(r, 1031, 4096)  # F_SETPIPE_SZ: one page
+env = dict(os.environ, LD_PRELOAD=sys.argv[1], PFSHIM_FORMAT="json", PFSHIM_OUTPUT=fifo,
+           PFSHIM_EVENTS="task-clock", PFSHIM_ON_FATAL=sys.argv[2])
+# the program fills the FIFO; its exit report then waits for room (2 s at most)
+p = subprocess.Popen([sys.executable, "-c",
+                      "import os, sys; f = os.open(sys.argv[1], os.O_WRONLY); "
+                      "os.write(f, b'x' * 4096); os.close(f)", fifo], env=env)
+waiting = False
+for _ in range(200):
+    try:
+        waiting = "poll" in open(f"/proc/{p.pid}/wchan").read()
+    except OSError:
+        pass
+    if waiting:
+        break
+    time.sleep(0.005)
+p.send_signal(signal.SIGTERM)
+time.sleep(0.2)
+data = b""
+deadline = time.time() + 5
+while time.time() < deadline:
+    try:
+        chunk = os.read(r, 65536)
+    except BlockingIOError:
+        chunk = None
+    if chunk:
+        data += chunk
+    elif p.poll() is not None:
+        break
+    else:
+        time.sleep(0.01)
+print(p.wait(), "waiting" if waiting else "not-waiting")
+sys.stdout.write(data[4096:].decode(errors="replace"))
+PY
+	for fatal in 1 0; do
+		rm -f "$BATS_TEST_TMPDIR/fifo"
+		run python3 "$BATS_TEST_TMPDIR/drive.py" "$SHIM" "$fatal" "$BATS_TEST_TMPDIR"
+		echo "PFSHIM_ON_FATAL=$fatal: $output"
+		[ "${lines[0]}" != "-15 not-waiting" ] || skip "the program was not seen waiting for the FIFO (/proc/PID/wchan)"
+		[ "${lines[0]}" = "-15 waiting" ]
+		[ "$(sed 1d <<<"$output" | jq -r 'select(.reason == "exit") | .events[] | select(.name == "task-clock") | .status')" = counted ]
+	done
+}
+
+# The other side: a report to stderr stuck on a blocking pipe whose reader stopped reading
+# holds no signal back: TERM still ends the program at once, as without the shim.
+@test "an exit report stuck on a stalled stderr pipe: TERM still ends the program at once" {
+	cat >"$BATS_TEST_TMPDIR/stalled.py" <<'PY'
 import fcntl, os, signal, subprocess, sys, time
 r, w = os.pipe()
 fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page
 env = dict(os.environ, LD_PRELOAD=sys.argv[1], PFSHIM_FORMAT="json",
-           PFSHIM_EVENTS="task-clock", PFSHIM_ON_FATAL=sys.argv[2])
+           PFSHIM_EVENTS="task-clock", PFSHIM_ON_FATAL="1")
 env.pop("PFSHIM_OUTPUT", None)
 p = subprocess.Popen([sys.executable, "-c", "import os; os.write(2, b'x' * 4096)"],
                      stderr=w, env=env)
 os.close(w)
-blocked = False
-for _ in range(200):  # the program fills the pipe; its exit report then waits on it
+for _ in range(200):
     try:
-        blocked = "pipe" in open(f"/proc/{p.pid}/wchan").read()
+        if "pipe" in open(f"/proc/{p.pid}/wchan").read():
+            break
     except OSError:
         pass
-    if blocked:
-        break
     time.sleep(0.025)
 p.send_signal(signal.SIGTERM)
-time.sleep(0.3)
-data = b""
-while chunk := os.read(r, 65536):
-    data += chunk
-print(p.wait(), "blocked" if blocked else "not-blocked")
-sys.stdout.write(data[4096:].decode(errors="replace"))
+try:
+    print(p.wait(timeout=10))
+except subprocess.TimeoutExpired:
+    print("still running")
+    os.read(r, 65536)
+    p.wait()
 PY
-	for fatal in 1 0; do
-		run python3 "$BATS_TEST_TMPDIR/drive.py" "$SHIM" "$fatal"
-		echo "PFSHIM_ON_FATAL=$fatal: $output"
-		[ "${lines[0]}" != "-15 not-blocked" ] || skip "the program was not seen waiting on the pipe (/proc/PID/wchan)"
-		[ "${lines[0]}" = "-15 blocked" ]
-		[ "$(sed 1d <<<"$output" | jq -r 'select(.reason == "exit") | .events[] | select(.name == "task-clock") | .status')" = counted ]
-	done
+	run -0 python3 "$BATS_TEST_TMPDIR/stalled.py" "$SHIM"
+	[ "$output" = -15 ]
 }
