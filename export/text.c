@@ -253,8 +253,8 @@ static void put_share(struct buf *b, const struct report_share *sh)
 	buf_put_fixed(b, (double)sh->task_clock_ns / 1e6, 3, 0);
 	buf_puts(b, " msec task-clock, ");
 	buf_put_u64_grouped(b, sh->context_switches);
-	buf_puts(b, " context-switches (its set-up, from before these counts began too, and its "
-		 "reports up to this one");
+	buf_puts(b, " context-switches (its set-up, which these counts hold from their start on, "
+		 "and its reports up to this one");
 	if (!sh->reports_measured)
 		buf_puts(b, ", but not those under the program's seccomp filter");
 	buf_puts(b, "; loading the library is not in it)\n");

@@ -1249,12 +1249,16 @@ void process_report_interval(void)
  * file, whose writes are bounded (a FIFO's wait for room included:
  * FD_WRITE_WAIT_MS): a standard stream may be a blocking pipe whose reader
  * stopped reading, and a program stuck there must still die of TERM or ^C.
- * The faults of our own code stay deliverable; under the program's seccomp
- * filter, no mask is touched (sandbox.h).
+ * The faults of our own code stay deliverable, and the stops; under the
+ * program's seccomp filter, no mask is touched (sandbox.h). The mask is
+ * the thread's: in a program with other threads the kernel's default action
+ * takes one of those (PFSHIM_ON_FATAL's handler there waits for the report).
  */
 static bool final_signals_hold(sigset_t *old)
 {
-	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+	/* and job control's: a stop mid-report harms nothing, and TTOU keeps `stty tostop` */
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS,
+				      SIGTSTP, SIGTTIN, SIGTTOU };
 	enum job_role role = job_role();
 	sigset_t held;
 
@@ -1279,6 +1283,8 @@ static void report_final(enum report_reason reason, int signo, int exit_status)
 	int self = process_thread_id();
 	/* one getpid() for both: process_is_unforked_copy() asks it again only when not self */
 	bool is_self = process_is_self(), unforked = !is_self && process_is_unforked_copy();
+	sigset_t mask;
+	bool held;
 
 	/* Off after its job began (nothing to count, perf_event_open refused): only its crumb goes. */
 	if (!process.active) {
@@ -1288,6 +1294,8 @@ static void report_final(enum report_reason reason, int signo, int exit_status)
 	}
 	if (!is_self && !unforked)
 		return;
+	/* Before the claim: a signal between the two would find the claim ours, and die. */
+	held = final_signals_hold(&mask);
 	for (int waited = 0; waited < FINAL_REPORT_WAIT_MS; waited++) {
 		int writer = FINAL_REPORT_NONE;
 
@@ -1295,9 +1303,6 @@ static void report_final(enum report_reason reason, int signo, int exit_status)
 		    /* a signal handler that exits while its thread writes another report */
 		    (writer == CLAIM_OTHER(self) &&
 		     atomic_compare_exchange_strong(&process.final_report, &writer, self))) {
-			sigset_t mask;
-			bool held = final_signals_hold(&mask);
-
 			if (unforked)
 				job_restart_in_child();	/* a descendant, as a fork child is */
 			if (exit_status >= 0)	/* _exit() in an atexit handler: its status wins */
@@ -1315,14 +1320,14 @@ static void report_final(enum report_reason reason, int signo, int exit_status)
 			 */
 			if (reason != REPORT_EXEC)
 				atomic_store(&process.final_report, FINAL_REPORT_WRITTEN);
-			if (held)
-				pthread_sigmask(SIG_SETMASK, &mask, NULL);
-			return;
+			break;
 		}
 		if (writer == FINAL_REPORT_WRITTEN || writer == self)
-			return;
+			break;
 		sandbox_pause();
 	}
+	if (held)
+		pthread_sigmask(SIG_SETMASK, &mask, NULL);
 }
 
 void process_report_final(enum report_reason reason)

@@ -788,6 +788,9 @@ void job_finish(enum report_reason reason)
 	if (job_role_now == JOB_NONE || (reason != REPORT_EXIT && reason != REPORT_SIGNAL) ||
 	    sandbox_filtered())
 		return;
+	/* a pid namespace's init outlives its signal's default action: its exit comes later */
+	if (reason == REPORT_SIGNAL && getpid() == 1)
+		return;
 	/* the root's by name: it tells whether the runtime directory was removed or replaced */
 	if (job_role_now != JOB_ROOT && (!job.crumb[0] || job.crumb_pid != getpid()))
 		return;		/* a descendant that made no crumb: nothing to remove */

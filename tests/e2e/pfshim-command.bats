@@ -454,3 +454,28 @@ expected_share() {
 	[ "$(jq -r '.job.unreported | map(.kind) | join(",")' <<<"$output")" = running ]
 	pkill -f '^sleep 61$' || true
 }
+
+# TERM while the runner calibrates (after the job): the calibration stops between rounds and
+# is not kept, and the TERM goes to no process (the job's pid is reaped, its number free).
+@test "pfshim run sent TERM during its calibration: it stops there, keeps none, signals nothing else" {
+	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache" TMPDIR="$BATS_TEST_TMPDIR/tmp"
+	mkdir "$TMPDIR"
+	strace -f -qq -e trace=kill -o "$BATS_TEST_TMPDIR/kills" \
+		"$PFSHIM" run -o r -- /bin/true 2>"$BATS_TEST_TMPDIR/err" &
+	tracer=$!
+	for _ in $(seq 400); do
+		compgen -G "$TMPDIR/pfshim-calibrate.*" >/dev/null && break
+		sleep 0.025
+	done
+	compgen -G "$TMPDIR/pfshim-calibrate.*" >/dev/null || skip "the calibration was not seen starting"
+	runner=$(pgrep -P "$tracer" -x pfshim)
+	kill -TERM "$runner"
+	status=0
+	wait "$tracer" || status=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$status" -eq 0 ]	# /bin/true's
+	grep -q "loading it is not in it (Operation canceled)" "$BATS_TEST_TMPDIR/err"
+	[ ! -e "$XDG_CACHE_HOME/pfshim/calibration.json" ]
+	# the runner's own kill(2) calls: none after the job was reaped
+	! grep -q "kill(" "$BATS_TEST_TMPDIR/kills" || { cat "$BATS_TEST_TMPDIR/kills"; false; }
+}

@@ -410,8 +410,8 @@ jq_path_sum() {
 	run -1 --separate-stderr "$PFSHIM" report "$BATS_TEST_TMPDIR/no-such-dir"
 	[ "$output" = "" ]
 	[ "${stderr_lines[0]}" = "pfshim: $BATS_TEST_TMPDIR/no-such-dir: No such file or directory; skipped" ]
-	[ "${stderr_lines[1]}" = "pfshim report: nothing read: the input was skipped (named above)" ]
+	[ "${stderr_lines[1]}" = "pfshim report: no reports read; 1 input skipped (named above)" ]
 	run -1 --separate-stderr "$PFSHIM" report "$BATS_TEST_TMPDIR/no-such-dir" "$BATS_TEST_TMPDIR/nor-this"
 	[ "$output" = "" ]
-	[ "${stderr_lines[2]}" = "pfshim report: nothing read: every input was skipped (named above)" ]
+	[ "${stderr_lines[2]}" = "pfshim report: no reports read; 2 inputs skipped (named above)" ]
 }

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,8 +244,8 @@ static int cmd_report(int argc, char **argv)
 		summary_print_csv(&s, stdout);
 	else if (nothing && s.skipped) {
 		if (!nothing_said)
-			fprintf(stderr, "pfshim report: nothing read: %s skipped (named above)\n",
-				s.skipped == 1 ? "the input was" : "every input was");
+			fprintf(stderr, "pfshim report: no reports read; %" PRIu64 " %s skipped "
+				"(named above)\n", s.skipped, s.skipped == 1 ? "input" : "inputs");
 	}
 	else
 		summary_print_text(&s, title, NULL, stdout);

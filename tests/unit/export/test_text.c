@@ -118,14 +118,14 @@ static void test_share(void **state)
 					 .context_switches = 2, .task_clock_ns = 248123 };
 	format(&r);
 	assert_line(out, " pfshim: pfshim's own share: 1,234 page-faults, 0.248 msec"
-		    " task-clock, 2 context-switches (its set-up, from before these counts began too,"
-		    " and its reports up to this one; loading the library is not in it)");
+		    " task-clock, 2 context-switches (its set-up, which these counts hold from their"
+		    " start on, and its reports up to this one; loading the library is not in it)");
 	r.share.reports_measured = 0;
 	format(&r);
 	assert_line(out, " pfshim: pfshim's own share: 1,234 page-faults, 0.248 msec"
-		    " task-clock, 2 context-switches (its set-up, from before these counts began too,"
-		    " and its reports up to this one, but not those under the program's seccomp"
-		    " filter; loading the library is not in it)");
+		    " task-clock, 2 context-switches (its set-up, which these counts hold from their"
+		    " start on, and its reports up to this one, but not those under the program's"
+		    " seccomp filter; loading the library is not in it)");
 	r.share.measured = 0;
 	format(&r);
 	assert_null(strstr(out, "own share"));

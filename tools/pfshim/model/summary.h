@@ -137,7 +137,8 @@ struct summary_share {
  * Why a process of a job is in no row, from the kernel's mappings of its
  * last image (jobcount.h): the shim could not load, was not loaded, or was
  * and left no report; RUNNING: it loaded the shim and had not exited when
- * the command ended (no exit record: an orphan, a daemon); UNKNOWN when the
+ * the command ended (no exit record, and the kernel lost none: an orphan, a
+ * daemon); UNKNOWN when the
  * job count does not say (version 1).
  */
 enum summary_kind {

@@ -60,7 +60,7 @@ static int job_event(struct summary_job *job, int k)
  * Why a process would be in no row: the error its report met (pfshim run's
  * ledger), else from its last image's mappings (absent before they were said).
  */
-static enum summary_kind process_kind(json_t *p)
+static enum summary_kind process_kind(json_t *p, bool records_lost)
 {
 	json_t *dynamic = json_object_get(p, "dynamic"), *shim = json_object_get(p, "shim");
 
@@ -68,8 +68,10 @@ static enum summary_kind process_kind(json_t *p)
 		return KIND_LOST;
 	if (!json_is_boolean(dynamic) || !json_is_boolean(shim))
 		return KIND_UNKNOWN;
-	if (json_is_true(shim))	/* no exit record: it outlived the command */
-		return json_is_false(json_object_get(p, "exited")) ? KIND_RUNNING : KIND_NO_REPORT;
+	/* no exit record: it outlived the command, unless the kernel lost records */
+	if (json_is_true(shim))
+		return json_is_false(json_object_get(p, "exited")) && !records_lost ? KIND_RUNNING :
+										       KIND_NO_REPORT;
 	return json_is_true(dynamic) ? KIND_NO_SHIM : KIND_STATIC;
 }
 
@@ -171,7 +173,7 @@ void summary_job_take(struct summary *s, json_t *o)
 		job->process[job->nr_processes++] = (struct summary_job_process){
 			.pid = (int)json_integer_value(json_object_get(p, "pid")),
 			.program = xstrdup(string_or(json_object_get(p, "program"), "?")),
-			.kind = process_kind(p),
+			.kind = process_kind(p, count_or(json_object_get(o, "lost_records"), 0) > 0),
 			.report_error = json_is_string(json_object_get(p, "report_error")) ?
 				xstrdup(json_string_value(json_object_get(p, "report_error"))) : NULL,
 		};

@@ -486,7 +486,8 @@ static uint64_t chain_price(const struct chain_runs *ch, int k)
 	return price > 0 ? (uint64_t)price : 0;
 }
 
-int calibrate(struct calibration *c, struct jobcount *j, const char *lib, bool measure)
+int calibrate(struct calibration *c, struct jobcount *j, const char *lib,
+	      const volatile sig_atomic_t *stop)
 {
 	uint64_t bare[3][CALIBRATE_RUNS], off[3][CALIBRATE_RUNS], pre[3][CALIBRATE_RUNS];
 	uint64_t in[3][CALIBRATE_RUNS], su[3][CALIBRATE_RUNS];
@@ -513,7 +514,7 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib, bool m
 	}
 	if (calibrate_cache_load(c, j, lib))
 		return 0;
-	if (!measure) {
+	if (*stop) {
 		c->error = ECANCELED;
 		c->nr = 0;
 		return -c->error;
@@ -534,6 +535,10 @@ int calibrate(struct calibration *c, struct jobcount *j, const char *lib, bool m
 	/* where the job has no buffers, nothing records its execs: no price */
 	chain.usable = chain.usable && j->nr_rings > 0;
 	for (int n = 0; n < CALIBRATE_RUNS && !ret; n++) {
+		if (*stop) {	/* pfshim run was told to stop: no more rounds */
+			ret = -ECANCELED;
+			break;
+		}
 		uint64_t b[3] = { 0 }, o[3] = { 0 }, p[3] = { 0 }, s[3] = { 0 }, u[3] = { 0 };
 
 		ret = run_once(c, j, lib, RUN_BARE, outdir, (char *[]){ CALIBRATE_PROGRAM, NULL },

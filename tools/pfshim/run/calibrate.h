@@ -16,6 +16,7 @@
 #define PFSHIM_TOOLS_CALIBRATE_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -94,11 +95,13 @@ struct calibration {
  * processes are; and as many CALIBRATE_CHAIN chains, bare, recorded and
  * not (none where @j records nothing).
  * A calibration of the same library, kernel, host and events kept by an
- * earlier run is taken instead (calibrate_cache.c); without one, nothing
- * is run unless @measure (-ECANCELED).
+ * earlier run is taken instead (calibrate_cache.c); without one, none is
+ * made once *@stop is set (before or between rounds: -ECANCELED, nothing
+ * kept).
  * Return: 0, or -errno (then nothing is said of the loader's share).
  */
-int calibrate(struct calibration *c, struct jobcount *j, const char *lib, bool measure);
+int calibrate(struct calibration *c, struct jobcount *j, const char *lib,
+	      const volatile sig_atomic_t *stop);
 
 /*
  * calibrate_cache_load - @c's events (chosen) filled from the cache when it

@@ -526,10 +526,10 @@ static void job_count_write(struct jobcount *jc, char **argv, int status, const 
 	err = f ? 0 : errno;
 	/*
 	 * After the job, so that it starts no later; the preload is the job's
-	 * own (LD_PRELOAD). Told to stop, only a kept calibration: seconds of
-	 * runs are not what TERM asked for.
+	 * own (LD_PRELOAD). Told to stop, before or during it, only a kept
+	 * calibration: seconds of runs are not what TERM asked for.
 	 */
-	calibrate(&cal, jc, getenv("LD_PRELOAD"), !job_stopped);
+	calibrate(&cal, jc, getenv("LD_PRELOAD"), &job_stopped);
 	calibration = calibrate_json(&cal, jc);
 	if (f) {
 		err = jobcount_write(jc, command ? command : argv[0], status, json_incref(calibration),
@@ -641,6 +641,7 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 	run_probe_release();	/* the job count's events hold the static keys now */
 	close(go[1]);
 	status = job_wait(pid, &jc, interval_ns);
+	job_pid = 0;	/* reaped: a TERM from now on must not reach whatever takes its number */
 	/* The child is gone: its exec's errno, or EOF if it exec'd. */
 	do
 		n = read(failed[0], &err, sizeof(err));
