@@ -1256,9 +1256,9 @@ void process_report_interval(void)
  */
 static bool final_signals_hold(sigset_t *old)
 {
-	/* and job control's: a stop mid-report harms nothing, and TTOU keeps `stty tostop` */
-	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS,
-				      SIGTSTP, SIGTTIN, SIGTTOU };
+	/* the faults, and the stops: a stop mid-report harms nothing, and TTOU keeps `stty tostop` */
+	static const int passing[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS,
+				       SIGTSTP, SIGTTIN, SIGTTOU };
 	enum job_role role = job_role();
 	sigset_t held;
 
@@ -1267,8 +1267,8 @@ static bool final_signals_hold(sigset_t *old)
 	     (!strcmp(process.config.output, "stderr") || !strcmp(process.config.output, "stdout"))))
 		return false;
 	sigfillset(&held);
-	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
-		sigdelset(&held, faults[i]);
+	for (size_t i = 0; i < sizeof(passing) / sizeof(passing[0]); i++)
+		sigdelset(&held, passing[i]);
 	return pthread_sigmask(SIG_BLOCK, &held, old) == 0;
 }
 
