@@ -138,8 +138,7 @@ struct summary_share {
  * last image (jobcount.h): the shim could not load, was not loaded, or was
  * and left no report; RUNNING: it loaded the shim and had not exited when
  * the command ended (no exit record, and the kernel lost none: an orphan, a
- * daemon); UNKNOWN when the
- * job count does not say (version 1).
+ * daemon); UNKNOWN when the job count does not say (version 1).
  */
 enum summary_kind {
 	KIND_STATIC, KIND_NO_SHIM, KIND_NO_REPORT, KIND_LOST, KIND_UNKNOWN, KIND_RUNNING, KINDS

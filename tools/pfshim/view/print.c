@@ -240,7 +240,8 @@ static void print_share_note(const struct summary *s, FILE *out)
 	fprintf(out, "\n pfshim: pfshim's own share: its set-up and reports as %" PRIu64 " %s measured"
 		" them", s->share.images, plural(s->share.images, "image", "images"));
 	if (calibrated && job->shim_images >= 0)
-		fprintf(out, ", and loading it in %" PRId64 " %s, as measured on %s (calibrated in %.0f ms%s)",
+		fprintf(out, ", and loading it in %" PRId64 " %s, as measured on %s "
+			"(calibrated in %.0f ms%s)",
 			job->shim_images, plural((uint64_t)job->shim_images, "image", "images"),
 			job->calibration_program ? job->calibration_program : "?",
 			(double)job->calibration_cost_ns / 1e6,
