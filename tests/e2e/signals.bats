@@ -323,14 +323,16 @@ PY
 }
 
 # The other side: a report to stderr stuck on a blocking pipe whose reader stopped reading
-# holds no signal back: TERM still ends the program at once, as without the shim.
+# holds no signal back: TERM still ends the program at once, as without the shim. With
+# PFSHIM_ON_FATAL's handler too, except under TSan, whose runtime runs a handler only at its
+# own safe points, which a write blocked in the kernel never reaches (with or without pfshim).
 @test "an exit report stuck on a stalled stderr pipe: TERM still ends the program at once" {
 	cat >"$BATS_TEST_TMPDIR/stalled.py" <<'PY'
 import fcntl, os, signal, subprocess, sys, time
 r, w = os.pipe()
 fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page
 env = dict(os.environ, LD_PRELOAD=sys.argv[1], PFSHIM_FORMAT="json",
-           PFSHIM_EVENTS="task-clock", PFSHIM_ON_FATAL="1")
+           PFSHIM_EVENTS="task-clock", PFSHIM_ON_FATAL=sys.argv[2])
 env.pop("PFSHIM_OUTPUT", None)
 p = subprocess.Popen([sys.executable, "-c", "import os; os.write(2, b'x' * 4096)"],
                      stderr=w, env=env)
@@ -350,6 +352,10 @@ except subprocess.TimeoutExpired:
     os.read(r, 65536)
     p.wait()
 PY
-	run -0 python3 "$BATS_TEST_TMPDIR/stalled.py" "$SHIM"
-	[ "$output" = -15 ]
+	for fatal in 0 1; do
+		[ "$fatal" = 0 ] || [ "${PFSHIM_SANITIZER:-}" != tsan ] || continue
+		run -0 python3 "$BATS_TEST_TMPDIR/stalled.py" "$SHIM" "$fatal"
+		echo "PFSHIM_ON_FATAL=$fatal: $output"
+		[ "$output" = -15 ]
+	done
 }
