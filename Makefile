@@ -180,7 +180,7 @@ help:
 	@echo '                       make e2e-progs: what make e2e runs, built, without running it'
 	@echo '  make fuzz            each libFuzzer target FUZZ_TIME seconds (20); make fuzz-events,'
 	@echo '                       fuzz-sysfs, fuzz-output, fuzz-signal, fuzz-config, fuzz-report,'
-	@echo '                       fuzz-writers: one; make fuzz-build builds them, make fuzz-deps'
+	@echo '                       fuzz-writers, fuzz-answers: one; make fuzz-build builds them, make fuzz-deps'
 	@echo '                       installs clang'
 	@echo 'Look and measure'
 	@echo '  make demo            run examples/ under the shim'

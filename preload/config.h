@@ -62,7 +62,7 @@ typedef const char *(*config_getenv_fn)(const char *name);
 	"PFSHIM_ON_FATAL", "PFSHIM_HANDOVER", "PFSHIM_COMPENSATE", "PFSHIM_DISABLE", \
 	"PFSHIM_SYSFS_ROOT", "PFSHIM_TRACEFS_ROOT", "PFSHIM_ADOPT", "PFSHIM_JOB_MAX", \
 	"PFSHIM_JOB_EXPIRE", "PFSHIM_GROUP", "PFSHIM_METRICS", "PFSHIM_PROMETHEUS_KEEP", \
-	"PFSHIM_RUN", "PFSHIM_RUN_MACHINE", \
+	"PFSHIM_RUN", "PFSHIM_RUN_MACHINE", "PFSHIM_RESOLVED", \
 	CONFIG_TEST_VARIABLES
 
 /* pfshim's own test harness's (tests/): passed to the programs it runs under the shim. */

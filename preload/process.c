@@ -27,6 +27,7 @@
 #include "fastread/sysfile.h"	/* boot_id_take() */
 #include "preload/actions.h"
 #include "preload/counters/handover.h"
+#include "preload/events/pfm_answers.h"
 #include "preload/fd.h"
 #include "preload/identity.h"
 #include "preload/interval.h"
@@ -264,6 +265,22 @@ static bool counters_adopt(const char *handed)
 	return ret == 0;
 }
 
+/*
+ * What libpfm4 answered the image that exec'd us, or the process that
+ * spawned us (pfm_answers.h): taken when it was meant for this process,
+ * and out of the environment either way.
+ */
+static void answers_take(config_getenv_fn get_env)
+{
+	const char *handed = get_env(PFM_ANSWERS_VAR);
+
+	if (!handed)
+		return;
+	if (!process.config.disabled && pfm_answers_take(handed, getpid()) < 0)
+		pfm_answers_take(handed, getppid());
+	environ_remove(PFM_ANSWERS_VAR);
+}
+
 static void report_interval_tick(void)
 {
 	process_report_interval();
@@ -361,6 +378,7 @@ void process_start(int argc, char **argv, config_getenv_fn get_env)
 	prefault_populate(&process, offsetof(struct process, events));
 	job_start(get_env, clock_ns(CLOCK_REALTIME));
 	config_read(&process.config, get_env, warn_message);
+	answers_take(get_env);
 	if (process.config.disabled)
 		return;
 	prefault_populate(&process.events, 4096);
@@ -504,6 +522,29 @@ const char *process_handover_open(const char *file, bool search, char *const env
 	    handover_open(&next_image, &process.events, process.config.events, value + prefix,
 			  sizeof(value) - prefix) == 0)
 		ret = value;
+	errno = saved_errno;
+	return ret;
+}
+
+size_t process_answers_size(void)
+{
+	return pfm_answers_kept ? sizeof(PFM_ANSWERS_VAR "=") + pfm_answers_size() : 0;
+}
+
+const char *process_answers_for(const char *file, bool search, char *const envp[], char *buf,
+				size_t size)
+{
+	const size_t prefix = sizeof(PFM_ANSWERS_VAR "=") - 1;
+	int saved_errno = errno;
+	const char *ret = NULL;
+
+	/* Only for an image whose shim will take them: none other must see them. */
+	if (size <= prefix || sandbox_filtered() || !env_names_shim(envp) ||
+	    !handover_target_ok(file, search ? getenv("PATH") : ""))
+		return NULL;
+	memcpy(buf, PFM_ANSWERS_VAR "=", prefix);
+	if (pfm_answers_format(getpid(), buf + prefix, size - prefix) > 0)
+		ret = buf;
 	errno = saved_errno;
 	return ret;
 }

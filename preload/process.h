@@ -142,6 +142,18 @@ const char *process_handover_open(const char *file, bool search, char *const env
 void process_handover_close(void);
 
 /*
+ * process_answers_for - "PFSHIM_RESOLVED=..." in @buf (of @size:
+ * process_answers_size()) for the image that @file (searched in PATH when
+ * @search) starts with @envp, by exec here or spawned as our child: what
+ * libpfm4 answered this process (pfm_answers.h), when it was asked
+ * something and that image will load the shim; else NULL. The caller
+ * puts it in @envp's copy. errno is preserved.
+ */
+size_t process_answers_size(void);
+const char *process_answers_for(const char *file, bool search, char *const envp[], char *buf,
+				size_t size);
+
+/*
  * process_before_filter - the program is about to install a seccomp
  * filter (@all_threads: on every thread, TSYNC): take now what the reports
  * will need under it (names, memory, a stderr duplicate), stop the interval

@@ -384,10 +384,66 @@ PFSHIM_EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *term
 	return pid;
 }
 
+static size_t env_count(char *const envp[])
+{
+	size_t n = 0;
+
+	for (char *const *e = envp; e && *e; e++)
+		n++;
+	return n;
+}
+
+/* Does @entry ("NAME=...") set the variable that @var ("NAME=...") sets? */
+static bool env_same_name(const char *entry, const char *var)
+{
+	size_t len = (size_t)(strchr(var, '=') - var) + 1;
+
+	return !strncmp(entry, var, len);
+}
+
+/*
+ * @envp with @vars (each "NAME=value", NULL for none) in place of any
+ * older values, into @env: room for env_count(envp) + 3 entries.
+ */
+static void env_with(char **env, char *const envp[], const char *const vars[2])
+{
+	size_t k = 0;
+
+	for (char *const *e = envp; e && *e; e++)
+		if (!(vars[0] && env_same_name(*e, vars[0])) &&
+		    !(vars[1] && env_same_name(*e, vars[1])))
+			env[k++] = *e;
+	for (int v = 0; v < 2; v++)
+		if (vars[v])
+			env[k++] = (char *)vars[v];
+	env[k] = NULL;
+}
+
+/* posix_spawn(p) with libpfm4's answers for the child (process_answers_for). */
+static int spawn_answering(posix_spawn_fn spawn, pid_t *pid, const char *file, bool search,
+			   const posix_spawn_file_actions_t *actions,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	char answers[process_answers_size() + 1];
+	const char *const vars[2] = {
+		NULL, process_answers_for(file, search, envp, answers, sizeof(answers)),
+	};
+
+	if (!vars[1])
+		return spawn(pid, file, actions, attr, argv, envp);
+
+	char *env[env_count(envp) + 3];
+
+	env_with(env, envp, vars);
+	return spawn(pid, file, actions, attr, argv, env);
+}
+
 /*
  * The ways libc makes a child that run no fork handler and exec by an
  * internal call no preload sees: only the parent's side is ours, where
- * what the child needs to find its job is left first. Their real functions
+ * what the child needs to find its job is left first, and posix_spawn()'s
+ * environment gets libpfm4's answers (system() and popen() pass environ
+ * itself, which is not ours to change: their shell asks again). Their real functions
  * are looked up at the first call, not in the constructor (1.4k
  * instructions each in every process, callgrind): none of them may be
  * called where dlsym() may not (a signal handler, a threaded fork's child).
@@ -397,7 +453,8 @@ PFSHIM_EXPORT int posix_spawn(pid_t *pid, const char *path,
 			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	process_before_spawn();
-	return REAL(posix_spawn) ? real.posix_spawn(pid, path, actions, attr, argv, envp) : ENOSYS;
+	return REAL(posix_spawn) ? spawn_answering(real.posix_spawn, pid, path, false, actions, attr,
+						   argv, envp) : ENOSYS;
 }
 
 PFSHIM_EXPORT int posix_spawnp(pid_t *pid, const char *file,
@@ -405,7 +462,8 @@ PFSHIM_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 			       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	process_before_spawn();
-	return REAL(posix_spawnp) ? real.posix_spawnp(pid, file, actions, attr, argv, envp) : ENOSYS;
+	return REAL(posix_spawnp) ? spawn_answering(real.posix_spawnp, pid, file, true, actions,
+						    attr, argv, envp) : ENOSYS;
 }
 
 PFSHIM_EXPORT int system(const char *command)
@@ -510,30 +568,29 @@ static int no_real(void)
 
 
 /*
- * The exec itself, with PFSHIM_HANDOVER=1 the next image's counters in its
- * environment (process_handover_open): @envp copied onto the stack with
- * PFSHIM_ADOPT put in, no allocation. Closed again if the exec fails.
+ * The exec itself, with what the next image takes from ours in its
+ * environment: PFSHIM_HANDOVER=1's counters (process_handover_open) and
+ * libpfm4's answers (process_answers_for). @envp is copied onto the stack
+ * with them put in, no allocation. The counters are closed again if the
+ * exec fails.
  */
 static int exec_handing_over(const char *file, bool search, char *const argv[],
 			     char *const envp[])
 {
-	const char *adopt = process_handover_open(file, search, envp);
-	size_t n = 0, k = 0, len = adopt ? (size_t)(strchr(adopt, '=') - adopt) + 1 : 0;
+	char answers[process_answers_size() + 1];
+	const char *const vars[2] = {
+		process_handover_open(file, search, envp),
+		process_answers_for(file, search, envp, answers, sizeof(answers)),
+	};
 	int ret, saved_errno;
 
-	if (!adopt)
+	if (!vars[0] && !vars[1])
 		return search ? CALL_REAL(execvpe, file, argv, envp) :
 				CALL_REAL(execve, file, argv, envp);
-	for (char *const *e = envp; *e; e++)
-		n++;
 
-	char *env[n + 2];
+	char *env[env_count(envp) + 3];
 
-	for (char *const *e = envp; *e; e++)
-		if (strncmp(*e, adopt, len))	/* an older value of the variable */
-			env[k++] = *e;
-	env[k++] = (char *)adopt;
-	env[k] = NULL;
+	env_with(env, envp, vars);
 	ret = search ? CALL_REAL(execvpe, file, argv, env) : CALL_REAL(execve, file, argv, env);
 	saved_errno = errno;
 	process_handover_close();

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pfm.c: the libpfm4 resolver (see pfm.h). libpfm.so.4 is dlopen()ed
- * RTLD_LOCAL on the first vendor name of a parse and dlclose()d at its end,
- * so that the shim links only libc (dlopen is in glibc's libc since 2.34)
- * and no process that names only built-in or sysfs events maps it.
+ * RTLD_LOCAL on the first vendor name of a parse that no kept answer covers
+ * (pfm_answers.h) and dlclose()d at its end, so that the shim links only
+ * libc (dlopen is in glibc's libc since 2.34) and no process that names
+ * only built-in or sysfs events, or was handed its answers, maps it.
  * Under AT_SECURE the shim is inert and never gets here (docs/security.md,
  * class 1), so libpfm4's LIBPFM_* variables (LIBPFM_FORCE_PMU, ...), which
  * it reads in pfm_initialize(), cannot reach a privileged program.
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "preload/events/builtin.h"
+#include "preload/events/pfm_answers.h"
 
 const char *pfm_library = PFM_ABI_SONAME;
 
@@ -125,19 +127,21 @@ static int encode(struct pfm_names *r, const char *name, struct perf_event_attr 
 int pfm_encode(struct pfm_names *r, const char *name, struct perf_event_attr *attr,
 	       const char **why)
 {
-	int err;
+	int err = pfm_answer_find(name, attr, why);
 
-	*why = NULL;
+	if (err != -ESRCH)
+		return err;
 	if (pfm_names_load(r))
 		return -ENOSYS;
 	err = encode(r, name, attr);
-	if (err == PFM_ABI_ERR_NOTFOUND)
-		return -ENOENT;
-	if (err != PFM_ABI_SUCCESS) {
+	if (err == PFM_ABI_ERR_NOTFOUND) {
+		err = -ENOENT;
+	} else if (err != PFM_ABI_SUCCESS) {
 		*why = r->strerror(err);
-		return -EINVAL;
+		err = -EINVAL;
 	}
-	return 0;
+	pfm_answer_keep(name, err, attr, *why);
+	return err;
 }
 
 int pfm_resolve(struct pfm_names *r, const char *item, const char *name,

@@ -65,10 +65,13 @@ int pfm_resolve(struct pfm_names *r, const char *item, const char *name,
 		struct event_spec *spec);
 
 /*
- * pfm_encode - libpfm4's whole encoding of @name, for perf_event_open, at
- * every privilege level unless the name says otherwise. Return: 0; -ENOENT
- * (no such event); -ENOSYS (libpfm4 cannot be loaded); -EINVAL, with @why
- * libpfm4's reason ("invalid or missing unit mask"). Says nothing.
+ * pfm_encode - libpfm4's encoding of @name, for perf_event_open, at every
+ * privilege level unless the name says otherwise: type, config, config1,
+ * config2 and the exclude_* bits. An answer this process was handed or got
+ * before is taken without libpfm4 (pfm_answers.h), and each new one is kept.
+ * Return: 0; -ENOENT (no such event); -ENOSYS (libpfm4 cannot be loaded);
+ * -EINVAL, with @why libpfm4's reason ("invalid or missing unit mask").
+ * Says nothing.
  */
 int pfm_encode(struct pfm_names *r, const char *name, struct perf_event_attr *attr,
 	       const char **why);

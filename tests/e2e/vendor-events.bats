@@ -125,3 +125,75 @@ pfshim: PFSHIM_EVENTS: unknown event 'cylces' (did you mean 'cycles'?); the even
 		task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses ]
 	[ "$(jq -s -r '.[1].events[3].status' "$REPORTS")" = counted ]
 }
+
+# libpfm_loads DIR: how many processes loaded libpfm4 (LD_DEBUG=files, LD_DEBUG_OUTPUT=DIR/ld).
+libpfm_loads() {
+	grep -l 'file=libpfm.so.4 \[0\];  dynamically loaded by' "$1"/ld.* 2>/dev/null | wc -l
+}
+
+@test "a job asks libpfm4 once: each image the shim starts takes the answers it was handed" {
+	mkdir "$BATS_TEST_TMPDIR/ld"
+	# a fork and exec, a pipeline, Python's subprocess (vfork and exec) and posix_spawnp
+	run --separate-stderr env LD_DEBUG=files LD_DEBUG_OUTPUT="$BATS_TEST_TMPDIR/ld/ld" \
+		LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+		PFSHIM_EVENTS='{page-faults,perf::PERF_COUNT_SW_PAGE_FAULTS}' \
+		sh -c '/bin/true; env | grep -c PFSHIM_RESOLVED; python3 -c "
+import os, subprocess
+subprocess.run([\"/bin/true\"])
+os.waitpid(os.posix_spawnp(\"true\", [\"true\"], os.environ), 0)"'
+	[ "$status" -eq 0 ]
+	[ "$output" = 0 ]	# the program never sees the variable
+	[ "$stderr" = "" ]
+	[ "$(libpfm_loads "$BATS_TEST_TMPDIR/ld")" -eq 1 ]
+	# every image counted libpfm4's page faults as the built-in ones, in one group
+	[ "$(reports '.program == "true"')" -eq 3 ]
+	[ "$(reports '.program | startswith("python3")')" -ge 1 ]
+	[ "$(reports '[.events[].name] == ["page-faults", "perf::PERF_COUNT_SW_PAGE_FAULTS"]')" \
+		-eq "$(reports)" ]
+	[ "$(reports '.events[1].status == "counted" and .events[1].value > 0 and
+		      .events[1].value == .events[0].value')" -eq "$(reports)" ]
+}
+
+@test "a misspelt name is asked once too, and every image still says it" {
+	mkdir "$BATS_TEST_TMPDIR/ld"
+	run --separate-stderr env LD_DEBUG=files LD_DEBUG_OUTPUT="$BATS_TEST_TMPDIR/ld/ld" \
+		LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null LIBPFM_FORCE_PMU=skl \
+		PFSHIM_EVENTS=NOT_AN_EVENT:ANY,INST_RETIRED:BOGUS,task-clock \
+		sh -c '/bin/true; /bin/true'
+	[ "$status" -eq 0 ]
+	[ "$(libpfm_loads "$BATS_TEST_TMPDIR/ld")" -eq 1 ]
+	said="pfshim: PFSHIM_EVENTS: unknown event 'NOT_AN_EVENT:ANY'; the event is skipped
+pfshim: PFSHIM_EVENTS: libpfm4 cannot encode 'INST_RETIRED:BOGUS': invalid event attribute; the event is skipped"
+	[ "$stderr" = "$said
+$said
+$said" ]
+}
+
+@test "libpfm4's answers are not taken where they may not hold" {
+	mkdir "$BATS_TEST_TMPDIR/ld" "$BATS_TEST_TMPDIR/ld2"
+	# another LIBPFM_FORCE_PMU (another CPU for libpfm4): the child asks again, and
+	# gets the other model's answer
+	run --separate-stderr env LD_DEBUG=files LD_DEBUG_OUTPUT="$BATS_TEST_TMPDIR/ld/ld" \
+		LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" LIBPFM_FORCE_PMU=skl \
+		PFSHIM_EVENTS=INST_RETIRED:ANY_P,task-clock \
+		sh -c 'LIBPFM_FORCE_PMU=amd64_fam17h /bin/true'
+	[ "$status" -eq 0 ]
+	[ "$(libpfm_loads "$BATS_TEST_TMPDIR/ld")" -eq 2 ]
+	[ "$stderr" = "pfshim: PFSHIM_EVENTS: unknown event 'INST_RETIRED:ANY_P'; the event is skipped" ]
+	[ "$(reports '.program == "true" and (.events | length) == 1')" -eq 1 ]
+	# a value written for another process (copied, or set by hand) is ignored and
+	# removed: the program asks libpfm4 itself and never sees it
+	run --separate-stderr env LD_DEBUG=files LD_DEBUG_OUTPUT="$BATS_TEST_TMPDIR/ld2/ld" \
+		LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null LIBPFM_FORCE_PMU=skl \
+		PFSHIM_RESOLVED='1;1;0;18:INST_RETIRED:ANY_P=1,2,0,0,0;' \
+		PFSHIM_EVENTS=INST_RETIRED:ANY_P,task-clock env
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "" ]
+	[[ "$output" != *PFSHIM_RESOLVED* ]]
+	[ "$(libpfm_loads "$BATS_TEST_TMPDIR/ld2")" -eq 1 ]
+	# an image that will not load the shim is not handed them
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null LIBPFM_FORCE_PMU=skl \
+		PFSHIM_EVENTS=INST_RETIRED:ANY_P,task-clock env -u LD_PRELOAD env
+	[[ "$output" == *PFSHIM_EVENTS=* ]]
+	[[ "$output" != *PFSHIM_RESOLVED* ]]
+}

@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: MIT
 # fuzz: owned by tests/fuzz/. libFuzzer targets for the parsers of what the
 # shim reads from outside: event syntax, sysfs files, the output template,
-# the signal name and the environment as a whole. Each runs FUZZ_TIME
-# seconds from its committed corpus (tests/fuzz/corpus/<target>/); what a run
-# finds is left in $(BUILD)/fuzz/ and fails the run. See docs/testing.md.
+# the signal name, the environment as a whole and libpfm4's answers handed
+# over in it. Each runs FUZZ_TIME seconds from its committed corpus
+# (tests/fuzz/corpus/<target>/); what a run finds is left in $(BUILD)/fuzz/
+# and fails the run. See docs/testing.md.
 
 FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 20
 FUZZ_RSS_MB  ?= 2048
 FUZZ_B       := $(BUILD)/fuzz
 FUZZ_DIR     := tests/fuzz
-FUZZ_TARGETS := events sysfs output signal config report writers
+FUZZ_TARGETS := events sysfs output signal config report writers answers
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_BIN     := $(addprefix $(FUZZ_B)/fuzz_,$(FUZZ_TARGETS))
 # clang's libFuzzer and sanitizer runtimes: compiler-rt is only recommended

@@ -24,6 +24,7 @@
 
 #include "preload/events/events.h"
 #include "preload/events/pfm.h"
+#include "preload/events/pfm_answers.h"
 
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -274,11 +275,18 @@ static void test_perf_pmu(void **state)
 	assert_int_equal(list.ev[1].kind, REPORT_KIND_PMU);
 }
 
+/* A process without libpfm4, and without answers kept or handed (pfm_answers.h). */
+static void library_missing(void)
+{
+	pfm_library = "libpfm-missing-for-test.so.4";
+	pfm_answers_clear();
+}
+
 /* Without libpfm4: one clear message, and nothing else changes. */
 static void test_without_libpfm(void **state)
 {
 	(void)state;
-	pfm_library = "libpfm-missing-for-test.so.4";
+	library_missing();
 	assert_int_equal(parse_on("skl", "inst_retired.any_p,task-clock"), 1);
 	assert_warned("unknown event 'inst_retired.any_p' (vendor names need libpfm4: apt-get "
 		      "install libpfm4); the event is skipped");
@@ -336,7 +344,7 @@ static void test_tracepoint_or_vendor(void **state)
 		      "event is skipped");
 	assert_int_equal(list.ev[0].attr.config, 0xc0);
 	/* Nor libpfm4: each name's own message */
-	pfm_library = "libpfm-missing-for-test.so.4";
+	library_missing();
 	assert_int_equal(parse_on("skl", "sched:sched_switch"), 0);
 	assert_warned("'sched:sched_switch': no tracefs events directory in /nonexistent; the "
 		      "event is skipped");
@@ -345,6 +353,51 @@ static void test_tracepoint_or_vendor(void **state)
 		      "install libpfm4); the event is skipped");
 	pfm_library = PFM_ABI_SONAME;
 	tracefs_root = "";
+}
+
+/*
+ * libpfm4's answers, kept and handed on (pfm_answers.h): a process handed
+ * them resolves as libpfm4 did, without it; a name they lack, or another
+ * LIBPFM_FORCE_PMU, goes to libpfm4 again.
+ */
+static void test_answers_handed(void **state)
+{
+	const char *text = "INST_RETIRED:ANY_P:k,skl::L1D:REPLACEMENT,NOT_AN_EVENT:ANY,"
+			   "INST_RETIRED:BOGUS,task-clock";
+	struct event_list direct;
+	char handed[4096];
+	(void)state;
+
+	pfm_answers_clear();
+	assert_int_equal(parse_on("skl", text), 3);
+	assert_int_equal(nr_warn, 2);
+	direct = list;
+	assert_true(pfm_answers_format(4242, handed, sizeof(handed)) > 0);
+	/* The next image: no libpfm4, only what it was handed */
+	library_missing();
+	assert_int_equal(pfm_answers_take(handed, 4243), -EINVAL);	/* for another process */
+	assert_int_equal(pfm_answers_take(handed, 4242), 0);
+	assert_int_equal(parse_on("skl", text), 3);
+	assert_string_equal(warn_text[0], "unknown event 'NOT_AN_EVENT:ANY'; the event is skipped");
+	assert_string_equal(warn_text[1], "libpfm4 cannot encode 'INST_RETIRED:BOGUS': invalid "
+			    "event attribute; the event is skipped");
+	assert_int_equal(nr_warn, 2);
+	for (int i = 0; i < 3; i++) {
+		assert_string_equal(list.ev[i].name, direct.ev[i].name);
+		assert_memory_equal(&list.ev[i].attr, &direct.ev[i].attr, sizeof(direct.ev[i].attr));
+		assert_int_equal(list.ev[i].kind, direct.ev[i].kind);
+		assert_int_equal(list.ev[i].modifiers, direct.ev[i].modifiers);
+	}
+	/* a name it was not handed: libpfm4's, missing here */
+	assert_int_equal(parse_on("skl", "INST_RETIRED:ANY_P,BR_INST_RETIRED:ALL_BRANCHES"), 1);
+	assert_warned("unknown event 'BR_INST_RETIRED:ALL_BRANCHES' (vendor names need libpfm4: "
+		      "apt-get install libpfm4); the event is skipped");
+	/* another CPU model for libpfm4: none of them holds */
+	assert_int_equal(parse_on("amd64_fam17h", "INST_RETIRED:ANY_P"), 0);
+	assert_warned("unknown event 'INST_RETIRED:ANY_P' (vendor names need libpfm4: apt-get "
+		      "install libpfm4); the event is skipped");
+	pfm_library = PFM_ABI_SONAME;
+	pfm_answers_clear();
 }
 
 /* The list pfshim list prints: every event and unit mask of the forced model. */
@@ -373,7 +426,7 @@ static void test_list(void **state)
 	assert_int_equal(n[0], 1);	/* INST_RETIRED:ANY_P, described */
 	assert_int_equal(n[1], 0);	/* only the forced model: not perf::, not perf_raw:: */
 	assert_true(n[2] > 100);
-	pfm_library = "libpfm-missing-for-test.so.4";
+	library_missing();
 	pfm_names_start(&r, NULL);
 	assert_int_equal(pfm_names_list(&r, list_count, n), -ENOSYS);
 	assert_string_equal(pfm_names_why(&r), "vendor names need libpfm4: apt-get install libpfm4");
@@ -391,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_perf_pmu),
 		cmocka_unit_test(test_without_libpfm),
 		cmocka_unit_test(test_tracepoint_or_vendor),
+		cmocka_unit_test(test_answers_handed),
 		cmocka_unit_test(test_list),
 	};
 

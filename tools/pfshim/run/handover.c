@@ -5,7 +5,9 @@
  * dynamic loader's work included), and hands them to the shim through
  * PFSHIM_ADOPT. It does so only where a shim will be there to adopt them:
  * the descriptors are not close-on-exec, and in an image without the shim
- * they would stay open, counting it, for its whole life.
+ * they would stay open, counting it, for its whole life. There too it hands
+ * the command what libpfm4 answered its own parse (PFSHIM_RESOLVED), so
+ * that no process of the job loads libpfm4 again.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 
 #include "preload/config.h"
 #include "preload/counters/handover.h"
+#include "preload/events/pfm_answers.h"
 #include "preload/fd.h"
 #include "tools/pfshim/run/handover.h"
 
@@ -62,17 +65,27 @@ void run_probe_release(void)
 	counters_close(&probe);
 }
 
+void run_answers_hand(void)
+{
+	size_t size = pfm_answers_size();
+	char value[size + 1];
+
+	if (size && pfm_answers_format(getpid(), value, sizeof(value)) > 0)
+		setenv(PFM_ANSWERS_VAR, value, 1);
+}
+
 void run_handover_open(void)
 {
 	static char value[HANDOVER_MAX];
 	const char *off = getenv("PFSHIM_HANDOVER");
 	struct config config;
 
-	/* PFSHIM_HANDOVER=0 turns off the hand-over here too (docs/pfshim.md). */
-	if (off && !strcmp(off, "0"))
-		return;
 	/* This environment is the command's: its shim reads what we read here. */
 	run_events(&config);
+	run_answers_hand();
+	/* PFSHIM_HANDOVER=0 turns off the hand-over of counters here too (docs/pfshim.md). */
+	if (off && !strcmp(off, "0"))
+		return;
 	if (!config_adopts_handover(&config, &config) || !fd_room_away() || events.nr == 0)
 		return;
 	if (handover_open(&handed, &events, config.events, value, sizeof(value)) < 0 ||
@@ -84,6 +97,7 @@ void run_handover_close(void)
 {
 	counters_close(&handed);
 	unsetenv(HANDOVER_VAR);
+	unsetenv(PFM_ANSWERS_VAR);
 }
 
 bool run_handover_target_ok(const char *file)

@@ -26,11 +26,20 @@ bool run_handover_target_ok(const char *file);
 
 /*
  * run_handover_open - open the counters for the environment as it is now
- * (PFSHIM_EVENTS...) and set PFSHIM_ADOPT; nothing when they cannot be.
+ * (PFSHIM_EVENTS...) and set PFSHIM_ADOPT, nothing when they cannot be;
+ * and PFSHIM_RESOLVED when libpfm4 was asked (pfm_answers.h).
  * Call in the child, just before exec; run_handover_close() if exec fails.
  */
 void run_handover_open(void);
 void run_handover_close(void);
+
+/*
+ * run_answers_hand - set PFSHIM_RESOLVED to what libpfm4 answered the
+ * parses of this process (pfm_answers.h), for the image this process
+ * execs next or the children it starts: their shim then asks libpfm4
+ * nothing it was told. Nothing when libpfm4 was asked nothing.
+ */
+void run_answers_hand(void);
 
 /*
  * run_counters_refused - would the shim find perf_event_open refused for
