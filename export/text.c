@@ -125,8 +125,12 @@ static int put_comment(struct buf *b, const struct report *r, int i)
 	return 0;
 }
 
-/* The unit column between a count and its name: " msec " or blanks, in UNIT_WIDTH. */
-static void put_unit_column(struct buf *b, const char *unit)
+/*
+ * The unit column between a count and its name: " msec " or blanks, in
+ * UNIT_WIDTH, less @over (what the count took past its column, as
+ * "<closed by program>" does), so that the name keeps its column.
+ */
+static void put_unit_column(struct buf *b, const char *unit, size_t over)
 {
 	size_t w = 0;
 
@@ -134,6 +138,7 @@ static void put_unit_column(struct buf *b, const char *unit)
 	buf_put_printable(b, unit);
 	while (unit[w])
 		w++;
+	w += over;
 	buf_pad(b, ' ', w < UNIT_WIDTH ? UNIT_WIDTH - w + 1 : 1);
 }
 
@@ -160,7 +165,7 @@ static void put_event_line(struct buf *b, const struct report *r, int i)
 		buf_pad(b, ' ', VALUE_WIDTH - w);
 	put_value(b, e);
 	put_unit_column(b, e->status == STATUS_COUNTED && event_has_unit(e) && e->unit ?
-				   e->unit : "");
+				   e->unit : "", w > VALUE_WIDTH ? w - VALUE_WIDTH : 0);
 	put_name(b, e);
 
 	buf_init(&comment, 0, 0);
@@ -298,7 +303,7 @@ static void text_unit_name(struct buf *b, const struct report_event *ev, const c
 {
 	if (!unit)
 		unit = event_has_unit(ev) && ev->unit ? ev->unit : "";
-	put_unit_column(b, unit);
+	put_unit_column(b, unit, 0);
 	buf_put_printable(b, name);
 }
 
@@ -678,7 +683,7 @@ static void put_series_line(struct buf *b, const struct report *r, const struct 
 	buf_pad(b, ' ', w < VALUE_WIDTH ? VALUE_WIDTH - w + 1 : 1);
 	put_delta(b, e);
 	put_unit_column(b, e->status == STATUS_COUNTED && event_has_unit(e) && e->unit ?
-				   e->unit : "");
+				   e->unit : "", 0);
 	put_name(b, e);
 	if (e->status == STATUS_COUNTED) {
 		w = measure(put_name, e);

@@ -499,7 +499,7 @@ reachable_shared() {
 	[ "$(field page-faults status)" = closed-by-program ]
 	[ "$(field page-faults value)" = null ]
 	run env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock "$PROGS/fd_reuse" dup2 "$BATS_TEST_TMPDIR/data"
-	[[ "$output" == *"<closed by program>      task-clock"* ]]
+	[[ "$output" == *"<closed by program>     task-clock"* ]]	# the name in its column
 	# untouched counters are counted as ever
 	shim PFSHIM_EVENTS=task-clock /bin/true
 	[ "$(field task-clock status '.program == "true"')" = counted ]

@@ -289,6 +289,7 @@ pfshim: no reports: --html page.html not written" ]
 	iv 1 '<script>alert(1)<\/script>' exit 1 10 5 5 >evil.jsonl
 	iv 2 'a&b\"c' exit 1 10 6 6 >>evil.jsonl
 	run -0 "$PFSHIM" report --html page.html evil.jsonl
+	grep -q ' 2 processes, 2 process images, 2 reports read &middot; ' page.html
 	! grep -q '<script' page.html || false
 	grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' page.html
 	grep -q 'a&amp;b&quot;c' page.html
@@ -298,6 +299,11 @@ pfshim: no reports: --html page.html not written" ]
 	[[ "$output" == "<!DOCTYPE html>"* ]]
 	run -2 "$PFSHIM" report --html /no/such/dir/page.html evil.jsonl
 	[[ "$output" == *"--html /no/such/dir/page.html: No such file or directory"* ]]
+	# one of each, said as one
+	iv 1 one exit 1 10 5 5 >one.jsonl
+	echo garbage >bad.jsonl
+	run -0 "$PFSHIM" report --html page.html one.jsonl bad.jsonl
+	grep -q ' 1 process, 1 process image, 1 report read, 1 input skipped &middot; ' page.html
 }
 
 @test "pfshim report: many files, parsed on several threads, combine as one thread reads them" {

@@ -201,8 +201,9 @@ static void test_odd_names(void **state)
 		{ .name = "a-very-long-event-name-that-fills-the-column", .scale = 1.0,
 		  .status = STATUS_NOT_SUPPORTED, .error = 4095 },
 		{ .name = "raw", .unit = "Joules", .scale = 0.5, .value = 3 },
+		{ .name = "task-clock", .unit = "msec", .scale = 1e-6, .status = STATUS_CLOSED },
 	};
-	struct report r = { .program = NULL, .pid = 7, .nr_events = 6, .events = ev };
+	struct report r = { .program = NULL, .pid = 7, .nr_events = 7, .events = ev };
 	(void)state;
 	format(&r);
 	assert_line(out, " pfshim: Performance counter stats for '?' (pid 7, exit):");
@@ -212,6 +213,8 @@ static void test_odd_names(void **state)
 	assert_line(out, "                 4      cycles:u");
 	assert_line(out, "   <not supported>      a-very-long-event-name-that-fills-the-column # errno 4095");
 	assert_line(out, "              1.50 Joules raw");
+	/* one wider than the value column: the name keeps its own */
+	assert_line(out, "<closed by program>     task-clock");
 }
 
 /* An explicit ":u" (no retry) on a kernel-side event still gets the note. */

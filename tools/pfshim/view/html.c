@@ -803,11 +803,14 @@ void summary_print_html(const struct summary *s, const char *title, FILE *out)
 	html_text(out, name);
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>pfshim report: <code>", style);
 	html_text(out, name);
-	fprintf(out, "</code></h1>\n<p class=\"meta\">Started %s &middot; %" PRIu64 " processes, %"
-		PRIu64 " process images, %" PRIu64 " reports read", when, s->processes, s->images,
-		s->reports);
+	fprintf(out, "</code></h1>\n<p class=\"meta\">Started %s &middot; %" PRIu64 " %s, %"
+		PRIu64 " process %s, %" PRIu64 " %s read", when, s->processes,
+		html_plural(s->processes, "process", "processes"), s->images,
+		html_plural(s->images, "image", "images"), s->reports,
+		html_plural(s->reports, "report", "reports"));
 	if (s->skipped)
-		fprintf(out, ", %" PRIu64 " inputs skipped", s->skipped);
+		fprintf(out, ", %" PRIu64 " %s skipped", s->skipped,
+			html_plural(s->skipped, "input", "inputs"));
 	fprintf(out, " &middot; grouped by %s (<code>--by</code>).</p>\n<p class=\"note\">Counts "
 		"from Linux perf events, read by libpfshim in each process; a process image's last "
 		"report holds its whole count. Clocks (task-clock, cpu-clock) are in msec of CPU "

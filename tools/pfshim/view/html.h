@@ -8,6 +8,7 @@
 #ifndef PFSHIM_TOOLS_HTML_H
 #define PFSHIM_TOOLS_HTML_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "tools/pfshim/view/view.h"
@@ -37,6 +38,12 @@ void html_group_name(const struct summary *s, int g, char *out, size_t size);
  * counted it, else the first event counted; -1 when none was.
  */
 int html_cost_event(const struct summary *s);
+
+/* @one when @n is 1, else @more: "1 input", "2 inputs". */
+static inline const char *html_plural(uint64_t n, const char *one, const char *more)
+{
+	return n == 1 ? one : more;
+}
 
 /* html_job.c: the overview (elapsed, CPU use, totals, what was lost); always written. */
 void html_overview(const struct summary *s, FILE *out);

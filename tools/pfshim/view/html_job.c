@@ -175,11 +175,6 @@ int html_cost_event(const struct summary *s)
 	return -1;
 }
 
-static const char *plural(uint64_t n, const char *one, const char *more)
-{
-	return n == 1 ? one : more;
-}
-
 /* Who left no report, and what a report was written at instead of an exit, each said. */
 static void overview_lost(const struct summary *s, FILE *out)
 {
@@ -192,7 +187,7 @@ static void overview_lost(const struct summary *s, FILE *out)
 		if (!job->kind_count[k])
 			continue;
 		fprintf(out, "<li class=\"unreported\">%" PRIu64 " %s %s (", job->kind_count[k],
-			plural(job->kind_count[k], "process", "processes"), summary_kind_what[k]);
+			html_plural(job->kind_count[k], "process", "processes"), summary_kind_what[k]);
 		for (int n = 0; n < job->unreported_programs[k].n; n++) {
 			fputs(n ? ", " : "", out);
 			html_text(out, job->unreported_programs[k].name[n]);
@@ -226,7 +221,7 @@ static void overview_lost(const struct summary *s, FILE *out)
 		memcpy(sig, s->signal_ends.name[i], len);
 		sig[len] = '\0';
 		fprintf(out, "<li>%" PRIu64 " %s killed by ", s->signal_end_count[i],
-			plural(s->signal_end_count[i], "process", "processes"));
+			html_plural(s->signal_end_count[i], "process", "processes"));
 		html_text(out, sig);
 		fputs(" (", out);
 		html_text(out, s->signal_ends.name[i] + len + (s->signal_ends.name[i][len] != '\0'));
@@ -242,12 +237,12 @@ static void overview_lost(const struct summary *s, FILE *out)
 	if (open) {
 		fprintf(out, "<li>%" PRIu64 " process %s whose last report read is not its end "
 			"(an interval or explicit report: still running, or killed after it): counted "
-			"up to that report.</li>\n", open, plural(open, "image", "images"));
+			"up to that report.</li>\n", open, html_plural(open, "image", "images"));
 		lines++;
 	}
 	if (s->skipped) {
 		fprintf(out, "<li>%" PRIu64 " %s skipped (named on stderr).</li>\n", s->skipped,
-			plural(s->skipped, "input", "inputs"));
+			html_plural(s->skipped, "input", "inputs"));
 		lines++;
 	}
 	if (!job)
@@ -336,7 +331,7 @@ static void section_top(const struct summary *s, const struct procs *ps, const i
 	if (n < ps->n)
 		fprintf(out, "The %d costliest of %d processes", n, ps->n);
 	else
-		fprintf(out, "All %d %s", ps->n, plural((uint64_t)ps->n, "process", "processes"));
+		fprintf(out, "All %d %s", ps->n, html_plural((uint64_t)ps->n, "process", "processes"));
 	fputs(" by ", out);
 	html_text(out, s->events[cost].name);
 	fputs(" (each process's images summed: an exec starts a new image); <b>share</b>: of the "
