@@ -21,6 +21,7 @@
 #include "preload/events/core_pmus.h"
 #include "preload/events/diag.h"
 #include "preload/events/pfm.h"
+#include "preload/events/pfm_answers.h"
 #include "preload/events/syntax.h"
 #include "preload/events/sysfs.h"
 #include "preload/events/tracefs.h"
@@ -180,11 +181,14 @@ static int name_resolve(struct parser *p, const struct syntax_item *it, struct e
 		spec->kind = REPORT_KIND_RAW;
 		return 0;
 	}
-	err = sysfs_resolve_alias(&p->sysfs, it->name, it->event, spec);
-	if (err != -ENOENT)
-		return err;
-	if (name_other_case(p, it->event))
-		return -ENOENT;
+	/* The image before ours found sysfs knows no such name (pfm_answers.h): not read again. */
+	if (!pfm_answer_parsed(it->event)) {
+		err = sysfs_resolve_alias(&p->sysfs, it->name, it->event, spec);
+		if (err != -ENOENT)
+			return err;
+		if (name_other_case(p, it->event))
+			return -ENOENT;
+	}
 	err = pfm_resolve(&p->pfm, it->name, it->event, spec);
 	if (err == -ENOENT || err == -ENOSYS)
 		name_unknown(p, it->event, it->name, err);
@@ -301,13 +305,16 @@ static void qualified_resolve(struct parser *p, const struct syntax_item *it)
 	struct event_spec *spec;
 	int err;
 
-	if (name_known(p, it->event)) {
-		syntax_mods_refuse(&p->diag, it->name, it->tail);
-		return;
-	}
-	if (tracefs_first(p, it)) {
-		tracepoint_resolve(p, it);
-		return;
+	/* Asked of libpfm4 by the image before ours (pfm_answers.h): 1 and 2 held there. */
+	if (!pfm_answer_parsed(it->qualified)) {
+		if (name_known(p, it->event)) {
+			syntax_mods_refuse(&p->diag, it->name, it->tail);
+			return;
+		}
+		if (tracefs_first(p, it)) {
+			tracepoint_resolve(p, it);
+			return;
+		}
 	}
 	spec = spec_start(p, it);
 	err = pfm_resolve(&p->pfm, it->name, it->qualified, spec);

@@ -151,6 +151,7 @@ int pfm_resolve(struct pfm_names *r, const char *item, const char *name,
 	const char *why;
 	int err = pfm_encode(r, name, &attr, &why);
 
+	pfm_answer_mark_parsed(name);
 	if (err == -EINVAL)
 		diag_warn(r->diag, "libpfm4 cannot encode '%s': %s; the event is skipped", item, why);
 	if (err)

@@ -21,6 +21,7 @@ enum { EXCL_USER = 1, EXCL_KERNEL = 2, EXCL_HV = 4, EXCL_GUEST = 8, EXCL_HOST = 
 
 struct answer {
 	char name[EVENTS_NAME_MAX];
+	bool parsed;			/* asked by the event parser, after every other resolver */
 	int err;			/* 0, -ENOENT or -EINVAL */
 	uint32_t type;
 	uint64_t config[3];		/* config, config1, config2 */
@@ -29,7 +30,7 @@ struct answer {
 };
 
 static struct {
-	unsigned long long env;		/* pfm_env_hash() when they were given */
+	unsigned long long env;		/* answers_env_hash() when they were given */
 	struct answer a[PFM_ANSWERS_MAX];
 } answers;
 
@@ -37,13 +38,18 @@ int pfm_answers_kept;
 
 extern char **environ;
 
-/* FNV-1a over the LIBPFM_* variables, in their order: what else changes libpfm4's answers. */
-static unsigned long long pfm_env_hash(void)
+/*
+ * FNV-1a over the LIBPFM_* variables, which change libpfm4's answers, and
+ * the roots the parser reads sysfs and tracefs under (a parsed answer says
+ * they knew no such name: pfm_answer_parsed()), in their order.
+ */
+static unsigned long long answers_env_hash(void)
 {
 	unsigned long long h = 0xcbf29ce484222325ull;
 
 	for (char **e = environ; e && *e; e++) {
-		if (strncmp(*e, "LIBPFM_", 7))
+		if (strncmp(*e, "LIBPFM_", 7) && strncmp(*e, "PFSHIM_SYSFS_ROOT=", 18) &&
+		    strncmp(*e, "PFSHIM_TRACEFS_ROOT=", 20))
 			continue;
 		for (const char *c = *e; *c; c++)
 			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
@@ -60,10 +66,15 @@ static struct answer *answer_lookup(const char *name)
 	return NULL;
 }
 
+/* @name's answer, if any holds here. */
+static struct answer *answer_holding(const char *name)
+{
+	return pfm_answers_kept && answers.env == answers_env_hash() ? answer_lookup(name) : NULL;
+}
+
 int pfm_answer_find(const char *name, struct perf_event_attr *attr, const char **why)
 {
-	const struct answer *a = pfm_answers_kept && answers.env == pfm_env_hash() ?
-				 answer_lookup(name) : NULL;
+	const struct answer *a = answer_holding(name);
 
 	*why = NULL;
 	if (!a)
@@ -89,7 +100,7 @@ int pfm_answer_find(const char *name, struct perf_event_attr *attr, const char *
 void pfm_answer_keep(const char *name, int err, const struct perf_event_attr *attr,
 		     const char *why)
 {
-	unsigned long long env = pfm_env_hash();
+	unsigned long long env = answers_env_hash();
 	struct answer *a;
 
 	if (err != 0 && err != -ENOENT && err != -EINVAL)
@@ -115,6 +126,21 @@ void pfm_answer_keep(const char *name, int err, const struct perf_event_attr *at
 	a->excludes = (attr->exclude_user ? EXCL_USER : 0) | (attr->exclude_kernel ? EXCL_KERNEL : 0) |
 		      (attr->exclude_hv ? EXCL_HV : 0) | (attr->exclude_guest ? EXCL_GUEST : 0) |
 		      (attr->exclude_host ? EXCL_HOST : 0);
+}
+
+void pfm_answer_mark_parsed(const char *name)
+{
+	struct answer *a = answer_holding(name);
+
+	if (a)
+		a->parsed = true;
+}
+
+bool pfm_answer_parsed(const char *name)
+{
+	const struct answer *a = answer_holding(name);
+
+	return a && a->parsed;
 }
 
 void pfm_answers_clear(void)
@@ -145,7 +171,8 @@ int pfm_answers_format(pid_t pid, char *buf, size_t size)
 		const struct answer *a = &answers.a[i];
 
 		len += (size_t)n;
-		n = snprintf(buf + len, size - len, "%zu:%s", strlen(a->name), a->name);
+		n = snprintf(buf + len, size - len, "%zu:%s%s", strlen(a->name), a->name,
+			     a->parsed ? "+" : "");
 		if (n < 0 || (size_t)n >= size - len)
 			break;
 		len += (size_t)n;
@@ -218,6 +245,8 @@ static bool entry_read(const char **p, struct answer *a)
 	memset(a, 0, sizeof(*a));
 	if (!counted(p, a->name, sizeof(a->name)))
 		return false;
+	a->parsed = **p == '+';
+	*p += a->parsed;
 	switch (*(*p)++) {
 	case '=':
 		if (!number(p, 16, ",", UINT32_MAX, &v[0]) || !number(p, 16, ",", UINT64_MAX, &v[1]) ||
@@ -263,7 +292,7 @@ int pfm_answers_take(const char *text, pid_t pid)
 
 	if (!p || !number(&p, 10, ";", 1000, &version) || version != ANSWERS_VERSION ||
 	    !number(&p, 10, ";", INT32_MAX, &from) || from != (unsigned long long)pid ||
-	    !number(&p, 16, ";", UINT64_MAX, &env) || env != pfm_env_hash() ||
+	    !number(&p, 16, ";", UINT64_MAX, &env) || env != answers_env_hash() ||
 	    !entries_read(p, false))
 		return -EINVAL;
 	answers.env = env;

@@ -154,6 +154,20 @@ os.waitpid(os.posix_spawnp(\"true\", [\"true\"], os.environ), 0)"'
 		      .events[1].value == .events[0].value')" -eq "$(reports)" ]
 }
 
+@test "an image handed libpfm4's answer for a name reads no sysfs for it" {
+	command -v strace >/dev/null || skip "no strace"
+	strace -o /dev/null true 2>/dev/null || skip "no ptrace here (a container without it)"
+	run -0 strace -ff -e trace=openat,execve -o "$BATS_TEST_TMPDIR/t" env LD_PRELOAD="$SHIM" \
+		PFSHIM_OUTPUT=/dev/null PFSHIM_EVENTS=perf::PERF_COUNT_SW_PAGE_FAULTS \
+		sh -c '/bin/true; /bin/true'
+	# the root (sh) looked in sysfs before it asked libpfm4; the two images of
+	# /bin/true, handed its answer, did not
+	[ "$(grep -lE 'execve\("[^"]*/sh", .* = 0$' "$BATS_TEST_TMPDIR"/t.* |
+		xargs grep -l event_source | wc -l)" -eq 1 ]
+	[ "$(grep -l 'execve("/bin/true"' "$BATS_TEST_TMPDIR"/t.* | wc -l)" -eq 2 ]
+	[ "$(grep -l 'execve("/bin/true"' "$BATS_TEST_TMPDIR"/t.* | xargs grep -l event_source | wc -l)" -eq 0 ]
+}
+
 @test "a misspelt name is asked once too, and every image still says it" {
 	mkdir "$BATS_TEST_TMPDIR/ld"
 	run --separate-stderr env LD_DEBUG=files LD_DEBUG_OUTPUT="$BATS_TEST_TMPDIR/ld/ld" \

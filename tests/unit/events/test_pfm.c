@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "preload/events/events.h"
@@ -400,6 +401,71 @@ static void test_answers_handed(void **state)
 	pfm_answers_clear();
 }
 
+/* A file @dir/@path holding @text. */
+static void put_file(const char *dir, const char *path, const char *text)
+{
+	char name[4096];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%s/%s", dir, path);
+	f = fopen(name, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * A name the parser asked libpfm4 for, in the image before ours (all of
+ * built-in, sysfs and tracefs knew none such there: pfm_answers.h), goes
+ * straight to the answer: sysfs is not read for it again. Shown with a
+ * sysfs tree that would make "INST_RETIRED:ANY_P" a bad modifier of an
+ * alias INST_RETIRED, and that a fresh process does read.
+ */
+static void test_answers_skip_sysfs(void **state)
+{
+	char root[] = "/tmp/pfshim-test-sysfs.XXXXXX", path[4096];
+	const char *text = "INST_RETIRED:ANY_P", *why;
+	struct perf_event_attr attr;
+	struct pfm_names r;
+	(void)state;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/cpu", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/cpu/events", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/cpu/format", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	put_file(root, "cpu/type", "4\n");
+	put_file(root, "cpu/format/event", "config:0-7\n");
+	put_file(root, "cpu/events/INST_RETIRED", "event=0x3c\n");
+
+	pfm_answers_clear();
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+	nr_warn = 0;
+	assert_int_equal(events_parse(text, root, tracefs_fixture(), &list, warn_collect, NULL), 0);
+	assert_warned("bad modifier 'ANY_P' in 'INST_RETIRED:ANY_P': pfshim accepts u, k, h, G, H, "
+		      "I, D, S, W, e, p and P (e.g. 'cycles:u'); the event is skipped");
+	/* asked of libpfm4 by the parser under the fixture tree, where no alias is */
+	assert_int_equal(parse_on("skl", text), 1);
+	assert_false(pfm_answer_parsed("INST_RETIRED"));
+	assert_true(pfm_answer_parsed(text));
+	nr_warn = 0;
+	assert_int_equal(events_parse(text, root, tracefs_fixture(), &list, warn_collect, NULL), 1);
+	assert_int_equal(nr_warn, 0);
+	assert_int_equal(list.ev[0].attr.config, 0xc0);
+	/* an answer asked by another caller (pfm_encode(): the metric groups') is not one */
+	pfm_answers_clear();
+	pfm_names_start(&r, NULL);
+	assert_int_equal(pfm_encode(&r, text, &attr, &why), 0);
+	pfm_names_end(&r);
+	assert_false(pfm_answer_parsed(text));
+	snprintf(path, sizeof(path), "rm -r %s", root);
+	assert_int_equal(system(path), 0);
+	pfm_answers_clear();
+	unsetenv("LIBPFM_FORCE_PMU");
+}
+
 /* The list pfshim list prints: every event and unit mask of the forced model. */
 static void list_count(void *ctx, const struct pfm_listed *e)
 {
@@ -445,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_without_libpfm),
 		cmocka_unit_test(test_tracepoint_or_vendor),
 		cmocka_unit_test(test_answers_handed),
+		cmocka_unit_test(test_answers_skip_sysfs),
 		cmocka_unit_test(test_list),
 	};
 

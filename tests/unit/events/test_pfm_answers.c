@@ -38,6 +38,8 @@ static int setup(void **state)
 	(void)state;
 	unsetenv("LIBPFM_FORCE_PMU");
 	unsetenv("LIBPFM_ENCODE_INACTIVE");
+	unsetenv("PFSHIM_SYSFS_ROOT");
+	unsetenv("PFSHIM_TRACEFS_ROOT");
 	pfm_answers_clear();
 	return 0;
 }
@@ -55,13 +57,15 @@ static void test_round_trip(void **state)
 	assert_int_equal(pfm_answers_size(), 0);
 	assert_int_equal(pfm_answers_format(1, text, sizeof(text)), 0);
 	pfm_answer_keep("INST_RETIRED:ANY_P", 0, &in, NULL);
+	pfm_answer_mark_parsed("INST_RETIRED:ANY_P");
 	pfm_answer_keep("NOT_AN_EVENT", -ENOENT, NULL, NULL);
 	pfm_answer_keep("INST_RETIRED:BOGUS", -EINVAL, NULL, "invalid event attribute; and ';'");
 	pfm_answer_keep("LOAD_FAILED", -ENOSYS, NULL, NULL);	/* not an answer of libpfm4's */
 	len = pfm_answers_format(4242, text, sizeof(text));
 	assert_true(len > 0 && (size_t)len < pfm_answers_size());
 	assert_int_equal(strlen(text), len);
-	assert_non_null(strstr(text, "18:INST_RETIRED:ANY_P=4,5300c0,ffffffffffffffff,7,a;"));
+	assert_non_null(strstr(text, "18:INST_RETIRED:ANY_P+=4,5300c0,ffffffffffffffff,7,a;"));
+	assert_non_null(strstr(text, "12:NOT_AN_EVENT?;"));	/* not the parser's */
 	assert_null(strstr(text, "LOAD_FAILED"));
 	/* and a text cut short is refused rather than half written */
 	assert_int_equal(pfm_answers_format(4242, text, (size_t)len), -1);
@@ -73,6 +77,9 @@ static void test_round_trip(void **state)
 	assert_int_equal(pfm_answer_find("INST_RETIRED:ANY_P", &out, &why), 0);
 	assert_null(why);
 	assert_memory_equal(&out, &in, sizeof(in));
+	assert_true(pfm_answer_parsed("INST_RETIRED:ANY_P"));
+	assert_false(pfm_answer_parsed("NOT_AN_EVENT"));
+	assert_false(pfm_answer_parsed("INST_RETIRED"));
 	assert_int_equal(pfm_answer_find("NOT_AN_EVENT", &out, &why), -ENOENT);
 	assert_int_equal(pfm_answer_find("INST_RETIRED:BOGUS", &out, &why), -EINVAL);
 	assert_string_equal(why, "invalid event attribute; and ';'");
@@ -109,6 +116,13 @@ static void test_ties(void **state)
 	setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
 	assert_int_equal(pfm_answers_take(text, 100), -EINVAL);
 	unsetenv("LIBPFM_ENCODE_INACTIVE");
+	/* and the roots the parser reads sysfs and tracefs under */
+	setenv("PFSHIM_SYSFS_ROOT", "/tmp", 1);
+	assert_int_equal(pfm_answers_take(text, 100), -EINVAL);
+	unsetenv("PFSHIM_SYSFS_ROOT");
+	setenv("PFSHIM_TRACEFS_ROOT", "/tmp", 1);
+	assert_int_equal(pfm_answers_take(text, 100), -EINVAL);
+	unsetenv("PFSHIM_TRACEFS_ROOT");
 	assert_int_equal(pfm_answers_take(text, 100), 0);
 	/* kept under new variables, the old answers go */
 	setenv("LIBPFM_FORCE_PMU", "amd64_fam17h", 1);
@@ -175,7 +189,7 @@ static void test_bad_values(void **state)
 		"1;4242;0;4:ABCD!3:ab;", "1;4242;0;4:ABCD!0:;", "1;4242;0;5:ABCD?;",
 		"1;4242;0;0:?;", "1;4242;0;4:ABCD*;", "1;4242;0;4:ABCD?;junk",
 		"1;4242;0;200:ABCD?;", "1;4242;0;99999999999999999999999:A?;",
-		"1;4242;0;4:ABCD?;4:EFGH=4,c0,0,0,0;x",
+		"1;4242;0;4:ABCD?;4:EFGH=4,c0,0,0,0;x", "1;4242;0;4:ABCD++?;", "1;4242;0;4:ABCD+;",
 	};
 	struct perf_event_attr in = encoding(4, 0xc0), out;
 	const char *why;
