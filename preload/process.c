@@ -526,13 +526,49 @@ const char *process_handover_open(const char *file, bool search, char *const env
 	return ret;
 }
 
-size_t process_answers_size(void)
+/*
+ * The most the answers' hand-over takes of the exec's stack, beside what
+ * the exec takes without them: the value, and a pointer an entry of the
+ * environment's copy. A thread's stack may be small, and no exec may
+ * overflow it for an optimisation: past either, the next image asks
+ * libpfm4 itself.
+ */
+#define ANSWERS_VALUE_MAX	2048
+#define ANSWERS_ENV_MAX		512
+
+size_t process_answers_size(char *const envp[])
 {
-	return pfm_answers_kept ? sizeof(PFM_ANSWERS_VAR "=") + pfm_answers_size() : 0;
+	size_t size, n = 0;
+
+	if (!pfm_answers_kept)
+		return 0;
+	for (char *const *e = envp; e && *e && n <= ANSWERS_ENV_MAX; e++)
+		n++;
+	size = sizeof(PFM_ANSWERS_VAR "=") + pfm_answers_size();
+	return n <= ANSWERS_ENV_MAX && size <= ANSWERS_VALUE_MAX ? size : 0;
 }
 
-const char *process_answers_for(const char *file, bool search, char *const envp[], char *buf,
-				size_t size)
+/*
+ * Will @file (searched in PATH when @search) name the same file wherever
+ * the working directory is? posix_spawn()'s file actions may change it
+ * (posix_spawn_file_actions_addchdir_np()) before its exec.
+ */
+static bool path_absolute(const char *file, bool search)
+{
+	const char *path = getenv("PATH"), *end;
+
+	if (strchr(file, '/') || !search)
+		return file[0] == '/';
+	for (; path; path = *end ? end + 1 : NULL) {
+		end = path + strcspn(path, ":");
+		if (*path != '/')	/* an empty element is the working directory */
+			return false;
+	}
+	return true;	/* glibc's default, "/bin:/usr/bin" */
+}
+
+const char *process_answers_for(const char *file, bool search, bool cwd_ours,
+				char *const envp[], char *buf, size_t size)
 {
 	const size_t prefix = sizeof(PFM_ANSWERS_VAR "=") - 1;
 	int saved_errno = errno;
@@ -540,6 +576,7 @@ const char *process_answers_for(const char *file, bool search, char *const envp[
 
 	/* Only for an image whose shim will take them: none other must see them. */
 	if (size <= prefix || sandbox_filtered() || !env_names_shim(envp) ||
+	    (!cwd_ours && !path_absolute(file, search)) ||
 	    !handover_target_ok(file, search ? getenv("PATH") : ""))
 		return NULL;
 	memcpy(buf, PFM_ANSWERS_VAR "=", prefix);

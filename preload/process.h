@@ -142,16 +142,24 @@ const char *process_handover_open(const char *file, bool search, char *const env
 void process_handover_close(void);
 
 /*
+ * process_answers_size - the room process_answers_for() needs for an exec
+ * with @envp: 0 when libpfm4 was asked nothing here, or when the value or
+ * the environment's copy would take more of the caller's stack than an
+ * optimisation may.
+ */
+size_t process_answers_size(char *const envp[]);
+
+/*
  * process_answers_for - "PFSHIM_RESOLVED=..." in @buf (of @size:
  * process_answers_size()) for the image that @file (searched in PATH when
- * @search) starts with @envp, by exec here or spawned as our child: what
- * libpfm4 answered this process (pfm_answers.h), when it was asked
- * something and that image will load the shim; else NULL. The caller
- * puts it in @envp's copy. errno is preserved.
+ * @search) starts with @envp, by exec here or spawned as our child (in our
+ * working directory unless !@cwd_ours: then only for a path that does not
+ * depend on it): what libpfm4 answered this process (pfm_answers.h), when
+ * that image will load the shim; else NULL. The caller puts it in @envp's
+ * copy. errno is preserved.
  */
-size_t process_answers_size(void);
-const char *process_answers_for(const char *file, bool search, char *const envp[], char *buf,
-				size_t size);
+const char *process_answers_for(const char *file, bool search, bool cwd_ours,
+				char *const envp[], char *buf, size_t size);
 
 /*
  * process_before_filter - the program is about to install a seccomp

@@ -419,15 +419,20 @@ static void env_with(char **env, char *const envp[], const char *const vars[2])
 	env[k] = NULL;
 }
 
-/* posix_spawn(p) with libpfm4's answers for the child (process_answers_for). */
+/*
+ * posix_spawn(p) with libpfm4's answers for the child (process_answers_for;
+ * @actions may change its working directory). A spawn that fails E2BIG
+ * with them is tried again without: they are only worth its start-up.
+ */
 static int spawn_answering(posix_spawn_fn spawn, pid_t *pid, const char *file, bool search,
 			   const posix_spawn_file_actions_t *actions,
 			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	char answers[process_answers_size() + 1];
+	char answers[process_answers_size(envp) + 1];
 	const char *const vars[2] = {
-		NULL, process_answers_for(file, search, envp, answers, sizeof(answers)),
+		NULL, process_answers_for(file, search, !actions, envp, answers, sizeof(answers)),
 	};
+	int err;
 
 	if (!vars[1])
 		return spawn(pid, file, actions, attr, argv, envp);
@@ -435,7 +440,8 @@ static int spawn_answering(posix_spawn_fn spawn, pid_t *pid, const char *file, b
 	char *env[env_count(envp) + 3];
 
 	env_with(env, envp, vars);
-	return spawn(pid, file, actions, attr, argv, env);
+	err = spawn(pid, file, actions, attr, argv, env);
+	return err == E2BIG ? spawn(pid, file, actions, attr, argv, envp) : err;
 }
 
 /*
@@ -443,8 +449,8 @@ static int spawn_answering(posix_spawn_fn spawn, pid_t *pid, const char *file, b
  * internal call no preload sees: only the parent's side is ours, where
  * what the child needs to find its job is left first, and posix_spawn()'s
  * environment gets libpfm4's answers (system() and popen() pass environ
- * itself, which is not ours to change: their shell asks again). Their real functions
- * are looked up at the first call, not in the constructor (1.4k
+ * itself, which is not ours to change: their shell asks again). Their real
+ * functions are looked up at the first call, not in the constructor (1.4k
  * instructions each in every process, callgrind): none of them may be
  * called where dlsym() may not (a signal handler, a threaded fork's child).
  */
@@ -453,8 +459,9 @@ PFSHIM_EXPORT int posix_spawn(pid_t *pid, const char *path,
 			      const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	process_before_spawn();
-	return REAL(posix_spawn) ? spawn_answering(real.posix_spawn, pid, path, false, actions, attr,
-						   argv, envp) : ENOSYS;
+	if (!REAL(posix_spawn))
+		return ENOSYS;
+	return spawn_answering(real.posix_spawn, pid, path, false, actions, attr, argv, envp);
 }
 
 PFSHIM_EXPORT int posix_spawnp(pid_t *pid, const char *file,
@@ -462,8 +469,9 @@ PFSHIM_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 			       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	process_before_spawn();
-	return REAL(posix_spawnp) ? spawn_answering(real.posix_spawnp, pid, file, true, actions,
-						    attr, argv, envp) : ENOSYS;
+	if (!REAL(posix_spawnp))
+		return ENOSYS;
+	return spawn_answering(real.posix_spawnp, pid, file, true, actions, attr, argv, envp);
 }
 
 PFSHIM_EXPORT int system(const char *command)
@@ -567,23 +575,10 @@ static int no_real(void)
 #define CALL_REAL(name, ...) (REAL(name) ? real.name(__VA_ARGS__) : no_real())
 
 
-/*
- * The exec itself, with what the next image takes from ours in its
- * environment: PFSHIM_HANDOVER=1's counters (process_handover_open) and
- * libpfm4's answers (process_answers_for). @envp is copied onto the stack
- * with them put in, no allocation. The counters are closed again if the
- * exec fails.
- */
-static int exec_handing_over(const char *file, bool search, char *const argv[],
-			     char *const envp[])
+/* The exec, with @vars put in @envp's copy on the stack when there are any. */
+static int exec_with(const char *file, bool search, char *const argv[], char *const envp[],
+		     const char *const vars[2])
 {
-	char answers[process_answers_size() + 1];
-	const char *const vars[2] = {
-		process_handover_open(file, search, envp),
-		process_answers_for(file, search, envp, answers, sizeof(answers)),
-	};
-	int ret, saved_errno;
-
 	if (!vars[0] && !vars[1])
 		return search ? CALL_REAL(execvpe, file, argv, envp) :
 				CALL_REAL(execve, file, argv, envp);
@@ -591,7 +586,34 @@ static int exec_handing_over(const char *file, bool search, char *const argv[],
 	char *env[env_count(envp) + 3];
 
 	env_with(env, envp, vars);
-	ret = search ? CALL_REAL(execvpe, file, argv, env) : CALL_REAL(execve, file, argv, env);
+	return search ? CALL_REAL(execvpe, file, argv, env) : CALL_REAL(execve, file, argv, env);
+}
+
+/*
+ * The exec itself, with what the next image takes from ours in its
+ * environment: PFSHIM_HANDOVER=1's counters (process_handover_open) and
+ * libpfm4's answers (process_answers_for), put in a copy of @envp on the
+ * stack, no allocation. An exec that fails E2BIG with the answers is tried
+ * again without them (they are only worth the next image's start-up); the
+ * counters are closed again if the exec fails.
+ */
+static int exec_handing_over(const char *file, bool search, char *const argv[],
+			     char *const envp[])
+{
+	char answers[process_answers_size(envp) + 1];
+	const char *vars[2] = {
+		process_handover_open(file, search, envp),
+		process_answers_for(file, search, true, envp, answers, sizeof(answers)),
+	};
+	int ret, saved_errno;
+
+	ret = exec_with(file, search, argv, envp, vars);
+	if (ret < 0 && errno == E2BIG && vars[1]) {
+		vars[1] = NULL;
+		ret = exec_with(file, search, argv, envp, vars);
+	}
+	if (!vars[0])
+		return ret;
 	saved_errno = errno;
 	process_handover_close();
 	errno = saved_errno;

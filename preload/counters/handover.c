@@ -487,7 +487,9 @@ static bool elf_dynamic(int fd, const char *head, size_t len)
 
 static bool path_ok(const char *path, int depth)
 {
-	char line[PATH_MAX + 3], *interp, *end;
+	/* The kernel reads no more of a "#!" line (BINPRM_BUF_SIZE, since Linux 5.1),
+	 * and an exec may come from a thread with a small stack. */
+	char line[256 + 1], *interp, *end;
 	struct stat st;
 	bool ok = false;
 	ssize_t n;
@@ -527,7 +529,8 @@ bool handover_target_ok(const char *file, const char *path)
 {
 	bool ok = false;
 
-	if (!*file)
+	/* Real and effective ids apart: the kernel makes the exec secure (AT_SECURE). */
+	if (!*file || getuid() != geteuid() || getgid() != getegid())
 		return false;
 	if (strchr(file, '/'))
 		return path_ok(file, 0);

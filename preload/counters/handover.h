@@ -74,8 +74,9 @@ int handover_adopt(struct counter_set *s, const struct event_list *events,
  * as execvp() finds it, neither set-user-ID nor set-group-ID nor with file
  * capabilities (the shim is inert under AT_SECURE), a dynamically linked
  * ELF file of our class and machine (a static one loads no preload), or a
- * "#!" script whose interpreter is one. Whether LD_PRELOAD names the shim
- * is the caller's to know.
+ * "#!" script whose interpreter is one; and not from a process whose real
+ * and effective ids differ (its exec is secure: AT_SECURE). Whether
+ * LD_PRELOAD names the shim is the caller's to know.
  */
 bool handover_target_ok(const char *file, const char *path);
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>	/* environ */
 
 #include "preload/events/spec.h"	/* EVENTS_NAME_MAX */
 
@@ -21,7 +22,7 @@ enum { EXCL_USER = 1, EXCL_KERNEL = 2, EXCL_HV = 4, EXCL_GUEST = 8, EXCL_HOST = 
 
 struct answer {
 	char name[EVENTS_NAME_MAX];
-	bool parsed;			/* asked by the event parser, after every other resolver */
+	bool parsed;			/* asked by the parser, after the other resolvers */
 	int err;			/* 0, -ENOENT or -EINVAL */
 	uint32_t type;
 	uint64_t config[3];		/* config, config1, config2 */
@@ -36,26 +37,28 @@ static struct {
 
 int pfm_answers_kept;
 
-extern char **environ;
-
 /*
- * FNV-1a over the LIBPFM_* variables, which change libpfm4's answers, and
- * the roots the parser reads sysfs and tracefs under (a parsed answer says
- * they knew no such name: pfm_answer_parsed()), in their order.
+ * What else decides the answers: the LIBPFM_* variables, which libpfm4
+ * reads itself, and the roots the parser reads sysfs and tracefs under (a
+ * parsed answer says they knew no such name: pfm_answer_parsed()). A sum
+ * of each one's FNV-1a, so that their order does not count (bash exports
+ * its variables in an order of its own).
  */
 static unsigned long long answers_env_hash(void)
 {
-	unsigned long long h = 0xcbf29ce484222325ull;
+	unsigned long long sum = 0;
 
 	for (char **e = environ; e && *e; e++) {
+		unsigned long long h = 0xcbf29ce484222325ull;
+
 		if (strncmp(*e, "LIBPFM_", 7) && strncmp(*e, "PFSHIM_SYSFS_ROOT=", 18) &&
 		    strncmp(*e, "PFSHIM_TRACEFS_ROOT=", 20))
 			continue;
 		for (const char *c = *e; *c; c++)
 			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-		h = (h ^ '\n') * 0x100000001b3ull;
+		sum += h;
 	}
-	return h;
+	return sum;
 }
 
 static struct answer *answer_lookup(const char *name)
@@ -106,7 +109,7 @@ void pfm_answer_keep(const char *name, int err, const struct perf_event_attr *at
 	if (err != 0 && err != -ENOENT && err != -EINVAL)
 		return;
 	if (pfm_answers_kept && answers.env != env)
-		pfm_answers_kept = 0;	/* another libpfm4 configuration: those no longer hold */
+		pfm_answers_kept = 0;	/* another libpfm4 set-up: they no longer hold */
 	answers.env = env;
 	if (strlen(name) >= sizeof(a->name) || answer_lookup(name) ||
 	    pfm_answers_kept >= PFM_ANSWERS_MAX)
@@ -123,9 +126,9 @@ void pfm_answer_keep(const char *name, int err, const struct perf_event_attr *at
 	a->config[0] = attr->config;
 	a->config[1] = attr->config1;
 	a->config[2] = attr->config2;
-	a->excludes = (attr->exclude_user ? EXCL_USER : 0) | (attr->exclude_kernel ? EXCL_KERNEL : 0) |
-		      (attr->exclude_hv ? EXCL_HV : 0) | (attr->exclude_guest ? EXCL_GUEST : 0) |
-		      (attr->exclude_host ? EXCL_HOST : 0);
+	a->excludes = (attr->exclude_user ? EXCL_USER : 0) |
+		      (attr->exclude_kernel ? EXCL_KERNEL : 0) | (attr->exclude_hv ? EXCL_HV : 0) |
+		      (attr->exclude_guest ? EXCL_GUEST : 0) | (attr->exclude_host ? EXCL_HOST : 0);
 }
 
 void pfm_answer_mark_parsed(const char *name)
@@ -148,52 +151,109 @@ void pfm_answers_clear(void)
 	pfm_answers_kept = 0;
 }
 
+/*
+ * The value is written by hand, not with snprintf(): an exec may be called
+ * from a signal handler, or in a vfork()ed child, and this runs there.
+ */
+struct out {
+	char *buf;
+	size_t size, len;	/* len may pass size: what it would take */
+};
+
+static void put_char(struct out *o, char c)
+{
+	if (o->len < o->size)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void put_text(struct out *o, const char *text)
+{
+	while (*text)
+		put_char(o, *text++);
+}
+
+static void put_number(struct out *o, unsigned long long v, unsigned base)
+{
+	char digits[24];
+	int n = 0;
+
+	do {
+		digits[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (n)
+		put_char(o, digits[--n]);
+}
+
+/* "LEN:TEXT", as counted() reads it. */
+static void put_counted(struct out *o, const char *text)
+{
+	put_number(o, strlen(text), 10);
+	put_char(o, ':');
+	put_text(o, text);
+}
+
+/* The whole value into @o; o->len is its length. */
+static void answers_put(struct out *o, pid_t pid)
+{
+	put_number(o, ANSWERS_VERSION, 10);
+	put_char(o, ';');
+	put_number(o, (unsigned long long)pid, 10);
+	put_char(o, ';');
+	put_number(o, answers.env, 16);
+	put_char(o, ';');
+	for (int i = 0; i < pfm_answers_kept; i++) {
+		const struct answer *a = &answers.a[i];
+
+		put_counted(o, a->name);
+		if (a->parsed)
+			put_char(o, '+');
+		if (a->err == 0) {
+			put_char(o, '=');
+			put_number(o, a->type, 16);
+			for (int c = 0; c < 3; c++) {
+				put_char(o, ',');
+				put_number(o, a->config[c], 16);
+			}
+			put_char(o, ',');
+			put_number(o, a->excludes, 16);
+		} else if (a->err == -ENOENT) {
+			put_char(o, '?');
+		} else {
+			put_char(o, '!');
+			put_counted(o, a->why);
+		}
+		put_char(o, ';');
+	}
+}
+
 size_t pfm_answers_size(void)
 {
-	/* Header: version, pid and hash; an entry: its name, its length's digits,
-	 * and the longer of five hexadecimal fields and a reason. */
-	size_t size = pfm_answers_kept ? 64 : 0;
+	struct out o = { NULL, 0, 0 };
 
-	for (int i = 0; i < pfm_answers_kept; i++)
-		size += strlen(answers.a[i].name) + 8 + 3 * 17 + 16 + PFM_ANSWER_WHY_MAX;
-	return size;
+	if (!pfm_answers_kept)
+		return 0;
+	answers_put(&o, INT32_MAX);	/* the longest pid */
+	return o.len + 1;
 }
 
 int pfm_answers_format(pid_t pid, char *buf, size_t size)
 {
-	size_t len = 0;
-	int n;
+	struct out o = { buf, size, 0 };
 
 	if (!pfm_answers_kept)
 		return 0;
-	n = snprintf(buf, size, "%d;%d;%llx;", ANSWERS_VERSION, (int)pid, answers.env);
-	for (int i = 0; n >= 0 && (size_t)n < size - len && i < pfm_answers_kept; i++) {
-		const struct answer *a = &answers.a[i];
-
-		len += (size_t)n;
-		n = snprintf(buf + len, size - len, "%zu:%s%s", strlen(a->name), a->name,
-			     a->parsed ? "+" : "");
-		if (n < 0 || (size_t)n >= size - len)
-			break;
-		len += (size_t)n;
-		if (a->err == 0)
-			n = snprintf(buf + len, size - len, "=%x,%llx,%llx,%llx,%x;", a->type,
-				     (unsigned long long)a->config[0],
-				     (unsigned long long)a->config[1],
-				     (unsigned long long)a->config[2], a->excludes);
-		else if (a->err == -ENOENT)
-			n = snprintf(buf + len, size - len, "?;");
-		else
-			n = snprintf(buf + len, size - len, "!%zu:%s;", strlen(a->why), a->why);
-	}
-	if (n < 0 || (size_t)n >= size - len)
+	answers_put(&o, pid);
+	if (o.len >= size)
 		return -1;
-	return (int)(len + (size_t)n);
+	buf[o.len] = '\0';
+	return (int)o.len;
 }
 
 /* ---- reading a value ------------------------------------------------------ */
 
-/* A number in @base up to @end (one of @ends), at most @max; false when it is not one. */
+/* A number in @base up to one of @ends, at most @max, then past that end; false when none. */
 static bool number(const char **p, int base, const char *ends, unsigned long long max,
 		   unsigned long long *out)
 {
@@ -219,13 +279,20 @@ static bool number(const char **p, int base, const char *ends, unsigned long lon
 	return true;
 }
 
-/* "LEN:TEXT" into @out (@size with its NUL); false when it is not one. */
+/*
+ * "LEN:TEXT" into @out (@size with its NUL); false when it is not one, or
+ * holds a control byte: a reason is printed in a warning, and a name never
+ * holds one (the parser refuses it).
+ */
 static bool counted(const char **p, char *out, size_t size)
 {
 	unsigned long long len;
 
 	if (!number(p, 10, ":", size - 1, &len) || len == 0 || strnlen(*p, len) < len)
 		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)(*p)[i] < 0x20 || (*p)[i] == 0x7f)
+			return false;
 	if (out) {
 		memcpy(out, *p, len);
 		out[len] = '\0';
@@ -249,8 +316,10 @@ static bool entry_read(const char **p, struct answer *a)
 	*p += a->parsed;
 	switch (*(*p)++) {
 	case '=':
-		if (!number(p, 16, ",", UINT32_MAX, &v[0]) || !number(p, 16, ",", UINT64_MAX, &v[1]) ||
-		    !number(p, 16, ",", UINT64_MAX, &v[2]) || !number(p, 16, ",", UINT64_MAX, &v[3]) ||
+		if (!number(p, 16, ",", UINT32_MAX, &v[0]) ||
+		    !number(p, 16, ",", UINT64_MAX, &v[1]) ||
+		    !number(p, 16, ",", UINT64_MAX, &v[2]) ||
+		    !number(p, 16, ",", UINT64_MAX, &v[3]) ||
 		    !number(p, 16, ";", EXCL_USER | EXCL_KERNEL | EXCL_HV | EXCL_GUEST | EXCL_HOST,
 			    &v[4]))
 			return false;

@@ -126,9 +126,10 @@ pfshim: PFSHIM_EVENTS: unknown event 'cylces' (did you mean 'cycles'?); the even
 	[ "$(jq -s -r '.[1].events[3].status' "$REPORTS")" = counted ]
 }
 
-# libpfm_loads DIR: how many processes loaded libpfm4 (LD_DEBUG=files, LD_DEBUG_OUTPUT=DIR/ld).
+# libpfm_loads DIR: how many images loaded libpfm4 (LD_DEBUG=files, LD_DEBUG_OUTPUT=DIR/ld:
+# a file a pid, which an exec keeps).
 libpfm_loads() {
-	grep -l 'file=libpfm.so.4 \[0\];  dynamically loaded by' "$1"/ld.* 2>/dev/null | wc -l
+	cat "$1"/ld.* | grep -c 'file=libpfm.so.4 \[0\];  dynamically loaded by'
 }
 
 @test "a job asks libpfm4 once: each image the shim starts takes the answers it was handed" {
@@ -166,6 +167,49 @@ os.waitpid(os.posix_spawnp(\"true\", [\"true\"], os.environ), 0)"'
 		xargs grep -l event_source | wc -l)" -eq 1 ]
 	[ "$(grep -l 'execve("/bin/true"' "$BATS_TEST_TMPDIR"/t.* | wc -l)" -eq 2 ]
 	[ "$(grep -l 'execve("/bin/true"' "$BATS_TEST_TMPDIR"/t.* | xargs grep -l event_source | wc -l)" -eq 0 ]
+}
+
+@test "handing libpfm4's answers over never costs an exec: a small stack, a big environment" {
+	mkdir "$BATS_TEST_TMPDIR/ld" "$BATS_TEST_TMPDIR/ld2"
+	# a thread with the smallest stack execs: handed over (1 load for 2 images)
+	run -0 env LD_DEBUG=files LD_DEBUG_OUTPUT="$BATS_TEST_TMPDIR/ld/ld" LD_PRELOAD="$SHIM" \
+		PFSHIM_OUTPUT=/dev/null PFSHIM_EVENTS=perf::PERF_COUNT_SW_TASK_CLOCK \
+		"$PROGS/exec_small_stack" 16 /bin/true
+	[ "$(libpfm_loads "$BATS_TEST_TMPDIR/ld")" -eq 1 ]
+	# 40,000 variables: their copy would take 320 KB of that stack, so none is made
+	# and the next image asks libpfm4 itself; 63 names of 118 bytes the same
+	big=$(seq -f 'V%g=x' 40000)
+	# shellcheck disable=SC2086
+	run -0 env $big LD_DEBUG=files LD_DEBUG_OUTPUT="$BATS_TEST_TMPDIR/ld2/ld" LD_PRELOAD="$SHIM" \
+		PFSHIM_OUTPUT=/dev/null PFSHIM_EVENTS=perf::PERF_COUNT_SW_TASK_CLOCK \
+		"$PROGS/exec_small_stack" 16 /bin/true
+	[ "$(libpfm_loads "$BATS_TEST_TMPDIR/ld2")" -eq 2 ]
+	names=$(seq -f 'X%02gAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' 63 | paste -sd,)
+	run -0 env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null PFSHIM_EVENTS="$names,task-clock" \
+		"$PROGS/exec_small_stack" 16 /bin/true
+	# an exec that fails E2BIG with them is made again without them: the
+	# largest argument that fits beside the program's environment (by exec
+	# through syscall(2), which the shim passes on as it is), then an execv()
+	run -0 bash -c 'ulimit -s 512 && exec "$@"' bash env LD_PRELOAD="$SHIM" \
+		PFSHIM_OUTPUT=/dev/null PFSHIM_EVENTS=perf::PERF_COUNT_SW_TASK_CLOCK python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+def fits(n):
+    pid = os.fork()
+    if pid == 0:
+        env = [("%s=%s" % kv).encode() for kv in os.environ.items()]
+        libc.syscall(59, b"/bin/true", (ctypes.c_char_p * 3)(b"true", b"x" * n, None),
+                     (ctypes.c_char_p * (len(env) + 1))(*env, None))
+        os._exit(1)
+    return os.waitpid(pid, 0)[1] == 0
+lo, hi = 1, 140000
+assert fits(lo) and not fits(hi)
+while hi - lo > 1:
+    mid = (lo + hi) // 2
+    lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+print(lo, flush=True)
+os.execv("/bin/true", ["true", "x" * lo])'
+	[ "$output" -gt 100000 ]
 }
 
 @test "a misspelt name is asked once too, and every image still says it" {
@@ -210,4 +254,29 @@ $said" ]
 		PFSHIM_EVENTS=INST_RETIRED:ANY_P,task-clock env -u LD_PRELOAD env
 	[[ "$output" == *PFSHIM_EVENTS=* ]]
 	[[ "$output" != *PFSHIM_RESOLVED* ]]
+	# nor one whose exec is secure (real and effective ids apart): glibc ignores the preload
+	if [ "$(id -u)" -eq 0 ]; then
+		run -0 env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null LIBPFM_FORCE_PMU=skl \
+			PFSHIM_EVENTS=INST_RETIRED:ANY_P,task-clock python3 -c '
+import os
+os.setresuid(65534, 0, 0)
+os.execv("/usr/bin/env", ["env"])'
+		[[ "$output" == *PFSHIM_EVENTS=* ]]
+		[[ "$output" != *PFSHIM_RESOLVED* ]]
+	fi
+	# a posix_spawn() whose file actions may change the working directory: handed
+	# for an absolute path only (./true loads libpfm4 once more than /bin/true)
+	cp /bin/true "$BATS_TEST_TMPDIR/true"
+	cd "$BATS_TEST_TMPDIR"
+	for path in ./true /bin/true; do
+		mkdir "$BATS_TEST_TMPDIR/ld-${path##*/}-${#path}"
+		run -0 env LD_DEBUG=files LD_DEBUG_OUTPUT="$BATS_TEST_TMPDIR/ld-${path##*/}-${#path}/ld" \
+			LD_PRELOAD="$SHIM" PFSHIM_OUTPUT=/dev/null \
+			PFSHIM_EVENTS=perf::PERF_COUNT_SW_TASK_CLOCK python3 -c '
+import os, sys
+os.waitpid(os.posix_spawn(sys.argv[1], ["true"], os.environ,
+                          file_actions=[(os.POSIX_SPAWN_CLOSE, 0)]), 0)' "$path"
+	done
+	[ "$(libpfm_loads "$BATS_TEST_TMPDIR/ld-true-6")" -eq \
+		$(($(libpfm_loads "$BATS_TEST_TMPDIR/ld-true-9") + 1)) ]
 }

@@ -385,7 +385,7 @@ static void test_answers_handed(void **state)
 	assert_int_equal(nr_warn, 2);
 	for (int i = 0; i < 3; i++) {
 		assert_string_equal(list.ev[i].name, direct.ev[i].name);
-		assert_memory_equal(&list.ev[i].attr, &direct.ev[i].attr, sizeof(direct.ev[i].attr));
+		assert_memory_equal(&list.ev[i].attr, &direct.ev[i].attr, sizeof(list.ev[i].attr));
 		assert_int_equal(list.ev[i].kind, direct.ev[i].kind);
 		assert_int_equal(list.ev[i].modifiers, direct.ev[i].modifiers);
 	}

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "fastread/sysfile.h"
+#include "preload/events/pfm_answers.h"	/* PFM_ANSWERS_VAR */
 #include "tools/pfshim/model/table.h"
 #include "tools/pfshim/run/spool.h"
 
@@ -120,6 +121,7 @@ static int run_once(struct calibration *c, struct jobcount *j, const char *lib,
 			;
 		if (kind == RUN_BARE || kind == RUN_PLAIN) {
 			unsetenv("LD_PRELOAD");
+			unsetenv(PFM_ANSWERS_VAR);	/* for a shim only (run_answers_hand()) */
 		} else {
 			snprintf(path, sizeof(path), "%s/", outdir);
 			setenv("LD_PRELOAD", lib, 1);

@@ -97,6 +97,11 @@ void run_handover_close(void)
 {
 	counters_close(&handed);
 	unsetenv(HANDOVER_VAR);
+	run_answers_withdraw();
+}
+
+void run_answers_withdraw(void)
+{
 	unsetenv(PFM_ANSWERS_VAR);
 }
 

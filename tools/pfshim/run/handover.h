@@ -38,8 +38,11 @@ void run_handover_close(void);
  * parses of this process (pfm_answers.h), for the image this process
  * execs next or the children it starts: their shim then asks libpfm4
  * nothing it was told. Nothing when libpfm4 was asked nothing.
+ * run_answers_withdraw - unset it again. (A process of the calibration
+ * run without the shim, bare, drops it: calibrate.c.)
  */
 void run_answers_hand(void);
+void run_answers_withdraw(void);
 
 /*
  * run_counters_refused - would the shim find perf_event_open refused for

@@ -33,7 +33,6 @@
 #include "fastread/sysfile.h"
 #include "preload/config.h"	/* config_interval_parse(): -I as PFSHIM_INTERVAL reads it */
 #include "preload/counters/totals.h"	/* what run says when perf_event_open is refused */
-#include "preload/events/pfm_answers.h"	/* PFM_ANSWERS_VAR */
 #include "preload/events/pmu.h"	/* PMU_SYSFS_ROOT */
 #include "preload/metrics/group.h"
 #include "preload/metrics/named.h"	/* -M: the group read as the shim reads it */
@@ -530,9 +529,9 @@ static void job_count_write(struct jobcount *jc, char **argv, int status, const 
 	 * own (LD_PRELOAD). Told to stop, before or during it, only a kept
 	 * calibration: seconds of runs are not what TERM asked for.
 	 */
-	run_answers_hand();	/* its processes take what the job's took (pfm_answers.h) */
+	run_answers_hand();	/* its processes take what the job's took */
 	calibrate(&cal, jc, getenv("LD_PRELOAD"), &job_stopped);
-	unsetenv(PFM_ANSWERS_VAR);
+	run_answers_withdraw();
 	calibration = calibrate_json(&cal, jc);
 	if (f) {
 		err = jobcount_write(jc, command ? command : argv[0], status, json_incref(calibration),

@@ -187,7 +187,8 @@ static void overview_lost(const struct summary *s, FILE *out)
 		if (!job->kind_count[k])
 			continue;
 		fprintf(out, "<li class=\"unreported\">%" PRIu64 " %s %s (", job->kind_count[k],
-			html_plural(job->kind_count[k], "process", "processes"), summary_kind_what[k]);
+			html_plural(job->kind_count[k], "process", "processes"),
+			summary_kind_what[k]);
 		for (int n = 0; n < job->unreported_programs[k].n; n++) {
 			fputs(n ? ", " : "", out);
 			html_text(out, job->unreported_programs[k].name[n]);
@@ -331,7 +332,8 @@ static void section_top(const struct summary *s, const struct procs *ps, const i
 	if (n < ps->n)
 		fprintf(out, "The %d costliest of %d processes", n, ps->n);
 	else
-		fprintf(out, "All %d %s", ps->n, html_plural((uint64_t)ps->n, "process", "processes"));
+		fprintf(out, "All %d %s", ps->n,
+			html_plural((uint64_t)ps->n, "process", "processes"));
 	fputs(" by ", out);
 	html_text(out, s->events[cost].name);
 	fputs(" (each process's images summed: an exec starts a new image); <b>share</b>: of the "
