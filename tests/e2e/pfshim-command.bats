@@ -455,6 +455,23 @@ expected_share() {
 	pkill -f '^sleep 61$' || true
 }
 
+# The command may end between a background child's exec and its loader's mapping of the
+# shim: a dynamic image with no exit record is still running, whether or not its shim was
+# seen yet; one that exited without the shim did not load it. The job file, edited.
+@test "pfshim report: a running process whose shim was not seen yet is running, not without the shim" {
+	run -0 --separate-stderr "$PFSHIM" run -o r -- true
+	job=r/pfshim-job.jsonl
+	jq -c '.processes += [
+		{pid: 999991, ppid: 1, program: "sleep", exited: false, dynamic: true, shim: false},
+		{pid: 999992, ppid: 1, program: "sudo", exited: true, dynamic: true, shim: false},
+		{pid: 999993, ppid: 1, program: "busybox", exited: false, dynamic: false, shim: false}]' \
+		"$job" >job.new
+	mv job.new "$job"
+	run -0 "$PFSHIM" report --json r
+	[ "$(jq -r '.job.unreported | map(.program + ":" + .kind) | sort | join(",")' <<<"$output")" = \
+		busybox:static,sleep:running,sudo:no-shim ]
+}
+
 # TERM while the runner calibrates (after the job): the calibration stops between rounds and
 # is not kept, and the TERM goes to no process (the job's pid is reaped, its number free).
 @test "pfshim run sent TERM during its calibration: it stops there, keeps none, signals nothing else" {

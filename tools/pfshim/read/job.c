@@ -68,10 +68,16 @@ static enum summary_kind process_kind(json_t *p, bool records_lost)
 		return KIND_LOST;
 	if (!json_is_boolean(dynamic) || !json_is_boolean(shim))
 		return KIND_UNKNOWN;
-	/* no exit record: it outlived the command, unless the kernel lost records */
+	/*
+	 * No exit record: it outlived the command, unless the kernel lost
+	 * records. A dynamic image may not have mapped the shim yet: the
+	 * command's end can come between a background child's exec and its
+	 * loader's mapping of the preload.
+	 */
+	if (json_is_false(json_object_get(p, "exited")) && !records_lost && json_is_true(dynamic))
+		return KIND_RUNNING;
 	if (json_is_true(shim))
-		return json_is_false(json_object_get(p, "exited")) && !records_lost ? KIND_RUNNING :
-										       KIND_NO_REPORT;
+		return KIND_NO_REPORT;
 	return json_is_true(dynamic) ? KIND_NO_SHIM : KIND_STATIC;
 }
 
