@@ -26,6 +26,7 @@
 #include "preload/events/events.h"
 #include "preload/events/pfm.h"
 #include "preload/events/pfm_answers.h"
+#include "file_put.h"
 
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -401,19 +402,6 @@ static void test_answers_handed(void **state)
 	pfm_answers_clear();
 }
 
-/* A file @dir/@path holding @text. */
-static void put_file(const char *dir, const char *path, const char *text)
-{
-	char name[4096];
-	FILE *f;
-
-	snprintf(name, sizeof(name), "%s/%s", dir, path);
-	f = fopen(name, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /*
  * A name the parser asked libpfm4 for, in the image before ours (all of
  * built-in, sysfs and tracefs knew none such there: pfm_answers.h), goes
@@ -436,9 +424,9 @@ static void test_answers_skip_sysfs(void **state)
 	assert_int_equal(mkdir(path, 0700), 0);
 	snprintf(path, sizeof(path), "%s/cpu/format", root);
 	assert_int_equal(mkdir(path, 0700), 0);
-	put_file(root, "cpu/type", "4\n");
-	put_file(root, "cpu/format/event", "config:0-7\n");
-	put_file(root, "cpu/events/INST_RETIRED", "event=0x3c\n");
+	file_put(root, "cpu/type", "4\n");
+	file_put(root, "cpu/format/event", "config:0-7\n");
+	file_put(root, "cpu/events/INST_RETIRED", "event=0x3c\n");
 
 	pfm_answers_clear();
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);

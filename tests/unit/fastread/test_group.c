@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "fastread/internal.h"
+#include "file_put.h"
 #include "perf_refused.h"
 
 #define TOUCHED_PAGES 256
@@ -601,18 +602,6 @@ static void test_hardware_group(void **state)
 }
 
 /* The arm64 user-access bit goes to the core PMU only, found by format/rdpmc. */
-static void write_file(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void make_dir(char *path, size_t size, const char *base, const char *name)
 {
 	snprintf(path, size, "%s/%s", base, name);
@@ -653,13 +642,13 @@ static void test_pmu_takes_user_bit(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(root));
 	make_dir(pmu, sizeof(pmu), root, "armv8_pmuv3");
-	write_file(pmu, "type", "8\n");
+	file_put(pmu, "type", "8\n");
 	make_dir(fmt, sizeof(fmt), pmu, "format");
-	write_file(fmt, "rdpmc", "config1:1\n");
+	file_put(fmt, "rdpmc", "config1:1\n");
 	make_dir(pmu, sizeof(pmu), root, "software");
-	write_file(pmu, "type", "1\n");
+	file_put(pmu, "type", "1\n");
 	make_dir(pmu, sizeof(pmu), root, "breakpoint");
-	write_file(pmu, "type", "5\n");
+	file_put(pmu, "type", "5\n");
 
 	assert_true(fastread_pmu_takes_user_bit(8, root));
 	assert_true(fastread_pmu_takes_user_bit(PERF_TYPE_HARDWARE, root));
@@ -686,11 +675,11 @@ static void test_user_access_problem(void **state)
 	assert_non_null(p);
 	assert_non_null(strstr(p, "no hardware PMU"));
 	make_dirs(dir, sizeof(dir), root, "sys/bus/event_source/devices/cpu");
-	write_file(dir, "rdpmc", "0\n");
+	file_put(dir, "rdpmc", "0\n");
 	p = fastread_user_access_problem_at(root);
 	assert_non_null(p);
 	assert_non_null(strstr(p, "rdpmc is disabled"));
-	write_file(dir, "rdpmc", "1\n");
+	file_put(dir, "rdpmc", "1\n");
 	assert_null(fastread_user_access_problem_at(root));
 	/* This machine: the answer follows what sysfs shows. */
 	if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0)
@@ -700,11 +689,11 @@ static void test_user_access_problem(void **state)
 	assert_non_null(p);
 	assert_non_null(strstr(p, "5.17"));
 	make_dirs(dir, sizeof(dir), root, "proc/sys/kernel");
-	write_file(dir, "perf_user_access", "0\n");
+	file_put(dir, "perf_user_access", "0\n");
 	p = fastread_user_access_problem_at(root);
 	assert_non_null(p);
 	assert_non_null(strstr(p, "perf_user_access is 0"));
-	write_file(dir, "perf_user_access", "1\n");
+	file_put(dir, "perf_user_access", "1\n");
 	assert_null(fastread_user_access_problem_at(root));
 #else
 	(void)dir;

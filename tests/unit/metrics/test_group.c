@@ -20,17 +20,9 @@
 #include "preload/events/events.h"
 #include "preload/metrics/group.h"
 #include "preload/metrics/likwid_arch.h"
+#include "file_put.h"
 
 static char root[64], cpuinfo[96], sysfs_cpu[96];
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static void make_group(const char *arch, const char *name, const char *text)
 {
@@ -39,7 +31,7 @@ static void make_group(const char *arch, const char *name, const char *text)
 	snprintf(path, sizeof(path), "%s/%s", root, arch);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/%s/%s.txt", root, arch, name);
-	write_file(path, text);
+	file_put(NULL, path, text);
 }
 
 static const char intel_cpi[] =
@@ -123,7 +115,7 @@ static void open_by_name(void **state)
 	char why[512];
 
 	(void)state;
-	write_file(cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 7\n");
+	file_put(NULL, cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 7\n");
 	assert_int_equal(metric_group_open("CPI", root, cpuinfo, "task-clock,{instructions,page-faults}",
 					   &mg, why, sizeof(why)), 0);
 	assert_string_equal(mg.name, "CPI");
@@ -135,7 +127,7 @@ static void open_by_name(void **state)
 	assert_string_equal(mg.events_text, "cycles,L1D_REPLACEMENT");
 	metric_group_free(&mg);
 
-	write_file(cpuinfo, "CPU implementer\t: 0x41\nCPU part\t: 0xd0c\n");
+	file_put(NULL, cpuinfo, "CPU implementer\t: 0x41\nCPU part\t: 0xd0c\n");
 	assert_int_equal(metric_group_open("BRANCH", root, cpuinfo, "", &mg, why, sizeof(why)), 0);
 	assert_string_equal(mg.events_text, "instructions,cycles,br_pred");
 	metric_group_free(&mg);
@@ -143,7 +135,7 @@ static void open_by_name(void **state)
 	assert_int_equal(metric_group_open("NOPE", root, cpuinfo, "", &mg, why, sizeof(why)), -ENOENT);
 	assert_non_null(strstr(why, "no group 'NOPE' in "));
 
-	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
+	file_put(NULL, cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
 	assert_int_equal(metric_group_open("CPI", root, cpuinfo, "", &mg, why, sizeof(why)), -ENOENT);
 	assert_string_equal(why, "LIKWID's groups have none for this CPU (AMD family 26 model 2); "
 			    "give a group file's path instead");
@@ -156,7 +148,7 @@ static void open_by_path(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/mine.txt", root);
-	write_file(path, "SHORT mine\nEVENTSET\nPMC0 page-faults\nMETRICS\nper second PMC0/time\n");
+	file_put(NULL, path, "SHORT mine\nEVENTSET\nPMC0 page-faults\nMETRICS\nper second PMC0/time\n");
 	assert_int_equal(metric_group_open(path, root, "/nonexistent", "", &mg, why, sizeof(why)), 0);
 	assert_string_equal(mg.name, "mine");
 	assert_string_equal(mg.events_text, "page-faults");
@@ -169,7 +161,7 @@ static void open_by_path(void **state)
 	metric_group_free(&mg);
 
 	snprintf(path, sizeof(path), "%s/mine.txt", root);
-	write_file(path, "SHORT mine\nEVENTSET\nPMC0 page-faults\nMETRICS\nbroken PMC0/(time\n");
+	file_put(NULL, path, "SHORT mine\nEVENTSET\nPMC0 page-faults\nMETRICS\nbroken PMC0/(time\n");
 	assert_int_equal(metric_group_open(path, root, "/nonexistent", "", &mg, why, sizeof(why)),
 			 -EINVAL);
 	assert_non_null(strstr(why, "mine.txt, line 5: not a group file's line"));
@@ -190,9 +182,9 @@ static void compute(void **state)
 	char why[512], path[256];
 
 	(void)state;
-	write_file(cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 4\n");
+	file_put(NULL, cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 4\n");
 	snprintf(path, sizeof(path), "%s/cpu0/cpufreq/base_frequency", sysfs_cpu);
-	write_file(path, "2500000\n");	/* kHz */
+	file_put(NULL, path, "2500000\n");	/* kHz */
 	assert_int_equal(metric_group_open("CPI", root, cpuinfo, "instructions", &mg, why,
 					   sizeof(why)), 0);
 	events.nr = 0;
@@ -263,7 +255,7 @@ static void open_named(void **state)
 
 	(void)state;
 	make_group("skylakeX", "TMA", tma);
-	write_file(cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 4\n");
+	file_put(NULL, cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\nstepping\t: 4\n");
 
 	assert_int_equal(named("CPUs-utilized,page-faults-per-second,CPUs-utilized", NULL,
 			       "/nonexistent", "page-faults", &mg, why, note), 0);
@@ -304,7 +296,7 @@ static void open_named(void **state)
 	metric_group_free(&mg);
 
 	/* A CPU LIKWID has no groups for: TopdownL1 said, nothing else left. */
-	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
+	file_put(NULL, cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
 	assert_int_equal(named("TopdownL1", NULL, "/nonexistent", "", &mg, why, note), -ENOENT);
 	assert_string_equal(why, "no metric to compute");
 	assert_string_equal(note, "TopdownL1: AMD Zen 5 (family 0x1a model 0x2), but no core PMU "
@@ -378,7 +370,7 @@ static void topdown_from_the_kernel(void **state)
 
 	/* A core PMU without them (the AMD tree): LIKWID's TMA group, as before. */
 	snprintf(sysfs, sizeof(sysfs), "%s/amd", base ? base : "tests/fixtures/sysfs");
-	write_file(cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n");
+	file_put(NULL, cpuinfo, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n");
 	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), 0);
 	assert_string_equal(mg.name, "PFSHIM_METRICS+TMA");
 	metric_group_free(&mg);
@@ -403,7 +395,7 @@ static void midr_write(const char *midr)
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/cpu0/regs/identification/midr_el1", sysfs_cpu);
 	if (midr)
-		write_file(path, midr);
+		file_put(NULL, path, midr);
 	else
 		unlink(path);
 }
@@ -440,7 +432,7 @@ static void topdown_neoverse_n2(void **state)
 
 	(void)state;
 	fixture(sysfs, sizeof(sysfs), "arm64-neoverse-n2");
-	write_file(cpuinfo, "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd49\n");
+	file_put(NULL, cpuinfo, "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd49\n");
 	midr_write("0x00000000410fd490\n");
 	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), 0);
 	assert_string_equal(note, "");
@@ -509,7 +501,7 @@ static void topdown_neoverse_n2(void **state)
 		char path[512];
 
 		snprintf(path, sizeof(path), "%s/armv8_pmuv3_0/caps/slots", tree);
-		write_file(path, slots[k]);
+		file_put(NULL, path, slots[k]);
 		assert_int_equal(named("TopdownL1", NULL, tree, "", &mg, why, note), 0);
 		assert_string_equal(mg.group.metrics[3].text, "100*(stall_slot_backend/(cpu_cycles*5)-"
 				    "br_mis_pred*3/cpu_cycles)");
@@ -519,7 +511,7 @@ static void topdown_neoverse_n2(void **state)
 
 	/* A Neoverse N1 (the plain arm64 tree: no STALL_SLOT events): said why, nothing else. */
 	fixture(sysfs, sizeof(sysfs), "arm64");
-	write_file(cpuinfo, "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n");
+	file_put(NULL, cpuinfo, "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n");
 	midr_write("0x00000000413fd0c1\n");
 	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), -ENOENT);
 	assert_non_null(strstr(note, "TopdownL1: the Neoverse N1 has no STALL_SLOT events"));
@@ -545,7 +537,7 @@ static void topdown_zen4(void **state)
 	(void)state;
 	midr_write(NULL);	/* an x86 machine, whatever an earlier test left */
 	fixture(sysfs, sizeof(sysfs), "amd-zen4");
-	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n");
+	file_put(NULL, cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n");
 	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), 0);
 	assert_string_equal(note, "");
 	assert_string_equal(mg.events_text, "{cpu/config=0x76/,cpu/config=0x1000001a0/,"
@@ -580,13 +572,13 @@ static void topdown_zen4(void **state)
 	metric_group_free(&mg);
 
 	/* Zen 5 (family 0x1a): the same events, 8 slots a cycle. */
-	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
+	file_put(NULL, cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n");
 	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), 0);
 	assert_string_equal(mg.group.metrics[2].text, "ex_ret_ops/(8*ls_not_halted_cyc)*100");
 	metric_group_free(&mg);
 
 	/* Zen 3 (family 0x19 model 0x21: Vermeer, between Zen 4's models): none, said why. */
-	write_file(cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 33\n");
+	file_put(NULL, cpuinfo, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 33\n");
 	assert_int_equal(named("TopdownL1", NULL, sysfs, "", &mg, why, note), -ENOENT);
 	assert_non_null(strstr(note, "TopdownL1: AMD family 0x19 model 0x21 (Zen 3 or older) has "
 				     "no dispatch-slot events"));
