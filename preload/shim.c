@@ -575,9 +575,18 @@ static int no_real(void)
 #define CALL_REAL(name, ...) (REAL(name) ? real.name(__VA_ARGS__) : no_real())
 
 
+/*
+ * The frames alive at a successful exec are never left. In a vfork()ed
+ * child, which shares its parent's stack (dash makes its children so),
+ * ASan's poison of their arrays' redzones would stay in the parent's
+ * shadow, and a later frame of the parent there would read as an
+ * overflow: those frames are not instrumented for addresses.
+ */
+#define EXEC_FRAME __attribute__((no_sanitize_address))
+
 /* The exec, with @vars put in @envp's copy on the stack when there are any. */
-static int exec_with(const char *file, bool search, char *const argv[], char *const envp[],
-		     const char *const vars[2])
+EXEC_FRAME static int exec_with(const char *file, bool search, char *const argv[],
+				char *const envp[], const char *const vars[2])
 {
 	if (!vars[0] && !vars[1])
 		return search ? CALL_REAL(execvpe, file, argv, envp) :
@@ -597,8 +606,8 @@ static int exec_with(const char *file, bool search, char *const argv[], char *co
  * again without them (they are only worth the next image's start-up); the
  * counters are closed again if the exec fails.
  */
-static int exec_handing_over(const char *file, bool search, char *const argv[],
-			     char *const envp[])
+EXEC_FRAME static int exec_handing_over(const char *file, bool search, char *const argv[],
+					char *const envp[])
 {
 	char answers[process_answers_size(envp) + 1];
 	const char *vars[2] = {
@@ -658,7 +667,8 @@ PFSHIM_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char
  */
 enum exec_list { EXEC_LIST_L, EXEC_LIST_LP, EXEC_LIST_LE };
 
-static int exec_list_forward(enum exec_list kind, const char *path, const char *arg0, va_list ap)
+EXEC_FRAME static int exec_list_forward(enum exec_list kind, const char *path, const char *arg0,
+					va_list ap)
 {
 	char *const *envp;
 	va_list count;
