@@ -455,6 +455,42 @@ expected_share() {
 	pkill -f '^sleep 61$' || true
 }
 
+# A process that outlives the command reports later into the job's directory: without -o the
+# temporary directory is kept for it (0700, named), not removed under it (its report would
+# make it again, 0755 in /tmp, readable by all); pfshim report then has its row, whose counts
+# run past the totals' end, so "in no row" is not known rather than 0.
+@test "pfshim run without -o, a process outliving the command: the directory kept for it, in no row not known" {
+	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+	mkdir "$TMPDIR"
+	mkfifo go	# the process waits for it (at most 30 s: a failed test still ends)
+	run -0 --separate-stderr "$PFSHIM" run -e task-clock,page-faults -- \
+		sh -c '(timeout 30 cat go; exec seq 3000000) >/dev/null 2>&1 & true'
+	echo "$stderr"
+	grep -Eq "^ pfshim: [1-3] process(es)? still running when the command ended \(" <<<"$stderr"
+	dir=$(sed -n 's|^ pfshim: the reports are in \(.*\)/ (pfshim report .*|\1|p' <<<"$stderr")
+	[ -n "$dir" ]
+	[ "$(dirname "$dir")" = "$TMPDIR" ]
+	[ "$(stat -c %a "$dir")" = 700 ]
+	echo go >go
+	for _ in $(seq 400); do
+		jq -e 'select(.program == "seq")' "$dir"/*.json >/dev/null 2>&1 && break
+		sleep 0.025
+	done
+	[ "$(stat -c %a "$dir")" = 700 ]
+	run -0 --separate-stderr "$PFSHIM" report --json "$dir"
+	[ "$(jq '.job.outlived' <<<"$output")" -ge 1 ]	# the subshell, timeout, cat: as far as they got
+	[ "$(jq '[.job.in_no_row[] | .value] | unique' -c <<<"$output")" = '[null]' ]
+	# the rows' task-clock (seq's whole life) beyond the kernel's, which stopped at the end
+	rows=$(jq_sum task-clock "$dir")
+	total=$(job_total task-clock "$dir")
+	echo "rows $rows total $total"
+	[ "$rows" -gt "$total" ]
+	run -0 --separate-stderr "$PFSHIM" report "$dir"
+	grep -Eq '^ in no row +not known +not known$' <<<"$output"
+	grep -Eq "^ pfshim: [1-3] process(es)? still running when the command ended reported since \(.*\): the totals hold (it|them) up to the command's end" <<<"$output"
+	rm -r "$dir"
+}
+
 # The command may end between a background child's exec and its loader's mapping of the
 # shim: a dynamic image with no exit record is still running, whether or not its shim was
 # seen yet; one that exited without the shim did not load it. The job file, edited.

@@ -292,6 +292,7 @@ void summary_job_free(struct summary_job *job)
 		free(job->unreported_count[k]);
 		names_free(&job->unreported_programs[k]);
 	}
+	names_free(&job->outlived_programs);
 	free(job->calibration_error);
 	free(job->calibration_program);
 	free(job->total_sums);

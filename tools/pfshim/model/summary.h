@@ -199,6 +199,13 @@ struct summary_job {
 	struct names unreported_programs[KINDS];
 	uint64_t *unreported_count[KINDS];	/* [unreported_programs[kind].n] */
 	/*
+	 * Processes still running at the command's end that have reported
+	 * since: the totals hold them up to that end, their rows their whole
+	 * lives, so what no row holds is not known (rest_sums not counted).
+	 */
+	uint64_t outlived;
+	struct names outlived_programs;
+	/*
 	 * By summary event index [summary.nr_events]: the totals, what no row
 	 * holds, pfshim's own share (not counted: not measured), the totals less it.
 	 */

@@ -245,6 +245,8 @@ static void sums_by_event(struct summary *s)
 			continue;
 		}
 		job->total_sums[k] = (struct summary_sum){ .value = total, .counted = 1 };
+		if (job->outlived)
+			continue;
 		/* Never below 0: a report's clock can run a little past the kernel's last read. */
 		job->rest_sums[k] = (struct summary_sum){
 			.value = total > rows ? total - rows : 0, .counted = 1 };
@@ -255,15 +257,21 @@ void summary_job_finish(struct summary *s)
 {
 	struct summary_job *job = s->job;
 
-	job->unreported = 0;
+	job->unreported = job->outlived = 0;
 	for (int p = 0; p < job->nr_processes; p++) {
 		const struct summary_job_process *proc = &job->process[p];
 
 		/* Its reports name the job's machine by its boot, whatever host name they took */
 		if ((job->boot_id && *job->boot_id &&
 		     summary_process_ended(s, summary_process_key(job->boot_id, job->pid_ns, proc->pid))) ||
-		    summary_process_ended(s, summary_process_key(job->host, job->pid_ns, proc->pid)))
+		    summary_process_ended(s, summary_process_key(job->host, job->pid_ns, proc->pid))) {
+			if (proc->kind == KIND_RUNNING) {
+				job->outlived++;
+				if (names_find(&job->outlived_programs, proc->program) < 0)
+					names_add(&job->outlived_programs, proc->program);
+			}
 			continue;
+		}
 		job->unreported++;
 		if (proc->kind == KIND_LOST) {
 			char key[300];

@@ -778,10 +778,6 @@ static int dir_remove(const char *dir)
 }
 
 /*
- * One run of the job into @dir, then its summary (@shown: where it says the
- * reports are, or NULL). Return: its wait status, -1 when it could not start.
- */
-/*
  * The job in @dir read into @s: its reports and its count, from memory when
  * the directory could not take it (job_count_write()).
  */
@@ -796,8 +792,22 @@ static void summary_add_job(struct summary *s, const char *dir)
 	summary_add_path(s, memfd);
 }
 
+/*
+ * A process of the job outlived the command, and will write its report into
+ * the job's temporary directory when it ends: the directory is kept (and
+ * named), not removed under it (a report written after would make it again,
+ * as the shim makes any missing output directory: 0755 in /tmp).
+ */
+static bool dir_outlived;
+
+/*
+ * One run of the job into @dir, then its summary (@shown: where it says the
+ * reports are, or NULL; a temporary directory a process outlived the
+ * command in is named). Return: its wait status, -1 when it could not start.
+ */
 static int run_once(char **argv, const char *dir, uint64_t interval_ns, bool refused, const char *shown)
 {
+	char kept[PATH_MAX + 2];
 	int status;
 	struct summary s;
 
@@ -817,6 +827,11 @@ static int run_once(char **argv, const char *dir, uint64_t interval_ns, bool ref
 	summary_init(&s, &(struct summary_options){ .any_owner = true });
 	summary_add_job(&s, dir);
 	summary_finish(&s);
+	if (!shown && s.job && s.job->kind_count[KIND_RUNNING]) {
+		snprintf(kept, sizeof(kept), "%s/", dir);
+		shown = kept;
+		dir_outlived = true;
+	}
 	summary_print_run(&s, command_line(argv), shown);
 	summary_free(&s);
 	return status;
@@ -911,13 +926,15 @@ static int runs_repeat(char **argv, const char *dir, int n, bool refused, bool k
 		summary_init(&runs[done], &(struct summary_options){ .any_owner = true });
 		summary_add_job(&runs[done], sub);
 		summary_finish(&runs[done]);
+		if (runs[done].job && runs[done].job->kind_count[KIND_RUNNING])
+			dir_outlived = true;
 		done++;
 	}
 	if (refused && status >= 0)
 		fputs("pfshim run: no counters: " COUNTERS_REFUSED_WHY "; the command ran as without "
 		      "pfshim. " COUNTERS_REFUSED_FIX "\n", stderr);
 	else if (status >= 0 && done)
-		runs_print(runs, done, command_line(argv), dir, kept);
+		runs_print(runs, done, command_line(argv), dir, kept || dir_outlived);
 	for (int k = 0; k < done; k++)
 		summary_free(&runs[k]);
 	free(runs);
@@ -1056,7 +1073,7 @@ int cmd_run(int argc, char **argv)
 		status = run_once(argv + optind, dir, interval_ns, refused, out || keep ? output : NULL);
 	if (status < 0)
 		return 2;
-	if (!out && !keep && dir_remove(dir) < 0)
+	if (!out && !keep && !dir_outlived && dir_remove(dir) < 0)
 		fprintf(stderr, "pfshim run: cannot remove %s: %s\n", dir, strerror(errno));
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);

@@ -199,6 +199,18 @@ static void overview_lost(const struct summary *s, FILE *out)
 			summary_kind_why[k]);
 		lines++;
 	}
+	if (job && job->outlived) {
+		fprintf(out, "<li class=\"outlived\">%" PRIu64 " %s still running when the command "
+			"ended reported since (", job->outlived,
+			html_plural(job->outlived, "process", "processes"));
+		for (int n = 0; n < job->outlived_programs.n; n++) {
+			fputs(n ? ", " : "", out);
+			html_text(out, job->outlived_programs.name[n]);
+		}
+		fputs("): the totals hold them up to the command's end, their rows whole, so what no "
+		      "row holds is not known.</li>\n", out);
+		lines++;
+	}
 	if (job && job->unnamed) {
 		fputs("<li>The kernel could not name the job's processes: those without a report are "
 		      "in the totals, unnamed.</li>\n", out);

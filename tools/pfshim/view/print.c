@@ -262,6 +262,31 @@ static void print_share_note(const struct summary *s, FILE *out)
 	fprintf(out, " (docs/pfshim.md)\n");
 }
 
+/* A row of @text in each event's column (print_row()'s layout). */
+static void print_row_text(const struct summary *s, const char *label, const char *text, FILE *out)
+{
+	fprintf(out, " %-*s %8s", groups_name_width(s), label, "");
+	for (int i = 0; i < s->nr_events; i++)
+		fprintf(out, " %*s", column_width(s, i), text);
+	fputc('\n', out);
+}
+
+/* Processes that ran past the command's end and reported since: why "in no row" is not known. */
+static void print_outlived(const struct summary *s, FILE *out)
+{
+	const struct summary_job *job = s->job;
+
+	if (!job->outlived)
+		return;
+	fprintf(out, "\n pfshim: %" PRIu64 " %s still running when the command ended reported since (",
+		job->outlived, plural(job->outlived, "process", "processes"));
+	for (int n = 0; n < job->outlived_programs.n; n++)
+		fprintf(out, "%s%s", n ? ", " : "", job->outlived_programs.name[n]);
+	fprintf(out, "): the totals hold %s up to the command's end, %s whole, so what no"
+		" row holds is not known (docs/usage.md, Limits)\n",
+		job->outlived == 1 ? "it" : "them", job->outlived == 1 ? "its row" : "their rows");
+}
+
 /*
  * What the job's totals hold beyond the rows: each reported image's work
  * before the shim started in it and after its report, and the processes
@@ -271,10 +296,14 @@ static void print_job_rest(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
 
-	print_row(s, "in no row", groups_name_width(s), "", job->rest_sums, out);
+	if (job->outlived)
+		print_row_text(s, "in no row", "not known", out);
+	else
+		print_row(s, "in no row", groups_name_width(s), "", job->rest_sums, out);
 	print_share_row(s, "pfshim's own share", job->share_sums, out);
 	print_share_row(s, "less pfshim's share", job->less_share_sums, out);
 	print_share_note(s, out);
+	print_outlived(s, out);
 	print_signal_ends(s, out);
 	for (int k = 0; k < KINDS; k++) {
 		if (!job->kind_count[k])
@@ -792,8 +821,12 @@ static json_t *job_json(const struct summary *s)
 				"processes", (json_int_t)job->unreported_count[k][n],
 				"kind", summary_kind_names[k], "error", len ? error : NULL));
 		}
+	json_t *outlived = json_array();
+
+	for (int n = 0; n < job->outlived_programs.n; n++)
+		json_array_append_new(outlived, json_string(job->outlived_programs.name[n]));
 	return json_pack("{s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:o, "
-			 "s:I, s:I, s:I, s:o}",
+			 "s:I, s:I, s:I, s:o, s:I, s:o}",
 		"pid", job->pid,
 		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
 		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
@@ -809,7 +842,8 @@ static json_t *job_json(const struct summary *s)
 		"share_forks", (json_int_t)s->share.forks,
 		"execs", (json_int_t)job->execs,
 		"calibrated", json_boolean(job->calibration[SHARE_PAGE_FAULTS].known ||
-					   job->calibration[SHARE_TASK_CLOCK].known));
+					   job->calibration[SHARE_TASK_CLOCK].known),
+		"outlived", (json_int_t)job->outlived, "outlived_programs", outlived);
 }
 
 void summary_print_json(const struct summary *s, FILE *out)
