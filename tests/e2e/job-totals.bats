@@ -118,7 +118,7 @@ same_as_perf() {
 	close "$l" "$b" "$((5 * (loaded + (forked > 0 ? forked : 0)) + s1 + s2))"
 }
 
-# The summary prints the job count's totals, and pfshim report --json the same.
+# The summary prints the job count's totals, and pfshim report --json and --csv the same.
 summary_is_job_count() {
 	local faults
 
@@ -127,6 +127,15 @@ summary_is_job_count() {
 	"$PFSHIM" report --json "$dir" >summary.json
 	[ "$(jq '.job.events[] | select(.name == "page-faults") | .value' summary.json)" = \
 		"$(job_value page-faults)" ]
+	"$PFSHIM" report --csv "$dir" >summary.csv
+	[ "$(csv_value job page-faults)" = "$(job_value page-faults)" ]
+	[ "$(csv_value in-no-row page-faults)" = \
+		"$(jq '.job.in_no_row[] | select(.name == "page-faults") | .value' summary.json)" ]
+}
+
+# csv_value SCOPE EVENT: the value of summary.csv's row of SCOPE (no group) and EVENT.
+csv_value() {
+	awk -F, -v s="$1" -v e="$2" '$1 == s && $2 == "" && $5 == e { print $6 }' summary.csv
 }
 
 # group N: 1234567 -> 1,234,567, as the summary prints counts.

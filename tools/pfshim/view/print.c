@@ -930,6 +930,20 @@ static void csv_row(FILE *out, const char *scope, const char *group, uint64_t re
 	fprintf(out, ",%.15g\n", e->scale);
 }
 
+/* The job's totals, their part in no row, pfshim's own share and the totals less it. */
+static void csv_job_rows(const struct summary *s, FILE *out)
+{
+	static const char *const scopes[] = { "job", "in-no-row", "pfshim-share", "less-pfshim-share" };
+	const struct summary_job *job = s->job;
+	const struct summary_sum *sums[] = {
+		job->total_sums, job->rest_sums, job->share_sums, job->less_share_sums,
+	};
+
+	for (size_t r = 0; r < sizeof(scopes) / sizeof(scopes[0]); r++)
+		for (int i = 0; i < s->nr_events; i++)
+			csv_row(out, scopes[r], "", s->reports, s->images, &s->events[i], &sums[r][i]);
+}
+
 static void csv_u64(FILE *out, bool have, uint64_t v)
 {
 	if (have)
@@ -1040,6 +1054,8 @@ void summary_print_csv(const struct summary *s, FILE *out)
 	fprintf(out, "scope,%s,reports,images,event,value,counted,not_supported,unit,scale\n", by);
 	for (int i = 0; i < s->nr_events; i++)
 		csv_row(out, "total", "", s->reports, s->images, &s->events[i], &s->totals[i]);
+	if (s->job)	/* the kernel's count of the job (pfshim run), as the text's first lines */
+		csv_job_rows(s, out);
 	for (int k = 0; k < s->nr_groups; k++)
 		for (int i = 0; i < s->nr_events; i++)
 			csv_row(out, by, s->groups[sorted[k]].name, s->groups[sorted[k]].reports,
