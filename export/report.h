@@ -22,6 +22,9 @@
  */
 #define REPORT_BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
 
+/* Exited threads a report lists one by one; the others are in its regions' totals only. */
+#define REPORT_THREADS_LISTED 256
+
 enum report_reason {
 	REPORT_EXIT,		/* exit(), return from main, _exit(), _Exit() */
 	REPORT_EXEC,		/* just before an exec*() replaces the image */

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "export/report.h"
 #include "fastread/fastread.h"
 #include "preload/events/events.h"
 #include "preload/counters/group_split.h"
@@ -21,7 +22,7 @@
 #include "preload/markers/regions.h"
 
 #define MARKERS_LIVE_MAX	1024	/* live threads a report can list */
-#define MARKERS_RETIRED_MAX	256	/* exited threads a report lists one by one */
+#define MARKERS_RETIRED_MAX	REPORT_THREADS_LISTED	/* exited threads a report lists one by one */
 #define MARKERS_RETIRE_WAIT_MS	2000	/* a report waits this long for another's copy */
 #define MARKERS_BLOCK_BUDGET	16384	/* bytes a thread's block may reach: its table's room */
 

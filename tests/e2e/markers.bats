@@ -307,6 +307,9 @@ total() {
 	# 256 exited threads listed, 44 in the totals only; the main thread listed live.
 	[ "$(jq '.regions.threads | length' "$REPORTS")" -eq 257 ]
 	[ "$(jq '.regions.threads_unlisted' "$REPORTS")" -eq 44 ]
+	# pfshim report's tree holds the listed threads' paths and says the others are in none
+	[ "$("$BUILD/pfshim" report --json "$REPORTS" | jq .region_tree_threads_unlisted)" -eq 44 ]
+	"$BUILD/pfshim" report "$REPORTS" | grep -q "^ pfshim: 44 threads are in no path: a process lists 256"
 	[ "$(total t .calls)" -eq 300 ]
 	[ "$(total t .threads)" -eq 300 ]
 	# The main thread's table holds `capacity` regions; each refused begin is one

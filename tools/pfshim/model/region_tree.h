@@ -43,6 +43,12 @@ struct region_tree {
 	struct region_node *node;	/* parents before their children */
 	int first_top, last_top;	/* the top regions' list (next_sibling); -1: none */
 	struct table_index index;	/* by (parent, region) */
+	/*
+	 * Threads the reports counted but did not list (a process lists so
+	 * many exited threads): their regions are in the sums by name, their
+	 * paths in no node.
+	 */
+	uint64_t threads_unlisted;
 };
 
 void region_tree_init(struct region_tree *t);

@@ -283,6 +283,8 @@ static void regions_add(struct summary *s, int group, json_t *regions)
 	/* After the totals: the regions and metrics keep the order the totals give them. */
 	json_array_foreach(threads, i, t)
 		paths_add(s, json_object_get(t, "paths"));
+	count_add(&s->region_tree.threads_unlisted,
+		  count_or(json_object_get(regions, "threads_unlisted"), 0));
 }
 
 void summary_count(struct summary *s, json_t *r)

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "export/report.h"	/* REPORT_THREADS_LISTED */
 #include "tools/pfshim/view/html.h"
 #include "tools/pfshim/view/view.h"
 
@@ -100,6 +101,11 @@ void html_region_tree(const struct summary *s, FILE *out)
 		fprintf(out, "<p class=\"note\"><b>misuse</b>: %" PRIu64 " regions ended while one "
 			"begun inside them was open: their own counts are short by the overlap.</p>\n",
 			s->misuse.unnested);
+	if (t->threads_unlisted)
+		fprintf(out, "<p class=\"note\">%" PRIu64 " %s in no path: a process lists %d exited "
+			"threads at most, and the regions of the others are in the regions' sums, not "
+			"in this tree.</p>\n", t->threads_unlisted,
+			html_plural(t->threads_unlisted, "thread is", "threads are"), REPORT_THREADS_LISTED);
 	if (shown < t->n)
 		fprintf(out, "<p class=\"note\">The first %d of %d paths shown; <code>pfshim report"
 			"</code> has them all.</p>\n", shown, t->n);

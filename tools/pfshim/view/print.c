@@ -884,6 +884,8 @@ void summary_print_json(const struct summary *s, FILE *out)
 	json_object_set_new(root, "groups", groups);
 	json_object_set_new(root, "regions", regions_json(s, sorted));
 	json_object_set_new(root, "region_tree", region_tree_json(s));
+	json_object_set_new(root, "region_tree_threads_unlisted",
+			    json_integer((json_int_t)s->region_tree.threads_unlisted));
 	json_object_set_new(root, "region_probe", probe_json(s));
 	json_object_set_new(root, "misuse", json_pack("{s:I, s:I, s:I, s:I}",
 		"end_without_begin", (json_int_t)s->misuse.end_without_begin,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/report.h"	/* REPORT_THREADS_LISTED */
 #include "tools/pfshim/view/view.h"
 
 uint64_t region_tree_whole(const struct summary *s, int metric)
@@ -64,6 +65,11 @@ void region_tree_print_text(const struct summary *s, FILE *out)
 	fputs("\n pfshim: region tree, each path summed over every thread and image; inclusive\n"
 	      " counts hold the regions begun inside, exclusive ones do not; % of the job's total\n"
 	      " (wall time: of the top regions')\n", out);
+	if (t->threads_unlisted)
+		fprintf(out, " pfshim: %" PRIu64 " %s in no path: a process lists %d exited threads at"
+			" most, and the regions of the others are in the sums by region above, not in"
+			" this tree\n", t->threads_unlisted,
+			t->threads_unlisted == 1 ? "thread is" : "threads are", REPORT_THREADS_LISTED);
 	for (int m = 0; m < s->metrics.n; m++) {
 		struct summary_event e = summary_metric_event(s, m);
 		uint64_t whole = region_tree_whole(s, m);
