@@ -463,8 +463,9 @@ static void text_thread(struct buf *b, const struct report *r, const struct repo
 		text_region(b, r, &t->regions[i]);
 }
 
+/* A region's statistics over threads: a metric some of its @threads did not count says so. */
 static void text_stat(struct buf *b, const struct report_event *ev, const char *unit,
-		      const char *name, const struct report_region_stat *s)
+		      const char *name, const struct report_region_stat *s, int threads)
 {
 	if (s->status != STATUS_COUNTED) {
 		buf_pad(b, ' ', 4 * STAT_WIDTH - 13);
@@ -480,6 +481,13 @@ static void text_stat(struct buf *b, const struct report_event *ev, const char *
 	text_unit_name(b, ev, unit, name);
 	if (s->scaled)
 		buf_puts(b, "  (scaled)");
+	if (s->threads < threads) {
+		buf_puts(b, "  (counted in ");
+		buf_put_i64(b, s->threads);
+		buf_puts(b, " of ");
+		buf_put_i64(b, threads);
+		buf_puts(b, " threads)");
+	}
 	buf_putc(b, '\n');
 }
 
@@ -536,9 +544,10 @@ static void text_total(struct buf *b, const struct report *r, const struct repor
 		buf_puts(b, t->unclosed == 1 ? " time" : " times");
 	}
 	buf_putc(b, '\n');
-	text_stat(b, &wall, "msec", "wall", &t->wall);
+	text_stat(b, &wall, "msec", "wall", &t->wall, t->threads);
 	for (int e = 0; e < r->regions->nr_events; e++)
-		text_stat(b, report_region_event(r, e), NULL, report_region_event_name(r, e), &t->values[e]);
+		text_stat(b, report_region_event(r, e), NULL, report_region_event_name(r, e),
+			  &t->values[e], t->threads);
 	if (r->region_metrics) {	/* PFSHIM_GROUP's metrics of the region, its sums' */
 		r->region_metrics(r, t, r->region_metrics_out);
 		for (int i = 0; i < r->nr_metrics; i++)

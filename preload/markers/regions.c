@@ -803,6 +803,14 @@ static void slot_merge(struct region_total *r, const struct region_layout *l,
 			       wall_ns_of(t, s->wall_max));
 	for (int i = 0; i < l->nr_values; i++)
 		r->v[i] += i == region_value_wall() ? wall_ns_of(t, s->v[i]) : s->v[i];
+	/*
+	 * A group that never ran here (a thread without counters: enabled,
+	 * never running, is how its samples say "not counted") adds no count:
+	 * its enabled time would mark every thread's sum scaled.
+	 */
+	for (int g = 0; g < l->nr_groups; g++)
+		if (s->v[region_value_running(l, g)] == 0)
+			r->v[region_value_enabled(l, g)] -= s->v[region_value_enabled(l, g)];
 	if (!region_slot_first_of_id(t, l, s))
 		return;
 	r->threads++;

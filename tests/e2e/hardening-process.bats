@@ -104,6 +104,15 @@ load helpers
 	echo "over budget: $over, counted: $counted"
 	[ "$over" -gt 0 ]
 	[ "$counted" -gt 0 ]
+	# the regions' sums over threads hold the threads with counters, and say so: not
+	# "scaled" (nothing was multiplexed), "counted in N of 300 threads" in the text
+	[ "$(jq '[.regions.totals[].events[].scaled] | any' "$REPORTS")" = false ]
+	n=$(jq '.regions.totals[0].events[0].threads' "$REPORTS")
+	[ "$n" -lt 300 ]
+	run --separate-stderr bash -c 'ulimit -n 1024; exec env LD_PRELOAD="$1" \
+		PFSHIM_EVENTS=task-clock,page-faults "$0" threads 300' "$PROGS/fd_budget" "$SHIM"
+	grep -E "task-clock  \(counted in [0-9]+ of 300 threads\)$" <<<"$stderr"
+	! grep -q "(scaled)" <<<"$stderr"
 }
 
 # threads256 ULIMIT-ARGS: fd_budget's 256 threads x 8 software events under the shim; sets

@@ -1083,6 +1083,39 @@ static void test_set_name_unchanged_writes_nothing(void **state)
 }
 
 /* Three threads enter "work" with first-event totals 10, 30 and 20. */
+/*
+ * A thread without counters (the descriptor budget spent) samples enabled
+ * time that never runs: merged beside a counted thread, the totals' group
+ * times stay equal (the sum is not "scaled") and its statistics hold one
+ * thread.
+ */
+static void test_totals_merge_uncounted_thread(void **state)
+{
+	struct region_totals *tot = calloc(1, region_totals_size(&layout));
+	static uint64_t uncounted[5];
+	struct region_total *r;
+
+	(void)state;
+	region_totals_init(tot, &layout);
+	region_begin(thread, &layout, 1, 2, sample(0, 0, 0));
+	region_end(thread, &layout, 1, 2, sample(100, 7, 1));
+	region_totals_merge(tot, &layout, thread, 0);
+	region_thread_init(thread, 99);
+	uncounted[0] = uncounted[3] = 1000;
+	region_begin(thread, &layout, 1, 2, uncounted);
+	uncounted[0] = uncounted[3] = 1400;
+	region_end(thread, &layout, 1, 2, uncounted);
+	region_totals_merge(tot, &layout, thread, 0);
+	r = region_total_at(tot, &layout, 1);
+	assert_int_equal(r->threads, 2);
+	assert_int_equal(r->v[region_value_enabled(&layout, 0)], 100);
+	assert_int_equal(r->v[region_value_running(&layout, 0)], 100);
+	assert_int_equal(region_total_stat(r, &layout, 1)[3], 1);
+	assert_int_equal(region_total_stat(r, &layout, 1)[0], 7);
+	assert_int_equal(region_total_stat(r, &layout, 0)[3], 2);
+	free(tot);
+}
+
 static void test_totals_merge(void **state)
 {
 	struct region_totals *tot = calloc(1, region_totals_size(&layout));
@@ -1161,6 +1194,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wall_in_timer_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_name_unchanged_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_totals_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_totals_merge_uncounted_thread, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
