@@ -500,6 +500,10 @@ reachable_shared() {
 	[ "$(field page-faults value)" = null ]
 	run env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock "$PROGS/fd_reuse" dup2 "$BATS_TEST_TMPDIR/data"
 	[[ "$output" == *"<closed by program>     task-clock"* ]]	# the name in its column
+	# pfshim report says so too, in its column, not <not counted>
+	run -0 "$BUILD/pfshim" report "$REPORTS"
+	grep -E "^ fd_reuse +1 <closed by program> <closed by program>$" <<<"$output"
+	[ "$("$BUILD/pfshim" report --json "$REPORTS" | jq '[.events[].closed] == [1, 1]')" = true ]
 	# untouched counters are counted as ever
 	shim PFSHIM_EVENTS=task-clock /bin/true
 	[ "$(field task-clock status '.program == "true"')" = counted ]

@@ -43,6 +43,7 @@ struct summary_sum {
 	uint64_t value;		/* sum of "value" where counted */
 	uint64_t counted;	/* images where it was counted */
 	uint64_t not_supported;	/* images where it could not be opened */
+	uint64_t closed;	/* images whose program closed the counter */
 };
 
 struct summary_group {

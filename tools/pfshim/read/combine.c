@@ -320,10 +320,14 @@ void summary_count(struct summary *s, json_t *r)
 								   : UINT64_MAX;
 		}
 		if (!json_is_integer(value)) {
-			if (!strcmp(string_or(json_object_get(e, "status"), ""),
-				    report_status_name(STATUS_NOT_SUPPORTED))) {
+			const char *status = string_or(json_object_get(e, "status"), "");
+
+			if (!strcmp(status, report_status_name(STATUS_NOT_SUPPORTED))) {
 				s->totals[k].not_supported++;
 				s->groups[g].sums[k].not_supported++;
+			} else if (!strcmp(status, report_status_name(STATUS_CLOSED))) {
+				s->totals[k].closed++;
+				s->groups[g].sums[k].closed++;
 			}
 			continue;
 		}

@@ -677,7 +677,8 @@ static void sum_cell(const struct summary_event *e, const struct summary_sum *v,
 	if (v->counted)
 		summary_value_format(e, v->value, out, size);
 	else
-		snprintf(out, size, v->not_supported ? "not supported" : "not counted");
+		snprintf(out, size, v->not_supported ? "not supported" :
+			 v->closed ? "closed by program" : "not counted");
 }
 
 /* pfshim's own share of an event: one it cannot measure of itself is said so. */

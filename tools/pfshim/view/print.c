@@ -64,8 +64,9 @@ void summary_mean_format(const struct summary_event *e, double mean, char *out, 
 static void sum_format(const struct summary_event *e, const struct summary_sum *v, char *out,
 		       size_t size)
 {
-	if (!v->counted)	/* as perf stat says it */
-		snprintf(out, size, v->not_supported ? "<not supported>" : "<not counted>");
+	if (!v->counted)	/* as perf stat says it, and the shim's own report */
+		snprintf(out, size, v->not_supported ? "<not supported>" :
+			 v->closed ? "<closed by program>" : "<not counted>");
 	else
 		summary_value_format(e, v->value, out, size);
 }
@@ -102,13 +103,14 @@ static void group_label(const struct summary *s, int g, char *out, size_t size)
 		snprintf(out, size, "%s", s->groups[g].name);
 }
 
-/* Width of event @i's column: its heading, at least 14. */
+/* Width of event @i's column: its heading, at least 14, and a "<closed by program>" cell's. */
 static int column_width(const struct summary *s, int i)
 {
 	size_t w = strlen(s->events[i].name) +
 		   (*s->events[i].unit ? strlen(s->events[i].unit) + 1 : 0);
+	size_t least = s->totals[i].closed ? strlen("<closed by program>") : 14;
 
-	return (int)(w > 14 ? w : 14);
+	return (int)(w > least ? w : least);
 }
 
 static void print_header(const struct summary *s, const char *label, int name_width,
@@ -621,8 +623,9 @@ static json_t *sum_json(const struct summary_sum *v)
 
 static json_t *sum_object(const struct summary_event *e, const struct summary_sum *v)
 {
-	return json_pack("{s:s, s:o, s:I, s:I}", "name", e->name, "value", sum_json(v),
-			 "counted", (json_int_t)v->counted, "not_supported", (json_int_t)v->not_supported);
+	return json_pack("{s:s, s:o, s:I, s:I, s:I}", "name", e->name, "value", sum_json(v),
+			 "counted", (json_int_t)v->counted, "not_supported", (json_int_t)v->not_supported,
+			 "closed", (json_int_t)v->closed);
 }
 
 static json_t *regions_json(const struct summary *s, const int *sorted)
