@@ -261,7 +261,7 @@ group() {
 	[[ "$stderr" == *"pfshim's own share"* ]]
 	[ "$(stat -c '%a %U' "$c/pfshim" "$c/pfshim/calibration.json" | paste -sd' ')" = \
 		"700 $(id -un) 600 $(id -un)" ]
-	[ "$(jq -r .key "$c/pfshim/calibration.json" | cut -c1-4)" = "lib " ]
+	[ "$(jq -r '.entries[0].key' "$c/pfshim/calibration.json" | cut -c1-4)" = "lib " ]
 	[ "$(id -u)" -eq 0 ] || skip "needs root (a directory of another user's)"
 	# root with another user's cache directory (sudo -E): calibrates, writes nothing there
 	mkdir "$BATS_TEST_TMPDIR/theirs"
@@ -287,6 +287,28 @@ group() {
 	# the next run takes it from the cache, with how it was measured
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r2 -- /bin/true
 	[ "$(jq -c '.calibration | [.runs, .task_clock, .cached]' r2/pfshim-job.jsonl)" = "[31,\"$want\",true]" ]
+	# another event list calibrates once, and the first stays cached beside it
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults -o r2c -- /bin/true
+	[ "$(jq .calibration.cached r2c/pfshim-job.jsonl)" = false ]
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r2d -- /bin/true
+	[ "$(jq .calibration.cached r2d/pfshim-job.jsonl)" = true ]
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults -o r2e -- /bin/true
+	[ "$(jq .calibration.cached r2e/pfshim-job.jsonl)" = true ]
+	[ "$(jq '.entries | length' "$c/pfshim/calibration.json")" -eq 2 ]
+	# at most 8 kept, the newest first: 8 others' (made up) and a new one leave it and 7
+	jq -c '.entries = [range(8) as $i | .entries[0] | .key = "other \($i)"]' \
+		"$c/pfshim/calibration.json" >eight.json
+	cp eight.json "$c/pfshim/calibration.json"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r2f -- /bin/true
+	[ "$(jq .calibration.cached r2f/pfshim-job.jsonl)" = false ]
+	[ "$(jq -c '[.entries[] | .key[0:4]]' "$c/pfshim/calibration.json")" = \
+		'["lib ","othe","othe","othe","othe","othe","othe","othe"]' ]
+	[ "$(jq -r '.entries[-1].key' "$c/pfshim/calibration.json")" = "other 6" ]
+	# a cache of one object (an earlier pfshim's) is read as one entry
+	jq -c '.entries[0]' "$c/pfshim/calibration.json" >one.json
+	cp one.json "$c/pfshim/calibration.json"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r2g -- /bin/true
+	[ "$(jq .calibration.cached r2g/pfshim-job.jsonl)" = true ]
 	# a cache of 12 KiB (the same JSON value, padded) is read as well
 	printf '%12288s\n' '' >>"$c/pfshim/calibration.json"
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r2b -- /bin/true
@@ -343,8 +365,8 @@ expected_share() {
 			select(.name == $e) | .value')" = "$(expected_share r1 "${e%%:*}" "${e#*:}")" ]
 	done
 	# prices of our own in the cache: the next run's share has them, to the unit
-	jq -c '(.calibration.events[] | select(.share == "task_clock_ns")) |= (.per_1000_faults = 1000000 |
-		.per_fork = 7000000 | .per_exec = 500000) | (.calibration.events[] |
+	jq -c '(.entries[0].calibration.events[] | select(.share == "task_clock_ns")) |= (.per_1000_faults = 1000000 |
+		.per_fork = 7000000 | .per_exec = 500000) | (.entries[0].calibration.events[] |
 		select(.share == "page_faults")) |= (.per_fork = 3 | .per_exec = 2)' \
 		"$c/pfshim/calibration.json" >cal.json
 	cp cal.json "$c/pfshim/calibration.json"
@@ -374,10 +396,10 @@ expected_share() {
 	[[ "$output" == *"; the kernel's records of 1 exec, beyond perf stat's counting"* ]]
 	[ "$(jq '.job.share_forks' r2.json)" -eq 5 ]
 	# a price that is not a count (negative, text) is not taken: the run calibrates anew
-	jq -c '.calibration.events[0].per_fork = -1' cal.json >"$c/pfshim/calibration.json"
+	jq -c '.entries[0].calibration.events[0].per_fork = -1' cal.json >"$c/pfshim/calibration.json"
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r3 -- /bin/true
 	[ "$(jq .calibration.cached r3/pfshim-job.jsonl)" = false ]
-	jq -c '.calibration.events[1].per_1000_faults = "1e9"' cal.json >"$c/pfshim/calibration.json"
+	jq -c '.entries[0].calibration.events[1].per_1000_faults = "1e9"' cal.json >"$c/pfshim/calibration.json"
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r4 -- /bin/true
 	[ "$(jq .calibration.cached r4/pfshim-job.jsonl)" = false ]
 	# the pricing program typed by a person: bounded, no work past 4 GiB of pages or 65536 forks

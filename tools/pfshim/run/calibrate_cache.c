@@ -3,12 +3,13 @@
  * calibrate_cache.c: pfshim run's calibration kept between runs
  * (calibrate.h), so that a short command does not pay its seconds of runs
  * each time: in ${XDG_CACHE_HOME:-$HOME/.cache}/pfshim/calibration.json,
- * one object, valid for one library file (device, inode, size,
- * modification time), one kernel, one host, one boot and one list of
- * events. A rebuilt library, another machine, a reboot or other events
- * calibrate anew. What is read is checked as any input is (counts, the
- * same events); a cache that cannot be read or written is no error: the run
- * calibrates.
+ * {"entries": [...]}, the latest CACHE_ENTRIES calibrations, newest first,
+ * each valid for one library file (device, inode, size, modification
+ * time), one kernel, one host, one boot and one list of events: switching
+ * between a few event lists calibrates each once. A rebuilt library,
+ * another machine or a reboot calibrate anew. What is read is checked as
+ * any input is (counts, the same events); a cache that cannot be read or
+ * written is no error: the run calibrates.
  */
 #include "tools/pfshim/run/calibrate.h"
 
@@ -26,7 +27,8 @@
 #include "fastread/sysfile.h"
 
 #define CACHE_NAME "calibration.json"
-#define CACHE_MAX 16384		/* bytes: a cache (3 events and the key) is about 1 KiB */
+#define CACHE_ENTRIES 8		/* calibrations kept: event lists a user switches between */
+#define CACHE_MAX 32768		/* bytes: an entry (3 events and the key) is about 1 KiB */
 
 /* @fd is a directory of the effective user's that no one else may write in. */
 static bool dir_ours(int fd)
@@ -138,17 +140,16 @@ static json_t *cache_parse(int fd)
 	return len < 0 ? NULL : json_loadb(text, (size_t)len, 0, NULL);
 }
 
-bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const char *lib)
+/*
+ * The cache's entries in the directory @dir, newest first (an array, empty
+ * when there is no cache of the user's own); a cache of one object (before
+ * entries) is one entry.
+ */
+static json_t *cache_entries(int dir)
 {
-	char key[1024];
-	json_t *o = NULL, *events, *e;
-	int dir, fd;
-	bool ok;
+	int fd = openat(dir, CACHE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	json_t *o = NULL, *entries;
 
-	if (!cache_key(c, j, lib, key, sizeof(key)) || (dir = cache_dir_open(false)) < 0)
-		return false;
-	fd = openat(dir, CACHE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	close(dir);
 	if (fd >= 0) {
 		struct stat st;
 
@@ -156,10 +157,45 @@ bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const
 			o = cache_parse(fd);
 		close(fd);
 	}
+	entries = json_object_get(o, "entries");
+	if (json_is_array(entries)) {
+		json_incref(entries);
+	} else {
+		entries = json_array();
+		if (json_is_string(json_object_get(o, "key")))
+			json_array_append(entries, o);
+	}
+	json_decref(o);
+	return entries;
+}
+
+/* The entry of @key in @entries, or NULL. */
+static json_t *cache_entry(json_t *entries, const char *key)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(entries, i, o)
+		if (json_is_string(json_object_get(o, "key")) &&
+		    !strcmp(json_string_value(json_object_get(o, "key")), key))
+			return o;
+	return NULL;
+}
+
+bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const char *lib)
+{
+	char key[1024];
+	json_t *entries, *o, *events, *e;
+	int dir;
+	bool ok;
+
+	if (!cache_key(c, j, lib, key, sizeof(key)) || (dir = cache_dir_open(false)) < 0)
+		return false;
+	entries = cache_entries(dir);
+	close(dir);
+	o = cache_entry(entries, key);
 	events = json_object_get(json_object_get(o, "calibration"), "events");
-	ok = json_is_string(json_object_get(o, "key")) &&
-	     !strcmp(json_string_value(json_object_get(o, "key")), key) &&
-	     json_is_array(events) && json_array_size(events) == (size_t)c->nr &&
+	ok = o && json_is_array(events) && json_array_size(events) == (size_t)c->nr &&
 	     count_of(json_object_get(o, "calibration"), "cost_ns", &c->cost_ns);
 	for (int k = 0; ok && k < c->nr; k++) {
 		struct calibrate_event *ev = &c->ev[k];
@@ -182,7 +218,7 @@ bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const
 							    "task_clock")) &&
 		       !strcmp(json_string_value(json_object_get(json_object_get(o, "calibration"),
 								 "task_clock")), "process");
-	json_decref(o);
+	json_decref(entries);
 	c->cached = ok;
 	return ok;
 }
@@ -190,22 +226,33 @@ bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const
 void calibrate_cache_save(const struct calibration *c, const struct jobcount *j, const char *lib)
 {
 	char tmp[64], key[1024];
-	json_t *o;
+	json_t *o, *old, *entries, *e;
 	FILE *f;
 	int dir, fd;
+	size_t i;
 	bool ok;
 
 	if (!cache_key(c, j, lib, key, sizeof(key)) || (dir = cache_dir_open(true)) < 0)
 		return;
+	/* This one first, then the others newest first, as many as are kept. */
+	old = cache_entries(dir);
+	entries = json_array();
+	json_array_append_new(entries, json_pack("{s:s, s:o}", "key", key, "calibration",
+						 calibrate_json(c, j)));
+	json_array_foreach(old, i, e)
+		if (json_array_size(entries) < CACHE_ENTRIES && e != cache_entry(old, key))
+			json_array_append(entries, e);
+	json_decref(old);
 	/* Written aside and renamed over, in the directory judged: a reader never sees half. */
 	snprintf(tmp, sizeof(tmp), ".calibration.%d", (int)getpid());
 	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
+		json_decref(entries);
 		close(dir);
 		return;
 	}
 	f = fdopen(fd, "w");
-	o = json_pack("{s:s, s:o}", "key", key, "calibration", calibrate_json(c, j));
+	o = json_pack("{s:o}", "entries", entries);
 	ok = f && o && json_dumpf(o, f, JSON_COMPACT) == 0;
 	if (f)
 		ok = fclose(f) == 0 && ok;
