@@ -51,6 +51,18 @@ group() {
 	[[ "$output" == *"unknown command 'frobnicate'"* ]]
 	run -2 "$PFSHIM" run
 	[[ "$output" == *"no command to run"* ]]
+	# a mistake names its command, and says what is wrong once
+	run -2 --separate-stderr "$PFSHIM" run -x -- true
+	[ "${stderr_lines[0]}" = "pfshim run: invalid option -- 'x'" ]
+	run -2 --separate-stderr "$PFSHIM" report --bogus
+	[ "${stderr_lines[0]}" = "pfshim report: unrecognized option '--bogus'" ]
+	run -2 --separate-stderr "$PFSHIM" report --json --csv
+	[ "$stderr" = "pfshim report: --json and --csv: one output format at a time" ]
+	# -e's mistakes stop the run: not said as "skipped", as the shim in a process says them
+	run -2 --separate-stderr "$PFSHIM" run -e 'page-faults,,task-clock' -- true
+	[[ "$stderr" == "pfshim run: -e: empty item in the event list ("*")" ]]
+	run -2 --separate-stderr "$PFSHIM" run -e '{task-clock' -- true
+	[ "$stderr" = "pfshim run: -e: unbalanced '{': the group '{task-clock' is never closed" ]
 }
 
 @test "pfshim run -- make -j2: the kernel's totals, the per-process reports' sums by program, the rest in no row" {

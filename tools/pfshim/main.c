@@ -184,6 +184,7 @@ static int cmd_report(int argc, char **argv)
 		{ 0 },
 	};
 	enum { TEXT, JSON, CSV } format = TEXT;
+	unsigned formats = 0;
 	struct summary_options opt = { .by = BY_PROGRAM };
 	const char *html = NULL, *title = NULL;
 	bool metrics = false;	/* the view; opt.metrics: the sums (the page has them too) */
@@ -192,10 +193,10 @@ static int cmd_report(int argc, char **argv)
 	bool nothing, nothing_said = false;
 
 	while ((c = getopt_long(argc, argv, "b:e:r:tAMh", options, NULL)) != -1) {
-		/* json and csv: the last one wins, as do repeated --by */
+		/* repeated --by: the last one wins; --json with --csv is a mistake (below) */
 		switch (c) {
-		case 'j': format = JSON; break;
-		case 'c': format = CSV; break;
+		case 'j': formats |= 1u << JSON; format = JSON; break;
+		case 'c': formats |= 1u << CSV; format = CSV; break;
 		case 'H': html = optarg; opt.images = opt.metrics = true; break;
 		case 'T': title = optarg; break;
 		case 't': opt.images = opt.tree = true; break;
@@ -212,6 +213,10 @@ static int cmd_report(int argc, char **argv)
 		case 'h': fputs(usage_report, stdout); return 0;
 		default: fputs(usage_report, stderr); return 2;
 		}
+	}
+	if (formats == (1u << JSON | 1u << CSV)) {
+		fputs("pfshim report: --json and --csv: one output format at a time\n", stderr);
+		return 2;
 	}
 	summary_init(&s, &opt);
 	if (optind >= argc)
@@ -273,6 +278,8 @@ static void json_seed(void)
 		json_object_seed(seed);
 }
 
+static char command_name[32];
+
 int main(int argc, char **argv)
 {
 	json_seed();
@@ -293,18 +300,25 @@ int main(int argc, char **argv)
 		printf("pfshim %s\n", pfshim_version);
 		return 0;
 	}
-	if (strcmp(argv[1], "run") == 0)
+	/* getopt names the program by argv[0]: "pfshim run: invalid option -- 'x'" */
+	if (strlen(argv[1]) < sizeof(command_name) - 7) {
+		snprintf(command_name, sizeof(command_name), "pfshim %s", argv[1]);
+		if (!strcmp(argv[1], "run") || !strcmp(argv[1], "report") || !strcmp(argv[1], "list") ||
+		    !strcmp(argv[1], "diff") || !strcmp(argv[1], "check"))
+			argv[1] = command_name;
+	}
+	if (strcmp(argv[1], "pfshim run") == 0)
 		return cmd_run(argc - 1, argv + 1);
 	/* pfshim run's calibration runs the command itself: not a command for a person */
 	if (strcmp(argv[1], CALIBRATE_CHILD) == 0)
 		return calibrate_child(argc - 1, argv + 1);
-	if (strcmp(argv[1], "report") == 0)
+	if (strcmp(argv[1], "pfshim report") == 0)
 		return cmd_report(argc - 1, argv + 1);
-	if (strcmp(argv[1], "diff") == 0)
+	if (strcmp(argv[1], "pfshim diff") == 0)
 		return cmd_diff(argc - 1, argv + 1);
-	if (strcmp(argv[1], "check") == 0)
+	if (strcmp(argv[1], "pfshim check") == 0)
 		return cmd_check(argc - 1, argv + 1);
-	if (strcmp(argv[1], "list") == 0)
+	if (strcmp(argv[1], "pfshim list") == 0)
 		return cmd_list(argc - 1, argv + 1);
 	fprintf(stderr, "pfshim: unknown command '%s'\n\n%s", argv[1], usage_main);
 	return 2;

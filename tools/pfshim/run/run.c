@@ -663,14 +663,19 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 	return status;
 }
 
-/* -e's problems, said by the shim's own parser, once, before anything runs. */
+/*
+ * -e's problems, said by the shim's own parser, once, before anything runs;
+ * without the parser's last clause ("; the event is skipped", "; its events
+ * are skipped", ...): the shim goes on without the event, pfshim run stops.
+ */
 static void events_complain(void *ctx, const char *message)
 {
-	static const char skipped[] = "; the event is skipped";	/* the shim goes on; we stop */
+	static const char skipped[] = " skipped";
+	const char *last = strrchr(message, ';');
 	size_t n = strlen(message);
 
-	if (n > sizeof(skipped) - 1 && !strcmp(message + n - (sizeof(skipped) - 1), skipped))
-		n -= sizeof(skipped) - 1;
+	if (last && n > sizeof(skipped) - 1 && !strcmp(message + n - (sizeof(skipped) - 1), skipped))
+		n = (size_t)(last - message);
 	(*(int *)ctx)++;
 	fprintf(stderr, "pfshim run: -e: %.*s\n", (int)n, message);
 }
