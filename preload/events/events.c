@@ -95,13 +95,15 @@ static void name_unknown(struct parser *p, const char *name, const char *item, i
 	}
 	/* Without libpfm4 any unknown name may be a vendor one: say what to install,
 	 * unless a close built-in or sysfs name makes a typo likelier. */
-	if (pfm_err == -ENOSYS && !s.name[0]) {
+	if ((pfm_err == -ENOSYS || (pfm_err == -ENOENT && pfm_names_cpu_unknown(&p->pfm))) &&
+	    !s.name[0]) {
+		const char *why = pfm_err == -ENOSYS ? pfm_names_why(&p->pfm) : PFM_CPU_UNKNOWN_WHY;
+
 		if (strcmp(name, item))
 			diag_warn(&p->diag, "unknown event '%s' in '%s' (%s); the event is skipped",
-				  name, item, pfm_names_why(&p->pfm));
+				  name, item, why);
 		else
-			diag_warn(&p->diag, "unknown event '%s' (%s); the event is skipped", name,
-				  pfm_names_why(&p->pfm));
+			diag_warn(&p->diag, "unknown event '%s' (%s); the event is skipped", name, why);
 		return;
 	}
 	if (strcmp(name, item))

@@ -286,6 +286,9 @@ static int list_pfm(const struct events_list_options *o, events_listed_fn *fn, v
 		snprintf(reason, sizeof(reason), "%s", pfm_names_why(&r));
 		*why = reason;
 		err = -ENOENT;
+	} else if (err == 0 && pfm_names_cpu_unknown(&r)) {
+		*why = PFM_CPU_UNKNOWN_WHY;
+		err = -ENOENT;
 	}
 	pfm_names_end(&r);
 	return err;

@@ -191,6 +191,22 @@ static void list_umasks(struct pfm_names *r, const struct pfm_abi_event_info *ev
 	}
 }
 
+bool pfm_names_cpu_unknown(const struct pfm_names *r)
+{
+	if (r->state != PFM_READY)
+		return false;
+	for (int pmu = 0; pmu < PFM_ABI_PMU_SCAN_MAX; pmu++) {
+		struct pfm_abi_pmu_info pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (r->pmu_info(pmu, &pi) == PFM_ABI_SUCCESS && pi.flags.is_present &&
+		    pi.type == PFM_ABI_PMU_TYPE_CORE)
+			return false;
+	}
+	return true;
+}
+
 int pfm_names_list(struct pfm_names *r, void (*fn)(void *ctx, const struct pfm_listed *e),
 		   void *ctx)
 {

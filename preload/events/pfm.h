@@ -48,6 +48,19 @@ void pfm_names_end(struct pfm_names *r);
 int pfm_names_load(struct pfm_names *r);
 
 /*
+ * pfm_names_cpu_unknown - libpfm4, already loaded, has tables for no core
+ * PMU present here (a CPU newer than the library): a vendor name cannot be
+ * had on this machine, however spelled. false when it knows one, or when it
+ * is not loaded (it is not loaded for this).
+ */
+bool pfm_names_cpu_unknown(const struct pfm_names *r);
+
+/* What to say of an unknown name where pfm_names_cpu_unknown(). */
+#define PFM_CPU_UNKNOWN_WHY \
+	"libpfm4 has no tables for this CPU, so no vendor name resolves here; LIBPFM_FORCE_PMU " \
+	"names a PMU whose tables to use (docs/events.md)"
+
+/*
  * pfm_resolve - @name (no pfshim modifiers) into @spec's attr: type,
  * config, config1, config2 and the exclude_* bits libpfm4 sets (its own u=,
  * k=, h=, mg=, mh= attributes; none by default), with @spec->kind

@@ -41,6 +41,9 @@ struct pfm_abi_perf_encode_arg {
 	int pad0;
 };
 
+/* pfmlib.h: pfm_pmu_type_t's PFM_PMU_TYPE_CORE: a CPU core's PMU */
+#define PFM_ABI_PMU_TYPE_CORE 1
+
 /* pfmlib.h: pfm_pmu_info_t */
 struct pfm_abi_pmu_info {
 	const char *name;

@@ -538,7 +538,9 @@ static void test_did_you_mean(void **state)
 	assert_int_equal(parse("mem-laods"), 0);		/* a sysfs alias */
 	assert_warned("(did you mean 'mem-loads'?)");
 	assert_int_equal(parse("instructions:u,zzzzzzzzzzzz"), 1);
-	assert_warned("unknown event 'zzzzzzzzzzzz'; the event is skipped");
+	/* nothing close: no guess (and, where libpfm4 knows no PMU of this CPU, that said: test_pfm.c) */
+	assert_warned("unknown event 'zzzzzzzzzzzz'");
+	assert_null(strstr(warns.msg[0], "did you mean"));
 	assert_int_equal(parse("cylces:u"), 0);
 	assert_warned("unknown event 'cylces' in 'cylces:u' (did you mean 'cycles'?)");
 }

@@ -258,7 +258,7 @@ static void test_unknown_names(void **state)
 	assert_warned("bad modifier 'ANY' in 'mem-loads:ANY': pfshim accepts u, k, h, G, H, "
 		      "I, D, S, W, e, p and P (e.g. 'cycles:u'); the event is skipped");
 	/* raw events are perf's spelling, not libpfm4's perf_raw one */
-	assert_int_equal(parse_on(NULL, "r0x1a"), 0);
+	assert_int_equal(parse_on("skl", "r0x1a"), 0);
 	assert_warned("unknown event 'r0x1a'; the event is skipped");
 }
 
@@ -304,6 +304,25 @@ static void test_without_libpfm(void **state)
 	assert_int_equal(parse_on("skl", EVENTS_DEFAULT ",mem-loads,cpu/event=0x3c/"), 10);
 	assert_int_equal(nr_warn, 0);
 	pfm_library = PFM_ABI_SONAME;
+}
+
+/*
+ * libpfm4 loaded but with tables for no core PMU here (a CPU newer than the
+ * library; LIBPFM_FORCE_PMU=perf: its generic PMU alone): an unknown name
+ * says so, where a known CPU's says nothing more; a likelier typo keeps its
+ * did-you-mean.
+ */
+static void test_cpu_unknown_to_libpfm(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_on("perf", "INST_RETIRED:ANY_P"), 0);
+	assert_warned("unknown event 'INST_RETIRED:ANY_P' (" PFM_CPU_UNKNOWN_WHY "); the event is "
+		      "skipped");
+	assert_int_equal(parse_on("perf", "cylces"), 0);
+	assert_warned("unknown event 'cylces' (did you mean 'cycles'?); the event is skipped");
+	assert_int_equal(parse_on("skl", "INST_RETIRED:NO_SUCH_UMASK"), 0);
+	assert_int_equal(nr_warn, 1);
+	assert_null(strstr(warn_text[0], "no tables"));
 }
 
 /*
@@ -497,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_names),
 		cmocka_unit_test(test_perf_pmu),
 		cmocka_unit_test(test_without_libpfm),
+		cmocka_unit_test(test_cpu_unknown_to_libpfm),
 		cmocka_unit_test(test_tracepoint_or_vendor),
 		cmocka_unit_test(test_answers_handed),
 		cmocka_unit_test(test_answers_skip_sysfs),
