@@ -815,6 +815,7 @@ static struct output_names report_names(const struct report *r, enum config_form
 		.series_only = r->reason == REPORT_INTERVAL && !exposition,
 		/* An image's series is a file beside its report's: such an image writes files. */
 		.spool = process.config.run_job && format == FORMAT_JSON && r->seq == 0,
+		.private_dir = process.config.run_job,
 	};
 }
 

@@ -778,7 +778,7 @@ int output_dir_write_noted(const char *dir, const struct output_names *names, co
 			   size_t len, const char **why, bool *noted)
 {
 	*noted = false;
-	return dir_write(dir, names, 0755, buf, len, why, noted);
+	return dir_write(dir, names, names->private_dir ? 0700 : 0755, buf, len, why, noted);
 }
 
 int output_dir_remove(const char *dir, const struct output_names *names)

@@ -24,6 +24,11 @@ struct output_names {
 	bool series;		/* PFSHIM_INTERVAL: a directory also keeps NAME.series.EXT */
 	bool series_only;	/* an interval report: a directory appends it to the series only */
 	bool spool;		/* a JSON report of `pfshim run`'s job: to its spool when there is one */
+	/*
+	 * A missing directory is made the user's alone (0700), not 0755: pfshim
+	 * run's job, whose directory (made 0700) is gone only if removed under it.
+	 */
+	bool private_dir;
 };
 
 /*

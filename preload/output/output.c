@@ -198,7 +198,7 @@ void output_reserve(const char *target, const struct output_names *names)
 	if (!names->spool && !sandbox_filtered() && strcmp(target, "stderr") != 0 &&
 	    strcmp(target, "stdout") != 0 &&
 	    output_expand(target, names, path, sizeof(path)) == 0 && output_is_dir(path))
-		output_dir_reserve(path, 0755);
+		output_dir_reserve(path, names->private_dir ? 0700 : 0755);
 	errno = saved_errno;
 }
 

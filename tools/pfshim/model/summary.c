@@ -78,6 +78,7 @@ void summary_free(struct summary *s)
 	free(s->points);
 	free(s->image_list);
 	free(s->seen);
+	free(s->ends);
 	free(s->pending);
 	free(s->process_keys);
 	free(s->ended_keys);

@@ -178,6 +178,9 @@ struct summary_job {
 	int pid;		/* the command's */
 	int end_exit, end_signal;	/* how the command ended; -1: not so */
 	uint64_t elapsed_ns;	/* from the counters' open to the command's end; 0: not said */
+	uint64_t end_realtime_ns;	/* the command's end by CLOCK_REALTIME; 0: not said (older) */
+	/* A process may have run on past the command's end: no exit record, or records lost */
+	bool running_maybe;
 	bool unnamed;		/* the kernel could not name the processes (processes_error) */
 	uint64_t lost_records;	/* FORK, COMM, EXIT records the kernel could not write */
 	uint64_t ledger_malformed;	/* lines of pfshim run's ledger that could not be read */
@@ -200,9 +203,11 @@ struct summary_job {
 	struct names unreported_programs[KINDS];
 	uint64_t *unreported_count[KINDS];	/* [unreported_programs[kind].n] */
 	/*
-	 * Processes still running at the command's end that have reported
-	 * since: the totals hold them up to that end, their rows their whole
-	 * lives, so what no row holds is not known (rest_sums not counted).
+	 * Images whose report came after the command's end (by end_realtime_ns;
+	 * without it, of processes still running then that have reported since):
+	 * the totals hold them up to that end, their rows their whole lives, so
+	 * what no row holds and pfshim's share of the totals are not known
+	 * (rest_sums, share_sums and less_share_sums not counted).
 	 */
 	uint64_t outlived;
 	struct names outlived_programs;
@@ -244,6 +249,12 @@ struct summary {
 	struct table_index point_index;
 	int nr_images;
 	struct summary_image *image_list;
+	/* Each image counted: when its report was written (start_ns + wall_ns) and its program */
+	int nr_ends;
+	struct summary_end {
+		uint64_t end_ns;
+		int program;	/* in programs */
+	} *ends;
 	int nr_seen;
 	struct summary_seen *seen;
 	struct table_index seen_index;

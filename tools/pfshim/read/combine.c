@@ -296,6 +296,12 @@ void summary_count(struct summary *s, json_t *r)
 
 	s->images++;
 	s->groups[g].images++;
+	s->ends = xrealloc(s->ends, (size_t)(s->nr_ends + 1) * sizeof(*s->ends));
+	s->ends[s->nr_ends++] = (struct summary_end){
+		.end_ns = count_or(json_object_get(r, "start_ns"), 0) +
+			  count_or(json_object_get(r, "wall_ns"), 0),
+		.program = names_add(&s->programs, string_or(json_object_get(r, "program"), "?")),
+	};
 	if (s->opt.by == BY_PROCESS) {	/* the image that started last is the process's program now */
 		free(s->groups[g].program);
 		s->groups[g].program = xstrdup(string_or(json_object_get(r, "program"), "?"));

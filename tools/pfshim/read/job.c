@@ -151,11 +151,16 @@ void summary_job_take(struct summary *s, json_t *o)
 			.elapsed_ns = count_or(json_object_get(o, "elapsed_ns"), 0),
 		};
 	}
+	/* Several job counts: the latest end (a row past its own job's end but not past it is missed) */
+	if (count_or(json_object_get(o, "end_realtime_ns"), 0) > job->end_realtime_ns)
+		job->end_realtime_ns = count_or(json_object_get(o, "end_realtime_ns"), 0);
 	job->lost_records += count_or(json_object_get(o, "lost_records"), 0);
 	job->ledger_malformed += count_or(json_object_get(o, "ledger_malformed"), 0);
 	shim_images_take(job, json_object_get(o, "shim_images"));
 	job->execs += count_or(json_object_get(o, "execs"), 0);
 	job->unnamed |= json_is_null(procs);
+	job->running_maybe |= json_is_null(procs) ||
+			      count_or(json_object_get(o, "lost_records"), 0) > 0;
 	json_array_foreach(events, i, e) {
 		const char *name = json_string_value(json_object_get(e, "name"));
 		json_t *scale = json_object_get(e, "scale"), *value = json_object_get(e, "value");
@@ -174,6 +179,7 @@ void summary_job_take(struct summary *s, json_t *o)
 	}
 	calibration_take(s, json_object_get(o, "calibration"));	/* after the events: their units */
 	json_array_foreach(procs, i, p) {
+		job->running_maybe |= json_is_false(json_object_get(p, "exited"));
 		job->process = xrealloc(job->process,
 					(size_t)(job->nr_processes + 1) * sizeof(*job->process));
 		job->process[job->nr_processes++] = (struct summary_job_process){
@@ -226,6 +232,14 @@ static void unreported_name(struct summary_job *job, enum summary_kind kind, con
 	job->kind_count[kind]++;
 }
 
+/* An image counted in a row past the command's end, of @program. */
+static void outlived_add(struct summary_job *job, const char *program)
+{
+	job->outlived++;
+	if (names_find(&job->outlived_programs, program) < 0)
+		names_add(&job->outlived_programs, program);
+}
+
 /* The job's totals and their part in no row, laid out as the summary's events. */
 static void sums_by_event(struct summary *s)
 {
@@ -258,6 +272,10 @@ void summary_job_finish(struct summary *s)
 	struct summary_job *job = s->job;
 
 	job->unreported = job->outlived = 0;
+	/* Images that reported after the command's end: what their rows hold past the totals */
+	for (int i = 0; job->end_realtime_ns && i < s->nr_ends; i++)
+		if (s->ends[i].end_ns > job->end_realtime_ns)
+			outlived_add(job, s->programs.name[s->ends[i].program]);
 	for (int p = 0; p < job->nr_processes; p++) {
 		const struct summary_job_process *proc = &job->process[p];
 
@@ -265,11 +283,8 @@ void summary_job_finish(struct summary *s)
 		if ((job->boot_id && *job->boot_id &&
 		     summary_process_ended(s, summary_process_key(job->boot_id, job->pid_ns, proc->pid))) ||
 		    summary_process_ended(s, summary_process_key(job->host, job->pid_ns, proc->pid))) {
-			if (proc->kind == KIND_RUNNING) {
-				job->outlived++;
-				if (names_find(&job->outlived_programs, proc->program) < 0)
-					names_add(&job->outlived_programs, proc->program);
-			}
+			if (proc->kind == KIND_RUNNING && !job->end_realtime_ns)	/* an older job count */
+				outlived_add(job, proc->program);
 			continue;
 		}
 		job->unreported++;

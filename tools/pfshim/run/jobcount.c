@@ -538,7 +538,11 @@ const struct jobcount_sample *jobcount_sample(struct jobcount *j)
 
 void jobcount_finish(struct jobcount *j)
 {
+	struct timespec t;
+
 	j->end_ns = now_ns();
+	clock_gettime(CLOCK_REALTIME, &t);
+	j->end_realtime_ns = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 	jobcount_drain(j);
 	for (int i = 0; i < j->nr; i++)
 		event_read(&j->ev[i]);
@@ -705,13 +709,14 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, js
 			"exited", j->proc[p].exited, "dynamic", j->proc[p].dynamic,
 			"shim", j->proc[p].shim, "report_error", err && !error ? "unknown" : error));
 	}
-	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s*, s:I, s:i, s:o, s:I, s:o, s:o, s:I, s:I, s:o, "
-			"s:o, s:o, s:s*, s:o}",
+	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s*, s:I, s:i, s:o, s:I, s:I, s:o, s:o, s:I, s:I, "
+			"s:o, s:o, s:o, s:s*, s:o}",
 		"schema", "pfshim.job", "version", 1, "pfshim_version", pfshim_version, "command", line,
 		"hostname", uts.nodename, "boot_id", *boot_id ? boot_id : NULL,
 		"pid_ns", (json_int_t)pid_ns(),
 		"pid", j->root_pid, "end", status_json(status),
-		"elapsed_ns", (json_int_t)(j->end_ns - j->start_ns), "events", events,
+		"elapsed_ns", (json_int_t)(j->end_ns - j->start_ns),
+		"end_realtime_ns", (json_int_t)j->end_realtime_ns, "events", events,
 		"intervals", intervals, "lost_records", (json_int_t)j->lost,
 		"ledger_malformed", (json_int_t)j->ledger_malformed,
 		"shim_images", j->nr_rings ? json_integer((json_int_t)j->shim_images) : json_null(),

@@ -76,6 +76,7 @@ struct jobcount {
 	int root_pid;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at jobcount_open() */
 	uint64_t end_ns;		/* ... at jobcount_finish(): the job's elapsed time ends */
+	uint64_t end_realtime_ns;	/* the same moment by CLOCK_REALTIME, as reports' start_ns */
 	int nr_samples;
 	struct jobcount_sample *sample;
 };

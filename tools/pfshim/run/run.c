@@ -798,10 +798,10 @@ static void summary_add_job(struct summary *s, const char *dir)
 }
 
 /*
- * A process of the job outlived the command, and will write its report into
- * the job's temporary directory when it ends: the directory is kept (and
- * named), not removed under it (a report written after would make it again,
- * as the shim makes any missing output directory: 0755 in /tmp).
+ * A process of the job may have outlived the command (no exit record, or the
+ * kernel lost records or could not name the processes), and would write its
+ * report into the job's temporary directory when it ends: the directory is
+ * kept (and named), not removed under it.
  */
 static bool dir_outlived;
 
@@ -832,7 +832,7 @@ static int run_once(char **argv, const char *dir, uint64_t interval_ns, bool ref
 	summary_init(&s, &(struct summary_options){ .any_owner = true });
 	summary_add_job(&s, dir);
 	summary_finish(&s);
-	if (!shown && s.job && s.job->kind_count[KIND_RUNNING]) {
+	if (!shown && s.job && s.job->running_maybe) {
 		snprintf(kept, sizeof(kept), "%s/", dir);
 		shown = kept;
 		dir_outlived = true;
@@ -888,8 +888,9 @@ static void runs_print(const struct summary *runs, int n, char *title, const cha
 		fputc('\n', mem);
 	}
 	if (kept)
-		fprintf(mem, "\n pfshim: the reports are in %s/run-1 ... run-%d (pfshim report, pfshim diff)\n",
-			dir, n);
+		fprintf(mem, "\n pfshim: the reports are in %s/run-1 ... run-%d (pfshim report, pfshim diff)%s\n",
+			dir, n, dir_outlived ? "; processes still running when a run ended report there"
+					       " when they end" : "");
 	if (mem != stderr && fclose(mem) == 0)
 		fwrite(text, 1, len, stderr);
 	free(text);
@@ -931,7 +932,7 @@ static int runs_repeat(char **argv, const char *dir, int n, bool refused, bool k
 		summary_init(&runs[done], &(struct summary_options){ .any_owner = true });
 		summary_add_job(&runs[done], sub);
 		summary_finish(&runs[done]);
-		if (runs[done].job && runs[done].job->kind_count[KIND_RUNNING])
+		if (runs[done].job && runs[done].job->running_maybe)
 			dir_outlived = true;
 		done++;
 	}

@@ -200,15 +200,14 @@ static void overview_lost(const struct summary *s, FILE *out)
 		lines++;
 	}
 	if (job && job->outlived) {
-		fprintf(out, "<li class=\"outlived\">%" PRIu64 " %s still running when the command "
-			"ended reported since (", job->outlived,
-			html_plural(job->outlived, "process", "processes"));
+		fprintf(out, "<li class=\"outlived\">%" PRIu64 " %s reported after the command ended (",
+			job->outlived, html_plural(job->outlived, "image", "images"));
 		for (int n = 0; n < job->outlived_programs.n; n++) {
 			fputs(n ? ", " : "", out);
 			html_text(out, job->outlived_programs.name[n]);
 		}
 		fputs("): the totals hold them up to the command's end, their rows whole, so what no "
-		      "row holds is not known.</li>\n", out);
+		      "row holds and pfshim's share of the totals are not known.</li>\n", out);
 		lines++;
 	}
 	if (job && job->unnamed) {
