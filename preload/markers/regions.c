@@ -790,9 +790,11 @@ int region_thread_id_read(const struct region_thread *t, const struct region_lay
 }
 
 /* Node @s into its region's total; the thread itself once per region, at its first node. */
+_Static_assert(REGIONS_EVENTS_MAX <= 64, "a group a bit of a uint64_t (region_totals_merge)");
+
 static void slot_merge(struct region_total *r, const struct region_layout *l,
 		       const struct region_thread *t, const struct region_slot *s,
-		       int open_is_unclosed)
+		       int open_is_unclosed, uint64_t never_ran)
 {
 	r->calls += s->calls;
 	r->reentries += s->reentries;
@@ -804,12 +806,13 @@ static void slot_merge(struct region_total *r, const struct region_layout *l,
 	for (int i = 0; i < l->nr_values; i++)
 		r->v[i] += i == region_value_wall() ? wall_ns_of(t, s->v[i]) : s->v[i];
 	/*
-	 * A group that never ran here (a thread without counters: enabled,
-	 * never running, is how its samples say "not counted") adds no count:
-	 * its enabled time would mark every thread's sum scaled.
+	 * A group that never ran in the thread (no counters: enabled, never
+	 * running, is how its samples say "not counted") adds no count: its
+	 * enabled time would mark every thread's sum scaled. One that ran in
+	 * another region of the thread keeps its times: that is multiplexing.
 	 */
 	for (int g = 0; g < l->nr_groups; g++)
-		if (s->v[region_value_running(l, g)] == 0)
+		if (never_ran >> g & 1)
 			r->v[region_value_enabled(l, g)] -= s->v[region_value_enabled(l, g)];
 	if (!region_slot_first_of_id(t, l, s))
 		return;
@@ -834,7 +837,15 @@ void region_totals_merge(struct region_totals *tot, const struct region_layout *
 			 const struct region_thread *t, int open_is_unclosed)
 {
 	uint32_t n = t->nr_slots < (uint32_t)l->capacity ? t->nr_slots : (uint32_t)l->capacity;
+	uint64_t never_ran = 0;
 
+	/* The groups that ran in no slot of the thread (REGIONS_EVENTS_MAX: a bit each) */
+	for (int g = 0; g < l->nr_groups; g++)
+		never_ran |= (uint64_t)1 << g;
+	for (uint32_t i = 0; i < n; i++)
+		for (int g = 0; g < l->nr_groups; g++)
+			if (region_slot_at(t, l, i)->v[region_value_running(l, g)])
+				never_ran &= ~((uint64_t)1 << g);
 	tot->threads_merged++;
 	tot->end_without_begin += t->end_without_begin;
 	tot->bad_handle += t->bad_handle;
@@ -847,6 +858,6 @@ void region_totals_merge(struct region_totals *tot, const struct region_layout *
 		const struct region_slot *s = region_slot_at(t, l, i);
 
 		if (s->id < REGIONS_NAMES_MAX)
-			slot_merge(region_total_at(tot, l, s->id), l, t, s, open_is_unclosed);
+			slot_merge(region_total_at(tot, l, s->id), l, t, s, open_is_unclosed, never_ran);
 	}
 }

@@ -1116,6 +1116,45 @@ static void test_totals_merge_uncounted_thread(void **state)
 	free(tot);
 }
 
+/* A sample { wall, ev0, ev1, enabled, running } with times of their own. */
+static const uint64_t *sample_times(uint64_t t, uint64_t a, uint64_t enabled, uint64_t running)
+{
+	static uint64_t v[5];
+
+	v[0] = t;
+	v[1] = a;
+	v[2] = 0;
+	v[3] = enabled;
+	v[4] = running;
+	return v;
+}
+
+/*
+ * A counted thread whose group ran in one path of a region and not in its
+ * other (multiplexed out there): its times stay in the totals, which read
+ * scaled; only a group that ran nowhere in the thread is left out.
+ */
+static void test_totals_merge_multiplexed_path(void **state)
+{
+	struct region_totals *tot = calloc(1, region_totals_size(&layout));
+	struct region_total *r;
+
+	(void)state;
+	region_totals_init(tot, &layout);
+	region_thread_init(thread, 7);
+	region_begin(thread, &layout, 1, 2, sample_times(0, 0, 0, 0));
+	region_end(thread, &layout, 1, 2, sample_times(100, 50, 100, 100));
+	region_begin(thread, &layout, 0, 2, sample_times(100, 50, 100, 100));
+	region_begin(thread, &layout, 1, 2, sample_times(100, 50, 100, 100));
+	region_end(thread, &layout, 1, 2, sample_times(200, 50, 200, 100));
+	region_end(thread, &layout, 0, 2, sample_times(200, 50, 200, 100));
+	region_totals_merge(tot, &layout, thread, 0);
+	r = region_total_at(tot, &layout, 1);
+	assert_int_equal(r->v[region_value_enabled(&layout, 0)], 200);
+	assert_int_equal(r->v[region_value_running(&layout, 0)], 100);
+	free(tot);
+}
+
 static void test_totals_merge(void **state)
 {
 	struct region_totals *tot = calloc(1, region_totals_size(&layout));
@@ -1195,6 +1234,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_set_name_unchanged_writes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_totals_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_totals_merge_uncounted_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_totals_merge_multiplexed_path, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
