@@ -66,3 +66,24 @@ as_nobody() {
 	[ "$(jq '.regions.threads[0].regions[] | select(.name == "inner") | .events[1].value' \
 		"$REPORTS")" -ge 50 ]
 }
+
+# pfshim run names each process of the job from the kernel's records (a dummy event's
+# FORK, COMM and EXIT), which a user at paranoid 2 may open only excluding the kernel:
+# opened as root opens it, every process was unnamed ("0 processes counted by the kernel").
+@test "paranoid 2: pfshim run names the job's processes, a killed one too" {
+	skip_under_sanitizer "pfshim run copied without the sanitizer runtime's preload"
+	cp "$BUILD/pfshim" "$DIR/"
+	chmod 755 "$DIR/pfshim"
+	mkdir "$DIR/home"
+	chown 65534:65534 "$DIR/home"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups env -C "$DIR/home" \
+		HOME="$DIR/home" XDG_CACHE_HOME="$DIR/home/cache" TMPDIR="$DIR/home" \
+		"$DIR/pfshim" run -e page-faults -- \
+		sh -c 'sleep 0.2 & sleep 5 & kill -9 $!; wait; true'
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"(3 processes counted by the kernel; 2 processes, "* ]]
+	# killed before or after its exec of sleep
+	grep -Eq "^ pfshim: 1 process that loaded the shim but left no report \((sh|sleep)\)" <<<"$stderr"
+	! grep -q "could not name" <<<"$stderr"
+}

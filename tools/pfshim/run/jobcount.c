@@ -117,6 +117,13 @@ static int ring_open(const struct jobcount *j, struct jobcount_ring *r, pid_t pi
 		.mmap = 1,
 		.sample_id_all = 1,
 		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+		/*
+		 * It counts nothing; its records come whatever it excludes. A user at
+		 * perf_event_paranoid 2 may open it only so (else EACCES: every process
+		 * of the job unnamed, as perf record -e dummy:u opens it).
+		 */
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
 		.watermark = 1,
 		.wakeup_watermark = (uint32_t)(j->ring_size / 2),
 	};
