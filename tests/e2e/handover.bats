@@ -30,7 +30,7 @@ median() {
 perf_faults() {
 	"$PFSHIM" run -e page-faults -o "perf.$RANDOM$RANDOM" -- \
 		perf stat -x, -e page-faults "$@" 2>&1 >/dev/null |
-		awk -F, '$3 == "page-faults" { print $1 }'
+		awk -F, '$3 ~ /^page-faults(:u)?$/ { print $1 }'
 }
 
 # run_faults DIR COMMAND...: COMMAND under pfshim run, reports in DIR.
@@ -71,13 +71,13 @@ within_2pct() {
 		# run, and its child hands /bin/true its counters at the exec.
 		perf=$(PFSHIM_HANDOVER=1 "$PFSHIM" run -e page-faults -o "p$i" -- \
 			perf stat -x, -e page-faults /bin/true 2>&1 >/dev/null |
-			awk -F, '$3 == "page-faults" { print $1 }')
+			awk -F, '$3 ~ /^page-faults(:u)?$/ { print $1 }')
 		ours=$(jq -s 'map(select(.program == "true")) | .[0].events[0].value' p$i/*.json)
 		echo "perf stat: $perf, the report: $ours"
 		# The report touches before its read all it writes after it
 		# (process.c, report_prepare): perf stat's count, within 2%.
 		[ "$ours" -le "$perf" ] && within_2pct "$ours" "$perf"
-		bare+=("$(perf stat -x, -e page-faults /bin/true 2>&1 | awk -F, '$3 == "page-faults" { print $1 }')")
+		bare+=("$(perf stat -x, -e page-faults /bin/true 2>&1 | awk -F, '$3 ~ /^page-faults(:u)?$/ { print $1 }')")
 		: >"$REPORTS"
 		shim PFSHIM_EVENTS=page-faults /bin/true
 		plain+=("$(value page-faults)")

@@ -493,6 +493,8 @@ reachable_shared() {
 
 @test "counters the program closed are reported closed-by-program, not not-counted" {
 	# Every descriptor is the program's: no report file can be opened, stderr it is.
+	# soft = hard: a soft limit under the hard one puts them above it, out of the program's reach
+	ulimit -n 1024
 	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_EVENTS=task-clock,page-faults \
 		"$PROGS/fd_reuse" dup2 "$BATS_TEST_TMPDIR/data" 2>&1 | grep '^{' >"$REPORTS"
 	[ "$(field task-clock status)" = closed-by-program ]

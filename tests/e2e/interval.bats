@@ -173,7 +173,7 @@ series() {
 	grep -q "^ pfshim: interval report 1 of 'touch_rate' (pid [0-9]*, every 50 ms), change since the previous one:$" \
 		"$BATS_TEST_TMPDIR/r.txt"
 	grep -q '^#           time             change unit event$' "$BATS_TEST_TMPDIR/r.txt"
-	grep -Eq '^ +0\.[0-9]{9} +[0-9,]+ +page-faults +total [0-9,]+$' "$BATS_TEST_TMPDIR/r.txt"
+	grep -Eq '^ +0\.[0-9]{9} +[0-9,]+ +page-faults(:u)? +total [0-9,]+$' "$BATS_TEST_TMPDIR/r.txt"
 	grep -q "^ pfshim: Performance counter stats for 'touch_rate'" "$BATS_TEST_TMPDIR/r.txt"
 
 	env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=page-faults PFSHIM_FORMAT=csv \

@@ -27,6 +27,7 @@ in_tmpfs() {
 }
 
 @test "a full tmpfs: every capture as without the shim; the root says reports were lost" {
+	need_unshare -m
 	without=$(sh -c "$CAPTURES" 2>&1)
 	run -0 --separate-stderr in_tmpfs size=64k '
 		{ head -c 1048576 /dev/zero >"$1/filler" 2>/dev/null; true; } &&
@@ -39,6 +40,7 @@ in_tmpfs() {
 }
 
 @test "a tmpfs out of inodes: every capture as without the shim; the root says the job has no directory" {
+	need_unshare -m
 	without=$(sh -c "$CAPTURES" 2>&1)
 	run -0 --separate-stderr in_tmpfs size=4m,nr_inodes=64 '
 		i=0; while touch "$1/f$i" 2>/dev/null; do i=$((i+1)); done &&
@@ -61,6 +63,7 @@ in_tmpfs() {
 # and says nothing; the runner names the lost reports by program and error,
 # and keeps the kernel's count in memory when it cannot write it beside them.
 @test "pfshim run into a full directory: captures unchanged; the summary names each lost report and its error" {
+	need_unshare -m
 	local n r l
 	without=$(sh -c "$CAPTURES" 2>&1)
 	run -0 --separate-stderr in_tmpfs size=1m,nr_inodes=12 '
@@ -214,6 +217,7 @@ print(sum(1 for o in outs if o.stdout or o.stderr), "changed")'
 }
 
 @test "20,000 shell commands: the job's storage stays under its cap, measured on tmpfs" {
+	need_unshare -m
 	loop='i=0; while [ $i -lt 20000 ]; do /bin/true; i=$((i+1)); done'
 	run -0 in_tmpfs size=256m '
 		LD_PRELOAD="$2" PFSHIM_EVENTS=task-clock timeout 600 sh -c "$3" 2>"$1/root.err" &&

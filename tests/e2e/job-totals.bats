@@ -38,13 +38,13 @@ perf_faults() {
 
 	LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$out/" PFSHIM_FORMAT=json PFSHIM_ON_FATAL=1 \
 		PFSHIM_EVENTS="$EVENTS" perf stat -x, -e page-faults -- "$@" 2>&1 >/dev/null |
-		awk -F, '$3 == "page-faults" { print $1 }'
+		awk -F, '$3 ~ /^page-faults(:u)?$/ { print $1 }'
 }
 
 # perf_bare CMD...: perf stat's page-faults and task-clock (msec) of CMD's tree without the shim.
 perf_bare() {
 	env -u LD_PRELOAD perf stat -x, -e page-faults,task-clock -- "$@" 2>&1 >/dev/null |
-		awk -F, '$3 == "page-faults" { f = $1 } $3 == "task-clock" { t = $1 } END { print f, t }'
+		awk -F, '$3 ~ /^page-faults(:u)?$/ { f = $1 } $3 ~ /^task-clock(:u)?$/ { t = $1 } END { print f, t }'
 }
 
 # less_share EVENT: the summary's totals less pfshim's own share (pfshim report --json).
@@ -350,7 +350,7 @@ unreported() {
 		sleep 0.1
 		kill -INT -- -$perf
 		wait $perf || true
-		bare+=("$(awk -F, '$3 == "page-faults" { print $1 }' "perf$i")")
+		bare+=("$(awk -F, '$3 ~ /^page-faults(:u)?$/ { print $1 }' "perf$i")")
 	done
 	echo "page-faults less pfshim's share ${less[*]}, perf stat bare ${bare[*]}"
 	# 5 faults for each of the 3 images that loaded the shim (docs/pfshim.md), and the spread
@@ -388,7 +388,7 @@ unreported() {
 		sleep 0.1
 		pkill -TERM -P $perf -x sleep
 		wait $perf || true
-		bare+=("$(awk -F, '$3 == "page-faults" { print $1 }' "perf$i")")
+		bare+=("$(awk -F, '$3 ~ /^page-faults(:u)?$/ { print $1 }' "perf$i")")
 	done
 	echo "page-faults less pfshim's share ${less[*]}, perf stat bare ${bare[*]}"
 	close "$(median "${less[@]}")" "$(median "${bare[@]}")" 5

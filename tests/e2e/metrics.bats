@@ -350,7 +350,7 @@ metrics_json() {
 # each group's events that resolve, printed, against docs/metrics.md's table.
 need_pfm() {
 	[ -d "$GROUPS_DIR" ] || skip "no LIKWID group files ($GROUPS_DIR): Debian's likwid package is not installed"
-	ldconfig -p | grep -q 'libpfm\.so\.4 ' || skip "libpfm4 is not installed (tests/deps.sh installs it)"
+	/sbin/ldconfig -p | grep -q 'libpfm\.so\.4 ' || skip "libpfm4 is not installed (tests/deps.sh installs it)"
 	[ -x "$BUILD/tests/likwid_group_resolve" ] || skip "build/tests/likwid_group_resolve is not built (make e2e)"
 }
 

@@ -109,7 +109,9 @@ sample() {
 	[ "$(sample pfshim_faults_total '.event == "faults"')" -ge 3000 ]
 	[ "$(sample pfshim_software_config_2_total '.event == "software/config=2/"')" -ge 3000 ]
 	[ "$(sample pfshim_software_config_2_u_total '.event == "software/config=2/u"')" -ge 3000 ]
-	[ -n "$(sample pfshim_cpu_clock_k_seconds_total '.event == "cpu-clock:k"')" ]
+	# kernel-only counting: refused EACCES to a user at perf_event_paranoid 2 or more
+	[ -n "$(sample pfshim_cpu_clock_k_seconds_total '.event == "cpu-clock:k"')" ] ||
+		[ "$(sample pfshim_event_status '.event == "cpu-clock:k" and .status == "not-supported" and .error == "EACCES"')" = 1 ]
 	# one family per name: one TYPE line each
 	[ "$(grep -c '^# TYPE pfshim_page_faults counter$' "$PROM")" -eq 1 ]
 	[ "$(grep '^# TYPE ' "$PROM" | sort | uniq -d)" = "" ]
