@@ -463,7 +463,10 @@ static void text_thread(struct buf *b, const struct report *r, const struct repo
 		text_region(b, r, &t->regions[i]);
 }
 
-/* A region's statistics over threads: a metric some of its @threads did not count says so. */
+/*
+ * A region's statistics over threads: a metric that fewer than @threads
+ * counted (the threads with a call: wall's) says so; 0: no such note.
+ */
 static void text_stat(struct buf *b, const struct report_event *ev, const char *unit,
 		      const char *name, const struct report_region_stat *s, int threads)
 {
@@ -481,7 +484,7 @@ static void text_stat(struct buf *b, const struct report_event *ev, const char *
 	text_unit_name(b, ev, unit, name);
 	if (s->scaled)
 		buf_puts(b, "  (scaled)");
-	if (s->threads < threads) {
+	if (threads && s->threads < threads) {
 		buf_puts(b, "  (counted in ");
 		buf_put_i64(b, s->threads);
 		buf_puts(b, " of ");
@@ -544,10 +547,10 @@ static void text_total(struct buf *b, const struct report *r, const struct repor
 		buf_puts(b, t->unclosed == 1 ? " time" : " times");
 	}
 	buf_putc(b, '\n');
-	text_stat(b, &wall, "msec", "wall", &t->wall, t->threads);
+	text_stat(b, &wall, "msec", "wall", &t->wall, 0);
 	for (int e = 0; e < r->regions->nr_events; e++)
 		text_stat(b, report_region_event(r, e), NULL, report_region_event_name(r, e),
-			  &t->values[e], t->threads);
+			  &t->values[e], t->wall.threads);
 	if (r->region_metrics) {	/* PFSHIM_GROUP's metrics of the region, its sums' */
 		r->region_metrics(r, t, r->region_metrics_out);
 		for (int i = 0; i < r->nr_metrics; i++)

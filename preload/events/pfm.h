@@ -57,8 +57,8 @@ bool pfm_names_cpu_unknown(const struct pfm_names *r);
 
 /* What to say of an unknown name where pfm_names_cpu_unknown(). */
 #define PFM_CPU_UNKNOWN_WHY \
-	"libpfm4 has no tables for this CPU, so no vendor name resolves here; LIBPFM_FORCE_PMU " \
-	"names a PMU whose tables to use (docs/events.md)"
+	"libpfm4 has no tables for this CPU, so no vendor name resolves here: use the event's raw " \
+	"code, or LIBPFM_FORCE_PMU with a PMU whose events are this CPU's (docs/events.md)"
 
 /*
  * pfm_resolve - @name (no pfshim modifiers) into @spec's attr: type,

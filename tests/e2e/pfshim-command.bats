@@ -304,9 +304,18 @@ group() {
 	[ "$(jq .calibration.cached r2c/pfshim-job.jsonl)" = false ]
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults,task-clock -o r2d -- /bin/true
 	[ "$(jq .calibration.cached r2d/pfshim-job.jsonl)" = true ]
+	# the one used last first: what 8 other lists push out is the least recently used
+	[[ "$(jq -r '.entries[0].key' "$c/pfshim/calibration.json")" == *" events page-faults task-clock" ]]
 	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults -o r2e -- /bin/true
 	[ "$(jq .calibration.cached r2e/pfshim-job.jsonl)" = true ]
+	[[ "$(jq -r '.entries[0].key' "$c/pfshim/calibration.json")" == *" events page-faults" ]]
 	[ "$(jq '.entries | length' "$c/pfshim/calibration.json")" -eq 2 ]
+	# entries that are not calibrations (no key, not objects, a key again) are passed over
+	cp "$c/pfshim/calibration.json" two.json
+	jq -c '.entries = [1, "x", {key: 5}] + .entries + [.entries[0]]' two.json >"$c/pfshim/calibration.json"
+	run -0 --separate-stderr env XDG_CACHE_HOME="$c" "$PFSHIM" run -e page-faults -o r2ee -- /bin/true
+	[ "$(jq .calibration.cached r2ee/pfshim-job.jsonl)" = true ]
+	cp two.json "$c/pfshim/calibration.json"
 	# at most 8 kept, the newest first: 8 others' (made up) and a new one leave it and 7
 	jq -c '.entries = [range(8) as $i | .entries[0] | .key = "other \($i)"]' \
 		"$c/pfshim/calibration.json" >eight.json

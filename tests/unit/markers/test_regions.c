@@ -1082,7 +1082,6 @@ static void test_set_name_unchanged_writes_nothing(void **state)
 	assert_int_equal(atomic_load(&thread->seq), seq);
 }
 
-/* Three threads enter "work" with first-event totals 10, 30 and 20. */
 /*
  * A thread without counters (the descriptor budget spent) samples enabled
  * time that never runs: merged beside a counted thread, the totals' group
@@ -1155,6 +1154,7 @@ static void test_totals_merge_multiplexed_path(void **state)
 	free(tot);
 }
 
+/* Three threads enter "work" with first-event totals 10, 30 and 20. */
 static void test_totals_merge(void **state)
 {
 	struct region_totals *tot = calloc(1, region_totals_size(&layout));

@@ -3,8 +3,9 @@
  * calibrate_cache.c: pfshim run's calibration kept between runs
  * (calibrate.h), so that a short command does not pay its seconds of runs
  * each time: in ${XDG_CACHE_HOME:-$HOME/.cache}/pfshim/calibration.json,
- * {"entries": [...]}, the latest CACHE_ENTRIES calibrations, newest first,
- * each valid for one library file (device, inode, size, modification
+ * {"entries": [...]}, the CACHE_ENTRIES calibrations used last, the latest
+ * first (one taken from further down moves to the front), each valid for
+ * one library file (device, inode, size, modification
  * time), one kernel, one host, one boot and one list of events: switching
  * between a few event lists calibrates each once. A rebuilt library,
  * another machine or a reboot calibrate anew. What is read is checked as
@@ -140,15 +141,29 @@ static json_t *cache_parse(int fd)
 	return len < 0 ? NULL : json_loadb(text, (size_t)len, 0, NULL);
 }
 
+/* The entry of @key in @entries, or NULL. */
+static json_t *cache_entry(json_t *entries, const char *key)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(entries, i, o)
+		if (!strcmp(json_string_value(json_object_get(o, "key")), key))
+			return o;
+	return NULL;
+}
+
 /*
- * The cache's entries in the directory @dir, newest first (an array, empty
- * when there is no cache of the user's own); a cache of one object (before
- * entries) is one entry.
+ * The cache's entries in the directory @dir, in its order (an array, empty
+ * when there is no cache of the user's own): objects with a key, each key
+ * once, at most CACHE_ENTRIES; a cache of one object (before entries) is
+ * one entry.
  */
 static json_t *cache_entries(int dir)
 {
 	int fd = openat(dir, CACHE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	json_t *o = NULL, *entries;
+	json_t *o = NULL, *read, *entries = json_array(), *e;
+	size_t i;
 
 	if (fd >= 0) {
 		struct stat st;
@@ -157,29 +172,54 @@ static json_t *cache_entries(int dir)
 			o = cache_parse(fd);
 		close(fd);
 	}
-	entries = json_object_get(o, "entries");
-	if (json_is_array(entries)) {
-		json_incref(entries);
-	} else {
-		entries = json_array();
-		if (json_is_string(json_object_get(o, "key")))
-			json_array_append(entries, o);
-	}
+	read = json_object_get(o, "entries");
+	if (!json_is_array(read) && json_is_string(json_object_get(o, "key")))
+		json_array_append(entries, o);
+	json_array_foreach(read, i, e)
+		if (json_array_size(entries) < CACHE_ENTRIES &&
+		    json_is_string(json_object_get(e, "key")) &&
+		    !cache_entry(entries, json_string_value(json_object_get(e, "key"))))
+			json_array_append(entries, e);
 	json_decref(o);
 	return entries;
 }
 
-/* The entry of @key in @entries, or NULL. */
-static json_t *cache_entry(json_t *entries, const char *key)
+/*
+ * @first, then @entries' others, as many as are kept, into the cache in
+ * @dir: written aside and renamed over, in the directory judged, so that a
+ * reader never sees half. Two runs writing at once: the last one's stands.
+ */
+static void cache_write(int dir, json_t *first, json_t *entries)
 {
+	json_t *out = json_array(), *e, *o;
+	char tmp[64];
 	size_t i;
-	json_t *o;
+	FILE *f;
+	int fd;
+	bool ok;
 
-	json_array_foreach(entries, i, o)
-		if (json_is_string(json_object_get(o, "key")) &&
-		    !strcmp(json_string_value(json_object_get(o, "key")), key))
-			return o;
-	return NULL;
+	json_array_append(out, first);
+	json_array_foreach(entries, i, e)
+		if (json_array_size(out) < CACHE_ENTRIES && e != first &&
+		    strcmp(json_string_value(json_object_get(e, "key")),
+			   json_string_value(json_object_get(first, "key"))))
+			json_array_append(out, e);
+	snprintf(tmp, sizeof(tmp), ".calibration.%d", (int)getpid());
+	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		json_decref(out);
+		return;
+	}
+	f = fdopen(fd, "w");
+	o = json_pack("{s:o}", "entries", out);
+	ok = f && o && json_dumpf(o, f, JSON_COMPACT) == 0;
+	if (f)
+		ok = fclose(f) == 0 && ok;
+	else
+		close(fd);
+	if (!ok || renameat(dir, tmp, dir, CACHE_NAME) < 0)
+		unlinkat(dir, tmp, 0);
+	json_decref(o);
 }
 
 bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const char *lib)
@@ -192,7 +232,6 @@ bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const
 	if (!cache_key(c, j, lib, key, sizeof(key)) || (dir = cache_dir_open(false)) < 0)
 		return false;
 	entries = cache_entries(dir);
-	close(dir);
 	o = cache_entry(entries, key);
 	events = json_object_get(json_object_get(o, "calibration"), "events");
 	ok = o && json_is_array(events) && json_array_size(events) == (size_t)c->nr &&
@@ -218,6 +257,10 @@ bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const
 							    "task_clock")) &&
 		       !strcmp(json_string_value(json_object_get(json_object_get(o, "calibration"),
 								 "task_clock")), "process");
+	/* Used now: to the front, where no other list's calibration pushes it out first */
+	if (ok && o != json_array_get(entries, 0))
+		cache_write(dir, o, entries);
+	close(dir);
 	json_decref(entries);
 	c->cached = ok;
 	return ok;
@@ -225,41 +268,17 @@ bool calibrate_cache_load(struct calibration *c, const struct jobcount *j, const
 
 void calibrate_cache_save(const struct calibration *c, const struct jobcount *j, const char *lib)
 {
-	char tmp[64], key[1024];
-	json_t *o, *old, *entries, *e;
-	FILE *f;
-	int dir, fd;
-	size_t i;
-	bool ok;
+	char key[1024];
+	json_t *entries, *first;
+	int dir;
 
 	if (!cache_key(c, j, lib, key, sizeof(key)) || (dir = cache_dir_open(true)) < 0)
 		return;
-	/* This one first, then the others newest first, as many as are kept. */
-	old = cache_entries(dir);
-	entries = json_array();
-	json_array_append_new(entries, json_pack("{s:s, s:o}", "key", key, "calibration",
-						 calibrate_json(c, j)));
-	json_array_foreach(old, i, e)
-		if (json_array_size(entries) < CACHE_ENTRIES && e != cache_entry(old, key))
-			json_array_append(entries, e);
-	json_decref(old);
-	/* Written aside and renamed over, in the directory judged: a reader never sees half. */
-	snprintf(tmp, sizeof(tmp), ".calibration.%d", (int)getpid());
-	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		json_decref(entries);
-		close(dir);
-		return;
-	}
-	f = fdopen(fd, "w");
-	o = json_pack("{s:o}", "entries", entries);
-	ok = f && o && json_dumpf(o, f, JSON_COMPACT) == 0;
-	if (f)
-		ok = fclose(f) == 0 && ok;
-	else
-		close(fd);
-	if (!ok || renameat(dir, tmp, dir, CACHE_NAME) < 0)
-		unlinkat(dir, tmp, 0);
-	json_decref(o);
+	entries = cache_entries(dir);
+	first = json_pack("{s:s, s:o}", "key", key, "calibration", calibrate_json(c, j));
+	if (first)
+		cache_write(dir, first, entries);
+	json_decref(first);
+	json_decref(entries);
 	close(dir);
 }

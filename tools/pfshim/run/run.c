@@ -677,7 +677,11 @@ static void events_complain(void *ctx, const char *message)
 	if (last && n > sizeof(skipped) - 1 && !strcmp(message + n - (sizeof(skipped) - 1), skipped))
 		n = (size_t)(last - message);
 	(*(int *)ctx)++;
-	fprintf(stderr, "pfshim run: -e: %.*s\n", (int)n, message);
+	/* "too many events: the first 64 are kept and 6 more are skipped (the limit is 64)" */
+	if (!strncmp(message, "too many events", 15))
+		fprintf(stderr, "pfshim run: -e: too many events (the limit is %d)\n", EVENTS_MAX);
+	else
+		fprintf(stderr, "pfshim run: -e: %.*s\n", (int)n, message);
 }
 
 static int events_check(const char *text)
