@@ -162,7 +162,7 @@ static json_t *cache_entry(json_t *entries, const char *key)
 static json_t *cache_entries(int dir)
 {
 	int fd = openat(dir, CACHE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	json_t *o = NULL, *read, *entries = json_array(), *e;
+	json_t *o = NULL, *listed, *entries = json_array(), *e;
 	size_t i;
 
 	if (fd >= 0) {
@@ -172,10 +172,10 @@ static json_t *cache_entries(int dir)
 			o = cache_parse(fd);
 		close(fd);
 	}
-	read = json_object_get(o, "entries");
-	if (!json_is_array(read) && json_is_string(json_object_get(o, "key")))
+	listed = json_object_get(o, "entries");
+	if (!json_is_array(listed) && json_is_string(json_object_get(o, "key")))
 		json_array_append(entries, o);
-	json_array_foreach(read, i, e)
+	json_array_foreach(listed, i, e)
 		if (json_array_size(entries) < CACHE_ENTRIES &&
 		    json_is_string(json_object_get(e, "key")) &&
 		    !cache_entry(entries, json_string_value(json_object_get(e, "key"))))

@@ -273,7 +273,7 @@ static void print_row_text(const struct summary *s, const char *label, const cha
 	fputc('\n', out);
 }
 
-/* Processes that ran past the command's end and reported since: why "in no row" is not known. */
+/* Images whose reports came after the command's end: why "in no row" and the share are not known. */
 static void print_outlived(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
