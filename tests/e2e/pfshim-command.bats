@@ -501,8 +501,8 @@ expected_share() {
 # A process that outlives the command reports later into the job's directory: without -o the
 # temporary directory is kept for it (0700, named), not removed under it (its report would
 # make it again, 0755 in /tmp, readable by all); pfshim report then has its rows, the subshell's
-# exec report and seq's, whose counts run past the totals' end: "in no row" and pfshim's share
-# of the totals are not known rather than 0.
+# exec report and seq's, whose counts run past the totals' end: "in no row" is not known
+# rather than 0.
 @test "pfshim run without -o, a process outliving the command: the directory kept for it, in no row not known" {
 	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
 	mkdir "$TMPDIR"
@@ -524,8 +524,7 @@ expected_share() {
 	run -0 --separate-stderr "$PFSHIM" report --json "$dir"
 	# the subshell's exec report and seq's at least (timeout's and cat's, as far as they got)
 	[ "$(jq '.job.outlived' <<<"$output")" -ge 2 ]
-	[ "$(jq -c '[.job.in_no_row[], .job.pfshim_share[], .job.less_pfshim_share[] | .value] | unique' \
-		<<<"$output")" = '[null]' ]
+	[ "$(jq -c '[.job.in_no_row[] | .value] | unique' <<<"$output")" = '[null]' ]
 	# the rows' task-clock (seq's whole life) beyond the kernel's, which stopped at the end
 	rows=$(jq_sum task-clock "$dir")
 	total=$(job_total task-clock "$dir")
@@ -533,7 +532,6 @@ expected_share() {
 	[ "$rows" -gt "$total" ]
 	run -0 --separate-stderr "$PFSHIM" report "$dir"
 	grep -Eq '^ in no row +not known +not known$' <<<"$output"
-	grep -Eq "^ less pfshim's share +not known +not known$" <<<"$output"
 	grep -Eq "^ pfshim: [0-9]+ images reported after the command ended \(.*seq.*\): the totals hold them up to the command's end" <<<"$output"
 	run -0 --separate-stderr "$PFSHIM" report --csv "$dir"
 	grep -q '^in-no-row,,[0-9]*,[0-9]*,task-clock,,0,0,' <<<"$output"	# empty: not known

@@ -206,8 +206,8 @@ struct summary_job {
 	 * Images whose report came after the command's end (by end_realtime_ns;
 	 * without it, of processes still running then that have reported since):
 	 * the totals hold them up to that end, their rows their whole lives, so
-	 * what no row holds and pfshim's share of the totals are not known
-	 * (rest_sums, share_sums and less_share_sums not counted).
+	 * what no row holds is not known (rest_sums not counted); the share
+	 * holds their whole share.
 	 */
 	uint64_t outlived;
 	struct names outlived_programs;

@@ -122,9 +122,8 @@ void summary_share_finish(struct summary *s)
 		const struct summary_calibration *c = f >= 0 ? &job->calibration[f] : NULL;
 		uint64_t share, total = job->total_sums[k].value;
 
-		/* not measured; or rows past the command's end, their shares too (summary.h: outlived) */
-		if (f < 0 || !job->total_sums[k].counted || job->outlived)
-			continue;
+		if (f < 0 || !job->total_sums[k].counted)
+			continue;	/* not measured */
 		share = s->share.value[f];
 		if (c->known) {
 			uint64_t loader, end;

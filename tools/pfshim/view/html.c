@@ -682,13 +682,13 @@ static void sum_cell(const struct summary_event *e, const struct summary_sum *v,
 }
 
 /* pfshim's own share of an event: one it cannot measure of itself is said so. */
-static void share_cell(const struct summary *s, const struct summary_event *e,
-		       const struct summary_sum *v, char *out, size_t size)
+static void share_cell(const struct summary_event *e, const struct summary_sum *v, char *out,
+		       size_t size)
 {
 	if (v->counted)
 		sum_cell(e, v, out, size);
 	else
-		snprintf(out, size, s->job->outlived ? "not known" : "not measured");
+		snprintf(out, size, "not measured");
 }
 
 static void section_tables(FILE *out, const struct summary *s, const int *sorted)
@@ -720,9 +720,9 @@ static void section_tables(FILE *out, const struct summary *s, const int *sorted
 			else
 				sum_cell(&s->events[i], &s->job->rest_sums[i], v, sizeof(v));
 			fprintf(out, "<td class=\"num\">%s</td>", v);
-			share_cell(s, &s->events[i], &s->job->share_sums[i], v, sizeof(v));
+			share_cell(&s->events[i], &s->job->share_sums[i], v, sizeof(v));
 			fprintf(out, "<td class=\"num\">%s</td>", v);
-			share_cell(s, &s->events[i], &s->job->less_share_sums[i], v, sizeof(v));
+			share_cell(&s->events[i], &s->job->less_share_sums[i], v, sizeof(v));
 			fprintf(out, "<td class=\"num\">%s</td>", v);
 		}
 		fputs("</tr>\n", out);

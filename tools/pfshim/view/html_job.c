@@ -207,7 +207,8 @@ static void overview_lost(const struct summary *s, FILE *out)
 			html_text(out, job->outlived_programs.name[n]);
 		}
 		fputs("): the totals hold them up to the command's end, their rows whole, so what no "
-		      "row holds and pfshim's share of the totals are not known.</li>\n", out);
+		      "row holds is not known, and pfshim's own share holds their whole share.</li>\n",
+		      out);
 		lines++;
 	}
 	if (job && job->unnamed) {

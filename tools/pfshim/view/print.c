@@ -273,7 +273,7 @@ static void print_row_text(const struct summary *s, const char *label, const cha
 	fputc('\n', out);
 }
 
-/* Images whose reports came after the command's end: why "in no row" and the share are not known. */
+/* Images whose reports came after the command's end: why "in no row" is not known. */
 static void print_outlived(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
@@ -285,8 +285,9 @@ static void print_outlived(const struct summary *s, FILE *out)
 	for (int n = 0; n < job->outlived_programs.n; n++)
 		fprintf(out, "%s%s", n ? ", " : "", job->outlived_programs.name[n]);
 	fprintf(out, "): the totals hold %s up to the command's end, %s whole, so what no"
-		" row holds and pfshim's share of the totals are not known (docs/usage.md, Limits)\n",
-		job->outlived == 1 ? "it" : "them", job->outlived == 1 ? "its row" : "their rows");
+		" row holds is not known, and pfshim's own share holds %s whole share"
+		" (docs/usage.md, Limits)\n", job->outlived == 1 ? "it" : "them",
+		job->outlived == 1 ? "its row" : "their rows", job->outlived == 1 ? "its" : "their");
 }
 
 /*
@@ -298,15 +299,12 @@ static void print_job_rest(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
 
-	if (job->outlived) {	/* rows past the totals' end: print_outlived() says why */
+	if (job->outlived)	/* rows past the totals' end: print_outlived() says why */
 		print_row_text(s, "in no row", "not known", out);
-		print_row_text(s, "pfshim's own share", "not known", out);
-		print_row_text(s, "less pfshim's share", "not known", out);
-	} else {
+	else
 		print_row(s, "in no row", groups_name_width(s), "", job->rest_sums, out);
-		print_share_row(s, "pfshim's own share", job->share_sums, out);
-		print_share_row(s, "less pfshim's share", job->less_share_sums, out);
-	}
+	print_share_row(s, "pfshim's own share", job->share_sums, out);
+	print_share_row(s, "less pfshim's share", job->less_share_sums, out);
 	print_share_note(s, out);
 	print_outlived(s, out);
 	print_signal_ends(s, out);
