@@ -427,6 +427,67 @@ static void test_job_share_per_unit(void **state)
 	summary_free(&s);
 }
 
+/*
+ * A job that ended at 100 ns (realtime) with three images: 10 reported at
+ * 6, 15 started at 50 and reported at 150, 16 started at 120. The kernel saw
+ * 2 images load the shim (10 and 15). By own_share.c's sum, page-faults:
+ * 10's share 9, the loader's 16 x 2, the end's 2 x 1 (10 reported before
+ * the end), the set-up's 6 x 1 (15: loaded, no report before the end),
+ * 2 per fork x 1 (10's): 51. task-clock: 7 + 200 x 2 + 200 x 1 + 50 x 1 +
+ * 60 ns x 400 faults (10's) + 15000 x 1 = 39657. Counting the late images
+ * whole would give 73 and 174177.
+ */
+static void test_job_share_late_images(void **state)
+{
+	static const char job[] =
+		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"pid\":10,"
+		"\"end\":{\"exit\":0},\"end_realtime_ns\":100,\"events\":["
+		"{\"name\":\"page-faults\",\"value\":1000},{\"name\":\"task-clock\",\"value\":9000000}],"
+		"\"lost_records\":0,\"shim_images\":2,\"calibration\":{\"program\":\"/bin/true\","
+		"\"runs\":15,\"cost_ns\":1000000,\"events\":["
+		"{\"name\":\"page-faults\",\"share\":\"page_faults\",\"bare\":50,\"off\":66,"
+		"\"preloaded\":78,\"in_process\":10,\"setup\":6,\"per_1000_faults\":0,"
+		"\"per_fork\":2,\"per_exec\":0},"
+		"{\"name\":\"task-clock\",\"share\":\"task_clock_ns\",\"bare\":1000,"
+		"\"off\":1200,\"preloaded\":1500,\"in_process\":100,\"setup\":50,"
+		"\"per_1000_faults\":60000,\"per_fork\":15000,\"per_exec\":0}]},\"processes\":["
+		"{\"pid\":10,\"program\":\"sh\",\"dynamic\":true,\"shim\":true,\"exited\":true},"
+		"{\"pid\":15,\"program\":\"daemon\",\"dynamic\":true,\"shim\":true,\"exited\":false}]}\n";
+#define LATE_REPORT(pid, program, start, wall, pf, tc, forks, faults)				\
+	"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"" program "\",\"pid\":" #pid	\
+	",\"hostname\":\"h\",\"start_ns\":" #start ",\"wall_ns\":" #wall ",\"reason\":\"exit\","	\
+	"\"pfshim_share\":{\"page_faults\":" #pf ",\"context_switches\":0,\"task_clock_ns\":" #tc	\
+	",\"forks\":" #forks ",\"loaded\":true,\"setup_measured\":true,\"reports_measured\":true},"	\
+	"\"events\":[{\"name\":\"page-faults\",\"status\":\"counted\",\"value\":" #faults		\
+	",\"unit\":\"\",\"scale\":1},{\"name\":\"task-clock\",\"status\":\"counted\","		\
+	"\"value\":1000,\"unit\":\"msec\",\"scale\":1e-6}]}\n"
+	static const char reports[] =
+		LATE_REPORT(10, "sh", 1, 5, 9, 7, 1, 400)
+		LATE_REPORT(15, "daemon", 50, 100, 7, 8, 2, 300)
+		LATE_REPORT(16, "child", 120, 10, 5, 9, 4, 200);
+#undef LATE_REPORT
+	struct summary s;
+	const struct summary_job *j;
+	int pf, tc;
+	(void)state;
+
+	summary_init(&s, NULL);
+	add(&s, reports);	/* the job's file read last: nothing is decided before it */
+	add(&s, job);
+	summary_finish(&s);
+	j = s.job;
+	assert_non_null(j);
+	pf = summary_event_index(&s, "page-faults", "", 1);
+	tc = summary_event_index(&s, "task-clock", "msec", 1e-6);
+	assert_int_equal(j->outlived, 2);
+	assert_int_equal(j->rest_sums[pf].counted, 0);	/* in no row: not known */
+	assert_int_equal(j->share_sums[pf].value, 51);
+	assert_int_equal(j->less_share_sums[pf].value, 1000 - 51);
+	assert_int_equal(j->share_sums[tc].value, 39657);
+	assert_int_equal(j->less_share_sums[tc].value, 9000000 - 39657);
+	summary_free(&s);
+}
+
 /* A job count is input: a price of 2^62 per fork for 3 forks saturates the share, never wraps. */
 static void test_job_share_price_saturates(void **state)
 {
@@ -511,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_job_share_and_kinds),
 		cmocka_unit_test(test_job_share_per_unit),
 		cmocka_unit_test(test_job_share_price_saturates),
+		cmocka_unit_test(test_job_share_late_images),
 		cmocka_unit_test(test_job_without_kinds),
 		cmocka_unit_test(test_job_processes_by_boot_not_host),
 	};

@@ -207,7 +207,7 @@ struct summary_job {
 	 * without it, of processes still running then that have reported since):
 	 * the totals hold them up to that end, their rows their whole lives, so
 	 * what no row holds is not known (rest_sums not counted); the share
-	 * holds their whole share.
+	 * holds of them their loading and set-up (own_share.c).
 	 */
 	uint64_t outlived;
 	struct names outlived_programs;
@@ -249,11 +249,21 @@ struct summary {
 	struct table_index point_index;
 	int nr_images;
 	struct summary_image *image_list;
-	/* Each image counted: when its report was written (start_ns + wall_ns) and its program */
+	/*
+	 * Each image counted: when it started and when its report was written
+	 * (start_ns + wall_ns), its program, and what its report adds to the
+	 * job's share (own_share.c): a job's totals end with its command, and an
+	 * image that reported later is taken out of the share again.
+	 */
 	int nr_ends;
 	struct summary_end {
-		uint64_t end_ns;
-		int program;	/* in programs */
+		uint64_t start_ns, end_ns;
+		uint64_t share[SHARE_FIELDS];	/* its pfshim_share */
+		uint64_t forks;
+		uint64_t faults;	/* its count of event faults_event (page faults), or 0 */
+		int faults_event;	/* -1: none */
+		int program;		/* in programs */
+		bool has_share, loaded;
 	} *ends;
 	int nr_seen;
 	struct summary_seen *seen;

@@ -291,15 +291,19 @@ void summary_count(struct summary *s, json_t *r)
 {
 	int g = summary_group_of(s, r);
 	json_t *events = json_object_get(r, "events"), *e, *regions = json_object_get(r, "regions");
+	struct summary_end *end;
 	uint64_t *values = NULL;
 	size_t i;
 
 	s->images++;
 	s->groups[g].images++;
 	s->ends = xrealloc(s->ends, (size_t)(s->nr_ends + 1) * sizeof(*s->ends));
-	s->ends[s->nr_ends++] = (struct summary_end){
+	end = &s->ends[s->nr_ends++];
+	*end = (struct summary_end){
+		.start_ns = count_or(json_object_get(r, "start_ns"), 0),
 		.end_ns = count_or(json_object_get(r, "start_ns"), 0) +
 			  count_or(json_object_get(r, "wall_ns"), 0),
+		.faults_event = -1,
 		.program = names_add(&s->programs, string_or(json_object_get(r, "program"), "?")),
 	};
 	if (s->opt.by == BY_PROCESS) {	/* the image that started last is the process's program now */
@@ -339,6 +343,10 @@ void summary_count(struct summary *s, json_t *r)
 		}
 		count_add(&s->totals[k].value, (uint64_t)json_integer_value(value));
 		s->totals[k].counted++;
+		if (end->faults_event < 0 && summary_share_field(name) == SHARE_PAGE_FAULTS) {
+			end->faults_event = k;
+			end->faults = (uint64_t)json_integer_value(value);
+		}
 		count_add(&s->groups[g].sums[k].value, (uint64_t)json_integer_value(value));
 		s->groups[g].sums[k].counted++;
 	}

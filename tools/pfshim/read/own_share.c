@@ -16,7 +16,8 @@
  *     the shim's sees it)
  *   + the price of a fork for each child the reports say their image forked
  *
- * and "less pfshim's share" is the totals less it: what perf stat would
+ * where "reported" is before the command's end, which ends the totals (an
+ * image that reported later is late_sums()'s), and "less pfshim's share" is the totals less it: what perf stat would
  * count of the job without the shim. Only page-faults, task-clock and
  * context-switches can be measured so: any other event's share is "not
  * measured". The method and its limits: docs/pfshim.md "pfshim's own share".
@@ -29,24 +30,26 @@
 void summary_share_count(struct summary *s, json_t *report)
 {
 	json_t *share = json_object_get(report, "pfshim_share");
+	struct summary_end *end = &s->ends[s->nr_ends - 1];
 
 	if (!json_is_object(share))
 		return;
-	for (int f = 0; f < SHARE_FIELDS; f++)
-		count_add(&s->share.value[f], count_or(json_object_get(share, summary_share_names[f]), 0));
+	for (int f = 0; f < SHARE_FIELDS; f++) {
+		end->share[f] = count_or(json_object_get(share, summary_share_names[f]), 0);
+		count_add(&s->share.value[f], end->share[f]);
+	}
+	end->has_share = true;
+	end->loaded = json_is_true(json_object_get(share, "loaded"));
+	end->forks = count_or(json_object_get(share, "forks"), 0);
 	s->share.images++;
-	s->share.loaded += json_is_true(json_object_get(share, "loaded"));
-	count_add(&s->share.forks, count_or(json_object_get(share, "forks"), 0));
+	s->share.loaded += end->loaded;
+	count_add(&s->share.forks, end->forks);
 	s->share.unmeasured += json_is_false(json_object_get(share, "setup_measured")) ||
 			       json_is_false(json_object_get(share, "reports_measured"));
 }
 
-/*
- * The share field an event of the summary is, by its name when no
- * calibration said (a job count of version 1): perf's names and aliases,
- * any modifier.
- */
-static int field_by_name(const char *name)
+/* Also the share field an event of the summary is when no calibration said (a job count of version 1). */
+int summary_share_field(const char *name)
 {
 	static const char *const names[][2] = {
 		[SHARE_PAGE_FAULTS] = { "page-faults", "faults" },
@@ -84,7 +87,7 @@ static int field_of(const struct summary *s, int k)
 	for (int f = 0; f < SHARE_FIELDS; f++)
 		if (s->job->calibration[f].known && s->job->calibration[f].event == k)
 			return f;
-	return field_by_name(s->events[k].name);
+	return summary_share_field(s->events[k].name);
 }
 
 /* @a x @b, saturated as count_add() saturates: a job count is input, its prices any size. */
@@ -95,23 +98,76 @@ static uint64_t count_times(uint64_t a, uint64_t b)
 	return __builtin_mul_overflow(a, b, &v) || v > SUMMARY_COUNT_MAX ? SUMMARY_COUNT_MAX : v;
 }
 
-/* The page faults the counted images' reports counted (each one paid the fault's price); 0: not counted. */
-static uint64_t reported_faults(const struct summary *s)
+/* The event whose count the reports' page faults are (each one paid the fault's price), or -1. */
+static int faults_event(const struct summary *s)
 {
 	for (int k = 0; k < s->nr_events; k++)
 		if (field_of(s, k) == SHARE_PAGE_FAULTS && s->totals[k].counted)
-			return s->totals[k].value;
-	return 0;
+			return k;
+	return -1;
+}
+
+/* @a less @b, never below 0 */
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/*
+ * What of the reports' sums lies past the totals, which end with the
+ * command (pfshim-job.jsonl's end_realtime_ns): the images that reported
+ * later. One that started after the end is wholly past it; one that started
+ * before is priced like one killed before its report, by its loading and
+ * the set-up's price (summary_share_finish()): its own share, page faults
+ * and forks lie on both sides of the end, so all of them are left out
+ * rather than all counted. The share then leans low by their part before
+ * the end, and never holds what the totals do not.
+ */
+struct late {
+	uint64_t value[SHARE_FIELDS];
+	uint64_t images, loaded, loaded_after, forks, faults;
+};
+
+static void late_sums(const struct summary *s, int faults_k, struct late *late)
+{
+	uint64_t end = s->job->end_realtime_ns;
+
+	memset(late, 0, sizeof(*late));
+	for (int i = 0; end && i < s->nr_ends; i++) {
+		const struct summary_end *e = &s->ends[i];
+
+		if (e->end_ns <= end)
+			continue;
+		if (faults_k >= 0 && e->faults_event == faults_k)
+			count_add(&late->faults, e->faults);
+		if (!e->has_share)
+			continue;
+		for (int f = 0; f < SHARE_FIELDS; f++)
+			count_add(&late->value[f], e->share[f]);
+		late->images++;
+		late->loaded += e->loaded;
+		late->loaded_after += e->loaded && e->start_ns >= end;
+		count_add(&late->forks, e->forks);
+	}
 }
 
 void summary_share_finish(struct summary *s)
 {
 	struct summary_job *job = s->job;
 	size_t size = (size_t)(s->nr_events + 1) * sizeof(struct summary_sum);
-	/* Images that loaded the shim: the kernel's count, else the reports' */
-	uint64_t loaded = job->shim_images >= 0 ? (uint64_t)job->shim_images : s->share.loaded;
-	uint64_t unreported = loaded > s->share.loaded ? loaded - s->share.loaded : 0;
-	uint64_t faults = reported_faults(s);
+	int faults_k = faults_event(s);
+	struct late late;
+	uint64_t loaded, reported_loaded, unreported, images, forks, faults;
+
+	late_sums(s, faults_k, &late);
+	/* Images that loaded the shim before the end: the kernel's count, else the reports' */
+	loaded = job->shim_images >= 0 ? (uint64_t)job->shim_images
+				       : minus(s->share.loaded, late.loaded_after);
+	reported_loaded = minus(s->share.loaded, late.loaded);
+	unreported = minus(loaded, reported_loaded);
+	images = minus(s->share.images, late.images);
+	forks = minus(s->share.forks, late.forks);
+	faults = faults_k >= 0 ? minus(s->totals[faults_k].value, late.faults) : 0;
 
 	job->share_sums = xrealloc(job->share_sums, size);
 	job->less_share_sums = xrealloc(job->less_share_sums, size);
@@ -124,16 +180,16 @@ void summary_share_finish(struct summary *s)
 
 		if (f < 0 || !job->total_sums[k].counted)
 			continue;	/* not measured */
-		share = s->share.value[f];
+		share = minus(s->share.value[f], late.value[f]);
 		if (c->known) {
 			uint64_t loader, end;
 
 			calibration_parts(c, &loader, &end);
 			count_add(&share, count_times(loader, loaded));
-			count_add(&share, count_times(end, s->share.images));
+			count_add(&share, count_times(end, images));
 			count_add(&share, count_times(c->setup, unreported));
 			count_add(&share, count_times(c->per_1000_faults, faults) / 1000);
-			count_add(&share, count_times(c->per_fork, s->share.forks));
+			count_add(&share, count_times(c->per_fork, forks));
 			count_add(&share, count_times(c->per_exec, job->execs));
 		}
 		job->share_sums[k] = (struct summary_sum){ .value = share, .counted = 1 };

@@ -67,8 +67,14 @@ const char *summary_job_check(json_t *o);
 void summary_job_take(struct summary *s, json_t *o);
 void summary_job_finish(struct summary *s);
 
-/* own_share.c: a counted image's report's pfshim_share into summary.share. */
+/*
+ * own_share.c: a counted image's report's pfshim_share into summary.share and
+ * its summary_end (the last: call right after summary_count() of @report).
+ * summary_share_field - the share field an event name counts (perf's names
+ * and aliases, any modifier), or -1.
+ */
 void summary_share_count(struct summary *s, json_t *report);
+int summary_share_field(const char *event_name);
 /* job.c: a counted image's report written at a signal into summary.signal_ends. */
 void summary_signal_end_count(struct summary *s, json_t *report);
 /* own_share.c: the job's share by event, from the reports' and the calibration (summary_job_finish). */

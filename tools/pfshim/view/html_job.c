@@ -207,7 +207,7 @@ static void overview_lost(const struct summary *s, FILE *out)
 			html_text(out, job->outlived_programs.name[n]);
 		}
 		fputs("): the totals hold them up to the command's end, their rows whole, so what no "
-		      "row holds is not known, and pfshim's own share holds their whole share.</li>\n",
+		      "row holds is not known; pfshim's own share holds their loading and set-up.</li>\n",
 		      out);
 		lines++;
 	}

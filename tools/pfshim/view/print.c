@@ -285,7 +285,7 @@ static void print_outlived(const struct summary *s, FILE *out)
 	for (int n = 0; n < job->outlived_programs.n; n++)
 		fprintf(out, "%s%s", n ? ", " : "", job->outlived_programs.name[n]);
 	fprintf(out, "): the totals hold %s up to the command's end, %s whole, so what no"
-		" row holds is not known, and pfshim's own share holds %s whole share"
+		" row holds is not known; pfshim's own share holds %s loading and set-up"
 		" (docs/usage.md, Limits)\n", job->outlived == 1 ? "it" : "them",
 		job->outlived == 1 ? "its row" : "their rows", job->outlived == 1 ? "its" : "their");
 }
