@@ -84,15 +84,60 @@ static int template_open_seq(const char *template, struct output_names *names, c
 }
 
 /*
+ * Whether the file or directory @target cannot take a report as things
+ * stand at start: it, or where it is not there yet (the report makes it)
+ * the directory above, is not writable by this process (another's,
+ * read-only, missing too). A name with a % sequence is known only at the
+ * report: then the directory above alone, when that has none. Return:
+ * false when it may well be written.
+ */
+static bool target_unwritable(const char *target)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	size_t len = strlen(target), n;
+	const char *slash;
+
+	while (len > 1 && target[len - 1] == '/')	/* a directory target: the directory */
+		len--;
+	if (len >= sizeof(path))
+		return false;
+	memcpy(path, target, len);
+	path[len] = '\0';
+	slash = strrchr(path, '/');
+	n = slash ? (size_t)(slash - path) : 0;
+	if (!strchr(path, '%') && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0)
+		return false;
+	if (!strchr(path, '%') && errno != ENOENT)
+		return true;
+	if (memchr(path, '%', n))
+		return false;
+	if (!slash) {
+		strcpy(dir, ".");
+	} else if (n == 0) {
+		strcpy(dir, "/");
+	} else {
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	return faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) < 0;
+}
+
+/*
  * Standard error is recorded whatever the target (warnings go there, and a
  * file that cannot be written falls back to it), but duplicated only when
- * it is the target: a file target costs the host no descriptor.
+ * it is the target, or a file or directory target that cannot be written
+ * at start: its report and the line why would otherwise go to a stderr the
+ * program may have closed by then (coreutils' programs close it at exit).
+ * A file target that can be written costs the host no descriptor.
  */
 int output_stream_open(const char *target)
 {
 	bool to_stderr = strcmp(target, "stderr") == 0;
-	int err_dup = fd_stream_record(STDERR_FILENO, to_stderr);
+	int saved_errno = errno;
+	bool fallback = !to_stderr && strcmp(target, "stdout") && target_unwritable(target);
+	int err_dup = fd_stream_record(STDERR_FILENO, to_stderr || fallback);
 
+	errno = saved_errno;
 	if (to_stderr)
 		return err_dup == FD_STREAM_WAS_CLOSED ? OUTPUT_STREAM_CLOSED : err_dup;
 	if (strcmp(target, "stdout") == 0) {

@@ -24,7 +24,9 @@ bool output_is_dir(const char *target);
  * reaches them when the program closes its own at exit (coreutils'
  * close_stdout() closes stderr). OUTPUT_STREAM_CLOSED when the program was
  * started without that stream: the number is free for a file of its own.
- * -1 for a file target, or when no duplicate could be made. Later writes
+ * A file or directory target that this process cannot write at start gets
+ * the duplicate of stderr too (its report falls back there). -1 for a file
+ * target, or when no duplicate could be made. Later writes
  * use a stream only while fd_stream_target() proves it is still the same.
  */
 int output_stream_open(const char *target);

@@ -470,6 +470,36 @@ reachable_shared() {
 	[[ "$stderr" == *"cannot write '/dev/full' (ENOSPC); report written to stderr"* ]]
 }
 
+# coreutils' programs close stdout and stderr at exit (close_stdout), before the report: a
+# target that cannot be written at start (a missing directory, another's) keeps a copy of
+# stderr for its fallback, else the report and the line why went nowhere; a writable target
+# costs no descriptor.
+@test "an unwritable output file, a program that closes stderr at exit: the report still on stderr" {
+	for target in "$BATS_TEST_TMPDIR/missing/x.txt" "$BATS_TEST_TMPDIR/missing/%p.txt"; do
+		run --separate-stderr env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$target" \
+			/bin/echo ok
+		[ "$status" -eq 0 ]
+		[ "$output" = ok ]
+		[[ "$stderr" == *"cannot write '$BATS_TEST_TMPDIR/missing/"*"' (ENOENT); report written to stderr"* ]]
+		[ "$(printf '%s\n' "$stderr" | grep '^{' | jq -r '.program + " " + .reason')" = "echo exit" ]
+	done
+	# another user's directory: refused to an ordinary user
+	if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+		mkdir -m 0755 "$BATS_TEST_TMPDIR/root-only"
+		chmod o+x "$BATS_TEST_TMPDIR" "$(dirname "$BATS_TEST_TMPDIR")"
+		run --separate-stderr runuser -u nobody -- env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json \
+			PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/root-only/x.json" /bin/cat /dev/null
+		[ "$status" -eq 0 ]
+		[[ "$stderr" == *"(EACCES); report written to stderr"* ]]
+		[ "$(printf '%s\n' "$stderr" | grep '^{' | jq -r .program)" = cat ]
+	fi
+	# a writable one: no descriptor taken for it
+	run -0 strace -f -e trace=fcntl,dup,dup2,dup3 -o "$BATS_TEST_TMPDIR/trace" env LD_PRELOAD="$SHIM" \
+		PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/x.txt" /bin/echo ok
+	! grep -E 'fcntl\(2, F_DUPFD|dup[23]?\(2[,)]' "$BATS_TEST_TMPDIR/trace"
+	grep -q 'page-faults' "$BATS_TEST_TMPDIR/x.txt"
+}
+
 @test "a full non-blocking stderr pipe: a slow reader still gets the report" {
 	# Without the shim: the filler only.
 	"$PROGS/full_stderr" 2>&1 >/dev/null | { sleep 0.5; wc -c; } >"$BATS_TEST_TMPDIR/without"
