@@ -14,6 +14,7 @@
 const char *const summary_kind_names[KINDS] = {
 	[KIND_STATIC] = "static", [KIND_NO_SHIM] = "no-shim", [KIND_NO_REPORT] = "no-report",
 	[KIND_LOST] = "lost", [KIND_UNKNOWN] = "unknown", [KIND_RUNNING] = "running",
+	[KIND_UNCOUNTED] = "uncounted",
 };
 
 /* Why a process is in no row, by kind (summary.h): what it is, and what may have made it so. */
@@ -24,10 +25,12 @@ const char *const summary_kind_what[KINDS] = {
 	[KIND_LOST] = "whose report could not be written",
 	[KIND_UNKNOWN] = "whose last program left no report",
 	[KIND_RUNNING] = "still running when the command ended",
+	[KIND_UNCOUNTED] = "that exec'd a setuid, setgid or file-capability program",
 };
 const char *const summary_kind_why[KINDS] = {
 	[KIND_STATIC] = "no preload can load there",
-	[KIND_NO_SHIM] = "setuid or setgid, or LD_PRELOAD removed from its environment",
+	[KIND_NO_SHIM] = "LD_PRELOAD removed from its environment, or a setuid program the kernel"
+			 " still counts (its user's own)",
 	[KIND_NO_REPORT] = "killed by SIGKILL or ended by a raw exit_group (the kernel does not say"
 			   " which), pfshim off in it (PFSHIM_DISABLE), or its report lost",
 	[KIND_LOST] = "the output directory refused it (the error beside each program)",
@@ -35,6 +38,19 @@ const char *const summary_kind_why[KINDS] = {
 			 " exit_group, or the report lost",
 	[KIND_RUNNING] = "orphaned or detached, each reports into the directory when it ends,"
 			 " for pfshim report there; counted up to the command's end",
+	[KIND_UNCOUNTED] = "the kernel stops counting a process at an exec that crosses into"
+			   " another user's rights, for perf stat too, and no preload loads there",
+};
+
+const char *const summary_kind_counts[KINDS] = {
+	[KIND_STATIC] = "their counts are in the totals, not in a row",
+	[KIND_NO_SHIM] = "their counts are in the totals, not in a row",
+	[KIND_NO_REPORT] = "their counts are in the totals, not in a row",
+	[KIND_LOST] = "their counts are in the totals, not in a row",
+	[KIND_UNKNOWN] = "their counts are in the totals, not in a row",
+	[KIND_RUNNING] = "their counts are in the totals, not in a row",
+	[KIND_UNCOUNTED] = "their counts up to that exec are in the totals; after it, theirs and"
+			   " their children's are in none",
 };
 
 const char *const summary_share_names[SHARE_FIELDS] = {

@@ -139,14 +139,20 @@ struct summary_share {
  * last image (jobcount.h): the shim could not load, was not loaded, or was
  * and left no report; RUNNING: it loaded the shim and had not exited when
  * the command ended (no exit record, and the kernel lost none: an orphan, a
- * daemon); UNKNOWN when the job count does not say (version 1).
+ * daemon); UNCOUNTED: the kernel stopped counting it at an exec (jobcount.h);
+ * UNKNOWN when the job count does not say (version 1).
  */
 enum summary_kind {
-	KIND_STATIC, KIND_NO_SHIM, KIND_NO_REPORT, KIND_LOST, KIND_UNKNOWN, KIND_RUNNING, KINDS
+	KIND_STATIC, KIND_NO_SHIM, KIND_NO_REPORT, KIND_LOST, KIND_UNKNOWN, KIND_RUNNING,
+	KIND_UNCOUNTED, KINDS
 };
 extern const char *const summary_kind_names[KINDS];	/* "static", "no-shim", ... */
-/* For a person: what such a process is ("that did not load the shim"), and what may have made it so. */
+/*
+ * For a person: what such a process is ("that did not load the shim"), what
+ * may have made it so, and where its counts are.
+ */
 extern const char *const summary_kind_what[KINDS], *const summary_kind_why[KINDS];
+extern const char *const summary_kind_counts[KINDS];
 
 /* One process of a job as the kernel saw it (pfshim run's pfshim.job, read/job.c). */
 struct summary_job_process {

@@ -66,6 +66,8 @@ static enum summary_kind process_kind(json_t *p, bool records_lost)
 
 	if (json_is_string(json_object_get(p, "report_error")))
 		return KIND_LOST;
+	if (json_is_true(json_object_get(p, "uncounted")))
+		return KIND_UNCOUNTED;
 	if (!json_is_boolean(dynamic) || !json_is_boolean(shim))
 		return KIND_UNKNOWN;
 	/*

@@ -369,6 +369,7 @@ static void record_take(struct jobcount *j, const struct record *r)
 		memcpy(p->comm, r->u.comm.comm, sizeof(p->comm));
 		if (r->exec) {		/* a new image: its mappings follow */
 			p->dynamic = p->shim = false;
+			p->exec_maps = 0;
 			p->images++;
 			j->execs++;
 		}
@@ -377,6 +378,7 @@ static void record_take(struct jobcount *j, const struct record *r)
 		p = proc_find(j, (int)r->u.map.pid);
 		if (!p)
 			break;
+		p->exec_maps++;
 		if (map_is_interpreter(r->u.map.name))
 			p->dynamic = true;
 		if (map_is_shim(r->u.map.name) && !p->shim) {
@@ -385,8 +387,11 @@ static void record_take(struct jobcount *j, const struct record *r)
 		}
 		break;
 	case PERF_RECORD_EXIT:
-		if (r->u.task.pid == r->u.task.tid && (p = proc_find(j, (int)r->u.task.pid)))
+		if (r->u.task.pid == r->u.task.tid && (p = proc_find(j, (int)r->u.task.pid))) {
+			/* An exec maps its program before it returns: none mapped, the kernel left it there */
+			p->uncounted = p->images && !p->exec_maps;
 			p->exited = true;
+		}
 		break;
 	}
 }
@@ -711,10 +716,11 @@ int jobcount_write(const struct jobcount *j, const char *command, int status, js
 		int err = j->proc[p].report_errno;
 		const char *error = err ? strerrorname_np(err) : NULL;
 
-		json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:b, s:b, s:b, s:s*}",
+		json_array_append_new(procs, json_pack("{s:i, s:i, s:s, s:b, s:b, s:b, s:b, s:s*}",
 			"pid", j->proc[p].pid, "ppid", j->proc[p].ppid, "program", j->proc[p].comm,
 			"exited", j->proc[p].exited, "dynamic", j->proc[p].dynamic,
-			"shim", j->proc[p].shim, "report_error", err && !error ? "unknown" : error));
+			"shim", j->proc[p].shim, "uncounted", j->proc[p].uncounted,
+			"report_error", err && !error ? "unknown" : error));
 	}
 	job = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s*, s:I, s:i, s:o, s:I, s:I, s:o, s:o, s:I, s:I, "
 			"s:o, s:o, s:o, s:s*, s:o}",

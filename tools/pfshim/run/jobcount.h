@@ -35,6 +35,14 @@ struct jobcount_process {
 	bool dynamic;			/* the dynamic loader was mapped: an ELF image with an interpreter */
 	bool shim;			/* libpfshim.so was mapped: the shim was loaded */
 	int images;			/* execs seen */
+	int exec_maps;			/* executable mappings since its last exec */
+	/*
+	 * Its exit record came right after an exec, before any mapping: the
+	 * kernel's perf_event_exit_task() at an exec that makes the process
+	 * not dumpable (a setuid, setgid or file-capability program), which
+	 * stops counting it and the children it makes from there on.
+	 */
+	bool uncounted;
 	int report_errno;		/* its last report's error, from the ledger; 0: none said */
 };
 

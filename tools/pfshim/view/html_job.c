@@ -195,8 +195,7 @@ static void overview_lost(const struct summary *s, FILE *out)
 			if (job->unreported_count[k][n] > 1)
 				fprintf(out, " &times;%" PRIu64, job->unreported_count[k][n]);
 		}
-		fprintf(out, "): %s; their counts are in the totals, not in a row.</li>\n",
-			summary_kind_why[k]);
+		fprintf(out, "): %s; %s.</li>\n", summary_kind_why[k], summary_kind_counts[k]);
 		lines++;
 	}
 	if (job && job->outlived) {

@@ -323,8 +323,8 @@ static void print_job_rest(const struct summary *s, FILE *out)
 			if (len)
 				fprintf(out, ": %.*s", (int)len, name);
 		}
-		fprintf(out, "): %s; their counts are in the totals, not in a row (docs/usage.md,"
-			" Limits)\n", summary_kind_why[k]);
+		fprintf(out, "): %s; %s (docs/usage.md, Limits)\n", summary_kind_why[k],
+			summary_kind_counts[k]);
 	}
 	if (job->unnamed)
 		fprintf(out, "\n pfshim: the kernel could not name the job's processes: those"
