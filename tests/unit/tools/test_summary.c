@@ -541,6 +541,41 @@ static void test_job_without_kinds(void **state)
 	summary_free(&s);
 }
 
+/* The same job count read twice (a directory named twice, a copy of it) counts once; another job adds. */
+static void test_job_read_twice(void **state)
+{
+	static const char job[] =
+		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"boot_id\":\"B\","
+		"\"pid\":10,\"end_realtime_ns\":500,\"end\":{\"exit\":0},\"events\":["
+		"{\"name\":\"page-faults\",\"value\":100}],\"lost_records\":0,\"execs\":1,"
+		"\"processes\":[{\"pid\":10,\"program\":\"sh\"}]}\n";
+	static const char other[] =
+		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"boot_id\":\"B\","
+		"\"pid\":20,\"end_realtime_ns\":900,\"end\":{\"exit\":0},\"events\":["
+		"{\"name\":\"page-faults\",\"value\":50}],\"lost_records\":0,\"execs\":1,"
+		"\"processes\":[{\"pid\":20,\"program\":\"sh\"}]}\n";
+	struct summary s;
+	(void)state;
+
+	summary_init(&s, NULL);
+	add(&s, job);
+	add(&s, job);
+	summary_finish(&s);
+	assert_int_equal(s.job->total_sums[0].value, 100);
+	assert_int_equal(s.job->nr_processes, 1);
+	assert_int_equal(s.job->execs, 1);
+	summary_free(&s);
+
+	summary_init(&s, NULL);
+	add(&s, job);
+	add(&s, other);
+	add(&s, job);
+	summary_finish(&s);
+	assert_int_equal(s.job->total_sums[0].value, 150);
+	assert_int_equal(s.job->nr_processes, 2);
+	summary_free(&s);
+}
+
 static void test_filters(void **state)
 {
 	struct summary_options opt = { 0 };
@@ -574,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_job_share_price_saturates),
 		cmocka_unit_test(test_job_share_late_images),
 		cmocka_unit_test(test_job_without_kinds),
+		cmocka_unit_test(test_job_read_twice),
 		cmocka_unit_test(test_job_processes_by_boot_not_host),
 	};
 

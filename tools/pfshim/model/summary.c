@@ -301,6 +301,7 @@ void summary_job_free(struct summary_job *job)
 		free(job->process[p].report_error);
 	}
 	free(job->process);
+	free(job->keys);
 	free(job->host);
 	free(job->boot_id);
 	free(job->event);

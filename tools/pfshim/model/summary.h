@@ -178,6 +178,9 @@ struct summary_calibration {
  * report, by program; and what of the totals no row holds.
  */
 struct summary_job {
+	/* Each job count taken, by job_key() (read/job.c): one read twice is counted once */
+	int nr_keys;
+	uint64_t *keys;
 	char *host;
 	char *boot_id;		/* the runner's machine's boot (its processes' reports say it too), or NULL */
 	uint64_t pid_ns;

@@ -133,13 +133,31 @@ static void calibration_take(struct summary *s, json_t *c)
 	}
 }
 
+/* A job count's identity: its machine (by its boot), pid namespace, command and end. */
+static uint64_t job_key(json_t *o)
+{
+	const char *machine = string_or(json_object_get(o, "boot_id"),
+					string_or(json_object_get(o, "hostname"), ""));
+	uint64_t k[4] = {
+		count_or(json_object_get(o, "pid_ns"), 0), count_or(json_object_get(o, "pid"), 0),
+		count_or(json_object_get(o, "end_realtime_ns"), 0),
+		count_or(json_object_get(o, "elapsed_ns"), 0),
+	};
+
+	return hash_bytes(hash_bytes(HASH_SEED, machine, strlen(machine)), k, sizeof(k));
+}
+
 void summary_job_take(struct summary *s, json_t *o)
 {
 	json_t *events = json_object_get(o, "events"), *procs = json_object_get(o, "processes");
 	json_t *end = json_object_get(o, "end"), *e, *p;
 	struct summary_job *job = s->job;
+	uint64_t key = job_key(o);
 	size_t i;
 
+	for (int k = 0; job && k < job->nr_keys; k++)
+		if (job->keys[k] == key)	/* the same job's count again (a directory named twice) */
+			return;
 	if (!job) {
 		job = s->job = xrealloc(NULL, sizeof(*job));
 		*job = (struct summary_job){
@@ -153,6 +171,8 @@ void summary_job_take(struct summary *s, json_t *o)
 			.elapsed_ns = count_or(json_object_get(o, "elapsed_ns"), 0),
 		};
 	}
+	job->keys = xrealloc(job->keys, (size_t)(job->nr_keys + 1) * sizeof(*job->keys));
+	job->keys[job->nr_keys++] = key;
 	/* Several job counts: the latest end (a row past its own job's end but not past it is missed) */
 	if (count_or(json_object_get(o, "end_realtime_ns"), 0) > job->end_realtime_ns)
 		job->end_realtime_ns = count_or(json_object_get(o, "end_realtime_ns"), 0);
