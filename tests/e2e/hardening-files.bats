@@ -535,7 +535,14 @@ reachable_shared() {
 	# pfshim report says so too, in its column, not <not counted>
 	run -0 "$BUILD/pfshim" report "$REPORTS"
 	grep -E "^ fd_reuse +1 <closed by program> <closed by program>$" <<<"$output"
+	grep -qxF " pfshim: 1 image's program closed pfshim's counters (fd_reuse): what it counted of task-clock, page-faults is in no row" <<<"$output"
 	[ "$("$BUILD/pfshim" report --json "$REPORTS" | jq '[.events[].closed] == [1, 1]')" = true ]
+	# beside an image of the same program that counted, the row has a sum: the line says what it lacks
+	env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_EVENTS=task-clock,page-faults PFSHIM_OUTPUT=stdout \
+		/bin/true | jq -c '.program = "fd_reuse" | .pid = 1' >>"$REPORTS"
+	run -0 "$BUILD/pfshim" report "$REPORTS"
+	grep -E "^ fd_reuse +2 +[0-9.]+ +[0-9,]+$" <<<"$output"
+	grep -qxF " pfshim: 1 image's program closed pfshim's counters (fd_reuse): what it counted of task-clock, page-faults is in no row" <<<"$output"
 	# untouched counters are counted as ever
 	shim PFSHIM_EVENTS=task-clock /bin/true
 	[ "$(field task-clock status '.program == "true"')" = counted ]

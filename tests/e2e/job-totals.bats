@@ -270,6 +270,21 @@ unreported() {
 	[ "$total" -lt $((900 + 800)) ]
 }
 
+# A process killed by SIGKILL after interval reports has a row, its last interval report: the
+# summary says that row ends there, in text and HTML; a job whose processes all ended says none.
+@test "a process killed by SIGKILL after interval reports: its row said to end at its last report" {
+	export PFSHIM_INTERVAL=50ms
+	line=" pfshim: 1 image whose last report read is not its end (an interval or explicit report: still running, or killed after it): counted up to that report"
+	run_job sh -c 'sleep 3 & p=$!; sleep 0.5; kill -9 $p; wait'
+	[ "$status" -eq 0 ]
+	grep -qxF "$line" <<<"$stderr"
+	run -0 "$PFSHIM" report --html "$BATS_TEST_TMPDIR/job.html" "$dir"
+	grep -qF "<li>1 process image whose last report read is not its end" "$BATS_TEST_TMPDIR/job.html"
+	run_job sh -c 'sleep 0.2'
+	[ "$status" -eq 0 ]
+	! grep -q "whose last report read is not" <<<"$stderr"
+}
+
 @test "forked children that never exec: each reports, all in the totals" {
 	same_as_perf "$PROGS/fork_children" 20 200 100
 	run_job "$PROGS/fork_children" 20 200 100

@@ -231,6 +231,8 @@ struct summary {
 	struct summary_options opt;
 	uint64_t reports;		/* whole pfshim.report objects read */
 	uint64_t images;		/* process images counted (their last report) */
+	/* ... whose last report is not their end (an interval or explicit one: running, or killed after it) */
+	uint64_t images_unended;
 	uint64_t processes;		/* distinct (host, pid namespace, pid) */
 	uint64_t skipped;		/* inputs named on stderr and skipped */
 	uint64_t first_start_ns;	/* earliest start_ns: the job's date */

@@ -292,11 +292,14 @@ void summary_count(struct summary *s, json_t *r)
 	int g = summary_group_of(s, r);
 	json_t *events = json_object_get(r, "events"), *e, *regions = json_object_get(r, "regions");
 	struct summary_end *end;
+	const char *reason;
 	uint64_t *values = NULL;
 	size_t i;
 
 	s->images++;
 	s->groups[g].images++;
+	reason = string_or(json_object_get(r, "reason"), "");
+	s->images_unended += strcmp(reason, "exit") && strcmp(reason, "exec") && strcmp(reason, "signal");
 	s->ends = xrealloc(s->ends, (size_t)(s->nr_ends + 1) * sizeof(*s->ends));
 	end = &s->ends[s->nr_ends++];
 	*end = (struct summary_end){

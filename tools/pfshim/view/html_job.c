@@ -179,7 +179,7 @@ int html_cost_event(const struct summary *s)
 static void overview_lost(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
-	uint64_t open = 0;
+	uint64_t closed = 0;
 	int lines = 0;
 
 	fputs("<h3>What was lost</h3>\n<ul class=\"lost\">\n", out);
@@ -241,15 +241,20 @@ static void overview_lost(const struct summary *s, FILE *out)
 		free(sig);
 		lines++;
 	}
-	for (int i = 0; i < s->nr_images; i++) {
-		const char *why = s->image_list[i].reason;
-
-		open += strcmp(why, "exit") && strcmp(why, "exec") && strcmp(why, "signal");
-	}
-	if (open) {
+	if (s->images_unended) {
 		fprintf(out, "<li>%" PRIu64 " process %s whose last report read is not its end "
 			"(an interval or explicit report: still running, or killed after it): counted "
-			"up to that report.</li>\n", open, html_plural(open, "image", "images"));
+			"up to that report.</li>\n", s->images_unended,
+			html_plural(s->images_unended, "image", "images"));
+		lines++;
+	}
+	for (int k = 0; k < s->nr_events; k++)
+		closed = s->totals[k].closed > closed ? s->totals[k].closed : closed;
+	if (closed) {
+		fprintf(out, "<li class=\"closed\">%" PRIu64 " %s closed pfshim's counters: what %s"
+			" counted is in no row%s.</li>\n", closed,
+			closed == 1 ? "image's program" : "images' programs",
+			closed == 1 ? "it" : "they", job ? " (the totals hold it)" : "");
 		lines++;
 	}
 	if (s->skipped) {

@@ -223,6 +223,65 @@ static void print_signal_ends(const struct summary *s, FILE *out)
 	free(done);
 }
 
+/* The most images of group @g (or of all, -1) whose program closed one of their counters. */
+static uint64_t closed_images(const struct summary *s, int g)
+{
+	uint64_t most = 0;
+
+	for (int k = 0; k < s->nr_events; k++) {
+		uint64_t n = g < 0 ? s->totals[k].closed : s->groups[g].sums[k].closed;
+
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
+/*
+ * Images whose program closed pfshim's counters (a closefrom(), a loop
+ * closing every descriptor): a row's sum lacks them, said, with the rows
+ * and the events.
+ */
+static void print_closed(const struct summary *s, FILE *out)
+{
+	uint64_t images = closed_images(s, -1);
+	bool first = true;
+
+	if (!images)
+		return;
+	fprintf(out, "\n pfshim: %" PRIu64 " %s closed pfshim's counters (", images,
+		images == 1 ? "image's program" : "images' programs");
+	for (int g = 0; g < s->nr_groups; g++) {
+		uint64_t n = closed_images(s, g);
+
+		if (!n)
+			continue;
+		fprintf(out, "%s%s", first ? "" : ", ", s->groups[g].name);
+		if (n > 1)
+			fprintf(out, " x%" PRIu64, n);
+		first = false;
+	}
+	fprintf(out, "): what %s counted of ", images == 1 ? "it" : "they");
+	first = true;
+	for (int k = 0; k < s->nr_events; k++) {
+		if (!s->totals[k].closed)
+			continue;
+		fprintf(out, "%s%s", first ? "" : ", ", s->events[k].name);
+		first = false;
+	}
+	fprintf(out, " is in no row%s\n", s->job ? " (the totals hold it)" : "");
+}
+
+/* Images counted by a report that is not their end: up to it only. */
+static void print_unended(const struct summary *s, FILE *out)
+{
+	if (s->images_unended)
+		fprintf(out, "\n pfshim: %" PRIu64 " %s whose last report read is not %s end (an"
+			" interval or explicit report: still running, or killed after it): counted up"
+			" to that report\n", s->images_unended,
+			plural(s->images_unended, "image", "images"),
+			s->images_unended == 1 ? "its" : "their");
+}
+
 /* How the share was counted, in one line; what of it is missing, said. */
 static void print_share_note(const struct summary *s, FILE *out)
 {
@@ -600,6 +659,8 @@ void summary_print_text(const struct summary *s, const char *title, const char *
 	print_groups(s, sorted, out);
 	if (s->job)
 		print_job_rest(s, out);
+	print_closed(s, out);
+	print_unended(s, out);
 	if (s->region_names.n)
 		print_regions(s, out);
 	if (s->region_tree.n)
