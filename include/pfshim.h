@@ -6,8 +6,8 @@
  * A program built with this header needs no library to link or run: the
  * implementation is found at run time when libpfshim.so is preloaded
  * (LD_PRELOAD); without it every call is a cheap no-op returning
- * PFSHIM_INACTIVE. Define PFSHIM_DISABLE_MARKERS to compile the PFSHIM_*
- * macros to nothing.
+ * PFSHIM_INACTIVE. Define PFSHIM_DISABLE_MARKERS to compile every call (the
+ * functions and the PFSHIM_* macros) to nothing: no reference to the library.
  *
  *	#include <pfshim.h>
  *
@@ -86,10 +86,24 @@ extern int pfshim_v1_report(void) PFSHIM_WEAK;
 
 #ifndef PFSHIM_IMPLEMENTATION	/* the wrappers are for programs, not for the shim */
 
+/*
+ * The implementation's function @fn, null when libpfshim.so is absent; with
+ * PFSHIM_DISABLE_MARKERS a constant null, so that every call below compiles
+ * to its PFSHIM_INACTIVE result and the program holds no pfshim_v1_*
+ * reference at all.
+ */
+#ifdef PFSHIM_DISABLE_MARKERS
+#define PFSHIM_IMPL(fn) ((__typeof__(&fn))0)
+#else
+#define PFSHIM_IMPL(fn) (&fn)
+#endif
+
 /* pfshim_active - 1 when libpfshim.so is loaded and counting, else 0. */
 static inline int pfshim_active(void)
 {
-	return pfshim_v1_read ? pfshim_v1_read(0) == 0 : 0;
+	__typeof__(&pfshim_v1_read) impl = PFSHIM_IMPL(pfshim_v1_read);
+
+	return impl ? impl(0) == 0 : 0;
 }
 
 /*
@@ -99,7 +113,9 @@ static inline int pfshim_active(void)
  */
 static inline pfshim_region_t pfshim_region(const char *name)
 {
-	return pfshim_v1_region ? pfshim_v1_region(name) : 0;
+	__typeof__(&pfshim_v1_region) impl = PFSHIM_IMPL(pfshim_v1_region);
+
+	return impl ? impl(name) : 0;
 }
 
 /*
@@ -110,32 +126,44 @@ static inline pfshim_region_t pfshim_region(const char *name)
  */
 static inline int pfshim_begin(pfshim_region_t region)
 {
-	return pfshim_v1_begin ? pfshim_v1_begin(region) : PFSHIM_INACTIVE;
+	__typeof__(&pfshim_v1_begin) impl = PFSHIM_IMPL(pfshim_v1_begin);
+
+	return impl ? impl(region) : PFSHIM_INACTIVE;
 }
 
 static inline int pfshim_end(pfshim_region_t region)
 {
-	return pfshim_v1_end ? pfshim_v1_end(region) : PFSHIM_INACTIVE;
+	__typeof__(&pfshim_v1_end) impl = PFSHIM_IMPL(pfshim_v1_end);
+
+	return impl ? impl(region) : PFSHIM_INACTIVE;
 }
 
 /* By name: one hash lookup per call. */
 static inline int pfshim_region_begin(const char *name)
 {
-	return pfshim_v1_region_begin ? pfshim_v1_region_begin(name) : PFSHIM_INACTIVE;
+	__typeof__(&pfshim_v1_region_begin) impl = PFSHIM_IMPL(pfshim_v1_region_begin);
+
+	return impl ? impl(name) : PFSHIM_INACTIVE;
 }
 
 static inline int pfshim_region_end(const char *name)
 {
-	return pfshim_v1_region_end ? pfshim_v1_region_end(name) : PFSHIM_INACTIVE;
+	__typeof__(&pfshim_v1_region_end) impl = PFSHIM_IMPL(pfshim_v1_region_end);
+
+	return impl ? impl(name) : PFSHIM_INACTIVE;
 }
 
 /*
- * pfshim_read - the calling thread's counts now: counts->nr entries of each
- * array, in PFSHIM_EVENTS order; the entries past nr are left as they were.
+ * pfshim_read - the calling thread's counts now, since its first marker call
+ * (this one, if it is the first: its counters open then): counts->nr entries
+ * of each array, in PFSHIM_EVENTS order; the entries past nr are left as they
+ * were. What the thread did before is in the process's report, not here.
  */
 static inline int pfshim_read(struct pfshim_counts *counts)
 {
-	return pfshim_v1_read ? pfshim_v1_read(counts) : PFSHIM_INACTIVE;
+	__typeof__(&pfshim_v1_read) impl = PFSHIM_IMPL(pfshim_v1_read);
+
+	return impl ? impl(counts) : PFSHIM_INACTIVE;
 }
 
 /*
@@ -150,13 +178,17 @@ static inline int pfshim_read(struct pfshim_counts *counts)
  */
 static inline int pfshim_region_values(const char *name, struct pfshim_region_values *values)
 {
-	return pfshim_v1_region_values ? pfshim_v1_region_values(name, values) : PFSHIM_INACTIVE;
+	__typeof__(&pfshim_v1_region_values) impl = PFSHIM_IMPL(pfshim_v1_region_values);
+
+	return impl ? impl(name, values) : PFSHIM_INACTIVE;
 }
 
 /* pfshim_report - write a report now (reason "explicit"), as at exit. */
 static inline int pfshim_report(void)
 {
-	return pfshim_v1_report ? pfshim_v1_report() : PFSHIM_INACTIVE;
+	__typeof__(&pfshim_v1_report) impl = PFSHIM_IMPL(pfshim_v1_report);
+
+	return impl ? impl() : PFSHIM_INACTIVE;
 }
 
 #endif /* PFSHIM_IMPLEMENTATION */

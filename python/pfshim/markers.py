@@ -49,8 +49,9 @@ def active():
 
 
 def read_counts():
-    """The calling thread's counts now, in PFSHIM_EVENTS order: a list of
-    (value, enabled_ns, running_ns); [] without the library."""
+    """The calling thread's counts since its first marker call (a first call
+    starts them), in PFSHIM_EVENTS order: a list of (value, enabled_ns,
+    running_ns); [] without the library."""
     if _lib is None:
         return []
     c = _Counts()

@@ -152,15 +152,17 @@ total() {
 	[ "$(reports '.program == "true" and (has("regions") | not)')" -eq 1 ]
 }
 
-@test "PFSHIM_DISABLE_MARKERS compiles the macros away: no pfshim_v1 reference" {
+@test "PFSHIM_DISABLE_MARKERS compiles the macros and functions away: no pfshim_v1 reference" {
 	[ "$(nm "$PROGS/markers_disabled" | grep -c pfshim_v1)" -eq 0 ]
 	# The same source without it does reference the API, so the check can fail.
 	[ "$(nm "$PROGS/markers_macros" | grep -c pfshim_v1)" -gt 0 ]
-	shim PFSHIM_EVENTS=task-clock "$PROGS/markers_disabled"
+	shim PFSHIM_EVENTS=task-clock "$PROGS/markers_disabled"	# each call PFSHIM_INACTIVE, exit 0
 	[ "$(jq -s 'map(select(.regions)) | length' "$REPORTS")" -eq 0 ]
 	: >"$REPORTS"
 	shim PFSHIM_EVENTS=task-clock "$PROGS/markers_macros"
 	[ "$(region true macro calls)" -eq 10 ]
+	[ "$(region true handle calls)" -eq 10 ]
+	"$PROGS/markers_macros"	# without the shim: every call PFSHIM_INACTIVE
 }
 
 @test "a program that uses no marker has no regions in its report" {
