@@ -178,7 +178,8 @@ uninstall: uninstall-compat
 install-compat: $(COMPAT_SO) $(COMPAT_A) $(if $(HAVE_FC),$(FORTRAN_LIB) $(FORTRAN_MOD))
 	install -d $(DESTDIR)$(INCLUDEDIR)/pfshim/compat $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 0644 include/pfshim.hpp $(DESTDIR)$(INCLUDEDIR)/pfshim.hpp
-	install -m 0644 include/pfshim/*.h* compat/pfshim.f90 $(DESTDIR)$(INCLUDEDIR)/pfshim/
+	install -m 0644 include/pfshim/*.h* compat/pfshim.f90 compat/pfshim_fortran.c \
+		$(DESTDIR)$(INCLUDEDIR)/pfshim/
 	install -m 0644 include/pfshim/compat/*.h $(DESTDIR)$(INCLUDEDIR)/pfshim/compat/
 	install -m 0644 $(COMPAT_SO) $(DESTDIR)$(LIBDIR)/libpfshim-compat.so.$(SO_MAJOR)
 	ln -sf libpfshim-compat.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libpfshim-compat.so

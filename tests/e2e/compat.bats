@@ -90,6 +90,14 @@ calls() {
 	[ "${lines[1]}" = "markers active, 2 events" ]
 	run -0 shim "$EV" "$BATS_TEST_TMPDIR/cxx" 3
 	[[ "$output" == *", 1 exceptions, markers active" ]]
+	# another compiler's way (docs/compat.md): the installed module source and C glue, no .mod
+	mkdir "$BATS_TEST_TMPDIR/own"
+	gcc -I"$dest/usr/include" -c -o "$BATS_TEST_TMPDIR/own/glue.o" "$dest/usr/include/pfshim/pfshim_fortran.c"
+	gfortran -J"$BATS_TEST_TMPDIR/own" -o "$BATS_TEST_TMPDIR/own/f" "$dest/usr/include/pfshim/pfshim.f90" \
+		"$ROOT/examples/fregion.f90" "$BATS_TEST_TMPDIR/own/glue.o"
+	: >"$REPORTS"
+	run -0 shim "$EV" "$BATS_TEST_TMPDIR/own/f" 3
+	[ "${lines[1]}" = "markers active, 2 events" ]
 }
 
 # LIKWID and PAPI high level: the same instrumented program built against
