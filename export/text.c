@@ -8,6 +8,8 @@
  * no allocation, stdio, locale or locks (PFSHIM_SIGNAL reports are written
  * from the signal handler).
  */
+#include <string.h>
+
 #include "export/buf.h"
 #include "export/metrics.h"
 #include "export/names.h"
@@ -571,7 +573,14 @@ static void text_probe_totals(struct buf *b, const struct report *r)
 	for (int e = 0; e < g->nr_events; e++) {
 		const struct report_event *ev = report_region_event(r, e);
 		const struct report_region_stat *s = &g->probe[e];
+		struct report_event per_call = *ev;
 
+		if (event_has_unit(ev) && ev->unit && strcmp(ev->unit, "msec") == 0) {
+			/* a call's microseconds, where msec would print 0.00 */
+			per_call.unit = "usec";
+			per_call.scale = ev->scale * 1000;
+		}
+		ev = &per_call;
 		if (s->status != STATUS_COUNTED) {
 			buf_pad(b, ' ', 4 * STAT_WIDTH - 13);
 			buf_puts(b, "<not counted>");

@@ -152,8 +152,8 @@ static void test_text(void **state)
 				    "<not counted> context-switches of pfshim itself\n   region 'solve'"));
 	assert_null(strstr(out, " 0 with read(2)\n   each call"));
 	assert_non_null(strstr(out, "mean\n   pfshim itself in each call, per thread (included in "
-				    "every region):\n             -          0.00          0.00"
-				    "          0.00 msec task-clock\n"));
+				    "every region):\n             -          1.50          1.50"
+				    "          1.50 usec task-clock\n"));
 	/* worker-0 took read(2): why, in the words of fastread_user_access_problem() */
 	assert_non_null(strstr(out, "\n pfshim: counter reads took read(2): rdpmc is \"off\"\n"));
 }
