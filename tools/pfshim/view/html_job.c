@@ -277,25 +277,36 @@ void html_overview(const struct summary *s, FILE *out)
 	const struct summary_sum *totals = job_totals(s);
 	struct procs ps;
 	int tc = event_named(s, "task-clock"), uncounted = 0;
+	uint64_t elapsed = 0;
+	const char *span = "";
 	char d[64];
 
 	procs_build(s, &ps);
+	/* A job's totals span its count, from the counters' open to the command's end: as the text's */
+	if (s->job && s->job->elapsed_ns) {
+		elapsed = s->job->elapsed_ns;
+		span = "from the job's counters' open to the command's end (<code>pfshim run</code>'s "
+		       "count, which the totals are)";
+	} else if (ps.t1 > ps.t0) {
+		elapsed = ps.t1 - ps.t0;
+		span = "from the earliest report's start to the latest one's end "
+		       "(<code>start_ns + wall_ns</code>)";
+	}
 	fputs("<h2>Overview</h2>\n<table class=\"overview\">\n", out);
-	if (ps.t1 > ps.t0) {
-		duration_format(ps.t1 - ps.t0, d, sizeof(d));
+	if (elapsed) {
+		duration_format(elapsed, d, sizeof(d));
 		fprintf(out, "<tr><th>elapsed</th><td class=\"num\" id=\"elapsed\" data-ns=\"%" PRIu64
-			"\">%s</td><td>from the earliest report's start to the latest one's end "
-			"(<code>start_ns + wall_ns</code>)</td></tr>\n", ps.t1 - ps.t0, d);
+			"\">%s</td><td>%s</td></tr>\n", elapsed, d, span);
 		if (tc >= 0 && totals[tc].counted)
 			fprintf(out, "<tr><th>CPU utilisation</th><td class=\"num\" id=\"cpus\">%.2f CPUs"
 				"</td><td>task-clock total / elapsed: the CPUs kept busy on average"
-				"</td></tr>\n", (double)totals[tc].value / (double)(ps.t1 - ps.t0));
+				"</td></tr>\n", (double)totals[tc].value / (double)elapsed);
 	}
 	if (s->job)
 		fprintf(out, "<tr><th>processes</th><td class=\"num\">%d</td><td>counted by the kernel "
-			"(<code>pfshim run</code>); %" PRIu64 " with reports, %" PRIu64 " whose last program "
-			"left none"
-			"</td></tr>\n", s->job->nr_processes, s->processes, s->job->unreported);
+			"(<code>pfshim run</code>); %" PRIu64 " with a report of any of their programs, %"
+			PRIu64 " whose last program left none (either may have reported as an earlier "
+			"program)</td></tr>\n", s->job->nr_processes, s->processes, s->job->unreported);
 	else
 		fprintf(out, "<tr><th>processes</th><td class=\"num\">%" PRIu64 "</td><td>with a report"
 			"</td></tr>\n", s->processes);
