@@ -463,9 +463,10 @@ void buf_put_csv_field(struct buf *b, const char *s)
 		return;
 	/*
 	 * A cell a spreadsheet would take for a formula (=, +, -, @, or a tab
-	 * or CR first: OWASP's list) starts with a ' that shows it as text.
+	 * or CR first: OWASP's list) starts with a ' that shows it as text. A
+	 * lone '-' (no rank, in pfshim report's rows) is text as it stands.
 	 */
-	formula = *s && strchr("=+-@\t\r", *s);
+	formula = *s && strchr("=+-@\t\r", *s) && strcmp(s, "-") != 0;
 	for (q = s; *q; q++)
 		if (*q == ',' || *q == '"')
 			quote = 1;

@@ -168,7 +168,7 @@ static void test_csv_field(void **state)
 		{ "=HYPERLINK(\"x\",1)", "\"'=HYPERLINK(\"\"x\"\",1)\"" },
 		{ "+1", "'+1" }, { "-x", "'-x" }, { "@SUM(A1)", "'@SUM(A1)" },
 		{ "\tx", "'?x" }, { "\r,", "\"'?,\"" },
-		{ "a=b", "a=b" }, { "1-2", "1-2" },
+		{ "a=b", "a=b" }, { "1-2", "1-2" }, { "-", "-" }, { "--", "'--" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
