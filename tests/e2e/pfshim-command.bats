@@ -171,6 +171,30 @@ group() {
 	[[ "$output" == *"holds reports already"* ]]
 }
 
+# The job's directory is where reports are read from and its argv and cwd are written: it is
+# judged as the shim judges every directory (docs/security.md, class 2b). Another user's on
+# the way (a link in /tmp to it, or its TMPDIR) is refused before anything runs; what -o makes
+# is 0700.
+@test "pfshim run: -o or TMPDIR through another user's directory refused, nothing written there" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (to make another user's directory)"
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	chmod 0755 "$BATS_TEST_TMPDIR"
+	evil="$BATS_TEST_TMPDIR/evil"
+	mkdir -m 0777 "$evil"
+	ln -s "$evil" "$BATS_TEST_TMPDIR/link"
+	chown -h nobody "$evil" "$BATS_TEST_TMPDIR/link"
+	run -2 --separate-stderr "$PFSHIM" run -o "$BATS_TEST_TMPDIR/link" -- sh -c 'echo ran'
+	[ "$output" = "" ]
+	[ "$stderr" = "pfshim run: -o $BATS_TEST_TMPDIR/link: a symbolic link on the way belongs to another user" ]
+	run -2 --separate-stderr "$PFSHIM" run -o "$evil/sub" -- sh -c 'echo ran'
+	[ "$stderr" = "pfshim run: -o $evil/sub: a directory on the way belongs to another user" ]
+	run -2 --separate-stderr env TMPDIR="$evil" "$PFSHIM" run -- sh -c 'echo ran'
+	[ "$stderr" = "pfshim run: TMPDIR $evil: a directory on the way belongs to another user" ]
+	[ -z "$(ls -A "$evil")" ]
+	run -0 --separate-stderr "$PFSHIM" run -o "$BATS_TEST_TMPDIR/mine/job" -- true
+	[ "$(stat -c %a "$BATS_TEST_TMPDIR/mine" "$BATS_TEST_TMPDIR/mine/job" | sort -u)" = 700 ]
+}
+
 @test "pfshim run without -o: a new directory under TMPDIR, removed after the summary unless --keep" {
 	run -0 env TMPDIR="$BATS_TEST_TMPDIR" "$PFSHIM" run -- sh -c '/bin/true'
 	[[ "$output" == *"Performance counter stats for 'sh -c /bin/true'"* ]]

@@ -38,6 +38,7 @@
 #include "preload/metrics/named.h"	/* -M: the group read as the shim reads it */
 #include "preload/output/ledger.h"	/* the reports' outcomes: LEDGER_FILE */
 #include "preload/output/spool.h"	/* SPOOL_WAIT_MS */
+#include "preload/output/trusted.h"	/* the directories the job writes into */
 #include "tools/pfshim/run/handover.h"
 #include "tools/pfshim/run/calibrate.h"
 #include "tools/pfshim/run/claim.h"
@@ -151,21 +152,31 @@ static int library_find(char *path, size_t size)
 	return -1;
 }
 
-static int mkdirs(const char *path)
+/*
+ * The directory @path, made where missing (0700, its parents too) when
+ * @create, judged as the shim judges every directory it writes into
+ * (preload/output/trusted.h: owned by this user or root all the way, a
+ * link followed only where nobody else could have put it) and, when @own,
+ * closed to every other user, sticky or not: the job's reports are read
+ * from it, and in /tmp anyone could add one. @what names it in the line
+ * that says a refusal. Return: 0, or -1 said on stderr.
+ */
+static int dir_judged(const char *what, const char *path, bool create, bool own)
 {
-	char part[PATH_MAX];
-	size_t n = strlen(path);
+	const char *why = NULL;
+	struct stat st;
+	int fd = trusted_dir_open(path, create, 0700, &st, &why);
 
-	if (n >= sizeof(part))
+	if (fd < 0) {
+		fprintf(stderr, "pfshim run: %s %s: %s\n", what, path, why ? why : strerror(-fd));
 		return -1;
-	memcpy(part, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (part[i] != '/' && part[i] != '\0')
-			continue;
-		part[i] = '\0';
-		if (mkdir(part, 0755) < 0 && errno != EEXIST)
-			return -1;
-		part[i] = path[i];
+	}
+	close(fd);
+	if (own && trusted_dir_shared(&st)) {
+		fprintf(stderr, "pfshim run: %s %s: other users may write in it, and a report they put"
+			" there would be counted: name a directory of your own (-o makes it, mode"
+			" 0700)\n", what, path);
+		return -1;
 	}
 	return 0;
 }
@@ -1037,7 +1048,9 @@ int cmd_run(int argc, char **argv)
 		return 2;
 	}
 	if (out) {
-		if (strlen(out) + 2 > sizeof(dir) || mkdirs(out) < 0 || !realpath(out, dir)) {
+		if (strlen(out) + 2 > sizeof(dir) || dir_judged("-o", out, true, true) < 0)
+			return 2;
+		if (!realpath(out, dir)) {
 			fprintf(stderr, "pfshim run: -o %s: %s\n", out, strerror(errno));
 			return 2;
 		}
@@ -1046,7 +1059,11 @@ int cmd_run(int argc, char **argv)
 	} else {
 		const char *tmp = getenv("TMPDIR");
 
-		snprintf(dir, sizeof(dir), "%s/pfshim-run.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+		tmp = tmp && *tmp == '/' ? tmp : "/tmp";
+		/* Shared (/tmp) is fine here: mkdtemp()'s directory is ours, and others cannot rename it */
+		if (dir_judged("TMPDIR", tmp, false, false) < 0)
+			return 2;
+		snprintf(dir, sizeof(dir), "%s/pfshim-run.XXXXXX", tmp);
 		if (!mkdtemp(dir)) {
 			fprintf(stderr, "pfshim run: cannot create %s: %s\n", dir, strerror(errno));
 			return 2;
