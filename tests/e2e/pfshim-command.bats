@@ -141,11 +141,29 @@ group() {
 	grep -q "^total,,[0-9]*,[0-9]*,page-faults,$(jq_sum page-faults reports)," <<<"$output"
 }
 
-@test "pfshim run exits with the command's status, and 128+N for a signal" {
+# A command killed by a signal kills the runner by the same one, as perf stat does: a calling
+# shell sees the signal (its loop stops at ^C as a loop of the bare commands does), not an exit
+# status; its summary written first, no core of the runner's. A summary into a pipe nobody reads
+# does not kill the runner: the command's status still, its directory removed.
+@test "pfshim run exits with the command's status, and dies of the command's signal" {
 	run -3 "$PFSHIM" run -o r1 -- sh -c 'exit 3'
 	# started in the background (nohup, a script's &), the test inherits SIGINT ignored: env
 	# puts the default back, for the command to be killed as in a terminal
 	run -130 env --default-signal=INT "$PFSHIM" run -o r2 -- sh -c 'kill -INT $$'
+	for sig in INT TERM SEGV; do
+		run -0 python3 -c 'import signal, subprocess, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+print(r.returncode, "Performance counter stats" in r.stderr)' \
+			env --default-signal=INT "$PFSHIM" run -o "r-$sig" -- sh -c "kill -$sig \$\$"
+		[ "$output" = "-$(python3 -c "import signal; print(int(signal.SIG$sig))") True" ]
+	done
+	[ -z "$(find . -maxdepth 1 -name 'core*')" ]
+	export TMPDIR="$BATS_TEST_TMPDIR/tmp"
+	mkdir "$TMPDIR"
+	run -0 bash -c '"$0" run -- sh -c "sleep 0.2; exit 3" 2>&1 | true; echo "${PIPESTATUS[0]}"' "$PFSHIM"
+	[ "$output" = 3 ]
+	[ -z "$(ls -A "$TMPDIR")" ]
 	run -127 "$PFSHIM" run -o r3 -- /no/such/program
 	[[ "$output" == *"pfshim run: /no/such/program: No such file or directory"* ]]
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>	/* memfd_create() */
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -111,8 +112,9 @@ static const char usage_run[] =
 "Events are checked before anything runs: a problem with -e is said once, as\n"
 "the shim would say it, and pfshim run exits 2.\n"
 "\n"
-"Exit status: COMMAND's; 128+N when a signal N ended it; 127 when it could not\n"
-"be started; 2 for a usage error.\n";
+"Exit status: COMMAND's (when a signal ended it, pfshim run ends by the same\n"
+"signal after the summary); 127 when it could not be started; 2 for a usage\n"
+"error.\n";
 
 /*
  * The shim pfshim run preloads: beside this program (build/), where make
@@ -280,6 +282,14 @@ static void summary_print_run(const struct summary *s, char *title, const char *
 }
 
 static volatile sig_atomic_t job_pid;
+
+/*
+ * SIGPIPE as the caller gave it, the command's again at its exec: the
+ * runner ignores it, so that a summary written to a pipe nobody reads
+ * (pfshim run ... 2>&1 | head) cannot kill it before it exits with the
+ * command's status and removes its directory.
+ */
+static struct sigaction caller_pipe;
 
 /* The buffers of this many CPUs wake the runner; past them it drains at the command's end. */
 #define JOB_POLL_MAX 1024
@@ -621,6 +631,7 @@ static int job_run(char **argv, const char *dir, uint64_t interval_ns)
 		run_probe_release();
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGPIPE, &caller_pipe, NULL);
 		close(go[1]);
 		close(failed[0]);
 		while (read(go[0], &go_on, 1) < 0 && errno == EINTR)
@@ -810,6 +821,31 @@ static void summary_add_job(struct summary *s, const char *dir)
 		return;
 	snprintf(memfd, sizeof(memfd), "/proc/self/fd/%d", job_count_memfd);
 	summary_add_path(s, memfd);
+}
+
+/*
+ * The command's end as the runner's own: a command killed by a signal
+ * kills the runner by the same one, as perf stat does, so that a calling
+ * shell sees the signal (a loop of pfshim runs stops at ^C as a loop of
+ * the commands would), never leaving a core of the runner's.
+ */
+static int end_as_command(int status)
+{
+	struct rlimit no_core = { 0, 0 };
+	sigset_t set;
+	int sig;
+
+	if (!WIFSIGNALED(status))
+		return WEXITSTATUS(status);
+	sig = WTERMSIG(status);
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	return 128 + sig;	/* a signal that does not end a process by default */
 }
 
 /*
@@ -1094,6 +1130,7 @@ int cmd_run(int argc, char **argv)
 
 	/* Caught only in this process: every process of the job may take a report now. */
 	setenv("PFSHIM_ON_FATAL", "1", 0);
+	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN }, &caller_pipe);
 	if (repeat > 1)
 		status = runs_repeat(argv + optind, dir, repeat, refused, out || keep);
 	else
@@ -1102,8 +1139,6 @@ int cmd_run(int argc, char **argv)
 		return 2;
 	if (!out && !keep && !dir_outlived && dir_remove(dir) < 0)
 		fprintf(stderr, "pfshim run: cannot remove %s: %s\n", dir, strerror(errno));
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return end_as_command(status);
 }
 
