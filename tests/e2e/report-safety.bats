@@ -32,6 +32,18 @@ hostile() {
 	"$PFSHIM" report r.jsonl | grep -qF 'ev\x1b]0;pwned\x07il\x9b2J'
 }
 
+# The runner's summary names the command as the user typed it: its bytes are the command's
+# arguments, any a file name or a downloaded string held. Shown, never sent to the terminal.
+@test "control bytes in pfshim run's command line reach no terminal: its summary shows them" {
+	run -0 --separate-stderr "$PFSHIM" run -- true "$(printf 'x\033]0;pwned\007y\302\2332J')"
+	echo "$stderr" | od -c | head -5
+	[ "$(tr -d '\n\t' <<<"$stderr" | LC_ALL=C grep -c '[[:cntrl:]]')" -eq 0 ]
+	! LC_ALL=C grep -q $'\xc2\x9b' <<<"$stderr" || false
+	grep -qF "for 'true x\x1b]0;pwned\x07y\x9b2J'" <<<"$stderr"
+	run -0 --separate-stderr "$PFSHIM" run -r 2 -- true "$(printf 'x\033]0;pwned\007y')"
+	[ "$(tr -d '\n\t' <<<"$stderr" | LC_ALL=C grep -c '[[:cntrl:]]')" -eq 0 ]
+}
+
 @test "a CSV cell a spreadsheet would run as a formula starts with a quote" {
 	hostile 5 >r.jsonl
 	run -0 "$PFSHIM" report --csv r.jsonl

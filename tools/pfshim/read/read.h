@@ -58,6 +58,13 @@ void summary_add_text(struct summary *s, const char *path, const char *text, siz
 void summary_finish(struct summary *s);
 
 /*
+ * summary_shown - @n bytes of @text with their control bytes (C0, DEL, C1)
+ * shown as text ("\x1b"), in a new string of *@len bytes; NULL when it has
+ * none. What reaches a terminal from a program's chosen text goes through it.
+ */
+char *summary_shown(const char *text, size_t n, size_t *len);
+
+/*
  * job.c: pfshim run's count of the whole job. summary_job_check - NULL when
  * @o is a pfshim.job this reader knows, else why not. summary_job_take -
  * keep a checked one (several: their sums). summary_job_finish - which of its

@@ -248,6 +248,32 @@ static size_t control_len(const unsigned char *p, size_t left)
 	return 0;
 }
 
+char *summary_shown(const char *text, size_t n, size_t *len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t k, out = 0;
+	char *shown;
+
+	for (k = 0; k < n && !control_len(s + k, n - k); k++)
+		;
+	if (k == n)
+		return NULL;
+	shown = xrealloc(NULL, 4 * n + 1);
+	for (k = 0; k < n; k++) {
+		size_t c = control_len(s + k, n - k);
+
+		if (!c) {
+			shown[out++] = (char)s[k];
+			continue;
+		}
+		k += c - 1;	/* a C1 control is shown by its second byte's value */
+		out += (size_t)snprintf(shown + out, 5, "\\x%02x", s[k]);
+	}
+	shown[out] = '\0';
+	*len = out;
+	return shown;
+}
+
 /*
  * Every string of @v with its control bytes shown as text (ESC as
  * "\x1b"), once, here where reports are read: no view can then send a
@@ -267,26 +293,11 @@ static void strings_shown(json_t *v)
 		json_array_foreach(v, i, item)
 			strings_shown(item);
 	} else if (json_is_string(v)) {
-		const unsigned char *s = (const unsigned char *)json_string_value(v);
-		size_t n = json_string_length(v), k, out = 0;
-		char *shown;
+		size_t len;
+		char *shown = summary_shown(json_string_value(v), json_string_length(v), &len);
 
-		for (k = 0; k < n && !control_len(s + k, n - k); k++)
-			;
-		if (k == n)
-			return;
-		shown = xrealloc(NULL, 4 * n + 1);
-		for (k = 0; k < n; k++) {
-			size_t c = control_len(s + k, n - k);
-
-			if (!c) {
-				shown[out++] = (char)s[k];
-				continue;
-			}
-			k += c - 1;	/* a C1 control is shown by its second byte's value */
-			out += (size_t)snprintf(shown + out, 5, "\\x%02x", s[k]);
-		}
-		json_string_setn(v, shown, out);
+		if (shown)
+			json_string_setn(v, shown, len);
 		free(shown);
 	}
 }

@@ -259,6 +259,18 @@ static char *command_line(char **argv)
 	return line;
 }
 
+/* The command line as a summary's title says it: its control bytes as text, never to the terminal. */
+static char *command_title(char **argv)
+{
+	char *line = command_line(argv), *shown;
+	size_t len;
+
+	if (!line || !(shown = summary_shown(line, strlen(line), &len)))
+		return line;
+	free(line);
+	return shown;
+}
+
 /*
  * The summary in one write(2): stderr is unbuffered, and the text written to
  * it line by line took some 30 system calls (0.1 ms) of each `pfshim run`.
@@ -888,7 +900,7 @@ static int run_once(char **argv, const char *dir, uint64_t interval_ns, bool ref
 		shown = kept;
 		dir_outlived = true;
 	}
-	summary_print_run(&s, command_line(argv), shown);
+	summary_print_run(&s, command_title(argv), shown);
 	summary_free(&s);
 	return status;
 }
@@ -991,7 +1003,7 @@ static int runs_repeat(char **argv, const char *dir, int n, bool refused, bool k
 		fputs("pfshim run: no counters: " COUNTERS_REFUSED_WHY "; the command ran as without "
 		      "pfshim. " COUNTERS_REFUSED_FIX "\n", stderr);
 	else if (status >= 0 && done)
-		runs_print(runs, done, command_line(argv), dir, kept || dir_outlived);
+		runs_print(runs, done, command_title(argv), dir, kept || dir_outlived);
 	for (int k = 0; k < done; k++)
 		summary_free(&runs[k]);
 	free(runs);
