@@ -262,7 +262,7 @@ unreported() {
 	run_job sh -c "$suid 800; $PROGS/touch_pages 900"
 	[ "$status" -eq 0 ]
 	summary_is_job_count
-	grep -qF " pfshim: 1 process that exec'd a setuid, setgid or file-capability program (suid): the kernel stops counting a process at an exec that crosses into another user's rights, for perf stat too, and no preload loads there; their counts up to that exec are in the totals; after it, theirs and their children's are in none (docs/usage.md, Limits)" <<<"$stderr"
+	grep -qF " pfshim: 1 process that exec'd a setuid, setgid or file-capability program, or one it may not read (suid): the kernel stops counting a process at an exec that leaves it not dumpable (another user's rights, or a program it may not read), for perf stat too; their counts up to that exec are in the totals; after it, theirs and their children's are in none (docs/usage.md, Limits)" <<<"$stderr"
 	[ "$(jq -c '.job.unreported' summary.json)" = \
 		'[{"program":"suid","processes":1,"kind":"uncounted"}]' ]
 	total=$(job_value page-faults)

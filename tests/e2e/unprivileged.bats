@@ -70,6 +70,31 @@ as_nobody() {
 # pfshim run names each process of the job from the kernel's records (a dummy event's
 # FORK, COMM and EXIT), which a user at paranoid 2 may open only excluding the kernel:
 # opened as root opens it, every process was unnamed ("0 processes counted by the kernel").
+# A program its user may execute but not read (mode 0711) leaves the process not dumpable: the
+# kernel stops counting it at the exec (for perf stat too), while the loader still preloads the
+# shim there and it reports. Its row then holds what the totals do not: said, and "in no row"
+# not known rather than clamped to 0.
+@test "a program its user may run but not read: reported, not in the totals, said so" {
+	skip_under_sanitizer "pfshim run copied without the sanitizer runtime's preload"
+	cp "$BUILD/pfshim" "$DIR/"
+	chmod 755 "$DIR/pfshim"
+	cp "$DIR/touch_pages" "$DIR/secret"
+	chmod 0711 "$DIR/secret"
+	mkdir "$DIR/home"
+	chown 65534:65534 "$DIR/home"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups env -C "$DIR/home" \
+		HOME="$DIR/home" XDG_CACHE_HOME="$DIR/home/cache" TMPDIR="$DIR/home" \
+		"$DIR/pfshim" run -e page-faults -o "$DIR/home/r" -- sh -c "'$DIR/secret' 3000; true"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	grep -q "^ pfshim: 1 process the kernel stopped counting at an exec reported all the same (secret): " <<<"$stderr"
+	grep -Eq '^ in no row +not known$' <<<"$stderr"
+	run -0 "$BUILD/pfshim" report --any-owner --json "$DIR/home/r"
+	[ "$(jq -c '[.job.uncounted_reported, .job.uncounted_reported_programs]' <<<"$output")" = '[1,["secret"]]' ]
+	# its 3000 pages in its row, not in the kernel's total
+	[ "$(jq '.job.events[] | select(.name == "page-faults:u" or .name == "page-faults") | .value' <<<"$output")" -lt 3000 ]
+}
+
 @test "paranoid 2: pfshim run names the job's processes, a killed one too" {
 	skip_under_sanitizer "pfshim run copied without the sanitizer runtime's preload"
 	cp "$BUILD/pfshim" "$DIR/"

@@ -488,6 +488,58 @@ static void test_job_share_late_images(void **state)
 	summary_free(&s);
 }
 
+/*
+ * A job of sh (10) and a child (11) that reported at its exec, then exec'd
+ * a program it may not read: the kernel stopped counting it there, and its
+ * last image reported all the same. By own_share.c's sum, page-faults: the
+ * shares of the images in the totals 9 + 4, the loader's 16 for the 1 image
+ * the kernel saw load the shim, the end's 2 for each of the 2 reported in
+ * the totals: 33 (the last image's share 7 and its end's part left out).
+ */
+static void test_job_uncounted_reported(void **state)
+{
+	static const char job[] =
+		"{\"schema\":\"pfshim.job\",\"version\":1,\"hostname\":\"h\",\"pid\":10,"
+		"\"end\":{\"exit\":0},\"end_realtime_ns\":1000,\"events\":["
+		"{\"name\":\"page-faults\",\"value\":500}],\"lost_records\":0,\"shim_images\":1,"
+		"\"calibration\":{\"program\":\"/bin/true\",\"runs\":15,\"cost_ns\":1,\"events\":["
+		"{\"name\":\"page-faults\",\"share\":\"page_faults\",\"bare\":50,\"off\":66,"
+		"\"preloaded\":78,\"in_process\":10,\"setup\":6,\"per_1000_faults\":0,"
+		"\"per_fork\":0,\"per_exec\":0}]},\"processes\":["
+		"{\"pid\":10,\"program\":\"sh\",\"dynamic\":true,\"shim\":true,\"exited\":true},"
+		"{\"pid\":11,\"program\":\"secret\",\"dynamic\":false,\"shim\":false,\"exited\":true,"
+		"\"uncounted\":true}]}\n";
+#define SHARE_REPORT(pid, program, start, reason, pf, loaded, faults)				\
+	"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"" program "\",\"pid\":" #pid	\
+	",\"hostname\":\"h\",\"start_ns\":" #start ",\"wall_ns\":5,\"reason\":\"" reason "\","	\
+	"\"pfshim_share\":{\"page_faults\":" #pf ",\"context_switches\":0,\"task_clock_ns\":0,"	\
+	"\"loaded\":" loaded ",\"setup_measured\":true,\"reports_measured\":true},"		\
+	"\"events\":[{\"name\":\"page-faults\",\"status\":\"counted\",\"value\":" #faults	\
+	",\"unit\":\"\",\"scale\":1}]}\n"
+	static const char reports[] =
+		SHARE_REPORT(10, "sh", 1, "exit", 9, "true", 100)
+		SHARE_REPORT(11, "sh", 2, "exec", 4, "false", 50)
+		SHARE_REPORT(11, "secret", 8, "exit", 7, "true", 3000);
+#undef SHARE_REPORT
+	struct summary s;
+	const struct summary_job *j;
+	int pf;
+	(void)state;
+
+	summary_init(&s, NULL);
+	add(&s, job);
+	add(&s, reports);
+	summary_finish(&s);
+	j = s.job;
+	pf = summary_event_index(&s, "page-faults", "", 1);
+	assert_int_equal(j->uncounted_reported, 1);
+	assert_string_equal(j->uncounted_programs.name[0], "secret");
+	assert_int_equal(j->unreported, 0);
+	assert_int_equal(j->rest_sums[pf].counted, 0);	/* in no row: not known */
+	assert_int_equal(j->share_sums[pf].value, 33);
+	summary_free(&s);
+}
+
 /* A job count is input: a price of 2^62 per fork for 3 forks saturates the share, never wraps. */
 static void test_job_share_price_saturates(void **state)
 {
@@ -608,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_job_share_per_unit),
 		cmocka_unit_test(test_job_share_price_saturates),
 		cmocka_unit_test(test_job_share_late_images),
+		cmocka_unit_test(test_job_uncounted_reported),
 		cmocka_unit_test(test_job_without_kinds),
 		cmocka_unit_test(test_job_read_twice),
 		cmocka_unit_test(test_job_processes_by_boot_not_host),

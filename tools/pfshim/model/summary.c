@@ -25,7 +25,8 @@ const char *const summary_kind_what[KINDS] = {
 	[KIND_LOST] = "whose report could not be written",
 	[KIND_UNKNOWN] = "whose last program left no report",
 	[KIND_RUNNING] = "still running when the command ended",
-	[KIND_UNCOUNTED] = "that exec'd a setuid, setgid or file-capability program",
+	[KIND_UNCOUNTED] = "that exec'd a setuid, setgid or file-capability program, or one it may"
+			   " not read",
 };
 const char *const summary_kind_why[KINDS] = {
 	[KIND_STATIC] = "no preload can load there",
@@ -38,8 +39,9 @@ const char *const summary_kind_why[KINDS] = {
 			 " exit_group, or the report lost",
 	[KIND_RUNNING] = "orphaned or detached, each reports into the directory when it ends,"
 			 " for pfshim report there; counted up to the command's end",
-	[KIND_UNCOUNTED] = "the kernel stops counting a process at an exec that crosses into"
-			   " another user's rights, for perf stat too, and no preload loads there",
+	[KIND_UNCOUNTED] = "the kernel stops counting a process at an exec that leaves it not"
+			   " dumpable (another user's rights, or a program it may not read), for"
+			   " perf stat too",
 };
 
 const char *const summary_kind_counts[KINDS] = {
@@ -311,6 +313,8 @@ void summary_job_free(struct summary_job *job)
 		names_free(&job->unreported_programs[k]);
 	}
 	names_free(&job->outlived_programs);
+	names_free(&job->uncounted_programs);
+	free(job->uncounted_keys);
 	free(job->calibration_error);
 	free(job->calibration_program);
 	free(job->total_sums);

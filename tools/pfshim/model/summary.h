@@ -159,6 +159,7 @@ struct summary_job_process {
 	int pid;
 	char *program;		/* its program at the end */
 	enum summary_kind kind;	/* were it without a report */
+	bool uncounted;		/* the kernel stopped counting it at an exec (KIND_UNCOUNTED) */
 	char *report_error;	/* KIND_LOST: why its report could not be written ("ENOSPC") */
 };
 
@@ -221,6 +222,16 @@ struct summary_job {
 	uint64_t outlived;
 	struct names outlived_programs;
 	/*
+	 * Processes the kernel stopped counting at an exec that reported all the
+	 * same (an image its user may execute but not read: the loader still
+	 * preloads the shim there): their rows hold what the totals do not.
+	 */
+	uint64_t uncounted_reported;
+	struct names uncounted_programs;
+	/* ... their processes, by summary_process_key() (by boot and by host name): [2 x uncounted_reported] */
+	uint64_t *uncounted_keys;
+	bool rest_unknown;	/* either: what no row holds is not known */
+	/*
 	 * By summary event index [summary.nr_events]: the totals, what no row
 	 * holds, pfshim's own share (not counted: not measured), the totals less it.
 	 */
@@ -272,9 +283,11 @@ struct summary {
 		uint64_t share[SHARE_FIELDS];	/* its pfshim_share */
 		uint64_t forks;
 		uint64_t faults;	/* its count of event faults_event (page faults), or 0 */
+		uint64_t process;	/* summary_process_key() of its process */
 		int faults_event;	/* -1: none */
 		int program;		/* in programs */
 		bool has_share, loaded;
+		bool exec_end;		/* its report is its exec's: an image before another */
 	} *ends;
 	int nr_seen;
 	struct summary_seen *seen;

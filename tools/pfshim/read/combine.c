@@ -306,8 +306,12 @@ void summary_count(struct summary *s, json_t *r)
 		.start_ns = count_or(json_object_get(r, "start_ns"), 0),
 		.end_ns = count_or(json_object_get(r, "start_ns"), 0) +
 			  count_or(json_object_get(r, "wall_ns"), 0),
+		.process = summary_process_key(summary_machine_of(r),
+					       count_or(json_object_get(r, "pid_ns"), 0),
+					       json_integer_value(json_object_get(r, "pid"))),
 		.faults_event = -1,
 		.program = names_add(&s->programs, string_or(json_object_get(r, "program"), "?")),
+		.exec_end = strcmp(reason, "exec") == 0,
 	};
 	if (s->opt.by == BY_PROCESS) {	/* the image that started last is the process's program now */
 		free(s->groups[g].program);

@@ -208,6 +208,7 @@ void summary_job_take(struct summary *s, json_t *o)
 			.pid = (int)json_integer_value(json_object_get(p, "pid")),
 			.program = xstrdup(string_or(json_object_get(p, "program"), "?")),
 			.kind = process_kind(p, count_or(json_object_get(o, "lost_records"), 0) > 0),
+			.uncounted = json_is_true(json_object_get(p, "uncounted")),
 			.report_error = json_is_string(json_object_get(p, "report_error")) ?
 				xstrdup(json_string_value(json_object_get(p, "report_error"))) : NULL,
 		};
@@ -262,6 +263,19 @@ static void outlived_add(struct summary_job *job, const char *program)
 		names_add(&job->outlived_programs, program);
 }
 
+/* A process the kernel stopped counting at an exec, which reported all the same. */
+static void uncounted_reported_add(struct summary_job *job, const struct summary_job_process *proc)
+{
+	uint64_t n = job->uncounted_reported++;
+
+	if (names_find(&job->uncounted_programs, proc->program) < 0)
+		names_add(&job->uncounted_programs, proc->program);
+	job->uncounted_keys = xrealloc(job->uncounted_keys, 2 * (n + 1) * sizeof(uint64_t));
+	job->uncounted_keys[2 * n] = summary_process_key(job->boot_id ? job->boot_id : "",
+							 job->pid_ns, proc->pid);
+	job->uncounted_keys[2 * n + 1] = summary_process_key(job->host, job->pid_ns, proc->pid);
+}
+
 /* The job's totals and their part in no row, laid out as the summary's events. */
 static void sums_by_event(struct summary *s)
 {
@@ -281,7 +295,7 @@ static void sums_by_event(struct summary *s)
 			continue;
 		}
 		job->total_sums[k] = (struct summary_sum){ .value = total, .counted = 1 };
-		if (job->outlived)
+		if (job->rest_unknown)
 			continue;
 		/* Never below 0: a report's clock can run a little past the kernel's last read. */
 		job->rest_sums[k] = (struct summary_sum){
@@ -293,7 +307,7 @@ void summary_job_finish(struct summary *s)
 {
 	struct summary_job *job = s->job;
 
-	job->unreported = job->outlived = 0;
+	job->unreported = job->outlived = job->uncounted_reported = 0;
 	/* Images that reported after the command's end: what their rows hold past the totals */
 	for (int i = 0; job->end_realtime_ns && i < s->nr_ends; i++)
 		if (s->ends[i].end_ns > job->end_realtime_ns)
@@ -307,6 +321,8 @@ void summary_job_finish(struct summary *s)
 		    summary_process_ended(s, summary_process_key(job->host, job->pid_ns, proc->pid))) {
 			if (proc->kind == KIND_RUNNING && !job->end_realtime_ns)	/* an older job count */
 				outlived_add(job, proc->program);
+			if (proc->uncounted)
+				uncounted_reported_add(job, proc);
 			continue;
 		}
 		job->unreported++;
@@ -320,6 +336,7 @@ void summary_job_finish(struct summary *s)
 		/* The kernel named processes it could not tell the images of: unknown too. */
 		unreported_name(job, job->shim_images < 0 ? KIND_UNKNOWN : proc->kind, proc->program);
 	}
+	job->rest_unknown = job->outlived || job->uncounted_reported;
 	sums_by_event(s);
 	summary_share_finish(s);
 }

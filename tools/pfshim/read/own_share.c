@@ -128,15 +128,28 @@ struct late {
 	uint64_t images, loaded, loaded_after, forks, faults;
 };
 
+/*
+ * The last image of a process the kernel stopped counting at its exec
+ * (summary_job.uncounted_keys): wholly outside the totals, its loading too.
+ */
+static bool image_uncounted(const struct summary_job *job, const struct summary_end *e)
+{
+	for (uint64_t k = 0; !e->exec_end && k < 2 * job->uncounted_reported; k++)
+		if (job->uncounted_keys[k] == e->process)
+			return true;
+	return false;
+}
+
 static void late_sums(const struct summary *s, int faults_k, struct late *late)
 {
 	uint64_t end = s->job->end_realtime_ns;
 
 	memset(late, 0, sizeof(*late));
-	for (int i = 0; end && i < s->nr_ends; i++) {
+	for (int i = 0; i < s->nr_ends; i++) {
 		const struct summary_end *e = &s->ends[i];
+		bool outside = image_uncounted(s->job, e);
 
-		if (e->end_ns <= end)
+		if (!outside && (!end || e->end_ns <= end))
 			continue;
 		if (faults_k >= 0 && e->faults_event == faults_k)
 			count_add(&late->faults, e->faults);
@@ -146,7 +159,7 @@ static void late_sums(const struct summary *s, int faults_k, struct late *late)
 			count_add(&late->value[f], e->share[f]);
 		late->images++;
 		late->loaded += e->loaded;
-		late->loaded_after += e->loaded && e->start_ns >= end;
+		late->loaded_after += e->loaded && (outside || e->start_ns >= end);
 		count_add(&late->forks, e->forks);
 	}
 }

@@ -210,6 +210,18 @@ static void overview_lost(const struct summary *s, FILE *out)
 		      out);
 		lines++;
 	}
+	if (job && job->uncounted_reported) {
+		fprintf(out, "<li class=\"uncounted\">%" PRIu64 " %s the kernel stopped counting at an exec"
+			" reported all the same (", job->uncounted_reported,
+			html_plural(job->uncounted_reported, "process", "processes"));
+		for (int n = 0; n < job->uncounted_programs.n; n++) {
+			fputs(n ? ", " : "", out);
+			html_text(out, job->uncounted_programs.name[n]);
+		}
+		fputs("): a program its user may run but not read; their rows hold what the totals do "
+		      "not, so what no row holds is not known.</li>\n", out);
+		lines++;
+	}
 	if (job && job->unnamed) {
 		fputs("<li>The kernel could not name the job's processes: those without a report are "
 		      "in the totals, unnamed.</li>\n", out);

@@ -349,6 +349,24 @@ static void print_outlived(const struct summary *s, FILE *out)
 		job->outlived == 1 ? "its row" : "their rows", job->outlived == 1 ? "its" : "their");
 }
 
+/* Processes the kernel stopped counting that reported all the same: rows beyond the totals. */
+static void print_uncounted_reported(const struct summary *s, FILE *out)
+{
+	const struct summary_job *job = s->job;
+
+	if (!job->uncounted_reported)
+		return;
+	fprintf(out, "\n pfshim: %" PRIu64 " %s the kernel stopped counting at an exec reported all the"
+		" same (", job->uncounted_reported,
+		plural(job->uncounted_reported, "process", "processes"));
+	for (int n = 0; n < job->uncounted_programs.n; n++)
+		fprintf(out, "%s%s", n ? ", " : "", job->uncounted_programs.name[n]);
+	fprintf(out, "): a program its user may run but not read, where the loader still preloads"
+		" the shim; %s hold%s what the totals do not, so what no row holds is not known"
+		" (docs/usage.md, Limits)\n", job->uncounted_reported == 1 ? "its row" : "their rows",
+		job->uncounted_reported == 1 ? "s" : "");
+}
+
 /*
  * What the job's totals hold beyond the rows: each reported image's work
  * before the shim started in it and after its report, and the processes
@@ -358,7 +376,7 @@ static void print_job_rest(const struct summary *s, FILE *out)
 {
 	const struct summary_job *job = s->job;
 
-	if (job->outlived)	/* rows past the totals' end: print_outlived() says why */
+	if (job->rest_unknown)	/* rows past the totals: print_outlived() says why */
 		print_row_text(s, "in no row", "not known", out);
 	else
 		print_row(s, "in no row", groups_name_width(s), "", job->rest_sums, out);
@@ -366,6 +384,7 @@ static void print_job_rest(const struct summary *s, FILE *out)
 	print_share_row(s, "less pfshim's share", job->less_share_sums, out);
 	print_share_note(s, out);
 	print_outlived(s, out);
+	print_uncounted_reported(s, out);
 	print_signal_ends(s, out);
 	for (int k = 0; k < KINDS; k++) {
 		if (!job->kind_count[k])
@@ -886,12 +905,14 @@ static json_t *job_json(const struct summary *s)
 				"processes", (json_int_t)job->unreported_count[k][n],
 				"kind", summary_kind_names[k], "error", len ? error : NULL));
 		}
-	json_t *outlived = json_array();
+	json_t *outlived = json_array(), *uncounted = json_array();
 
 	for (int n = 0; n < job->outlived_programs.n; n++)
 		json_array_append_new(outlived, json_string(job->outlived_programs.name[n]));
+	for (int n = 0; n < job->uncounted_programs.n; n++)
+		json_array_append_new(uncounted, json_string(job->uncounted_programs.name[n]));
 	return json_pack("{s:i, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:I, s:I, s:o, s:o, s:o, "
-			 "s:I, s:I, s:I, s:o, s:I, s:o}",
+			 "s:I, s:I, s:I, s:o, s:I, s:o, s:I, s:o}",
 		"pid", job->pid,
 		"exit", job->end_exit >= 0 ? json_integer(job->end_exit) : json_null(),
 		"signal", job->end_signal >= 0 ? json_integer(job->end_signal) : json_null(),
@@ -908,7 +929,9 @@ static json_t *job_json(const struct summary *s)
 		"execs", (json_int_t)job->execs,
 		"calibrated", json_boolean(job->calibration[SHARE_PAGE_FAULTS].known ||
 					   job->calibration[SHARE_TASK_CLOCK].known),
-		"outlived", (json_int_t)job->outlived, "outlived_programs", outlived);
+		"outlived", (json_int_t)job->outlived, "outlived_programs", outlived,
+		"uncounted_reported", (json_int_t)job->uncounted_reported,
+		"uncounted_reported_programs", uncounted);
 }
 
 void summary_print_json(const struct summary *s, FILE *out)
