@@ -171,6 +171,16 @@ print(r.returncode, "Performance counter stats" in r.stderr)' \
 # A command that never ran: its error alone, no summary of nothing, and no calibration (seconds
 # of /bin/true runs) for a count that was never made. An exit of 127 of the command's own is
 # still the command's.
+# The libraries already in LD_PRELOAD are kept after the shim's path, however long the list.
+@test "pfshim run keeps a long LD_PRELOAD whole" {
+	list="$(for _ in $(seq 900); do printf 'libm.so.6 '; done)libdl.so.2"
+	run -0 --separate-stderr env LD_PRELOAD="$list" "$PFSHIM" run -o r -- \
+		sh -c 'printf "%s" "$LD_PRELOAD"'
+	[[ "${output%% *}" == */libpfshim.so* ]]
+	[ "${output#* }" = "$list" ]
+	! grep -q "cannot be preloaded" <<<"$stderr" || false
+}
+
 @test "pfshim run of a command that cannot be executed: its error and 127, no summary, no calibration" {
 	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache"
 	run -127 --separate-stderr "$PFSHIM" run -o r1 -- /no/such/program

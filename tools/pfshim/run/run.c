@@ -1046,7 +1046,7 @@ int cmd_run(int argc, char **argv)
 	bool keep = false;
 	long repeat = 1;
 	char *end;
-	char lib[PATH_MAX], dir[PATH_MAX], preload[2 * PATH_MAX], output[PATH_MAX + 1];
+	char lib[PATH_MAX], dir[PATH_MAX], *preload, output[PATH_MAX + 1];
 	const char *events = NULL, *out = NULL, *old;
 	char *group = NULL;	/* -M: TopdownL1 taken out of it where it cannot be had */
 	bool refused;
@@ -1119,9 +1119,14 @@ int cmd_run(int argc, char **argv)
 		output_claim(NULL, dir);
 	}
 	old = getenv("LD_PRELOAD");
-	snprintf(preload, sizeof(preload), "%s%s%s", lib, old && *old ? " " : "", old ? old : "");
+	/* The libraries already there kept whole, however long the list */
+	if (asprintf(&preload, "%s%s%s", lib, old && *old ? " " : "", old ? old : "") < 0) {
+		fputs("pfshim run: out of memory\n", stderr);
+		return 2;
+	}
 	snprintf(output, sizeof(output), "%s/", dir);
 	setenv("LD_PRELOAD", preload, 1);
+	free(preload);
 	setenv("PFSHIM_OUTPUT", output, 1);
 	setenv("PFSHIM_FORMAT", "json", 1);
 	setenv("PFSHIM_RUN", "1", 1);	/* a report this job's processes lose is ours to name */
