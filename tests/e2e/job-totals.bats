@@ -183,12 +183,12 @@ unreported() {
 	[ "$status" -eq 0 ]
 	summary_is_job_count
 	[ "$(unreported)" = sleep ]
-	grep -qxF " pfshim: 1 process that loaded the shim but left no report (sleep): killed by SIGKILL or ended by a raw exit_group (the kernel does not say which), pfshim off in it (PFSHIM_DISABLE), or its report lost; their counts are in the totals, not in a row (docs/usage.md, Limits)" <<<"$stderr"
+	grep -qxF " pfshim: 1 process that loaded the shim but left no report (sleep): killed by SIGKILL or ended by a raw exit_group (the kernel does not say which), a vfork() child that did not exec, pfshim off in it (PFSHIM_DISABLE), or its report lost; their counts are in the totals, not in a row (docs/usage.md, Limits)" <<<"$stderr"
 	[ "$(jq -c '.job.unreported' summary.json)" = \
 		'[{"program":"sleep","processes":1,"kind":"no-report"}]' ]
 	# pfshim report on the directory says the same
 	"$PFSHIM" report "$dir" >report.txt
-	grep -qxF " pfshim: 1 process that loaded the shim but left no report (sleep): killed by SIGKILL or ended by a raw exit_group (the kernel does not say which), pfshim off in it (PFSHIM_DISABLE), or its report lost; their counts are in the totals, not in a row (docs/usage.md, Limits)" report.txt
+	grep -qxF " pfshim: 1 process that loaded the shim but left no report (sleep): killed by SIGKILL or ended by a raw exit_group (the kernel does not say which), a vfork() child that did not exec, pfshim off in it (PFSHIM_DISABLE), or its report lost; their counts are in the totals, not in a row (docs/usage.md, Limits)" report.txt
 	# the page says the same: the kernel's totals, the reports' sum, what no row holds, who
 	"$PFSHIM" report --html page.html "$dir" >/dev/null
 	grep -q '<th>the reports.&#39;\? sum</th><th>in no row</th>\|<th>the reports. sum</th><th>in no row</th>' page.html

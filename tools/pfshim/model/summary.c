@@ -33,7 +33,8 @@ const char *const summary_kind_why[KINDS] = {
 	[KIND_NO_SHIM] = "LD_PRELOAD removed from its environment, or a setuid program the kernel"
 			 " still counts (its user's own)",
 	[KIND_NO_REPORT] = "killed by SIGKILL or ended by a raw exit_group (the kernel does not say"
-			   " which), pfshim off in it (PFSHIM_DISABLE), or its report lost",
+			   " which), a vfork() child that did not exec, pfshim off in it"
+			   " (PFSHIM_DISABLE), or its report lost",
 	[KIND_LOST] = "the output directory refused it (the error beside each program)",
 	[KIND_UNKNOWN] = "killed by SIGKILL or before the shim started, static, setuid, a raw"
 			 " exit_group, or the report lost",
