@@ -148,8 +148,18 @@ iv() {
 	# the text tree: the exec'd image marked '>', the children indented below it
 	run -0 "$PFSHIM" report --tree j
 	grep -Eq "^   pid $chain exec_chain \[exec\]" <<<"$output"
-	grep -Eq "^   > pid $chain fork_children \[exit\]" <<<"$output"
-	for c in $(cat children); do grep -Eq "^     pid $c fork_children \[exit\]" <<<"$output"; done
+	grep -Eq "^   > pid $chain fork_children \[exit 0\]" <<<"$output"
+	for c in $(cat children); do grep -Eq "^     pid $c fork_children \[exit 0\]" <<<"$output"; done
+	# how each image ended, as its report says: an exit status, a signal's name
+	[ "$(jq -c '[.tree[] | select(.reason == "exit") | .exit_status] | unique' <<<"$("$PFSHIM" report --tree --json j)")" = '[0]' ]
+	mkdir k
+	env LD_PRELOAD="$SHIM" PFSHIM_OUTPUT="$PWD/k/" PFSHIM_FORMAT=json PFSHIM_ON_FATAL=1 \
+		sh -c 'sh -c "exit 3"; sh -c "kill -SEGV \$\$"; true' 2>/dev/null || true
+	run -0 "$PFSHIM" report --tree k
+	grep -Eq "^   pid [0-9]+ dash \[exit 3\]" <<<"$output"
+	grep -Eq "^   pid [0-9]+ dash \[signal SIGSEGV\]" <<<"$output"
+	run -0 "$PFSHIM" report --tree --json k
+	[ "$(jq -c '[.tree[] | [.exit_status, .signal]] | sort' <<<"$output")" = '[[null,11],[0,null],[3,null]]' ]
 }
 
 @test "pfshim report --tree: runs of one program told apart by their argv, escaped and bounded" {

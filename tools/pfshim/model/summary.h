@@ -84,6 +84,7 @@ struct summary_image {
 	char *argv0;
 	char *argv;		/* the report's argv as one line (the reader), or NULL without one */
 	char *reason;
+	int exit_status, signal;	/* as its report says them; -1: not said */
 	uint64_t start_ns, wall_ns;
 	int nr_values;
 	uint64_t *value;	/* [nr_values]; UINT64_MAX: not counted */

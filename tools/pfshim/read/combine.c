@@ -138,6 +138,10 @@ static void image_record(struct summary *s, json_t *r, const uint64_t *value, in
 		.argv0 = xstrdup(string_or(json_object_get(r, "argv0"), "")),
 		.argv = argv_line(r),
 		.reason = xstrdup(string_or(json_object_get(r, "reason"), "?")),
+		.exit_status = is_count(json_object_get(r, "exit_status")) ?
+			(int)json_integer_value(json_object_get(r, "exit_status")) : -1,
+		.signal = is_count(json_object_get(r, "signal")) ?
+			(int)json_integer_value(json_object_get(r, "signal")) : -1,
 		.start_ns = count_or(json_object_get(r, "start_ns"), 0),
 		.wall_ns = count_or(json_object_get(r, "wall_ns"), 0),
 		.nr_values = nr_values,

@@ -607,9 +607,14 @@ void summary_print_tree(const struct summary *s, FILE *out)
 		const struct summary_image *im = &s->image_list[order[k]];
 		bool exec = k && summary_images_one_process(&s->image_list[order[k - 1]], im);
 
-		fprintf(out, " %*s%s%s%s%d %s [%s]", 2 * depth[k], "", exec ? "> " : "",
+		fprintf(out, " %*s%s%s%s%d %s [%s", 2 * depth[k], "", exec ? "> " : "",
 			s->hosts.n > 1 ? s->hosts.name[im->host] : "pid", s->hosts.n > 1 ? ":" : " ",
 			im->pid, s->programs.name[im->program], im->reason);
+		if (im->exit_status >= 0)
+			fprintf(out, " %d", im->exit_status);
+		if (im->signal > 0)
+			fprintf(out, " SIG%s", sigabbrev_np(im->signal) ? sigabbrev_np(im->signal) : "?");
+		fputc(']', out);
 		for (int e = 0; e < s->nr_events && e < im->nr_values; e++) {
 			if (im->value[e] == UINT64_MAX)
 				continue;
@@ -851,12 +856,16 @@ static json_t *tree_json(const struct summary *s)
 		for (int e = 0; e < s->nr_events && e < im->nr_values; e++)
 			json_object_set_new(values, s->events[e].name, im->value[e] == UINT64_MAX ?
 					    json_null() : json_integer((json_int_t)im->value[e]));
-		json_array_append_new(tree, json_pack("{s:i, s:s, s:o, s:i, s:i, s:s, s:s, s:o, s:s, s:I, s:I, s:o}",
+		json_array_append_new(tree, json_pack("{s:i, s:s, s:o, s:i, s:i, s:s, s:s, s:o, s:s, s:o, s:o, "
+						      "s:I, s:I, s:o}",
 			"depth", depth[k], "hostname", s->hosts.name[im->host],
 			"pid_ns", im->pid_ns ? json_integer((json_int_t)im->pid_ns) : json_null(),
 			"pid", im->pid, "ppid", im->ppid, "program", s->programs.name[im->program],
 			"argv0", im->argv0, "argv", im->argv ? json_string(im->argv) : json_null(),
-			"reason", im->reason, "start_ns", (json_int_t)im->start_ns,
+			"reason", im->reason,
+			"exit_status", im->exit_status >= 0 ? json_integer(im->exit_status) : json_null(),
+			"signal", im->signal > 0 ? json_integer(im->signal) : json_null(),
+			"start_ns", (json_int_t)im->start_ns,
 			"wall_ns", (json_int_t)im->wall_ns, "events", values));
 	}
 	free(order);
