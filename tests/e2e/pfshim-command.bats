@@ -250,6 +250,12 @@ print(r.returncode, "Performance counter stats" in r.stderr)' \
 		'METRICS' 'Faults per ms of CPU [1/ms]  PMC0/(PMC1*1.0E-06)' >FAULTS.txt
 	run -0 --separate-stderr "$PFSHIM" run -M "$PWD/FAULTS.txt" -e page-faults,task-clock -o m -- \
 		sh -c "'$PROGS/touch_pages' 300; '$PROGS/touch_pages' 100"
+	# the summary has the job's metrics too, before where the reports are, as report --metrics has them
+	summary=$stderr
+	grep -qF " pfshim: metrics of the job (3 images): each metric's events summed over the images, then its formula computed" <<<"$summary"
+	[ "$(grep -A1 '^ FAULTS, all:$' <<<"$summary" | tail -1)" = \
+		"$("$PFSHIM" report --metrics m | grep -A1 '^ FAULTS, all:$' | tail -1)" ]
+	[[ "$(tail -n 1 <<<"$summary")" == " pfshim: the reports are in "* ]]
 	# every report carries the group and its metric, equal to its own counts' formula
 	[ "$(jq -s 'map(select(.schema == "pfshim.report")) | length' m/*.json)" -eq 3 ]
 	[ "$(jq -s 'map(select(.metric_group == "FAULTS")) | length' m/*.json)" -eq 3 ]

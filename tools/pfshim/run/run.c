@@ -282,13 +282,16 @@ static void summary_print_run(const struct summary *s, char *title, const char *
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
 
-	if (mem) {
-		summary_print_text(s, title, output, mem);
-		if (fclose(mem) == 0)
-			fwrite(text, 1, len, stderr);
-	} else {
-		summary_print_text(s, title, output, stderr);
+	if (!mem)
+		mem = stderr;
+	/* With -M (or a group in the environment): the job's metrics too, before where the reports are */
+	summary_print_text(s, title, s->metric_sums ? NULL : output, mem);
+	if (s->metric_sums) {
+		metric_sums_print_text(s, mem);
+		summary_print_where(output, mem);
 	}
+	if (mem != stderr && fclose(mem) == 0)
+		fwrite(text, 1, len, stderr);
 	free(text);
 	free(title);
 }
@@ -892,7 +895,7 @@ static int run_once(char **argv, const char *dir, uint64_t interval_ns, bool ref
 		return status;
 	}
 	/* The job's own directory: a process that dropped privileges left its report as that user. */
-	summary_init(&s, &(struct summary_options){ .any_owner = true });
+	summary_init(&s, &(struct summary_options){ .any_owner = true, .metrics = true });
 	summary_add_job(&s, dir);
 	summary_finish(&s);
 	if (!shown && s.job && s.job->running_maybe) {

@@ -696,10 +696,15 @@ void summary_print_text(const struct summary *s, const char *title, const char *
 	if (s->skipped)
 		fprintf(out, "\n pfshim: %" PRIu64 " %s skipped (named above)\n", s->skipped,
 			plural(s->skipped, "input", "inputs"));
+	summary_print_where(where, out);
+	free(sorted);
+}
+
+void summary_print_where(const char *where, FILE *out)
+{
 	if (where)
 		fprintf(out, "\n pfshim: the reports are in %s (pfshim report %s)\n", where, where);
 	fputc('\n', out);
-	free(sorted);
 }
 
 static json_t *sum_json(const struct summary_sum *v)

@@ -14,6 +14,8 @@
 
 /* The ways to print it. @title: the command, or NULL. */
 void summary_print_text(const struct summary *s, const char *title, const char *where, FILE *out);
+/* The text's last lines: where the reports are (@where, or NULL: none), and a blank line. */
+void summary_print_where(const char *where, FILE *out);
 void summary_print_tree(const struct summary *s, FILE *out);
 void summary_print_json(const struct summary *s, FILE *out);
 void summary_print_csv(const struct summary *s, FILE *out);
