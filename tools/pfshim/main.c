@@ -141,8 +141,8 @@ static const char usage_report[] =
 "view, HTML escaped in the page, a CSV cell that a spreadsheet would take for a\n"
 "formula (=, +, -, @ first) behind a '. Sums saturate at 2^63-1.\n"
 "\n"
-"Exit status: 0 when at least one report was read, 1 when none was, 2 for a\n"
-"usage error, or a page or stdout that could not be written.\n";
+"Exit status: 0 when at least one report or job count was read, 1 when none\n"
+"was, 2 for a usage error, or a page or stdout that could not be written.\n";
 
 /* The page into @path ("-": stdout); -1 when it could not be written (said). */
 static int summary_html_write(const struct summary *s, const char *path, const char *title)

@@ -715,7 +715,7 @@ static void section_tables(FILE *out, const struct summary *s, const int *sorted
 		if (s->job) {
 			sum_cell(&s->events[i], &s->totals[i], v, sizeof(v));
 			fprintf(out, "<td class=\"num\">%s</td>", v);
-			if (s->job->rest_unknown)	/* rows past the totals: print.c's print_outlived() */
+			if (s->job->rest_unknown && !s->job->rest_sums[i].not_supported)	/* print_outlived() */
 				snprintf(v, sizeof(v), "not known");
 			else
 				sum_cell(&s->events[i], &s->job->rest_sums[i], v, sizeof(v));

@@ -323,12 +323,19 @@ static void print_share_note(const struct summary *s, FILE *out)
 	fprintf(out, " (docs/pfshim.md)\n");
 }
 
-/* A row of @text in each event's column (print_row()'s layout). */
-static void print_row_text(const struct summary *s, const char *label, const char *text, FILE *out)
+/* "in no row" where rows hold more than the totals: not known, but for an event counted nowhere. */
+static void print_rest_unknown(const struct summary *s, FILE *out)
 {
-	fprintf(out, " %-*s %8s", groups_name_width(s), label, "");
-	for (int i = 0; i < s->nr_events; i++)
-		fprintf(out, " %*s", column_width(s, i), text);
+	char v[48];
+
+	fprintf(out, " %-*s %8s", groups_name_width(s), "in no row", "");
+	for (int i = 0; i < s->nr_events; i++) {
+		if (s->job->rest_sums[i].not_supported)
+			sum_format(&s->events[i], &s->job->rest_sums[i], v, sizeof(v));
+		else
+			snprintf(v, sizeof(v), "not known");
+		fprintf(out, " %*s", column_width(s, i), v);
+	}
 	fputc('\n', out);
 }
 
@@ -377,7 +384,7 @@ static void print_job_rest(const struct summary *s, FILE *out)
 	const struct summary_job *job = s->job;
 
 	if (job->rest_unknown)	/* rows past the totals: print_outlived() says why */
-		print_row_text(s, "in no row", "not known", out);
+		print_rest_unknown(s, out);
 	else
 		print_row(s, "in no row", groups_name_width(s), "", job->rest_sums, out);
 	print_share_row(s, "pfshim's own share", job->share_sums, out);
