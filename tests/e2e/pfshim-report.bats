@@ -180,7 +180,7 @@ iv() {
 	# The ESC and the newline as text: the terminal gets no escape sequence, the line no break.
 	grep -qF "  \$ $p return 0 '\\x1b[31m\\x0ared'" <<<"$output"
 	[ "$(grep -c $'\e' <<<"$output")" -eq 0 ]
-	[ "$(grep -c ' exit_how \[exit\]' <<<"$output")" -eq 4 ]
+	[ "$(grep -c ' exit_how \[exit 0\]' <<<"$output")" -eq 4 ]
 	# The long one: its first 160 bytes, "..." included.
 	line=$(grep -o "\$ $p return 0 arg1 .*" <<<"$output")
 	[ "${#line}" -eq $((2 + 160)) ]
