@@ -48,6 +48,7 @@
 #include "preload/process.h"
 #include "preload/report_signal.h"
 #include "preload/prefault.h"
+#include "preload/proc_stat.h"
 #include "preload/sandbox.h"
 #include "preload/share.h"
 #include "preload/warn.h"
@@ -857,25 +858,12 @@ PFSHIM_EXPORT int siginterrupt(int signo, int interrupt)
  */
 #define NEEDS_ONE_THREAD (CLONE_NEWUSER | CLONE_VM | CLONE_SIGHAND | CLONE_THREAD)
 
-/* The program's own threads, besides ours: /proc/self/stat's num_threads, field 20. */
+/* The program's own threads, besides ours: /proc/self/stat's num_threads. */
 static bool program_is_single_threaded(void)
 {
-	char stat[1024], *p;
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), fields = 0;
-	ssize_t n;
+	struct proc_stat st;
 
-	if (fd < 0)
-		return true;
-	n = read(fd, stat, sizeof(stat) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	stat[n] = '\0';
-	p = strrchr(stat, ')');	/* comm may hold spaces and parentheses */
-	for (; p && *p && fields < 18; p++)	/* ") S ppid ..." field 3 onwards */
-		if (*p == ' ')
-			fields++;
-	return !p || atol(p) <= 2;
+	return proc_stat_read(0, &st) < 0 || st.threads <= 2;
 }
 
 static void interval_make_way(void)

@@ -53,6 +53,7 @@
 #include "preload/output/jobfd.h"
 #include "preload/output/runtime.h"
 #include "preload/prefault.h"
+#include "preload/proc_stat.h"
 #include "preload/sandbox.h"
 #include "preload/warn.h"
 
@@ -100,46 +101,14 @@ static struct {
 #define LOST_MARK_NSEC 999999937L
 
 /* Fields 4 (ppid) and 22 (start time, clock ticks since boot) of /proc/PID/stat. */
-static int proc_stat_read(int pid, int *ppid, uint64_t *start)
+static int proc_ancestry_read(int pid, int *ppid, uint64_t *start)
 {
-	char path[64], text[1024];
-	const char *p;
-	struct buf b;
-	ssize_t n;
-	int fd, field;
+	struct proc_stat st;
+	int err = proc_stat_read(pid, &st);
 
-	buf_init(&b, path, sizeof(path));
-	buf_puts(&b, "/proc/");
-	if (pid)
-		buf_put_u64(&b, (uint64_t)pid);
-	else
-		buf_puts(&b, "self");
-	buf_puts(&b, "/stat");
-	buf_finish(&b);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	text[n] = '\0';
-	p = strrchr(text, ')');		/* comm may hold spaces and parentheses */
-	if (!p)
-		return -EIO;
-	*ppid = 0;
-	*start = 0;
-	for (field = 2; *p && field < 22; p++) {
-		if (*p == ' ')
-			field++;
-		else if (field == 4 && *p >= '0' && *p <= '9')
-			*ppid = *ppid * 10 + (*p - '0');
-		if (field == 22)
-			break;
-	}
-	for (p++; *p >= '0' && *p <= '9'; p++)
-		*start = *start * 10 + (uint64_t)(*p - '0');
-	return field == 22 ? 0 : -EIO;
+	*ppid = st.ppid;
+	*start = st.start;
+	return err;
 }
 
 static void crumb_name(int pid, uint64_t start, char *name, size_t size)
@@ -459,7 +428,7 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 		}
 		jobfd_close(&job.fd);
 	}
-	if (proc_stat_read(0, &ppid, &start) < 0) {
+	if (proc_ancestry_read(0, &ppid, &start) < 0) {
 		job_role_now = JOB_ROOT;
 		job.problem = "/proc is not readable";
 		return;
@@ -486,7 +455,7 @@ void job_start(config_getenv_fn get_env, uint64_t start_ns)
 			warn_mute();
 		}
 		job_open(base_fd, false);
-	} else if (proc_stat_read(ppid, &(int){ 0 }, &parent_start) == 0 &&
+	} else if (proc_ancestry_read(ppid, &(int){ 0 }, &parent_start) == 0 &&
 		   (crumb_name(ppid, parent_start, name, sizeof(name)),
 		    crumb_read(base_fd, name, &role) == 0)) {
 		role_set(JOB_DESCENDANT);
@@ -537,7 +506,7 @@ void job_crumb_ensure(void)
 	    (job_role_now == JOB_ROOT && (job.problem || !job.name[0])) || sandbox_filtered())
 		return;
 	/* job.pid's, not getpid()'s: in a vfork child this is the parent's crumb, for its children */
-	if (proc_stat_read(job.pid, &ppid, &start) == 0 && (base_fd = base_open()) >= 0) {
+	if (proc_ancestry_read(job.pid, &ppid, &start) == 0 && (base_fd = base_open()) >= 0) {
 		crumb_write(base_fd, job.pid, start,
 			    job_role_now == JOB_DESCENDANT ? CRUMB_DESCENDANT :
 			    job.muted ? CRUMB_ROOT_MUTE : CRUMB_ROOT);
@@ -642,7 +611,7 @@ static bool crumb_stale(const char *name)
 		start = start * 10 + (uint64_t)(*p - '0');
 	if (*p)
 		return false;
-	return proc_stat_read((int)pid, &ppid, &now) == -ENOENT || now != start;
+	return proc_ancestry_read((int)pid, &ppid, &now) == -ENOENT || now != start;
 }
 
 static void crumbs_sweep(int base_fd)
