@@ -14,10 +14,16 @@
  * thread is therefore created first (constructor, fork child), and never
  * restarted once stopped. It blocks every signal: a process-directed signal
  * is never delivered to it, the program's dispositions are untouched.
+ *
+ * The program's last thread: glibc ends the process with exit(0) when its
+ * last thread leaves, main included (pthread_exit()). It counts this thread
+ * too, so when the program's threads are gone it is this one that must
+ * call exit(0), or the process would live on with a zombie leader.
  */
 #include "preload/interval.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,10 +33,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "preload/proc_stat.h"
+
 /* How long the thread's start, and interval_stop_for_good() its release, is waited for. */
 #define INTERVAL_GONE_WAIT_MS	1000
 /* The thread formats reports (~6 KiB of stack, buffers are mmap()ed): small is plenty. */
 #define INTERVAL_STACK_SIZE	(128 * 1024)
+/* Once main has left, how soon after the program's last thread the process ends, at most. */
+#define INTERVAL_LAST_THREAD_NS	(100 * 1000000ull)
 
 static struct {
 	uint64_t ns;
@@ -39,6 +49,9 @@ static struct {
 	bool running;
 	atomic_int stop;	/* the futex word: 1 asks the thread to leave */
 	atomic_int tid;		/* the thread's kernel tid, for the wait until it is gone */
+	pthread_key_t main_key;	/* its destructor runs when main leaves */
+	bool main_key_made;
+	atomic_bool main_left;
 } interval;
 
 /*
@@ -67,6 +80,52 @@ static void sleep_until(uint64_t deadline)
 		FUTEX_BITSET_MATCH_ANY);
 }
 
+/*
+ * A key's destructor runs in a thread that leaves by pthread_exit() or is
+ * cancelled, never at exit(): glibc runs main's from the same path, where it
+ * decides whether main was the last thread. The wake-up makes the thread
+ * look again at once instead of at its next tick.
+ */
+static void main_leaves(void *value)
+{
+	(void)value;
+	atomic_store(&interval.main_left, true);
+	syscall(SYS_futex, &interval.stop, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+}
+
+/* Called in the process's main thread (the constructor, a fork child's only thread). */
+static void main_watch(void)
+{
+	atomic_store(&interval.main_left, false);
+	if (!interval.main_key_made)
+		interval.main_key_made = pthread_key_create(&interval.main_key, main_leaves) == 0;
+	if (interval.main_key_made)
+		pthread_setspecific(interval.main_key, &interval);
+}
+
+/*
+ * Are the program's threads all gone? Only asked once main has left, so a
+ * program that never calls pthread_exit() in main pays nothing. Then the
+ * leader is a zombie ('Z') until the process ends, still counted in
+ * num_threads: 2 means this thread alone is left. No other thread can
+ * start one meanwhile, so the answer cannot turn stale.
+ */
+static bool program_threads_gone(void)
+{
+	struct proc_stat st;
+
+	return atomic_load(&interval.main_left) && proc_stat_read(0, &st) == 0 &&
+	       st.state == 'Z' && st.threads <= 2;
+}
+
+/* The next wake-up: the next tick, or sooner once main has left (program_threads_gone()). */
+static uint64_t wake_time(uint64_t now, uint64_t next)
+{
+	if (atomic_load(&interval.main_left) && next - now > INTERVAL_LAST_THREAD_NS)
+		return now + INTERVAL_LAST_THREAD_NS;
+	return next;
+}
+
 static void *interval_main(void *arg)
 {
 	uint64_t next = monotonic_ns() + interval.ns;
@@ -78,8 +137,11 @@ static void *interval_main(void *arg)
 	while (!atomic_load(&interval.stop)) {
 		uint64_t now = monotonic_ns();
 
+		/* As glibc's last thread does: atexit handlers, then our exit report (shim.c). */
+		if (program_threads_gone())
+			exit(0);
 		if (now < next) {
-			sleep_until(next);
+			sleep_until(wake_time(now, next));
 			continue;
 		}
 		interval.tick();
@@ -134,6 +196,7 @@ int interval_start(uint64_t ns, interval_tick_fn tick)
 
 	interval.ns = ns;
 	interval.tick = tick;
+	main_watch();
 	err = thread_create();
 	errno = saved_errno;
 	return err;
@@ -151,6 +214,7 @@ int interval_restart_in_child(void)
 	interval.running = false;
 	if (!interval.tick)
 		return 0;
+	main_watch();
 	err = thread_create();
 	errno = saved_errno;
 	return err;

@@ -199,6 +199,50 @@ series() {
 	jq -e '.reason == "exit" and .seq == 1 and .interval_ns == 60000000000' "$REPORTS"
 }
 
+# main_leaves_timed INTERVAL T MS: main_leaves T MS under the shim with
+# PFSHIM_INTERVAL, bounded by a timeout; sets status, output and ms (the wall time).
+main_leaves_timed() {
+	local start
+	start=$(date +%s%N)
+	run timeout -s KILL 10 env LD_PRELOAD="$SHIM" PFSHIM_FORMAT=json PFSHIM_OUTPUT="$REPORTS" \
+		PFSHIM_EVENTS=task-clock PFSHIM_INTERVAL="$1" "$PROGS/main_leaves" "$2" "$3"
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	echo "status $status, took $ms ms, output: $output"
+}
+
+@test "main calls pthread_exit(): the process ends with its last thread, exit 0 and its exit report" {
+	# glibc's last thread calls exit(0); the interval thread outlives the
+	# program's, so it must see that and do the same (timeout: killed, status 137)
+	main_leaves_timed 100ms 1 100
+	[ "$status" -eq 0 ]
+	[ "$output" = atexit ]
+	[ "$ms" -lt 1000 ]
+	[ "$(reports '.reason == "exit"')" -eq 1 ]
+	jq -e 'select(.reason == "exit") | .exit_status == 0' "$REPORTS"
+}
+
+@test "main calls pthread_exit() under a long interval: the process still ends at once" {
+	main_leaves_timed 1m 1 100
+	[ "$status" -eq 0 ]
+	[ "$output" = atexit ]
+	# one interval would be 60 s
+	[ "$ms" -lt 2000 ]
+	[ "$(reports)" -eq 1 ]
+	jq -e '.reason == "exit" and .seq == 1 and .exit_status == 0' "$REPORTS"
+}
+
+@test "main calls pthread_exit() while its threads run on: reports every interval until they end" {
+	main_leaves_timed 100ms 2 800
+	[ "$status" -eq 0 ]
+	[ "$output" = atexit ]
+	[ "$ms" -lt 2500 ]
+	read -r images n < <(series "$REPORTS")
+	[ "$images" -eq 1 ]
+	# 800 ms at 100 ms: 7 or 8 interval reports, fewer only on a loaded machine
+	[ "$(reports '.reason == "interval"')" -ge 4 ]
+	[ "$(reports '.reason == "exit" and .seq == '"$n"' and .exit_status == 0')" -eq 1 ]
+}
+
 @test "unshare(CLONE_NEWUSER) works as without pfshim: the interval thread goes first, for good" {
 	skip_under_sanitizer "its runtime runs a thread of its own in every process" tsan
 	need_unshare -U
