@@ -408,7 +408,13 @@ static int text_write(int dirfd, const char *tmp, bool *named, const char *buf, 
 	return fd;
 }
 
-/* Give the unnamed file @fd (or the file named @tmp) the name @name; EEXIST if taken. */
+/*
+ * Give the unnamed file @fd (or the file named @tmp) the name @name; EEXIST
+ * if taken. By /proc/thread-self/fd/, not /proc/self/fd/: the report may be
+ * written by the last thread of a process whose main left by pthread_exit(),
+ * and a zombie leader's fd/ is gone (ENOENT). thread-self is Linux 3.17;
+ * the shim needs 5.13.
+ */
 static int text_link(int dirfd, int fd, bool named, const char *tmp, const char *name)
 {
 	char proc[64];
@@ -417,7 +423,7 @@ static int text_link(int dirfd, int fd, bool named, const char *tmp, const char 
 	if (named)
 		return linkat(dirfd, tmp, dirfd, name, 0) < 0 ? -errno : 0;
 	buf_init(&b, proc, sizeof(proc));
-	buf_puts(&b, "/proc/self/fd/");
+	buf_puts(&b, "/proc/thread-self/fd/");
 	buf_put_u64(&b, (uint64_t)fd);
 	buf_finish(&b);
 	return linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;

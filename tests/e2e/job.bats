@@ -88,6 +88,16 @@ SH
 	[ "$(($(wc -l <"$BATS_TEST_TMPDIR/all.jsonl") - 1))" -eq "$total" ]
 }
 
+@test "a descendant whose main calls pthread_exit(): its report is in the job, none lost" {
+	run -0 timeout -s KILL 10 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		sh -c '"$1" 1 50; true' sh "$PROGS/main_leaves"
+	echo "$output"
+	[[ "$output" != *lost* ]]
+	jq -s -e 'length == 1 and .[0].program == "main_leaves" and .[0].reason == "exit"
+		and .[0].exit_status == 0' "$(job_dir)"*.json
+	[[ "$output" == *"pfshim: 1 report of a descendant process in $(job_dir) "* ]]
+}
+
 @test "every report in the job directory is whole JSON from a descendant, with its parent" {
 	under sh -c 'sh -c "/bin/true; /bin/true" & wait' 2>root.err
 	root=$(sed -n 's/.*(pid \([0-9]*\), exit).*/\1/p' root.err)

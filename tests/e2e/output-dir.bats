@@ -148,6 +148,17 @@ indir() {
 	[ -z "$(find "$OUT" -type f ! -name '*.json' ! -name '.*.json.[0-9]*.tmp')" ]
 }
 
+@test "main calls pthread_exit(): the exit report still goes into the directory" {
+	# the report is written by the last thread, the leader a zombie, whose
+	# /proc/self/fd/ is gone (ENOENT): the file is linked by /proc/thread-self/fd/
+	dir="$BATS_TEST_TMPDIR/out/"
+	run -0 timeout -s KILL 10 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock \
+		PFSHIM_OUTPUT="$dir" "$PROGS/main_leaves" 1 50
+	[ "$output" = atexit ]
+	[ "$(ls "$dir" | wc -l)" -eq 1 ]
+	jq -e '.reason == "exit" and .exit_status == 0 and .program == "main_leaves"' "$dir"*.json
+}
+
 @test "a directory that cannot be made: one pfshim line, the report on stderr" {
 	: >"$BATS_TEST_TMPDIR/file"
 	run -0 env LD_PRELOAD="$SHIM" PFSHIM_EVENTS=task-clock PFSHIM_OUTPUT="$BATS_TEST_TMPDIR/file/sub/" /bin/true
