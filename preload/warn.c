@@ -35,26 +35,32 @@ void warn_mute(void)
 	muted = true;
 }
 
-void warn_line(const char *part, ...)
+void warn_linev(const char *part, va_list ap)
 {
 	char line[WARN_LINE_MAX];
 	int saved_errno = errno;
 	size_t len = append(line, 0, "pfshim: ");
 	int fd;
-	va_list ap;
 
 	if (muted)
 		return;
-	va_start(ap, part);
 	for (const char *s = part; s; s = va_arg(ap, const char *))
 		len = append(line, len, s);
-	va_end(ap);
 	line[len++] = '\n';
 	/* Only to the stderr the program started with: never into a file it opened as fd 2 since. */
 	fd = fd_stream_target(STDERR_FILENO);
 	if (fd >= 0)
 		fd_write_all(fd, line, len);
 	errno = saved_errno;
+}
+
+void warn_line(const char *part, ...)
+{
+	va_list ap;
+
+	va_start(ap, part);
+	warn_linev(part, ap);
+	va_end(ap);
 }
 
 void warn_message(void *ctx, const char *message)

@@ -6,8 +6,13 @@
 #ifndef PFSHIM_PRELOAD_WARN_H
 #define PFSHIM_PRELOAD_WARN_H
 
+#include <stdarg.h>
+
 /* warn_line - write "pfshim: " + the NULL-terminated parts + "\n" to fd 2. */
 void warn_line(const char *part, ...) __attribute__((sentinel));
+
+/* warn_linev - warn_line() with its parts in @ap, for a function that says a line of its caller's. */
+void warn_linev(const char *part, va_list ap);
 
 /*
  * warn_mute - no "pfshim:" line from this process on: a job's descendant
