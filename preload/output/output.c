@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -174,8 +175,30 @@ static int stream_write(int std_fd, const char *buf, size_t len)
 	return err;
 }
 
+/*
+ * A report its target could not take: one line why (warn_line()'s parts)
+ * and the report on stderr instead. Neither in a process of pfshim run's
+ * job (@runner_names_lost): the runner names each process whose report is
+ * not in its directory, from the ledger or as one that left none, and the
+ * process's stderr is the program's, which the job may be reading as data
+ * (docs/pfshim.md: the command's streams are untouched).
+ */
+static void report_to_stderr(bool runner_names_lost, const char *buf, size_t len,
+			     const char *part, ...)
+{
+	va_list ap;
+
+	if (runner_names_lost)
+		return;
+	va_start(ap, part);
+	warn_linev(part, ap);
+	va_end(ap);
+	stream_write(STDERR_FILENO, buf, len);
+}
+
 /* A report the file could not take goes to stderr instead, with one line saying why. */
-static void file_write(char *path, bool replace, const char *buf, size_t len)
+static void file_write(char *path, bool runner_names_lost, bool replace, const char *buf,
+		       size_t len)
 {
 	const char *why;
 	int err = replace ? report_file_replace(path, buf, len, &why) :
@@ -185,17 +208,17 @@ static void file_write(char *path, bool replace, const char *buf, size_t len)
 		warn_turn_missed(path);
 	if (err >= 0)
 		return;
-	warn_line("cannot write '", path, "' (", strerrorname_np(-err) ?: "error",
-		  why ? ": " : "", why ? why : "", "); report written to stderr", NULL);
-	stream_write(STDERR_FILENO, buf, len);
+	report_to_stderr(runner_names_lost, buf, len, "cannot write '", path, "' (",
+			 strerrorname_np(-err) ?: "error", why ? ": " : "", why ? why : "",
+			 "); report written to stderr", NULL);
 }
 
 /*
  * A template with %n: the first free name, created O_EXCL (so never through
  * a link, never into another's file) and holding the whole report or removed.
  */
-static void seq_write(const char *template, struct output_names *names, char *path,
-		      const char *buf, size_t len)
+static void seq_write(const char *template, bool runner_names_lost, struct output_names *names,
+		      char *path, const char *buf, size_t len)
 {
 	const char *why = NULL;
 	int dir_fd, err = 0;
@@ -211,9 +234,9 @@ static void seq_write(const char *template, struct output_names *names, char *pa
 			return;
 		fd = -err;
 	}
-	warn_line("cannot write '", path, "' (", strerrorname_np(-fd) ?: "error",
-		  why ? ": " : "", why ? why : "", "); report written to stderr", NULL);
-	stream_write(STDERR_FILENO, buf, len);
+	report_to_stderr(runner_names_lost, buf, len, "cannot write '", path, "' (",
+			 strerrorname_np(-fd) ?: "error", why ? ": " : "", why ? why : "",
+			 "); report written to stderr", NULL);
 }
 
 bool output_remove(const char *target, const struct output_names *names)
@@ -276,38 +299,30 @@ void output_write(const char *target, bool runner_names_lost, const struct outpu
 				  "); it is lost", NULL);
 	} else if (sandbox_filtered()) {
 		/* A file needs open(2) and more: system calls the filter may kill the program for. */
-		warn_line("cannot write a report to '", target, "' under the program's seccomp "
-			  "filter (after it pfshim makes no system call but read and write); report "
-			  "written to stderr", NULL);
-		stream_write(STDERR_FILENO, buf, len);
+		report_to_stderr(runner_names_lost, buf, len, "cannot write a report to '", target,
+				 "' under the program's seccomp filter (after it pfshim makes no "
+				 "system call but read and write); report written to stderr", NULL);
 	} else if ((err = output_expand(target, &named, path, sizeof(path))) < 0) {
-		warn_line("PFSHIM_OUTPUT '", target, "': ",
-			  err == -EINVAL ? "unknown % sequence (use %p, %h, %e, %r, %t, %n or %%)" :
-					   "path too long",
-			  "; report written to stderr", NULL);
-		stream_write(STDERR_FILENO, buf, len);
+		report_to_stderr(runner_names_lost, buf, len, "PFSHIM_OUTPUT '", target, "': ",
+				 err == -EINVAL ?
+					 "unknown % sequence (use %p, %h, %e, %r, %t, %n or %%)" :
+					 "path too long",
+				 "; report written to stderr", NULL);
 	} else if (output_is_dir(path)) {
 		const char *why;
 		bool noted;
 
-		/*
-		 * Noted in pfshim run's ledger, or a directory of the runner's that
-		 * this process may not even reach (it dropped privileges, and the
-		 * job's directory or one above it is private): the runner names the
-		 * lost report, nothing here on the program's stderr.
-		 */
+		/* Noted in pfshim run's ledger: the runner names the lost report, with its error. */
 		err = output_dir_write_noted(path, &named, buf, len, &why, &noted);
-		if (err < 0 && !noted &&
-		    !(runner_names_lost && (err == -EACCES || err == -EPERM))) {
-			warn_line("cannot write a report into '", path, "' (",
-				  strerrorname_np(-err) ?: "error", why ? ": " : "", why ? why : "",
-				  "); report written to stderr", NULL);
-			stream_write(STDERR_FILENO, buf, len);
-		}
+		if (err < 0 && !noted)
+			report_to_stderr(runner_names_lost, buf, len, "cannot write a report into '",
+					 path, "' (", strerrorname_np(-err) ?: "error",
+					 why ? ": " : "", why ? why : "", "); report written to stderr",
+					 NULL);
 	} else if (output_uses_seq(target)) {
-		seq_write(target, &named, path, buf, len);
+		seq_write(target, runner_names_lost, &named, path, buf, len);
 	} else {
-		file_write(path, replace, buf, len);
+		file_write(path, runner_names_lost, replace, buf, len);
 	}
 	errno = saved_errno;
 }

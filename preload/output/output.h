@@ -40,9 +40,11 @@ int output_stream_open(const char *target);
  * to stderr instead. With @replace, a file named by a template without %n
  * is replaced by each report instead of appended to (report_file_replace()):
  * for a format whose text cannot follow another (OpenMetrics, PAPI's JSON). With
- * @runner_names_lost (a process of pfshim run's job), a directory this process
- * may not reach or write in (EACCES, EPERM: it dropped privileges) takes no
- * line and no report on stderr: the runner names the process in its summary.
+ * @runner_names_lost (a process of pfshim run's job), a report that cannot
+ * be written (a directory it may not reach, a full descriptor table, the
+ * program's seccomp filter) is lost with no line and nothing on stderr: the
+ * runner names the process in its summary, from the ledger (kind lost) or
+ * as one that left no report.
  */
 void output_write(const char *target, bool runner_names_lost, const struct output_names *names,
 		  bool replace, const char *buf, size_t len);

@@ -235,6 +235,44 @@ print(r.returncode, "Performance counter stats" in r.stderr)' \
 	[ -f "$dir/pfshim-job.jsonl" ]
 }
 
+# same_streams [-n FDS] SCRIPT: sh -c SCRIPT without pfshim, then under pfshim run (that
+# shell the job's root, what it starts descendants), with RLIMIT_NOFILE FDS if given; each
+# bounded in time. The same status, stdout byte for byte, and stderr up to the summary: no
+# process of the job writes on its own streams (docs/pfshim.md). SCRIPT prints what it
+# captured of its children's streams.
+same_streams() {
+	local fds=$(ulimit -n) st=0 rst=0 n
+	if [ "$1" = -n ]; then fds=$2; shift 2; fi
+	(ulimit -n "$fds" && exec timeout 60 sh -c "$1") >plain.out 2>plain.err || st=$?
+	(ulimit -n "$fds" && exec timeout 60 "$PFSHIM" run -- sh -c "$1") >run.out 2>run.err || rst=$?
+	echo "without: $st"; cat plain.out plain.err
+	echo "with: $rst"; cat run.out run.err
+	[ "$rst" -eq "$st" ]
+	cmp plain.out run.out
+	# the summary: a blank line, then its first line, once
+	[ "$(grep -c '^ pfshim: Performance counter stats for ' run.err)" -eq 1 ]
+	n=$(grep -n '^ pfshim: Performance counter stats for ' run.err | cut -d: -f1)
+	[ -z "$(sed -n "$((n - 1))p" run.err)" ]
+	head -n "$((n - 2))" run.err | cmp plain.err -
+}
+
+# Each problem a process of the job could name on its stderr, where the program may capture it:
+# the runner names it once, or the process says nothing and its report is lost (docs/usage.md,
+# Limits). One line per process was in a shell's $(...) before.
+@test "pfshim run, a descendant under its own seccomp filter: its report lost, not on its stderr, and named" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	same_streams "'$PROGS/sandboxed' kill seccomp 2>child.err; echo \"rc=\$?\"; cat child.err"
+	[ "$(cat run.out)" = "$(printf 'done\nrc=0')" ]
+	grep -q "^ pfshim: 1 process that loaded the shim but left no report (sandboxed): " run.err
+}
+
+@test "pfshim run, a descendant whose descriptor table is full (EMFILE): its report lost, not on its stderr, and named" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	same_streams -n 1024 "'$PROGS/fd_reuse' dup2 data 2>child.err; echo \"rc=\$?\"; cat data child.err"
+	[ "$(cat run.out)" = "$(printf 'rc=0\ndata')" ]
+	grep -q "^ pfshim: 1 process that loaded the shim but left no report (fd_reuse): " run.err
+}
+
 @test "pfshim run -e with a mistake: said once by the runner, exit 2, nothing run" {
 	run -2 --separate-stderr "$PFSHIM" run -e task-clok,page-faults -o typo -- sh -c 'echo ran'
 	[ "$output" = "" ]
