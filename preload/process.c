@@ -117,6 +117,19 @@ static void clocks_start(void)
 	atomic_store(&process.exit_status, -1);
 }
 
+/*
+ * Whether this image leaves a problem of the whole job's to pfshim run: its
+ * streams are the command's, untouched (docs/pfshim.md), where a line would
+ * be in the program's data once per process. The runner says a refusal of
+ * perf_event_open it meets before the job, once, and names each process
+ * that left no report (one refused in a part of the job leaves none); each
+ * event's error (EMFILE under a small RLIMIT_NOFILE) is in the reports.
+ */
+static bool runner_speaks(void)
+{
+	return process.config.run_job;
+}
+
 /* pfshim_report(), through the markers. */
 static void report_explicit(void)
 {
@@ -140,7 +153,7 @@ static void counters_start(void)
 		return;
 	}
 	counters_none(&process.counters, &process.events, EMFILE);
-	if (!process.budget_warned)
+	if (!process.budget_warned && !runner_speaks())
 		warn_line("RLIMIT_NOFILE is under 256: pfshim takes no descriptor from a table "
 			  "that small, and counts nothing (raise the limit, or its hard limit, to count)",
 			  NULL);
@@ -307,8 +320,10 @@ static void counters_refused_stand_aside(void)
 {
 	if (process.config.interval_ns)
 		interval_stop_for_good();
-	warn_line(COUNTERS_REFUSED_WHY ": nothing is counted and no report written. "
-		  COUNTERS_REFUSED_FIX "; PFSHIM_DISABLE=1 turns pfshim off without this line", NULL);
+	if (!runner_speaks())
+		warn_line(COUNTERS_REFUSED_WHY ": nothing is counted and no report written. "
+			  COUNTERS_REFUSED_FIX "; PFSHIM_DISABLE=1 turns pfshim off without this line",
+			  NULL);
 	job_root_has_spoken();
 	fd_stream_release();
 }

@@ -259,6 +259,19 @@ same_streams() {
 # Each problem a process of the job could name on its stderr, where the program may capture it:
 # the runner names it once, or the process says nothing and its report is lost (docs/usage.md,
 # Limits). One line per process was in a shell's $(...) before.
+@test "pfshim run, RLIMIT_NOFILE under 256: no line on the command's streams" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	same_streams -n 64 'x=$(uname -s 2>&1); echo "[$x]"'
+	[ "$(cat run.out)" = "[$(uname -s)]" ]
+}
+
+@test "pfshim run, perf_event_open refused in a part of the job: no line on its streams, the processes named" {
+	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
+	same_streams "x=\$('$PROGS/deny_perf' sh -c 'uname -s; /bin/true' 2>&1); echo \"[\$x]\""
+	[ "$(cat run.out)" = "[$(uname -s)]" ]
+	grep -q "^ pfshim: 3 processes that loaded the shim but left no report (sh, uname, true): " run.err
+}
+
 @test "pfshim run, a descendant under its own seccomp filter: its report lost, not on its stderr, and named" {
 	skip_under_sanitizer "pfshim run preloads the shim beside it without the sanitizer runtime before it"
 	same_streams "'$PROGS/sandboxed' kill seccomp 2>child.err; echo \"rc=\$?\"; cat child.err"
