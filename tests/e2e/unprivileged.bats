@@ -67,25 +67,28 @@ as_nobody() {
 		"$REPORTS")" -ge 50 ]
 }
 
-# pfshim run names each process of the job from the kernel's records (a dummy event's
-# FORK, COMM and EXIT), which a user at paranoid 2 may open only excluding the kernel:
-# opened as root opens it, every process was unnamed ("0 processes counted by the kernel").
+# pfshim_run_as_nobody ARGS...: pfshim run ARGS as uid 65534 from a home of its own
+# ($DIR/home: its cache, TMPDIR and working directory), into run's $status and $stderr.
+pfshim_run_as_nobody() {
+	cp "$BUILD/pfshim" "$DIR/"
+	chmod 755 "$DIR/pfshim"
+	mkdir "$DIR/home"
+	chown 65534:65534 "$DIR/home"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups env -C "$DIR/home" \
+		HOME="$DIR/home" XDG_CACHE_HOME="$DIR/home/cache" TMPDIR="$DIR/home" \
+		"$DIR/pfshim" run "$@"
+	echo "$stderr"
+}
+
 # A program its user may execute but not read (mode 0711) leaves the process not dumpable: the
 # kernel stops counting it at the exec (for perf stat too), while the loader still preloads the
 # shim there and it reports. Its row then holds what the totals do not: said, and "in no row"
 # not known rather than clamped to 0.
 @test "a program its user may run but not read: reported, not in the totals, said so" {
 	skip_under_sanitizer "pfshim run copied without the sanitizer runtime's preload"
-	cp "$BUILD/pfshim" "$DIR/"
-	chmod 755 "$DIR/pfshim"
 	cp "$DIR/touch_pages" "$DIR/secret"
 	chmod 0711 "$DIR/secret"
-	mkdir "$DIR/home"
-	chown 65534:65534 "$DIR/home"
-	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups env -C "$DIR/home" \
-		HOME="$DIR/home" XDG_CACHE_HOME="$DIR/home/cache" TMPDIR="$DIR/home" \
-		"$DIR/pfshim" run -e page-faults -o "$DIR/home/r" -- sh -c "'$DIR/secret' 3000; true"
-	echo "$stderr"
+	pfshim_run_as_nobody -e page-faults -o "$DIR/home/r" -- sh -c "'$DIR/secret' 3000; true"
 	[ "$status" -eq 0 ]
 	grep -q "^ pfshim: 1 process the kernel stopped counting at an exec reported all the same (secret): " <<<"$stderr"
 	grep -Eq '^ in no row +not known$' <<<"$stderr"
@@ -95,17 +98,12 @@ as_nobody() {
 	[ "$(jq '.job.events[] | select(.name == "page-faults:u" or .name == "page-faults") | .value' <<<"$output")" -lt 3000 ]
 }
 
+# pfshim run names each process of the job from the kernel's records (a dummy event's
+# FORK, COMM and EXIT), which a user at paranoid 2 may open only excluding the kernel:
+# opened as root opens it, every process was unnamed ("0 processes counted by the kernel").
 @test "paranoid 2: pfshim run names the job's processes, a killed one too" {
 	skip_under_sanitizer "pfshim run copied without the sanitizer runtime's preload"
-	cp "$BUILD/pfshim" "$DIR/"
-	chmod 755 "$DIR/pfshim"
-	mkdir "$DIR/home"
-	chown 65534:65534 "$DIR/home"
-	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups env -C "$DIR/home" \
-		HOME="$DIR/home" XDG_CACHE_HOME="$DIR/home/cache" TMPDIR="$DIR/home" \
-		"$DIR/pfshim" run -e page-faults -- \
-		sh -c 'sleep 0.2 & sleep 5 & kill -9 $!; wait; true'
-	echo "$stderr"
+	pfshim_run_as_nobody -e page-faults -- sh -c 'sleep 0.2 & sleep 5 & kill -9 $!; wait; true'
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"(3 processes counted by the kernel; 2 processes, "* ]]
 	# killed before or after its exec of sleep

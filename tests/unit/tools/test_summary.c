@@ -428,6 +428,20 @@ static void test_job_share_per_unit(void **state)
 }
 
 /*
+ * A report with a share: its pid, program, start_ns, wall_ns and reason;
+ * its share's page faults and task-clock ns, its forks, whether its image
+ * loaded the shim; its page-faults count (and 1 ms of task-clock).
+ */
+#define SHARE_REPORT(pid, program, start, wall, reason, pf, tc, forks, loaded, faults)		\
+	"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"" program "\",\"pid\":" #pid	\
+	",\"hostname\":\"h\",\"start_ns\":" #start ",\"wall_ns\":" #wall ",\"reason\":\"" reason	\
+	"\",\"pfshim_share\":{\"page_faults\":" #pf ",\"context_switches\":0,\"task_clock_ns\":"	\
+	#tc ",\"forks\":" #forks ",\"loaded\":" loaded ",\"setup_measured\":true,"		\
+	"\"reports_measured\":true},\"events\":[{\"name\":\"page-faults\",\"status\":\"counted\","	\
+	"\"value\":" #faults ",\"unit\":\"\",\"scale\":1},{\"name\":\"task-clock\",\"status\":"	\
+	"\"counted\",\"value\":1000,\"unit\":\"msec\",\"scale\":1e-6}]}\n"
+
+/*
  * A job that ended at 100 ns (realtime) with three images: 10 reported at
  * 6, 15 started at 50 and reported at 150, 16 started at 120. The kernel saw
  * 2 images load the shim (10 and 15). By own_share.c's sum, page-faults:
@@ -453,19 +467,10 @@ static void test_job_share_late_images(void **state)
 		"\"per_1000_faults\":60000,\"per_fork\":15000,\"per_exec\":0}]},\"processes\":["
 		"{\"pid\":10,\"program\":\"sh\",\"dynamic\":true,\"shim\":true,\"exited\":true},"
 		"{\"pid\":15,\"program\":\"daemon\",\"dynamic\":true,\"shim\":true,\"exited\":false}]}\n";
-#define LATE_REPORT(pid, program, start, wall, pf, tc, forks, faults)				\
-	"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"" program "\",\"pid\":" #pid	\
-	",\"hostname\":\"h\",\"start_ns\":" #start ",\"wall_ns\":" #wall ",\"reason\":\"exit\","	\
-	"\"pfshim_share\":{\"page_faults\":" #pf ",\"context_switches\":0,\"task_clock_ns\":" #tc	\
-	",\"forks\":" #forks ",\"loaded\":true,\"setup_measured\":true,\"reports_measured\":true},"	\
-	"\"events\":[{\"name\":\"page-faults\",\"status\":\"counted\",\"value\":" #faults		\
-	",\"unit\":\"\",\"scale\":1},{\"name\":\"task-clock\",\"status\":\"counted\","		\
-	"\"value\":1000,\"unit\":\"msec\",\"scale\":1e-6}]}\n"
 	static const char reports[] =
-		LATE_REPORT(10, "sh", 1, 5, 9, 7, 1, 400)
-		LATE_REPORT(15, "daemon", 50, 100, 7, 8, 2, 300)
-		LATE_REPORT(16, "child", 120, 10, 5, 9, 4, 200);
-#undef LATE_REPORT
+		SHARE_REPORT(10, "sh", 1, 5, "exit", 9, 7, 1, "true", 400)
+		SHARE_REPORT(15, "daemon", 50, 100, "exit", 7, 8, 2, "true", 300)
+		SHARE_REPORT(16, "child", 120, 10, "exit", 5, 9, 4, "true", 200);
 	struct summary s;
 	const struct summary_job *j;
 	int pf, tc;
@@ -509,18 +514,10 @@ static void test_job_uncounted_reported(void **state)
 		"{\"pid\":10,\"program\":\"sh\",\"dynamic\":true,\"shim\":true,\"exited\":true},"
 		"{\"pid\":11,\"program\":\"secret\",\"dynamic\":false,\"shim\":false,\"exited\":true,"
 		"\"uncounted\":true}]}\n";
-#define SHARE_REPORT(pid, program, start, reason, pf, loaded, faults)				\
-	"{\"schema\":\"pfshim.report\",\"version\":4,\"program\":\"" program "\",\"pid\":" #pid	\
-	",\"hostname\":\"h\",\"start_ns\":" #start ",\"wall_ns\":5,\"reason\":\"" reason "\","	\
-	"\"pfshim_share\":{\"page_faults\":" #pf ",\"context_switches\":0,\"task_clock_ns\":0,"	\
-	"\"loaded\":" loaded ",\"setup_measured\":true,\"reports_measured\":true},"		\
-	"\"events\":[{\"name\":\"page-faults\",\"status\":\"counted\",\"value\":" #faults	\
-	",\"unit\":\"\",\"scale\":1}]}\n"
 	static const char reports[] =
-		SHARE_REPORT(10, "sh", 1, "exit", 9, "true", 100)
-		SHARE_REPORT(11, "sh", 2, "exec", 4, "false", 50)
-		SHARE_REPORT(11, "secret", 8, "exit", 7, "true", 3000);
-#undef SHARE_REPORT
+		SHARE_REPORT(10, "sh", 1, 5, "exit", 9, 0, 0, "true", 100)
+		SHARE_REPORT(11, "sh", 2, 5, "exec", 4, 0, 0, "false", 50)
+		SHARE_REPORT(11, "secret", 8, 5, "exit", 7, 0, 0, "true", 3000);
 	struct summary s;
 	const struct summary_job *j;
 	int pf;
