@@ -57,6 +57,15 @@ static int job_event(struct summary_job *job, int k)
 
 
 /*
+ * The kernel stopped counting it at an exec (jobcount.h): said only where no
+ * record was lost, since a lost mapping record would look the same.
+ */
+static bool process_uncounted(json_t *p, bool records_lost)
+{
+	return json_is_true(json_object_get(p, "uncounted")) && !records_lost;
+}
+
+/*
  * Why a process would be in no row: the error its report met (pfshim run's
  * ledger), else from its last image's mappings (absent before they were said).
  */
@@ -66,7 +75,7 @@ static enum summary_kind process_kind(json_t *p, bool records_lost)
 
 	if (json_is_string(json_object_get(p, "report_error")))
 		return KIND_LOST;
-	if (json_is_true(json_object_get(p, "uncounted")))
+	if (process_uncounted(p, records_lost))
 		return KIND_UNCOUNTED;
 	if (!json_is_boolean(dynamic) || !json_is_boolean(shim))
 		return KIND_UNKNOWN;
@@ -153,6 +162,7 @@ void summary_job_take(struct summary *s, json_t *o)
 	json_t *end = json_object_get(o, "end"), *e, *p;
 	struct summary_job *job = s->job;
 	uint64_t key = job_key(o);
+	bool records_lost = count_or(json_object_get(o, "lost_records"), 0) > 0;
 	size_t i;
 
 	for (int k = 0; job && k < job->nr_keys; k++)
@@ -181,8 +191,7 @@ void summary_job_take(struct summary *s, json_t *o)
 	shim_images_take(job, json_object_get(o, "shim_images"));
 	job->execs += count_or(json_object_get(o, "execs"), 0);
 	job->unnamed |= json_is_null(procs);
-	job->running_maybe |= json_is_null(procs) ||
-			      count_or(json_object_get(o, "lost_records"), 0) > 0;
+	job->running_maybe |= json_is_null(procs) || records_lost;
 	json_array_foreach(events, i, e) {
 		const char *name = json_string_value(json_object_get(e, "name"));
 		json_t *scale = json_object_get(e, "scale"), *value = json_object_get(e, "value");
@@ -207,8 +216,8 @@ void summary_job_take(struct summary *s, json_t *o)
 		job->process[job->nr_processes++] = (struct summary_job_process){
 			.pid = (int)json_integer_value(json_object_get(p, "pid")),
 			.program = xstrdup(string_or(json_object_get(p, "program"), "?")),
-			.kind = process_kind(p, count_or(json_object_get(o, "lost_records"), 0) > 0),
-			.uncounted = json_is_true(json_object_get(p, "uncounted")),
+			.kind = process_kind(p, records_lost),
+			.uncounted = process_uncounted(p, records_lost),
 			.report_error = json_is_string(json_object_get(p, "report_error")) ?
 				xstrdup(json_string_value(json_object_get(p, "report_error"))) : NULL,
 		};

@@ -17,8 +17,9 @@
  *   + the price of a fork for each child the reports say their image forked
  *
  * where "reported" is before the command's end, which ends the totals (an
- * image that reported later is late_sums()'s), and "less pfshim's share" is the totals less it: what perf stat would
- * count of the job without the shim. Only page-faults, task-clock and
+ * image that reported later, or past an exec the kernel stopped counting
+ * at, is late_sums()'s), and "less pfshim's share" is the totals less it:
+ * what perf stat would count of the job without the shim. Only page-faults, task-clock and
  * context-switches can be measured so: any other event's share is "not
  * measured". The method and its limits: docs/pfshim.md "pfshim's own share".
  */
