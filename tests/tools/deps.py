@@ -50,7 +50,7 @@ LAYERS = [
     ["preload/pmu"],
     ["preload/warn", "preload/share"],
     ["preload/fd", "preload/exec_search", "preload/actions", "preload/prefault",
-     "preload/sandbox", "preload/identity", "preload/scheduler"],
+     "preload/sandbox", "preload/identity", "preload/scheduler", "preload/proc_stat"],
     ["fastread/", "export/", "include/"],
 ]
 LAYER_OF = {u: i for i, layer in enumerate(LAYERS) for u in layer}
