@@ -304,7 +304,10 @@ void summary_count(struct summary *s, json_t *r)
 	s->groups[g].images++;
 	reason = string_or(json_object_get(r, "reason"), "");
 	s->images_unended += strcmp(reason, "exit") && strcmp(reason, "exec") && strcmp(reason, "signal");
-	s->ends = xrealloc(s->ends, (size_t)(s->nr_ends + 1) * sizeof(*s->ends));
+	if (s->nr_ends == s->cap_ends) {
+		s->cap_ends = s->cap_ends ? 2 * s->cap_ends : 64;
+		s->ends = xrealloc(s->ends, (size_t)s->cap_ends * sizeof(*s->ends));
+	}
 	end = &s->ends[s->nr_ends++];
 	*end = (struct summary_end){
 		.start_ns = count_or(json_object_get(r, "start_ns"), 0),
