@@ -278,7 +278,7 @@ struct summary {
 	 * job's share (own_share.c): a job's totals end with its command, and an
 	 * image that reported later is taken out of the share again.
 	 */
-	int nr_ends, cap_ends;	/* grown by doubling: one per image read */
+	int nr_ends;
 	struct summary_end {
 		uint64_t start_ns, end_ns;
 		uint64_t share[SHARE_FIELDS];	/* its pfshim_share */

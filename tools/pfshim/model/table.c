@@ -21,6 +21,13 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *xgrow(void *p, size_t n, size_t size)
+{
+	if (n && (n & (n - 1)))	/* room up to the next power of two */
+		return p;
+	return xrealloc(p, (n ? 2 * n : 1) * size);
+}
+
 char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;

@@ -14,6 +14,12 @@
 #include <stdint.h>
 
 void *xrealloc(void *p, size_t n);	/* exits with a message when memory runs out */
+/*
+ * xgrow - the array @p of @n elements of @size, with room for one more:
+ * grown by doubling (at n = 0, 1, 2, 4, ...), so that an array of one
+ * element per report is not copied whole at every report.
+ */
+void *xgrow(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 
 uint64_t hash_bytes(uint64_t h, const void *p, size_t n);	/* FNV-1a, chained from @h */

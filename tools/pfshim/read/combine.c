@@ -126,7 +126,7 @@ static void image_record(struct summary *s, json_t *r, const uint64_t *value, in
 {
 	struct summary_image *im;
 
-	s->image_list = xrealloc(s->image_list, (size_t)(s->nr_images + 1) * sizeof(*s->image_list));
+	s->image_list = xgrow(s->image_list, (size_t)s->nr_images, sizeof(*s->image_list));
 	im = &s->image_list[s->nr_images++];
 	*im = (struct summary_image){
 		.host = names_add(&s->hosts, string_or(json_object_get(r, "hostname"), "?")),
@@ -304,10 +304,7 @@ void summary_count(struct summary *s, json_t *r)
 	s->groups[g].images++;
 	reason = string_or(json_object_get(r, "reason"), "");
 	s->images_unended += strcmp(reason, "exit") && strcmp(reason, "exec") && strcmp(reason, "signal");
-	if (s->nr_ends == s->cap_ends) {
-		s->cap_ends = s->cap_ends ? 2 * s->cap_ends : 64;
-		s->ends = xrealloc(s->ends, (size_t)s->cap_ends * sizeof(*s->ends));
-	}
+	s->ends = xgrow(s->ends, (size_t)s->nr_ends, sizeof(*s->ends));
 	end = &s->ends[s->nr_ends++];
 	*end = (struct summary_end){
 		.start_ns = count_or(json_object_get(r, "start_ns"), 0),

@@ -94,7 +94,7 @@ static void process_note(struct summary *s, uint64_t key)
 
 	if (table_find(&s->process_index, key, table_key_match, &p) >= 0)
 		return;
-	s->process_keys = xrealloc(s->process_keys, (s->processes + 1) * sizeof(uint64_t));
+	s->process_keys = xgrow(s->process_keys, s->processes, sizeof(uint64_t));
 	s->process_keys[s->processes] = key;
 	p.base = s->process_keys;
 	table_add(&s->process_index, key, (int)s->processes, table_key_at, &p);
@@ -108,7 +108,7 @@ static bool key_set_add(struct table_index *index, uint64_t **keys, int *n, uint
 
 	if (table_find(index, key, table_key_match, &p) >= 0)
 		return false;
-	*keys = xrealloc(*keys, (size_t)(*n + 1) * sizeof(uint64_t));
+	*keys = xgrow(*keys, (size_t)*n, sizeof(uint64_t));
 	(*keys)[*n] = key;
 	p.base = *keys;
 	table_add(index, key, (*n)++, table_key_at, &p);
@@ -127,7 +127,7 @@ static struct summary_seen *seen_get(struct summary *s, uint64_t key)
 
 	if (i >= 0)
 		return &s->seen[i];
-	s->seen = xrealloc(s->seen, (size_t)(s->nr_seen + 1) * sizeof(*s->seen));
+	s->seen = xgrow(s->seen, (size_t)s->nr_seen, sizeof(*s->seen));
 	s->seen[s->nr_seen] = (struct summary_seen){ .key = key, .pending = -1, .seq = -1 };
 	p.base = s->seen;
 	table_add(&s->seen_index, key, s->nr_seen, table_key_at, &p);
